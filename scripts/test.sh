@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, and runs the whole test suite:
+#   1. unit + integration tests (real PostgreSQL 15 servers started by the tests themselves),
+#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   3. a short run of each libFuzzer target.
+# Usage: scripts/test.sh [--quick]   (--quick skips the sanitizer and fuzz stages)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -eq 0 ]; then
+  scripts/install-deps.sh
+else
+  scripts/install-deps.sh || { echo "test: install the packages above first" >&2; exit 1; }
+fi
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+status=0
+echo "== build"
+scripts/build.sh
+echo "== tests"
+(cd build && ctest --output-on-failure -j 2 --timeout 600) || status=1
+
+if [ $quick -eq 0 ]; then
+  echo "== sanitizer build (unit tests)"
+  scripts/build.sh --sanitize
+  (cd build-asan && ctest --output-on-failure -j 2 -L unit --timeout 600) || status=1
+  if [ -x scripts/fuzz.sh ]; then
+    echo "== fuzz (short runs)"
+    scripts/fuzz.sh 20 || status=1
+  fi
+fi
+exit $status
