@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "routing/key_codec.hpp"
+#include "routing/key_type.hpp"
+
+namespace pgrange::routing {
+
+/// The smallest key of the space (/Min): the empty string.
+inline constexpr std::string_view kMinKey{};
+/// The end of the space (/Max): every table key is below it (table ids are varints, whose
+/// first byte is at most 0xfd).
+inline constexpr std::string_view kMaxKey{"\xff\xff", 2};
+
+/// The prefix of every key of a table: /Table/<table_id>.
+std::string table_prefix(uint64_t table_id);
+
+/// The prefix of every key of an index: /Table/<table_id>/<index_id> (index 1 = primary).
+std::string index_prefix(uint64_t table_id, uint64_t index_id);
+
+/// The first key after every key that starts with `prefix`: drop trailing 0xff bytes and
+/// increment the last byte. kMaxKey when no such key exists below /Max (empty or all-0xff
+/// prefix).
+std::string prefix_end(std::string_view prefix);
+
+/// Encodes a full or partial index key from text-form values (nullopt = NULL):
+/// /Table/<table_id>/<index_id>/<values[0]>/... with values.size() <= columns.size().
+Result<std::string> encode_key_text(uint64_t table_id, uint64_t index_id,
+                                    std::span<const KeyColumn> columns,
+                                    std::span<const std::optional<std::string_view>> values);
+
+/// A key split into its table id, index id and remaining column bytes.
+struct KeyHeader {
+  uint64_t table_id = 0;
+  std::optional<uint64_t> index_id;
+  std::string_view columns;
+};
+
+/// Reads the /Table/<id>[/<index>] header of a key.
+Result<KeyHeader> read_key_header(std::string_view key);
+
+/// Decodes the column values of a key of the given index into their PostgreSQL text forms
+/// (nullopt = NULL); fails if the key has more values than columns or trailing bytes.
+Result<std::vector<std::optional<std::string>>> decode_key_text(std::string_view key,
+                                                                std::span<const KeyColumn> columns);
+
+}  // namespace pgrange::routing
