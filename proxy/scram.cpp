@@ -238,6 +238,9 @@ Result<ScramVerifier> ScramVerifier::parse(std::string_view text) {
 
 ScramVerifier ScramVerifier::from_password(std::string_view password, std::string salt,
                                            int iterations) {
+  // parse() rejects both, so allowing them here would produce secrets that cannot round-trip.
+  if (iterations < 1) throw std::invalid_argument("SCRAM iteration count must be positive");
+  if (salt.empty()) throw std::invalid_argument("SCRAM salt must not be empty");
   auto keys = derive_keys(password, salt, iterations);
   if (!keys) throw std::runtime_error("SCRAM-SHA-256 key derivation failed in OpenSSL");
   OPENSSL_cleanse(keys->client_key.data(), keys->client_key.size());

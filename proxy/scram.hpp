@@ -44,7 +44,8 @@ struct ScramVerifier {
   /// bytes: for ASCII this equals PostgreSQL's SASLprep result exactly; non-ASCII passwords match
   /// PostgreSQL only when already NFKC-normalised UTF-8 without SASLprep-mapped characters (or
   /// when they are not valid UTF-8, where PostgreSQL also falls back to raw bytes). This is a
-  /// control-plane helper: it throws std::runtime_error only if OpenSSL's PBKDF2/HMAC fails.
+  /// control-plane helper: it throws std::invalid_argument for iterations < 1 or an empty salt
+  /// (parse() would reject the result) and std::runtime_error if OpenSSL's PBKDF2/HMAC fails.
   static ScramVerifier from_password(std::string_view password, std::string salt,
                                      int iterations = kScramDefaultIterations);
 

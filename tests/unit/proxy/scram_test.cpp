@@ -6,6 +6,7 @@
 #include <openssl/hmac.h>
 
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,26 @@ TEST(ScramVerifierTest, MatchesLibpqAtRuntime) {
     EXPECT_EQ(v->to_string(), secret);
     PQfreemem(secret);
   }
+  // Already-normalised UTF-8 ("\u00e9t\u00e9") is left alone by SASLprep, so raw bytes match.
+  {
+    char* secret = PQencryptPasswordConn(conn, "\xc3\xa9t\xc3\xa9", "alice", "scram-sha-256");
+    ASSERT_NE(secret, nullptr);
+    auto v = ScramVerifier::parse(secret);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(ScramVerifier::from_password("\xc3\xa9t\xc3\xa9", v->salt, v->iterations), *v);
+    PQfreemem(secret);
+  }
+  // Documented limitation: "e" + U+0301 is NFKC-composed by libpq's SASLprep, while pgrange uses
+  // the raw bytes, so the derived keys differ.
+  {
+    char* secret = PQencryptPasswordConn(conn, "e\xcc\x81", "alice", "scram-sha-256");
+    ASSERT_NE(secret, nullptr);
+    auto v = ScramVerifier::parse(secret);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_NE(ScramVerifier::from_password("e\xcc\x81", v->salt, v->iterations), *v);
+    EXPECT_EQ(ScramVerifier::from_password("\xc3\xa9", v->salt, v->iterations), *v);
+    PQfreemem(secret);
+  }
   PQfinish(conn);
 }
 
@@ -136,6 +157,11 @@ TEST(ScramVerifierTest, FromPasswordRoundTrips) {
   // Deterministic for a fixed salt, different for another salt.
   EXPECT_EQ(ScramVerifier::from_password("secret", "fixed-salt-bytes", 4096), v);
   EXPECT_NE(ScramVerifier::from_password("secret", "other-salt-bytes", 4096), v);
+}
+
+TEST(ScramVerifierTest, FromPasswordRejectsUnparseableParameters) {
+  EXPECT_THROW(ScramVerifier::from_password("pw", "salt", 0), std::invalid_argument);
+  EXPECT_THROW(ScramVerifier::from_password("pw", "", 4096), std::invalid_argument);
 }
 
 TEST(ScramVerifierTest, RejectsMalformedSecrets) {
