@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -178,11 +179,19 @@ TEST(PgServerTest, StartsQuicklyFromTemplate) {
   PgServer::start();  // warm the template cache
   const auto t0 = std::chrono::steady_clock::now();
   auto s = PgServer::start();
+  EXPECT_EQ(s->exec("select 1"), "1");
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
           .count();
+  RecordProperty("start_ms", static_cast<int>(ms));
+  std::printf("PgServer::start took %lld ms\n", static_cast<long long>(ms));
   EXPECT_LT(ms, 5000) << "server start took " << ms << " ms";
-  EXPECT_EQ(s->exec("select 1"), "1");
+  const auto t1 = std::chrono::steady_clock::now();
+  s.reset();
+  std::printf("~PgServer took %lld ms\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - t1)
+                                         .count()));
 }
 
 TEST(ChildProcessTest, CapturesOutputEnvAndExitStatus) {
@@ -282,6 +291,19 @@ TEST(FreePortTest, ReturnsDistinctBindablePortsInRange) {
     EXPECT_TRUE(port_is_free(port));
     EXPECT_TRUE(seen.insert(port).second) << "port handed out twice: " << port;
   }
+}
+
+TEST(FreePortTest, WaitUntilListening) {
+  auto s = PgServer::start();
+  EXPECT_TRUE(wait_until_listening(s->port(), std::chrono::seconds(1)));
+  const int unused = free_port();
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(wait_until_listening(unused, std::chrono::milliseconds(200)));
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(200));
+  // keep_waiting=false (e.g. the process died) ends the wait at once.
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(wait_until_listening(unused, std::chrono::seconds(30), [] { return false; }));
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(5));
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "tests/support/pg_server.hpp"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <libpq-fe.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -26,7 +28,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 /// Bump when the template's layout changes, so stale caches in build dirs are not reused.
-constexpr std::string_view kTemplateLayout = "v1";
+constexpr std::string_view kTemplateLayout = "v2";
 
 std::string trim(std::string s) {
   const auto b = s.find_first_not_of(" \t\r\n");
@@ -79,8 +81,25 @@ void chown_to_server_user(const std::string& path, bool recursive = false) {
   }
 }
 
+/// Where server folders go: $PGRANGE_TEST_TMPDIR, else /dev/shm when it is a roomy tmpfs (fast
+/// copies, no disk writeback; test data need not survive a reboot), else /tmp. Never $TMPDIR:
+/// it may be a folder the postgres user cannot enter, and Unix socket paths must stay short.
+const std::string& scratch_root() {
+  static const std::string root = [] {
+    if (const char* env = std::getenv("PGRANGE_TEST_TMPDIR"); env && *env) return std::string(env);
+    struct statvfs st {};
+    if (::statvfs("/dev/shm", &st) == 0 &&
+        static_cast<unsigned long long>(st.f_bavail) * st.f_frsize >= (4ULL << 30) &&
+        ::access("/dev/shm", W_OK | X_OK) == 0) {
+      return std::string("/dev/shm");
+    }
+    return std::string("/tmp");
+  }();
+  return root;
+}
+
 std::string make_temp_dir(std::string_view prefix) {
-  std::string templ = "/tmp/" + std::string(prefix) + "-XXXXXX";
+  std::string templ = scratch_root() + "/" + std::string(prefix) + "-XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + templ);
   return templ;
 }
@@ -120,10 +139,12 @@ const std::string& template_dir() {
   if (!cached.empty()) return cached;
 
   const std::string base = std::string(PGRANGE_BINARY_DIR) + "/pg-template";
-  fs::create_directories(base);
+  std::error_code mkdir_error;  // may exist, owned by someone else
+  fs::create_directories(base, mkdir_error);
   const std::string dir = base + "/" + pg_version() + "-" + std::string(kTemplateLayout);
   const std::string lock_path = base + "/.lock";
-  const int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) lock_fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);  // other owner
   if (lock_fd < 0) throw std::runtime_error("cannot open " + lock_path);
   ::flock(lock_fd, LOCK_EX);
   struct Unlock {
@@ -158,6 +179,41 @@ const std::string& template_dir() {
   }
   cached = dir;
   return cached;
+}
+
+/// True if `pid` exists and is not a zombie (PID 1 may reap orphans late).
+bool process_alive(pid_t pid) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no procfs: trust kill()
+  const auto paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] != 'Z';
+}
+
+/// Removes pgrange-pg-* folders (in scratch_root()) left by test processes that died (crash, ctest
+/// timeout): their owner pid is gone and so is the postmaster (which got SIGINT when the owner
+/// died).
+void remove_stale_server_dirs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(scratch_root(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("pgrange-pg-", 0) != 0) continue;
+      std::ifstream owner_file(entry.path() / "owner.pid");
+      pid_t owner = 0;
+      if (!(owner_file >> owner) || owner <= 0) continue;  // being set up, or not ours
+      if (process_alive(owner)) continue;
+      std::ifstream pm_file(entry.path() / "data" / "postmaster.pid");
+      pid_t postmaster = 0;
+      if ((pm_file >> postmaster) && process_alive(postmaster)) {
+        continue;  // still shutting down; a later run removes it
+      }
+      fs::remove_all(entry.path(), ec);
+    }
+  });
 }
 
 }  // namespace
@@ -198,7 +254,9 @@ std::unique_ptr<PgServer> PgServer::start(Options opts) {
   const std::string& templ = template_dir();
   std::unique_ptr<PgServer> server(new PgServer());
   server->opts_ = std::move(opts);
+  remove_stale_server_dirs();
   server->root_dir_ = make_temp_dir("pgrange-pg");
+  write_file(server->root_dir_ + "/owner.pid", std::to_string(::getpid()) + "\n");
   server->data_dir_ = server->root_dir_ + "/data";
   server->log_path_ = server->root_dir_ + "/server.log";
   chown_to_server_user(server->root_dir_);

@@ -30,8 +30,10 @@ std::string conninfo_quote(std::string_view value);
 /// keeps its Unix socket in the data directory (exec() uses that socket, which always trusts
 /// local connections), and runs as the `postgres` user when the test runs as root. Settings for
 /// tests: fsync/full_page_writes/synchronous_commit off, max_prepared_transactions=20,
-/// wal_level=logical, max_connections=200. Set PGRANGE_KEEP_TEST_DIRS=1 to keep the directory
-/// (data and server.log) after the test.
+/// wal_level=logical, max_connections=200. Each server's folder (data/ and server.log) is made
+/// under /dev/shm when that is a large tmpfs, else /tmp (override: PGRANGE_TEST_TMPDIR); set
+/// PGRANGE_KEEP_TEST_DIRS=1 to keep it after the test. Folders of crashed test processes are
+/// removed by the next test process that starts a server.
 class PgServer {
  public:
   /// How to start a server.

@@ -5,10 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <mutex>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 namespace pgrange::testing {
 
@@ -42,6 +44,25 @@ int free_port() {
     return port;
   }
   throw std::runtime_error("free_port: no bindable port found in [20000, 32000)");
+}
+
+bool wait_until_listening(int port, std::chrono::milliseconds timeout,
+                          const std::function<bool()>& keep_waiting) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (ok) return true;
+    if (keep_waiting && !keep_waiting()) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 }  // namespace pgrange::testing

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <chrono>
+#include <functional>
+
 namespace pgrange::testing {
 
 /// Returns a TCP port in [20000, 32000) that can currently be bound on 127.0.0.1 and that this
@@ -11,5 +14,11 @@ int free_port();
 
 /// True if `port` can be bound on 127.0.0.1 right now.
 bool port_is_free(int port);
+
+/// Waits until a TCP connection to 127.0.0.1:`port` succeeds (e.g. a pgrange process started
+/// with ChildProcess). Polls every few milliseconds; returns false on timeout, or as soon as
+/// `keep_waiting` (if given) returns false, e.g. `[&] { return proc.running(); }`.
+bool wait_until_listening(int port, std::chrono::milliseconds timeout,
+                          const std::function<bool()>& keep_waiting = {});
 
 }  // namespace pgrange::testing
