@@ -1,11 +1,16 @@
 // Tests of the integration-test harness itself: PgServer, ChildProcess, run_command, free_port.
 #include "tests/support/pg_server.hpp"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -175,6 +180,46 @@ TEST(PgServerTest, DestructorStopsServerAndRemovesDataDir) {
   EXPECT_TRUE(port_is_free(port));
 }
 
+TEST(PgServerTest, StartFailureThrowsWithLogAndCleansUp) {
+  PgServer::Options opts;
+  opts.settings = {{"max_connections", "not_a_number"}};
+  try {
+    PgServer::start(opts);
+    FAIL() << "start with an invalid setting succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("max_connections"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(PgServer::start({.settings = {},
+                                .host_auth = "trust",
+                                .superuser_password = "",
+                                .databases = {"bad\"name", "bad\"name"}}),
+               std::runtime_error);  // second CREATE DATABASE fails
+}
+
+TEST(PgServerTest, StartAgainFailsWhenPortTaken) {
+  auto s = PgServer::start();
+  s->stop();
+  // Squat on the server's port; start_again must give up with the log, not hang.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(s->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  try {
+    s->start_again();
+    FAIL() << "start_again succeeded on a taken port";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Address already in use"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(s->running());
+  ::close(fd);
+  s->start_again();  // free again
+  EXPECT_EQ(s->exec("select 1"), "1");
+}
+
 TEST(PgServerTest, StartsQuicklyFromTemplate) {
   PgServer::start();  // warm the template cache
   const auto t0 = std::chrono::steady_clock::now();
@@ -269,6 +314,21 @@ TEST(RunCommandTest, CapturesOutputStdinAndExitCode) {
   EXPECT_EQ(code, 0);
   EXPECT_THROW(run_command({"sleep", "10"}, "", &code, std::chrono::milliseconds(200)),
                std::runtime_error);
+}
+
+TEST(RunCommandTest, ChildGetsOnlyStandardFileDescriptors) {
+  const int leaky = ::open("/dev/null", O_RDONLY);  // not close-on-exec
+  ASSERT_GE(leaky, 0);
+  EXPECT_EQ(run_command({"sh", "-c", "ls /proc/$$/fd"}), "0\n1\n2\n");
+  const std::string log =
+      fs::temp_directory_path() / ("pgrange-fd-" + std::to_string(::getpid()) + ".log");
+  {
+    ChildProcess p({"sh", "-c", "ls /proc/$$/fd"}, log);
+    EXPECT_EQ(p.wait(std::chrono::seconds(10)), 0);
+    EXPECT_EQ(p.log_tail(), "0\n1\n2\n");
+  }
+  fs::remove(log);
+  ::close(leaky);
 }
 
 TEST(RunCommandTest, PsqlAgainstPgServer) {

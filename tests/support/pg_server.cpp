@@ -395,9 +395,9 @@ void PgServer::stop() {
 void PgServer::start_again() {
   if (running()) throw std::logic_error("PgServer::start_again: server is running");
   // The port was ours a moment ago; another process may grab it, so retry briefly.
-  for (int attempt = 0; attempt < 20; ++attempt) {
+  for (int attempt = 0; attempt < 10; ++attempt) {
     if (launch()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   throw std::runtime_error("PgServer::start_again: port " + std::to_string(port_) +
                            " stays in use; log:\n" + log_tail());

@@ -298,6 +298,10 @@ bool ChildProcess::running() {
   return !try_reap();
 }
 
+std::string ChildProcess::log_tail(std::size_t max_bytes) const {
+  return opts_.log_file.empty() ? "" : file_tail(opts_.log_file, max_bytes);
+}
+
 int ChildProcess::terminate(std::chrono::milliseconds grace) {
   if (signal(SIGTERM)) {
     if (!wait(grace)) {

@@ -59,6 +59,8 @@ class ChildProcess {
   std::optional<int> exit_status() const { return exit_status_; }
   /// Sends SIGTERM, waits up to `grace`, then SIGKILLs; always reaps. Returns the exit status.
   int terminate(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  /// Last bytes of the log file (stdout and stderr), for failure messages.
+  std::string log_tail(std::size_t max_bytes = 4000) const;
   /// The options the process was started with.
   const ProcessOptions& options() const { return opts_; }
 
