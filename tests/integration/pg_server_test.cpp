@@ -294,6 +294,16 @@ TEST(ChildProcessTest, SignalAndRunAsPostgres) {
   }
 }
 
+TEST(ChildProcessTest, OutlivesTheThreadThatStartedIt) {
+  std::unique_ptr<ChildProcess> p;
+  std::thread([&] {
+    p = std::make_unique<ChildProcess>(std::vector<std::string>{"sleep", "100"}, "");
+  }).join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(p->running());
+  EXPECT_EQ(p->terminate(), 128 + SIGTERM);
+}
+
 TEST(ChildProcessTest, MissingBinaryThrows) {
   EXPECT_THROW(ChildProcess({"/nonexistent/binary"}, ""), std::runtime_error);
   EXPECT_THROW(ChildProcess({"no-such-program-pgrange"}, ""), std::runtime_error);

@@ -152,6 +152,9 @@ pid_t spawn(const ProcessOptions& opts, SpawnPlan& plan, int stdin_fd, int out_f
   Fd err_read(err_pipe[0]);
   Fd err_write(err_pipe[1]);
   const pid_t parent = ::getpid();
+  // The kernel sends the parent-death signal when the forking *thread* exits, so it is only
+  // safe from the main thread (a child started from std::async would die with its thread).
+  const int death_signal = ::gettid() == parent ? opts.parent_death_signal : 0;
 
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(errno_text("fork", errno));
@@ -173,8 +176,8 @@ pid_t spawn(const ProcessOptions& opts, SpawnPlan& plan, int stdin_fd, int out_f
       if (::setuid(plan.uid) != 0) child_fail(ew, errno);
     }
     if (!plan.working_dir.empty() && ::chdir(plan.working_dir.c_str()) != 0) child_fail(ew, errno);
-    if (opts.parent_death_signal != 0) {
-      ::prctl(PR_SET_PDEATHSIG, opts.parent_death_signal);
+    if (death_signal != 0) {
+      ::prctl(PR_SET_PDEATHSIG, death_signal);
       if (::getppid() != parent) ::_exit(127);
     }
     // Nothing but 0, 1, 2 survives exec (the error pipe is close-on-exec already).

@@ -25,8 +25,9 @@ struct ProcessOptions {
   std::string log_file;
   /// Working directory of the child; empty means the parent's, or /tmp when running as postgres.
   std::string working_dir;
-  /// Signal the kernel sends the child when the thread that started it dies (0 = none), so a
-  /// crashed test does not leave servers behind. Keep the ChildProcess on a long-lived thread.
+  /// Signal the kernel sends the child when the test process dies (0 = none), so a crashed test
+  /// does not leave servers behind. Only applied when started from the main thread (Linux sends
+  /// it when the forking thread exits, which would kill children started from worker threads).
   int parent_death_signal = 9;  // SIGKILL
   /// Put the child in its own process group (Ctrl-C on the test then does not reach it).
   bool new_process_group = false;
