@@ -5,6 +5,7 @@
 #   scripts/cluster.sh stop      stop pgrange and the shards (data is kept)
 #   scripts/cluster.sh status    show what runs
 #   scripts/cluster.sh destroy   stop everything and delete .state/
+#   scripts/cluster.sh restart   stop, then start
 #
 # State (data directories, logs, pids, the generated pgrange.toml) lives in .state/.
 # Environment:

@@ -36,7 +36,8 @@ std::string conninfo_quote(std::string_view value);
 /// removed by the next test process that starts a server.
 class PgServer {
  public:
-  /// How to start a server.
+  /// How to start a server. With -Wextra, designated initializers must name every field, so
+  /// prefer `PgServer::Options o; o.databases = {"app"}; PgServer::start(o);`.
   struct Options {
     /// Extra settings, written to postgresql.conf as name = 'value' (override the defaults).
     std::vector<std::pair<std::string, std::string>> settings;

@@ -34,7 +34,15 @@ struct ProcessOptions {
 };
 
 /// A child process started with fork/exec; killed (SIGTERM, then SIGKILL) and reaped on
-/// destruction if still running.
+/// destruction if still running. Typical use for the proxy:
+///
+///   ProcessOptions po;
+///   po.argv = {std::string(PGRANGE_BINARY_DIR) + "/proxy/pgrange", "--config", config_path};
+///   po.log_file = dir + "/pgrange.log";
+///   ChildProcess proxy(po);
+///   ASSERT_TRUE(wait_until_listening(port, std::chrono::seconds(10),
+///                                    [&] { return proxy.running(); }))
+///       << proxy.log_tail();
 class ChildProcess {
  public:
   /// Starts the process; throws std::runtime_error when fork or exec fails (exec failure is
