@@ -212,7 +212,8 @@ std::string hash_column_sql(std::string_view column_sql, KeyType type) {
     case KeyType::kTimestamp:
     case KeyType::kTimestamptz:
       // extract(epoch) is exact (numeric) since PostgreSQL 14 and ignores TimeZone.
-      h = "hashint8((extract(epoch from " + c + ") * 1000000)::int8 - 946684800000000)";
+      // Subtract in numeric: near the end of the range µs since 1970 exceed int8.
+      h = "hashint8(((extract(epoch from " + c + ") - 946684800) * 1000000)::int8)";
       break;
     case KeyType::kFloat4:
     case KeyType::kFloat8:
