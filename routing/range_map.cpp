@@ -111,8 +111,9 @@ void RangeMapSnapshot::lookup_sorted(std::span<const std::string_view> sorted_ke
     }
     const uint64_t kp = key_prefix(key);
     if (cur + 1 < n && start_le(cur + 1, kp, key)) {
-      // Gallop forward from the previous answer, then binary-search the last step: cheap
-      // when consecutive keys share a range, O(log distance) when they do not.
+      // Gallop forward from the previous answer, then binary-search the last step: O(1)
+      // when consecutive keys share a range, O(log distance) when they do not, and the
+      // ranges touched stay close in memory.
       size_t lo = cur + 1, step = 1;
       while (lo + step < n && start_le(lo + step, kp, key)) {
         lo += step;
