@@ -74,6 +74,8 @@ using Result = tl::expected<T, Error>;
 inline tl::unexpected<Error> fail(std::string_view code, std::string msg) {
   return tl::unexpected<Error>(Error::make(code, std::move(msg)));
 }
-inline tl::unexpected<Error> fail(Error e) { return tl::unexpected<Error>(std::move(e)); }
+inline tl::unexpected<Error> fail(Error e) {
+  return tl::unexpected<Error>(std::move(e));
+}
 
 }  // namespace pgrange

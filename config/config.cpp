@@ -1,0 +1,337 @@
+#include "config/config.hpp"
+
+#include <libpq-fe.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace pgrange::config {
+namespace {
+
+tl::unexpected<Error> config_error(std::string msg) {
+  return fail(sqlstate::kConfigFileError, std::move(msg));
+}
+
+/// Rejects keys of `table` that are not in `allowed`, naming the first unknown one.
+Result<void> check_keys(const toml::table& table, std::string_view where,
+                        std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : table) {
+    (void)value;
+    if (std::find(allowed.begin(), allowed.end(), key.str()) == allowed.end()) {
+      std::string path = where.empty() ? std::string(key.str())
+                                       : std::string(where) + "." + std::string(key.str());
+      return config_error("unknown configuration key \"" + path + "\"");
+    }
+  }
+  return {};
+}
+
+Result<std::string> get_string(const toml::table& t, std::string_view key, std::string_view where,
+                               std::optional<std::string> fallback) {
+  const toml::node* node = t.get(key);
+  std::string path = where.empty() ? std::string(key) : std::string(where) + "." + std::string(key);
+  if (node == nullptr) {
+    if (fallback) return *fallback;
+    return config_error("missing configuration key \"" + path + "\"");
+  }
+  if (!node->is_string())
+    return config_error("configuration key \"" + path + "\" must be a string");
+  return std::string(*node->value<std::string>());
+}
+
+Result<int64_t> get_int(const toml::table& t, std::string_view key, std::string_view where,
+                        int64_t fallback, int64_t min, int64_t max) {
+  const toml::node* node = t.get(key);
+  std::string path = where.empty() ? std::string(key) : std::string(where) + "." + std::string(key);
+  if (node == nullptr) return fallback;
+  if (!node->is_integer()) {
+    return config_error("configuration key \"" + path + "\" must be an integer");
+  }
+  int64_t v = *node->value<int64_t>();
+  if (v < min || v > max) {
+    return config_error("configuration key \"" + path + "\" must be between " +
+                        std::to_string(min) + " and " + std::to_string(max));
+  }
+  return v;
+}
+
+Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view s) {
+  auto colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return config_error("configuration key \"listen\" must be \"host:port\"");
+  }
+  std::string host(s.substr(0, colon));
+  std::string port_text(s.substr(colon + 1));
+  if (port_text.empty() || port_text.size() > 5 ||
+      !std::all_of(port_text.begin(), port_text.end(), ::isdigit) || std::stoi(port_text) > 65535) {
+    return config_error("configuration key \"listen\" has an invalid port \"" + port_text + "\"");
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return std::make_pair(host, static_cast<uint16_t>(std::stoi(port_text)));
+}
+
+std::string resolve_path(const std::string& base_dir, const std::string& p) {
+  if (p.empty() || p.front() == '/') return p;
+  return base_dir + "/" + p;
+}
+
+Result<Config> build(const toml::table& root, const std::string& base_dir) {
+  Config cfg;
+  if (auto ok = check_keys(root, "",
+                           {"listen", "database", "pool_mode", "workers", "log_level", "metadata",
+                            "tls", "shard", "user", "table", "pool_wait_timeout_ms",
+                            "connect_timeout_ms", "shutdown_timeout_ms", "max_message_size"});
+      !ok) {
+    return fail(ok.error());
+  }
+
+  auto listen = get_string(root, "listen", "", std::string("127.0.0.1:6432"));
+  if (!listen) return fail(listen.error());
+  auto hp = parse_listen(*listen);
+  if (!hp) return fail(hp.error());
+  cfg.listen_host = hp->first;
+  cfg.listen_port = hp->second;
+
+  auto mode = get_string(root, "pool_mode", "", std::string("transaction"));
+  if (!mode) return fail(mode.error());
+  if (*mode == "transaction") {
+    cfg.pool_mode = PoolMode::kTransaction;
+  } else if (*mode == "session") {
+    cfg.pool_mode = PoolMode::kSession;
+  } else {
+    return config_error("configuration key \"pool_mode\" must be \"transaction\" or \"session\"");
+  }
+
+  auto workers = get_int(root, "workers", "", 0, 0, 256);
+  if (!workers) return fail(workers.error());
+  cfg.workers = static_cast<int>(*workers);
+
+  auto level = get_string(root, "log_level", "", std::string("info"));
+  if (!level) return fail(level.error());
+  static const std::set<std::string> kLevels = {"trace", "debug",    "info", "warn",
+                                                "error", "critical", "off"};
+  if (!kLevels.count(*level)) {
+    return config_error(
+        "configuration key \"log_level\" must be one of trace, debug, info, warn, "
+        "error, critical, off");
+  }
+  cfg.log_level = *level;
+
+  auto wait = get_int(root, "pool_wait_timeout_ms", "", 10000, 1, 3600 * 1000);
+  if (!wait) return fail(wait.error());
+  cfg.pool_wait_timeout = std::chrono::milliseconds(*wait);
+  auto conn = get_int(root, "connect_timeout_ms", "", 5000, 1, 3600 * 1000);
+  if (!conn) return fail(conn.error());
+  cfg.connect_timeout = std::chrono::milliseconds(*conn);
+  auto shut = get_int(root, "shutdown_timeout_ms", "", 10000, 0, 3600 * 1000);
+  if (!shut) return fail(shut.error());
+  cfg.shutdown_timeout = std::chrono::milliseconds(*shut);
+  auto maxmsg = get_int(root, "max_message_size", "", 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  if (!maxmsg) return fail(maxmsg.error());
+  cfg.max_message_size = static_cast<int>(*maxmsg);
+
+  if (const toml::node* md = root.get("metadata")) {
+    const toml::table* t = md->as_table();
+    if (t == nullptr) return config_error("configuration key \"metadata\" must be a table");
+    if (auto ok = check_keys(*t, "metadata", {"dsn"}); !ok) return fail(ok.error());
+    auto dsn = get_string(*t, "dsn", "metadata", std::nullopt);
+    if (!dsn) return fail(dsn.error());
+    if (auto parsed = parse_dsn(*dsn); !parsed) {
+      return config_error("configuration key \"metadata.dsn\": " + parsed.error().message);
+    }
+    cfg.metadata_dsn = *dsn;
+  }
+
+  if (const toml::node* tls = root.get("tls")) {
+    const toml::table* t = tls->as_table();
+    if (t == nullptr) return config_error("configuration key \"tls\" must be a table");
+    if (auto ok = check_keys(*t, "tls", {"cert", "key"}); !ok) return fail(ok.error());
+    auto cert = get_string(*t, "cert", "tls", std::nullopt);
+    if (!cert) return fail(cert.error());
+    auto key = get_string(*t, "key", "tls", std::nullopt);
+    if (!key) return fail(key.error());
+    cfg.tls = TlsConfig{resolve_path(base_dir, *cert), resolve_path(base_dir, *key)};
+    for (const std::string& f : {cfg.tls->cert, cfg.tls->key}) {
+      if (!std::ifstream(f).good()) return config_error("TLS file \"" + f + "\" cannot be read");
+    }
+  }
+
+  const toml::node* shards = root.get("shard");
+  if (shards == nullptr || !shards->is_array_of_tables() || shards->as_array()->empty()) {
+    return config_error("at least one [[shard]] is required");
+  }
+  std::set<std::string> shard_names;
+  for (const toml::node& n : *shards->as_array()) {
+    const toml::table& t = *n.as_table();
+    std::string where = "shard[" + std::to_string(cfg.shards.size()) + "]";
+    if (auto ok = check_keys(t, where, {"name", "dsn", "pool_size"}); !ok) return fail(ok.error());
+    ShardConfig s;
+    auto name = get_string(t, "name", where, std::nullopt);
+    if (!name) return fail(name.error());
+    if (name->empty()) return config_error("configuration key \"" + where + ".name\" is empty");
+    if (!shard_names.insert(*name).second) {
+      return config_error("shard name \"" + *name + "\" appears twice");
+    }
+    s.name = *name;
+    auto dsn = get_string(t, "dsn", where, std::nullopt);
+    if (!dsn) return fail(dsn.error());
+    s.dsn = *dsn;
+    auto pool = get_int(t, "pool_size", where, 20, 1, 10000);
+    if (!pool) return fail(pool.error());
+    s.pool_size = static_cast<int>(*pool);
+    auto kv = parse_dsn(s.dsn);
+    if (!kv) return config_error("configuration key \"" + where + ".dsn\": " + kv.error().message);
+    for (auto& [k, v] : *kv) {
+      if (k == "host" || k == "hostaddr")
+        s.host = v;
+      else if (k == "port")
+        s.port = v;
+      else if (k == "dbname")
+        s.dbname = v;
+      else if (k == "user")
+        s.user = v;
+      else if (k == "password")
+        s.password = v;
+    }
+    if (s.user.empty()) return config_error("configuration key \"" + where + ".dsn\" needs user=");
+    if (s.dbname.empty()) s.dbname = s.user;
+    cfg.shards.push_back(std::move(s));
+  }
+
+  auto db = get_string(root, "database", "", cfg.shards.front().dbname);
+  if (!db) return fail(db.error());
+  cfg.database = *db;
+
+  if (const toml::node* users = root.get("user")) {
+    if (!users->is_array_of_tables()) return config_error("\"user\" must be an array of tables");
+    std::set<std::string> names;
+    for (const toml::node& n : *users->as_array()) {
+      const toml::table& t = *n.as_table();
+      std::string where = "user[" + std::to_string(cfg.users.size()) + "]";
+      if (auto ok = check_keys(t, where, {"name", "password", "auth"}); !ok) {
+        return fail(ok.error());
+      }
+      UserConfig u;
+      auto name = get_string(t, "name", where, std::nullopt);
+      if (!name) return fail(name.error());
+      if (!names.insert(*name).second) {
+        return config_error("user \"" + *name + "\" appears twice");
+      }
+      u.name = *name;
+      auto auth = get_string(t, "auth", where, std::string("scram-sha-256"));
+      if (!auth) return fail(auth.error());
+      if (*auth == "scram-sha-256")
+        u.auth = AuthMethod::kScramSha256;
+      else if (*auth == "md5")
+        u.auth = AuthMethod::kMd5;
+      else if (*auth == "trust")
+        u.auth = AuthMethod::kTrust;
+      else {
+        return config_error("configuration key \"" + where +
+                            ".auth\" must be \"scram-sha-256\", \"md5\" or \"trust\"");
+      }
+      auto pw =
+          get_string(t, "password", where,
+                     u.auth == AuthMethod::kTrust ? std::optional<std::string>("") : std::nullopt);
+      if (!pw) return fail(pw.error());
+      u.password = *pw;
+      if (u.auth == AuthMethod::kMd5 && u.password.rfind("SCRAM-SHA-256$", 0) == 0) {
+        return config_error("user \"" + u.name +
+                            "\": md5 authentication needs a plaintext or md5 password");
+      }
+      if (u.auth == AuthMethod::kScramSha256 && u.password.rfind("md5", 0) == 0 &&
+          u.password.size() == 35) {
+        return config_error("user \"" + u.name +
+                            "\": scram-sha-256 authentication needs a plaintext password or a "
+                            "SCRAM-SHA-256 verifier");
+      }
+      cfg.users.push_back(std::move(u));
+    }
+  }
+
+  if (const toml::node* tables = root.get("table")) {
+    if (!tables->is_array_of_tables()) return config_error("\"table\" must be an array of tables");
+    for (const toml::node& n : *tables->as_array()) {
+      const toml::table& t = *n.as_table();
+      std::string where = "table[" + std::to_string(cfg.tables.size()) + "]";
+      if (auto ok = check_keys(t, where, {"name", "key"}); !ok) return fail(ok.error());
+      TableConfig tc;
+      auto name = get_string(t, "name", where, std::nullopt);
+      if (!name) return fail(name.error());
+      tc.name = *name;
+      const toml::array* key = t.get_as<toml::array>("key");
+      if (key == nullptr || key->empty()) {
+        return config_error("configuration key \"" + where + ".key\" must be a non-empty array");
+      }
+      for (const toml::node& k : *key) {
+        if (!k.is_string()) {
+          return config_error("configuration key \"" + where + ".key\" must hold strings");
+        }
+        tc.key.push_back(*k.value<std::string>());
+      }
+      cfg.tables.push_back(std::move(tc));
+    }
+  }
+  return cfg;
+}
+
+}  // namespace
+
+int Config::effective_workers() const {
+  if (workers > 0) return workers;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+const UserConfig* Config::find_user(std::string_view name) const {
+  for (const UserConfig& u : users) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> parse_dsn(const std::string& dsn) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
+  if (opts == nullptr) {
+    std::string msg = err ? err : "invalid connection string";
+    if (err) PQfreemem(err);
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    return config_error(msg);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (o->val != nullptr) out.emplace_back(o->keyword, o->val);
+  }
+  PQconninfoFree(opts);
+  return out;
+}
+
+Result<Config> parse_config(std::string_view toml_text, const std::string& base_dir) {
+  try {
+    toml::table root = toml::parse(toml_text);
+    return build(root, base_dir);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << "configuration syntax error at line " << e.source().begin.line << ": " << e.description();
+    return config_error(os.str());
+  }
+}
+
+Result<Config> load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return config_error("cannot read configuration file \"" + path + "\"");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? "." : path.substr(0, slash);
+  return parse_config(ss.str(), base);
+}
+
+}  // namespace pgrange::config

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace pgrange::config {
+
+/// How long a client keeps a backend connection.
+enum class PoolMode { kSession, kTransaction };
+
+/// How a client proves who it is.
+enum class AuthMethod { kScramSha256, kMd5, kTrust };
+
+/// One backend PostgreSQL server (a shard) and its pool.
+struct ShardConfig {
+  std::string name;
+  std::string dsn;  ///< libpq connection string: host, port, dbname, user, password
+  int pool_size = 20;
+  // Parsed from dsn:
+  std::string host = "127.0.0.1";
+  std::string port = "5432";
+  std::string dbname;
+  std::string user;
+  std::string password;
+};
+
+/// A user that may connect to pgrange.
+struct UserConfig {
+  std::string name;
+  std::string password;  ///< plaintext, "md5…" hash, or a SCRAM-SHA-256 verifier
+  AuthMethod auth = AuthMethod::kScramSha256;
+};
+
+/// A table whose key is given in configuration rather than by a PRIMARY KEY.
+struct TableConfig {
+  std::string name;
+  std::vector<std::string> key;
+};
+
+/// TLS offered to clients.
+struct TlsConfig {
+  std::string cert;
+  std::string key;
+};
+
+/// The whole pgrange configuration, validated.
+struct Config {
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 6432;
+  std::string database;  ///< the logical database name clients use
+  PoolMode pool_mode = PoolMode::kTransaction;
+  int workers = 0;  ///< 0 = one per core
+  std::string log_level = "info";
+  std::chrono::milliseconds pool_wait_timeout{10000};
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds shutdown_timeout{10000};
+  int max_message_size = 64 * 1024 * 1024;
+  std::string metadata_dsn;
+  std::optional<TlsConfig> tls;
+  std::vector<ShardConfig> shards;
+  std::vector<UserConfig> users;
+  std::vector<TableConfig> tables;
+
+  /// The number of worker threads after resolving 0.
+  int effective_workers() const;
+  /// The user of that name, or nullptr.
+  const UserConfig* find_user(std::string_view name) const;
+};
+
+/// Parses and validates a TOML document; relative paths resolve against base_dir.
+Result<Config> parse_config(std::string_view toml_text, const std::string& base_dir = ".");
+
+/// Reads, parses and validates a TOML file.
+Result<Config> load_config(const std::string& path);
+
+/// Parses a libpq connection string into its key/value pairs (validated by libpq itself).
+Result<std::vector<std::pair<std::string, std::string>>> parse_dsn(const std::string& dsn);
+
+}  // namespace pgrange::config

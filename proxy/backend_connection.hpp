@@ -1,0 +1,76 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/byte_buffer.hpp"
+
+namespace pgrange::proxy {
+
+/// One authenticated connection to a shard's PostgreSQL server, with what pgrange knows of its
+/// session: the parameters it reported, the SET statements applied to it, and the protocol-level
+/// prepared statements it holds.
+class BackendConnection : public std::enable_shared_from_this<BackendConnection> {
+ public:
+  BackendConnection(tcp::socket socket, const config::ShardConfig& shard, int shard_index);
+  ~BackendConnection();
+
+  /// Connects to a shard and authenticates with the credentials of its DSN (trust, cleartext,
+  /// md5 or SCRAM-SHA-256); errors name the shard and carry SQLSTATE 08006 (or the server's).
+  static awaitable<Result<std::shared_ptr<BackendConnection>>> connect(
+      const config::ShardConfig& shard, int shard_index, std::chrono::milliseconds timeout);
+
+  tcp::socket& socket() { return socket_; }
+  const config::ShardConfig& shard() const { return shard_; }
+  int shard_index() const { return shard_index_; }
+  int32_t pid() const { return pid_; }
+  int32_t secret() const { return secret_; }
+
+  /// Incoming bytes not yet processed.
+  ByteBuffer& input() { return in_; }
+
+  /// Parameters the server reported with ParameterStatus, latest value each.
+  std::map<std::string, std::string>& reported_params() { return reported_; }
+  /// Session settings applied on this connection: parameter → the statement that set it.
+  std::map<std::string, std::string>& session_settings() { return settings_; }
+  /// Names of the protocol-level prepared statements this connection holds.
+  std::unordered_set<std::string>& prepared() { return prepared_; }
+
+  /// Marks the connection unusable; the pool closes it instead of reusing it.
+  void mark_broken() { broken_ = true; }
+  bool broken() const { return broken_ || !socket_.is_open(); }
+
+  /// Sends a simple Query and reads until ReadyForQuery, discarding results; returns the first
+  /// error the server reported. Only for use while no other reader is active on the socket.
+  awaitable<Result<void>> run_simple(std::string sql);
+
+  /// Token identifying the current idle period (see BackendPool's idle watch).
+  uint64_t idle_token = 0;
+
+ private:
+  awaitable<Result<void>> startup(std::chrono::milliseconds timeout);
+  awaitable<Result<void>> read_message(char& type, std::string& body);
+  Error shard_error(std::string what) const;
+
+  tcp::socket socket_;
+  const config::ShardConfig& shard_;
+  int shard_index_;
+  int32_t pid_ = 0;
+  int32_t secret_ = 0;
+  bool broken_ = false;
+  ByteBuffer in_;
+  std::map<std::string, std::string> reported_;
+  std::map<std::string, std::string> settings_;
+  std::unordered_set<std::string> prepared_;
+};
+
+/// Sends a CancelRequest for (pid, secret) to a shard (protocol §55.2.7).
+awaitable<void> send_cancel_request(const config::ShardConfig& shard, int32_t pid, int32_t secret);
+
+}  // namespace pgrange::proxy

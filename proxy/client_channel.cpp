@@ -1,0 +1,78 @@
+#include "proxy/client_channel.hpp"
+
+namespace pgrange::proxy {
+
+ClientChannel::ClientChannel(tcp::socket socket)
+    : socket_(std::move(socket)), drained_(socket_.get_executor()) {
+  drained_.expires_at(asio::steady_timer::time_point::max());
+}
+
+awaitable<size_t> ClientChannel::read_some(char* p, size_t n, error_code& ec) {
+  if (tls_) co_return co_await tls_->async_read_some(asio::buffer(p, n), no_throw(ec));
+  co_return co_await socket_.async_read_some(asio::buffer(p, n), no_throw(ec));
+}
+
+void ClientChannel::send(std::string bytes) {
+  if (failed_ || bytes.empty()) return;
+  if (pending_.empty()) {
+    pending_.swap(bytes);
+  } else {
+    pending_.append(bytes);
+  }
+  if (!writer_running_) {
+    writer_running_ = true;
+    asio::co_spawn(socket_.get_executor(), write_loop(), asio::detached);
+  }
+}
+
+awaitable<void> ClientChannel::write_loop() {
+  while (!pending_.empty() && !failed_) {
+    writing_.clear();
+    writing_.swap(pending_);
+    error_code ec;
+    if (tls_) {
+      co_await asio::async_write(*tls_, asio::buffer(writing_), no_throw(ec));
+    } else {
+      co_await asio::async_write(socket_, asio::buffer(writing_), no_throw(ec));
+    }
+    if (ec) {
+      failed_ = true;
+      pending_.clear();
+    }
+    writing_.clear();
+    drained_.cancel();  // wakes everyone in wait_below()
+  }
+  writer_running_ = false;
+  drained_.cancel();
+  // Keep big result buffers from pinning memory once a burst is over.
+  if (writing_.capacity() > (1u << 20)) std::string().swap(writing_);
+}
+
+awaitable<void> ClientChannel::wait_below(size_t limit) {
+  while (!failed_ && queued() > limit) {
+    drained_.expires_at(asio::steady_timer::time_point::max());
+    error_code ec;
+    co_await drained_.async_wait(no_throw(ec));
+  }
+}
+
+awaitable<bool> ClientChannel::start_tls(asio::ssl::context& ctx) {
+  tls_ = std::make_unique<asio::ssl::stream<tcp::socket&>>(socket_, ctx);
+  error_code ec;
+  co_await tls_->async_handshake(asio::ssl::stream_base::server, no_throw(ec));
+  if (ec) {
+    failed_ = true;
+    co_return false;
+  }
+  co_return true;
+}
+
+void ClientChannel::close() {
+  failed_ = true;
+  error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  drained_.cancel();
+}
+
+}  // namespace pgrange::proxy

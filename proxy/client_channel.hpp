@@ -1,0 +1,54 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "proxy/asio.hpp"
+
+namespace pgrange::proxy {
+
+/// The client's end of a session: a TCP socket, upgraded to TLS when the client asks, with
+/// writes serialised through one queue (so replies from the backend reader and from the session
+/// never interleave) and back-pressure for the backend reader.
+class ClientChannel {
+ public:
+  explicit ClientChannel(tcp::socket socket);
+
+  /// Reads what is available; 0 with `ec` set at end of stream or on error.
+  awaitable<size_t> read_some(char* p, size_t n, error_code& ec);
+
+  /// Queues bytes for the client; writing starts at once if nothing is being written.
+  void send(std::string bytes);
+  void send(std::string_view bytes) { send(std::string(bytes)); }
+
+  /// Waits until at most `limit` queued bytes remain (or the channel failed).
+  awaitable<void> wait_below(size_t limit);
+
+  /// Waits until everything queued is written (or the channel failed).
+  awaitable<void> flush() { return wait_below(0); }
+
+  /// Performs the server side of a TLS handshake on the socket.
+  awaitable<bool> start_tls(asio::ssl::context& ctx);
+
+  /// Closes the socket; pending reads and writes end with an error.
+  void close();
+
+  bool failed() const { return failed_; }
+  bool tls() const { return tls_ != nullptr; }
+  size_t queued() const { return pending_.size() + writing_.size(); }
+  tcp::socket& socket() { return socket_; }
+
+ private:
+  awaitable<void> write_loop();
+
+  tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
+  std::string pending_;
+  std::string writing_;
+  bool writer_running_ = false;
+  bool failed_ = false;
+  asio::steady_timer drained_;
+};
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,1021 @@
+#include "proxy/client_session.hpp"
+
+#include <openssl/rand.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <cstring>
+
+#include "proxy/frame_reader.hpp"
+#include "proxy/md5_auth.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/scram.hpp"
+#include "proxy/worker.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+constexpr size_t kReadChunk = 16384;
+/// The backend reader pauses when this much is queued for a slow client, so a huge result
+/// streams through a bounded buffer instead of piling up in memory.
+constexpr size_t kClientBacklog = 256 * 1024;
+
+/// Startup parameters that are not session settings.
+bool is_connection_param(std::string_view k) {
+  return k == "user" || k == "database" || k == "replication" || k == "options" ||
+         k.substr(0, 4) == "_pq_";
+}
+
+std::string set_config_sql(const std::string& name, const std::string& value) {
+  // set_config() takes the value exactly as a startup packet gives it (lists included).
+  return "SELECT pg_catalog.set_config(" + sql::quote_literal(name) + ", " +
+         sql::quote_literal(value) + ", false)";
+}
+
+/// Splits libpq's "options" startup parameter ("-c a=b --c=d") into settings.
+std::vector<std::pair<std::string, std::string>> parse_options(std::string_view opts) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<std::string> words;
+  std::string cur;
+  for (size_t i = 0; i < opts.size(); ++i) {
+    char c = opts[i];
+    if (c == '\\' && i + 1 < opts.size()) {
+      cur.push_back(opts[++i]);
+    } else if (c == ' ' || c == '\t') {
+      if (!cur.empty()) words.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) words.push_back(cur);
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string kv;
+    if (words[i] == "-c" && i + 1 < words.size()) {
+      kv = words[++i];
+    } else if (words[i].rfind("-c", 0) == 0 && words[i].size() > 2) {
+      kv = words[i].substr(2);
+    } else if (words[i].rfind("--", 0) == 0) {
+      kv = words[i].substr(2);
+    } else {
+      continue;
+    }
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = kv.substr(0, eq);
+    std::replace(name.begin(), name.end(), '-', '_');
+    out.emplace_back(name, kv.substr(eq + 1));
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+ClientSession::ClientSession(Worker& worker, tcp::socket socket)
+    : worker_(worker),
+      channel_(std::move(socket)),
+      transaction_pooling_(worker.config().pool_mode == config::PoolMode::kTransaction),
+      cancel_target_(std::make_shared<CancelTarget>()),
+      released_(worker.io()) {
+  worker_.shared().sessions.fetch_add(1);
+}
+
+ClientSession::~ClientSession() {
+  if (key_pid_ != 0) worker_.shared().cancels.remove(key_pid_, key_secret_);
+  worker_.shared().sessions.fetch_sub(1);
+}
+
+void ClientSession::drain() {
+  draining_ = true;
+  if (!backend_) {
+    Error e = Error::fatal(sqlstate::kAdminShutdown,
+                           "terminating connection because pgrange is shutting down");
+    send_error(e);
+    closing_ = true;
+    // Give the error a moment to be written, then close: the read in message_loop then ends.
+    auto self = shared_from_this();
+    asio::co_spawn(
+        worker_.io(),
+        [self]() -> awaitable<void> {
+          co_await self->channel_.flush();
+          self->channel_.close();
+        },
+        asio::detached);
+  }
+}
+
+void ClientSession::send_error(const Error& e) {
+  std::string out;
+  write_error(out, e);
+  channel_.send(std::move(out));
+}
+
+awaitable<void> ClientSession::run() {
+  bool ok = co_await startup();
+  if (ok) ok = co_await login();
+  if (ok) co_await message_loop();
+  closing_ = true;
+  spdlog::debug("session {}: client gone (reader_running={} backend={})", key_pid_, reader_running_,
+                backend_ != nullptr);
+  if (reader_running_ && backend_) {
+    // The reader owns the backend while it runs: make it stop and decide the backend's fate.
+    error_code ec;
+    backend_->socket().cancel(ec);
+    while (reader_running_) {
+      released_.expires_after(std::chrono::seconds(5));
+      co_await released_.async_wait(no_throw(ec));
+    }
+  } else if (backend_) {
+    release_backend(false);
+  }
+  co_await channel_.flush();
+  channel_.close();
+  if (was_pinned_) spdlog::debug("session of {} ended while pinned", user_);
+}
+
+awaitable<bool> ClientSession::read_startup_packet(std::string& body) {
+  for (;;) {
+    FrameResult fr = read_startup_frame(in_.view());
+    if (fr.status == FrameStatus::kInvalid) {
+      send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
+      co_return false;
+    }
+    if (fr.status == FrameStatus::kReady) {
+      body.assign(fr.frame.body);
+      in_.consume(fr.frame.total_size);
+      co_return true;
+    }
+    error_code ec;
+    size_t n = co_await channel_.read_some(in_.prepare(kReadChunk), kReadChunk, ec);
+    if (ec) co_return false;
+    in_.commit(n);
+  }
+}
+
+awaitable<bool> ClientSession::startup() {
+  bool tls_done = false;
+  for (;;) {
+    std::string body;
+    if (!co_await read_startup_packet(body)) co_return false;
+    BodyReader br(body);
+    int32_t code = 0;
+    br.i32(code);
+    if (code == kSslRequestCode || code == kGssEncRequestCode) {
+      if (!in_.empty()) {
+        // Bytes after an SSLRequest would be read in plaintext: a man-in-the-middle sign.
+        send_error(Error::fatal(sqlstate::kProtocolViolation,
+                                "received unencrypted data after SSL request"));
+        co_return false;
+      }
+      auto& tls = worker_.shared().tls;
+      if (code == kSslRequestCode && tls && !tls_done) {
+        channel_.send(std::string("S"));
+        co_await channel_.flush();
+        if (!co_await channel_.start_tls(*tls)) co_return false;
+        tls_done = true;
+      } else {
+        channel_.send(std::string("N"));
+      }
+      continue;
+    }
+    if (code == kCancelRequestCode) {
+      int32_t pid = 0, secret = 0;
+      if (br.i32(pid) && br.i32(secret)) {
+        auto target = worker_.shared().cancels.resolve(pid, secret);
+        if (target && target->shard_index >= 0 &&
+            static_cast<size_t>(target->shard_index) < worker_.pool_count()) {
+          co_await send_cancel_request(worker_.pool(target->shard_index).shard(), target->pid,
+                                       target->secret);
+        }
+      }
+      co_return false;  // the protocol closes a cancel connection without a reply
+    }
+    if ((code >> 16) != 3) {
+      send_error(Error::fatal(sqlstate::kProtocolViolation,
+                              "unsupported frontend protocol " + std::to_string(code >> 16) + "." +
+                                  std::to_string(code & 0xffff) + ": server supports 3.0 to 3.0"));
+      co_return false;
+    }
+    std::vector<std::string> unknown_options;
+    std::string_view k, v;
+    while (br.cstr(k) && !k.empty()) {
+      if (!br.cstr(v)) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid startup packet layout"));
+        co_return false;
+      }
+      if (k == "user") {
+        user_ = v;
+      } else if (k == "database") {
+        database_ = v;
+      } else if (k.substr(0, 4) == "_pq_") {
+        unknown_options.emplace_back(k);
+      } else if (k == "options") {
+        for (auto& kv : parse_options(v)) startup_params_.push_back(kv);
+      } else if (!is_connection_param(k)) {
+        startup_params_.emplace_back(std::string(k), std::string(v));
+      }
+    }
+    if ((code & 0xffff) != 0 || !unknown_options.empty()) {
+      // Protocol §55.2.1: tell a newer client which minor version and options we speak.
+      std::string out;
+      MessageWriter w(out);
+      w.begin('v').i32(kProtocolVersion3).i32(static_cast<int32_t>(unknown_options.size()));
+      for (auto& o : unknown_options) w.cstr(o);
+      w.end();
+      channel_.send(std::move(out));
+    }
+    if (user_.empty()) {
+      send_error(Error::fatal(sqlstate::kInvalidAuthorization,
+                              "no PostgreSQL user name specified in startup packet"));
+      co_return false;
+    }
+    if (database_.empty()) database_ = user_;
+    co_return co_await authenticate(user_);
+  }
+}
+
+awaitable<bool> ClientSession::authenticate(const std::string& user) {
+  const config::UserConfig* u = worker_.config().find_user(user);
+  auto auth_failed = [&]() {
+    spdlog::info("authentication failed for user \"{}\"", user);
+    send_error(Error::fatal(sqlstate::kInvalidPassword,
+                            "password authentication failed for user \"" + user + "\""));
+  };
+  // An unknown user still has to answer a password request, so that a client cannot tell which
+  // user names exist.
+  config::AuthMethod method = u ? u->auth : config::AuthMethod::kScramSha256;
+  std::string body;
+  auto read_password_message = [&]() -> awaitable<bool> {
+    co_await channel_.flush();
+    for (;;) {
+      FrameResult fr = read_typed_frame(in_.view(), 65536);
+      if (fr.status == FrameStatus::kInvalid ||
+          (fr.status == FrameStatus::kReady && fr.frame.type != 'p')) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation,
+                                "expected password response, got message type " +
+                                    std::to_string(static_cast<int>(
+                                        fr.status == FrameStatus::kReady ? fr.frame.type : 0))));
+        co_return false;
+      }
+      if (fr.status == FrameStatus::kReady) {
+        body.assign(fr.frame.body);
+        in_.consume(fr.frame.total_size);
+        co_return true;
+      }
+      error_code ec;
+      size_t n = co_await channel_.read_some(in_.prepare(kReadChunk), kReadChunk, ec);
+      if (ec) co_return false;
+      in_.commit(n);
+    }
+  };
+
+  if (u && method == config::AuthMethod::kTrust) co_return true;
+
+  if (method == config::AuthMethod::kMd5) {
+    std::array<uint8_t, 4> salt{};
+    RAND_bytes(salt.data(), 4);
+    std::string out;
+    write_auth_request(out, kAuthMd5, std::string_view(reinterpret_cast<char*>(salt.data()), 4));
+    channel_.send(std::move(out));
+    if (!co_await read_password_message()) co_return false;
+    BodyReader br(body);
+    std::string_view resp;
+    if (!br.cstr(resp) || !u || !md5_verify(resp, u->password, user, salt)) {
+      auth_failed();
+      co_return false;
+    }
+    co_return true;
+  }
+
+  // SCRAM-SHA-256 (protocol §55.3.1).
+  ScramVerifier verifier;
+  if (u) {
+    if (u->password.rfind("SCRAM-SHA-256$", 0) == 0) {
+      auto parsed = ScramVerifier::parse(u->password);
+      if (!parsed) {
+        auth_failed();
+        co_return false;
+      }
+      verifier = *parsed;
+    } else {
+      verifier = ScramVerifier::from_password(u->password, "pgrange-salt:" + user);
+    }
+  } else {
+    verifier = ScramVerifier::from_password("", "pgrange-unknown-user");
+  }
+  std::string out;
+  write_auth_request(out, kAuthSasl, std::string_view("SCRAM-SHA-256\0\0", 15));
+  channel_.send(std::move(out));
+  if (!co_await read_password_message()) co_return false;
+  BodyReader br(body);
+  std::string_view mech, first;
+  int32_t len = 0;
+  if (!br.cstr(mech) || !br.i32(len) || len < 0 || !br.bytes(static_cast<size_t>(len), first)) {
+    send_error(Error::fatal(sqlstate::kProtocolViolation, "malformed SASLInitialResponse"));
+    co_return false;
+  }
+  if (mech != "SCRAM-SHA-256") {
+    send_error(Error::fatal(sqlstate::kProtocolViolation,
+                            "client selected an invalid SASL authentication mechanism"));
+    co_return false;
+  }
+  ScramServer server(verifier, user);
+  auto server_first = server.handle_client_first(first);
+  if (!server_first) {
+    send_error(server_first.error());
+    co_return false;
+  }
+  out.clear();
+  write_auth_request(out, kAuthSaslContinue, *server_first);
+  channel_.send(std::move(out));
+  if (!co_await read_password_message()) co_return false;
+  auto server_final = server.handle_client_final(body);
+  if (!server_final || !u) {
+    auth_failed();
+    co_return false;
+  }
+  out.clear();
+  write_auth_request(out, kAuthSaslFinal, *server_final);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<bool> ClientSession::login() {
+  if (database_ != worker_.config().database) {
+    send_error(Error::fatal(sqlstate::kInvalidCatalogName,
+                            "database \"" + database_ + "\" does not exist"));
+    co_return false;
+  }
+  for (auto& [k, v] : startup_params_) {
+    std::string name = lower(k);
+    startup_settings_[name] = set_config_sql(name, v);
+  }
+  desired_settings_ = startup_settings_;
+
+  std::string out;
+  write_auth_request(out, kAuthOk);
+  channel_.send(std::move(out));
+
+  auto conn = co_await worker_.pool(0).acquire();
+  if (!conn) {
+    Error e = conn.error();
+    e.severity = Severity::kFatal;
+    send_error(e);
+    co_return false;
+  }
+  backend_ = *conn;
+  std::string sync = state_sync_sql(*backend_);
+  if (!sync.empty()) {
+    auto r = co_await backend_->run_simple(sync);
+    if (!r) {
+      // A bad startup setting (say, an unknown TimeZone) fails the login as PostgreSQL does.
+      Error e = r.error();
+      e.severity = Severity::kFatal;
+      send_error(e);
+      release_backend(!backend_->broken());
+      co_return false;
+    }
+  }
+  out.clear();
+  for (auto& [k, v] : backend_->reported_params()) write_parameter_status(out, k, v);
+  std::tie(key_pid_, key_secret_) = worker_.shared().cancels.add(cancel_target_);
+  write_backend_key_data(out, key_pid_, key_secret_);
+  write_ready_for_query(out, 'I');
+  channel_.send(std::move(out));
+  spdlog::debug("client {} logged in", user_);
+  if (transaction_pooling_) {
+    release_backend(true);
+  } else {
+    cancel_target_->shard_index = backend_->shard_index();
+    cancel_target_->pid = backend_->pid();
+    cancel_target_->secret = backend_->secret();
+    reader_running_ = true;
+    asio::co_spawn(worker_.io(), backend_loop(backend_), asio::detached);
+  }
+  co_return true;
+}
+
+std::string ClientSession::state_sync_sql(BackendConnection& conn) {
+  std::string sql;
+  auto& have = conn.session_settings();
+  for (auto& [name, stmt] : desired_settings_) {
+    auto it = have.find(name);
+    if (it == have.end() || it->second != stmt) {
+      sql += stmt;
+      sql += ";";
+    }
+  }
+  for (auto& [name, stmt] : have) {
+    if (!desired_settings_.count(name)) {
+      if (name == "session_authorization") {
+        sql += "RESET SESSION AUTHORIZATION;";
+      } else if (name == "session_characteristics") {
+        sql += "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL DEFAULT;";
+      } else if (name == "timezone") {
+        sql += "RESET TIME ZONE;";
+      } else {
+        sql += "RESET \"" + name + "\";";
+      }
+    }
+  }
+  have = desired_settings_;
+  return sql;
+}
+
+void ClientSession::release_backend(bool reusable) {
+  if (!backend_) return;
+  cancel_target_->shard_index = -1;
+  auto conn = std::move(backend_);
+  backend_.reset();
+  worker_.pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), reusable);
+}
+
+bool ClientSession::pinned() const {
+  return sql_prepared_ > 0 || hold_cursors_ > 0 || listening_ || temp_objects_ || advisory_locks_ ||
+         set_config_used_;
+}
+
+bool ClientSession::can_release() const {
+  return transaction_pooling_ && pending_.empty() && !unsynced_ && txn_status_ == 'I' &&
+         !pinned() && !in_copy_;
+}
+
+void ClientSession::push(Pending kind, std::string name) {
+  PendingEntry e;
+  e.kind = kind;
+  e.name = std::move(name);
+  pending_.push_back(std::move(e));
+}
+
+awaitable<bool> ClientSession::ensure_backend(std::string& out) {
+  if (backend_) co_return true;
+  auto conn = co_await worker_.pool(0).acquire();
+  if (!conn) {
+    send_error(conn.error());
+    co_return false;
+  }
+  backend_ = *conn;
+  cancel_target_->pid = backend_->pid();
+  cancel_target_->secret = backend_->secret();
+  cancel_target_->shard_index = backend_->shard_index();
+  std::string sync = state_sync_sql(*backend_);
+  if (!sync.empty()) {
+    write_query(out, sync);
+    push(Pending::kSwallowQuery);
+  }
+  reader_running_ = true;
+  asio::co_spawn(worker_.io(), backend_loop(backend_), asio::detached);
+  co_return true;
+}
+
+void ClientSession::ensure_prepared(const ClientStatement& st, std::string& out) {
+  if (backend_->prepared().count(st.backend_name)) return;
+  backend_->prepared().insert(st.backend_name);
+  MessageWriter(out).begin('P').cstr(st.backend_name).bytes(st.parse_tail).end();
+  push(Pending::kSwallowParse, st.backend_name);
+}
+
+void ClientSession::pin_effects(const std::vector<sql::SessionEffect>& effects) {
+  bool before = pinned();
+  for (const auto& e : effects) {
+    switch (e.kind) {
+      case sql::SessionEffectKind::kPrepare:
+        ++sql_prepared_;
+        break;
+      case sql::SessionEffectKind::kListen:
+        listening_ = true;
+        break;
+      case sql::SessionEffectKind::kDeclareHold:
+        ++hold_cursors_;
+        break;
+      case sql::SessionEffectKind::kCreateTemp:
+        temp_objects_ = true;
+        break;
+      case sql::SessionEffectKind::kAdvisoryLock:
+        advisory_locks_ = true;
+        break;
+      case sql::SessionEffectKind::kSetConfig:
+        set_config_used_ = true;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!before && pinned()) {
+    was_pinned_ = true;
+    worker_.shared().pins.fetch_add(1);
+    spdlog::info("client {} pinned to its backend connection (session state: {})", user_,
+                 effects.empty() ? "" : effects.front().statement.substr(0, 60));
+  }
+}
+
+void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects, bool committed) {
+  if (!committed) return;
+  bool before = pinned();
+  auto* conn = backend_.get();
+  for (const auto& e : effects) {
+    switch (e.kind) {
+      case sql::SessionEffectKind::kSet:
+        desired_settings_[e.name] = e.statement;
+        if (conn) conn->session_settings()[e.name] = e.statement;
+        break;
+      case sql::SessionEffectKind::kReset: {
+        auto it = startup_settings_.find(e.name);
+        if (it != startup_settings_.end()) {
+          desired_settings_[e.name] = it->second;
+        } else {
+          desired_settings_.erase(e.name);
+        }
+        // RESET restores the backend's own default, which is what it had before any SET.
+        if (conn) conn->session_settings().erase(e.name);
+        break;
+      }
+      case sql::SessionEffectKind::kDiscardAll:
+        if (conn) conn->prepared().clear();
+        sql_prepared_ = 0;
+        hold_cursors_ = 0;
+        listening_ = false;
+        temp_objects_ = false;
+        advisory_locks_ = false;
+        set_config_used_ = false;
+        [[fallthrough]];
+      case sql::SessionEffectKind::kResetAll:
+        desired_settings_ = startup_settings_;
+        if (conn) conn->session_settings().clear();
+        break;
+      case sql::SessionEffectKind::kDiscardTemp:
+        temp_objects_ = false;
+        break;
+      case sql::SessionEffectKind::kDeallocate:
+        if (sql_prepared_ > 0) --sql_prepared_;
+        break;
+      case sql::SessionEffectKind::kDeallocateAll:
+        sql_prepared_ = 0;
+        break;
+      case sql::SessionEffectKind::kUnlistenAll:
+        listening_ = false;
+        break;
+      case sql::SessionEffectKind::kClose:
+        if (hold_cursors_ > 0) --hold_cursors_;
+        break;
+      case sql::SessionEffectKind::kCloseAll:
+        hold_cursors_ = 0;
+        break;
+      case sql::SessionEffectKind::kAdvisoryUnlockAll:
+        advisory_locks_ = false;
+        break;
+      default:
+        break;
+    }
+  }
+  if (before && !pinned()) spdlog::info("client {} unpinned: session state gone", user_);
+}
+
+void ClientSession::finish_query(PendingEntry& entry, char status) {
+  // A SET inside a transaction block counts only if that block commits.
+  if (!entry.effects.empty()) {
+    if (entry.error) {
+      // nothing applies
+    } else if (status == 'T') {
+      for (auto& e : entry.effects) txn_effects_.push_back(std::move(e));
+    } else if (status == 'I') {
+      apply_effects(entry.effects, true);
+    }
+  }
+  if (status == 'I' && !txn_effects_.empty()) {
+    bool committed = entry.last_tag == "COMMIT";
+    apply_effects(txn_effects_, committed);
+    txn_effects_.clear();
+  }
+}
+
+void ClientSession::emit_ready_synthetics(std::string& out) {
+  while (!pending_.empty()) {
+    Pending k = pending_.front().kind;
+    if (k == Pending::kSyntheticParse) {
+      MessageWriter(out).begin('1').end();
+    } else if (k == Pending::kSyntheticClose) {
+      MessageWriter(out).begin('3').end();
+    } else {
+      break;
+    }
+    pending_.pop_front();
+  }
+}
+
+awaitable<void> ClientSession::message_loop() {
+  std::string out;
+  for (;;) {
+    out.clear();
+    bool keep_going = true;
+    for (;;) {
+      FrameResult fr = read_typed_frame(in_.view(), worker_.config().max_message_size);
+      if (fr.status == FrameStatus::kNeedMore) break;
+      if (fr.status == FrameStatus::kInvalid) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
+        keep_going = false;
+        break;
+      }
+      const Frame& f = fr.frame;
+      if (!is_known_frontend_type(f.type)) {
+        send_error(Error::fatal(
+            sqlstate::kProtocolViolation,
+            "invalid frontend message type " + std::to_string(static_cast<uint8_t>(f.type))));
+        keep_going = false;
+        break;
+      }
+      if (f.type == 'X') {
+        keep_going = false;
+        break;
+      }
+      std::string_view raw(in_.data(), f.total_size);
+      // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
+      // is only filled by this loop, so the views stay valid until consume().
+      bool ok = co_await handle_message(f.type, f.body, raw, out);
+      in_.consume(f.total_size);
+      if (!ok) {
+        keep_going = false;
+        break;
+      }
+    }
+    if (!out.empty() && backend_) {
+      auto conn = backend_;
+      error_code ec;
+      co_await asio::async_write(conn->socket(), asio::buffer(out), no_throw(ec));
+      if (ec) {
+        conn->mark_broken();
+        error_code ignored;
+        conn->socket().cancel(ignored);
+      }
+    }
+    if (backend_ || !pending_.empty()) {
+      std::string synth;
+      emit_ready_synthetics(synth);
+      if (!synth.empty()) channel_.send(std::move(synth));
+    }
+    if (!keep_going || closing_) co_return;
+    in_.shrink_if_idle(1 << 16);
+    error_code ec;
+    size_t n = co_await channel_.read_some(in_.prepare(kReadChunk), kReadChunk, ec);
+    if (ec) co_return;
+    in_.commit(n);
+  }
+}
+
+awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
+                                              std::string_view raw, std::string& out) {
+  SPDLOG_TRACE("session {}: client '{}' backend={} pending={}", key_pid_, type, backend_ != nullptr,
+               pending_.size());
+  if (skip_until_sync_) {
+    // After an error pgrange raised itself, skip to Sync like PostgreSQL does (§55.2.3).
+    if (type == 'S') {
+      skip_until_sync_ = false;
+      std::string z;
+      write_ready_for_query(z, txn_status_);
+      channel_.send(std::move(z));
+    }
+    co_return true;
+  }
+  if (type == 'H' && (!backend_ || (pending_.empty() && !unsynced_))) {
+    co_return true;  // nothing to flush
+  }
+  if ((type == 'd' || type == 'c' || type == 'f') && !backend_) {
+    co_return true;  // copy data after the COPY already ended: PostgreSQL ignores it too
+  }
+  if (!backend_) {
+    std::string pre;
+    if (!co_await ensure_backend(pre)) {
+      if (type == 'Q' || type == 'F') {
+        std::string z;
+        write_ready_for_query(z, txn_status_);
+        channel_.send(std::move(z));
+      } else if (type == 'S') {
+        std::string z;
+        write_ready_for_query(z, txn_status_);
+        channel_.send(std::move(z));
+      } else {
+        skip_until_sync_ = true;
+      }
+      co_return !draining_;
+    }
+    out += pre;
+  }
+  BodyReader br(body);
+  switch (type) {
+    case 'Q': {
+      PendingEntry e;
+      e.kind = Pending::kQuery;
+      if (transaction_pooling_) {
+        std::string_view sql;
+        if (br.cstr(sql)) {
+          e.effects = sql::session_effects(sql);
+          pin_effects(e.effects);
+        }
+      }
+      pending_.push_back(std::move(e));
+      out.append(raw);
+      break;
+    }
+    case 'P': {
+      std::string_view name;
+      if (!br.cstr(name)) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Parse message"));
+        co_return false;
+      }
+      unsynced_ = true;
+      if (name.empty() || !transaction_pooling_) {
+        push(Pending::kParse);
+        out.append(raw);
+        break;
+      }
+      std::string tail(br.rest());
+      const std::string& backend_name = worker_.statement_name(tail);
+      statements_[std::string(name)] = ClientStatement{backend_name, tail};
+      if (backend_->prepared().count(backend_name)) {
+        push(Pending::kSyntheticParse);
+      } else {
+        backend_->prepared().insert(backend_name);
+        MessageWriter(out).begin('P').cstr(backend_name).bytes(tail).end();
+        push(Pending::kParse, backend_name);
+      }
+      break;
+    }
+    case 'B': {
+      std::string_view portal, stmt;
+      unsynced_ = true;
+      if (!br.cstr(portal) || !br.cstr(stmt)) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Bind message"));
+        co_return false;
+      }
+      auto it = stmt.empty() || !transaction_pooling_ ? statements_.end()
+                                                      : statements_.find(std::string(stmt));
+      if (it == statements_.end()) {
+        out.append(raw);
+      } else {
+        ensure_prepared(it->second, out);
+        MessageWriter(out)
+            .begin('B')
+            .cstr(portal)
+            .cstr(it->second.backend_name)
+            .bytes(br.rest())
+            .end();
+      }
+      push(Pending::kBind);
+      break;
+    }
+    case 'D': {
+      char what = 0;
+      std::string_view name;
+      unsynced_ = true;
+      if (!br.byte(what) || !br.cstr(name)) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Describe message"));
+        co_return false;
+      }
+      auto it = what != 'S' || name.empty() || !transaction_pooling_
+                    ? statements_.end()
+                    : statements_.find(std::string(name));
+      if (it == statements_.end()) {
+        out.append(raw);
+      } else {
+        ensure_prepared(it->second, out);
+        MessageWriter(out).begin('D').byte('S').cstr(it->second.backend_name).end();
+      }
+      push(Pending::kDescribe);
+      break;
+    }
+    case 'C': {
+      char what = 0;
+      std::string_view name;
+      unsynced_ = true;
+      if (!br.byte(what) || !br.cstr(name)) {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Close message"));
+        co_return false;
+      }
+      if (what == 'S' && !name.empty() && transaction_pooling_) {
+        // The backend keeps the statement for other clients; only this client forgets it.
+        statements_.erase(std::string(name));
+        push(Pending::kSyntheticClose);
+      } else {
+        out.append(raw);
+        push(Pending::kClose);
+      }
+      break;
+    }
+    case 'E':
+      unsynced_ = true;
+      out.append(raw);
+      push(Pending::kExecute);
+      break;
+    case 'S':
+      unsynced_ = false;
+      out.append(raw);
+      push(Pending::kSync);
+      break;
+    case 'F':
+      out.append(raw);
+      push(Pending::kFunctionCall);
+      break;
+    default:  // 'H', 'd', 'c', 'f'
+      out.append(raw);
+      if (type == 'c' || type == 'f') in_copy_ = false;
+      break;
+  }
+  co_return true;
+}
+
+void ClientSession::process_backend_messages(BackendConnection& conn, std::string& out,
+                                             bool& release) {
+  ByteBuffer& in = conn.input();
+  for (;;) {
+    FrameResult fr = read_typed_frame(in.view(), 1u << 30);
+    if (fr.status != FrameStatus::kReady) {
+      if (fr.status == FrameStatus::kInvalid) {
+        spdlog::error("shard {}: invalid message from server: {}", conn.shard().name, fr.reason);
+        conn.mark_broken();
+      }
+      return;
+    }
+    const Frame& f = fr.frame;
+    std::string_view raw(in.data(), f.total_size);
+    emit_ready_synthetics(out);
+    SPDLOG_TRACE("session {}: backend '{}' pending={} head={}", key_pid_, f.type, pending_.size(),
+                 pending_.empty() ? -1 : static_cast<int>(pending_.front().kind));
+    bool forward = true;
+    if (f.type == 'S') {
+      BodyReader br(f.body);
+      std::string_view k, v;
+      if (br.cstr(k) && br.cstr(v)) conn.reported_params()[std::string(k)] = std::string(v);
+    }
+    if (!pending_.empty()) {
+      PendingEntry& head = pending_.front();
+      if (head.kind == Pending::kSwallowQuery) {
+        forward = false;
+        if (f.type == 'E') {
+          spdlog::warn("shard {}: restoring session settings failed: {}", conn.shard().name,
+                       parse_error_fields(f.body).message);
+        } else if (f.type == 'Z') {
+          pending_.pop_front();
+        }
+      } else {
+        switch (f.type) {
+          case '1':
+            if (head.kind == Pending::kSwallowParse) forward = false;
+            pending_.pop_front();
+            break;
+          case '2':
+          case '3':
+            pending_.pop_front();
+            break;
+          case 'T':
+          case 'n':
+            if (head.kind == Pending::kDescribe) pending_.pop_front();
+            break;
+          case 'C':
+            if (head.kind == Pending::kQuery) {
+              head.last_tag.assign(f.body.substr(0, f.body.find('\0')));
+            }
+            in_copy_ = false;
+            if (head.kind == Pending::kExecute) pending_.pop_front();
+            break;
+          case 'I':
+          case 's':
+            if (head.kind == Pending::kExecute) pending_.pop_front();
+            break;
+          case 'G':
+            in_copy_ = true;
+            break;
+          case 'E': {
+            ErrorFields ef = parse_error_fields(f.body);
+            if (ef.severity == "FATAL" || ef.severity == "PANIC") {
+              // The backend is going away, not the client's session: report it as an ERROR
+              // so the client keeps its pgrange connection.
+              fatal_seen_ = true;
+              conn.mark_broken();
+              Error e = Error::make(ef.sqlstate, ef.message);
+              e.detail = "shard \"" + conn.shard().name + "\" closed the connection";
+              write_error(out, e);
+              forward = false;
+            }
+            in_copy_ = false;
+            if (head.kind == Pending::kQuery || head.kind == Pending::kFunctionCall) {
+              head.error = true;
+            } else if (head.kind != Pending::kSync) {
+              // Extended protocol: the backend skips everything up to the next Sync.
+              while (!pending_.empty() && pending_.front().kind != Pending::kSync &&
+                     pending_.front().kind != Pending::kQuery) {
+                PendingEntry& p = pending_.front();
+                if ((p.kind == Pending::kParse || p.kind == Pending::kSwallowParse) &&
+                    !p.name.empty()) {
+                  conn.prepared().erase(p.name);
+                }
+                pending_.pop_front();
+              }
+            }
+            break;
+          }
+          case 'Z': {
+            char status = f.body.empty() ? 'I' : f.body[0];
+            txn_status_ = status;
+            if (head.kind == Pending::kQuery) finish_query(head, status);
+            pending_.pop_front();
+            break;
+          }
+          default:
+            break;
+        }
+      }
+    }
+    if (forward) out.append(raw);
+    in.consume(f.total_size);
+    if (f.type == 'Z' && can_release()) {
+      if (!in.empty()) conn.mark_broken();  // unexpected bytes after the end: don't reuse
+      release = true;
+      return;
+    }
+  }
+}
+
+void ClientSession::fail_pending(bool server_already_reported) {
+  std::string out;
+  if (!server_already_reported && !pending_.empty()) {
+    Error e = Error::make(sqlstate::kConnectionFailure,
+                          "lost the connection to shard \"" +
+                              (backend_ ? backend_->shard().name : std::string("?")) +
+                              "\"; the current transaction, if any, was rolled back");
+    write_error(out, e);
+  }
+  for (auto& p : pending_) {
+    if (p.kind == Pending::kSync || p.kind == Pending::kQuery || p.kind == Pending::kFunctionCall) {
+      write_ready_for_query(out, 'I');
+    }
+  }
+  pending_.clear();
+  unsynced_ = false;
+  in_copy_ = false;
+  txn_status_ = 'I';
+  txn_effects_.clear();
+  channel_.send(std::move(out));
+}
+
+awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> conn) {
+  auto self = shared_from_this();
+  std::string out;
+  bool release = false;
+  for (;;) {
+    ByteBuffer& in = conn->input();
+    error_code ec;
+    size_t n = co_await conn->socket().async_read_some(
+        asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
+    if (ec) {
+      if (closing_) break;
+      spdlog::warn("shard {}: connection lost: {}", conn->shard().name, ec.message());
+      conn->mark_broken();
+      fail_pending(fatal_seen_);
+      break;
+    }
+    in.commit(n);
+    out.clear();
+    process_backend_messages(*conn, out, release);
+    if (!out.empty()) channel_.send(std::move(out));
+    out = std::string();
+    if (release || conn->broken() || closing_) break;
+    if (channel_.failed()) {
+      closing_ = true;
+      break;
+    }
+    if (channel_.queued() > kClientBacklog) co_await channel_.wait_below(kClientBacklog / 2);
+  }
+  fatal_seen_ = false;
+  if (backend_ == conn) {
+    bool clean = pending_.empty() && !unsynced_ && txn_status_ == 'I' && !in_copy_ &&
+                 transaction_pooling_ && !pinned() && !conn->broken();
+    if (conn->broken() && !pending_.empty()) fail_pending(true);
+    release_backend(clean);
+    if (conn->broken()) {
+      // Whatever the backend had prepared is gone with it.
+      pending_.clear();
+      unsynced_ = false;
+    }
+  }
+  spdlog::debug(
+      "session {}: backend reader done (release={} closing={} pending={} status={} unsynced={} "
+      "pinned={} copy={})",
+      key_pid_, release, closing_, pending_.size(), txn_status_, unsynced_, pinned(), in_copy_);
+  reader_running_ = false;
+  released_.cancel();
+  if (draining_ && !closing_) {
+    closing_ = true;
+    send_error(Error::fatal(sqlstate::kAdminShutdown,
+                            "terminating connection because pgrange is shutting down"));
+    co_await channel_.flush();
+    channel_.close();
+  }
+}
+
+}  // namespace pgrange::proxy

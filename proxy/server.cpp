@@ -1,0 +1,129 @@
+#include "proxy/server.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace pgrange::proxy {
+
+Server::Server(config::Config config) : signals_(main_io_, SIGTERM, SIGINT) {
+  shared_.config = std::move(config);
+}
+
+Server::~Server() = default;
+
+Result<void> Server::open() {
+  const config::Config& cfg = shared_.config;
+  if (cfg.tls) {
+    auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1);
+    error_code ec;
+    ctx->use_certificate_chain_file(cfg.tls->cert, ec);
+    if (ec)
+      return fail(sqlstate::kConfigFileError,
+                  "TLS certificate " + cfg.tls->cert + ": " + ec.message());
+    ctx->use_private_key_file(cfg.tls->key, asio::ssl::context::pem, ec);
+    if (ec)
+      return fail(sqlstate::kConfigFileError, "TLS key " + cfg.tls->key + ": " + ec.message());
+    shared_.tls = std::move(ctx);
+  }
+  for (int i = 0; i < cfg.effective_workers(); ++i) {
+    workers_.push_back(std::make_unique<Worker>(shared_, i));
+  }
+  error_code ec;
+  auto addr = asio::ip::make_address(cfg.listen_host, ec);
+  if (ec) {
+    tcp::resolver r(main_io_);
+    auto res = r.resolve(cfg.listen_host, std::to_string(cfg.listen_port), ec);
+    if (ec || res.empty()) {
+      return fail(sqlstate::kConfigFileError, "cannot resolve listen address " + cfg.listen_host);
+    }
+    addr = res.begin()->endpoint().address();
+  }
+  tcp::endpoint ep(addr, cfg.listen_port);
+  acceptor_ = std::make_unique<tcp::acceptor>(main_io_);
+  acceptor_->open(ep.protocol(), ec);
+  if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_->bind(ep, ec);
+  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return fail(sqlstate::kConfigFileError, "cannot listen on " + cfg.listen_host + ":" +
+                                                std::to_string(cfg.listen_port) + ": " +
+                                                ec.message());
+  }
+  port_ = acceptor_->local_endpoint().port();
+  return {};
+}
+
+void Server::accept_next() {
+  Worker& w = *workers_[next_worker_];
+  next_worker_ = (next_worker_ + 1) % workers_.size();
+  // The socket belongs to the worker's io_context: its session runs entirely on that thread.
+  acceptor_->async_accept(w.io(), [this, &w](error_code ec, tcp::socket sock) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted) return;
+      spdlog::warn("accept failed: {}", ec.message());
+    } else {
+      asio::post(w.io(), [&w, s = std::move(sock)]() mutable { w.start_session(std::move(s)); });
+    }
+    if (!shared_.draining) accept_next();
+  });
+}
+
+void Server::shutdown() {
+  asio::post(main_io_, [this] {
+    if (shared_.draining.exchange(true)) return;
+    spdlog::info("shutting down: no new connections; sessions end after their transactions");
+    error_code ec;
+    acceptor_->close(ec);
+    for (auto& w : workers_) {
+      asio::post(w->io(), [wp = w.get()] { wp->drain(); });
+    }
+    auto deadline = std::chrono::steady_clock::now() + shared_.config.shutdown_timeout;
+    auto timer = std::make_shared<asio::steady_timer>(main_io_);
+    auto check = std::make_shared<std::function<void()>>();
+    *check = [this, timer, deadline, check] {
+      if (shared_.sessions.load() == 0 || std::chrono::steady_clock::now() >= deadline) {
+        if (shared_.sessions.load() != 0) {
+          spdlog::warn("shutdown timeout: closing {} sessions", shared_.sessions.load());
+        }
+        for (auto& w : workers_) w->io().stop();
+        main_io_.stop();
+        *check = nullptr;  // break the self-reference
+        return;
+      }
+      timer->expires_after(std::chrono::milliseconds(50));
+      timer->async_wait([check](error_code) {
+        if (*check) (*check)();
+      });
+    };
+    (*check)();
+  });
+}
+
+int Server::run() {
+  signals_.async_wait([this](error_code ec, int sig) {
+    if (!ec) {
+      spdlog::info("received signal {}", sig);
+      shutdown();
+    }
+  });
+  accept_next();
+  std::vector<std::thread> threads;
+  for (auto& w : workers_) {
+    threads.emplace_back([wp = w.get()] {
+      auto guard = asio::make_work_guard(wp->io());
+      wp->io().run();
+    });
+  }
+  spdlog::info(
+      "pgrange listening on {}:{} with {} workers, {} shards, pool_mode {}",
+      shared_.config.listen_host, port_, workers_.size(), shared_.config.shards.size(),
+      shared_.config.pool_mode == config::PoolMode::kTransaction ? "transaction" : "session");
+  main_io_.run();
+  for (auto& t : threads) t.join();
+  spdlog::info("pgrange stopped ({} pins during its run)", shared_.pins.load());
+  return 0;
+}
+
+}  // namespace pgrange::proxy

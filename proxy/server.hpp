@@ -1,0 +1,41 @@
+#pragma once
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/worker.hpp"
+
+namespace pgrange::proxy {
+
+/// The pgrange process: listens, hands each client to a worker thread, and shuts down cleanly
+/// on SIGTERM/SIGINT (stop accepting, let sessions finish their transactions, then exit).
+class Server {
+ public:
+  explicit Server(config::Config config);
+  ~Server();
+
+  /// Binds the listening socket and sets up TLS; errors are start-up errors.
+  Result<void> open();
+  /// Runs until shut down; returns the process exit code.
+  int run();
+  /// Starts a graceful shutdown (thread-safe).
+  void shutdown();
+  uint16_t port() const { return port_; }
+
+ private:
+  void accept_next();
+
+  SharedState shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  asio::io_context main_io_;
+  std::unique_ptr<tcp::acceptor> acceptor_;
+  asio::signal_set signals_;
+  size_t next_worker_ = 0;
+  uint16_t port_ = 0;
+};
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,61 @@
+#include "proxy/worker.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "proxy/client_session.hpp"
+
+namespace pgrange::proxy {
+
+Worker::Worker(SharedState& shared, int index) : shared_(shared), index_(index) {
+  const config::Config& cfg = shared_.config;
+  int workers = cfg.effective_workers();
+  for (size_t i = 0; i < cfg.shards.size(); ++i) {
+    const config::ShardConfig& s = cfg.shards[i];
+    // pool_size is per shard for the whole process; each worker owns its share.
+    int share = (s.pool_size + workers - 1) / workers;
+    pools_.push_back(std::make_unique<BackendPool>(io_, s, static_cast<int>(i), share,
+                                                   cfg.pool_wait_timeout, cfg.connect_timeout));
+  }
+}
+
+const std::string& Worker::statement_name(const std::string& parse_tail) {
+  auto it = statement_names_.find(parse_tail);
+  if (it != statement_names_.end()) return it->second;
+  std::string name =
+      "pgrange_" + std::to_string(index_) + "_" + std::to_string(statement_names_.size() + 1);
+  return statement_names_.emplace(parse_tail, std::move(name)).first->second;
+}
+
+void Worker::start_session(tcp::socket socket) {
+  error_code ec;
+  socket.set_option(tcp::no_delay(true), ec);
+  auto session = std::make_shared<ClientSession>(*this, std::move(socket));
+  sessions_.push_back(session);
+  auto it = std::prev(sessions_.end());
+  asio::co_spawn(
+      io_,
+      [this, session, it]() -> awaitable<void> {
+        co_await session->run();
+        sessions_.erase(it);
+      },
+      [](std::exception_ptr e) {
+        if (!e) return;
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+          spdlog::error("session ended by an unexpected exception: {}", ex.what());
+        }
+      });
+  if (shared_.draining) session->drain();
+}
+
+void Worker::session_ended(ClientSession*) {}
+
+void Worker::drain() {
+  for (auto& w : sessions_) {
+    if (auto s = w.lock()) s->drain();
+  }
+  for (auto& p : pools_) p->close_idle();
+}
+
+}  // namespace pgrange::proxy

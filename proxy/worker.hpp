@@ -1,0 +1,60 @@
+#pragma once
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/backend_pool.hpp"
+#include "proxy/cancel_registry.hpp"
+
+namespace pgrange::proxy {
+
+class ClientSession;
+
+/// State shared by every worker: configuration, TLS context, cancel keys, shutdown flag.
+struct SharedState {
+  config::Config config;
+  std::unique_ptr<asio::ssl::context> tls;
+  CancelRegistry cancels;
+  std::atomic<bool> draining{false};
+  std::atomic<int> sessions{0};
+  std::atomic<uint64_t> pins{0};  ///< how many times a client was pinned to its backend
+};
+
+/// One thread with its own io_context, its own pools (one per shard) and its own sessions, so
+/// the request path takes no locks.
+class Worker {
+ public:
+  Worker(SharedState& shared, int index);
+
+  asio::io_context& io() { return io_; }
+  SharedState& shared() { return shared_; }
+  const config::Config& config() const { return shared_.config; }
+  BackendPool& pool(size_t shard) { return *pools_[shard]; }
+  size_t pool_count() const { return pools_.size(); }
+
+  /// The backend-side name for a client's prepared statement text: equal texts (and parameter
+  /// types) share one name, so a backend prepares each statement once for all clients.
+  const std::string& statement_name(const std::string& parse_tail);
+
+  /// Starts a session on an accepted socket (on this worker's thread).
+  void start_session(tcp::socket socket);
+  void session_ended(ClientSession* s);
+  /// Asks every session to end after its current transaction (SIGTERM).
+  void drain();
+
+ private:
+  SharedState& shared_;
+  int index_;
+  asio::io_context io_;
+  std::vector<std::unique_ptr<BackendPool>> pools_;
+  std::unordered_map<std::string, std::string> statement_names_;
+  std::list<std::weak_ptr<ClientSession>> sessions_;
+};
+
+}  // namespace pgrange::proxy

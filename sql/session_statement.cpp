@@ -1,0 +1,257 @@
+#include "sql/session_statement.hpp"
+
+#include <cctype>
+
+namespace pgrange::sql {
+namespace {
+
+/// A token of the lexer: a word (keyword or identifier, folded to lower case unless quoted), or a
+/// single punctuation character.
+struct Token {
+  std::string text;
+  bool word = false;
+  bool quoted = false;
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+bool ident_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+bool ident_char(char c) {
+  return ident_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$';
+}
+
+/// Splits `q` into statements of tokens; skips comments, string literals and dollar quotes.
+std::vector<std::vector<Token>> lex_statements(std::string_view q) {
+  std::vector<std::vector<Token>> out(1);
+  size_t i = 0;
+  const size_t n = q.size();
+  while (i < n) {
+    char c = q[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '-' && i + 1 < n && q[i + 1] == '-') {
+      while (i < n && q[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && q[i + 1] == '*') {
+      // Block comments nest in PostgreSQL.
+      int depth = 0;
+      while (i < n) {
+        if (q[i] == '/' && i + 1 < n && q[i + 1] == '*') {
+          ++depth;
+          i += 2;
+        } else if (q[i] == '*' && i + 1 < n && q[i + 1] == '/') {
+          i += 2;
+          if (--depth == 0) break;
+        } else {
+          ++i;
+        }
+      }
+    } else if (c == '\'' || ((c == 'e' || c == 'E') && i + 1 < n && q[i + 1] == '\'')) {
+      bool escapes = c != '\'';
+      size_t b = i;
+      i += escapes ? 2 : 1;
+      while (i < n) {
+        if (escapes && q[i] == '\\') {
+          i += 2;
+        } else if (q[i] == '\'') {
+          if (i + 1 < n && q[i + 1] == '\'') {
+            i += 2;
+          } else {
+            ++i;
+            break;
+          }
+        } else {
+          ++i;
+        }
+      }
+      out.back().push_back(Token{"'", false, false, b, i});
+    } else if (c == '"') {
+      size_t b = i++;
+      std::string id;
+      while (i < n) {
+        if (q[i] == '"') {
+          if (i + 1 < n && q[i + 1] == '"') {
+            id.push_back('"');
+            i += 2;
+          } else {
+            ++i;
+            break;
+          }
+        } else {
+          id.push_back(q[i++]);
+        }
+      }
+      out.back().push_back(Token{id, true, true, b, i});
+    } else if (c == '$' && i + 1 < n && (q[i + 1] == '$' || ident_start(q[i + 1]))) {
+      // Dollar quote $tag$…$tag$ (a $n parameter is a '$' followed by digits, handled below).
+      size_t j = i + 1;
+      while (j < n && q[j] != '$' && ident_char(q[j]) && q[j] != '$') ++j;
+      if (j < n && q[j] == '$') {
+        std::string_view tag = q.substr(i, j - i + 1);
+        size_t close = q.find(tag, j + 1);
+        size_t b = i;
+        i = close == std::string_view::npos ? n : close + tag.size();
+        out.back().push_back(Token{"'", false, false, b, i});
+      } else {
+        ++i;
+      }
+    } else if (ident_start(c)) {
+      size_t b = i;
+      std::string w;
+      while (i < n && ident_char(q[i])) {
+        w.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(q[i]))));
+        ++i;
+      }
+      out.back().push_back(Token{w, true, false, b, i});
+    } else if (c == ';') {
+      if (!out.back().empty()) out.emplace_back();
+      ++i;
+    } else {
+      out.back().push_back(Token{std::string(1, c), false, false, i, i + 1});
+      ++i;
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+bool is(const std::vector<Token>& t, size_t i, std::string_view w) {
+  return i < t.size() && t[i].word && !t[i].quoted && t[i].text == w;
+}
+
+/// A possibly qualified name starting at token i (a.b.c); advances i past it.
+std::string dotted_name(const std::vector<Token>& t, size_t& i) {
+  std::string name;
+  while (i < t.size() && t[i].word) {
+    name += t[i].text;
+    ++i;
+    if (i + 1 < t.size() && t[i].text == "." && t[i + 1].word) {
+      name += '.';
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return name;
+}
+
+void classify(const std::vector<Token>& t, std::string_view q, std::vector<SessionEffect>& out) {
+  std::string stmt(q.substr(t.front().begin, t.back().end - t.front().begin));
+  auto add = [&](SessionEffectKind k, std::string name) {
+    out.push_back(SessionEffect{k, std::move(name), stmt});
+  };
+  // Function calls that change session state can appear in any statement.
+  for (size_t i = 0; i + 1 < t.size(); ++i) {
+    if (!t[i].word || t[i].quoted || t[i + 1].text != "(") continue;
+    const std::string& w = t[i].text;
+    if (w == "pg_advisory_lock" || w == "pg_advisory_lock_shared" || w == "pg_try_advisory_lock" ||
+        w == "pg_try_advisory_lock_shared") {
+      add(SessionEffectKind::kAdvisoryLock, w);
+    } else if (w == "pg_advisory_unlock_all") {
+      add(SessionEffectKind::kAdvisoryUnlockAll, w);
+    } else if (w == "set_config") {
+      add(SessionEffectKind::kSetConfig, w);
+    }
+  }
+  if (!t[0].word || t[0].quoted) return;
+  const std::string& first = t[0].text;
+  size_t i = 1;
+  if (first == "set") {
+    if (is(t, i, "local") || is(t, i, "transaction") || is(t, i, "constraints")) return;
+    if (is(t, i, "session")) {
+      ++i;
+      if (is(t, i, "authorization")) return add(SessionEffectKind::kSet, "session_authorization");
+      if (is(t, i, "characteristics")) {
+        return add(SessionEffectKind::kSet, "session_characteristics");
+      }
+    }
+    if (is(t, i, "time") && is(t, i + 1, "zone")) return add(SessionEffectKind::kSet, "timezone");
+    if (is(t, i, "names")) return add(SessionEffectKind::kSet, "client_encoding");
+    std::string name = dotted_name(t, i);
+    if (!name.empty()) add(SessionEffectKind::kSet, name);
+  } else if (first == "reset") {
+    if (is(t, i, "all")) return add(SessionEffectKind::kResetAll, "");
+    if (is(t, i, "time") && is(t, i + 1, "zone")) {
+      return add(SessionEffectKind::kReset, "timezone");
+    }
+    if (is(t, i, "session") && is(t, i + 1, "authorization")) {
+      return add(SessionEffectKind::kReset, "session_authorization");
+    }
+    std::string name = dotted_name(t, i);
+    if (!name.empty()) add(SessionEffectKind::kReset, name);
+  } else if (first == "discard") {
+    if (is(t, i, "all"))
+      add(SessionEffectKind::kDiscardAll, "");
+    else if (is(t, i, "temp") || is(t, i, "temporary"))
+      add(SessionEffectKind::kDiscardTemp, "");
+  } else if (first == "prepare") {
+    if (is(t, i, "transaction")) return;  // two-phase commit, not a prepared statement
+    if (i < t.size() && t[i].word) add(SessionEffectKind::kPrepare, t[i].text);
+  } else if (first == "deallocate") {
+    if (is(t, i, "prepare")) ++i;
+    if (is(t, i, "all"))
+      add(SessionEffectKind::kDeallocateAll, "");
+    else if (i < t.size() && t[i].word)
+      add(SessionEffectKind::kDeallocate, t[i].text);
+  } else if (first == "listen") {
+    if (i < t.size() && t[i].word) add(SessionEffectKind::kListen, t[i].text);
+  } else if (first == "unlisten") {
+    if (i < t.size() && t[i].text == "*")
+      add(SessionEffectKind::kUnlistenAll, "");
+    else if (i < t.size() && t[i].word)
+      add(SessionEffectKind::kUnlisten, t[i].text);
+  } else if (first == "declare") {
+    if (i >= t.size() || !t[i].word) return;
+    std::string name = t[i].text;
+    for (size_t j = i + 1; j + 1 < t.size(); ++j) {
+      if (is(t, j, "with") && is(t, j + 1, "hold"))
+        return add(SessionEffectKind::kDeclareHold, name);
+      if (is(t, j, "for")) break;  // options end at FOR
+    }
+  } else if (first == "close") {
+    if (is(t, i, "all"))
+      add(SessionEffectKind::kCloseAll, "");
+    else if (i < t.size() && t[i].word)
+      add(SessionEffectKind::kClose, t[i].text);
+  } else if (first == "create") {
+    if (is(t, i, "or") && is(t, i + 1, "replace")) i += 2;
+    if (is(t, i, "global") || is(t, i, "local")) ++i;
+    if (is(t, i, "temp") || is(t, i, "temporary")) add(SessionEffectKind::kCreateTemp, "");
+  } else if (first == "select" && is(t, i, "into")) {
+    // SELECT … INTO TEMP t
+  }
+  if (first == "select") {
+    for (size_t j = 1; j + 1 < t.size(); ++j) {
+      if (is(t, j, "into") && (is(t, j + 1, "temp") || is(t, j + 1, "temporary"))) {
+        return add(SessionEffectKind::kCreateTemp, "");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<SessionEffect> session_effects(std::string_view query) {
+  std::vector<SessionEffect> out;
+  for (const std::vector<Token>& stmt : lex_statements(query)) classify(stmt, query, out);
+  return out;
+}
+
+std::string quote_literal(std::string_view s) {
+  bool backslash = s.find('\\') != std::string_view::npos;
+  std::string out = backslash ? "E'" : "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "''";
+    else if (c == '\\')
+      out += "\\\\";
+    else
+      out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
+}  // namespace pgrange::sql

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgrange::sql {
+
+/// A statement that changes state kept by a PostgreSQL session beyond its transaction, which a
+/// transaction-pooling proxy must carry to the next backend or pin the client for.
+enum class SessionEffectKind {
+  kSet,                ///< SET / SET SESSION name …   (name = the parameter, lowercased)
+  kReset,              ///< RESET name
+  kResetAll,           ///< RESET ALL
+  kDiscardAll,         ///< DISCARD ALL
+  kDiscardTemp,        ///< DISCARD TEMP / TEMPORARY
+  kPrepare,            ///< PREPARE name
+  kDeallocate,         ///< DEALLOCATE [PREPARE] name
+  kDeallocateAll,      ///< DEALLOCATE [PREPARE] ALL
+  kListen,             ///< LISTEN channel
+  kUnlisten,           ///< UNLISTEN channel
+  kUnlistenAll,        ///< UNLISTEN *
+  kDeclareHold,        ///< DECLARE name … WITH HOLD
+  kClose,              ///< CLOSE name
+  kCloseAll,           ///< CLOSE ALL
+  kCreateTemp,         ///< CREATE TEMP/TEMPORARY TABLE/VIEW/SEQUENCE
+  kAdvisoryLock,       ///< a session-level pg_advisory_lock / pg_try_advisory_lock call
+  kAdvisoryUnlockAll,  ///< pg_advisory_unlock_all()
+  kSetConfig,          ///< set_config(…): its scope is only known at run time
+};
+
+/// One session effect found in a query string.
+struct SessionEffect {
+  SessionEffectKind kind;
+  std::string name;       ///< parameter, statement, channel or cursor name, as PostgreSQL folds it
+  std::string statement;  ///< the statement's text (for kSet: what to replay on another backend)
+};
+
+/// Finds the session effects of each statement in a simple-protocol query string. A small lexer
+/// (comments, quoted strings and identifiers, dollar quotes) so that text inside literals never
+/// counts. SET LOCAL, SET TRANSACTION and SET CONSTRAINTS only last for the transaction and are
+/// not reported.
+std::vector<SessionEffect> session_effects(std::string_view query);
+
+/// Quotes a string as an SQL literal ('…' with quotes doubled; E'' when it has backslashes).
+std::string quote_literal(std::string_view s);
+
+}  // namespace pgrange::sql
