@@ -1,9 +1,11 @@
 #pragma once
 
+// clang-format off
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
-#include <utility>
+// clang-format on
 
 namespace pgrange::proxy {
 
