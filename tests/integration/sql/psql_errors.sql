@@ -1,0 +1,44 @@
+-- Errors and transactions: the same error texts directly and through pgrange.
+\set VERBOSITY verbose
+drop table if exists psql_e;
+create table psql_e (id int primary key, v text check (v <> 'bad'));
+selec 1;
+select 1/0;
+select * from no_such_table;
+select no_such_column from psql_e;
+insert into psql_e values (1, 'a');
+insert into psql_e values (1, 'dup');
+insert into psql_e values (2, 'bad');
+\echo sqlstate: :LAST_ERROR_SQLSTATE
+select 1 as x \; select 1/0 \; select 3 as never;
+select count(*) from psql_e;
+begin;
+insert into psql_e values (3, 'c');
+select count(*) from psql_e;
+rollback;
+select count(*) from psql_e;
+begin;
+insert into psql_e values (4, 'd');
+select 1/0;
+select 1;
+commit;
+select count(*) from psql_e;
+begin;
+savepoint s1;
+insert into psql_e values (5, 'e');
+select 1/0;
+rollback to savepoint s1;
+insert into psql_e values (6, 'f');
+commit;
+select * from psql_e order by id;
+begin;
+create table psql_rolled (x int);
+rollback;
+select * from psql_rolled;
+select pg_catalog.pg_sleep(0.01);
+select 'x'::int;
+select repeat('z', 10)::varchar(3)::int;
+do $$ begin raise exception 'custom failure %', 7 using errcode = '22012', hint = 'a hint'; end $$;
+commit;
+rollback;
+drop table psql_e;
