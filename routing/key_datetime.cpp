@@ -253,8 +253,8 @@ Result<int64_t> parse_timestamp_text(std::string_view text, bool with_zone) {
   bool end_of_day = hh == 24 && mi == 0 && ss == 0 && frac == 0;
   if ((hh > 23 && !end_of_day) || mi > 59 || ss > 59) return overflow(type, text);
   int64_t pg_days = days - kUnixToPgDays;
-  // Years of up to 9 digits would overflow the µs arithmetic; they are out of range anyway.
-  if (pg_days < kMinDate - 1 || pg_days > kEndDate) {
+  // Far-out years would overflow the µs arithmetic; they are out of range anyway.
+  if (pg_days < kMinTimestamp / kMicrosPerDay - 1 || pg_days > kEndTimestamp / kMicrosPerDay + 1) {
     return fail(key_sqlstate::kDatetimeFieldOverflow,
                 "timestamp out of range: \"" + std::string(text) + "\"");
   }

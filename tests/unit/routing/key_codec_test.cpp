@@ -497,6 +497,8 @@ TEST(KeyCodecTest, InvalidInputsGiveTheRightSqlstate) {
       {KeyType::kTimestamp, "2024-01-01 25:00:00", "22008"},
       {KeyType::kTimestamp, "2024-01-01 10:00:00.1234567", "22007"},
       {KeyType::kTimestamp, "294277-01-01 00:00:00", "22008"},
+      {KeyType::kTimestamp, "2024024-01-02 02:04:05", "22008"},
+      {KeyType::kTimestamptz, "999999999-01-02 02:04:05+00", "22008"},
       {KeyType::kTimestamptz, "2024-01-01 10:00:00", "22007"},
       {KeyType::kTimestamptz, "2024-01-01 10:00:00 Europe/Paris", "22007"},
   };
