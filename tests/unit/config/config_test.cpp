@@ -1,0 +1,134 @@
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pgrange::config {
+namespace {
+
+constexpr const char* kMinimal = R"(
+[[shard]]
+name = "s1"
+dsn = "host=127.0.0.1 port=55432 dbname=app user=postgres password=pw"
+)";
+
+TEST(Config, DefaultsFromAMinimalFile) {
+  auto cfg = parse_config(kMinimal);
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->listen_host, "127.0.0.1");
+  EXPECT_EQ(cfg->listen_port, 6432);
+  EXPECT_EQ(cfg->database, "app");  // the first shard's dbname
+  EXPECT_EQ(cfg->pool_mode, PoolMode::kTransaction);
+  ASSERT_EQ(cfg->shards.size(), 1u);
+  EXPECT_EQ(cfg->shards[0].port, "55432");
+  EXPECT_EQ(cfg->shards[0].user, "postgres");
+  EXPECT_EQ(cfg->shards[0].password, "pw");
+  EXPECT_EQ(cfg->shards[0].pool_size, 20);
+  EXPECT_GE(cfg->effective_workers(), 1);
+}
+
+TEST(Config, TheDocumentedExample) {
+  auto cfg = parse_config(R"(
+listen = "127.0.0.1:7432"
+database = "app"
+pool_mode = "session"
+workers = 3
+[metadata]
+dsn = "host=127.0.0.1 port=55432 dbname=pgrange_meta user=postgres"
+[[shard]]
+name = "s1"
+dsn  = "host=127.0.0.1 port=55432 dbname=app user=postgres"
+pool_size = 5
+[[shard]]
+name = "s2"
+dsn  = "host=127.0.0.1 port=55433 dbname=app user=postgres"
+[[user]]
+name = "app"
+password = "secret"
+auth = "md5"
+[[user]]
+name = "ro"
+auth = "trust"
+[[table]]
+name = "pgbench_accounts"
+key = ["aid"]
+)");
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->listen_port, 7432);
+  EXPECT_EQ(cfg->pool_mode, PoolMode::kSession);
+  EXPECT_EQ(cfg->effective_workers(), 3);
+  EXPECT_EQ(cfg->shards.size(), 2u);
+  EXPECT_EQ(cfg->shards[0].pool_size, 5);
+  ASSERT_NE(cfg->find_user("app"), nullptr);
+  EXPECT_EQ(cfg->find_user("app")->auth, AuthMethod::kMd5);
+  EXPECT_EQ(cfg->find_user("ro")->auth, AuthMethod::kTrust);
+  EXPECT_EQ(cfg->find_user("nobody"), nullptr);
+  ASSERT_EQ(cfg->tables.size(), 1u);
+  EXPECT_EQ(cfg->tables[0].key, std::vector<std::string>{"aid"});
+  EXPECT_NE(cfg->metadata_dsn.find("pgrange_meta"), std::string::npos);
+}
+
+/// Each bad document must fail with a message that names the offending key.
+struct BadCase {
+  const char* toml;
+  const char* expect_in_message;
+};
+
+class ConfigErrors : public testing::TestWithParam<BadCase> {};
+
+TEST_P(ConfigErrors, NameTheKey) {
+  auto cfg = parse_config(GetParam().toml);
+  ASSERT_FALSE(cfg);
+  EXPECT_EQ(cfg.error().sqlstate, "F0000");
+  EXPECT_NE(cfg.error().message.find(GetParam().expect_in_message), std::string::npos)
+      << cfg.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, ConfigErrors,
+    testing::Values(
+        BadCase{"lisen = \"x\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "\"lisen\""},
+        BadCase{"pool_mode = \"statement\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "pool_mode"},
+        BadCase{"workers = -1\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "workers"},
+        BadCase{"workers = \"two\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "workers"},
+        BadCase{"listen = \"127.0.0.1\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "listen"},
+        BadCase{"listen = \"127.0.0.1:99999\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"", "listen"},
+        BadCase{"database = \"app\"", "[[shard]]"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\npoolsize=3", "shard[0].poolsize"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"host=\"", "shard[0].dsn"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"nonsense\"", "shard[0].dsn"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"dbname=x\"", "needs user="},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"",
+                "appears twice"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\nauth=\"ldap\"\n"
+                "password=\"x\"",
+                "user[0].auth"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"", "user[0].password"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[tls]\ncert=\"/nonexistent\"\nkey=\"/x\"",
+                "/nonexistent"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[metadata]\nurl=\"x\"", "metadata.url"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[]",
+                "table[0].key"},
+        BadCase{"[[shard]\nname=\"s\"", "line 1"}));
+
+TEST(Config, ParseDsn) {
+  auto kv = parse_dsn("host=h port=1 dbname='my db' user=u");
+  ASSERT_TRUE(kv);
+  bool found = false;
+  for (auto& [k, v] : *kv) {
+    if (k == "dbname") {
+      EXPECT_EQ(v, "my db");
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_FALSE(parse_dsn("host"));
+}
+
+TEST(Config, LoadMissingFile) {
+  auto cfg = load_config("/nonexistent/pgrange.toml");
+  ASSERT_FALSE(cfg);
+  EXPECT_NE(cfg.error().message.find("/nonexistent/pgrange.toml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pgrange::config

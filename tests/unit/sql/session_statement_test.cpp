@@ -1,0 +1,119 @@
+#include "sql/session_statement.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pgrange::sql {
+namespace {
+
+using K = SessionEffectKind;
+
+std::vector<K> kinds(std::string_view q) {
+  std::vector<K> out;
+  for (auto& e : session_effects(q)) out.push_back(e.kind);
+  return out;
+}
+
+TEST(SessionEffects, PlainStatementsHaveNone) {
+  EXPECT_TRUE(session_effects("SELECT abalance FROM pgbench_accounts WHERE aid = 7;").empty());
+  EXPECT_TRUE(session_effects("UPDATE t SET a = 1 WHERE id = 2").empty());
+  EXPECT_TRUE(session_effects("INSERT INTO t VALUES ('set x = 1; listen y')").empty());
+  EXPECT_TRUE(session_effects("").empty());
+  EXPECT_TRUE(session_effects(";;  ;").empty());
+}
+
+TEST(SessionEffects, SetForms) {
+  auto e = session_effects("SET search_path TO a, b");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kSet);
+  EXPECT_EQ(e[0].name, "search_path");
+  EXPECT_EQ(e[0].statement, "SET search_path TO a, b");
+
+  e = session_effects("set session TimeZone = 'UTC'");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "timezone");
+
+  e = session_effects("SET TIME ZONE 'Europe/Paris'");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "timezone");
+
+  e = session_effects("SET myapp.tenant = '7'");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "myapp.tenant");
+
+  e = session_effects("SET NAMES 'UTF8'");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "client_encoding");
+
+  e = session_effects("SET SESSION AUTHORIZATION bob");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "session_authorization");
+}
+
+TEST(SessionEffects, TransactionScopedSetsAreIgnored) {
+  EXPECT_TRUE(session_effects("SET LOCAL work_mem = '1MB'").empty());
+  EXPECT_TRUE(session_effects("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE").empty());
+  EXPECT_TRUE(session_effects("SET CONSTRAINTS ALL DEFERRED").empty());
+}
+
+TEST(SessionEffects, ResetForms) {
+  EXPECT_EQ(kinds("RESET ALL"), std::vector<K>{K::kResetAll});
+  auto e = session_effects("reset DateStyle");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kReset);
+  EXPECT_EQ(e[0].name, "datestyle");
+  e = session_effects("RESET TIME ZONE");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].name, "timezone");
+  EXPECT_EQ(kinds("DISCARD ALL"), std::vector<K>{K::kDiscardAll});
+  EXPECT_EQ(kinds("discard temporary"), std::vector<K>{K::kDiscardTemp});
+  EXPECT_TRUE(session_effects("DISCARD PLANS").empty());
+}
+
+TEST(SessionEffects, PinningStatements) {
+  EXPECT_EQ(kinds("PREPARE q(int) AS SELECT $1"), std::vector<K>{K::kPrepare});
+  EXPECT_TRUE(session_effects("PREPARE TRANSACTION 'x'").empty());
+  EXPECT_EQ(kinds("DEALLOCATE q"), std::vector<K>{K::kDeallocate});
+  EXPECT_EQ(kinds("DEALLOCATE PREPARE ALL"), std::vector<K>{K::kDeallocateAll});
+  EXPECT_EQ(kinds("LISTEN jobs"), std::vector<K>{K::kListen});
+  EXPECT_EQ(kinds("UNLISTEN *"), std::vector<K>{K::kUnlistenAll});
+  EXPECT_EQ(kinds("DECLARE c CURSOR WITH HOLD FOR SELECT 1"), std::vector<K>{K::kDeclareHold});
+  EXPECT_TRUE(session_effects("DECLARE c CURSOR FOR SELECT 1").empty());
+  EXPECT_TRUE(session_effects("DECLARE c CURSOR WITHOUT HOLD FOR SELECT 'with hold'").empty());
+  EXPECT_EQ(kinds("CLOSE ALL"), std::vector<K>{K::kCloseAll});
+  EXPECT_EQ(kinds("CREATE TEMP TABLE x (a int)"), std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("create local temporary table x (a int)"), std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("SELECT * INTO TEMP x FROM t"), std::vector<K>{K::kCreateTemp});
+  EXPECT_TRUE(session_effects("CREATE TABLE temp (a int)").empty());
+  EXPECT_EQ(kinds("SELECT pg_advisory_lock(1)"), std::vector<K>{K::kAdvisoryLock});
+  EXPECT_TRUE(session_effects("SELECT pg_advisory_xact_lock(1)").empty());
+  EXPECT_EQ(kinds("select pg_advisory_unlock_all()"), std::vector<K>{K::kAdvisoryUnlockAll});
+  EXPECT_EQ(kinds("SELECT set_config('a.b', '1', false)"), std::vector<K>{K::kSetConfig});
+}
+
+TEST(SessionEffects, LiteralsAndCommentsDoNotCount) {
+  EXPECT_TRUE(session_effects("SELECT 'SET x = 1'").empty());
+  EXPECT_TRUE(session_effects("SELECT $$; SET x = 1; $$").empty());
+  EXPECT_TRUE(session_effects("SELECT $tag$ LISTEN a $tag$").empty());
+  EXPECT_TRUE(session_effects("-- SET x = 1\nSELECT 1").empty());
+  EXPECT_TRUE(session_effects("/* outer /* SET x = 1; */ still */ SELECT 1").empty());
+  EXPECT_TRUE(session_effects("SELECT E'it\\'s; SET x = 1'").empty());
+  EXPECT_TRUE(session_effects("SELECT \"pg_advisory_lock\"(1)").empty());
+}
+
+TEST(SessionEffects, SeveralStatementsInOneQuery) {
+  auto e = session_effects("BEGIN; SET a.b = 1; SELECT 1; RESET a.b; COMMIT");
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].kind, K::kSet);
+  EXPECT_EQ(e[0].statement, "SET a.b = 1");
+  EXPECT_EQ(e[1].kind, K::kReset);
+}
+
+TEST(QuoteLiteral, EscapesQuotesAndBackslashes) {
+  EXPECT_EQ(quote_literal("abc"), "'abc'");
+  EXPECT_EQ(quote_literal("it's"), "'it''s'");
+  EXPECT_EQ(quote_literal("a\\b"), "E'a\\\\b'");
+  EXPECT_EQ(quote_literal(""), "''");
+}
+
+}  // namespace
+}  // namespace pgrange::sql
