@@ -1,0 +1,417 @@
+#!/usr/bin/env bash
+# End-to-end pass-through benchmark (a benchmark, not a test): pgbench -S against
+#   A  PostgreSQL directly,
+#   B  PgBouncer (transaction mode for -M simple; session mode for -M prepared, because
+#      PgBouncer 1.18 has no protocol-level prepared statements in transaction mode),
+#   C  pgrange in transaction mode, once per worker count in WORKERS,
+# interleaved A/B/C A/B/C for ROUNDS rounds. Prints median TPS per target and mode, the
+# ratios pgrange/PgBouncer and pgrange/direct, and each proxy's CPU seconds per 10,000
+# transactions (utime+stime from /proc/PID/stat around each run).
+#
+# It starts its own PostgreSQL (fsync=off, full_page_writes=off, synchronous_commit=off),
+# PgBouncer and pgrange on free ports in 20000-32000 and removes them on exit.
+#
+# Usage: bench/pgbench_compare.sh
+# Settings (environment):
+#   ROUNDS=3 DURATION=10 CLIENTS=8 JOBS=2 SCALE=10   pgbench shape; DURATION in seconds
+#   MODES="simple prepared"   pgbench -M protocols to run
+#   WORKERS="1"               pgrange worker counts, e.g. WORKERS="1 2" adds a second pgrange
+#   WARMUP=3                  seconds of unmeasured pgbench per target and mode before round 1
+#   SKIP_BUILD=1              do not run scripts/build.sh --target pgrange first
+#   LOG_DIR=DIR               where pgbench and server logs go (default /tmp/pgbench_compare-logs.<time>)
+#   PGBIN=DIR                 PostgreSQL server binaries (default: pg_config --bindir)
+#   PGBOUNCER=/usr/sbin/pgbouncer   PGRANGE=build/proxy/pgrange
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+CLIENTS=${CLIENTS:-8}
+JOBS=${JOBS:-2}
+SCALE=${SCALE:-10}
+MODES=${MODES:-simple prepared}
+WORKERS=${WORKERS:-1}
+WARMUP=${WARMUP:-3}
+SKIP_BUILD=${SKIP_BUILD:-0}
+LOG_DIR=${LOG_DIR:-/tmp/pgbench_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
+PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
+PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
+if [ -z "${PGBIN:-}" ]; then
+  if command -v pg_config >/dev/null 2>&1; then
+    PGBIN=$(pg_config --bindir)
+  else
+    PGBIN=$(dirname "$(command -v postgres)")
+  fi
+fi
+
+die() {
+  echo "pgbench_compare: $*" >&2
+  exit 1
+}
+
+for v in ROUNDS DURATION CLIENTS JOBS SCALE WARMUP; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer (got \"${!v}\")"
+done
+if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ]; then
+  die "ROUNDS, DURATION, CLIENTS and JOBS must be at least 1"
+fi
+read -r -a MODE_LIST <<<"$MODES"
+read -r -a WORKER_LIST <<<"$WORKERS"
+for m in "${MODE_LIST[@]}"; do
+  [ "$m" = simple ] || [ "$m" = prepared ] || die "MODES may contain simple and prepared (got \"$m\")"
+done
+for w in "${WORKER_LIST[@]}"; do
+  [[ $w =~ ^[1-9][0-9]*$ ]] || die "WORKERS must list positive integers (got \"$w\")"
+done
+[ "$(id -u)" -eq 0 ] || die "run as root: the servers are started as the postgres system user"
+for tool in pgbench pg_isready setpriv getconf ss awk; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
+done
+if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/initdb" ]; then die "no postgres/initdb in $PGBIN"; fi
+[ -x "$PGBOUNCER" ] || die "no PgBouncer at $PGBOUNCER"
+
+# ---------------------------------------------------------------- header
+echo "== pgrange pass-through benchmark (pgbench -S)"
+echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS SCALE=$SCALE" \
+  "MODES=\"$MODES\" WORKERS=\"$WORKERS\" WARMUP=$WARMUP SKIP_BUILD=$SKIP_BUILD $0 $*"
+echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+echo "machine: nproc=$(nproc), CPU ${cpu_model:-unknown}, $(uname -sr)," \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "versions: $("$PGBIN/postgres" --version), $("$PGBOUNCER" --version 2>&1 | head -n1)," \
+  "$(pgbench --version), pgrange $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "server:  fsync=off full_page_writes=off synchronous_commit=off (not durable; reads only here)"
+echo "logs:    $LOG_DIR"
+echo
+
+if [ "$SKIP_BUILD" != 1 ]; then
+  echo "building pgrange (scripts/build.sh --target pgrange)"
+  "$REPO/scripts/build.sh" --target pgrange
+fi
+[ -x "$PGRANGE" ] || die "no pgrange binary at $PGRANGE (build it or set PGRANGE)"
+
+id postgres >/dev/null 2>&1 || useradd --system postgres
+CLK_TCK=$(getconf CLK_TCK)
+
+# ---------------------------------------------------------------- cleanup
+TMP=""
+PG_PID=""
+PGBENCH_PID=""
+PROXY_PIDS=()
+
+stop_pid() {  # stop_pid PID SIGNAL: signal a child of ours and wait for it
+  local pid=$1 sig=$2
+  [ -n "$pid" ] || return 0
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -s KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_pid "$PGBENCH_PID" TERM
+  local p
+  for p in "${PROXY_PIDS[@]}"; do stop_pid "$p" INT; done
+  stop_pid "$PG_PID" INT # SIGINT = fast shutdown
+  if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+    cp "$TMP"/*.log "$LOG_DIR/" 2>/dev/null || true
+    rm -rf "$TMP"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- ports and dirs
+USED_PORTS=" "
+pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
+  local _candidate _try # names that cannot shadow the caller's VAR
+  for ((_try = 0; _try < 200; _try++)); do
+    _candidate=$((20000 + RANDOM % 12001))
+    case "$USED_PORTS" in *" $_candidate "*) continue ;; esac
+    if ! ss -Htln "sport = :$_candidate" | grep -q .; then
+      USED_PORTS+="$_candidate "
+      printf -v "$1" '%s' "$_candidate"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+mkdir -p "$LOG_DIR"
+LOG_DIR=$(cd "$LOG_DIR" && pwd)
+TMP=$(mktemp -d /tmp/pgbench_compare.XXXXXX)
+chown postgres:postgres "$TMP"
+chmod 755 "$TMP"
+
+# A command prefix, not a function: "cmd &" on a function would fork a subshell and $! would
+# be that subshell rather than the server. setpriv and env exec, so $! is the server itself.
+AS_POSTGRES=(setpriv --reuid=postgres --regid=postgres --init-groups -- env HOME=/tmp)
+
+wait_ready() {  # wait_ready NAME PORT PID COMM: wait for connections; PID must be COMM itself
+  local name=$1 port=$2 pid=$3 comm=$4 i
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || die "$name exited during startup (see $LOG_DIR)"
+    if pg_isready -q -h 127.0.0.1 -p "$port" -d bench -U bench -t 1; then
+      [ "$(<"/proc/$pid/comm")" = "$comm" ] || die "PID $pid is not $comm; CPU figures would be wrong"
+      return 0
+    fi
+    sleep 0.1
+  done
+  die "$name did not accept connections on port $port"
+}
+
+cd /tmp # servers run from a directory postgres can read
+
+# ---------------------------------------------------------------- PostgreSQL
+pick_port PG_PORT
+DATA="$TMP/data"
+MAX_CONN=$((CLIENTS + 2 * 20 + 10)) # direct clients, two PgBouncer pools, psql and slack
+for w in "${WORKER_LIST[@]}"; do MAX_CONN=$((MAX_CONN + (CLIENTS * w > 20 ? CLIENTS * w : 20))); done
+"${AS_POSTGRES[@]}" "$PGBIN/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
+  >"$LOG_DIR/initdb.log" 2>&1 || die "initdb failed (see $LOG_DIR/initdb.log)"
+cat >>"$DATA/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$DATA'
+max_connections = $MAX_CONN
+shared_buffers = 256MB
+fsync = off
+full_page_writes = off
+synchronous_commit = off
+EOF
+"${AS_POSTGRES[@]}" "$PGBIN/postgres" -D "$DATA" >"$LOG_DIR/postgres.log" 2>&1 &
+PG_PID=$!
+wait_ready PostgreSQL "$PG_PORT" "$PG_PID" postgres
+
+psql_pg() {
+  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"
+}
+psql_pg -d postgres -c "CREATE ROLE bench LOGIN PASSWORD 'bench'" \
+  -c "CREATE DATABASE bench OWNER bench"
+echo "initialising pgbench data, scale $SCALE"
+pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "$PG_PORT" -U bench bench >"$LOG_DIR/pgbench-init.log" 2>&1 ||
+  die "pgbench -i failed (see $LOG_DIR/pgbench-init.log)"
+
+# ---------------------------------------------------------------- PgBouncer, twice
+# Both proxies authenticate clients with md5 against the same plaintext password, and
+# both reach PostgreSQL as "bench" over 127.0.0.1 with trust.
+printf '"bench" "bench"\n' >"$TMP/userlist.txt"
+chown postgres:postgres "$TMP/userlist.txt"
+chmod 600 "$TMP/userlist.txt"
+
+declare -A PORT NAME PID
+start_pgbouncer() {  # start_pgbouncer TARGET POOL_MODE
+  local target=$1 mode=$2 port cfg
+  pick_port port
+  cfg="$TMP/pgbouncer-$mode.ini"
+  cat >"$cfg" <<EOF
+[databases]
+bench = host=127.0.0.1 port=$PG_PORT dbname=bench
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+auth_type = md5
+auth_file = $TMP/userlist.txt
+pool_mode = $mode
+default_pool_size = 20
+max_client_conn = 100
+logfile = $TMP/pgbouncer-$mode.log
+pidfile =
+ignore_startup_parameters = extra_float_digits
+EOF
+  "${AS_POSTGRES[@]}" "$PGBOUNCER" "$cfg" >"$LOG_DIR/pgbouncer-$mode.stderr" 2>&1 &
+  PID[$target]=$!
+  PROXY_PIDS+=("$!")
+  PORT[$target]=$port
+  NAME[$target]="pgbouncer ($mode)"
+  wait_ready "PgBouncer ($mode)" "$port" "${PID[$target]}" pgbouncer
+}
+start_pgbouncer bouncer_tx transaction
+start_pgbouncer bouncer_session session
+
+# ---------------------------------------------------------------- pgrange, per worker count
+start_pgrange() {  # start_pgrange WORKERS
+  local w=$1 target="pgrange_w$1" port cfg pool
+  pick_port port
+  pool=$((CLIENTS * w > 20 ? CLIENTS * w : 20))
+  cfg="$TMP/pgrange-w$w.toml"
+  cat >"$cfg" <<EOF
+listen = "127.0.0.1:$port"
+database = "bench"
+pool_mode = "transaction"
+workers = $w
+log_level = "warn"
+
+[[shard]]
+name = "s1"
+dsn = "host=127.0.0.1 port=$PG_PORT dbname=bench user=bench"
+pool_size = $pool
+
+[[user]]
+name = "bench"
+password = "bench"
+auth = "md5"
+EOF
+  "$PGRANGE" --config "$cfg" >"$LOG_DIR/pgrange-w$w.log" 2>&1 &
+  PID[$target]=$!
+  PROXY_PIDS+=("$!")
+  PORT[$target]=$port
+  NAME[$target]="pgrange workers=$w (transaction, pool_size $pool)"
+  wait_ready "pgrange (workers=$w)" "$port" "${PID[$target]}" pgrange
+}
+for w in "${WORKER_LIST[@]}"; do start_pgrange "$w"; done
+
+PORT[direct]=$PG_PORT
+NAME[direct]="direct"
+PID[direct]=""
+
+# Which targets run in a mode, in the order they run within a round.
+targets_for() {
+  local mode=$1 t w
+  if [ "$mode" = simple ]; then t="direct bouncer_tx"; else t="direct bouncer_session"; fi
+  for w in "${WORKER_LIST[@]}"; do t+=" pgrange_w$w"; done
+  echo "$t"
+}
+
+echo "PostgreSQL :$PG_PORT  PgBouncer transaction :${PORT[bouncer_tx]}" \
+  "session :${PORT[bouncer_session]}  pgrange $(for w in "${WORKER_LIST[@]}"; do
+    printf 'workers=%s :%s ' "$w" "${PORT[pgrange_w$w]}"
+  done)"
+echo "PgBouncer runs in transaction mode for -M simple and in SESSION mode for -M prepared:"
+echo "  PgBouncer 1.18 has no protocol-level prepared statements in transaction mode."
+echo "pgrange runs in transaction mode for both; workers=${WORKER_LIST[*]} (PgBouncer is single-threaded)."
+echo
+
+# ---------------------------------------------------------------- runs
+proc_ticks() {  # utime+stime of a process (all threads), in clock ticks
+  local stat
+  stat=$(<"/proc/$1/stat")
+  stat=${stat##*) } # drop "pid (comm) "; fields now start at 3 (state)
+  # shellcheck disable=SC2086 # split the fields on purpose
+  set -- $stat
+  echo $((${12} + ${13}))
+}
+
+export PGPASSWORD=bench
+run_pgbench() {  # run_pgbench TARGET MODE SECONDS LOGFILE
+  local target=$1 mode=$2 secs=$3 log=$4
+  pgbench -n -S -M "$mode" -c "$CLIENTS" -j "$JOBS" -T "$secs" \
+    -h 127.0.0.1 -p "${PORT[$target]}" -U bench bench >"$log" 2>&1 &
+  PGBENCH_PID=$!
+  if ! wait "$PGBENCH_PID"; then
+    PGBENCH_PID=""
+    die "pgbench against ${NAME[$target]} (-M $mode) failed; see $log"
+  fi
+  PGBENCH_PID=""
+}
+
+if [ "$WARMUP" -gt 0 ]; then
+  echo "warm-up: ${WARMUP}s per target and mode (not counted)"
+  for mode in "${MODE_LIST[@]}"; do
+    for target in $(targets_for "$mode"); do
+      run_pgbench "$target" "$mode" "$WARMUP" "$LOG_DIR/warmup-$mode-$target.log"
+    done
+  done
+fi
+
+RESULTS="$LOG_DIR/results.tsv" # round mode target tps txns cpu_seconds
+printf 'round\tmode\ttarget\ttps\ttransactions\tproxy_cpu_s\n' >"$RESULTS"
+printf '%-6s %-9s %-46s %12s %12s %14s\n' round mode target TPS transactions "CPU s/10k txn"
+for ((round = 1; round <= ROUNDS; round++)); do
+  for mode in "${MODE_LIST[@]}"; do
+    for target in $(targets_for "$mode"); do
+      log="$LOG_DIR/r$round-$mode-$target.log"
+      pid=${PID[$target]}
+      before=0
+      [ -n "$pid" ] && before=$(proc_ticks "$pid")
+      run_pgbench "$target" "$mode" "$DURATION" "$log"
+      after=0
+      [ -n "$pid" ] && after=$(proc_ticks "$pid")
+      tps=$(awk '/^tps = / {print $3; exit}' "$log")
+      txns=$(awk -F': *' '/^number of transactions actually processed/ {print $2; exit}' "$log")
+      txns=${txns%%/*}
+      if [ -z "$tps" ] || [ -z "$txns" ] || [ "$txns" -le 0 ]; then die "no TPS in $log"; fi
+      if [ -n "$pid" ]; then
+        cpu=$(awk -v t=$((after - before)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz}')
+        per10k=$(awk -v c="$cpu" -v n="$txns" 'BEGIN {printf "%.3f", c / n * 10000}')
+      else
+        cpu=NA
+        per10k=-
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$mode" "$target" "$tps" "$txns" "$cpu" >>"$RESULTS"
+      printf '%-6s %-9s %-46s %12.1f %12s %14s\n' "$round" "$mode" "${NAME[$target]}" "$tps" "$txns" "$per10k"
+    done
+  done
+done
+
+# ---------------------------------------------------------------- summary
+median() {  # median of the numbers on stdin
+  sort -g | awk '{v[NR] = $1} END {
+    if (NR == 0) { print "NA"; exit }
+    if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+column_of() {  # column_of MODE TARGET tps|cpu10k: one value per round
+  awk -F'\t' -v m="$1" -v t="$2" -v what="$3" 'NR > 1 && $2 == m && $3 == t {
+    if (what == "tps") print $4; else print $6 / $5 * 10000 }' "$RESULTS"
+}
+paired_ratios() {  # paired_ratios MODE NUM DEN: per-round TPS ratio NUM/DEN
+  awk -F'\t' -v m="$1" -v a="$2" -v b="$3" 'NR > 1 && $2 == m {
+      if ($3 == a) x[$1] = $4; if ($3 == b) y[$1] = $4 }
+    END { for (r in x) if (r in y && y[r] > 0) printf "%.3f\n", x[r] / y[r] }' "$RESULTS" | sort -g |
+    paste -sd' ' -
+}
+
+echo
+echo "== medians over $ROUNDS rounds (pgbench -S -c $CLIENTS -j $JOBS -T $DURATION, scale $SCALE;" \
+  "server fsync=off full_page_writes=off synchronous_commit=off)"
+printf '%-9s %-46s %12s %14s\n' mode target "median TPS" "CPU s/10k txn"
+declare -A MED
+for mode in "${MODE_LIST[@]}"; do
+  for target in $(targets_for "$mode"); do
+    MED[$mode,$target]=$(column_of "$mode" "$target" tps | median)
+    if [ -n "${PID[$target]}" ]; then
+      cpu10k=$(column_of "$mode" "$target" cpu10k | median)
+      cpu10k=$(awk -v v="$cpu10k" 'BEGIN {printf "%.3f", v}')
+    else
+      cpu10k=-
+    fi
+    printf '%-9s %-46s %12.1f %14s\n' "$mode" "${NAME[$target]}" "${MED[$mode,$target]}" "$cpu10k"
+  done
+done
+
+echo
+echo "== ratios of median TPS (per-round paired ratios, sorted, in brackets)"
+for mode in "${MODE_LIST[@]}"; do
+  bouncer=bouncer_tx
+  [ "$mode" = prepared ] && bouncer=bouncer_session
+  printf '%-9s %-42s %6.3f  [%s]\n' "$mode" "PgBouncer/direct, ${NAME[$bouncer]#pgbouncer }" \
+    "$(awk -v a="${MED[$mode,$bouncer]}" -v b="${MED[$mode,direct]}" 'BEGIN {print a / b}')" \
+    "$(paired_ratios "$mode" "$bouncer" direct)"
+  for w in "${WORKER_LIST[@]}"; do
+    t=pgrange_w$w
+    printf '%-9s %-42s %6.3f  [%s]\n' "$mode" "pgrange(workers=$w)/PgBouncer" \
+      "$(awk -v a="${MED[$mode,$t]}" -v b="${MED[$mode,$bouncer]}" 'BEGIN {print a / b}')" \
+      "$(paired_ratios "$mode" "$t" "$bouncer")"
+    printf '%-9s %-42s %6.3f  [%s]\n' "$mode" "pgrange(workers=$w)/direct" \
+      "$(awk -v a="${MED[$mode,$t]}" -v b="${MED[$mode,direct]}" 'BEGIN {print a / b}')" \
+      "$(paired_ratios "$mode" "$t" direct)"
+  done
+done
+echo
+echo "CPU s/10k txn: the proxy process's utime+stime (all threads, /proc/PID/stat, CLK_TCK=$CLK_TCK)"
+echo "over one run divided by the transactions pgbench reports for it; median over rounds."
+echo "Raw per-run figures: $RESULTS"
+echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
