@@ -1,0 +1,57 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace pgrange::sql {
+
+/// The range-administration statements pgrange answers itself (CockroachDB's syntax).
+enum class AdminKind {
+  kSplitAt,          ///< ALTER TABLE t SPLIT AT VALUES (…)[, (…)] [WITH EXPIRATION e]
+  kUnsplitAt,        ///< ALTER TABLE t UNSPLIT AT VALUES (…)[, (…)]
+  kUnsplitAll,       ///< ALTER TABLE t UNSPLIT ALL
+  kScatter,          ///< ALTER TABLE t SCATTER
+  kRelocate,         ///< ALTER RANGE id RELOCATE TO 'shard'
+  kShowRanges,       ///< SHOW RANGES [FROM TABLE t | FROM INDEX t@i | FROM DATABASE d] [WITH …]
+  kShowRangeForRow,  ///< SHOW RANGE FROM TABLE t FOR ROW (…)
+  kShowShards,       ///< SHOW SHARDS
+  kShowHotRanges,    ///< SHOW HOT RANGES
+  kShowJobs,         ///< SHOW JOBS
+};
+
+/// One value of a VALUES tuple, as written: its literal text, or NULL.
+struct AdminValue {
+  bool is_null = false;
+  std::string text;       ///< the constant's text (numbers as written, strings unquoted)
+  std::string cast_type;  ///< the type of an explicit cast ('…'::uuid), lower case, else empty
+};
+
+/// What SHOW RANGES lists.
+enum class RangeScope { kDatabase, kTable, kIndex };
+
+/// A parsed admin statement.
+struct AdminStatement {
+  AdminKind kind;
+  std::string table;     ///< table name (folded to lower case unless quoted)
+  std::string index;     ///< index name for ALTER INDEX t@i / FROM INDEX t@i
+  std::string database;  ///< FROM DATABASE d
+  RangeScope scope = RangeScope::kDatabase;
+  std::vector<std::vector<AdminValue>> rows;  ///< SPLIT/UNSPLIT AT values, FOR ROW values
+  std::optional<std::string> expiration;      ///< WITH EXPIRATION expression text ("NULL" kept)
+  int64_t range_id = 0;                       ///< ALTER RANGE id
+  std::string shard;                          ///< RELOCATE TO 'shard'
+  bool with_details = false;
+  bool with_keys = false;
+  bool with_indexes = false;
+};
+
+/// Recognises an admin statement before PostgreSQL's grammar sees it (libpg_query cannot parse
+/// these). Returns nullopt when `sql` is not one, so it goes the normal way; an Error (42601)
+/// when it starts like one but is malformed, naming what was expected.
+Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql);
+
+}  // namespace pgrange::sql

@@ -1,0 +1,136 @@
+#include "sql/admin_statement.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pgrange::sql {
+namespace {
+
+AdminStatement parse_ok(std::string_view sql) {
+  auto r = parse_admin_statement(sql);
+  EXPECT_TRUE(r) << sql << ": " << (r ? "" : r.error().message);
+  if (!r || !*r) {
+    ADD_FAILURE() << "not recognised as an admin statement: " << sql;
+    return AdminStatement{};
+  }
+  return **r;
+}
+
+Error parse_err(std::string_view sql) {
+  auto r = parse_admin_statement(sql);
+  EXPECT_FALSE(r) << sql << " should be an error";
+  return r ? Error{} : r.error();
+}
+
+bool not_admin(std::string_view sql) {
+  auto r = parse_admin_statement(sql);
+  return r && !*r;
+}
+
+TEST(AdminStatement, SplitAtOneAndManyTuples) {
+  AdminStatement st = parse_ok("ALTER TABLE users SPLIT AT VALUES (1000)");
+  EXPECT_EQ(st.kind, AdminKind::kSplitAt);
+  EXPECT_EQ(st.table, "users");
+  ASSERT_EQ(st.rows.size(), 1u);
+  ASSERT_EQ(st.rows[0].size(), 1u);
+  EXPECT_EQ(st.rows[0][0].text, "1000");
+  EXPECT_FALSE(st.expiration);
+
+  st = parse_ok("alter table Public.Events split at values (7, '2024-01-01'), (-3, 'it''s');");
+  EXPECT_EQ(st.table, "public.events");
+  ASSERT_EQ(st.rows.size(), 2u);
+  EXPECT_EQ(st.rows[0][1].text, "2024-01-01");
+  EXPECT_EQ(st.rows[1][0].text, "-3");
+  EXPECT_EQ(st.rows[1][1].text, "it's");
+}
+
+TEST(AdminStatement, ValuesKeepCastsNullsAndDecimals) {
+  AdminStatement st = parse_ok(
+      "ALTER TABLE t SPLIT AT VALUES ('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid, NULL, 1.50, "
+      "true)");
+  ASSERT_EQ(st.rows[0].size(), 4u);
+  EXPECT_EQ(st.rows[0][0].cast_type, "uuid");
+  EXPECT_EQ(st.rows[0][0].text, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+  EXPECT_TRUE(st.rows[0][1].is_null);
+  EXPECT_EQ(st.rows[0][2].text, "1.50");
+  EXPECT_EQ(st.rows[0][3].text, "true");
+}
+
+TEST(AdminStatement, Expiration) {
+  AdminStatement st =
+      parse_ok("ALTER TABLE t SPLIT AT VALUES (5) WITH EXPIRATION '2030-01-01 00:00:00'");
+  ASSERT_TRUE(st.expiration);
+  EXPECT_EQ(*st.expiration, "'2030-01-01 00:00:00'");
+  st = parse_ok("ALTER TABLE t SPLIT AT VALUES (5) WITH EXPIRATION INTERVAL '1 day';");
+  EXPECT_EQ(*st.expiration, "INTERVAL '1 day'");
+  st = parse_ok("ALTER TABLE t SPLIT AT VALUES (5) WITH EXPIRATION NULL");
+  EXPECT_EQ(*st.expiration, "NULL");
+  EXPECT_EQ(parse_err("ALTER TABLE t UNSPLIT AT VALUES (5) WITH EXPIRATION NULL").sqlstate,
+            "42601");
+}
+
+TEST(AdminStatement, IndexSplitUnsplitScatterRelocate) {
+  AdminStatement st = parse_ok("ALTER INDEX users@by_email SPLIT AT VALUES ('m')");
+  EXPECT_EQ(st.scope, RangeScope::kIndex);
+  EXPECT_EQ(st.table, "users");
+  EXPECT_EQ(st.index, "by_email");
+  EXPECT_EQ(parse_ok("ALTER TABLE t UNSPLIT AT VALUES (1), (2)").kind, AdminKind::kUnsplitAt);
+  EXPECT_EQ(parse_ok("ALTER TABLE t UNSPLIT ALL").kind, AdminKind::kUnsplitAll);
+  EXPECT_EQ(parse_ok("ALTER TABLE t SCATTER").kind, AdminKind::kScatter);
+  st = parse_ok("ALTER RANGE 42 RELOCATE TO 's2'");
+  EXPECT_EQ(st.kind, AdminKind::kRelocate);
+  EXPECT_EQ(st.range_id, 42);
+  EXPECT_EQ(st.shard, "s2");
+}
+
+TEST(AdminStatement, ShowForms) {
+  AdminStatement st = parse_ok("SHOW RANGES");
+  EXPECT_EQ(st.kind, AdminKind::kShowRanges);
+  EXPECT_EQ(st.scope, RangeScope::kDatabase);
+  st = parse_ok("show ranges from table t with details, keys");
+  EXPECT_EQ(st.scope, RangeScope::kTable);
+  EXPECT_EQ(st.table, "t");
+  EXPECT_TRUE(st.with_details);
+  EXPECT_TRUE(st.with_keys);
+  EXPECT_FALSE(st.with_indexes);
+  st = parse_ok("SHOW RANGES FROM INDEX t@i");
+  EXPECT_EQ(st.scope, RangeScope::kIndex);
+  EXPECT_EQ(st.index, "i");
+  st = parse_ok("SHOW RANGES FROM DATABASE app WITH INDEXES");
+  EXPECT_EQ(st.database, "app");
+  EXPECT_TRUE(st.with_indexes);
+  st = parse_ok("SHOW RANGE FROM TABLE t FOR ROW (7, 'x')");
+  EXPECT_EQ(st.kind, AdminKind::kShowRangeForRow);
+  ASSERT_EQ(st.rows.size(), 1u);
+  EXPECT_EQ(st.rows[0][1].text, "x");
+  EXPECT_EQ(parse_ok("SHOW SHARDS").kind, AdminKind::kShowShards);
+  EXPECT_EQ(parse_ok("SHOW HOT RANGES").kind, AdminKind::kShowHotRanges);
+  EXPECT_EQ(parse_ok("SHOW JOBS;").kind, AdminKind::kShowJobs);
+}
+
+TEST(AdminStatement, OrdinaryStatementsAreNotClaimed) {
+  EXPECT_TRUE(not_admin("SELECT 1"));
+  EXPECT_TRUE(not_admin("SHOW search_path"));
+  EXPECT_TRUE(not_admin("SHOW ALL"));
+  EXPECT_TRUE(not_admin("ALTER TABLE t ADD COLUMN split int"));
+  EXPECT_TRUE(not_admin("ALTER TABLE t RENAME TO u"));
+  EXPECT_TRUE(not_admin("ALTER INDEX i RENAME TO j"));
+  EXPECT_TRUE(not_admin("ALTER ROLE app PASSWORD 'x'"));
+  EXPECT_TRUE(not_admin("alter table t alter column scatter type int"));
+  EXPECT_TRUE(not_admin(""));
+}
+
+TEST(AdminStatement, MalformedAdminStatementsAreSyntaxErrors) {
+  for (const char* sql :
+       {"ALTER TABLE t SPLIT AT (1)", "ALTER TABLE t SPLIT AT VALUES",
+        "ALTER TABLE t SPLIT AT VALUES (1) extra", "ALTER TABLE t SPLIT AT VALUES (now())",
+        "ALTER TABLE t SPLIT AT VALUES (1 +)", "ALTER RANGE x RELOCATE TO 's'",
+        "ALTER RANGE 3 RELOCATE TO s2", "SHOW RANGES FROM t", "SHOW RANGES WITH COLORS",
+        "SHOW RANGE FROM TABLE t FOR ROW (1), (2)", "ALTER INDEX t SPLIT AT VALUES (1)"}) {
+    Error e = parse_err(sql);
+    EXPECT_EQ(e.sqlstate, "42601") << sql;
+    EXPECT_FALSE(e.message.empty()) << sql;
+  }
+}
+
+}  // namespace
+}  // namespace pgrange::sql
