@@ -1,0 +1,782 @@
+// Session state follows a client across pooled backend connections (transaction pooling), or
+// pins the client to its backend while the state exists: the same step-by-step script gives the
+// same results directly against PostgreSQL and through pgrange while other clients churn.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <poll.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/pg_server.hpp"
+#include "tests/support/proxy_process.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// What running a script on one connection produced.
+struct ScriptRun {
+  std::string output;            ///< one block per step: the SQL, then its rows or error
+  std::vector<int> free_pids;    ///< backend pids seen by "@pid" probes
+  std::vector<int> pinned_pids;  ///< backend pids seen by "@pinned_pid" probes
+  int hops = 0;                  ///< "@hop" steps run
+  int hops_caught = 0;           ///< of those, how many took the client's last backend away
+};
+
+/// The rows, or the error, of one result as text lines.
+std::string describe(const SqlResult& r) {
+  if (!r.ok()) return "ERROR " + r.sqlstate + " " + r.message + "\n";
+  if (r.status == PGRES_COMMAND_OK) return "OK\n";
+  std::string out;
+  for (const auto& row : r.rows) {
+    for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + row[i];
+    out += "\n";
+  }
+  return out.empty() ? "(no rows)\n" : out;
+}
+
+/// Moves notifications that have arrived on `conn` into `out` (channel and payload only).
+int collect_notifies(PGconn* conn, std::string& out) {
+  int n = 0;
+  PQconsumeInput(conn);
+  while (PGnotify* nt = PQnotifies(conn)) {
+    out += "NOTIFY " + std::string(nt->relname) + " " + nt->extra + "\n";
+    PQfreemem(nt);
+    ++n;
+  }
+  return n;
+}
+
+/// Runs `steps` on a fresh connection `main_dsn`. Steps are SQL sent with PQexec, except:
+///   "other: SQL"     runs SQL on a second connection (`other_dsn`, always direct)
+///   "params: SQL"    runs SQL with PQexecParams (extended protocol, no parameters)
+///   "@notifies N"    waits (up to 10 s) until N notifications in total arrived, then lists them
+///   "@pid"           records pg_backend_pid() in free_pids (no output)
+///   "@pinned_pid"    records pg_backend_pid() in pinned_pids (no output)
+///   "@hop"           (only with a `holder_dsn`, i.e. through pgrange) a second pgrange client
+///                    opens transactions until it holds the backend the main connection used
+///                    last (at most 1000 tries), and keeps it until the next step has run: the
+///                    next step then has to run on another backend, unless the client is pinned
+///                    (then the holder cannot get it). No output.
+///   "@try_hop"       the same with at most 40 tries, for pinned clients (not counted).
+///   "@grab SQL => V" (only through pgrange) the holder opens transactions until SQL returns V
+///                    (at most 1000 tries) and keeps that backend until the next step has run.
+ScriptRun run_script(const std::string& main_dsn, const std::string& other_dsn,
+                     const std::vector<std::string>& steps, const std::string& holder_dsn = "") {
+  ScriptRun run;
+  PgConnPtr holder(nullptr, &PQfinish);
+  bool holding = false;
+  if (!holder_dsn.empty()) holder = pq_connect(holder_dsn);
+  auto release_holder = [&] {
+    if (holding) pq_exec(holder.get(), "commit");
+    holding = false;
+  };
+  auto conn = pq_connect(main_dsn);
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    run.output = "connect failed: " + std::string(PQerrorMessage(conn.get()));
+    return run;
+  }
+  auto other = pq_connect(other_dsn);
+  int notifies = 0;
+  std::string pending_notifies;
+  for (const auto& step : steps) {
+    if (step == "@hop" || step == "@try_hop") {
+      if (!holder) continue;
+      const int tries = step == "@hop" ? 1000 : 40;
+      if (step == "@hop") ++run.hops;
+      SqlResult mine = pq_exec(conn.get(), "select pg_backend_pid()");
+      notifies += collect_notifies(conn.get(), pending_notifies);
+      for (int i = 0; i < tries && !holding; ++i) {
+        pq_exec(holder.get(), "begin");
+        if (pq_exec(holder.get(), "select pg_backend_pid()").at() == mine.at()) {
+          holding = true;
+        } else {
+          pq_exec(holder.get(), "commit");
+        }
+      }
+      if (holding && step == "@hop") ++run.hops_caught;
+      continue;
+    }
+    if (step.rfind("@grab ", 0) == 0) {
+      if (!holder) continue;
+      size_t arrow = step.find(" => ");
+      std::string sql = step.substr(6, arrow - 6), want = step.substr(arrow + 4);
+      for (int i = 0; i < 1000 && !holding; ++i) {
+        pq_exec(holder.get(), "begin");
+        if (pq_exec(holder.get(), sql).at() == want) {
+          holding = true;
+        } else {
+          pq_exec(holder.get(), "commit");
+        }
+      }
+      continue;
+    }
+    if (step == "@pid" || step == "@pinned_pid") {
+      SqlResult r = pq_exec(conn.get(), "select pg_backend_pid()");
+      int pid = r.ok() ? std::stoi(r.at()) : -1;
+      (step == "@pid" ? run.free_pids : run.pinned_pids).push_back(pid);
+      notifies += collect_notifies(conn.get(), pending_notifies);
+      release_holder();
+      continue;
+    }
+    if (step.rfind("@notifies ", 0) == 0) {
+      int want = std::stoi(step.substr(10));
+      auto deadline = std::chrono::steady_clock::now() + 10s;
+      while (notifies < want && std::chrono::steady_clock::now() < deadline) {
+        pollfd p{PQsocket(conn.get()), POLLIN, 0};
+        ::poll(&p, 1, 100);
+        notifies += collect_notifies(conn.get(), pending_notifies);
+      }
+      run.output += "> " + step + "\n" + pending_notifies;
+      pending_notifies.clear();
+      continue;
+    }
+    run.output += "> " + step + "\n";
+    if (step.rfind("other: ", 0) == 0) {
+      run.output += describe(pq_exec(other.get(), step.substr(7)));
+    } else if (step.rfind("params: ", 0) == 0) {
+      std::string sql = step.substr(8);
+      run.output += describe(take_result(
+          PQexecParams(conn.get(), sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0),
+          conn.get()));
+    } else {
+      run.output += describe(pq_exec(conn.get(), step));
+    }
+    notifies += collect_notifies(conn.get(), pending_notifies);
+    release_holder();
+  }
+  run.output += "connection: " + std::string(PQstatus(conn.get()) == CONNECTION_OK ? "ok" : "bad");
+  return run;
+}
+
+/// The first differing line of two texts.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    bool ga = static_cast<bool>(std::getline(sa, la));
+    bool gb = static_cast<bool>(std::getline(sb, lb));
+    if (!ga && !gb) return "identical";
+    if (!ga || !gb || la != lb) {
+      return "line " + std::to_string(line) + ":\n  direct: " + (ga ? la : "<end>") +
+             "\n  proxy:  " + (gb ? lb : "<end>");
+    }
+  }
+}
+
+/// Clients that run `select 1` in a loop through pgrange, so that backends get handed around.
+class Churn {
+ public:
+  Churn(const std::string& dsn, int clients) {
+    for (int i = 0; i < clients; ++i) {
+      threads_.emplace_back([this, dsn] {
+        auto c = pq_connect(dsn);
+        if (PQstatus(c.get()) != CONNECTION_OK) {
+          ++errors_;
+          return;
+        }
+        while (!stop_) {
+          SqlResult r = pq_exec(c.get(), "select 1");
+          if (r.at() != "1") ++errors_;
+          ++queries_;
+          std::this_thread::sleep_for(1ms);  // leave idle backends in the pool
+        }
+      });
+    }
+  }
+  ~Churn() { stop(); }
+  /// Stops and joins the clients.
+  void stop() {
+    stop_ = true;
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  int errors() const { return errors_; }
+  long queries() const { return queries_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<int> errors_{0};
+  std::atomic<long> queries_{0};
+  std::vector<std::thread> threads_;
+};
+
+/// Backends in the pool of the shared pgrange: more than the clients of a test (main, holder
+/// and three churning clients), so nobody waits and idle backends get handed around.
+constexpr int kPoolSize = 6;
+
+/// One server and one pgrange (workers=1, pool_size=kPoolSize, transaction pooling) for the
+/// suite.
+class ProxySessionStateTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PgServer::Options o;
+    o.databases = {"app"};
+    server_ = PgServer::start(o).release();
+    server_->exec(
+        "create schema myschema; create table myschema.marker (v text); "
+        "insert into myschema.marker values ('in myschema')",
+        "app");
+    ProxyConfig c = ProxyConfig::with_shard(server_->dsn("app"), kPoolSize);
+    c.workers = 1;
+    proxy_ = ProxyProcess::start(c).release();
+  }
+  static void TearDownTestSuite() {
+    delete proxy_;
+    delete server_;
+    proxy_ = nullptr;
+    server_ = nullptr;
+  }
+
+  void SetUp() override {
+    // Open all backends at once, so the pool hands them out in turn from now on.
+    std::vector<PgConnPtr> warm;
+    for (int i = 0; i < kPoolSize; ++i) {
+      warm.push_back(pq_connect(proxy_->dsn()));
+      ASSERT_EQ(PQstatus(warm.back().get()), CONNECTION_OK) << PQerrorMessage(warm.back().get());
+      ASSERT_TRUE(pq_exec(warm.back().get(), "begin").ok());
+      ASSERT_EQ(pq_exec(warm.back().get(), "select 1").at(), "1");
+    }
+    for (auto& w : warm) ASSERT_TRUE(pq_exec(w.get(), "commit").ok());
+  }
+
+  /// Runs the script directly and through pgrange (with churning clients) and expects the same
+  /// output; returns the proxy run for further checks.
+  static ScriptRun compare(const std::vector<std::string>& steps, const std::string& extra = "") {
+    ScriptRun direct = run_script(server_->dsn("app") + " " + extra, server_->dsn("app"), steps);
+    Churn churn(proxy_->dsn(), 3);
+    ScriptRun proxied = run_script(proxy_->dsn("app", "secret", extra), server_->dsn("app"), steps,
+                                   proxy_->dsn("md5user", "md5secret"));
+    churn.stop();
+    EXPECT_EQ(churn.errors(), 0);
+    EXPECT_GT(churn.queries(), 0);
+    if (::getenv("PGRANGE_SHOW_OUTPUT")) std::cerr << proxied.output << "\n";
+    EXPECT_TRUE(direct.output == proxied.output)
+        << "outputs differ at " << first_difference(direct.output, proxied.output)
+        << "\n--- direct:\n"
+        << direct.output << "\n--- proxy:\n"
+        << proxied.output << "\n--- log:\n"
+        << proxy_->log_tail(3000);
+    return proxied;
+  }
+
+  /// Expects every "@hop" to have moved the client to another backend (so state really moved).
+  static void expect_swapped(const ScriptRun& run) {
+    EXPECT_GT(run.hops, 0);
+    EXPECT_EQ(run.hops_caught, run.hops) << "the client's backend was not handed to others";
+    expect_moved(run);
+  }
+  /// Expects the "@pid" probes to have seen more than one backend.
+  static void expect_moved(const ScriptRun& run) {
+    std::set<int> pids(run.free_pids.begin(), run.free_pids.end());
+    EXPECT_GT(pids.size(), 1u) << "the client never changed backends (" << run.hops_caught << " of "
+                               << run.hops << " hops took its backend); log:\n"
+                               << proxy_->log_tail(2000);
+  }
+  /// Expects all "@pinned_pid" probes to have seen one backend.
+  static void expect_pinned(const ScriptRun& run) {
+    ASSERT_FALSE(run.pinned_pids.empty());
+    std::set<int> pids(run.pinned_pids.begin(), run.pinned_pids.end());
+    EXPECT_EQ(pids.size(), 1u) << "the client moved while it had session state";
+    EXPECT_EQ(pids.count(-1), 0u);
+  }
+
+  static PgServer* server_;
+  static ProxyProcess* proxy_;
+};
+
+PgServer* ProxySessionStateTest::server_ = nullptr;
+ProxyProcess* ProxySessionStateTest::proxy_ = nullptr;
+
+TEST_F(ProxySessionStateTest, SetResetRollbackAndSetLocal) {
+  ScriptRun run = compare(
+      {
+          "show statement_timeout",
+          "set statement_timeout = '7s'",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "@hop",
+          "@pid",
+          "begin",
+          "set statement_timeout = '9s'",
+          "show statement_timeout",
+          "rollback",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "begin",
+          "set local statement_timeout = '3s'",
+          "show statement_timeout",
+          "commit",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "begin",
+          "set work_mem = '5MB'",
+          "commit",
+          "@hop",
+          "@pid",
+          "show work_mem",
+          "set time zone 'Europe/Berlin'",
+          "@hop",
+          "@pid",
+          "select '2024-06-01 12:00:00+00'::timestamptz::text",
+          "set datestyle to postgres, ymd",
+          "@hop",
+          "@pid",
+          "select '2024-06-01'::date::text",
+          "set search_path = myschema, public",
+          "@hop",
+          "@pid",
+          "select v from marker",
+          "set session application_name = 'changed'",
+          "@hop",
+          "@pid",
+          "show application_name",
+          "reset statement_timeout",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "set statement_timeout = 1234; set lock_timeout = 4321",
+          "@hop",
+          "@pid",
+          "select current_setting('statement_timeout'), current_setting('lock_timeout')",
+          "set statement_timeout = 5000; select 1/0",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "reset all",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "show application_name",
+          "show timezone",
+          "show work_mem",
+          "@hop",
+          "@pid",
+          "select current_schemas(false)::text",
+      },
+      "application_name=session_test");
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, StartupParametersFollowTheClient) {
+  ScriptRun run = compare(
+      {
+          "show timezone",
+          "@hop",
+          "@pid",
+          "show datestyle",
+          "@hop",
+          "@pid",
+          "show search_path",
+          "@hop",
+          "@pid",
+          "show application_name",
+          "@hop",
+          "@pid",
+          "show statement_timeout",
+          "@hop",
+          "@pid",
+          "show work_mem",
+          "@hop",
+          "@pid",
+          "select v from marker",
+          "@hop",
+          "@pid",
+          "select '2024-01-02 03:04:05+00'::timestamptz::text",
+          "set timezone = 'UTC'",
+          "@hop",
+          "@pid",
+          "show timezone",
+          "reset timezone",
+          "@hop",
+          "@pid",
+          "show timezone",
+          "set application_name = 'other'",
+          "@hop",
+          "@pid",
+          "reset all",
+          "@hop",
+          "@pid",
+          "show application_name",
+          "show datestyle",
+          "@hop",
+          "@pid",
+          "show work_mem",
+      },
+      "application_name=startup_app options='-c TimeZone=Asia/Tokyo -c DateStyle=German "
+      "-c search_path=myschema,public -c statement_timeout=12345 --work-mem=5MB'");
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, ResetInsideTransactionRestoresTheStartupValue) {
+  // RESET goes back to the value of the client's startup packet, also before the transaction
+  // ends (the next statement in the same transaction sees it).
+  ScriptRun run = compare(
+      {
+          "@hop",
+          "@pid",
+          "show datestyle",
+          "begin",
+          "reset datestyle",
+          "show datestyle",
+          "commit",
+          "@hop",
+          "@pid",
+          "set timezone = 'UTC'",
+          "reset timezone; select current_setting('timezone')",
+          "set application_name = 'x'",
+          "reset all; select current_setting('application_name')",
+          "@hop",
+          "@pid",
+          "show datestyle",
+      },
+      "application_name=startup_app options='-c DateStyle=German -c TimeZone=Asia/Tokyo'");
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SetRolledBackToSavepointDoesNotStick) {
+  ScriptRun run = compare({
+      "set work_mem = '8MB'",
+      "begin",
+      "savepoint a",
+      "set work_mem = '16MB'",
+      "rollback to savepoint a",
+      "show work_mem",
+      "commit",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SetThroughExtendedProtocolFollowsTheClient) {
+  // libpq's PQexecParams (and drivers like libpqxx's exec_params, JDBC) send SET as
+  // Parse/Bind/Execute: the setting is still the session's.
+  // The holder takes the backend that ran the SET (if its setting is still there when another
+  // client uses it), so the next statement runs elsewhere.
+  ScriptRun run = compare({
+      "params: set work_mem = '3MB'",
+      "@grab show work_mem => 3MB",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "@grab show work_mem => 3MB",
+      "params: show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SqlPrepareExecuteDeallocate) {
+  ScriptRun run = compare({
+      "prepare q(int) as select $1 * 2",
+      "@hop",
+      "@pinned_pid",
+      "execute q(21)",
+      "@hop",
+      "@pinned_pid",
+      "begin",
+      "execute q(5)",
+      "commit",
+      "@hop",
+      "@pinned_pid",
+      "prepare r as select 'r'",
+      "@hop",
+      "@pinned_pid",
+      "execute r",
+      "deallocate q",
+      "@hop",
+      "@pinned_pid",
+      "execute q(1)",
+      "execute r",
+      "deallocate all",
+      "execute r",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "select 1",
+  });
+  expect_pinned(run);
+  expect_moved(run);  // unpinned after DEALLOCATE ALL
+}
+
+TEST_F(ProxySessionStateTest, TempTable) {
+  ScriptRun run = compare({
+      "create temp table tt (x int)",
+      "@hop",
+      "@pinned_pid",
+      "insert into tt values (1), (2)",
+      "@hop",
+      "@pinned_pid",
+      "begin",
+      "insert into tt values (3)",
+      "rollback",
+      "@hop",
+      "@pinned_pid",
+      "select count(*), sum(x) from tt",
+      "@hop",
+      "@pinned_pid",
+      "select count(*) from pg_tables where tablename = 'tt' and schemaname like 'pg_temp%'",
+      "discard temp",
+      "select count(*) from tt",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+  });
+  expect_pinned(run);
+  expect_moved(run);
+}
+
+TEST_F(ProxySessionStateTest, TempTableCreatedThroughExtendedProtocol) {
+  ScriptRun run = compare({
+      "params: create temp table tx (x int)",
+      "@hop",
+      "@pinned_pid",
+      "params: insert into tx values (1)",
+      "@hop",
+      "@pinned_pid",
+      "params: insert into tx values (2)",
+      "@hop",
+      "@pinned_pid",
+      "select count(*) from tx",
+      "@hop",
+      "@pinned_pid",
+      "select count(*) from tx",
+  });
+  expect_pinned(run);
+}
+
+TEST_F(ProxySessionStateTest, CursorWithHoldAcrossTransactions) {
+  ScriptRun run = compare({
+      "begin",
+      "declare c cursor with hold for select g from generate_series(1, 10) g",
+      "commit",
+      "@hop",
+      "@pinned_pid",
+      "fetch 3 from c",
+      "@hop",
+      "@pinned_pid",
+      "begin",
+      "fetch 2 from c",
+      "commit",
+      "@hop",
+      "@pinned_pid",
+      "move 2 in c",
+      "fetch next from c",
+      "@hop",
+      "@pinned_pid",
+      "declare d cursor with hold for select 'd'",
+      "fetch all from d",
+      "close d",
+      "fetch all from c",
+      "close c",
+      "fetch 1 from c",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+  });
+  expect_pinned(run);
+  expect_moved(run);
+}
+
+TEST_F(ProxySessionStateTest, ListenNotify) {
+  ScriptRun run = compare({
+      "listen chan",
+      "@hop",
+      "@pinned_pid",
+      "notify chan, 'to myself'",
+      "@notifies 1",
+      "@hop",
+      "@pinned_pid",
+      "other: notify chan, 'from another session'",
+      "@hop",
+      "@pinned_pid",
+      "@notifies 2",
+      "other: select pg_notify('chan', 'second')",
+      "select 1",
+      "@notifies 3",
+      "@hop",
+      "@pinned_pid",
+      "begin",
+      "notify chan, 'rolled back'",
+      "rollback",
+      "@hop",
+      "@pinned_pid",
+      "unlisten *",
+      "other: notify chan, 'nobody listens'",
+      "select 1",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+  });
+  expect_pinned(run);
+  expect_moved(run);
+}
+
+TEST_F(ProxySessionStateTest, AdvisoryLockHeldAcrossTransactions) {
+  const std::string held =
+      "other: select count(*) from pg_locks where locktype = 'advisory' and objid = 4242 and "
+      "granted";
+  ScriptRun run = compare({
+      "select pg_advisory_lock(4242)::text",
+      "@hop",
+      "@pinned_pid",
+      held,
+      "@hop",
+      "@pinned_pid",
+      "begin",
+      "select 1",
+      "commit",
+      "@hop",
+      "@pinned_pid",
+      held,
+      "other: select pg_try_advisory_lock(4242)",
+      "@hop",
+      "@pinned_pid",
+      "select pg_advisory_lock(4242)::text",
+      "select pg_advisory_unlock(4242)",
+      held,
+      "select pg_advisory_unlock_all()::text",
+      held,
+      "other: select pg_try_advisory_lock(4242)",
+      "other: select pg_advisory_unlock_all()::text",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+      "@hop",
+      "@pid",
+  });
+  expect_pinned(run);
+  expect_moved(run);
+}
+
+TEST_F(ProxySessionStateTest, SetConfigFunctionPinsOrFollows) {
+  compare({
+      "select set_config('work_mem', '6MB', false)",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "select set_config('work_mem', '7MB', true)",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+  });
+}
+
+/// workers=1, pool_size=2: two clients share two backends.
+TEST(ProxyBackendSwapTest, TransactionPoolingSwapsBackendsUnlessPinned) {
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  ProxyConfig c = ProxyConfig::with_shard(server->dsn("app"), 2);
+  c.workers = 1;
+  auto proxy = ProxyProcess::start(c);
+  auto a = pq_connect(proxy->dsn());
+  auto b = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(a.get()), CONNECTION_OK) << PQerrorMessage(a.get());
+  ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+  // Both backends open: a holds one while b takes the other.
+  ASSERT_TRUE(pq_exec(a.get(), "begin").ok());
+  ASSERT_EQ(pq_exec(a.get(), "select 1").at(), "1");
+  ASSERT_EQ(pq_exec(b.get(), "select 1").at(), "1");
+  ASSERT_TRUE(pq_exec(a.get(), "commit").ok());
+
+  // Each round b holds a transaction open while a runs one, then a runs two more after b's
+  // commit: a pool that hands out idle connections first-in-first-out or last-in-first-out
+  // gives a both backends within a round, unless a is pinned.
+  auto alternate = [&](int rounds) {
+    std::set<std::string> pids_a, pids_b;
+    for (int i = 0; i < rounds; ++i) {
+      EXPECT_TRUE(pq_exec(b.get(), "begin").ok());
+      SqlResult rb = pq_exec(b.get(), "select pg_backend_pid()");
+      SqlResult ra1 = pq_exec(a.get(), "select pg_backend_pid()");
+      EXPECT_TRUE(pq_exec(b.get(), "commit").ok());
+      SqlResult ra2 = pq_exec(a.get(), "select pg_backend_pid()");
+      SqlResult ra3 = pq_exec(a.get(), "select pg_backend_pid()");
+      EXPECT_TRUE(ra1.ok() && ra2.ok() && ra3.ok() && rb.ok())
+          << ra1.message << ra2.message << ra3.message << rb.message;
+      pids_a.insert(ra3.at());
+      EXPECT_NE(ra1.at(), rb.at());  // concurrent transactions never share a backend
+      pids_a.insert(ra1.at());
+      pids_a.insert(ra2.at());
+      pids_b.insert(rb.at());
+    }
+    return std::make_pair(pids_a, pids_b);
+  };
+  auto [free_a, free_b] = alternate(7);  // 21 transactions of a
+  EXPECT_GT(free_a.size(), 1u);
+  std::set<std::string> all = free_a;
+  all.insert(free_b.begin(), free_b.end());
+  EXPECT_EQ(all.size(), 2u);  // only two backend connections exist
+
+  // A session advisory lock pins a to one backend; b keeps working on the other.
+  ASSERT_EQ(pq_exec(a.get(), "select pg_advisory_lock(1)::text").at(), "");
+  auto [pinned_a, rest_b] = alternate(10);
+  EXPECT_EQ(pinned_a.size(), 1u);
+  EXPECT_EQ(rest_b.size(), 1u);
+  EXPECT_NE(*pinned_a.begin(), *rest_b.begin());
+
+  // Without the lock a moves again.
+  ASSERT_EQ(pq_exec(a.get(), "select pg_advisory_unlock_all()::text").at(), "");
+  auto again_a = alternate(10).first;
+  EXPECT_GT(again_a.size(), 1u);
+}
+
+}  // namespace
+}  // namespace pgrange::testing
