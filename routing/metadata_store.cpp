@@ -1,0 +1,288 @@
+#include "routing/metadata_store.hpp"
+
+#include <libpq-fe.h>
+
+#include <pqxx/pqxx>
+#include <stdexcept>
+
+#include "routing/key_space.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+/// The same connection string with another dbname.
+std::string with_dbname(const std::string& dsn, const std::string& dbname) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
+  if (opts == nullptr) {
+    std::string msg = err ? err : "invalid connection string";
+    if (err) PQfreemem(err);
+    throw std::runtime_error("metadata dsn: " + msg);
+  }
+  std::string out;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr || std::string(o->keyword) == "dbname") continue;
+    out += std::string(o->keyword) + "='" + o->val + "' ";
+  }
+  PQconninfoFree(opts);
+  return out + "dbname='" + dbname + "'";
+}
+
+std::string dbname_of(const std::string& dsn) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
+  if (opts == nullptr) {
+    if (err) PQfreemem(err);
+    return "";
+  }
+  std::string name;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (std::string(o->keyword) == "dbname" && o->val) name = o->val;
+  }
+  PQconninfoFree(opts);
+  return name;
+}
+
+int64_t bump_version(pqxx::work& tx) {
+  int64_t v =
+      tx.exec1("UPDATE pgrange_meta SET version = version + 1 RETURNING version")[0].as<int64_t>();
+  tx.exec0("NOTIFY " + std::string(MetadataStore::kChannel) + ", " + tx.quote(std::to_string(v)));
+  return v;
+}
+
+void insert_range(pqxx::work& tx, const RangeDescriptor& r) {
+  tx.exec_params0(
+      "INSERT INTO pgrange_ranges (range_id, start_key, end_key, shard, generation, "
+      "split_enforced_until) VALUES ($1, $2, $3, $4, $5, $6)",
+      static_cast<int64_t>(r.range_id), pqxx::binarystring(r.start_key),
+      pqxx::binarystring(r.end_key), r.shard, static_cast<int64_t>(r.generation),
+      r.split_enforced_until ? std::optional<int64_t>(*r.split_enforced_until)
+                             : std::optional<int64_t>());
+}
+
+}  // namespace
+
+struct MetadataStore::Impl {
+  explicit Impl(const std::string& dsn) : conn(dsn) {}
+  pqxx::connection conn;
+};
+
+MetadataStore::MetadataStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MetadataStore::~MetadataStore() = default;
+
+std::unique_ptr<MetadataStore> MetadataStore::open(const std::string& dsn,
+                                                   const std::vector<ShardRecord>& shards) {
+  std::unique_ptr<Impl> conn;
+  try {
+    conn = std::make_unique<Impl>(dsn);
+  } catch (const pqxx::broken_connection& e) {
+    // A fresh server lacks the metadata database: create it through the maintenance database.
+    std::string db = dbname_of(dsn);
+    if (db.empty() || std::string(e.what()).find("does not exist") == std::string::npos) throw;
+    pqxx::connection admin(with_dbname(dsn, "postgres"));
+    pqxx::nontransaction ntx(admin);
+    try {
+      ntx.exec0("CREATE DATABASE " + admin.quote_name(db));
+    } catch (const pqxx::sql_error& ce) {
+      // Another pgrange instance may have created it at the same moment.
+      if (std::string(ce.sqlstate()) != "42P04") throw;
+    }
+    conn = std::make_unique<Impl>(dsn);
+  }
+  std::unique_ptr<MetadataStore> store(new MetadataStore(std::move(conn)));
+  store->migrate(shards);
+  return store;
+}
+
+void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
+  if (shards.empty()) throw std::runtime_error("metadata store: no shards configured");
+  pqxx::work tx(impl_->conn);
+  // One migration at a time, even with several pgrange instances starting together.
+  tx.exec("SELECT pg_advisory_xact_lock(7401001)");
+  tx.exec0("CREATE TABLE IF NOT EXISTS pgrange_schema (version int NOT NULL)");
+  pqxx::result v = tx.exec("SELECT version FROM pgrange_schema");
+  int current = v.empty() ? 0 : v[0][0].as<int>();
+  if (current > kSchemaVersion) {
+    throw std::runtime_error("metadata store schema version " + std::to_string(current) +
+                             " is newer than this pgrange understands (" +
+                             std::to_string(kSchemaVersion) + ")");
+  }
+  if (current < 1) {
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_meta (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL);
+      INSERT INTO pgrange_meta VALUES (1, 1);
+      CREATE TABLE pgrange_shards (name text PRIMARY KEY, dsn text NOT NULL);
+      CREATE SEQUENCE pgrange_table_id START 100;
+      CREATE TABLE pgrange_tables (
+        table_id bigint PRIMARY KEY,
+        schema_name text NOT NULL,
+        name text NOT NULL,
+        key_source text NOT NULL CHECK (key_source IN ('primary_key', 'config', 'unsharded')),
+        UNIQUE (schema_name, name));
+      CREATE TABLE pgrange_table_keys (
+        table_id bigint NOT NULL REFERENCES pgrange_tables ON DELETE CASCADE,
+        ordinal int NOT NULL,
+        column_name text NOT NULL,
+        type_name text NOT NULL,
+        descending bool NOT NULL,
+        PRIMARY KEY (table_id, ordinal));
+      CREATE SEQUENCE pgrange_range_id START 2;
+      CREATE TABLE pgrange_ranges (
+        range_id bigint PRIMARY KEY,
+        start_key bytea NOT NULL UNIQUE,
+        end_key bytea NOT NULL,
+        shard text NOT NULL,
+        generation bigint NOT NULL,
+        split_enforced_until bigint);
+    )sql");
+    // The whole key space starts as one range on the first shard.
+    RangeDescriptor all;
+    all.range_id = 1;
+    all.shard = shards.front().name;
+    all.end_key = std::string(kMaxKey);
+    insert_range(tx, all);
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (1)");
+  }
+  for (const ShardRecord& s : shards) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
+        "ON CONFLICT (name) DO UPDATE SET dsn = excluded.dsn",
+        s.name, s.dsn);
+  }
+  tx.commit();
+}
+
+int64_t MetadataStore::version() {
+  pqxx::read_transaction tx(impl_->conn);
+  return tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
+}
+
+MetadataSnapshot MetadataStore::load() {
+  MetadataSnapshot snap;
+  // Repeatable read: the version, tables and ranges come from one consistent moment.
+  pqxx::transaction<pqxx::repeatable_read, pqxx::readwrite_policy::read_only> tx(impl_->conn);
+  snap.version = tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
+  for (const auto& row : tx.exec("SELECT name, dsn FROM pgrange_shards ORDER BY name")) {
+    snap.shards.push_back(ShardRecord{row[0].as<std::string>(), row[1].as<std::string>()});
+  }
+  for (const auto& row :
+       tx.exec("SELECT table_id, schema_name, name, key_source FROM pgrange_tables "
+               "ORDER BY table_id")) {
+    TableDescriptor t;
+    t.table_id = row[0].as<uint64_t>();
+    t.schema = row[1].as<std::string>();
+    t.name = row[2].as<std::string>();
+    auto src = key_source_from_name(row[3].as<std::string>());
+    if (!src) throw std::runtime_error("metadata store: bad key_source for table " + t.name);
+    t.key_source = *src;
+    snap.tables.push_back(std::move(t));
+  }
+  for (const auto& row :
+       tx.exec("SELECT table_id, column_name, type_name, descending FROM pgrange_table_keys "
+               "ORDER BY table_id, ordinal")) {
+    uint64_t id = row[0].as<uint64_t>();
+    for (TableDescriptor& t : snap.tables) {
+      if (t.table_id != id) continue;
+      auto type = key_type_from_name(row[2].as<std::string>());
+      if (!type) throw std::runtime_error("metadata store: " + type.error().message);
+      KeyColumnDef def;
+      def.name = row[1].as<std::string>();
+      def.column.type = *type;
+      def.column.descending = row[3].as<bool>();
+      t.key.push_back(std::move(def));
+    }
+  }
+  for (const auto& row :
+       tx.exec("SELECT range_id, start_key, end_key, shard, generation, split_enforced_until "
+               "FROM pgrange_ranges ORDER BY start_key")) {
+    RangeDescriptor r;
+    r.range_id = row[0].as<uint64_t>();
+    r.start_key = pqxx::binarystring(row[1]).str();
+    r.end_key = pqxx::binarystring(row[2]).str();
+    r.shard = row[3].as<std::string>();
+    r.generation = row[4].as<uint64_t>();
+    if (!row[5].is_null()) r.split_enforced_until = row[5].as<int64_t>();
+    snap.ranges.push_back(std::move(r));
+  }
+  tx.commit();
+  return snap;
+}
+
+TableDescriptor MetadataStore::create_table(TableDescriptor table) {
+  pqxx::work tx(impl_->conn);
+  table.table_id = tx.exec1("SELECT nextval('pgrange_table_id')")[0].as<uint64_t>();
+  tx.exec_params0(
+      "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source) "
+      "VALUES ($1, $2, $3, $4)",
+      static_cast<int64_t>(table.table_id), table.schema, table.name,
+      std::string(key_source_name(table.key_source)));
+  for (size_t i = 0; i < table.key.size(); ++i) {
+    const KeyColumnDef& k = table.key[i];
+    tx.exec_params0(
+        "INSERT INTO pgrange_table_keys (table_id, ordinal, column_name, type_name, descending) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        static_cast<int64_t>(table.table_id), static_cast<int>(i), k.name,
+        std::string(key_type_name(k.column.type)), k.column.descending);
+  }
+  bump_version(tx);
+  tx.commit();
+  return table;
+}
+
+void MetadataStore::drop_table(uint64_t table_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_tables WHERE table_id = $1", static_cast<int64_t>(table_id));
+  bump_version(tx);
+  tx.commit();
+}
+
+void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
+                                     const std::vector<KeyColumnDef>& key) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r =
+      tx.exec_params("UPDATE pgrange_tables SET key_source = $2 WHERE table_id = $1",
+                     static_cast<int64_t>(table_id), std::string(key_source_name(source)));
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("metadata store: no table with id " + std::to_string(table_id));
+  }
+  tx.exec_params0("DELETE FROM pgrange_table_keys WHERE table_id = $1",
+                  static_cast<int64_t>(table_id));
+  for (size_t i = 0; i < key.size(); ++i) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_table_keys (table_id, ordinal, column_name, type_name, descending) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        static_cast<int64_t>(table_id), static_cast<int>(i), key[i].name,
+        std::string(key_type_name(key[i].column.type)), key[i].column.descending);
+  }
+  bump_version(tx);
+  tx.commit();
+}
+
+void MetadataStore::apply_range_changes(const std::vector<RangeChange>& changes) {
+  pqxx::work tx(impl_->conn);
+  for (const RangeChange& c : changes) {
+    if (c.no_op) continue;
+    for (const RangeDescriptor& b : c.before) {
+      pqxx::result r =
+          tx.exec_params("DELETE FROM pgrange_ranges WHERE range_id = $1 AND generation = $2",
+                         static_cast<int64_t>(b.range_id), static_cast<int64_t>(b.generation));
+      if (r.affected_rows() != 1) {
+        // Someone else changed this range since our snapshot: the caller reloads and retries.
+        throw pqxx::serialization_failure("range " + std::to_string(b.range_id) +
+                                          " changed concurrently (generation " +
+                                          std::to_string(b.generation) + ")");
+      }
+    }
+    // Changes apply in order: a later change may replace what an earlier one created.
+    for (const RangeDescriptor& a : c.after) insert_range(tx, a);
+  }
+  // New range ids must stay ahead of any id used so far, by this or another instance.
+  tx.exec(
+      "SELECT setval('pgrange_range_id', greatest(nextval('pgrange_range_id'), "
+      "(SELECT max(range_id) + 1 FROM pgrange_ranges)))");
+  bump_version(tx);
+  tx.commit();
+}
+
+}  // namespace pgrange::routing

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "routing/catalog.hpp"
+#include "routing/range_map.hpp"
+
+namespace pgrange::routing {
+
+/// Everything the metadata store holds, read in one transaction.
+struct MetadataSnapshot {
+  int64_t version = 0;
+  std::vector<ShardRecord> shards;
+  std::vector<TableDescriptor> tables;
+  std::vector<RangeDescriptor> ranges;  ///< sorted by start key
+};
+
+/// The durable catalog and range map in a PostgreSQL database (the control plane; libpqxx).
+/// Every change is one transaction that bumps the version and sends NOTIFY pgrange_metadata, so
+/// other pgrange instances can reload. Control-plane code: methods throw on failure
+/// (pqxx::failure or std::runtime_error); callers catch at their boundary.
+class MetadataStore {
+ public:
+  static constexpr const char* kChannel = "pgrange_metadata";
+  static constexpr int kSchemaVersion = 1;
+
+  /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
+  /// store the range map is one range [/Min, /Max) on `first_shard`.
+  static std::unique_ptr<MetadataStore> open(const std::string& dsn,
+                                             const std::vector<ShardRecord>& shards);
+  ~MetadataStore();
+
+  /// Reads the whole catalog and range map.
+  MetadataSnapshot load();
+  /// The current version (cheap: one row).
+  int64_t version();
+
+  /// Registers a table with a fresh id (from 100, never reused) and returns it.
+  TableDescriptor create_table(TableDescriptor table);
+  /// Forgets a table (its ranges are the caller's to merge away).
+  void drop_table(uint64_t table_id);
+  /// Replaces a table's key (ALTER TABLE … ADD PRIMARY KEY on an unsharded table).
+  void update_table_key(uint64_t table_id, KeySource source, const std::vector<KeyColumnDef>& key);
+
+  /// Writes range changes: every `before` descriptor is deleted and every `after` inserted,
+  /// checked against the stored generations (a concurrent writer makes this fail, 40001).
+  void apply_range_changes(const std::vector<RangeChange>& changes);
+
+ private:
+  struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx
+  explicit MetadataStore(std::unique_ptr<Impl> impl);
+  void migrate(const std::vector<ShardRecord>& shards);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pgrange::routing
