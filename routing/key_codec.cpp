@@ -433,7 +433,9 @@ void append_tagged_value(std::string& key, const TaggedValue& v) {
   }
 }
 
-Result<TaggedValue> read_tagged_value(std::string_view& in) {
+namespace {
+
+Result<TaggedValue> read_tagged_value_unchecked(std::string_view& in) {
   if (in.empty()) return malformed_key("missing value");
   const std::string_view start = in;
   const uint8_t m = static_cast<uint8_t>(in[0]);
@@ -511,6 +513,16 @@ Result<TaggedValue> read_tagged_value(std::string_view& in) {
     in = start;
     return malformed_key("non-canonical value encoding");
   }
+  return v;
+}
+
+}  // namespace
+
+Result<TaggedValue> read_tagged_value(std::string_view& in) {
+  // On failure leave `in` where it was, whatever the decoder had consumed.
+  const std::string_view start = in;
+  auto v = read_tagged_value_unchecked(in);
+  if (!v) in = start;
   return v;
 }
 

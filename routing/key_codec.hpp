@@ -64,7 +64,7 @@ void append_tagged_value(std::string& key, const TaggedValue& value);
 
 /// Reads the next encoded value from `in` using only its marker and advances `in`. Accepts
 /// only canonical encodings (re-encoding gives back the same bytes), so every byte string
-/// has at most one decoding.
+/// has at most one decoding. On failure `in` is left unchanged.
 Result<TaggedValue> read_tagged_value(std::string_view& in);
 
 /// Reads the next value of `column` from `in` (nullopt = NULL); checks the marker and the
