@@ -78,6 +78,14 @@ bool read_digits(std::string_view& s, size_t n, bool at_least, int64_t& out) {
   return true;
 }
 
+// Reads a one- or two-digit field (PostgreSQL accepts "2024-1-2 3:04:05").
+bool read_field(std::string_view& s, int64_t& out) {
+  if (!read_digits(s, 1, false, out)) return false;
+  int64_t second;
+  if (read_digits(s, 1, false, second)) out = out * 10 + second;
+  return true;
+}
+
 bool consume(std::string_view& s, char c) {
   if (s.empty() || s.front() != c) return false;
   s.remove_prefix(1);
@@ -118,8 +126,8 @@ Special special_word(std::string_view t) {
 // Returns false on bad syntax; sets `field_error` for a month/day outside the calendar.
 bool parse_ymd(std::string_view& s, bool bc, int64_t& days, bool& field_error) {
   int64_t y, m, d;
-  if (!read_digits(s, 4, true, y) || !consume(s, '-') || !read_digits(s, 2, false, m) ||
-      !consume(s, '-') || !read_digits(s, 2, false, d)) {
+  if (!read_digits(s, 4, true, y) || !consume(s, '-') || !read_field(s, m) || !consume(s, '-') ||
+      !read_field(s, d)) {
     return false;
   }
   if (bc) {
@@ -198,11 +206,11 @@ Result<int64_t> parse_timestamp_text(std::string_view text, bool with_zone) {
   int64_t hh = 0, mi = 0, ss = 0, frac = 0;
   if (!t.empty() && (t.front() == ' ' || t.front() == 'T' || t.front() == 't')) {
     t.remove_prefix(1);
-    if (!read_digits(t, 2, false, hh) || !consume(t, ':') || !read_digits(t, 2, false, mi)) {
+    if (!read_field(t, hh) || !consume(t, ':') || !read_field(t, mi)) {
       return bad_format(type, text);
     }
     if (consume(t, ':')) {
-      if (!read_digits(t, 2, false, ss)) return bad_format(type, text);
+      if (!read_field(t, ss)) return bad_format(type, text);
       if (consume(t, '.')) {
         int64_t scale = 100000;
         size_t n = 0;
@@ -226,10 +234,10 @@ Result<int64_t> parse_timestamp_text(std::string_view text, bool with_zone) {
     bool neg = t.front() == '-';
     t.remove_prefix(1);
     int64_t oh = 0, om = 0, os = 0;
-    if (!read_digits(t, 2, false, oh)) return bad_format(type, text);
+    if (!read_field(t, oh)) return bad_format(type, text);
     if (consume(t, ':')) {
-      if (!read_digits(t, 2, false, om)) return bad_format(type, text);
-      if (consume(t, ':') && !read_digits(t, 2, false, os)) return bad_format(type, text);
+      if (!read_field(t, om)) return bad_format(type, text);
+      if (consume(t, ':') && !read_field(t, os)) return bad_format(type, text);
     } else if (!t.empty()) {
       if (!read_digits(t, 2, false, om)) return bad_format(type, text);
     }

@@ -11,6 +11,19 @@
 #include "routing/key_codec.hpp"
 #include "routing/key_type.hpp"
 
+/// The key space: one ordered space of byte strings compared with memcmp.
+///
+///   /Table/<table_id>/<index_id>/<col1>/<col2>/...   (index 1 = primary key)
+///
+/// table_id and index_id are order-preserving unsigned varints (CockroachDB's layout; first
+/// byte 0x88..0xfd). Each column value starts with a marker byte naming its kind and
+/// direction (routing/key_encoding.hpp), so keys can be walked without the schema. Nothing
+/// follows the key columns. DESC columns store order-inverted bytes under their own markers.
+///
+/// NULL placement follows PostgreSQL's default ORDER BY, because the key order must equal
+/// what PostgreSQL returns: NULL is larger than every value, so NULLS LAST for ASC and NULLS
+/// FIRST for DESC (the issue text's "first ascending" contradicts PostgreSQL and was not
+/// followed). NULLS FIRST/LAST can be chosen per column (KeyColumn::nulls).
 namespace pgrange::routing {
 
 /// The smallest key of the space (/Min): the empty string.

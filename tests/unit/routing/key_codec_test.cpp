@@ -432,6 +432,8 @@ TEST(KeyCodecTest, TextOutputMatchesPostgres) {
   EXPECT_EQ(text(KeyType::kTimestamptz, "2024-01-01 00:00:00Z"), "2024-01-01 00:00:00+00");
   EXPECT_EQ(text(KeyType::kTimestamptz, "1999-12-31 23:00:00-0100"), "2000-01-01 00:00:00+00");
   EXPECT_EQ(text(KeyType::kTimestamp, "infinity"), "infinity");
+  EXPECT_EQ(text(KeyType::kTimestamp, "2024-1-2 3:04:05"), "2024-01-02 03:04:05");
+  EXPECT_EQ(text(KeyType::kTimestamptz, "2024-01-02 03:04:05-5"), "2024-01-02 08:04:05+00");
 }
 
 TEST(KeyCodecTest, KnownBinaryForms) {

@@ -141,6 +141,20 @@ TEST(RangeMapTest, AgreesWithBruteForceModelOver100kRandomOps) {
       for (const auto& d : hit) got.push_back(d.range_id);
       ASSERT_EQ(got, expected);
     }
+    // Many spans at once: every overlapping range once, in key order.
+    std::vector<Span> spans;
+    for (int q = 0; q < 4; ++q) spans.push_back({random_key(rng), random_key(rng)});
+    SpanSet set = normalize_spans(spans);
+    std::vector<size_t> expected_idx;
+    for (size_t i = 0; i < model.ranges_.size(); ++i) {
+      for (const auto& sp : set) {
+        if (model.ranges_[i].start < sp.end && model.end_of(i) > sp.start) {
+          expected_idx.push_back(i);
+          break;
+        }
+      }
+    }
+    ASSERT_EQ(snap->scan_spans(set), expected_idx);
   }
   EXPECT_EQ(map.snapshot()->lookup(kMaxKey), nullptr);
 }
