@@ -27,7 +27,7 @@ TEST(FrameReader, ReadsOneWholeMessage) {
 
 TEST(FrameReader, EveryPrefixOfAMessageNeedsMore) {
   // A buffer split anywhere: no prefix may be mistaken for a whole message.
-  std::string buf = typed('P', std::string("s1\0select $1\0\0\0", 17));
+  std::string buf = typed('P', std::string("s1\0select $1\0\0\0", 15));
   for (size_t n = 0; n < buf.size(); ++n) {
     EXPECT_EQ(read_typed_frame(std::string_view(buf).substr(0, n), 1 << 20).status,
               FrameStatus::kNeedMore)
