@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "tests/support/pg_server.hpp"
 #include "tests/support/ports.hpp"
@@ -113,7 +114,17 @@ bool ProxyProcess::launch(const std::string& toml_text, std::chrono::millisecond
   ProcessOptions po;
   po.argv = {std::string(PGRANGE_BINARY_DIR) + "/proxy/pgrange", "--config", config_path_};
   po.log_file = log_path_;
-  child_ = std::make_unique<ChildProcess>(po);
+  // The binary may be relinked by a concurrent build at this very moment (exec then fails with
+  // ETXTBSY or EACCES): try again for a while.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      child_ = std::make_unique<ChildProcess>(po);
+      break;
+    } catch (const std::runtime_error&) {
+      if (attempt >= 30) throw;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
   if (wait_until_listening(port_, timeout, [&] { return child_->running(); })) return true;
   const bool port_taken = log().find("in use") != std::string::npos;
   child_->terminate(std::chrono::seconds(5));
