@@ -17,6 +17,7 @@
 
 #include "routing/hash_bucket.hpp"
 #include "routing/key_codec.hpp"
+#include "routing/key_space.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {
@@ -348,6 +349,44 @@ TEST_F(KeyOrderOracleTest, DatesAndTimestampsSortAndRoundTripLikePostgres) {
   // After ~292277 AD PostgreSQL's extract(epoch) overflows its µs-since-1970 arithmetic.
   check_hash("t_ts", KeyType::kTimestamp, " AND isfinite(v) AND v < '292000-01-01'");
   check_hash("t_tstz", KeyType::kTimestamptz, " AND isfinite(v) AND v < '292000-01-01+00'");
+}
+
+TEST_F(KeyOrderOracleTest, CompositeKeysSortLikeMultiColumnOrderBy) {
+  // Few distinct values per column so that ties on leading columns are common.
+  exec(
+      "CREATE TABLE t_multi AS SELECT "
+      "CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5)::int4 END AS a, "
+      "CASE WHEN random() < 0.1 THEN NULL ELSE (ARRAY['', 'a', 'ab', 'é', 'éa', 'b'])[1 + "
+      "(random() * 5)::int] END AS b, "
+      "CASE WHEN random() < 0.1 THEN NULL ELSE (ARRAY['NaN', '-Infinity', '-0', '0', '1.5', "
+      "'-2'])[1 + (random() * 5)::int]::float8 END AS c "
+      "FROM generate_series(1, 3000)");
+  const std::vector<KeyColumn> cols = {
+      {KeyType::kInt4}, {KeyType::kText, true}, {KeyType::kFloat8}};
+  const std::string order = "a, b COLLATE \"C\" DESC, c";
+  auto r = exec("SELECT a, b, c, (a, b, c) IS NOT DISTINCT FROM lag((a, b, c)) OVER (ORDER BY " +
+                order + ") FROM t_multi ORDER BY " + order);
+  ASSERT_EQ(PQntuples(r.get()), 3000);
+  std::string prev;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    std::string key = index_prefix(53, 2);
+    for (int c = 0; c < 3; ++c) {
+      std::optional<std::string_view> v;
+      if (!PQgetisnull(r.get(), i, c)) v = PQgetvalue(r.get(), i, c);
+      ASSERT_TRUE(append_text_value(key, cols[c], v).has_value());
+    }
+    if (i > 0) {
+      if (PQgetvalue(r.get(), i, 3)[0] == 't') {
+        ASSERT_EQ(key, prev) << "row " << i;
+      } else {
+        ASSERT_LT(prev, key) << "row " << i;
+      }
+    }
+    auto decoded = decode_key_text(key, cols);
+    ASSERT_TRUE(decoded.has_value());
+    ASSERT_EQ(decoded->size(), 3u);
+    prev = std::move(key);
+  }
 }
 
 TEST_F(KeyOrderOracleTest, CompositeHashBucketMatchesSql) {
