@@ -210,7 +210,7 @@ printf '"bench" "bench"\n' >"$TMP/userlist.txt"
 chown postgres:postgres "$TMP/userlist.txt"
 chmod 600 "$TMP/userlist.txt"
 
-declare -A PORT NAME PID
+declare -A PORT NAME PID PGB_MODE
 start_pgbouncer() {  # start_pgbouncer TARGET POOL_MODE
   local target=$1 mode=$2 port cfg
   pick_port port
@@ -237,6 +237,7 @@ EOF
   PROXY_PIDS+=("$!")
   PORT[$target]=$port
   NAME[$target]="pgbouncer ($mode)"
+  PGB_MODE[$target]=$mode
   wait_ready "PgBouncer ($mode)" "$port" "${PID[$target]}" pgbouncer
 }
 start_pgbouncer bouncer_tx transaction
@@ -397,7 +398,7 @@ echo "== ratios of median TPS (per-round paired ratios, sorted, in brackets)"
 for mode in "${MODE_LIST[@]}"; do
   bouncer=bouncer_tx
   [ "$mode" = prepared ] && bouncer=bouncer_session
-  printf '%-9s %-42s %6.3f  [%s]\n' "$mode" "PgBouncer/direct, ${NAME[$bouncer]#pgbouncer }" \
+  printf '%-9s %-42s %6.3f  [%s]\n' "$mode" "PgBouncer(${PGB_MODE[$bouncer]})/direct" \
     "$(awk -v a="${MED[$mode,$bouncer]}" -v b="${MED[$mode,direct]}" 'BEGIN {print a / b}')" \
     "$(paired_ratios "$mode" "$bouncer" direct)"
   for w in "${WORKER_LIST[@]}"; do
