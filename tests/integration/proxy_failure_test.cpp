@@ -357,6 +357,55 @@ TEST(ProxyTlsTest, SelfSignedCertificate) {
   std::filesystem::remove_all(dir, ec);
 }
 
+TEST(ProxyAuthTest, HashedPasswordsInTheConfig) {
+  // A SCRAM verifier and an md5 hash, both made by PostgreSQL itself, work as [[user]] passwords.
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  std::string verifier = server->exec(
+      "set password_encryption = 'scram-sha-256'; create role hashed_scram password 'pw-s1'; "
+      "select rolpassword from pg_authid where rolname = 'hashed_scram'");
+  ASSERT_EQ(verifier.rfind("SCRAM-SHA-256$", 0), 0u) << verifier;
+  std::string md5 = server->exec("select 'md5' || md5('pw-m1' || 'hashed_md5')");
+  ProxyConfig cfg = ProxyConfig::with_shard(server->dsn("app"), 2);
+  cfg.users.push_back(ProxyConfig::User{"hashed_scram", verifier, "scram-sha-256"});
+  cfg.users.push_back(ProxyConfig::User{"hashed_md5", md5, "md5"});
+  auto proxy = ProxyProcess::start(cfg);
+  auto s = must_connect(proxy->dsn("hashed_scram", "pw-s1"));
+  EXPECT_TRUE(works(s.get()));
+  auto m = must_connect(proxy->dsn("hashed_md5", "pw-m1"));
+  EXPECT_TRUE(works(m.get()));
+  EXPECT_NE(
+      connect_error(proxy->dsn("hashed_scram", "pw-s2")).find("password authentication failed"),
+      std::string::npos);
+  EXPECT_NE(connect_error(proxy->dsn("hashed_md5", "pw-m2")).find("password authentication failed"),
+            std::string::npos);
+}
+
+TEST(ProxyMessageSizeTest, MessagesAboveTheLimitCloseOnlyThatConnection) {
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  ProxyConfig cfg = ProxyConfig::with_shard(server->dsn("app"), 4);
+  cfg.max_message_size = 1024 * 1024;
+  auto proxy = ProxyProcess::start(cfg);
+  auto bystander = must_connect(proxy->dsn());
+  auto c = must_connect(proxy->dsn());
+  // Below the limit: fine.
+  std::string half(512 * 1024, 'a');
+  EXPECT_EQ(pq_exec(c.get(), "select length('" + half + "')").at(), "524288");
+  // Above: FATAL 08P01, and that connection is closed.
+  std::string two(2 * 1024 * 1024, 'b');
+  SqlResult r = pq_exec(c.get(), "select length('" + two + "')");
+  EXPECT_FALSE(r.ok());
+  std::string err = PQerrorMessage(c.get());
+  EXPECT_TRUE(r.sqlstate == "08P01" || err.find("exceeds the limit") != std::string::npos)
+      << r.sqlstate << " " << err;
+  EXPECT_FALSE(works(c.get()));
+  EXPECT_TRUE(works(bystander.get()));
+  EXPECT_TRUE(proxy->running());
+}
+
 TEST(ProxyShardRestartTest, ShardStoppedAndStartedAgain) {
   PgServer::Options o;
   o.databases = {"app"};

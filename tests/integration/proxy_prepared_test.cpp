@@ -384,6 +384,40 @@ TEST_F(ProxyPreparedTest, CloseStatementThroughTheProtocol) {
   EXPECT_EQ(script(proxied), want);
 }
 
+TEST_F(ProxyPreparedTest, DiscardAllAndDeallocateAllDropProtocolStatements) {
+  // In PostgreSQL, DISCARD ALL and DEALLOCATE ALL also drop statements prepared through the
+  // protocol (they share one namespace with SQL PREPARE).
+  for (const char* reset : {"discard all", "deallocate all"}) {
+    for (bool through_proxy : {false, true}) {
+      SCOPED_TRACE(std::string(reset) + (through_proxy ? " through pgrange" : " direct"));
+      auto c = through_proxy ? connect_proxy() : pq_connect(server_->dsn("app"));
+      ASSERT_TRUE(prepare(c.get(), "dropped", "select 'still here'::text").ok());
+      ASSERT_EQ(exec_prepared(c.get(), "dropped", {}).at(), "still here");
+      ASSERT_TRUE(pq_exec(c.get(), reset).ok());
+      SqlResult gone = exec_prepared(c.get(), "dropped", {});
+      EXPECT_EQ(gone.sqlstate, "26000") << gone.at();
+      // The name is free again.
+      EXPECT_TRUE(prepare(c.get(), "dropped", "select 'new'::text").ok());
+      EXPECT_EQ(exec_prepared(c.get(), "dropped", {}).at(), "new");
+    }
+  }
+}
+
+TEST_F(ProxyPreparedTest, LargeParametersAndResults) {
+  auto c = connect_proxy();
+  ASSERT_TRUE(prepare(c.get(), "big", "select length($1::text), md5($1::text), $1::text").ok());
+  std::string value;
+  for (int i = 0; value.size() < 3 * 1024 * 1024; ++i) value += std::to_string(i) + ",";
+  SqlResult r = exec_prepared(c.get(), "big", {value.c_str()});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.at(0, 0), std::to_string(value.size()));
+  EXPECT_EQ(r.at(0, 2), value);
+  // The same value through the simple protocol.
+  SqlResult q = pq_exec(c.get(), "select length('" + value + "')");
+  EXPECT_EQ(q.at(), std::to_string(value.size()));
+  EXPECT_EQ(pq_exec(c.get(), "select 1").at(), "1");
+}
+
 TEST_F(ProxyPreparedTest, LibpqxxClient) {
   pqxx::connection c(proxy_->dsn());
   c.prepare("px_ins", "insert into items (id, name, price) values ($1, $2, $3)");

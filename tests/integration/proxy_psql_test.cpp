@@ -46,8 +46,13 @@ class ProxyPsqlTest : public ::testing::Test {
     o.databases = {"app"};
     server_ = PgServer::start(o).release();
     proxy_ = ProxyProcess::start(ProxyConfig::with_shard(server_->dsn("app"), 8)).release();
+    ProxyConfig session = ProxyConfig::with_shard(server_->dsn("app"), 8);
+    session.pool_mode = "session";
+    session_proxy_ = ProxyProcess::start(session).release();
   }
   static void TearDownTestSuite() {
+    delete session_proxy_;
+    session_proxy_ = nullptr;
     delete proxy_;
     delete server_;
     proxy_ = nullptr;
@@ -65,6 +70,7 @@ class ProxyPsqlTest : public ::testing::Test {
     std::string out = run_process(po, "", exit_code, std::chrono::seconds(120));
     out = replace_all(out, "port " + std::to_string(server_->port()), "port PORT");
     out = replace_all(out, "port " + std::to_string(proxy_->port()), "port PORT");
+    out = replace_all(out, "port " + std::to_string(session_proxy_->port()), "port PORT");
     return out;
   }
 
@@ -89,14 +95,23 @@ class ProxyPsqlTest : public ::testing::Test {
         << name << ": outputs differ at " << first_difference(direct, proxied) << "\nproxy log:\n"
         << proxy_->log_tail();
     EXPECT_TRUE(proxy_->running()) << proxy_->log_tail();
+    // Session pooling gives the same output too.
+    int session_rc = -1;
+    std::string in_session = psql(session_proxy_->dsn(), {"-f", script(name)}, &session_rc);
+    EXPECT_EQ(direct_rc, session_rc);
+    EXPECT_TRUE(direct == in_session) << name << " (session pooling): outputs differ at "
+                                      << first_difference(direct, in_session) << "\nproxy log:\n"
+                                      << session_proxy_->log_tail();
   }
 
   static PgServer* server_;
   static ProxyProcess* proxy_;
+  static ProxyProcess* session_proxy_;  ///< the same shard with pool_mode = "session"
 };
 
 PgServer* ProxyPsqlTest::server_ = nullptr;
 ProxyProcess* ProxyPsqlTest::proxy_ = nullptr;
+ProxyProcess* ProxyPsqlTest::session_proxy_ = nullptr;
 
 TEST_F(ProxyPsqlTest, DdlAndDml) {
   expect_same_output("psql_ddl_dml.sql", {"Table \"public.psql_t\"", "1|one|1.50", "rows: 2",

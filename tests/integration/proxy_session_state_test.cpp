@@ -702,6 +702,88 @@ TEST_F(ProxySessionStateTest, AdvisoryLockHeldAcrossTransactions) {
   expect_moved(run);
 }
 
+TEST_F(ProxySessionStateTest, SetInsideOneQueryStringTransaction) {
+  // A whole transaction in one simple Query message: the SET sticks only if it committed.
+  ScriptRun run = compare({
+      "begin; set work_mem = '11MB'; rollback",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "begin; set work_mem = '12MB'; commit",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "begin; set work_mem = '13MB'; commit; select 1/0",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "set work_mem = '14MB'; select 1/0",
+      "@hop",
+      "@pid",
+      "show work_mem",
+  });
+  expect_swapped(run);
+}
+
+TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
+  // workers=1, pool_size=1: b gets the very backend a used. Nothing a set may show through,
+  // neither in results nor in the ParameterStatus values b is given at login.
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  ProxyConfig c = ProxyConfig::with_shard(server->dsn("app"), 1);
+  c.workers = 1;
+  auto proxy = ProxyProcess::start(c);
+  auto reference = pq_connect(server->dsn("app"));
+  ASSERT_EQ(PQstatus(reference.get()), CONNECTION_OK);
+  std::string pid_a;
+  {
+    auto a = pq_connect(proxy->dsn());
+    ASSERT_EQ(PQstatus(a.get()), CONNECTION_OK) << PQerrorMessage(a.get());
+    for (const char* sql :
+         {"set work_mem = '13MB'", "set timezone = 'Asia/Tokyo'", "set datestyle = 'German'",
+          "set application_name = 'leaky'", "set search_path = pg_catalog",
+          "set standard_conforming_strings = off", "set intervalstyle = 'sql_standard'"}) {
+      SqlResult r = pq_exec(a.get(), sql);
+      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+    }
+    EXPECT_STREQ(PQparameterStatus(a.get(), "TimeZone"), "Asia/Tokyo");
+    pid_a = pq_exec(a.get(), "select pg_backend_pid()").at();
+  }
+  auto b = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+  for (const char* param :
+       {"TimeZone", "DateStyle", "standard_conforming_strings", "IntervalStyle"}) {
+    const char* want = PQparameterStatus(reference.get(), param);
+    const char* got = PQparameterStatus(b.get(), param);
+    EXPECT_STREQ(got ? got : "<none>", want ? want : "<none>") << param;
+  }
+  const std::string settings =
+      "select current_setting('work_mem') || ' ' || current_setting('timezone') || ' ' || "
+      "current_setting('datestyle') || ' ' || current_setting('search_path') || ' ' || "
+      "current_setting('standard_conforming_strings') || ' ' || current_setting('intervalstyle')";
+  std::string want = pq_exec(reference.get(), settings).at();
+  EXPECT_EQ(pq_exec(b.get(), settings).at(), want);
+  EXPECT_EQ(pq_exec(b.get(), "select pg_backend_pid()").at(), pid_a);  // the same backend
+  EXPECT_NE(pq_exec(b.get(), "show application_name").at(), "leaky");
+  EXPECT_STRNE(PQparameterStatus(b.get(), "application_name"), "leaky");
+}
+
+TEST(ProxyStateLeakTest, ApplicationNameDefaultsToEmptyLikePostgres) {
+  // A client that sets no application_name sees "" in PostgreSQL, not the proxy's own name for
+  // its backend connections.
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  auto proxy = ProxyProcess::start(ProxyConfig::with_shard(server->dsn("app"), 2));
+  auto direct = pq_connect(server->dsn("app"));
+  auto b = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+  EXPECT_STREQ(PQparameterStatus(direct.get(), "application_name"), "");
+  EXPECT_STREQ(PQparameterStatus(b.get(), "application_name"), "");
+  EXPECT_EQ(pq_exec(b.get(), "show application_name").at(), "");
+}
+
 TEST_F(ProxySessionStateTest, SetConfigFunctionPinsOrFollows) {
   compare({
       "select set_config('work_mem', '6MB', false)",

@@ -112,7 +112,10 @@ bool ProxyProcess::launch(const std::string& toml_text, std::chrono::millisecond
     out << "listen = \"127.0.0.1:" << port_ << "\"\n" << toml_text;
   }
   ProcessOptions po;
-  po.argv = {std::string(PGRANGE_BINARY_DIR) + "/proxy/pgrange", "--config", config_path_};
+  const char* binary = ::getenv("PGRANGE_PROXY_BINARY");  // to test another build
+  po.argv = {
+      binary && *binary ? std::string(binary) : std::string(PGRANGE_BINARY_DIR) + "/proxy/pgrange",
+      "--config", config_path_};
   po.log_file = log_path_;
   // The binary may be relinked by a concurrent build at this very moment (exec then fails with
   // ETXTBSY or EACCES): try again for a while.

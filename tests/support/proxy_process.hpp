@@ -54,9 +54,9 @@ struct ProxyConfig {
 };
 
 /// A pgrange process for a test: writes its config into a fresh temporary folder, picks a free
-/// loopback port, starts build/proxy/pgrange and waits until it accepts connections (retrying
-/// with another port if the chosen one was taken). The destructor kills it and removes the
-/// folder (kept when PGRANGE_KEEP_TEST_DIRS=1).
+/// loopback port, starts build/proxy/pgrange (or $PGRANGE_PROXY_BINARY when set) and waits until it
+/// accepts connections (retrying with another port if the chosen one was taken). The destructor
+/// kills it and removes the folder (kept when PGRANGE_KEEP_TEST_DIRS=1).
 class ProxyProcess {
  public:
   /// Starts pgrange with a configuration built from `config`. Throws std::runtime_error (with
