@@ -3,7 +3,7 @@
 namespace pgrange::proxy {
 
 ClientChannel::ClientChannel(tcp::socket socket)
-    : socket_(std::move(socket)), drained_(socket_.get_executor()) {
+    : socket_(std::move(socket)), drained_(socket_.get_executor()), wake_(socket_.get_executor()) {
   drained_.expires_at(asio::steady_timer::time_point::max());
 }
 
@@ -19,14 +19,20 @@ void ClientChannel::send(std::string bytes) {
   } else {
     pending_.append(bytes);
   }
-  if (!writer_running_) {
-    writer_running_ = true;
-    asio::co_spawn(socket_.get_executor(), write_loop(), asio::detached);
-  }
+  // Waking the one writer costs far less than starting a coroutine per reply.
+  if (writer_idle_) wake_.cancel();
 }
 
 awaitable<void> ClientChannel::write_loop() {
-  while (!pending_.empty() && !failed_) {
+  while (!failed_) {
+    if (pending_.empty()) {
+      writer_idle_ = true;
+      wake_.expires_at(asio::steady_timer::time_point::max());
+      error_code ec;
+      co_await wake_.async_wait(no_throw(ec));
+      writer_idle_ = false;
+      continue;
+    }
     writing_.clear();
     writing_.swap(pending_);
     error_code ec;
@@ -40,12 +46,11 @@ awaitable<void> ClientChannel::write_loop() {
       pending_.clear();
     }
     writing_.clear();
+    // Keep big result buffers from pinning memory once a burst is over.
+    if (writing_.capacity() > (1u << 20)) std::string().swap(writing_);
     drained_.cancel();  // wakes everyone in wait_below()
   }
-  writer_running_ = false;
   drained_.cancel();
-  // Keep big result buffers from pinning memory once a burst is over.
-  if (writing_.capacity() > (1u << 20)) std::string().swap(writing_);
 }
 
 awaitable<void> ClientChannel::wait_below(size_t limit) {
@@ -69,6 +74,7 @@ awaitable<bool> ClientChannel::start_tls(asio::ssl::context& ctx) {
 
 void ClientChannel::close() {
   failed_ = true;
+  wake_.cancel();
   error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);
   socket_.close(ec);

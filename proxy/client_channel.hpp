@@ -34,21 +34,23 @@ class ClientChannel {
   /// Closes the socket; pending reads and writes end with an error.
   void close();
 
+  /// The writer: one coroutine per channel, started once by the session and alive until close.
+  awaitable<void> write_loop();
+
   bool failed() const { return failed_; }
   bool tls() const { return tls_ != nullptr; }
   size_t queued() const { return pending_.size() + writing_.size(); }
   tcp::socket& socket() { return socket_; }
 
  private:
-  awaitable<void> write_loop();
-
   tcp::socket socket_;
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   std::string pending_;
   std::string writing_;
-  bool writer_running_ = false;
+  bool writer_idle_ = false;
   bool failed_ = false;
   asio::steady_timer drained_;
+  asio::steady_timer wake_;
 };
 
 }  // namespace pgrange::proxy

@@ -93,7 +93,9 @@ ClientSession::~ClientSession() {
 
 void ClientSession::drain() {
   draining_ = true;
-  if (!backend_) {
+  // Idle between transactions (pinned or in session pooling, a backend may still be attached):
+  // the session ends now. Otherwise it ends when its transaction does (see backend_loop).
+  if (!backend_ || (pending_.empty() && !unsynced_ && txn_status_ == 'I' && !in_copy_)) {
     Error e = Error::fatal(sqlstate::kAdminShutdown,
                            "terminating connection because pgrange is shutting down");
     send_error(e);
@@ -117,6 +119,10 @@ void ClientSession::send_error(const Error& e) {
 }
 
 awaitable<void> ClientSession::run() {
+  auto self = shared_from_this();
+  asio::co_spawn(
+      worker_.io(), [self]() -> awaitable<void> { co_await self->channel_.write_loop(); },
+      asio::detached);
   bool ok = co_await startup();
   if (ok) ok = co_await login();
   if (ok) co_await message_loop();
@@ -424,7 +430,7 @@ std::string ClientSession::state_sync_sql(BackendConnection& conn) {
       }
     }
   }
-  have = desired_settings_;
+  if (!sql.empty()) have = desired_settings_;
   return sql;
 }
 
@@ -532,12 +538,19 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
         } else {
           desired_settings_.erase(e.name);
         }
-        // RESET restores the backend's own default, which is what it had before any SET.
-        if (conn) conn->session_settings().erase(e.name);
+        // pgrange restored the startup value after the RESET (see handle_query_effects).
+        if (conn) {
+          if (it != startup_settings_.end()) {
+            conn->session_settings()[e.name] = it->second;
+          } else {
+            conn->session_settings().erase(e.name);
+          }
+        }
         break;
       }
       case sql::SessionEffectKind::kDiscardAll:
         if (conn) conn->prepared().clear();
+        statements_.clear();
         sql_prepared_ = 0;
         hold_cursors_ = 0;
         listening_ = false;
@@ -547,7 +560,7 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
         [[fallthrough]];
       case sql::SessionEffectKind::kResetAll:
         desired_settings_ = startup_settings_;
-        if (conn) conn->session_settings().clear();
+        if (conn) conn->session_settings() = startup_settings_;
         break;
       case sql::SessionEffectKind::kDiscardTemp:
         temp_objects_ = false;
@@ -556,7 +569,10 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
         if (sql_prepared_ > 0) --sql_prepared_;
         break;
       case sql::SessionEffectKind::kDeallocateAll:
+        // DEALLOCATE ALL drops protocol-level statements too, pgrange's names included.
         sql_prepared_ = 0;
+        statements_.clear();
+        if (conn) conn->prepared().clear();
         break;
       case sql::SessionEffectKind::kUnlistenAll:
         listening_ = false;
@@ -577,22 +593,102 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
   if (before && !pinned()) spdlog::info("client {} unpinned: session state gone", user_);
 }
 
-void ClientSession::finish_query(PendingEntry& entry, char status) {
-  // A SET inside a transaction block counts only if that block commits.
-  if (!entry.effects.empty()) {
-    if (entry.error) {
-      // nothing applies
-    } else if (status == 'T') {
-      for (auto& e : entry.effects) txn_effects_.push_back(std::move(e));
-    } else if (status == 'I') {
-      apply_effects(entry.effects, true);
+void ClientSession::finish_sync_point(std::vector<sql::SessionEffect> effects, bool error,
+                                      char status) {
+  // Effects count only when their statements succeed, and those inside a transaction block
+  // only if it commits; savepoints cut the list back on ROLLBACK TO.
+  if (!error) {
+    for (auto& e : effects) {
+      auto find_savepoint = [&](const std::string& name) -> std::optional<size_t> {
+        for (size_t i = savepoints_.size(); i-- > 0;) {
+          if (savepoints_[i].first == name) return i;
+        }
+        return std::nullopt;
+      };
+      switch (e.kind) {
+        case sql::SessionEffectKind::kSavepoint:
+          savepoints_.emplace_back(e.name, txn_effects_.size());
+          break;
+        case sql::SessionEffectKind::kRollbackTo:
+          if (auto i = find_savepoint(e.name)) {
+            txn_effects_.resize(savepoints_[*i].second);
+            savepoints_.resize(*i + 1);
+          }
+          break;
+        case sql::SessionEffectKind::kRelease:
+          if (auto i = find_savepoint(e.name)) savepoints_.resize(*i);
+          break;
+        default:
+          txn_effects_.push_back(std::move(e));
+      }
     }
   }
-  if (status == 'I' && !txn_effects_.empty()) {
-    bool committed = entry.last_tag == "COMMIT";
-    apply_effects(txn_effects_, committed);
+  if (status == 'I') {
+    bool committed = !error && last_tag_ != "ROLLBACK";
+    if (!txn_effects_.empty()) apply_effects(txn_effects_, committed);
     txn_effects_.clear();
+    savepoints_.clear();
   }
+}
+
+bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, std::string& out) {
+  e.effects = sql::session_effects(sql);
+  if (e.effects.empty()) return false;
+  pin_effects(e.effects);
+  const sql::SessionEffect& first = e.effects.front();
+  if (first.sole_statement && first.kind == sql::SessionEffectKind::kDeallocate) {
+    // Drivers drop protocol-level statements with SQL DEALLOCATE: only this client forgets it;
+    // the backend keeps it for the other clients that share it.
+    auto it = statements_.find(first.name);
+    if (it != statements_.end()) {
+      statements_.erase(it);
+      e.kind = Pending::kSyntheticQuery;
+      e.effects.clear();
+      MessageWriter(e.payload).begin('C').cstr("DEALLOCATE").end();
+      pending_.push_back(std::move(e));
+      return true;
+    }
+  }
+  if (first.sole_statement && first.kind == sql::SessionEffectKind::kExecute) {
+    // EXECUTE of a protocol-level statement runs it under its backend name.
+    auto it = statements_.find(first.name);
+    if (it != statements_.end()) {
+      ensure_prepared(it->second, out);
+      std::string rewritten(sql.substr(0, first.name_begin));
+      rewritten += it->second.backend_name;
+      rewritten += sql.substr(first.name_end);
+      pending_.push_back(std::move(e));
+      write_query(out, rewritten);
+      return true;
+    }
+  }
+  // RESET goes back to the value the session started with, which on a pooled backend is the
+  // server's default, not the client's startup value: restore that right after.
+  std::string restore;
+  for (const auto& fx : e.effects) {
+    if (fx.kind == sql::SessionEffectKind::kResetAll ||
+        fx.kind == sql::SessionEffectKind::kDiscardAll) {
+      for (auto& [name, stmt] : startup_settings_) restore += stmt + ";";
+    } else if (fx.kind == sql::SessionEffectKind::kReset) {
+      auto it = startup_settings_.find(fx.name);
+      if (it != startup_settings_.end()) restore += it->second + ";";
+    }
+  }
+  pending_.push_back(std::move(e));
+  MessageWriter(out).begin('Q').bytes(sql).byte('\0').end();
+  if (!restore.empty()) {
+    write_query(out, restore);
+    push(Pending::kSwallowQuery);
+  }
+  return true;
+}
+
+void ClientSession::request_release() {
+  // The reader owns the backend while it runs: wake it so it hands the backend back.
+  if (!reader_running_ || !backend_) return;
+  release_requested_ = true;
+  error_code ec;
+  backend_->socket().cancel(ec);
 }
 
 void ClientSession::emit_ready_synthetics(std::string& out) {
@@ -602,6 +698,11 @@ void ClientSession::emit_ready_synthetics(std::string& out) {
       MessageWriter(out).begin('1').end();
     } else if (k == Pending::kSyntheticClose) {
       MessageWriter(out).begin('3').end();
+    } else if (k == Pending::kSyntheticError) {
+      out += pending_.front().payload;
+    } else if (k == Pending::kSyntheticQuery) {
+      out += pending_.front().payload;
+      write_ready_for_query(out, txn_status_);
     } else {
       break;
     }
@@ -637,7 +738,10 @@ awaitable<void> ClientSession::message_loop() {
       std::string_view raw(in_.data(), f.total_size);
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
       // is only filled by this loop, so the views stay valid until consume().
-      bool ok = co_await handle_message(f.type, f.body, raw, out);
+      // The common case needs no suspension: skip the coroutine frame of handle_message.
+      bool ok = backend_ && !lost_error_ && !skip_until_sync_
+                    ? dispatch_message(f.type, f.body, raw, out)
+                    : co_await handle_message(f.type, f.body, raw, out);
       in_.consume(f.total_size);
       if (!ok) {
         keep_going = false;
@@ -658,6 +762,7 @@ awaitable<void> ClientSession::message_loop() {
       std::string synth;
       emit_ready_synthetics(synth);
       if (!synth.empty()) channel_.send(std::move(synth));
+      if (backend_ && can_release()) request_release();
     }
     if (!keep_going || closing_) co_return;
     in_.shrink_if_idle(1 << 16);
@@ -672,15 +777,31 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
                                               std::string_view raw, std::string& out) {
   SPDLOG_TRACE("session {}: client '{}' backend={} pending={}", key_pid_, type, backend_ != nullptr,
                pending_.size());
+  if (lost_error_ && type != 'H' && type != 'd' && type != 'c' && type != 'f') {
+    // The backend died under an open transaction: say so once, as PostgreSQL's client would
+    // have seen its connection fail, then carry on with a fresh backend.
+    send_error(*lost_error_);
+    lost_error_.reset();
+    if (type == 'Q' || type == 'F' || type == 'S') {
+      std::string z;
+      write_ready_for_query(z, 'I');
+      channel_.send(std::move(z));
+    } else {
+      skip_until_sync_ = true;
+    }
+    co_return true;
+  }
   if (skip_until_sync_) {
     // After an error pgrange raised itself, skip to Sync like PostgreSQL does (§55.2.3).
-    if (type == 'S') {
-      skip_until_sync_ = false;
+    if (type != 'S') co_return true;
+    skip_until_sync_ = false;
+    if (!backend_) {
       std::string z;
       write_ready_for_query(z, txn_status_);
       channel_.send(std::move(z));
+      co_return true;
     }
-    co_return true;
+    // With a backend, the Sync goes through so its ReadyForQuery comes in order.
   }
   if (type == 'H' && (!backend_ || (pending_.empty() && !unsynced_))) {
     co_return true;  // nothing to flush
@@ -689,8 +810,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
     co_return true;  // copy data after the COPY already ended: PostgreSQL ignores it too
   }
   if (!backend_) {
-    std::string pre;
-    if (!co_await ensure_backend(pre)) {
+    if (!co_await ensure_backend(out)) {
       if (type == 'Q' || type == 'F') {
         std::string z;
         write_ready_for_query(z, txn_status_);
@@ -704,20 +824,24 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       }
       co_return !draining_;
     }
-    out += pre;
   }
+  co_return dispatch_message(type, body, raw, out);
+}
+
+bool ClientSession::dispatch_message(char type, std::string_view body, std::string_view raw,
+                                     std::string& out) {
   BodyReader br(body);
   switch (type) {
     case 'Q': {
       PendingEntry e;
       e.kind = Pending::kQuery;
-      if (transaction_pooling_) {
-        std::string_view sql;
-        if (br.cstr(sql)) {
-          e.effects = sql::session_effects(sql);
-          pin_effects(e.effects);
-        }
+      std::string_view sql;
+      if (!transaction_pooling_ || !br.cstr(sql)) {
+        pending_.push_back(std::move(e));
+        out.append(raw);
+        break;
       }
+      if (handle_query_effects(sql, e, out)) break;
       pending_.push_back(std::move(e));
       out.append(raw);
       break;
@@ -726,23 +850,41 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       std::string_view name;
       if (!br.cstr(name)) {
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Parse message"));
-        co_return false;
+        return false;
       }
       unsynced_ = true;
       if (name.empty() || !transaction_pooling_) {
+        if (transaction_pooling_) {
+          std::string_view query;
+          unnamed_effects_ =
+              br.cstr(query) ? sql::session_effects(query) : std::vector<sql::SessionEffect>{};
+        }
         push(Pending::kParse);
         out.append(raw);
         break;
       }
       std::string tail(br.rest());
+      if (statements_.count(std::string(name))) {
+        // PostgreSQL refuses to redefine a named statement (42P05) and skips to Sync.
+        PendingEntry e;
+        e.kind = Pending::kSyntheticError;
+        write_error(e.payload, Error::make("42P05", "prepared statement \"" + std::string(name) +
+                                                        "\" already exists"));
+        pending_.push_back(std::move(e));
+        skip_until_sync_ = true;
+        break;
+      }
       const std::string& backend_name = worker_.statement_name(tail);
-      statements_[std::string(name)] = ClientStatement{backend_name, tail};
+      ClientStatement st{backend_name, tail, {}};
+      st.effects = sql::session_effects(std::string_view(tail.c_str()));
+      statements_[std::string(name)] = st;
       if (backend_->prepared().count(backend_name)) {
         push(Pending::kSyntheticParse);
       } else {
         backend_->prepared().insert(backend_name);
         MessageWriter(out).begin('P').cstr(backend_name).bytes(tail).end();
         push(Pending::kParse, backend_name);
+        pending_.back().client_name = std::string(name);
       }
       break;
     }
@@ -751,10 +893,20 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       unsynced_ = true;
       if (!br.cstr(portal) || !br.cstr(stmt)) {
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Bind message"));
-        co_return false;
+        return false;
       }
       auto it = stmt.empty() || !transaction_pooling_ ? statements_.end()
                                                       : statements_.find(std::string(stmt));
+      if (transaction_pooling_) {
+        const auto& effects = it != statements_.end() ? it->second.effects
+                              : stmt.empty()          ? unnamed_effects_
+                                                      : std::vector<sql::SessionEffect>{};
+        if (effects.empty()) {
+          portal_effects_.erase(std::string(portal));
+        } else {
+          portal_effects_[std::string(portal)] = effects;
+        }
+      }
       if (it == statements_.end()) {
         out.append(raw);
       } else {
@@ -775,7 +927,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       unsynced_ = true;
       if (!br.byte(what) || !br.cstr(name)) {
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Describe message"));
-        co_return false;
+        return false;
       }
       auto it = what != 'S' || name.empty() || !transaction_pooling_
                     ? statements_.end()
@@ -795,7 +947,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       unsynced_ = true;
       if (!br.byte(what) || !br.cstr(name)) {
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Close message"));
-        co_return false;
+        return false;
       }
       if (what == 'S' && !name.empty() && transaction_pooling_) {
         // The backend keeps the statement for other clients; only this client forgets it.
@@ -807,11 +959,20 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       }
       break;
     }
-    case 'E':
+    case 'E': {
       unsynced_ = true;
       out.append(raw);
       push(Pending::kExecute);
+      std::string_view portal;
+      if (transaction_pooling_ && !portal_effects_.empty() && br.cstr(portal)) {
+        auto it = portal_effects_.find(std::string(portal));
+        if (it != portal_effects_.end()) {
+          pin_effects(it->second);
+          pending_.back().effects = it->second;
+        }
+      }
       break;
+    }
     case 'S':
       unsynced_ = false;
       out.append(raw);
@@ -826,7 +987,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       if (type == 'c' || type == 'f') in_copy_ = false;
       break;
   }
-  co_return true;
+  return true;
 }
 
 void ClientSession::process_backend_messages(BackendConnection& conn, std::string& out,
@@ -851,6 +1012,23 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
       BodyReader br(f.body);
       std::string_view k, v;
       if (br.cstr(k) && br.cstr(v)) conn.reported_params()[std::string(k)] = std::string(v);
+    }
+    if (pending_.empty() && f.type == 'E') {
+      ErrorFields ef = parse_error_fields(f.body);
+      if (ef.severity == "FATAL" || ef.severity == "PANIC") {
+        // Nothing was asked of this backend (an idle transaction, or session pooling): keep the
+        // news for the client's next statement instead of a FATAL it would take as its own.
+        conn.mark_broken();
+        fatal_seen_ = true;
+        if (txn_status_ != 'I' || !transaction_pooling_) {
+          Error e = Error::make(ef.sqlstate, ef.message);
+          e.detail = "shard \"" + conn.shard().name +
+                     "\" closed the connection; the open transaction was rolled back";
+          lost_error_ = std::move(e);
+        }
+        in.consume(f.total_size);
+        continue;
+      }
     }
     if (!pending_.empty()) {
       PendingEntry& head = pending_.front();
@@ -877,11 +1055,12 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             if (head.kind == Pending::kDescribe) pending_.pop_front();
             break;
           case 'C':
-            if (head.kind == Pending::kQuery) {
-              head.last_tag.assign(f.body.substr(0, f.body.find('\0')));
-            }
+            last_tag_.assign(f.body.substr(0, f.body.find('\0')));
             in_copy_ = false;
-            if (head.kind == Pending::kExecute) pending_.pop_front();
+            if (head.kind == Pending::kExecute) {
+              for (auto& e : head.effects) sync_effects_.push_back(std::move(e));
+              pending_.pop_front();
+            }
             break;
           case 'I':
           case 's':
@@ -905,7 +1084,11 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             in_copy_ = false;
             if (head.kind == Pending::kQuery || head.kind == Pending::kFunctionCall) {
               head.error = true;
-            } else if (head.kind != Pending::kSync) {
+            } else {
+              sync_error_ = true;
+            }
+            if (head.kind != Pending::kQuery && head.kind != Pending::kFunctionCall &&
+                head.kind != Pending::kSync) {
               // Extended protocol: the backend skips everything up to the next Sync.
               while (!pending_.empty() && pending_.front().kind != Pending::kSync &&
                      pending_.front().kind != Pending::kQuery) {
@@ -913,6 +1096,12 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
                 if ((p.kind == Pending::kParse || p.kind == Pending::kSwallowParse) &&
                     !p.name.empty()) {
                   conn.prepared().erase(p.name);
+                  // A statement whose Parse failed or was skipped does not exist.
+                  auto it = statements_.find(p.client_name);
+                  if (!p.client_name.empty() && it != statements_.end() &&
+                      it->second.backend_name == p.name) {
+                    statements_.erase(it);
+                  }
                 }
                 pending_.pop_front();
               }
@@ -922,7 +1111,13 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           case 'Z': {
             char status = f.body.empty() ? 'I' : f.body[0];
             txn_status_ = status;
-            if (head.kind == Pending::kQuery) finish_query(head, status);
+            if (head.kind == Pending::kQuery) {
+              finish_sync_point(std::move(head.effects), head.error, status);
+            } else if (head.kind == Pending::kSync) {
+              finish_sync_point(std::move(sync_effects_), sync_error_, status);
+              sync_effects_.clear();
+              sync_error_ = false;
+            }
             pending_.pop_front();
             break;
           }
@@ -960,6 +1155,9 @@ void ClientSession::fail_pending(bool server_already_reported) {
   in_copy_ = false;
   txn_status_ = 'I';
   txn_effects_.clear();
+  savepoints_.clear();
+  sync_effects_.clear();
+  sync_error_ = false;
   channel_.send(std::move(out));
 }
 
@@ -974,8 +1172,21 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
         asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
     if (ec) {
       if (closing_) break;
+      if (release_requested_ && ec == asio::error::operation_aborted) {
+        release_requested_ = false;
+        if (can_release()) {
+          release = true;
+          break;
+        }
+        continue;
+      }
       spdlog::warn("shard {}: connection lost: {}", conn->shard().name, ec.message());
       conn->mark_broken();
+      if (pending_.empty() && !lost_error_ && (txn_status_ != 'I' || !transaction_pooling_)) {
+        lost_error_ = Error::make(sqlstate::kConnectionFailure,
+                                  "lost the connection to shard \"" + conn->shard().name +
+                                      "\"; the open transaction was rolled back");
+      }
       fail_pending(fatal_seen_);
       break;
     }

@@ -3,6 +3,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,18 +50,22 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     kSwallowQuery,    ///< a Query pgrange added (session state sync): hide everything
     kSyntheticParse,  ///< answer ParseComplete without the backend (statement already there)
     kSyntheticClose,  ///< answer CloseComplete without the backend
+    kSyntheticError,  ///< answer an ErrorResponse pgrange raised (payload holds it)
+    kSyntheticQuery,  ///< answer a whole simple Query without the backend (payload + RFQ)
   };
   struct PendingEntry {
     Pending kind;
     bool error = false;                       ///< an ErrorResponse came for this Query
     std::string name;                         ///< backend statement name for Parse entries
-    std::vector<sql::SessionEffect> effects;  ///< session effects of a simple Query
-    std::string last_tag;                     ///< the last CommandComplete tag of a Query
+    std::string client_name;                  ///< the client's statement name for Parse entries
+    std::string payload;                      ///< bytes a synthetic entry sends
+    std::vector<sql::SessionEffect> effects;  ///< session effects of a Query or Execute
   };
   /// A client's named prepared statement.
   struct ClientStatement {
     std::string backend_name;
-    std::string parse_tail;  ///< query text, NUL, parameter count and types
+    std::string parse_tail;                   ///< query text, NUL, parameter count and types
+    std::vector<sql::SessionEffect> effects;  ///< what executing it does to the session
   };
 
   awaitable<bool> startup();
@@ -73,12 +78,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Handles one client message; appends what goes to the backend to `out`.
   awaitable<bool> handle_message(char type, std::string_view body, std::string_view raw,
                                  std::string& out);
+  /// The synchronous part of handle_message, once a backend is attached.
+  bool dispatch_message(char type, std::string_view body, std::string_view raw, std::string& out);
   awaitable<bool> ensure_backend(std::string& out);
   void push(Pending kind, std::string name = {});
   void ensure_prepared(const ClientStatement& st, std::string& out);
   void emit_ready_synthetics(std::string& out);
   void process_backend_messages(BackendConnection& conn, std::string& out, bool& release);
-  void finish_query(PendingEntry& entry, char status);
+  void finish_sync_point(std::vector<sql::SessionEffect> effects, bool error, char status);
+  bool handle_query_effects(std::string_view sql, PendingEntry& entry, std::string& out);
+  void request_release();
   void apply_effects(const std::vector<sql::SessionEffect>& effects, bool committed);
   void pin_effects(const std::vector<sql::SessionEffect>& effects);
   bool pinned() const;
@@ -109,6 +118,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool fatal_seen_ = false;
   std::unordered_map<std::string, ClientStatement> statements_;
   std::vector<sql::SessionEffect> txn_effects_;  ///< SETs inside the open transaction block
+  std::vector<std::pair<std::string, size_t>> savepoints_;  ///< name → size of txn_effects_
+  std::vector<sql::SessionEffect> unnamed_effects_;         ///< of the unnamed statement
+  std::unordered_map<std::string, std::vector<sql::SessionEffect>> portal_effects_;
+  std::vector<sql::SessionEffect> sync_effects_;  ///< of Executes completed since the last Sync
+  bool sync_error_ = false;                       ///< an error since the last Sync
+  std::string last_tag_;                          ///< the last CommandComplete tag
+  std::optional<Error> lost_error_;  ///< the backend died mid-transaction: tell the client
+  bool release_requested_ = false;
   // Session state that cannot move between backends pins the client to its backend.
   int sql_prepared_ = 0;
   int hold_cursors_ = 0;

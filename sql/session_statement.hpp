@@ -27,6 +27,10 @@ enum class SessionEffectKind {
   kAdvisoryLock,       ///< a session-level pg_advisory_lock / pg_try_advisory_lock call
   kAdvisoryUnlockAll,  ///< pg_advisory_unlock_all()
   kSetConfig,          ///< set_config(…): its scope is only known at run time
+  kExecute,            ///< EXECUTE name (may name a protocol-level prepared statement)
+  kSavepoint,          ///< SAVEPOINT name
+  kRollbackTo,         ///< ROLLBACK [WORK|TRANSACTION] TO [SAVEPOINT] name
+  kRelease,            ///< RELEASE [SAVEPOINT] name
 };
 
 /// One session effect found in a query string.
@@ -34,6 +38,9 @@ struct SessionEffect {
   SessionEffectKind kind;
   std::string name;       ///< parameter, statement, channel or cursor name, as PostgreSQL folds it
   std::string statement;  ///< the statement's text (for kSet: what to replay on another backend)
+  size_t name_begin = 0;  ///< offset of the name in the query (kExecute, kDeallocate)
+  size_t name_end = 0;
+  bool sole_statement = false;  ///< the query holds this statement only
 };
 
 /// Finds the session effects of each statement in a simple-protocol query string. A small lexer
