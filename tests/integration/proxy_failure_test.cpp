@@ -406,6 +406,42 @@ TEST(ProxyMessageSizeTest, MessagesAboveTheLimitCloseOnlyThatConnection) {
   EXPECT_TRUE(proxy->running());
 }
 
+TEST(ProxyDisconnectTest, ClientGoneInsideATransactionLeavesNothingOpen) {
+  // workers=1, pool_size=1: the next client would get the very backend; the dead client's
+  // transaction must be gone (rolled back), whether it said goodbye (Terminate) or not.
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  server->exec("create table left_open (x int)", "app");
+  ProxyConfig cfg = ProxyConfig::with_shard(server->dsn("app"), 1);
+  cfg.workers = 1;
+  auto proxy = ProxyProcess::start(cfg);
+  {
+    auto a = must_connect(proxy->dsn());
+    ASSERT_TRUE(pq_exec(a.get(), "begin").ok());
+    ASSERT_TRUE(pq_exec(a.get(), "insert into left_open values (1)").ok());
+  }  // PQfinish sends Terminate
+  {
+    RawClient raw(proxy->port());
+    ASSERT_TRUE(raw.send_startup({{"user", "trustuser"}, {"database", "app"}}));
+    ASSERT_EQ(raw.read_until('Z').type, 'Z');
+    raw.send(
+        RawClient::message('Q', std::string("begin; insert into left_open values (2)") + '\0'));
+    ASSERT_EQ(raw.read_until('Z').type, 'Z');
+  }  // the socket just closes
+  auto b = must_connect(proxy->dsn());
+  EXPECT_EQ(pq_exec(b.get(), "select count(*) from left_open").at(), "0");
+  EXPECT_EQ(PQtransactionStatus(b.get()), PQTRANS_IDLE);
+  SqlResult begin = pq_exec(b.get(), "begin");
+  EXPECT_TRUE(begin.ok());
+  EXPECT_EQ(pq_exec(b.get(), "select count(*) from left_open").at(), "0");
+  EXPECT_TRUE(pq_exec(b.get(), "commit").ok());
+  EXPECT_EQ(server->exec("select count(*) from left_open", "app"), "0");
+  EXPECT_EQ(server->exec("select count(*) from pg_stat_activity where datname = 'app' and state "
+                         "like 'idle in transaction%'"),
+            "0");
+}
+
 TEST(ProxyShardRestartTest, ShardStoppedAndStartedAgain) {
   PgServer::Options o;
   o.databases = {"app"};
