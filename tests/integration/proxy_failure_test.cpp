@@ -599,6 +599,28 @@ TEST(ProxyCancelTest, CancelOfAnIdleClientDoesNotHitOthers) {
   EXPECT_TRUE(works(a.get()));
 }
 
+TEST(ProxyCancelTest, CancelInSessionMode) {
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  ProxyConfig cfg = ProxyConfig::with_shard(server->dsn("app"), 4);
+  cfg.pool_mode = "session";
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = must_connect(proxy->dsn());
+  ASSERT_EQ(PQsendQuery(c.get(), "select pg_sleep(30)"), 1);
+  std::this_thread::sleep_for(500ms);
+  auto t0 = Clock::now();
+  PGcancel* cancel = PQgetCancel(c.get());
+  char err[256] = {0};
+  EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
+  PQfreeCancel(cancel);
+  SqlResult r = take_result(PQgetResult(c.get()), c.get());
+  while (PGresult* extra = PQgetResult(c.get())) PQclear(extra);
+  EXPECT_EQ(r.sqlstate, "57014") << r.message;
+  EXPECT_LT(seconds_since(t0), 20.0);
+  EXPECT_TRUE(works(c.get()));
+}
+
 /// Starts a server and a pgrange with the given pool mode and shutdown timeout.
 std::pair<std::unique_ptr<PgServer>, std::unique_ptr<ProxyProcess>> server_and_proxy(
     const std::string& pool_mode, int shutdown_timeout_ms) {

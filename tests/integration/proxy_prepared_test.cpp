@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <atomic>
 #include <cstring>
@@ -19,6 +20,8 @@
 
 namespace pgrange::testing {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 /// One server and one pgrange (workers=1, pool_size=3) for the suite; table `items`.
 class ProxyPreparedTest : public ::testing::Test {
@@ -293,6 +296,45 @@ TEST_F(ProxyPreparedTest, PipelineWithAnErrorInTheMiddle) {
             "PGRES_TUPLES_OK:100 PGRES_TUPLES_OK:50 PGRES_FATAL_ERROR:22012 PGRES_PIPELINE_SYNC "
             "PGRES_TUPLES_OK:25 PGRES_TUPLES_OK:20 PGRES_PIPELINE_SYNC after");
   EXPECT_EQ(run(proxied.get()), want);
+}
+
+TEST_F(ProxyPreparedTest, PipelineFlushRequestDeliversResultsBeforeSync) {
+  // PQsendFlushRequest sends Flush (H) without Sync: the results must arrive before any Sync.
+  for (bool through_proxy : {false, true}) {
+    SCOPED_TRACE(through_proxy ? "through pgrange" : "direct");
+    auto c = through_proxy ? connect_proxy() : pq_connect(server_->dsn("app"));
+    ASSERT_TRUE(prepare(c.get(), "flushed", "select $1::int * 3").ok());
+    ASSERT_EQ(PQenterPipelineMode(c.get()), 1);
+    ASSERT_EQ(PQsetnonblocking(c.get(), 1), 0);
+    const char* arg = "14";
+    ASSERT_EQ(PQsendQueryPrepared(c.get(), "flushed", 1, &arg, nullptr, nullptr, 0), 1);
+    ASSERT_EQ(PQsendFlushRequest(c.get()), 1);
+    auto deadline = Clock::now() + std::chrono::seconds(10);
+    std::string value;
+    while (value.empty() && Clock::now() < deadline) {
+      PQflush(c.get());
+      pollfd p{PQsocket(c.get()), POLLIN, 0};
+      ::poll(&p, 1, 100);
+      PQconsumeInput(c.get());
+      while (!PQisBusy(c.get())) {
+        PGresult* r = PQgetResult(c.get());
+        if (r == nullptr) break;
+        if (PQresultStatus(r) == PGRES_TUPLES_OK) value = PQgetvalue(r, 0, 0);
+        PQclear(r);
+      }
+    }
+    EXPECT_EQ(value, "42") << "no result before Sync";
+    ASSERT_EQ(PQpipelineSync(c.get()), 1);
+    PQsetnonblocking(c.get(), 0);
+    for (int i = 0; i < 4; ++i) {
+      PGresult* r = PQgetResult(c.get());
+      bool sync = r && PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+      PQclear(r);
+      if (sync) break;
+    }
+    EXPECT_EQ(PQexitPipelineMode(c.get()), 1);
+    EXPECT_EQ(pq_exec(c.get(), "select 'after'").at(), "after");
+  }
 }
 
 TEST_F(ProxyPreparedTest, FailedPrepareLeavesNoStatement) {
