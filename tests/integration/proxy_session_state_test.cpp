@@ -740,10 +740,10 @@ TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
   {
     auto a = pq_connect(proxy->dsn());
     ASSERT_EQ(PQstatus(a.get()), CONNECTION_OK) << PQerrorMessage(a.get());
-    for (const char* sql :
-         {"set work_mem = '13MB'", "set timezone = 'Asia/Tokyo'", "set datestyle = 'German'",
-          "set application_name = 'leaky'", "set search_path = pg_catalog",
-          "set standard_conforming_strings = off", "set intervalstyle = 'sql_standard'"}) {
+    for (const char* sql : {"set work_mem = '13MB'", "set timezone = 'Asia/Tokyo'",
+                            "set datestyle = 'German'", "set application_name = 'leaky'",
+                            "set search_path = pg_catalog", "set standard_conforming_strings = off",
+                            "set intervalstyle = 'sql_standard'", "set myapp.user_id = '42'"}) {
       SqlResult r = pq_exec(a.get(), sql);
       ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
     }
@@ -766,7 +766,48 @@ TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
   EXPECT_EQ(pq_exec(b.get(), settings).at(), want);
   EXPECT_EQ(pq_exec(b.get(), "select pg_backend_pid()").at(), pid_a);  // the same backend
   EXPECT_NE(pq_exec(b.get(), "show application_name").at(), "leaky");
+  // A custom setting (the usual way to pass a user id to row level security) must not leak.
+  SqlResult custom = pq_exec(b.get(), "select current_setting('myapp.user_id', true)");
+  EXPECT_TRUE(custom.ok()) << custom.message;
+  EXPECT_NE(custom.at(), "42");
   EXPECT_STRNE(PQparameterStatus(b.get(), "application_name"), "leaky");
+}
+
+TEST_F(ProxySessionStateTest, CustomSettingsFollowTheClient) {
+  ScriptRun run = compare({
+      "set myapp.user_id = '42'",
+      "@hop",
+      "@pid",
+      "select current_setting('myapp.user_id')",
+      "begin",
+      "set local myapp.user_id = '7'",
+      "select current_setting('myapp.user_id')",
+      "commit",
+      "@hop",
+      "@pid",
+      "select current_setting('myapp.user_id')",
+      "reset myapp.user_id",
+      "@hop",
+      "@pid",
+      "select current_setting('myapp.user_id', true) is distinct from '42'",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, InvalidStartupOptionFailsTheLogin) {
+  const std::string extra = "options='-c work_mem=banana'";
+  auto direct = pq_connect(server_->dsn("app") + " " + extra);
+  auto proxied = pq_connect(proxy_->dsn("app", "secret", extra));
+  EXPECT_EQ(PQstatus(direct.get()), CONNECTION_BAD);
+  EXPECT_EQ(PQstatus(proxied.get()), CONNECTION_BAD);
+  std::string want = PQerrorMessage(direct.get()), got = PQerrorMessage(proxied.get());
+  EXPECT_NE(want.find("invalid value for parameter \"work_mem\": \"banana\""), std::string::npos)
+      << want;
+  EXPECT_NE(got.find("invalid value for parameter \"work_mem\": \"banana\""), std::string::npos)
+      << got;
+  // pgrange keeps serving.
+  auto ok = pq_connect(proxy_->dsn());
+  EXPECT_EQ(pq_exec(ok.get(), "select 1").at(), "1");
 }
 
 TEST(ProxyStateLeakTest, ApplicationNameDefaultsToEmptyLikePostgres) {
