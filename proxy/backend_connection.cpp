@@ -106,8 +106,8 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
 
 awaitable<Result<void>> BackendConnection::startup(std::chrono::milliseconds) {
   std::string out;
-  write_startup_message(
-      out, {{"user", shard_.user}, {"database", shard_.dbname}, {"application_name", "pgrange"}});
+  // No application_name: a client that sets none must see PostgreSQL's default (empty).
+  write_startup_message(out, {{"user", shard_.user}, {"database", shard_.dbname}});
   error_code wec;
   auto wn = co_await asio::async_write(socket_, asio::buffer(out), no_throw(wec));
   (void)wn;

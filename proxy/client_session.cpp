@@ -69,6 +69,53 @@ std::vector<std::pair<std::string, std::string>> parse_options(std::string_view 
   return out;
 }
 
+/// Parameters whose list values PostgreSQL quotes as identifiers (GUC_LIST_QUOTE).
+bool is_identifier_list(std::string_view name) {
+  return name == "search_path" || name == "temp_tablespaces" ||
+         name == "session_preload_libraries" || name == "local_preload_libraries";
+}
+
+/// "SET name TO value" that gives `name` the value a startup packet would have given it.
+std::string set_statement(const std::string& name, const std::string& value) {
+  std::string out = "SET \"" + name + "\" TO ";
+  if (!is_identifier_list(name)) return out + sql::quote_literal(value);
+  // Split the list as PostgreSQL's SplitIdentifierString does, and give each element back as
+  // an identifier: quoted ones as written, bare ones quoted after folding to lower case.
+  std::vector<std::string> items;
+  std::string cur;
+  bool in_quotes = false, quoted = false;
+  for (size_t i = 0; i <= value.size(); ++i) {
+    char c = i < value.size() ? value[i] : ',';
+    if (in_quotes) {
+      if (c == '"' && i + 1 < value.size() && value[i + 1] == '"') {
+        cur += "\"\"";
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      in_quotes = quoted = true;
+    } else if (c == ',') {
+      size_t b = cur.find_first_not_of(" \t");
+      size_t e = cur.find_last_not_of(" \t");
+      std::string item = b == std::string::npos ? "" : cur.substr(b, e - b + 1);
+      if (!quoted) {
+        for (char& ch : item) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      }
+      if (!item.empty()) items.push_back("\"" + item + "\"");
+      cur.clear();
+      quoted = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (items.empty()) return out + "''";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -361,6 +408,7 @@ awaitable<bool> ClientSession::login() {
   for (auto& [k, v] : startup_params_) {
     std::string name = lower(k);
     startup_settings_[name] = set_config_sql(name, v);
+    startup_params_map_[name] = v;
   }
   desired_settings_ = startup_settings_;
 
@@ -593,39 +641,64 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
   if (before && !pinned()) spdlog::info("client {} unpinned: session state gone", user_);
 }
 
-void ClientSession::finish_sync_point(std::vector<sql::SessionEffect> effects, bool error,
-                                      char status) {
-  // Effects count only when their statements succeed, and those inside a transaction block
-  // only if it commits; savepoints cut the list back on ROLLBACK TO.
-  if (!error) {
+void ClientSession::add_txn_effect(sql::SessionEffect e) {
+  auto find_savepoint = [&](const std::string& name) -> std::optional<size_t> {
+    for (size_t i = savepoints_.size(); i-- > 0;) {
+      if (savepoints_[i].first == name) return i;
+    }
+    return std::nullopt;
+  };
+  switch (e.kind) {
+    case sql::SessionEffectKind::kSavepoint:
+      savepoints_.emplace_back(e.name, txn_effects_.size());
+      break;
+    case sql::SessionEffectKind::kRollbackTo:
+      if (auto i = find_savepoint(e.name)) {
+        txn_effects_.resize(savepoints_[*i].second);
+        savepoints_.resize(*i + 1);
+      }
+      break;
+    case sql::SessionEffectKind::kRelease:
+      if (auto i = find_savepoint(e.name)) savepoints_.resize(*i);
+      break;
+    default:
+      txn_effects_.push_back(std::move(e));
+  }
+}
+
+void ClientSession::finish_sync_point(StatementLog log, bool error, char start_status,
+                                      char end_status) {
+  // Replays the statements that completed, in order, the way PostgreSQL scopes their effects:
+  // inside a transaction block they count when it commits (savepoints cut them back); outside
+  // one they belong to the implicit transaction of this query, which commits unless an error
+  // ended it.
+  bool in_block = start_status != 'I';
+  std::vector<sql::SessionEffect> implicit;
+  for (auto& [tag, effects] : log) {
+    if (tag == "BEGIN" || tag == "START TRANSACTION") in_block = true;
+    bool rollback_to = false;
     for (auto& e : effects) {
-      auto find_savepoint = [&](const std::string& name) -> std::optional<size_t> {
-        for (size_t i = savepoints_.size(); i-- > 0;) {
-          if (savepoints_[i].first == name) return i;
-        }
-        return std::nullopt;
-      };
-      switch (e.kind) {
-        case sql::SessionEffectKind::kSavepoint:
-          savepoints_.emplace_back(e.name, txn_effects_.size());
-          break;
-        case sql::SessionEffectKind::kRollbackTo:
-          if (auto i = find_savepoint(e.name)) {
-            txn_effects_.resize(savepoints_[*i].second);
-            savepoints_.resize(*i + 1);
-          }
-          break;
-        case sql::SessionEffectKind::kRelease:
-          if (auto i = find_savepoint(e.name)) savepoints_.resize(*i);
-          break;
-        default:
-          txn_effects_.push_back(std::move(e));
+      if (e.kind == sql::SessionEffectKind::kRollbackTo) rollback_to = true;
+      if (in_block) {
+        add_txn_effect(std::move(e));
+      } else {
+        implicit.push_back(std::move(e));
       }
     }
+    if (!in_block) continue;
+    if (tag == "COMMIT") {
+      apply_effects(txn_effects_, true);
+      txn_effects_.clear();
+      savepoints_.clear();
+      in_block = false;
+    } else if ((tag == "ROLLBACK" && !rollback_to) || tag == "PREPARE TRANSACTION") {
+      txn_effects_.clear();
+      savepoints_.clear();
+      in_block = false;
+    }
   }
-  if (status == 'I') {
-    bool committed = !error && last_tag_ != "ROLLBACK";
-    if (!txn_effects_.empty()) apply_effects(txn_effects_, committed);
+  if (!error) apply_effects(implicit, true);
+  if (end_status == 'I') {
     txn_effects_.clear();
     savepoints_.clear();
   }
@@ -663,23 +736,47 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
     }
   }
   // RESET goes back to the value the session started with, which on a pooled backend is the
-  // server's default, not the client's startup value: restore that right after.
-  std::string restore;
+  // server's default, not the client's startup value. So a RESET of a startup parameter runs
+  // as SET of that value (reported to the client as RESET), and RESET ALL / DISCARD ALL are
+  // followed by hidden SETs of every startup value.
+  std::string rewritten;
+  size_t copied = 0;
+  std::vector<uint8_t> actions;
+  size_t extra = 0;  // statements added so far shift the CommandComplete ordinals
   for (const auto& fx : e.effects) {
-    if (fx.kind == sql::SessionEffectKind::kResetAll ||
-        fx.kind == sql::SessionEffectKind::kDiscardAll) {
-      for (auto& [name, stmt] : startup_settings_) restore += stmt + ";";
-    } else if (fx.kind == sql::SessionEffectKind::kReset) {
-      auto it = startup_settings_.find(fx.name);
-      if (it != startup_settings_.end()) restore += it->second + ";";
+    bool reset_one =
+        fx.kind == sql::SessionEffectKind::kReset && startup_params_map_.count(fx.name) != 0;
+    bool reset_all = fx.kind == sql::SessionEffectKind::kResetAll ||
+                     fx.kind == sql::SessionEffectKind::kDiscardAll;
+    if (!reset_one && (!reset_all || startup_params_map_.empty())) continue;
+    if (actions.size() < fx.statement_index + extra) {
+      actions.resize(fx.statement_index + extra, 0);
     }
+    rewritten.append(sql.substr(copied, fx.statement_begin - copied));
+    if (reset_one) {
+      rewritten += set_statement(fx.name, startup_params_map_.at(fx.name));
+      actions.push_back(2);
+    } else {
+      rewritten.append(sql.substr(fx.statement_begin, fx.statement_end - fx.statement_begin));
+      actions.push_back(0);
+      for (auto& [name, value] : startup_params_map_) {
+        rewritten += "; " + set_statement(name, value);
+        actions.push_back(1);
+        ++extra;
+      }
+    }
+    copied = fx.statement_end;
   }
+  if (actions.empty()) {
+    pending_.push_back(std::move(e));
+    MessageWriter(out).begin('Q').bytes(sql).byte('\0').end();
+    return true;
+  }
+  // Statements after the last rewritten one keep action 0 (beyond the vector).
+  rewritten.append(sql.substr(copied));
+  e.tag_actions = std::move(actions);
   pending_.push_back(std::move(e));
-  MessageWriter(out).begin('Q').bytes(sql).byte('\0').end();
-  if (!restore.empty()) {
-    write_query(out, restore);
-    push(Pending::kSwallowQuery);
-  }
+  write_query(out, rewritten);
   return true;
 }
 
@@ -1054,14 +1151,30 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           case 'n':
             if (head.kind == Pending::kDescribe) pending_.pop_front();
             break;
-          case 'C':
-            last_tag_.assign(f.body.substr(0, f.body.find('\0')));
+          case 'C': {
+            std::string tag(f.body.substr(0, f.body.find('\0')));
             in_copy_ = false;
             if (head.kind == Pending::kExecute) {
-              for (auto& e : head.effects) sync_effects_.push_back(std::move(e));
+              sync_log_.emplace_back(tag, std::move(head.effects));
               pending_.pop_front();
+            } else if (head.kind == Pending::kQuery) {
+              uint32_t k = head.completions++;
+              uint8_t action = k < head.tag_actions.size() ? head.tag_actions[k] : 0;
+              if (action == 1) {
+                forward = false;  // a statement pgrange added
+                break;
+              }
+              if (action == 2) {
+                // RESET rewritten as SET of the startup value: the client sees its RESET.
+                forward = false;
+                MessageWriter(out).begin('C').cstr("RESET").end();
+                tag = "RESET";
+              }
+              head.tags.push_back(tag);
             }
+            last_tag_ = std::move(tag);
             break;
+          }
           case 'I':
           case 's':
             if (head.kind == Pending::kExecute) pending_.pop_front();
@@ -1110,12 +1223,23 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           }
           case 'Z': {
             char status = f.body.empty() ? 'I' : f.body[0];
+            char start_status = txn_status_;
             txn_status_ = status;
-            if (head.kind == Pending::kQuery) {
-              finish_sync_point(std::move(head.effects), head.error, status);
+            if (head.kind == Pending::kQuery &&
+                (!head.effects.empty() || !txn_effects_.empty() || !savepoints_.empty())) {
+              StatementLog log;
+              for (size_t i = 0; i < head.tags.size(); ++i) {
+                log.emplace_back(head.tags[i], std::vector<sql::SessionEffect>{});
+              }
+              for (auto& e : head.effects) {
+                if (e.statement_index < log.size()) {
+                  log[e.statement_index].second.push_back(std::move(e));
+                }
+              }
+              finish_sync_point(std::move(log), head.error, start_status, status);
             } else if (head.kind == Pending::kSync) {
-              finish_sync_point(std::move(sync_effects_), sync_error_, status);
-              sync_effects_.clear();
+              finish_sync_point(std::move(sync_log_), sync_error_, start_status, status);
+              sync_log_.clear();
               sync_error_ = false;
             }
             pending_.pop_front();
@@ -1156,7 +1280,7 @@ void ClientSession::fail_pending(bool server_already_reported) {
   txn_status_ = 'I';
   txn_effects_.clear();
   savepoints_.clear();
-  sync_effects_.clear();
+  sync_log_.clear();
   sync_error_ = false;
   channel_.send(std::move(out));
 }

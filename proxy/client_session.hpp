@@ -60,7 +60,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string client_name;                  ///< the client's statement name for Parse entries
     std::string payload;                      ///< bytes a synthetic entry sends
     std::vector<sql::SessionEffect> effects;  ///< session effects of a Query or Execute
+    std::vector<std::string> tags;     ///< CommandComplete tags of a Query, in statement order
+    uint32_t completions = 0;          ///< CommandCompletes seen for a Query
+    std::vector<uint8_t> tag_actions;  ///< per CommandComplete: 0 forward, 1 hide, 2 as RESET
   };
+  /// Completed statements of a sync point: their tags and session effects.
+  using StatementLog = std::vector<std::pair<std::string, std::vector<sql::SessionEffect>>>;
   /// A client's named prepared statement.
   struct ClientStatement {
     std::string backend_name;
@@ -85,7 +90,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void ensure_prepared(const ClientStatement& st, std::string& out);
   void emit_ready_synthetics(std::string& out);
   void process_backend_messages(BackendConnection& conn, std::string& out, bool& release);
-  void finish_sync_point(std::vector<sql::SessionEffect> effects, bool error, char status);
+  void finish_sync_point(StatementLog log, bool error, char start_status, char end_status);
+  void add_txn_effect(sql::SessionEffect e);
   bool handle_query_effects(std::string_view sql, PendingEntry& entry, std::string& out);
   void request_release();
   void apply_effects(const std::vector<sql::SessionEffect>& effects, bool committed);
@@ -104,6 +110,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string database_;
   std::vector<std::pair<std::string, std::string>> startup_params_;
   std::map<std::string, std::string> startup_settings_;
+  std::map<std::string, std::string> startup_params_map_;  ///< name → value from startup
   std::map<std::string, std::string> desired_settings_;
   bool transaction_pooling_ = true;
   std::shared_ptr<BackendConnection> backend_;
@@ -121,9 +128,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::vector<std::pair<std::string, size_t>> savepoints_;  ///< name → size of txn_effects_
   std::vector<sql::SessionEffect> unnamed_effects_;         ///< of the unnamed statement
   std::unordered_map<std::string, std::vector<sql::SessionEffect>> portal_effects_;
-  std::vector<sql::SessionEffect> sync_effects_;  ///< of Executes completed since the last Sync
-  bool sync_error_ = false;                       ///< an error since the last Sync
-  std::string last_tag_;                          ///< the last CommandComplete tag
+  StatementLog sync_log_;            ///< Executes completed since the last Sync
+  bool sync_error_ = false;          ///< an error since the last Sync
+  std::string last_tag_;             ///< the last CommandComplete tag
   std::optional<Error> lost_error_;  ///< the backend died mid-transaction: tell the client
   bool release_requested_ = false;
   // Session state that cannot move between backends pins the client to its backend.

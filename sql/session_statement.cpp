@@ -138,12 +138,15 @@ std::string dotted_name(const std::vector<Token>& t, size_t& i) {
   return name;
 }
 
-void classify(const std::vector<Token>& t, std::string_view q, bool sole,
+void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t index,
               std::vector<SessionEffect>& out) {
   std::string stmt(q.substr(t.front().begin, t.back().end - t.front().begin));
   auto add = [&](SessionEffectKind k, std::string name) {
     SessionEffect e{k, std::move(name), stmt};
     e.sole_statement = sole;
+    e.statement_index = index;
+    e.statement_begin = t.front().begin;
+    e.statement_end = t.back().end;
     out.push_back(std::move(e));
   };
   auto add_named = [&](SessionEffectKind k, const Token& tok) {
@@ -151,6 +154,9 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole,
     e.sole_statement = sole;
     e.name_begin = tok.begin;
     e.name_end = tok.end;
+    e.statement_index = index;
+    e.statement_begin = t.front().begin;
+    e.statement_end = t.back().end;
     out.push_back(std::move(e));
   };
   // Function calls that change session state can appear in any statement.
@@ -261,8 +267,8 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole,
 std::vector<SessionEffect> session_effects(std::string_view query) {
   std::vector<SessionEffect> out;
   auto statements = lex_statements(query);
-  for (const std::vector<Token>& stmt : statements) {
-    classify(stmt, query, statements.size() == 1, out);
+  for (size_t i = 0; i < statements.size(); ++i) {
+    classify(statements[i], query, statements.size() == 1, i, out);
   }
   return out;
 }

@@ -41,6 +41,9 @@ struct SessionEffect {
   size_t name_begin = 0;  ///< offset of the name in the query (kExecute, kDeallocate)
   size_t name_end = 0;
   bool sole_statement = false;  ///< the query holds this statement only
+  size_t statement_index = 0;   ///< which statement of the query (0-based)
+  size_t statement_begin = 0;   ///< offsets of the statement's text in the query
+  size_t statement_end = 0;
 };
 
 /// Finds the session effects of each statement in a simple-protocol query string. A small lexer

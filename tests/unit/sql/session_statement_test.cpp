@@ -108,6 +108,27 @@ TEST(SessionEffects, SeveralStatementsInOneQuery) {
   EXPECT_EQ(e[1].kind, K::kReset);
 }
 
+TEST(SessionEffects, SavepointsExecuteAndPositions) {
+  EXPECT_EQ(kinds("SAVEPOINT a"), std::vector<K>{K::kSavepoint});
+  EXPECT_EQ(kinds("ROLLBACK TO SAVEPOINT a"), std::vector<K>{K::kRollbackTo});
+  EXPECT_EQ(kinds("rollback work to a"), std::vector<K>{K::kRollbackTo});
+  EXPECT_TRUE(session_effects("ROLLBACK").empty());
+  EXPECT_EQ(kinds("RELEASE SAVEPOINT a"), std::vector<K>{K::kRelease});
+  std::string q = "select 1; EXECUTE stmt_1 (5)";
+  auto e = session_effects(q);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kExecute);
+  EXPECT_FALSE(e[0].sole_statement);
+  EXPECT_EQ(e[0].statement_index, 1u);
+  EXPECT_EQ(q.substr(e[0].name_begin, e[0].name_end - e[0].name_begin), "stmt_1");
+  EXPECT_EQ(q.substr(e[0].statement_begin, e[0].statement_end - e[0].statement_begin),
+            "EXECUTE stmt_1 (5)");
+  e = session_effects("DEALLOCATE PREPARE s");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_TRUE(e[0].sole_statement);
+  EXPECT_EQ(e[0].name, "s");
+}
+
 TEST(QuoteLiteral, EscapesQuotesAndBackslashes) {
   EXPECT_EQ(quote_literal("abc"), "'abc'");
   EXPECT_EQ(quote_literal("it's"), "'it''s'");
