@@ -347,21 +347,11 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
   }
 
   // SCRAM-SHA-256 (protocol §55.3.1).
-  ScramVerifier verifier;
-  if (u) {
-    if (u->password.rfind("SCRAM-SHA-256$", 0) == 0) {
-      auto parsed = ScramVerifier::parse(u->password);
-      if (!parsed) {
-        auth_failed();
-        co_return false;
-      }
-      verifier = *parsed;
-    } else {
-      verifier = ScramVerifier::from_password(u->password, "pgrange-salt:" + user);
-    }
-  } else {
-    verifier = ScramVerifier::from_password("", "pgrange-unknown-user");
-  }
+  auto vit =
+      u ? worker_.shared().scram_verifiers.find(user) : worker_.shared().scram_verifiers.end();
+  const ScramVerifier& verifier = vit != worker_.shared().scram_verifiers.end()
+                                      ? vit->second
+                                      : worker_.shared().unknown_user_verifier;
   std::string out;
   write_auth_request(out, kAuthSasl, std::string_view("SCRAM-SHA-256\0\0", 15));
   channel_.send(std::move(out));

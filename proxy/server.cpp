@@ -1,5 +1,6 @@
 #include "proxy/server.hpp"
 
+#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 namespace pgrange::proxy {
@@ -26,6 +27,27 @@ Result<void> Server::open() {
     if (ec)
       return fail(sqlstate::kConfigFileError, "TLS key " + cfg.tls->key + ": " + ec.message());
     shared_.tls = std::move(ctx);
+  }
+  for (const config::UserConfig& u : cfg.users) {
+    if (u.auth != config::AuthMethod::kScramSha256) continue;
+    if (u.password.rfind("SCRAM-SHA-256$", 0) == 0) {
+      auto parsed = ScramVerifier::parse(u.password);
+      if (!parsed) {
+        return fail(sqlstate::kConfigFileError,
+                    "user \"" + u.name + "\": invalid SCRAM-SHA-256 verifier");
+      }
+      shared_.scram_verifiers[u.name] = *parsed;
+    } else {
+      // A random salt per start: nothing derived from the password is predictable.
+      std::string salt(16, '\0');
+      RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), static_cast<int>(salt.size()));
+      shared_.scram_verifiers[u.name] = ScramVerifier::from_password(u.password, salt);
+    }
+  }
+  {
+    std::string salt(16, '\0');
+    RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), static_cast<int>(salt.size()));
+    shared_.unknown_user_verifier = ScramVerifier::from_password("", salt);
   }
   for (int i = 0; i < cfg.effective_workers(); ++i) {
     workers_.push_back(std::make_unique<Worker>(shared_, i));

@@ -11,6 +11,7 @@
 #include "proxy/asio.hpp"
 #include "proxy/backend_pool.hpp"
 #include "proxy/cancel_registry.hpp"
+#include "proxy/scram.hpp"
 
 namespace pgrange::proxy {
 
@@ -24,6 +25,10 @@ struct SharedState {
   std::atomic<bool> draining{false};
   std::atomic<int> sessions{0};
   std::atomic<uint64_t> pins{0};  ///< how many times a client was pinned to its backend
+  /// SCRAM verifiers of the configured users, derived once at start-up (PBKDF2 is slow on
+  /// purpose: deriving per login would cost ~25,000 instructions × 4096 per connection).
+  std::unordered_map<std::string, ScramVerifier> scram_verifiers;
+  ScramVerifier unknown_user_verifier;
 };
 
 /// One thread with its own io_context, its own pools (one per shard) and its own sessions, so

@@ -262,9 +262,80 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t
   }
 }
 
+bool iequals(std::string_view a, std::string_view lower_b) {
+  if (a.size() != lower_b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != lower_b[i]) return false;
+  }
+  return true;
+}
+
+bool istarts_with(std::string_view a, std::string_view lower_prefix) {
+  return a.size() >= lower_prefix.size() && iequals(a.substr(0, lower_prefix.size()), lower_prefix);
+}
+
+/// A scan that allocates nothing and answers "could this query have session effects?": the
+/// first word of each statement, and function names and TEMP anywhere. Almost every query of
+/// an application says no here, so the full lexer runs only for the few that might.
+bool may_have_effects(std::string_view q) {
+  static constexpr std::string_view kFirstWords[] = {
+      "set",   "reset",  "discard", "prepare",   "deallocate", "listen",   "unlisten", "declare",
+      "close", "create", "execute", "savepoint", "release",    "rollback", "abort"};
+  bool at_start = true;
+  size_t i = 0;
+  const size_t n = q.size();
+  while (i < n) {
+    char c = q[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == ';') {
+      at_start = true;
+      ++i;
+    } else if (c == '-' && i + 1 < n && q[i + 1] == '-') {
+      while (i < n && q[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < n && q[i + 1] == '*') {
+      return true;  // rare in application queries: let the full lexer handle nesting
+    } else if (c == '\'' || c == '"' || c == '$') {
+      // Quoted text: the lexer knows the escapes; a quick skip to the closing quote suffices
+      // here because an unclosed or escaped quote only makes us answer "maybe".
+      if (c == '$') {
+        if (i + 1 < n && std::isdigit(static_cast<unsigned char>(q[i + 1]))) {
+          ++i;
+          continue;
+        }
+        return true;
+      }
+      size_t close = q.find(c, i + 1);
+      if (close == std::string_view::npos) return true;
+      if (c == '\'' && i > 0 && (q[i - 1] == 'e' || q[i - 1] == 'E')) return true;
+      at_start = false;
+      i = close + 1;
+    } else if (ident_start(c)) {
+      size_t b = i;
+      while (i < n && ident_char(q[i])) ++i;
+      std::string_view w = q.substr(b, i - b);
+      if (at_start) {
+        for (std::string_view k : kFirstWords) {
+          if (iequals(w, k)) return true;
+        }
+        at_start = false;
+      }
+      if (istarts_with(w, "pg_advisory") || istarts_with(w, "pg_try_advisory") ||
+          iequals(w, "set_config") || iequals(w, "temp") || iequals(w, "temporary")) {
+        return true;
+      }
+    } else {
+      at_start = false;
+      ++i;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<SessionEffect> session_effects(std::string_view query) {
+  if (!may_have_effects(query)) return {};
   std::vector<SessionEffect> out;
   auto statements = lex_statements(query);
   for (size_t i = 0; i < statements.size(); ++i) {
