@@ -322,6 +322,14 @@ TEST_F(ProxyFailureTest, BackendKilledWhileIdleInTransaction) {
 TEST(ProxyTlsTest, SelfSignedCertificate) {
   std::string dir = std::filesystem::temp_directory_path().string() + "/pgrange-tls-XXXXXX";
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  /// Removes the certificate folder however the test ends.
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_dir{dir};
   run_command({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
                "-days", "1", "-keyout", dir + "/server.key", "-out", dir + "/server.crt"});
   PgServer::Options o;
@@ -353,8 +361,6 @@ TEST(ProxyTlsTest, SelfSignedCertificate) {
   auto plain = must_connect(proxy->dsn("app", "secret", "sslmode=disable"));
   EXPECT_EQ(PQsslInUse(plain.get()), 0);
   EXPECT_TRUE(works(plain.get()));
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
 }
 
 TEST(ProxyAuthTest, HashedPasswordsInTheConfig) {
