@@ -56,7 +56,7 @@ class Worker {
  private:
   SharedState& shared_;
   int index_;
-  asio::io_context io_;
+  asio::io_context io_{1};  // one thread runs it: lets Asio skip cross-thread wake-ups
   std::vector<std::unique_ptr<BackendPool>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
   std::list<std::weak_ptr<ClientSession>> sessions_;
