@@ -192,14 +192,16 @@ awaitable<void> ClientSession::run() {
   if (was_pinned_) spdlog::debug("session of {} ended while pinned", user_);
 }
 
-awaitable<bool> ClientSession::read_startup_packet(std::string& body) {
+awaitable<bool> ClientSession::read_client_frame(bool startup, std::string& body, char& type) {
   for (;;) {
-    FrameResult fr = read_startup_frame(in_.view());
+    // During authentication only small messages are expected (a password, a SASL response).
+    FrameResult fr = startup ? read_startup_frame(in_.view()) : read_typed_frame(in_.view(), 65536);
     if (fr.status == FrameStatus::kInvalid) {
       send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
       co_return false;
     }
     if (fr.status == FrameStatus::kReady) {
+      type = fr.frame.type;
       body.assign(fr.frame.body);
       in_.consume(fr.frame.total_size);
       co_return true;
@@ -215,7 +217,8 @@ awaitable<bool> ClientSession::startup() {
   bool tls_done = false;
   for (;;) {
     std::string body;
-    if (!co_await read_startup_packet(body)) co_return false;
+    char ignored_type = 0;
+    if (!co_await read_client_frame(true, body, ignored_type)) co_return false;
     BodyReader br(body);
     int32_t code = 0;
     br.i32(code);
@@ -306,26 +309,15 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
   std::string body;
   auto read_password_message = [&]() -> awaitable<bool> {
     co_await channel_.flush();
-    for (;;) {
-      FrameResult fr = read_typed_frame(in_.view(), 65536);
-      if (fr.status == FrameStatus::kInvalid ||
-          (fr.status == FrameStatus::kReady && fr.frame.type != 'p')) {
-        send_error(Error::fatal(sqlstate::kProtocolViolation,
-                                "expected password response, got message type " +
-                                    std::to_string(static_cast<int>(
-                                        fr.status == FrameStatus::kReady ? fr.frame.type : 0))));
-        co_return false;
-      }
-      if (fr.status == FrameStatus::kReady) {
-        body.assign(fr.frame.body);
-        in_.consume(fr.frame.total_size);
-        co_return true;
-      }
-      error_code ec;
-      size_t n = co_await channel_.read_some(in_.prepare(kReadChunk), kReadChunk, ec);
-      if (ec) co_return false;
-      in_.commit(n);
+    char type = 0;
+    if (!co_await read_client_frame(false, body, type)) co_return false;
+    if (type != 'p') {
+      send_error(Error::fatal(sqlstate::kProtocolViolation,
+                              "expected password response, got message type " +
+                                  std::to_string(static_cast<int>(type))));
+      co_return false;
     }
+    co_return true;
   };
 
   if (u && method == config::AuthMethod::kTrust) co_return true;

@@ -75,7 +75,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
 
   awaitable<bool> startup();
   awaitable<bool> authenticate(const std::string& user);
-  awaitable<bool> read_startup_packet(std::string& body);
+  /// Reads one whole startup-phase packet (startup=true) or authentication message.
+  awaitable<bool> read_client_frame(bool startup, std::string& body, char& type);
   awaitable<bool> login();
   awaitable<void> message_loop();
   awaitable<void> backend_loop(std::shared_ptr<BackendConnection> conn);

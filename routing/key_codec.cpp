@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/text.hpp"
 #include "routing/key_datetime.hpp"
 #include "routing/key_encoding.hpp"
 #include "routing/key_float.hpp"
@@ -14,16 +15,6 @@ namespace pgrange::routing {
 namespace {
 
 constexpr std::string_view kInvalidBinary = "22P03";
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 std::string_view sql_type_name(KeyType type) {
   switch (type) {

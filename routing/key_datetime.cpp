@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/text.hpp"
 #include "routing/key_type.hpp"
 
 namespace pgrange::routing {
@@ -52,16 +53,6 @@ unsigned days_in_month(int64_t y, unsigned m) {
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 // Reads exactly `n` digits (or at least n when `at_least`) from the front of s.

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include "common/text.hpp"
 #include "routing/key_encoding.hpp"
 
 namespace pgrange::routing {
@@ -10,14 +11,6 @@ namespace {
 // numeric's storage limits: 131072 digits before the point, 16383 after (NUMERIC_DSCALE_MAX).
 constexpr int64_t kMaxIntegerDigits = 131072;
 constexpr int64_t kMaxFractionDigits = 16383;
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 Result<Decimal> check_range(Decimal d) {
   if (d.kind == Decimal::Kind::kNegative || d.kind == Decimal::Kind::kPositive) {

@@ -8,24 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/text.hpp"
+
 namespace pgrange::routing {
-namespace {
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<double> parse_float_text(std::string_view text, bool single) {
   const char* type_name = single ? "real" : "double precision";
