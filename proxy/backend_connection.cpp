@@ -61,6 +61,8 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect
     co_return fail(make_err(timed_out ? "timed out" : cec.message()));
   }
   sock.set_option(tcp::no_delay(true));
+  // The session writes requests synchronously when the socket buffer has room.
+  sock.non_blocking(true, cec);
   auto conn = std::make_shared<BackendConnection>(std::move(sock), shard, shard_index);
   // The timer lambda holds a reference to the moved-from socket; rebind it to the connection.
   timer->cancel();

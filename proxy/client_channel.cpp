@@ -5,6 +5,9 @@ namespace pgrange::proxy {
 ClientChannel::ClientChannel(tcp::socket socket)
     : socket_(std::move(socket)), drained_(socket_.get_executor()), wake_(socket_.get_executor()) {
   drained_.expires_at(asio::steady_timer::time_point::max());
+  // Synchronous writes in send() must never block the worker thread.
+  error_code ec;
+  socket_.non_blocking(true, ec);
 }
 
 awaitable<size_t> ClientChannel::read_some(char* p, size_t n, error_code& ec) {
@@ -12,14 +15,41 @@ awaitable<size_t> ClientChannel::read_some(char* p, size_t n, error_code& ec) {
   co_return co_await socket_.async_read_some(asio::buffer(p, n), no_throw(ec));
 }
 
+size_t ClientChannel::try_write_now(std::string_view bytes) {
+  if (!writer_idle_ || !pending_.empty() || tls_) return 0;
+  // Nothing is queued or being written: hand the bytes to the kernel right away. A reply
+  // usually fits the socket buffer, which saves the writer's wake-up and an asynchronous
+  // write per reply; whatever does not fit goes through the writer.
+  error_code ec;
+  size_t n = socket_.write_some(asio::buffer(bytes.data(), bytes.size()), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) return 0;
+  if (ec) {
+    failed_ = true;
+    drained_.cancel();
+    wake_.cancel();
+    return std::string_view::npos;
+  }
+  return n;
+}
+
 void ClientChannel::send(std::string bytes) {
   if (failed_ || bytes.empty()) return;
+  size_t n = try_write_now(bytes);
+  if (n == std::string_view::npos || n == bytes.size()) return;
+  if (n > 0) bytes.erase(0, n);
   if (pending_.empty()) {
     pending_.swap(bytes);
   } else {
     pending_.append(bytes);
   }
-  // Waking the one writer costs far less than starting a coroutine per reply.
+  if (writer_idle_) wake_.cancel();
+}
+
+void ClientChannel::send_view(std::string_view bytes) {
+  if (failed_ || bytes.empty()) return;
+  size_t n = try_write_now(bytes);
+  if (n == std::string_view::npos || n == bytes.size()) return;
+  pending_.append(bytes.substr(n));
   if (writer_idle_) wake_.cancel();
 }
 

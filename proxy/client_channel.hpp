@@ -20,7 +20,9 @@ class ClientChannel {
 
   /// Queues bytes for the client; writing starts at once if nothing is being written.
   void send(std::string bytes);
-  void send(std::string_view bytes) { send(std::string(bytes)); }
+  /// Like send(), but the caller keeps its buffer: bytes are copied only if they cannot be
+  /// written at once.
+  void send_view(std::string_view bytes);
 
   /// Waits until at most `limit` queued bytes remain (or the channel failed).
   awaitable<void> wait_below(size_t limit);
@@ -43,6 +45,10 @@ class ClientChannel {
   tcp::socket& socket() { return socket_; }
 
  private:
+  /// Writes what it can without blocking when nothing is queued; returns the bytes written, or
+  /// npos after marking the channel failed.
+  size_t try_write_now(std::string_view bytes);
+
   tcp::socket socket_;
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   std::string pending_;

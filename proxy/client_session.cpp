@@ -829,8 +829,18 @@ awaitable<void> ClientSession::message_loop() {
     }
     if (!out.empty() && backend_) {
       auto conn = backend_;
+      // Try the write at once (the socket is non-blocking); only a full socket buffer makes
+      // the session wait for the rest.
       error_code ec;
-      co_await asio::async_write(conn->socket(), asio::buffer(out), no_throw(ec));
+      size_t n = conn->socket().write_some(asio::buffer(out), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        ec = {};
+        n = 0;
+      }
+      if (!ec && n < out.size()) {
+        co_await asio::async_write(conn->socket(), asio::buffer(out.data() + n, out.size() - n),
+                                   no_throw(ec));
+      }
       if (ec) {
         conn->mark_broken();
         error_code ignored;
@@ -1299,8 +1309,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     in.commit(n);
     out.clear();
     process_backend_messages(*conn, out, release);
-    if (!out.empty()) channel_.send(std::move(out));
-    out = std::string();
+    if (!out.empty()) channel_.send_view(out);
     if (release || conn->broken() || closing_) break;
     if (channel_.failed()) {
       closing_ = true;

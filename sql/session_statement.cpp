@@ -15,12 +15,13 @@ struct Token {
   size_t end = 0;
 };
 
+// PostgreSQL's scanner classifies bytes by ASCII ranges, not by locale (scan.l: ident_start).
 bool ident_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-         static_cast<unsigned char>(c) >= 0x80;
+  unsigned char u = static_cast<unsigned char>(c);
+  return ((u | 0x20) >= 'a' && (u | 0x20) <= 'z') || u == '_' || u >= 0x80;
 }
 bool ident_char(char c) {
-  return ident_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$';
+  return ident_start(c) || (c >= '0' && c <= '9') || c == '$';
 }
 
 /// Splits `q` into statements of tokens; skips comments, string literals and dollar quotes.
@@ -262,18 +263,6 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t
   }
 }
 
-bool iequals(std::string_view a, std::string_view lower_b) {
-  if (a.size() != lower_b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != lower_b[i]) return false;
-  }
-  return true;
-}
-
-bool istarts_with(std::string_view a, std::string_view lower_prefix) {
-  return a.size() >= lower_prefix.size() && iequals(a.substr(0, lower_prefix.size()), lower_prefix);
-}
-
 /// A scan that allocates nothing and answers "could this query have session effects?": the
 /// first word of each statement, and function names and TEMP anywhere. Almost every query of
 /// an application says no here, so the full lexer runs only for the few that might.
@@ -284,9 +273,10 @@ bool may_have_effects(std::string_view q) {
   bool at_start = true;
   size_t i = 0;
   const size_t n = q.size();
+  char word[16];
   while (i < n) {
     char c = q[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       ++i;
     } else if (c == ';') {
       at_start = true;
@@ -299,7 +289,7 @@ bool may_have_effects(std::string_view q) {
       // Quoted text: the lexer knows the escapes; a quick skip to the closing quote suffices
       // here because an unclosed or escaped quote only makes us answer "maybe".
       if (c == '$') {
-        if (i + 1 < n && std::isdigit(static_cast<unsigned char>(q[i + 1]))) {
+        if (i + 1 < n && q[i + 1] >= '0' && q[i + 1] <= '9') {
           ++i;
           continue;
         }
@@ -313,16 +303,25 @@ bool may_have_effects(std::string_view q) {
     } else if (ident_start(c)) {
       size_t b = i;
       while (i < n && ident_char(q[i])) ++i;
-      std::string_view w = q.substr(b, i - b);
+      size_t len = i - b;
+      // Lower-case a short word once; longer ones are never statement keywords we look for.
+      size_t m = len < sizeof word ? len : sizeof word;
+      for (size_t j = 0; j < m; ++j) {
+        char ch = q[b + j];
+        word[j] = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch | 0x20) : ch;
+      }
+      std::string_view w(word, m);
       if (at_start) {
         for (std::string_view k : kFirstWords) {
-          if (iequals(w, k)) return true;
+          if (w == k) return true;
         }
         at_start = false;
       }
-      if (istarts_with(w, "pg_advisory") || istarts_with(w, "pg_try_advisory") ||
-          iequals(w, "set_config") || iequals(w, "temp") || iequals(w, "temporary")) {
-        return true;
+      if (len >= 4 && (w.front() == 'p' || w.front() == 's' || w.front() == 't')) {
+        if (w.substr(0, 11) == "pg_advisory" || w.substr(0, 15) == "pg_try_advisory" ||
+            w == "set_config" || w == "temp" || w == "temporary") {
+          return true;
+        }
       }
     } else {
       at_start = false;
