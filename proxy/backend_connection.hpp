@@ -50,8 +50,8 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   /// error the server reported. Only for use while no other reader is active on the socket.
   awaitable<Result<void>> run_simple(std::string sql);
 
-  /// Token identifying the current idle period (see BackendPool's idle watch).
-  uint64_t idle_token = 0;
+  /// When the connection last went back to its pool.
+  std::chrono::steady_clock::time_point idle_since;
 
  private:
   awaitable<Result<void>> startup(std::chrono::milliseconds timeout);

@@ -1,6 +1,9 @@
 #include "proxy/backend_pool.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 namespace pgrange::proxy {
 
@@ -19,12 +22,13 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
     co_return fail(sqlstate::kAdminShutdown, "pgrange is shutting down");
   }
   while (!idle_.empty()) {
-    auto conn = std::move(idle_.front());
-    idle_.pop_front();
-    ++conn->idle_token;  // ends the idle watch
-    error_code ec;
-    conn->socket().cancel(ec);
-    if (!conn->broken()) co_return conn;
+    // Most recently used first: it is the one least likely to have gone stale, and a busy
+    // pool keeps reusing a few warm connections.
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    if (!conn->broken() && still_open(*conn)) co_return conn;
+    spdlog::info("shard {}: idle server connection was closed by the server", shard_.name);
+    conn->mark_broken();
     --open_;
   }
   spdlog::debug("pool {}: acquire open={} idle={} waiters={}", shard_.name, open_, idle_.size(),
@@ -85,37 +89,26 @@ void BackendPool::release(std::shared_ptr<BackendConnection> conn, bool reusable
     w->timer.cancel();
     return;
   }
-  watch_idle(conn);
+  conn->idle_since = std::chrono::steady_clock::now();
   idle_.push_back(std::move(conn));
 }
 
-void BackendPool::watch_idle(const std::shared_ptr<BackendConnection>& conn) {
-  // An idle server connection should say nothing; if it becomes readable the server closed it
-  // (a restart, an administrator's pg_terminate_backend) and it must not be handed out.
-  uint64_t token = ++conn->idle_token;
-  std::weak_ptr<BackendConnection> weak = conn;
-  conn->socket().async_wait(tcp::socket::wait_read, [this, weak, token](error_code ec) {
-    auto c = weak.lock();
-    if (!c || ec || c->idle_token != token) return;
-    spdlog::info("shard {}: idle server connection closed by the server", shard_.name);
-    c->mark_broken();
-    auto it = std::find(idle_.begin(), idle_.end(), c);
-    if (it != idle_.end()) {
-      idle_.erase(it);
-      --open_;
-      hand_off_slot();
-    }
-  });
+bool BackendPool::still_open(BackendConnection& conn) {
+  // An idle server connection says nothing; if it has something to read, the server closed it
+  // (a restart, pg_terminate_backend: a FATAL then EOF). Checking costs a system call, so only
+  // connections idle for a while are checked: one reused within a millisecond is as good as
+  // the transaction that just ended on it.
+  if (std::chrono::steady_clock::now() - conn.idle_since < std::chrono::milliseconds(1)) {
+    return true;
+  }
+  char c;
+  ssize_t n = ::recv(conn.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
 void BackendPool::close_idle() {
   closed_ = true;
-  for (auto& c : idle_) {
-    ++c->idle_token;
-    error_code ec;
-    c->socket().cancel(ec);
-    --open_;
-  }
+  open_ -= static_cast<int>(idle_.size());
   idle_.clear();
   for (auto& w : waiters_) w->timer.cancel();
   waiters_.clear();

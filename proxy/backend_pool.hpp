@@ -41,7 +41,7 @@ class BackendPool {
     bool slot = false;  ///< granted the right to open a new connection
   };
 
-  void watch_idle(const std::shared_ptr<BackendConnection>& conn);
+  static bool still_open(BackendConnection& conn);
   void hand_off_slot();
 
   asio::io_context& io_;
