@@ -207,8 +207,14 @@ class Churn {
     }
   }
   ~Churn() { stop(); }
-  /// Stops and joins the clients.
+  /// Stops and joins the clients, once each has had time for a query: a short script must
+  /// not end before the churn began (the suite asserts that it ran).
   void stop() {
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (queries_ < static_cast<long>(threads_.size()) && errors_ == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
     stop_ = true;
     for (auto& t : threads_) {
       if (t.joinable()) t.join();
