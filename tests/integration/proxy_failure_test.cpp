@@ -29,6 +29,20 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// Waits (up to 20 s) until the shard runs a query with this text: a cancel sent before the
+/// query reached its backend would find nothing to cancel, on PostgreSQL as through pgrange.
+void wait_until_running(PgServer& server, const std::string& query) {
+  auto deadline = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < deadline) {
+    std::string n = server.exec(
+        "select count(*) from pg_stat_activity where state = 'active' and query = '" + query + "'",
+        "app");
+    if (n != "0") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "the query never started on the shard: " << query;
+}
+
 /// Connects and expects success.
 PgConnPtr must_connect(const std::string& dsn) {
   auto c = pq_connect(dsn);
@@ -109,7 +123,7 @@ TEST_F(ProxyFailureTest, CancelInterruptsTheQueryAndTheSessionGoesOn) {
     SCOPED_TRACE("session " + std::to_string(i));
     auto c = must_connect(proxy_->dsn());
     ASSERT_EQ(PQsendQuery(c.get(), "select pg_sleep(30)"), 1);
-    std::this_thread::sleep_for(500ms);
+    wait_until_running(*server_, "select pg_sleep(30)");
     auto t0 = Clock::now();
     PGcancel* cancel = PQgetCancel(c.get());
     char err[256] = {0};
@@ -128,7 +142,7 @@ TEST_F(ProxyFailureTest, CancelInsideATransactionAbortsIt) {
   auto c = must_connect(proxy_->dsn());
   ASSERT_TRUE(pq_exec(c.get(), "begin").ok());
   ASSERT_EQ(PQsendQuery(c.get(), "select pg_sleep(30)"), 1);
-  std::this_thread::sleep_for(500ms);
+  wait_until_running(*server_, "select pg_sleep(30)");
   PGcancel* cancel = PQgetCancel(c.get());
   char err[256] = {0};
   EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
@@ -614,7 +628,7 @@ TEST(ProxyCancelTest, CancelInSessionMode) {
   auto proxy = ProxyProcess::start(cfg);
   auto c = must_connect(proxy->dsn());
   ASSERT_EQ(PQsendQuery(c.get(), "select pg_sleep(30)"), 1);
-  std::this_thread::sleep_for(500ms);
+  wait_until_running(*server, "select pg_sleep(30)");
   auto t0 = Clock::now();
   PGcancel* cancel = PQgetCancel(c.get());
   char err[256] = {0};
