@@ -21,16 +21,7 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
   if (closed_) {
     co_return fail(sqlstate::kAdminShutdown, "pgrange is shutting down");
   }
-  while (!idle_.empty()) {
-    // Most recently used first: it is the one least likely to have gone stale, and a busy
-    // pool keeps reusing a few warm connections.
-    auto conn = std::move(idle_.back());
-    idle_.pop_back();
-    if (!conn->broken() && still_open(*conn)) co_return conn;
-    spdlog::info("shard {}: idle server connection was closed by the server", shard_.name);
-    conn->mark_broken();
-    --open_;
-  }
+  if (auto conn = take_idle()) co_return conn;
   spdlog::debug("pool {}: acquire open={} idle={} waiters={}", shard_.name, open_, idle_.size(),
                 waiters_.size());
   bool may_open = open_ < max_size_;
@@ -61,6 +52,21 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
     co_return fail(conn.error());
   }
   co_return std::move(*conn);
+}
+
+std::shared_ptr<BackendConnection> BackendPool::take_idle() {
+  while (!idle_.empty() && !closed_) {
+    // Most recently used first: it is the one least likely to have gone stale, and a busy
+    // pool keeps reusing a few warm connections.
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    if (!conn->broken() && still_open(*conn)) return conn;
+    spdlog::info("shard {}: idle server connection was closed by the server", shard_.name);
+    conn->mark_broken();
+    --open_;
+    hand_off_slot();
+  }
+  return nullptr;
 }
 
 void BackendPool::hand_off_slot() {

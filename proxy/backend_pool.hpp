@@ -23,6 +23,9 @@ class BackendPool {
   /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
   awaitable<Result<std::shared_ptr<BackendConnection>>> acquire();
 
+  /// An idle healthy connection, or nullptr (then acquire() opens one or waits).
+  std::shared_ptr<BackendConnection> take_idle();
+
   /// Returns a connection. Unless `reusable` and healthy, it is closed and its slot freed.
   void release(std::shared_ptr<BackendConnection> conn, bool reusable);
 

@@ -496,7 +496,19 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
     send_error(conn.error());
     co_return false;
   }
-  backend_ = *conn;
+  attach(std::move(*conn), out);
+  co_return true;
+}
+
+bool ClientSession::try_attach_idle(std::string& out) {
+  auto conn = worker_.pool(0).take_idle();
+  if (!conn) return false;
+  attach(std::move(conn), out);
+  return true;
+}
+
+void ClientSession::attach(std::shared_ptr<BackendConnection> conn, std::string& out) {
+  backend_ = std::move(conn);
   cancel_target_->pid = backend_->pid();
   cancel_target_->secret = backend_->secret();
   cancel_target_->shard_index = backend_->shard_index();
@@ -507,7 +519,6 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
   }
   reader_running_ = true;
   asio::co_spawn(worker_.io(), backend_loop(backend_), asio::detached);
-  co_return true;
 }
 
 void ClientSession::ensure_prepared(const ClientStatement& st, std::string& out) {
@@ -818,9 +829,15 @@ awaitable<void> ClientSession::message_loop() {
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
-      bool ok = backend_ && !lost_error_ && !skip_until_sync_
-                    ? dispatch_message(f.type, f.body, raw, out)
-                    : co_await handle_message(f.type, f.body, raw, out);
+      bool plain = !lost_error_ && !skip_until_sync_;
+      // A message that needs a backend usually finds an idle one: attach it without suspending.
+      if (plain && !backend_ &&
+          (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' || f.type == 'S' ||
+           f.type == 'D')) {
+        try_attach_idle(out);
+      }
+      bool ok = plain && backend_ ? dispatch_message(f.type, f.body, raw, out)
+                                  : co_await handle_message(f.type, f.body, raw, out);
       in_.consume(f.total_size);
       if (!ok) {
         keep_going = false;
@@ -1162,7 +1179,10 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
                 MessageWriter(out).begin('C').cstr("RESET").end();
                 tag = "RESET";
               }
-              head.tags.push_back(tag);
+              // Tags matter only when there are session effects to scope (see 'Z').
+              if (!head.effects.empty() || !txn_effects_.empty() || !savepoints_.empty()) {
+                head.tags.push_back(tag);
+              }
             }
             last_tag_ = std::move(tag);
             break;

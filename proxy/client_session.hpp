@@ -87,6 +87,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The synchronous part of handle_message, once a backend is attached.
   bool dispatch_message(char type, std::string_view body, std::string_view raw, std::string& out);
   awaitable<bool> ensure_backend(std::string& out);
+  /// Attaches an idle pooled connection if there is one, without suspending.
+  bool try_attach_idle(std::string& out);
+  /// Makes `conn` this session's backend: cancel target, session-state sync, reader.
+  void attach(std::shared_ptr<BackendConnection> conn, std::string& out);
   void push(Pending kind, std::string name = {});
   void ensure_prepared(const ClientStatement& st, std::string& out);
   void emit_ready_synthetics(std::string& out);
