@@ -69,53 +69,6 @@ std::vector<std::pair<std::string, std::string>> parse_options(std::string_view 
   return out;
 }
 
-/// Parameters whose list values PostgreSQL quotes as identifiers (GUC_LIST_QUOTE).
-bool is_identifier_list(std::string_view name) {
-  return name == "search_path" || name == "temp_tablespaces" ||
-         name == "session_preload_libraries" || name == "local_preload_libraries";
-}
-
-/// "SET name TO value" that gives `name` the value a startup packet would have given it.
-std::string set_statement(const std::string& name, const std::string& value) {
-  std::string out = "SET \"" + name + "\" TO ";
-  if (!is_identifier_list(name)) return out + sql::quote_literal(value);
-  // Split the list as PostgreSQL's SplitIdentifierString does, and give each element back as
-  // an identifier: quoted ones as written, bare ones quoted after folding to lower case.
-  std::vector<std::string> items;
-  std::string cur;
-  bool in_quotes = false, quoted = false;
-  for (size_t i = 0; i <= value.size(); ++i) {
-    char c = i < value.size() ? value[i] : ',';
-    if (in_quotes) {
-      if (c == '"' && i + 1 < value.size() && value[i + 1] == '"') {
-        cur += "\"\"";
-        ++i;
-      } else if (c == '"') {
-        in_quotes = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      in_quotes = quoted = true;
-    } else if (c == ',') {
-      size_t b = cur.find_first_not_of(" \t");
-      size_t e = cur.find_last_not_of(" \t");
-      std::string item = b == std::string::npos ? "" : cur.substr(b, e - b + 1);
-      if (!quoted) {
-        for (char& ch : item) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      }
-      if (!item.empty()) items.push_back("\"" + item + "\"");
-      cur.clear();
-      quoted = false;
-    } else {
-      cur += c;
-    }
-  }
-  if (items.empty()) return out + "''";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-  return out;
-}
-
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -730,8 +683,9 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
   }
   // RESET goes back to the value the session started with, which on a pooled backend is the
   // server's default, not the client's startup value. So a RESET of a startup parameter runs
-  // as SET of that value (reported to the client as RESET), and RESET ALL / DISCARD ALL are
-  // followed by hidden SETs of every startup value.
+  // as set_config() of that value, exactly as the startup packet set it (its row is hidden and
+  // the client sees the tag RESET), and RESET ALL / DISCARD ALL are followed by hidden
+  // set_config() calls for every startup value.
   std::string rewritten;
   size_t copied = 0;
   std::vector<uint8_t> actions;
@@ -747,13 +701,13 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
     }
     rewritten.append(sql.substr(copied, fx.statement_begin - copied));
     if (reset_one) {
-      rewritten += set_statement(fx.name, startup_params_map_.at(fx.name));
+      rewritten += set_config_sql(fx.name, startup_params_map_.at(fx.name));
       actions.push_back(2);
     } else {
       rewritten.append(sql.substr(fx.statement_begin, fx.statement_end - fx.statement_begin));
       actions.push_back(0);
       for (auto& [name, value] : startup_params_map_) {
-        rewritten += "; " + set_statement(name, value);
+        rewritten += "; " + set_config_sql(name, value);
         actions.push_back(1);
         ++extra;
       }
@@ -1158,7 +1112,14 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             break;
           case 'T':
           case 'n':
-            if (head.kind == Pending::kDescribe) pending_.pop_front();
+          case 'D':
+            if (head.kind == Pending::kDescribe) {
+              if (f.type != 'D') pending_.pop_front();
+            } else if (head.kind == Pending::kQuery && head.completions < head.tag_actions.size() &&
+                       head.tag_actions[head.completions] != 0) {
+              // Rows of a set_config() pgrange put in place of a RESET are not the client's.
+              forward = false;
+            }
             break;
           case 'C': {
             std::string tag(f.body.substr(0, f.body.find('\0')));
@@ -1174,7 +1135,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
                 break;
               }
               if (action == 2) {
-                // RESET rewritten as SET of the startup value: the client sees its RESET.
+                // RESET done as set_config() of the startup value: the client sees its RESET.
                 forward = false;
                 MessageWriter(out).begin('C').cstr("RESET").end();
                 tag = "RESET";
