@@ -467,6 +467,30 @@ TEST_F(ProxySessionStateTest, ResetInsideTransactionRestoresTheStartupValue) {
   expect_swapped(run);
 }
 
+TEST_F(ProxySessionStateTest, ResetOfAListParameterKeepsTheStartupText) {
+  // search_path is a list whose startup text PostgreSQL keeps as given (mixed case, quotes);
+  // after RESET, SHOW prints that text again, and names resolve as before.
+  ScriptRun run = compare(
+      {
+          "show search_path",
+          "set search_path = public",
+          "@hop",
+          "@pid",
+          "show search_path",
+          "reset search_path",
+          "show search_path",
+          "select v from marker",
+          "set search_path = public",
+          "reset all; show search_path",
+          "@hop",
+          "@pid",
+          "show search_path",
+          "select v from marker",
+      },
+      "options='-c search_path=MySchema,\\\"Not\\\\ There\\\",public'");
+  expect_swapped(run);
+}
+
 TEST_F(ProxySessionStateTest, SetRolledBackToSavepointDoesNotStick) {
   ScriptRun run = compare({
       "set work_mem = '8MB'",
