@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config clang clang-format
+  build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libboost1.74-dev libssl-dev libspdlog-dev libtomlplusplus-dev libexpected-dev
   libpqxx-dev libpq-dev libpg-query-dev libprotobuf-c-dev
   libgtest-dev libgmock-dev libbenchmark-dev
