@@ -8,7 +8,7 @@ PACKAGES=(
   libboost1.74-dev libssl-dev libspdlog-dev libtomlplusplus-dev libexpected-dev
   libpqxx-dev libpq-dev libpg-query-dev libprotobuf-c-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  postgresql-15 postgresql-client-15 pgbouncer
+  postgresql-15 postgresql-client-15 pgbouncer openssl
 )
 
 missing=()
