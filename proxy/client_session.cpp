@@ -225,9 +225,11 @@ awaitable<bool> ClientSession::startup() {
       } else if (k.substr(0, 4) == "_pq_") {
         unknown_options.emplace_back(k);
       } else if (k == "options") {
-        for (auto& kv : parse_options(v)) startup_params_.push_back(kv);
+        for (auto& [name, value] : parse_options(v)) {
+          startup_settings_[lower(name)] = set_config_sql(lower(name), value);
+        }
       } else if (!is_connection_param(k)) {
-        startup_params_.emplace_back(std::string(k), std::string(v));
+        startup_settings_[lower(k)] = set_config_sql(lower(k), std::string(v));
       }
     }
     if ((code & 0xffff) != 0 || !unknown_options.empty()) {
@@ -339,11 +341,6 @@ awaitable<bool> ClientSession::login() {
     send_error(Error::fatal(sqlstate::kInvalidCatalogName,
                             "database \"" + database_ + "\" does not exist"));
     co_return false;
-  }
-  for (auto& [k, v] : startup_params_) {
-    std::string name = lower(k);
-    startup_settings_[name] = set_config_sql(name, v);
-    startup_params_map_[name] = v;
   }
   desired_settings_ = startup_settings_;
 
@@ -692,22 +689,22 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
   size_t extra = 0;  // statements added so far shift the CommandComplete ordinals
   for (const auto& fx : e.effects) {
     bool reset_one =
-        fx.kind == sql::SessionEffectKind::kReset && startup_params_map_.count(fx.name) != 0;
+        fx.kind == sql::SessionEffectKind::kReset && startup_settings_.count(fx.name) != 0;
     bool reset_all = fx.kind == sql::SessionEffectKind::kResetAll ||
                      fx.kind == sql::SessionEffectKind::kDiscardAll;
-    if (!reset_one && (!reset_all || startup_params_map_.empty())) continue;
+    if (!reset_one && (!reset_all || startup_settings_.empty())) continue;
     if (actions.size() < fx.statement_index + extra) {
       actions.resize(fx.statement_index + extra, 0);
     }
     rewritten.append(sql.substr(copied, fx.statement_begin - copied));
     if (reset_one) {
-      rewritten += set_config_sql(fx.name, startup_params_map_.at(fx.name));
+      rewritten += startup_settings_.at(fx.name);
       actions.push_back(2);
     } else {
       rewritten.append(sql.substr(fx.statement_begin, fx.statement_end - fx.statement_begin));
       actions.push_back(0);
-      for (auto& [name, value] : startup_params_map_) {
-        rewritten += "; " + set_config_sql(name, value);
+      for (auto& [name, stmt] : startup_settings_) {
+        rewritten += "; " + stmt;
         actions.push_back(1);
         ++extra;
       }
@@ -962,7 +959,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
                               : stmt.empty()          ? unnamed_effects_
                                                       : std::vector<sql::SessionEffect>{};
         if (effects.empty()) {
-          portal_effects_.erase(std::string(portal));
+          if (!portal_effects_.empty()) portal_effects_.erase(std::string(portal));
         } else {
           portal_effects_[std::string(portal)] = effects;
         }
@@ -1145,7 +1142,6 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
                 head.tags.push_back(tag);
               }
             }
-            last_tag_ = std::move(tag);
             break;
           }
           case 'I':

@@ -113,9 +113,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   ByteBuffer in_;
   std::string user_;
   std::string database_;
-  std::vector<std::pair<std::string, std::string>> startup_params_;
+  /// Startup parameters as the statements that restore them: name → set_config(…).
   std::map<std::string, std::string> startup_settings_;
-  std::map<std::string, std::string> startup_params_map_;  ///< name → value from startup
   std::map<std::string, std::string> desired_settings_;
   bool transaction_pooling_ = true;
   std::shared_ptr<BackendConnection> backend_;
@@ -135,7 +134,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::unordered_map<std::string, std::vector<sql::SessionEffect>> portal_effects_;
   StatementLog sync_log_;            ///< Executes completed since the last Sync
   bool sync_error_ = false;          ///< an error since the last Sync
-  std::string last_tag_;             ///< the last CommandComplete tag
   std::optional<Error> lost_error_;  ///< the backend died mid-transaction: tell the client
   bool release_requested_ = false;
   // Session state that cannot move between backends pins the client to its backend.

@@ -49,8 +49,6 @@ void Worker::start_session(tcp::socket socket) {
   if (shared_.draining) session->drain();
 }
 
-void Worker::session_ended(ClientSession*) {}
-
 void Worker::drain() {
   for (auto& w : sessions_) {
     if (auto s = w.lock()) s->drain();

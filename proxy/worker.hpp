@@ -49,7 +49,6 @@ class Worker {
 
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);
-  void session_ended(ClientSession* s);
   /// Asks every session to end after its current transaction (SIGTERM).
   void drain();
 

@@ -23,21 +23,6 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   return s;
 }
 
-/// The first differing line of two texts, for readable failure messages.
-std::string first_difference(const std::string& a, const std::string& b) {
-  std::istringstream sa(a), sb(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    bool ga = static_cast<bool>(std::getline(sa, la));
-    bool gb = static_cast<bool>(std::getline(sb, lb));
-    if (!ga && !gb) return "identical";
-    if (!ga || !gb || la != lb) {
-      return "line " + std::to_string(line) + ":\n  direct: " + (ga ? la : "<end>") +
-             "\n  proxy:  " + (gb ? lb : "<end>");
-    }
-  }
-}
-
 /// One PostgreSQL server (database "app") and one pgrange in front of it for all tests here.
 class ProxyPsqlTest : public ::testing::Test {
  protected:

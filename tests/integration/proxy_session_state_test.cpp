@@ -171,21 +171,6 @@ ScriptRun run_script(const std::string& main_dsn, const std::string& other_dsn,
   return run;
 }
 
-/// The first differing line of two texts.
-std::string first_difference(const std::string& a, const std::string& b) {
-  std::istringstream sa(a), sb(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    bool ga = static_cast<bool>(std::getline(sa, la));
-    bool gb = static_cast<bool>(std::getline(sb, lb));
-    if (!ga && !gb) return "identical";
-    if (!ga || !gb || la != lb) {
-      return "line " + std::to_string(line) + ":\n  direct: " + (ga ? la : "<end>") +
-             "\n  proxy:  " + (gb ? lb : "<end>");
-    }
-  }
-}
-
 /// Clients that run `select 1` in a loop through pgrange, so that backends get handed around.
 class Churn {
  public:

@@ -213,6 +213,20 @@ SqlResult pq_exec(PGconn* conn, const std::string& sql) {
   return take_result(PQexec(conn, sql.c_str()), conn);
 }
 
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    bool ga = static_cast<bool>(std::getline(sa, la));
+    bool gb = static_cast<bool>(std::getline(sb, lb));
+    if (!ga && !gb) return "identical";
+    if (!ga || !gb || la != lb) {
+      return "line " + std::to_string(line) + ":\n  direct: " + (ga ? la : "<end>") +
+             "\n  proxy:  " + (gb ? lb : "<end>");
+    }
+  }
+}
+
 std::map<char, std::string> RawMessage::fields() const {
   std::map<char, std::string> out;
   size_t i = 0;

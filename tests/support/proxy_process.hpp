@@ -127,6 +127,10 @@ SqlResult take_result(PGresult* res, PGconn* conn);
 /// PQexec and take_result.
 SqlResult pq_exec(PGconn* conn, const std::string& sql);
 
+/// The first line where two texts differ, both sides shown, for readable failure messages
+/// of direct-vs-pgrange comparisons; "identical" when they do not differ.
+std::string first_difference(const std::string& a, const std::string& b);
+
 /// A message read from a raw protocol socket.
 struct RawMessage {
   char type = 0;  ///< 0 when the socket closed or timed out before a whole message
