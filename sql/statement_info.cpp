@@ -1,0 +1,915 @@
+#include "sql/statement_info.hpp"
+
+#include <pg_query.h>
+#include <pg_query/pg_query.pb-c.h>
+#include <protobuf-c/protobuf-c.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <iterator>
+#include <memory>
+
+namespace pgrange::sql {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The text of a String node, or nullptr when `n` is something else.
+const char* string_of(const PgQuery__Node* n) {
+  if (n == nullptr || n->node_case != PG_QUERY__NODE__NODE_STRING) return nullptr;
+  return n->string->sval;
+}
+
+/// A name list such as DROP TABLE's objects ([catalog.][schema.]name) as a TableRef.
+TableRef table_of_names(PgQuery__Node* const* names, size_t n) {
+  TableRef t;
+  if (n >= 1) {
+    if (const char* s = string_of(names[n - 1])) t.name = s;
+  }
+  if (n >= 2) {
+    if (const char* s = string_of(names[n - 2])) t.schema = s;
+  }
+  return t;
+}
+
+TableRef table_of(const PgQuery__RangeVar* rv) {
+  if (rv == nullptr) return {};
+  return TableRef{rv->schemaname, rv->relname};
+}
+
+/// The canonical name of a type as written in a cast or column definition.
+std::string type_name(const PgQuery__TypeName* t) {
+  if (t == nullptr || t->n_names == 0) return {};
+  const char* last = string_of(t->names[t->n_names - 1]);
+  std::string name = lower(last == nullptr ? "" : last);
+  if (name == "serial4") {
+    name = "serial";
+  } else if (name == "serial8") {
+    name = "bigserial";
+  } else if (name == "serial2") {
+    name = "smallserial";
+  }
+  if (t->n_array_bounds > 0) name += "[]";
+  return name;
+}
+
+/// The constant, NULL or $n that `n` is (possibly cast, possibly a negated number).
+std::optional<ValueRef> value_of(const PgQuery__Node* n) {
+  if (n == nullptr) return std::nullopt;
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_A_CONST: {
+      const PgQuery__AConst* c = n->a_const;
+      ValueRef v;
+      if (c->isnull) {
+        v.kind = ValueRef::Kind::kNull;
+        return v;
+      }
+      switch (c->val_case) {
+        case PG_QUERY__A__CONST__VAL_IVAL:
+          v.text = std::to_string(c->ival->ival);
+          break;
+        case PG_QUERY__A__CONST__VAL_FVAL:
+          v.text = c->fval->fval;
+          break;
+        case PG_QUERY__A__CONST__VAL_BOOLVAL:
+          v.text = c->boolval->boolval ? "true" : "false";
+          break;
+        case PG_QUERY__A__CONST__VAL_SVAL:
+          v.text = c->sval->sval;
+          break;
+        case PG_QUERY__A__CONST__VAL_BSVAL:
+          v.text = c->bsval->bsval;
+          break;
+        default:
+          return std::nullopt;
+      }
+      return v;
+    }
+    case PG_QUERY__NODE__NODE_TYPE_CAST: {
+      auto v = value_of(n->type_cast->arg);
+      if (v) v->cast_type = type_name(n->type_cast->type_name);
+      return v;
+    }
+    case PG_QUERY__NODE__NODE_PARAM_REF: {
+      ValueRef v;
+      v.kind = ValueRef::Kind::kParam;
+      v.param = n->param_ref->number;
+      return v;
+    }
+    case PG_QUERY__NODE__NODE_A_EXPR: {
+      // Unary minus on a numeric constant (the grammar usually folds it already).
+      const PgQuery__AExpr* e = n->a_expr;
+      if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->lexpr != nullptr || e->n_name != 1) {
+        return std::nullopt;
+      }
+      const char* op = string_of(e->name[0]);
+      if (op == nullptr || std::string_view(op) != "-" || e->rexpr == nullptr ||
+          e->rexpr->node_case != PG_QUERY__NODE__NODE_A_CONST) {
+        return std::nullopt;
+      }
+      const PgQuery__AConst* c = e->rexpr->a_const;
+      if (c->isnull || (c->val_case != PG_QUERY__A__CONST__VAL_IVAL &&
+                        c->val_case != PG_QUERY__A__CONST__VAL_FVAL)) {
+        return std::nullopt;
+      }
+      auto v = value_of(e->rexpr);
+      if (!v) return v;
+      if (!v->text.empty() && v->text.front() == '-') {
+        v->text.erase(0, 1);
+      } else {
+        v->text.insert(0, "-");
+      }
+      return v;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The names of the built-in aggregate functions (a call with *, DISTINCT, ORDER BY, FILTER or
+/// WITHIN GROUP is an aggregate whatever its name).
+bool is_builtin_aggregate(std::string_view name) {
+  // clang-format off
+  static constexpr std::string_view kNames[] = {
+      "any_value", "array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or",
+      "corr", "count", "covar_pop", "covar_samp", "every", "json_agg", "json_object_agg",
+      "jsonb_agg", "jsonb_object_agg", "max", "min", "mode", "percentile_cont", "percentile_disc",
+      "range_agg", "range_intersect_agg", "regr_avgx", "regr_avgy", "regr_count",
+      "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "stddev",
+      "stddev_pop", "stddev_samp", "string_agg", "sum", "var_pop", "var_samp", "variance",
+      "xmlagg"};
+  // clang-format on
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+/// The C pointer to the sub-message stored at `offset` in `m`.
+const ProtobufCMessage* message_at(const ProtobufCMessage* m, unsigned offset) {
+  const char* base = reinterpret_cast<const char*>(m);
+  return *reinterpret_cast<const ProtobufCMessage* const*>(base + offset);
+}
+
+/// Calls `f` on every direct sub-message of `m` (a Node is looked through to its one member),
+/// except the fields numbered `skip_a` and `skip_b`.
+template <typename F>
+void for_each_child(const ProtobufCMessage* m, F&& f, uint32_t skip_a = 0, uint32_t skip_b = 0) {
+  const ProtobufCMessageDescriptor* d = m->descriptor;
+  if (d == &pg_query__node__descriptor) {
+    const auto* n = reinterpret_cast<const PgQuery__Node*>(m);
+    if (n->node_case == PG_QUERY__NODE__NODE__NOT_SET) return;
+    const ProtobufCFieldDescriptor* fd =
+        protobuf_c_message_descriptor_get_field(d, static_cast<unsigned>(n->node_case));
+    if (fd == nullptr) return;
+    if (const ProtobufCMessage* child = message_at(m, fd->offset)) f(child);
+    return;
+  }
+  const char* base = reinterpret_cast<const char*>(m);
+  for (unsigned i = 0; i < d->n_fields; ++i) {
+    const ProtobufCFieldDescriptor& fd = d->fields[i];
+    if (fd.type != PROTOBUF_C_TYPE_MESSAGE || fd.id == skip_a || fd.id == skip_b) continue;
+    if (fd.label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t count = *reinterpret_cast<const size_t*>(base + fd.quantifier_offset);
+      const auto* items =
+          *reinterpret_cast<const ProtobufCMessage* const* const*>(base + fd.offset);
+      for (size_t j = 0; j < count; ++j) {
+        if (items[j] != nullptr) f(items[j]);
+      }
+      continue;
+    }
+    if ((fd.flags & PROTOBUF_C_FIELD_FLAG_ONEOF) != 0 &&
+        *reinterpret_cast<const uint32_t*>(base + fd.quantifier_offset) != fd.id) {
+      continue;
+    }
+    if (const ProtobufCMessage* child = message_at(m, fd.offset)) f(child);
+  }
+}
+
+/// The first function call found under `m` for which `pred` is true (not looking into subqueries).
+template <typename P>
+const PgQuery__FuncCall* find_call(const ProtobufCMessage* m, const P& pred) {
+  if (m == nullptr) return nullptr;
+  if (m->descriptor == &pg_query__sub_link__descriptor) return nullptr;
+  if (m->descriptor == &pg_query__func_call__descriptor) {
+    const auto* fc = reinterpret_cast<const PgQuery__FuncCall*>(m);
+    if (pred(fc)) return fc;
+  }
+  const PgQuery__FuncCall* found = nullptr;
+  for_each_child(m, [&](const ProtobufCMessage* child) {
+    if (found == nullptr) found = find_call(child, pred);
+  });
+  return found;
+}
+
+const char* func_name(const PgQuery__FuncCall* fc) {
+  if (fc->n_funcname == 0) return "";
+  const char* s = string_of(fc->funcname[fc->n_funcname - 1]);
+  return s == nullptr ? "" : s;
+}
+
+bool is_aggregate_call(const PgQuery__FuncCall* fc) {
+  if (fc->over != nullptr) return false;
+  return fc->agg_star || fc->agg_distinct || fc->agg_within_group || fc->n_agg_order > 0 ||
+         fc->agg_filter != nullptr || is_builtin_aggregate(func_name(fc));
+}
+
+/// Walks a whole statement once: collects every relation (minding CTE scopes) and notes the
+/// constructs that make it more than a plain one-table statement.
+class Walker {
+ public:
+  void visit(const ProtobufCMessage* m) {
+    const ProtobufCMessageDescriptor* d = m->descriptor;
+    if (d == &pg_query__range_var__descriptor) {
+      relation(reinterpret_cast<const PgQuery__RangeVar*>(m), true);
+      return;
+    }
+    if (d == &pg_query__locking_clause__descriptor) {
+      // FOR UPDATE OF x names FROM items, not relations.
+      return;
+    }
+    if (d == &pg_query__sub_link__descriptor || d == &pg_query__range_subselect__descriptor) {
+      subquery = true;
+    } else if (d == &pg_query__range_function__descriptor ||
+               d == &pg_query__range_table_func__descriptor) {
+      function_in_from = true;
+    } else if (d == &pg_query__range_table_sample__descriptor) {
+      tablesample = true;
+    } else if (d == &pg_query__join_expr__descriptor) {
+      join = true;
+    } else if (d == &pg_query__select_stmt__descriptor) {
+      const auto* s = reinterpret_cast<const PgQuery__SelectStmt*>(m);
+      if (s->op != PG_QUERY__SET_OPERATION__SETOP_NONE &&
+          s->op != PG_QUERY__SET_OPERATION__SET_OPERATION_UNDEFINED && set_operation.empty()) {
+        set_operation = s->op == PG_QUERY__SET_OPERATION__SETOP_UNION       ? "UNION"
+                        : s->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? "INTERSECT"
+                                                                            : "EXCEPT";
+      }
+      if (s->n_from_clause > 1) join = true;
+      size_t mark = with(s->with_clause);
+      if (s->into_clause != nullptr) relation(s->into_clause->rel, false);
+      // Field 16 is withClause, 2 intoClause.
+      for_each_child(
+          m, [this](const ProtobufCMessage* c) { visit(c); }, 16, 2);
+      scope_.resize(mark);
+      return;
+    } else if (d == &pg_query__insert_stmt__descriptor) {
+      const auto* s = reinterpret_cast<const PgQuery__InsertStmt*>(m);
+      dml(m, s->with_clause, s->relation, 6);
+      return;
+    } else if (d == &pg_query__update_stmt__descriptor) {
+      const auto* s = reinterpret_cast<const PgQuery__UpdateStmt*>(m);
+      if (s->n_from_clause > 0) join = true;
+      dml(m, s->with_clause, s->relation, 6);
+      return;
+    } else if (d == &pg_query__delete_stmt__descriptor) {
+      const auto* s = reinterpret_cast<const PgQuery__DeleteStmt*>(m);
+      if (s->n_using_clause > 0) join = true;
+      dml(m, s->with_clause, s->relation, 5);
+      return;
+    }
+    for_each_child(m, [this](const ProtobufCMessage* c) { visit(c); });
+  }
+
+  /// The relations in order of first appearance, deduplicated.
+  std::vector<TableRef> tables() {
+    std::stable_sort(found_.begin(), found_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<TableRef> out;
+    for (auto& [loc, t] : found_) {
+      if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  size_t relation_mentions = 0;
+  bool subquery = false;
+  bool function_in_from = false;
+  bool tablesample = false;
+  bool join = false;
+  bool cte = false;
+  std::string set_operation;
+
+ private:
+  /// A relation: a CTE's name when one is in scope (only if `may_be_cte`), else a table.
+  void relation(const PgQuery__RangeVar* rv, bool may_be_cte) {
+    if (rv == nullptr) return;
+    if (may_be_cte && rv->schemaname[0] == '\0' && rv->catalogname[0] == '\0' &&
+        std::find(scope_.begin(), scope_.end(), std::string_view(rv->relname)) != scope_.end()) {
+      return;
+    }
+    ++relation_mentions;
+    found_.emplace_back(rv->location, table_of(rv));
+  }
+
+  /// Visits a WITH clause's CTE bodies and brings its names into scope; returns the scope size to
+  /// restore after the statement that owns the clause.
+  size_t with(const PgQuery__WithClause* w) {
+    size_t mark = scope_.size();
+    if (w == nullptr) return mark;
+    cte = true;
+    auto name_of = [](const PgQuery__Node* n) -> const char* {
+      return n->node_case == PG_QUERY__NODE__NODE_COMMON_TABLE_EXPR ? n->common_table_expr->ctename
+                                                                    : nullptr;
+    };
+    if (w->recursive) {
+      for (size_t i = 0; i < w->n_ctes; ++i) {
+        if (const char* name = name_of(w->ctes[i])) scope_.emplace_back(name);
+      }
+    }
+    for (size_t i = 0; i < w->n_ctes; ++i) {
+      const PgQuery__Node* n = w->ctes[i];
+      if (n->node_case == PG_QUERY__NODE__NODE_COMMON_TABLE_EXPR &&
+          n->common_table_expr->ctequery != nullptr) {
+        visit(&n->common_table_expr->ctequery->base);
+      }
+      if (!w->recursive) {
+        if (const char* name = name_of(n)) scope_.emplace_back(name);
+      }
+    }
+    return mark;
+  }
+
+  /// INSERT/UPDATE/DELETE: the target is always a table (never a CTE).
+  void dml(const ProtobufCMessage* m, const PgQuery__WithClause* w, const PgQuery__RangeVar* target,
+           uint32_t with_field) {
+    size_t mark = with(w);
+    relation(target, false);
+    // Field 1 is the target relation in all three.
+    for_each_child(
+        m, [this](const ProtobufCMessage* c) { visit(c); }, 1, with_field);
+    scope_.resize(mark);
+  }
+
+  std::vector<std::pair<int, TableRef>> found_;
+  std::vector<std::string> scope_;
+};
+
+/// The column `n` names if it is a plain column reference to the statement's one table.
+std::optional<std::string> column_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv) {
+  if (n == nullptr || n->node_case != PG_QUERY__NODE__NODE_COLUMN_REF) return std::nullopt;
+  const PgQuery__ColumnRef* c = n->column_ref;
+  std::array<const char*, 3> parts{};
+  if (c->n_fields == 0 || c->n_fields > 3) return std::nullopt;
+  for (size_t i = 0; i < c->n_fields; ++i) {
+    parts[i] = string_of(c->fields[i]);
+    if (parts[i] == nullptr) return std::nullopt;  // t.* and the like
+  }
+  const bool aliased = rv->alias != nullptr && rv->alias->aliasname[0] != '\0';
+  if (c->n_fields == 2) {
+    std::string_view qualifier = parts[0];
+    if (qualifier != (aliased ? std::string_view(rv->alias->aliasname) : rv->relname)) {
+      return std::nullopt;
+    }
+  } else if (c->n_fields == 3) {
+    if (aliased || std::string_view(parts[1]) != rv->relname) return std::nullopt;
+    if (rv->schemaname[0] != '\0' && std::string_view(parts[0]) != rv->schemaname) {
+      return std::nullopt;
+    }
+  }
+  return std::string(parts[c->n_fields - 1]);
+}
+
+void conjuncts(const PgQuery__Node* n, std::vector<const PgQuery__Node*>& out) {
+  if (n == nullptr) return;
+  if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR &&
+      n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {
+    for (size_t i = 0; i < n->bool_expr->n_args; ++i) conjuncts(n->bool_expr->args[i], out);
+    return;
+  }
+  out.push_back(n);
+}
+
+bool is_equals(const PgQuery__AExpr* e) {
+  if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->n_name == 0 || e->n_name > 2) return false;
+  const char* op = string_of(e->name[e->n_name - 1]);
+  if (op == nullptr || std::string_view(op) != "=") return false;
+  if (e->n_name == 2) {
+    const char* schema = string_of(e->name[0]);
+    return schema != nullptr && std::string_view(schema) == "pg_catalog";
+  }
+  return true;
+}
+
+void collect_equalities(const PgQuery__Node* where, const PgQuery__RangeVar* rv,
+                        StatementInfo& info) {
+  std::vector<const PgQuery__Node*> parts;
+  conjuncts(where, parts);
+  for (const PgQuery__Node* p : parts) {
+    if (p->node_case != PG_QUERY__NODE__NODE_A_EXPR || !is_equals(p->a_expr)) continue;
+    const PgQuery__AExpr* e = p->a_expr;
+    std::optional<std::string> col = column_of(e->lexpr, rv);
+    std::optional<ValueRef> val;
+    if (col) {
+      val = value_of(e->rexpr);
+    } else {
+      col = column_of(e->rexpr, rv);
+      if (col) val = value_of(e->lexpr);
+    }
+    if (!col || !val || val->kind == ValueRef::Kind::kNull) continue;
+    info.equalities.emplace_back(std::move(*col), std::move(*val));
+  }
+}
+
+/// The one RangeVar of a single-table SELECT's FROM clause.
+const PgQuery__RangeVar* sole_range_var(const PgQuery__SelectStmt* s) {
+  if (s->n_from_clause != 1 || s->from_clause[0]->node_case != PG_QUERY__NODE__NODE_RANGE_VAR) {
+    return nullptr;
+  }
+  return s->from_clause[0]->range_var;
+}
+
+bool is_null_const(const PgQuery__Node* n) {
+  return n != nullptr && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->isnull;
+}
+
+std::string fanout_blocker(const PgQuery__SelectStmt* s, const Walker& w,
+                           const StatementInfo& info) {
+  if (w.cte) return "WITH";
+  if (!w.set_operation.empty()) return w.set_operation;
+  if (w.join) return "JOIN";
+  if (w.subquery) return "subquery";
+  if (w.relation_mentions > 1) return "JOIN";
+  if (w.function_in_from) return "set-returning function";
+  if (w.tablesample) return "TABLESAMPLE";
+  if (!info.single_table) return s->n_values_lists > 0 ? "VALUES" : "no table";
+  if (s->n_distinct_clause > 0) return "DISTINCT";
+  auto in_clauses = [&](const auto& pred) -> const PgQuery__FuncCall* {
+    for (size_t i = 0; i < s->n_target_list; ++i) {
+      if (auto* fc = find_call(&s->target_list[i]->base, pred)) return fc;
+    }
+    if (s->having_clause != nullptr) {
+      if (auto* fc = find_call(&s->having_clause->base, pred)) return fc;
+    }
+    for (size_t i = 0; i < s->n_sort_clause; ++i) {
+      if (auto* fc = find_call(&s->sort_clause[i]->base, pred)) return fc;
+    }
+    return nullptr;
+  };
+  if (const PgQuery__FuncCall* agg = in_clauses(&is_aggregate_call)) {
+    return "aggregate " + std::string(func_name(agg)) + "()";
+  }
+  if (in_clauses([](const PgQuery__FuncCall* fc) { return fc->over != nullptr; }) != nullptr) {
+    return "window function";
+  }
+  if (s->n_group_clause > 0 || s->group_distinct) return "GROUP BY";
+  if (s->having_clause != nullptr) return "HAVING";
+  if (s->n_sort_clause > 0) return "ORDER BY";
+  if (s->limit_count != nullptr && !is_null_const(s->limit_count)) return "LIMIT";
+  if (s->limit_offset != nullptr) return "OFFSET";
+  for (size_t i = 0; i < s->n_locking_clause; ++i) {
+    const PgQuery__Node* n = s->locking_clause[i];
+    if (n->node_case != PG_QUERY__NODE__NODE_LOCKING_CLAUSE) continue;
+    switch (n->locking_clause->strength) {
+      case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE:
+        return "FOR KEY SHARE";
+      case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORSHARE:
+        return "FOR SHARE";
+      case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE:
+        return "FOR NO KEY UPDATE";
+      default:
+        return "FOR UPDATE";
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> string_list(PgQuery__Node* const* items, size_t n) {
+  std::vector<std::string> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (const char* s = string_of(items[i])) out.emplace_back(s);
+  }
+  return out;
+}
+
+/// A column definition; a PRIMARY KEY constraint on it goes to `primary_key`.
+ColumnInfo column_def(const PgQuery__ColumnDef* c, std::vector<std::string>& primary_key) {
+  ColumnInfo col;
+  col.name = c->colname;
+  col.type = type_name(c->type_name);
+  col.not_null = c->is_not_null;
+  for (size_t i = 0; i < c->n_constraints; ++i) {
+    const PgQuery__Node* n = c->constraints[i];
+    if (n->node_case != PG_QUERY__NODE__NODE_CONSTRAINT) continue;
+    switch (n->constraint->contype) {
+      case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL:
+        col.not_null = true;
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
+        col.not_null = true;
+        primary_key = {col.name};
+        break;
+      default:
+        break;
+    }
+  }
+  return col;
+}
+
+void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInfo& info) {
+  if (s->into_clause != nullptr) {
+    info.kind = StatementKind::kCreateTable;
+    info.create_as = true;
+    info.select_into = true;
+    info.target = table_of(s->into_clause->rel);
+    if (s->into_clause->rel != nullptr) {
+      info.temporary = std::string_view(s->into_clause->rel->relpersistence) == "t";
+    }
+    return;
+  }
+  info.kind = StatementKind::kSelect;
+  if (info.single_table) {
+    if (const PgQuery__RangeVar* rv = sole_range_var(s)) {
+      collect_equalities(s->where_clause, rv, info);
+    }
+  }
+  info.fanout_blocker = fanout_blocker(s, w, info);
+}
+
+void describe_insert(const PgQuery__InsertStmt* s, StatementInfo& info) {
+  info.kind = StatementKind::kInsert;
+  info.target = table_of(s->relation);
+  for (size_t i = 0; i < s->n_cols; ++i) {
+    if (s->cols[i]->node_case == PG_QUERY__NODE__NODE_RES_TARGET) {
+      info.insert_columns.emplace_back(s->cols[i]->res_target->name);
+    }
+  }
+  if (s->select_stmt != nullptr && s->select_stmt->node_case == PG_QUERY__NODE__NODE_SELECT_STMT &&
+      s->select_stmt->select_stmt->n_values_lists > 0) {
+    const PgQuery__SelectStmt* v = s->select_stmt->select_stmt;
+    info.insert_values = true;
+    info.insert_rows.reserve(v->n_values_lists);
+    for (size_t i = 0; i < v->n_values_lists; ++i) {
+      const PgQuery__Node* row = v->values_lists[i];
+      std::vector<std::optional<ValueRef>> values;
+      if (row->node_case == PG_QUERY__NODE__NODE_LIST) {
+        values.reserve(row->list->n_items);
+        for (size_t j = 0; j < row->list->n_items; ++j) {
+          values.push_back(value_of(row->list->items[j]));
+        }
+      }
+      info.insert_rows.push_back(std::move(values));
+    }
+  }
+  info.on_conflict = s->on_conflict_clause != nullptr;
+  info.on_conflict_update = info.on_conflict && s->on_conflict_clause->action ==
+                                                    PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE;
+  info.returning = s->n_returning_list > 0;
+}
+
+void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
+  info.kind = StatementKind::kCreateTable;
+  info.target = table_of(s->relation);
+  info.if_not_exists = s->if_not_exists;
+  info.temporary = s->relation != nullptr && std::string_view(s->relation->relpersistence) == "t";
+  info.has_like_or_inherits = s->n_inh_relations > 0 || s->partbound != nullptr ||
+                              s->partspec != nullptr || s->of_typename != nullptr;
+  auto table_constraint = [&](const PgQuery__Constraint* c) {
+    if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY && c->n_keys > 0) {
+      info.primary_key = string_list(c->keys, c->n_keys);
+    }
+  };
+  for (size_t i = 0; i < s->n_table_elts; ++i) {
+    const PgQuery__Node* n = s->table_elts[i];
+    switch (n->node_case) {
+      case PG_QUERY__NODE__NODE_COLUMN_DEF:
+        info.columns.push_back(column_def(n->column_def, info.primary_key));
+        break;
+      case PG_QUERY__NODE__NODE_CONSTRAINT:
+        table_constraint(n->constraint);
+        break;
+      case PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE:
+        info.has_like_or_inherits = true;
+        break;
+      default:
+        break;
+    }
+  }
+  for (size_t i = 0; i < s->n_constraints; ++i) {
+    if (s->constraints[i]->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
+      table_constraint(s->constraints[i]->constraint);
+    }
+  }
+  for (ColumnInfo& c : info.columns) {
+    if (std::find(info.primary_key.begin(), info.primary_key.end(), c.name) !=
+        info.primary_key.end()) {
+      c.not_null = true;
+    }
+  }
+}
+
+void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
+  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) {
+    info.kind = StatementKind::kOtherUtility;
+    return;
+  }
+  info.kind = StatementKind::kAlterTable;
+  info.target = table_of(s->relation);
+  info.if_exists = s->missing_ok;
+  for (size_t i = 0; i < s->n_cmds; ++i) {
+    const PgQuery__Node* n = s->cmds[i];
+    if (n->node_case != PG_QUERY__NODE__NODE_ALTER_TABLE_CMD) {
+      info.alter_other = true;
+      continue;
+    }
+    const PgQuery__AlterTableCmd* cmd = n->alter_table_cmd;
+    if (cmd->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE) info.cascade = true;
+    switch (cmd->subtype) {
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn:
+        if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
+          info.added_columns.push_back(column_def(cmd->def->column_def, info.primary_key));
+          if (cmd->missing_ok) info.if_not_exists = true;
+        } else {
+          info.alter_other = true;
+        }
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn:
+        info.dropped_columns.emplace_back(cmd->name);
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType:
+        info.altered_type_columns.emplace_back(cmd->name);
+        info.alter_other = true;
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AddConstraint:
+        if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_CONSTRAINT &&
+            cmd->def->constraint->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY &&
+            cmd->def->constraint->n_keys > 0) {
+          info.primary_key = string_list(cmd->def->constraint->keys, cmd->def->constraint->n_keys);
+        } else {
+          info.alter_other = true;
+        }
+        break;
+      default:
+        info.alter_other = true;
+        break;
+    }
+  }
+}
+
+void describe_rename(const PgQuery__RenameStmt* s, StatementInfo& info) {
+  const bool on_table = s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE ||
+                        ((s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ||
+                          s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABCONSTRAINT) &&
+                         s->relation_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE);
+  if (!on_table) {
+    info.kind = StatementKind::kOtherUtility;
+    return;
+  }
+  info.kind = StatementKind::kAlterTable;
+  info.target = table_of(s->relation);
+  info.if_exists = s->missing_ok;
+  if (s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) {
+    info.rename_to = s->newname;
+    return;
+  }
+  info.alter_other = true;
+  if (s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN) {
+    info.renamed_column.emplace(s->subname, s->newname);
+  }
+}
+
+void describe_drop(const PgQuery__DropStmt* s, StatementInfo& info) {
+  switch (s->remove_type) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
+      info.kind = StatementKind::kDropTable;
+      break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX:
+      info.kind = StatementKind::kDropIndex;
+      break;
+    default:
+      info.kind = StatementKind::kOtherUtility;
+      break;
+  }
+  info.if_exists = s->missing_ok;
+  info.cascade = s->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+  for (size_t i = 0; i < s->n_objects; ++i) {
+    const PgQuery__Node* n = s->objects[i];
+    if (n->node_case == PG_QUERY__NODE__NODE_LIST) {
+      info.dropped_objects.push_back(table_of_names(n->list->items, n->list->n_items));
+    } else if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
+      info.dropped_objects.push_back(TableRef{{}, n->string->sval});
+    }
+  }
+  if (info.kind == StatementKind::kDropTable) {
+    for (const TableRef& t : info.dropped_objects) {
+      if (std::find(info.tables.begin(), info.tables.end(), t) == info.tables.end()) {
+        info.tables.push_back(t);
+      }
+    }
+    info.single_table = info.tables.size() == 1;
+  }
+}
+
+std::string_view transaction_kind(PgQuery__TransactionStmtKind k) {
+  switch (k) {
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
+      return "begin";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
+      return "start";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
+      return "commit";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
+      return "rollback";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_SAVEPOINT:
+      return "savepoint";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_RELEASE:
+      return "release";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO:
+      return "rollback_to";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_PREPARE:
+      return "prepare";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT_PREPARED:
+      return "commit_prepared";
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_PREPARED:
+      return "rollback_prepared";
+    default:
+      return "";
+  }
+}
+
+StatementInfo describe(const PgQuery__Node* stmt) {
+  StatementInfo info;
+  if (stmt == nullptr || stmt->node_case == PG_QUERY__NODE__NODE__NOT_SET) return info;
+  Walker w;
+  w.visit(&stmt->base);
+  info.tables = w.tables();
+  info.single_table = info.tables.size() == 1 && w.relation_mentions == 1 && !w.subquery &&
+                      !w.cte && !w.function_in_from && !w.tablesample && !w.join &&
+                      w.set_operation.empty();
+  info.kind = StatementKind::kOtherUtility;
+  switch (stmt->node_case) {
+    case PG_QUERY__NODE__NODE_SELECT_STMT:
+      describe_select(stmt->select_stmt, w, info);
+      break;
+    case PG_QUERY__NODE__NODE_INSERT_STMT:
+      describe_insert(stmt->insert_stmt, info);
+      break;
+    case PG_QUERY__NODE__NODE_UPDATE_STMT: {
+      const PgQuery__UpdateStmt* s = stmt->update_stmt;
+      info.kind = StatementKind::kUpdate;
+      info.target = table_of(s->relation);
+      info.returning = s->n_returning_list > 0;
+      if (info.single_table && s->relation != nullptr) {
+        collect_equalities(s->where_clause, s->relation, info);
+      }
+      break;
+    }
+    case PG_QUERY__NODE__NODE_DELETE_STMT: {
+      const PgQuery__DeleteStmt* s = stmt->delete_stmt;
+      info.kind = StatementKind::kDelete;
+      info.target = table_of(s->relation);
+      info.returning = s->n_returning_list > 0;
+      if (info.single_table && s->relation != nullptr) {
+        collect_equalities(s->where_clause, s->relation, info);
+      }
+      break;
+    }
+    case PG_QUERY__NODE__NODE_CREATE_STMT:
+      describe_create(stmt->create_stmt, info);
+      break;
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: {
+      const PgQuery__CreateTableAsStmt* s = stmt->create_table_as_stmt;
+      if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) break;
+      info.kind = StatementKind::kCreateTable;
+      info.create_as = true;
+      info.select_into = s->is_select_into;
+      info.if_not_exists = s->if_not_exists;
+      if (s->into != nullptr && s->into->rel != nullptr) {
+        info.target = table_of(s->into->rel);
+        info.temporary = std::string_view(s->into->rel->relpersistence) == "t";
+      }
+      break;
+    }
+    case PG_QUERY__NODE__NODE_DROP_STMT:
+      describe_drop(stmt->drop_stmt, info);
+      break;
+    case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT:
+      describe_alter(stmt->alter_table_stmt, info);
+      break;
+    case PG_QUERY__NODE__NODE_RENAME_STMT:
+      describe_rename(stmt->rename_stmt, info);
+      break;
+    case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT: {
+      const PgQuery__AlterObjectSchemaStmt* s = stmt->alter_object_schema_stmt;
+      if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) break;
+      info.kind = StatementKind::kAlterTable;
+      info.target = table_of(s->relation);
+      info.if_exists = s->missing_ok;
+      info.alter_other = true;
+      break;
+    }
+    case PG_QUERY__NODE__NODE_TRUNCATE_STMT:
+      info.kind = StatementKind::kTruncate;
+      info.cascade = stmt->truncate_stmt->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+      break;
+    case PG_QUERY__NODE__NODE_INDEX_STMT: {
+      const PgQuery__IndexStmt* s = stmt->index_stmt;
+      info.kind = StatementKind::kCreateIndex;
+      info.target = table_of(s->relation);
+      info.if_not_exists = s->if_not_exists;
+      info.index_name = s->idxname;
+      info.unique_index = s->unique;
+      break;
+    }
+    case PG_QUERY__NODE__NODE_VACUUM_STMT:
+      info.kind =
+          stmt->vacuum_stmt->is_vacuumcmd ? StatementKind::kVacuum : StatementKind::kAnalyze;
+      break;
+    case PG_QUERY__NODE__NODE_COPY_STMT: {
+      const PgQuery__CopyStmt* s = stmt->copy_stmt;
+      info.kind = StatementKind::kCopy;
+      info.target = table_of(s->relation);
+      info.copy_from = s->is_from;
+      info.copy_query = s->query != nullptr;
+      break;
+    }
+    case PG_QUERY__NODE__NODE_TRANSACTION_STMT: {
+      const PgQuery__TransactionStmt* s = stmt->transaction_stmt;
+      info.kind = StatementKind::kTransaction;
+      info.transaction_kind = transaction_kind(s->kind);
+      info.transaction_name = s->savepoint_name[0] != '\0' ? s->savepoint_name : s->gid;
+      break;
+    }
+    default:
+      break;
+  }
+  return info;
+}
+
+}  // namespace
+
+std::string_view statement_kind_name(StatementKind kind) {
+  switch (kind) {
+    case StatementKind::kEmpty:
+      return "empty";
+    case StatementKind::kSelect:
+      return "select";
+    case StatementKind::kInsert:
+      return "insert";
+    case StatementKind::kUpdate:
+      return "update";
+    case StatementKind::kDelete:
+      return "delete";
+    case StatementKind::kCreateTable:
+      return "create_table";
+    case StatementKind::kDropTable:
+      return "drop_table";
+    case StatementKind::kAlterTable:
+      return "alter_table";
+    case StatementKind::kTruncate:
+      return "truncate";
+    case StatementKind::kCreateIndex:
+      return "create_index";
+    case StatementKind::kDropIndex:
+      return "drop_index";
+    case StatementKind::kVacuum:
+      return "vacuum";
+    case StatementKind::kAnalyze:
+      return "analyze";
+    case StatementKind::kCopy:
+      return "copy";
+    case StatementKind::kTransaction:
+      return "transaction";
+    case StatementKind::kOtherUtility:
+      return "other_utility";
+  }
+  return "unknown";
+}
+
+Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql) {
+  std::string owned(sql);
+  PgQueryProtobufParseResult r = pg_query_parse_protobuf(owned.c_str());
+  std::unique_ptr<PgQueryProtobufParseResult, void (*)(PgQueryProtobufParseResult*)> guard(
+      new PgQueryProtobufParseResult(r), [](PgQueryProtobufParseResult* p) {
+        pg_query_free_protobuf_parse_result(*p);
+        delete p;
+      });
+  if (r.error) {
+    std::string msg = r.error->message != nullptr ? r.error->message : "syntax error";
+    if (r.error->cursorpos > 0) msg += " at character " + std::to_string(r.error->cursorpos);
+    return fail(sqlstate::kSyntaxError, std::move(msg));
+  }
+  PgQuery__ParseResult* pr = pg_query__parse_result__unpack(
+      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
+  if (pr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the parse tree");
+  std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseResult*)> pr_guard(
+      pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
+
+  std::vector<StatementInfo> out;
+  out.reserve(pr->n_stmts);
+  for (size_t i = 0; i < pr->n_stmts; ++i) {
+    const PgQuery__RawStmt* raw = pr->stmts[i];
+    StatementInfo info = describe(raw->stmt);
+    size_t begin = std::min(static_cast<size_t>(std::max(raw->stmt_location, 0)), sql.size());
+    size_t end = raw->stmt_len > 0 ? begin + static_cast<size_t>(raw->stmt_len) : sql.size();
+    info.begin = begin;
+    info.end = std::min(end, sql.size());
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace pgrange::sql

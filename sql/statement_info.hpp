@@ -1,0 +1,158 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace pgrange::sql {
+
+/// What a statement does, as far as routing it is concerned.
+enum class StatementKind {
+  kEmpty,
+  kSelect,
+  kInsert,
+  kUpdate,
+  kDelete,
+  kCreateTable,
+  kDropTable,
+  kAlterTable,
+  kTruncate,
+  kCreateIndex,
+  kDropIndex,
+  kVacuum,
+  kAnalyze,
+  kCopy,
+  kTransaction,
+  kOtherUtility
+};
+
+/// A relation named in a statement, with the names PostgreSQL folds (unquoted identifiers in lower
+/// case, quoted ones exactly as written). `schema` is empty when the name is not qualified.
+struct TableRef {
+  std::string schema;
+  std::string name;
+
+  bool operator==(const TableRef&) const = default;
+};
+
+/// A value written in the statement for a column: a constant (with an optional cast), NULL, or a
+/// $n parameter.
+struct ValueRef {
+  enum class Kind { kConst, kNull, kParam };
+  Kind kind = Kind::kConst;
+  /// The constant's text as written: numbers as written ("-5" for a negated numeric constant),
+  /// strings unquoted and unescaped, booleans "true"/"false". Empty for kNull and kParam.
+  std::string text;
+  /// The type of an explicit cast ('…'::uuid, CAST(x AS int8)) as canonical lower-case PostgreSQL
+  /// name (see ColumnInfo::type), else empty. With nested casts, the outermost one.
+  std::string cast_type;
+  /// $n, 1-based, for kParam.
+  int param = 0;
+
+  bool operator==(const ValueRef&) const = default;
+};
+
+/// A column definition of CREATE TABLE or ALTER TABLE … ADD COLUMN.
+struct ColumnInfo {
+  std::string name;
+  /// Canonical PostgreSQL type name: "int4", "int8", "int2", "text", "varchar", "bpchar",
+  /// "numeric", "float4", "float8", "bool", "bytea", "uuid", "date", "timestamp", "timestamptz";
+  /// serial, bigserial and smallserial (and serial4/serial8/serial2) as "serial", "bigserial",
+  /// "smallserial"; arrays as "int4[]"; anything else its last name component in lower case.
+  std::string type;
+  /// NOT NULL written on the column, or the column is part of the PRIMARY KEY.
+  bool not_null = false;
+
+  bool operator==(const ColumnInfo&) const = default;
+};
+
+/// What pgrange needs to know about one SQL statement to route it.
+struct StatementInfo {
+  StatementKind kind = StatementKind::kEmpty;
+  /// Byte offsets of this statement in the original text ([begin, end), without the ';'; as
+  /// PostgreSQL's stmt_location/stmt_len, so leading whitespace and comments may be included).
+  size_t begin = 0;
+  size_t end = 0;
+  /// Every relation referenced anywhere in the statement (FROM, JOIN, subqueries, CTE bodies,
+  /// INSERT/UPDATE/DELETE target, USING, DDL targets, REFERENCES/LIKE/INHERITS, TRUNCATE list,
+  /// VACUUM/ANALYZE list, COPY table, the inner statement of EXPLAIN), deduplicated, in order of
+  /// first appearance in the text. Names of CTEs in scope are not tables.
+  std::vector<TableRef> tables;
+  /// INSERT/UPDATE/DELETE/COPY/CREATE TABLE [AS]/SELECT INTO/ALTER TABLE/CREATE INDEX: the table.
+  TableRef target;
+  /// Exactly one relation, referenced once, and no subquery, CTE, join, function or TABLESAMPLE
+  /// in FROM, or set operation anywhere.
+  bool single_table = false;
+  /// SELECT/UPDATE/DELETE when single_table: the top-level AND-ed conjuncts of WHERE of the form
+  /// `col = value` or `value = col` (col possibly qualified with the table name or alias; value a
+  /// constant, a cast constant, a negative number or $n, possibly cast; never NULL), in order.
+  std::vector<std::pair<std::string, ValueRef>> equalities;
+  /// INSERT: the explicit column list (empty: all columns in table order).
+  std::vector<std::string> insert_columns;
+  /// INSERT … VALUES rows; nullopt for an entry that is not a constant, NULL or parameter
+  /// (DEFAULT, an expression, a function call).
+  std::vector<std::vector<std::optional<ValueRef>>> insert_rows;
+  /// INSERT whose source is a VALUES list (false for INSERT … SELECT and DEFAULT VALUES).
+  bool insert_values = false;
+  bool on_conflict = false;
+  bool on_conflict_update = false;  ///< ON CONFLICT … DO UPDATE
+  bool returning = false;
+  /// SELECT: why the results of running it on several shards cannot simply be concatenated: a
+  /// short SQL construct name ("ORDER BY", "LIMIT", "OFFSET", "aggregate count()", "GROUP BY",
+  /// "DISTINCT", "HAVING", "window function", "UNION", "INTERSECT", "EXCEPT", "subquery", "JOIN",
+  /// "WITH", "FOR UPDATE", "FOR SHARE", "set-returning function", "TABLESAMPLE", "VALUES",
+  /// "no table"); empty when they can. Always empty for other kinds.
+  std::string fanout_blocker;
+  /// SELECT … INTO (kind kCreateTable, create_as).
+  bool select_into = false;
+
+  // DDL
+  /// CREATE TABLE: the column definitions in order.
+  std::vector<ColumnInfo> columns;
+  /// CREATE TABLE: the PRIMARY KEY columns (column or table constraint), in key order;
+  /// ALTER TABLE … ADD [CONSTRAINT x] PRIMARY KEY (cols) or ADD COLUMN … PRIMARY KEY: those.
+  std::vector<std::string> primary_key;
+  bool if_not_exists = false;  ///< CREATE … IF NOT EXISTS, ALTER TABLE … ADD COLUMN IF NOT EXISTS
+  bool if_exists = false;      ///< DROP … IF EXISTS, ALTER TABLE IF EXISTS
+  bool temporary = false;      ///< CREATE TEMP TABLE, SELECT INTO TEMP
+  bool create_as = false;      ///< CREATE TABLE … AS, SELECT … INTO
+  /// CREATE TABLE (LIKE …) / INHERITS / PARTITION OF / PARTITION BY / OF type.
+  bool has_like_or_inherits = false;
+  std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN
+  std::vector<std::string> dropped_columns;  ///< ALTER TABLE DROP COLUMN
+  std::optional<std::string> rename_to;      ///< ALTER TABLE t RENAME TO x
+  /// ALTER TABLE t RENAME [COLUMN] a TO b: (a, b); alter_other is set too.
+  std::optional<std::pair<std::string, std::string>> renamed_column;
+  /// ALTER TABLE with any other subcommand (ALTER COLUMN TYPE, SET …, other constraints, …).
+  bool alter_other = false;
+  std::vector<std::string> altered_type_columns;  ///< ALTER TABLE … ALTER COLUMN c TYPE …
+  bool cascade = false;  ///< DROP … CASCADE, TRUNCATE … CASCADE, ALTER TABLE … DROP … CASCADE
+  /// CREATE INDEX: the index name (empty when PostgreSQL picks it).
+  std::string index_name;
+  bool unique_index = false;  ///< CREATE UNIQUE INDEX
+  /// DROP of any object kind: the dropped objects' names (for DROP TABLE the same as `tables`).
+  std::vector<TableRef> dropped_objects;
+  bool copy_from = false;   ///< COPY … FROM (vs TO)
+  bool copy_query = false;  ///< COPY (SELECT …) TO
+  /// kTransaction: "begin", "start", "commit", "rollback", "savepoint", "release", "rollback_to",
+  /// "prepare", "commit_prepared", "rollback_prepared".
+  std::string transaction_kind;
+  /// kTransaction: the savepoint name or the prepared transaction's gid, if any.
+  std::string transaction_name;
+};
+
+/// Parses `sql` (possibly several statements separated by ';') with PostgreSQL's grammar
+/// (libpg_query) and describes each statement, in order. A syntax error is an Error with SQLSTATE
+/// 42601 and PostgreSQL's message, followed by " at character N" (1-based, as PostgreSQL's
+/// error position) when the position is known. An empty string or only comments → empty vector.
+Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql);
+
+/// The canonical name of a kind ("select", "create_table", …), for logs and tests.
+std::string_view statement_kind_name(StatementKind kind);
+
+}  // namespace pgrange::sql
