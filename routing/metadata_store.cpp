@@ -209,9 +209,9 @@ MetadataSnapshot MetadataStore::load() {
   return snap;
 }
 
-TableDescriptor MetadataStore::create_table(TableDescriptor table) {
-  pqxx::work tx(impl_->conn);
-  table.table_id = tx.exec1("SELECT nextval('pgrange_table_id')")[0].as<uint64_t>();
+namespace {
+
+void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source) "
       "VALUES ($1, $2, $3, $4)",
@@ -225,9 +225,92 @@ TableDescriptor MetadataStore::create_table(TableDescriptor table) {
         static_cast<int64_t>(table.table_id), static_cast<int>(i), k.name,
         std::string(key_type_name(k.column.type)), k.column.descending);
   }
+}
+
+void write_range_changes(pqxx::work& tx, const std::vector<RangeChange>& changes) {
+  for (const RangeChange& c : changes) {
+    if (c.no_op) continue;
+    for (const RangeDescriptor& b : c.before) {
+      pqxx::result r =
+          tx.exec_params("DELETE FROM pgrange_ranges WHERE range_id = $1 AND generation = $2",
+                         static_cast<int64_t>(b.range_id), static_cast<int64_t>(b.generation));
+      if (r.affected_rows() != 1) {
+        // Someone else changed this range since our snapshot: the caller reloads and retries.
+        throw pqxx::serialization_failure("range " + std::to_string(b.range_id) +
+                                          " changed concurrently (generation " +
+                                          std::to_string(b.generation) + ")");
+      }
+    }
+    // Changes apply in order: a later change may replace what an earlier one created.
+    for (const RangeDescriptor& a : c.after) insert_range(tx, a);
+  }
+  // New range ids must stay ahead of any id used so far, by this or another instance.
+  tx.exec(
+      "SELECT setval('pgrange_range_id', greatest(nextval('pgrange_range_id'), "
+      "(SELECT max(range_id) + 1 FROM pgrange_ranges)))");
+}
+
+}  // namespace
+
+TableDescriptor MetadataStore::create_table(TableDescriptor table) {
+  pqxx::work tx(impl_->conn);
+  table.table_id = tx.exec1("SELECT nextval('pgrange_table_id')")[0].as<uint64_t>();
+  insert_table(tx, table);
   bump_version(tx);
   tx.commit();
   return table;
+}
+
+uint64_t MetadataStore::allocate_table_id() {
+  pqxx::work tx(impl_->conn);
+  uint64_t id = tx.exec1("SELECT nextval('pgrange_table_id')")[0].as<uint64_t>();
+  tx.commit();
+  return id;
+}
+
+void MetadataStore::register_table(const TableDescriptor& table,
+                                   const std::vector<RangeChange>& changes) {
+  pqxx::work tx(impl_->conn);
+  insert_table(tx, table);
+  write_range_changes(tx, changes);
+  bump_version(tx);
+  tx.commit();
+}
+
+void MetadataStore::rename_table(uint64_t table_id, const std::string& schema,
+                                 const std::string& name) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("UPDATE pgrange_tables SET schema_name = $2, name = $3 WHERE table_id = $1",
+                  static_cast<int64_t>(table_id), schema, name);
+  bump_version(tx);
+  tx.commit();
+}
+
+Result<int64_t> MetadataStore::expiration_micros(const std::string& literal,
+                                                 const std::string& type) {
+  const char* as_time = "SELECT (extract(epoch FROM $1::timestamptz) * 1000000)::int8";
+  const char* as_interval = "SELECT (extract(epoch FROM now() + $1::interval) * 1000000)::int8";
+  std::vector<const char*> tries;
+  if (type.empty() || type.find("timestamp") == 0) tries.push_back(as_time);
+  if (type.empty() || type == "interval") tries.push_back(as_interval);
+  if (tries.empty()) {
+    return fail(sqlstate::kSyntaxError,
+                "WITH EXPIRATION takes a timestamp or an interval, not " + type);
+  }
+  std::string last;
+  for (const char* q : tries) {
+    try {
+      pqxx::work tx(impl_->conn);
+      int64_t v = tx.exec_params1(q, literal)[0].as<int64_t>();
+      tx.commit();
+      return v;
+    } catch (const pqxx::data_exception& e) {
+      last = e.what();
+    }
+  }
+  while (!last.empty() && (last.back() == '\n' || last.back() == ' ')) last.pop_back();
+  return fail(sqlstate::kInvalidParameterValue, "invalid WITH EXPIRATION value \"" + literal +
+                                                    "\": " + last.substr(last.find(':') + 1));
 }
 
 void MetadataStore::drop_table(uint64_t table_id) {
@@ -261,26 +344,7 @@ void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
 
 void MetadataStore::apply_range_changes(const std::vector<RangeChange>& changes) {
   pqxx::work tx(impl_->conn);
-  for (const RangeChange& c : changes) {
-    if (c.no_op) continue;
-    for (const RangeDescriptor& b : c.before) {
-      pqxx::result r =
-          tx.exec_params("DELETE FROM pgrange_ranges WHERE range_id = $1 AND generation = $2",
-                         static_cast<int64_t>(b.range_id), static_cast<int64_t>(b.generation));
-      if (r.affected_rows() != 1) {
-        // Someone else changed this range since our snapshot: the caller reloads and retries.
-        throw pqxx::serialization_failure("range " + std::to_string(b.range_id) +
-                                          " changed concurrently (generation " +
-                                          std::to_string(b.generation) + ")");
-      }
-    }
-    // Changes apply in order: a later change may replace what an earlier one created.
-    for (const RangeDescriptor& a : c.after) insert_range(tx, a);
-  }
-  // New range ids must stay ahead of any id used so far, by this or another instance.
-  tx.exec(
-      "SELECT setval('pgrange_range_id', greatest(nextval('pgrange_range_id'), "
-      "(SELECT max(range_id) + 1 FROM pgrange_ranges)))");
+  write_range_changes(tx, changes);
   bump_version(tx);
   tx.commit();
 }

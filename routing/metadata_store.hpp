@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "routing/catalog.hpp"
 #include "routing/range_map.hpp"
 
@@ -40,6 +41,17 @@ class MetadataStore {
 
   /// Registers a table with a fresh id (from 100, never reused) and returns it.
   TableDescriptor create_table(TableDescriptor table);
+  /// A fresh table id (from 100, never reused, shared by every instance).
+  uint64_t allocate_table_id();
+  /// Registers a table under an id from allocate_table_id() together with the range changes
+  /// that give it its own ranges, in one transaction.
+  void register_table(const TableDescriptor& table, const std::vector<RangeChange>& changes);
+  /// Renames a table (ALTER TABLE … RENAME TO).
+  void rename_table(uint64_t table_id, const std::string& schema, const std::string& name);
+  /// Evaluates a WITH EXPIRATION literal ('…', '…'::timestamptz, '…'::interval; an interval
+  /// counts from now) to µs since the Unix epoch.
+  Result<int64_t> expiration_micros(const std::string& literal, const std::string& type);
+
   /// Forgets a table (its ranges are the caller's to merge away).
   void drop_table(uint64_t table_id);
   /// Replaces a table's key (ALTER TABLE … ADD PRIMARY KEY on an unsharded table).

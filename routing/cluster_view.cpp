@@ -1,0 +1,63 @@
+#include "routing/cluster_view.hpp"
+
+#include "routing/key_space.hpp"
+
+namespace pgrange::routing {
+
+std::string qualified_table_name(std::string_view schema, std::string_view name) {
+  std::string out(schema.empty() ? std::string_view("public") : schema);
+  out += '.';
+  out += name;
+  return out;
+}
+
+Result<std::shared_ptr<const ClusterView>> ClusterView::build(
+    MetadataSnapshot snapshot, const std::vector<std::string>& shard_order) {
+  auto map = RangeMap::from_descriptors(std::move(snapshot.ranges));
+  if (!map) return tl::unexpected(map.error());
+  auto view = std::make_shared<ClusterView>();
+  view->version_ = snapshot.version;
+  view->shards_ = std::move(snapshot.shards);
+  view->tables_ = std::move(snapshot.tables);
+  for (size_t i = 0; i < view->tables_.size(); ++i) {
+    view->by_name_[qualified_table_name(view->tables_[i].schema, view->tables_[i].name)] = i;
+  }
+  for (size_t i = 0; i < shard_order.size(); ++i) {
+    view->shard_index_[shard_order[i]] = static_cast<int>(i);
+  }
+  view->shard_order_ = shard_order;
+  view->ranges_ = (*map)->snapshot();
+  return std::shared_ptr<const ClusterView>(std::move(view));
+}
+
+const TableDescriptor* ClusterView::find_table(std::string_view schema,
+                                               std::string_view name) const {
+  if (tables_.empty()) return nullptr;
+  auto it = by_name_.find(qualified_table_name(schema, name));
+  return it == by_name_.end() ? nullptr : &tables_[it->second];
+}
+
+const TableDescriptor* ClusterView::find_table_id(uint64_t table_id) const {
+  for (const TableDescriptor& t : tables_) {
+    if (t.table_id == table_id) return &t;
+  }
+  return nullptr;
+}
+
+int ClusterView::shard_index(std::string_view shard) const {
+  auto it = shard_index_.find(std::string(shard));
+  return it == shard_index_.end() ? -1 : it->second;
+}
+
+std::vector<size_t> ClusterView::table_ranges(uint64_t table_id) const {
+  std::string start = table_prefix(table_id);
+  std::string end = table_prefix(table_id + 1);
+  std::vector<size_t> out;
+  for (size_t i = ranges_->find_index(start); i < ranges_->size(); ++i) {
+    if (ranges_->at(i).start_key >= end) break;
+    out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace pgrange::routing

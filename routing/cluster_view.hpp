@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "routing/catalog.hpp"
+#include "routing/metadata_store.hpp"
+#include "routing/range_map.hpp"
+
+namespace pgrange::routing {
+
+/// One immutable picture of the cluster as the metadata store described it at one version: the
+/// shards, the tables and the range map. Sessions route with the view they loaded; the control
+/// plane publishes a new one after every change (its own or another instance's).
+class ClusterView {
+ public:
+  /// Builds a view; `shard_order` gives each shard name its pool index (configuration order).
+  static Result<std::shared_ptr<const ClusterView>> build(
+      MetadataSnapshot snapshot, const std::vector<std::string>& shard_order);
+
+  int64_t version() const { return version_; }
+  const RangeMapSnapshot& ranges() const { return *ranges_; }
+  const std::vector<ShardRecord>& shards() const { return shards_; }
+  const std::vector<TableDescriptor>& tables() const { return tables_; }
+
+  /// The table registered under schema.name (an empty schema means "public"), or nullptr.
+  const TableDescriptor* find_table(std::string_view schema, std::string_view name) const;
+  const TableDescriptor* find_table_id(uint64_t table_id) const;
+
+  /// The pool index of a shard name, or -1 when this pgrange has no such shard configured.
+  int shard_index(std::string_view shard) const;
+  /// The name of the shard with that pool index.
+  const std::string& shard_name(int index) const {
+    return shard_order_.at(static_cast<size_t>(index));
+  }
+
+  /// The indexes (into ranges()) of the ranges that hold rows of a table: those overlapping
+  /// [/Table/<id>, /Table/<id+1>).
+  std::vector<size_t> table_ranges(uint64_t table_id) const;
+
+ private:
+  int64_t version_ = 0;
+  std::vector<ShardRecord> shards_;
+  std::vector<TableDescriptor> tables_;
+  std::unordered_map<std::string, size_t> by_name_;  ///< "schema.name" → index into tables_
+  std::unordered_map<std::string, int> shard_index_;
+  std::vector<std::string> shard_order_;
+  std::shared_ptr<const RangeMapSnapshot> ranges_;
+};
+
+/// "schema.name" with the default schema filled in, as the view keys its tables.
+std::string qualified_table_name(std::string_view schema, std::string_view name);
+
+}  // namespace pgrange::routing

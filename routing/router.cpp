@@ -1,0 +1,192 @@
+#include "routing/router.hpp"
+
+#include <algorithm>
+
+#include "routing/key_space.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+bool is_write(const sql::StatementInfo& s) {
+  using K = sql::StatementKind;
+  return s.kind == K::kInsert || s.kind == K::kUpdate || s.kind == K::kDelete ||
+         (s.kind == K::kCopy && s.copy_from);
+}
+
+std::string_view kind_name(const sql::StatementInfo& s) {
+  using K = sql::StatementKind;
+  switch (s.kind) {
+    case K::kInsert:
+      return "INSERT";
+    case K::kUpdate:
+      return "UPDATE";
+    case K::kDelete:
+      return "DELETE";
+    case K::kCopy:
+      return "COPY";
+    case K::kSelect:
+      return "SELECT";
+    default:
+      return "statement";
+  }
+}
+
+/// A constant's text for a key value, or nullopt if the value is not a constant (a parameter).
+std::optional<std::optional<std::string>> constant_text(const sql::ValueRef& v) {
+  switch (v.kind) {
+    case sql::ValueRef::Kind::kNull:
+      return std::optional<std::string>();
+    case sql::ValueRef::Kind::kConst:
+      return std::optional<std::string>(v.text);
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The point keys a statement pins its target table to, or nullopt for "the whole table".
+std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
+                                                   const sql::StatementInfo& s) {
+  if (t.key.empty() || !s.single_table) return std::nullopt;
+  using K = sql::StatementKind;
+  std::vector<std::string> keys;
+  if (s.kind == K::kSelect || s.kind == K::kUpdate || s.kind == K::kDelete) {
+    std::vector<std::optional<std::string>> values;
+    for (const KeyColumnDef& col : t.key) {
+      const sql::ValueRef* found = nullptr;
+      for (const auto& [name, value] : s.equalities) {
+        if (name == col.name) {
+          found = &value;
+          break;
+        }
+      }
+      if (found == nullptr || found->kind != sql::ValueRef::Kind::kConst) return std::nullopt;
+      values.emplace_back(found->text);
+    }
+    auto key = point_key(t, values);
+    if (!key) return std::nullopt;  // the shard will report the bad value itself
+    keys.push_back(std::move(*key));
+    return keys;
+  }
+  if (s.kind == K::kInsert && s.insert_values && !s.insert_columns.empty()) {
+    std::vector<size_t> positions;
+    for (const KeyColumnDef& col : t.key) {
+      auto it = std::find(s.insert_columns.begin(), s.insert_columns.end(), col.name);
+      if (it == s.insert_columns.end()) return std::nullopt;  // a default fills the key
+      positions.push_back(static_cast<size_t>(it - s.insert_columns.begin()));
+    }
+    for (const auto& row : s.insert_rows) {
+      std::vector<std::optional<std::string>> values;
+      for (size_t p : positions) {
+        if (p >= row.size() || !row[p]) return std::nullopt;
+        auto text = constant_text(*row[p]);
+        if (!text) return std::nullopt;
+        values.push_back(std::move(*text));
+      }
+      auto key = point_key(t, values);
+      if (!key) return std::nullopt;
+      keys.push_back(std::move(*key));
+    }
+    return keys;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::string> point_key(const TableDescriptor& table,
+                              std::span<const std::optional<std::string>> values) {
+  std::vector<KeyColumn> columns;
+  std::vector<std::optional<std::string_view>> views;
+  for (const KeyColumnDef& k : table.key) columns.push_back(k.column);
+  for (const auto& v : values) {
+    views.push_back(v ? std::optional<std::string_view>(*v) : std::nullopt);
+  }
+  return encode_key_text(table.table_id, 1, columns, views);
+}
+
+Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements) {
+  Route route;
+  const RangeMapSnapshot& ranges = view.ranges();
+  const sql::StatementInfo* multi_shard = nullptr;
+  for (const sql::StatementInfo& s : statements) {
+    bool write = is_write(s);
+    route.writes = route.writes || write;
+    std::vector<int> mine;
+    auto use = [&](const RangeDescriptor& r, bool w) {
+      int shard = view.shard_index(r.shard);
+      if (shard < 0) {
+        route.refusal = Error::make(sqlstate::kConnectionFailure,
+                                    "range " + std::to_string(r.range_id) + " is on shard \"" +
+                                        r.shard + "\", which this pgrange has not configured");
+        return;
+      }
+      mine.push_back(shard);
+      route.uses.push_back(RangeActivity::Use{r.range_id, shard, w});
+    };
+    for (const sql::TableRef& ref : s.tables) {
+      const TableDescriptor* t = view.find_table(ref.schema, ref.name);
+      if (t == nullptr) continue;
+      bool is_target = ref.schema == s.target.schema && ref.name == s.target.name;
+      bool w = write && is_target;
+      std::optional<std::vector<std::string>> keys;
+      if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s);
+      if (keys) {
+        for (const std::string& k : *keys) {
+          if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w);
+        }
+      } else {
+        for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w);
+      }
+    }
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    if (mine.size() > 1 && multi_shard == nullptr) multi_shard = &s;
+    route.shards.insert(route.shards.end(), mine.begin(), mine.end());
+  }
+  std::sort(route.shards.begin(), route.shards.end());
+  route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
+  std::sort(route.uses.begin(), route.uses.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.range_id, a.shard, a.write) < std::tie(b.range_id, b.shard, b.write);
+  });
+  route.uses.erase(std::unique(route.uses.begin(), route.uses.end()), route.uses.end());
+  if (route.refusal || route.shards.size() <= 1) return route;
+
+  auto names = [&] {
+    std::string out;
+    for (int i : route.shards) {
+      if (!out.empty()) out += ", ";
+      out += "\"" + view.shard_name(i) + "\"";
+    }
+    return out;
+  };
+  if (statements.size() > 1) {
+    route.refusal = Error::make(sqlstate::kFeatureNotSupported,
+                                "a query string whose statements run on several shards (" +
+                                    names() + ") is not supported yet")
+                        .with_hint("send the statements one at a time");
+    return route;
+  }
+  const sql::StatementInfo& s = multi_shard ? *multi_shard : statements.front();
+  if (s.kind != sql::StatementKind::kSelect) {
+    route.refusal = Error::make(sqlstate::kFeatureNotSupported,
+                                std::string(kind_name(s)) + " touching several shards (" + names() +
+                                    ") is not supported yet: it could not be applied atomically")
+                        .with_hint(
+                            "give every key column with = so that the statement runs on "
+                            "one shard");
+    return route;
+  }
+  if (!s.fanout_blocker.empty() || s.select_into) {
+    route.refusal =
+        Error::make(sqlstate::kFeatureNotSupported,
+                    (s.select_into ? std::string("SELECT INTO") : s.fanout_blocker) +
+                        " over tables spread across several shards (" + names() +
+                        ") is not supported yet")
+            .with_hint("give every key column with = so that the statement runs on one shard");
+    return route;
+  }
+  route.fanout_select = true;
+  return route;
+}
+
+}  // namespace pgrange::routing
