@@ -187,16 +187,22 @@ awaitable<Result<void>> BackendConnection::startup(std::chrono::milliseconds) {
   }
 }
 
-awaitable<Result<void>> BackendConnection::run_simple(std::string sql) {
-  std::string out;
-  write_query(out, sql);
+awaitable<Result<void>> BackendConnection::send(std::string_view bytes) {
   error_code ec;
-  auto n = co_await asio::async_write(socket_, asio::buffer(out), no_throw(ec));
+  auto n =
+      co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), no_throw(ec));
   (void)n;
   if (ec) {
     broken_ = true;
     co_return fail(shard_error(ec.message()));
   }
+  co_return Result<void>{};
+}
+
+awaitable<Result<void>> BackendConnection::run_simple(std::string sql) {
+  std::string out;
+  write_query(out, sql);
+  if (auto sent = co_await send(out); !sent) co_return sent;
   std::optional<Error> first_error;
   std::string body;
   char type = 0;

@@ -49,13 +49,15 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   /// Sends a simple Query and reads until ReadyForQuery, discarding results; returns the first
   /// error the server reported. Only for use while no other reader is active on the socket.
   awaitable<Result<void>> run_simple(std::string sql);
+  /// Writes bytes to the server; reads its next whole message (errors name the shard).
+  awaitable<Result<void>> send(std::string_view bytes);
+  awaitable<Result<void>> read_message(char& type, std::string& body);
 
   /// When the connection last went back to its pool.
   std::chrono::steady_clock::time_point idle_since;
 
  private:
   awaitable<Result<void>> startup(std::chrono::milliseconds timeout);
-  awaitable<Result<void>> read_message(char& type, std::string& body);
   Error shard_error(std::string what) const;
 
   tcp::socket socket_;

@@ -87,6 +87,7 @@ ClientSession::ClientSession(Worker& worker, tcp::socket socket)
 }
 
 ClientSession::~ClientSession() {
+  leave_ranges();
   if (key_pid_ != 0) worker_.shared().cancels.remove(key_pid_, key_secret_);
   worker_.shared().sessions.fetch_sub(1);
 }
@@ -441,7 +442,7 @@ void ClientSession::push(Pending kind, std::string name) {
 
 awaitable<bool> ClientSession::ensure_backend(std::string& out) {
   if (backend_) co_return true;
-  auto conn = co_await worker_.pool(0).acquire();
+  auto conn = co_await worker_.pool(static_cast<size_t>(route_shard())).acquire();
   if (!conn) {
     send_error(conn.error());
     co_return false;
@@ -451,7 +452,7 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
 }
 
 bool ClientSession::try_attach_idle(std::string& out) {
-  auto conn = worker_.pool(0).take_idle();
+  auto conn = worker_.pool(static_cast<size_t>(route_shard())).take_idle();
   if (!conn) return false;
   attach(std::move(conn), out);
   return true;
@@ -466,6 +467,12 @@ void ClientSession::attach(std::shared_ptr<BackendConnection> conn, std::string&
   if (!sync.empty()) {
     write_query(out, sync);
     push(Pending::kSwallowQuery);
+  }
+  if (!deferred_begin_.empty()) {
+    // The transaction's first statement chose this shard: open the client's BEGIN here.
+    write_query(out, deferred_begin_);
+    push(Pending::kSwallowQuery);
+    deferred_begin_.clear();
   }
   reader_running_ = true;
   asio::co_spawn(worker_.io(), backend_loop(backend_), asio::detached);
@@ -781,6 +788,20 @@ awaitable<void> ClientSession::message_loop() {
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
       bool plain = !lost_error_ && !skip_until_sync_;
+      if (plain && worker_.shared().control != nullptr &&
+          (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
+        // Route: which shard, or something pgrange answers or runs itself.
+        bool ok = true;
+        bool forward = co_await route_message(f.type, f.body, raw, out, ok);
+        if (!forward) {
+          in_.consume(f.total_size);
+          if (!ok) {
+            keep_going = false;
+            break;
+          }
+          continue;
+        }
+      }
       // A message that needs a backend usually finds an idle one: attach it without suspending.
       if (plain && !backend_ &&
           (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' || f.type == 'S' ||
@@ -910,6 +931,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
         return false;
       }
       unsynced_ = true;
+      if (name.empty()) unnamed_analysis_ = parse_analysis_;
       if (name.empty() || !transaction_pooling_) {
         if (transaction_pooling_) {
           std::string_view query;
@@ -932,7 +954,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
         break;
       }
       const std::string& backend_name = worker_.statement_name(tail);
-      ClientStatement st{backend_name, tail, {}};
+      ClientStatement st{backend_name, parse_analysis_, tail, {}};
       st.effects = sql::session_effects(std::string_view(tail.c_str()));
       statements_[std::string(name)] = st;
       if (backend_->prepared().count(backend_name)) {
@@ -1194,6 +1216,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             char status = f.body.empty() ? 'I' : f.body[0];
             char start_status = txn_status_;
             txn_status_ = status;
+            if (status == 'I' && !uses_.empty()) leave_ranges();
             if (head.kind == Pending::kQuery &&
                 (!head.effects.empty() || !txn_effects_.empty() || !savepoints_.empty())) {
               StatementLog log;
@@ -1247,6 +1270,8 @@ void ClientSession::fail_pending(bool server_already_reported) {
   unsynced_ = false;
   in_copy_ = false;
   txn_status_ = 'I';
+  deferred_begin_.clear();
+  leave_ranges();
   txn_effects_.clear();
   savepoints_.clear();
   sync_log_.clear();

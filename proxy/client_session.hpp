@@ -14,7 +14,12 @@
 #include "proxy/byte_buffer.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/client_channel.hpp"
+#include "routing/range_activity.hpp"
+#include "routing/result_set.hpp"
+#include "routing/router.hpp"
+#include "sql/admin_statement.hpp"
 #include "sql/session_statement.hpp"
+#include "sql/statement_info.hpp"
 
 namespace pgrange::proxy {
 
@@ -67,11 +72,49 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Completed statements of a sync point: their tags and session effects.
   using StatementLog = std::vector<std::pair<std::string, std::vector<sql::SessionEffect>>>;
   /// A client's named prepared statement.
+  using Analysis = std::shared_ptr<const Result<std::vector<sql::StatementInfo>>>;
   struct ClientStatement {
     std::string backend_name;
+    Analysis analysis;                        ///< for routing each Bind with the map of that moment
     std::string parse_tail;                   ///< query text, NUL, parameter count and types
     std::vector<sql::SessionEffect> effects;  ///< what executing it does to the session
   };
+
+  /// How one client message is routed.
+  struct Plan {
+    enum class Kind {
+      kPass,       ///< forward it to `shard` (-1: any shard)
+      kAdmin,      ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
+      kBroadcast,  ///< DDL: run on every shard, then the catalog follows
+      kFanout,     ///< a SELECT on several shards, results concatenated
+      kBegin,      ///< BEGIN: deferred until a statement says which shard
+      kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
+      kRefuse,     ///< `error`
+      kWait,       ///< a range it writes to is moving: wait, then plan again
+    };
+    Kind kind = Kind::kPass;
+    int shard = -1;
+    Analysis analysis;
+    std::optional<sql::AdminStatement> admin;
+    routing::Route route;
+    std::optional<Error> error;
+  };
+  /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
+  Plan plan_text(char type, std::string_view sql);
+  Plan plan_analysis(char type, const Analysis& analysis);
+  /// Registers the plan's range uses (false: a range is held by a move).
+  bool enter_ranges(const routing::Route& route);
+  void leave_ranges();
+  /// Routes one client message before it is dispatched. Returns false when it was consumed
+  /// here (answered, refused or run specially); may suspend.
+  awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
+                                std::string& out, bool& ok);
+  bool refuse(char type, const Error& e, std::string& out);
+  awaitable<bool> run_admin(const sql::AdminStatement& stmt);
+  awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos);
+  awaitable<bool> run_fanout(std::string_view sql, const routing::Route& route);
+  void send_result(const routing::ResultSet& rs, std::string& out);
+  int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
 
   awaitable<bool> startup();
   awaitable<bool> authenticate(const std::string& user);
@@ -148,6 +191,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   int32_t key_pid_ = 0;
   int32_t key_secret_ = 0;
   asio::steady_timer released_;
+  // Routing.
+  int route_shard_ = -1;                           ///< the shard the next backend comes from
+  std::vector<routing::RangeActivity::Use> uses_;  ///< ranges used by the open transaction
+  std::string deferred_begin_;  ///< a BEGIN not sent yet: the first statement picks the shard
+  Analysis unnamed_analysis_;   ///< of the unnamed statement
+  Analysis parse_analysis_;     ///< of the Parse being dispatched
 };
 
 }  // namespace pgrange::proxy

@@ -9,7 +9,9 @@ Server::Server(config::Config config) : signals_(main_io_, SIGTERM, SIGINT) {
   shared_.config = std::move(config);
 }
 
-Server::~Server() = default;
+Server::~Server() {
+  if (control_) control_->stop();
+}
 
 Result<void> Server::open() {
   const config::Config& cfg = shared_.config;
@@ -49,6 +51,9 @@ Result<void> Server::open() {
     RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), static_cast<int>(salt.size()));
     shared_.unknown_user_verifier = ScramVerifier::from_password("", salt);
   }
+  control_ = std::make_unique<ControlPlane>(shared_.config);
+  if (auto started = control_->start(); !started) return started;
+  shared_.control = control_.get();
   for (int i = 0; i < cfg.effective_workers(); ++i) {
     workers_.push_back(std::make_unique<Worker>(shared_, i));
   }
@@ -144,6 +149,7 @@ int Server::run() {
       shared_.config.pool_mode == config::PoolMode::kTransaction ? "transaction" : "session");
   main_io_.run();
   for (auto& t : threads) t.join();
+  if (control_) control_->stop();
   spdlog::info("pgrange stopped ({} pins during its run)", shared_.pins.load());
   return 0;
 }

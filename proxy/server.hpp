@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
+#include "proxy/control_plane.hpp"
 #include "proxy/worker.hpp"
 
 namespace pgrange::proxy {
@@ -30,6 +31,7 @@ class Server {
   void accept_next();
 
   SharedState shared_;
+  std::unique_ptr<ControlPlane> control_;
   std::vector<std::unique_ptr<Worker>> workers_;
   asio::io_context main_io_;
   std::unique_ptr<tcp::acceptor> acceptor_;

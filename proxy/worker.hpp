@@ -12,10 +12,12 @@
 #include "proxy/backend_pool.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/scram.hpp"
+#include "sql/statement_info.hpp"
 
 namespace pgrange::proxy {
 
 class ClientSession;
+class ControlPlane;
 
 /// State shared by every worker: configuration, TLS context, cancel keys, shutdown flag.
 struct SharedState {
@@ -29,6 +31,8 @@ struct SharedState {
   /// purpose: deriving per login would cost ~25,000 instructions × 4096 per connection).
   std::unordered_map<std::string, ScramVerifier> scram_verifiers;
   ScramVerifier unknown_user_verifier;
+  /// The catalog, range map and metadata store (nullptr only in tests of the bare pooler).
+  ControlPlane* control = nullptr;
 };
 
 /// One thread with its own io_context, its own pools (one per shard) and its own sessions, so
@@ -47,6 +51,10 @@ class Worker {
   /// types) share one name, so a backend prepares each statement once for all clients.
   const std::string& statement_name(const std::string& parse_tail);
 
+  /// The analysis of a statement text, cached per worker (texts repeat: prepared statements,
+  /// ORMs, poolers' health checks). A syntax error is cached too.
+  std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> analyze(std::string_view sql);
+
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);
   /// Asks every session to end after its current transaction (SIGTERM).
@@ -58,6 +66,8 @@ class Worker {
   asio::io_context io_{1};  // one thread runs it: lets Asio skip cross-thread wake-ups
   std::vector<std::unique_ptr<BackendPool>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
+  std::unordered_map<std::string, std::shared_ptr<const Result<std::vector<sql::StatementInfo>>>>
+      analyses_;
   std::list<std::weak_ptr<ClientSession>> sessions_;
 };
 

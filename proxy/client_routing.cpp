@@ -1,0 +1,661 @@
+// The routing half of ClientSession: which shard each client message goes to, and the
+// statements pgrange runs itself (admin statements, DDL broadcast, fan-out SELECTs).
+
+#include <spdlog/spdlog.h>
+
+#include <array>
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/frame_reader.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+constexpr auto kMoveWaitLimit = std::chrono::seconds(30);
+constexpr size_t kFanoutBatch = 64 * 1024;
+constexpr size_t kClientBacklog = 256 * 1024;
+
+/// The first keyword of a statement, lower case (comments and whitespace skipped).
+std::string first_keyword(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    char c = sql[i];
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ';') {
+      ++i;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      auto end = sql.find("*/", i + 2);
+      i = end == std::string_view::npos ? sql.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  while (i < sql.size() && word.size() < 16 && std::isalpha(static_cast<unsigned char>(sql[i]))) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+    ++i;
+  }
+  return word;
+}
+
+/// Words that start a statement pgrange must look at even when it has no tables yet.
+bool needs_analysis(const std::string& kw, bool several_shards) {
+  static constexpr std::array<std::string_view, 7> kDdl = {"alter",    "show",   "create", "drop",
+                                                           "truncate", "vacuum", "analyze"};
+  for (auto w : kDdl) {
+    if (kw == w) return true;
+  }
+  return several_shards && (kw == "begin" || kw == "start" || kw == "commit" || kw == "end" ||
+                            kw == "rollback" || kw == "abort");
+}
+
+bool is_broadcast(const sql::StatementInfo& s) {
+  using K = sql::StatementKind;
+  switch (s.kind) {
+    case K::kCreateTable:
+      return !s.temporary;
+    case K::kDropTable:
+    case K::kAlterTable:
+    case K::kTruncate:
+    case K::kCreateIndex:
+    case K::kDropIndex:
+    case K::kVacuum:
+    case K::kAnalyze:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string sql_literal(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+/// A statement that makes the backend raise `e`, so a transaction there fails exactly as it
+/// would have if PostgreSQL itself had refused the statement.
+std::string raise_sql(const Error& e) {
+  auto clean = [](std::string s) {
+    for (size_t p; (p = s.find("$pgrange$")) != std::string::npos;) s.erase(p, 1);
+    return s;
+  };
+  std::string sql = "DO $pgrange$BEGIN RAISE EXCEPTION USING ERRCODE = " + sql_literal(e.sqlstate) +
+                    ", MESSAGE = " + sql_literal(clean(e.message));
+  if (!e.detail.empty()) sql += ", DETAIL = " + sql_literal(clean(e.detail));
+  if (!e.hint.empty()) sql += ", HINT = " + sql_literal(clean(e.hint));
+  return sql + "; END$pgrange$";
+}
+
+std::string quote_ident(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// A RowDescription without the per-shard parts (table OIDs and column numbers), so the
+/// descriptions of one query on several shards compare equal.
+std::string row_shape(std::string_view body) {
+  std::string out;
+  BodyReader br(body);
+  int16_t n = 0;
+  if (!br.i16(n)) return std::string(body);
+  for (int16_t i = 0; i < n; ++i) {
+    std::string_view name, rest;
+    int32_t table = 0;
+    int16_t attnum = 0;
+    if (!br.cstr(name) || !br.i32(table) || !br.i16(attnum) || !br.bytes(12, rest)) {
+      return std::string(body);
+    }
+    out.append(name);
+    out.push_back('\0');
+    out.append(rest);
+  }
+  return out;
+}
+
+Error not_supported(std::string msg, std::string hint = {}) {
+  Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
+  e.hint = std::move(hint);
+  return e;
+}
+
+}  // namespace
+
+ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
+  ControlPlane* cp = worker_.shared().control;
+  if (cp == nullptr) return {};
+  auto view = cp->view();
+  if (view == nullptr) {
+    Plan p;
+    p.kind = Plan::Kind::kRefuse;
+    p.error = Error::make(sqlstate::kConnectionFailure,
+                          "pgrange cannot route statements: its metadata store is not reachable")
+                  .with_detail(cp->unavailable_reason());
+    return p;
+  }
+  bool several = worker_.pool_count() > 1;
+  std::string kw = first_keyword(sql);
+  if (view->tables().empty() && !needs_analysis(kw, several)) return {};
+  if (kw == "alter" || kw == "show") {
+    auto admin = sql::parse_admin_statement(sql);
+    if (!admin) {
+      Plan p;
+      p.kind = Plan::Kind::kRefuse;
+      p.error = admin.error();
+      return p;
+    }
+    if (*admin) {
+      Plan p;
+      if (type != 'Q') {
+        p.kind = Plan::Kind::kRefuse;
+        p.error = not_supported(
+            "pgrange's admin statements run only through the simple query "
+            "protocol (as psql sends them)");
+        return p;
+      }
+      p.kind = Plan::Kind::kAdmin;
+      p.admin = std::move(**admin);
+      return p;
+    }
+  }
+  return plan_analysis(type, worker_.analyze(sql));
+}
+
+ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& analysis) {
+  ControlPlane* cp = worker_.shared().control;
+  Plan p;
+  p.analysis = analysis;
+  if (cp == nullptr || !analysis || !*analysis) return p;  // a syntax error: the shard says it
+  const auto& infos = **analysis;
+  auto refuse_with = [&](Error e) {
+    p.kind = Plan::Kind::kRefuse;
+    p.error = std::move(e);
+    return p;
+  };
+  bool several = worker_.pool_count() > 1;
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  if (std::any_of(infos.begin(), infos.end(), is_broadcast)) {
+    if (!several && (in_block || type != 'Q')) {
+      return p;  // one shard: it can run the DDL as it comes (the catalog does not follow)
+    }
+    if (type != 'Q') {
+      return refuse_with(
+          not_supported("DDL through the extended query protocol is not supported by pgrange yet",
+                        "send it as a simple query"));
+    }
+    if (in_block) {
+      return refuse_with(not_supported(
+          "DDL inside a transaction block is not supported by pgrange yet: it runs on every "
+          "shard, outside any transaction"));
+    }
+    for (const auto& s : infos) {
+      if (!is_broadcast(s) && !s.tables.empty()) {
+        return refuse_with(not_supported(
+            "a query string mixing DDL with other statements is not supported by pgrange yet",
+            "send the DDL on its own"));
+      }
+    }
+    p.kind = Plan::Kind::kBroadcast;
+    return p;
+  }
+  if (type == 'Q' && infos.size() == 1 && infos[0].kind == sql::StatementKind::kTransaction &&
+      several && transaction_pooling_ && !backend_) {
+    const std::string& tk = infos[0].transaction_kind;
+    if ((tk == "begin" || tk == "start") && txn_status_ == 'I' && deferred_begin_.empty()) {
+      p.kind = Plan::Kind::kBegin;
+      return p;
+    }
+    if (!deferred_begin_.empty() && (tk == "commit" || tk == "rollback")) {
+      p.kind = Plan::Kind::kEnd;
+      return p;
+    }
+  }
+  if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
+    return refuse_with(Error::make("25P02",
+                                   "current transaction is aborted, commands ignored until end "
+                                   "of transaction block"));
+  }
+  auto view = cp->view();
+  if (view == nullptr)
+    return refuse_with(
+        Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
+  p.route = routing::route_statements(*view, infos);
+  if (p.route.refusal) return refuse_with(*p.route.refusal);
+  if (p.route.shards.size() > 1) {
+    if (!p.route.fanout_select) return refuse_with(not_supported("statement spans shards"));
+    if (type != 'Q' || backend_ || in_block) {
+      return refuse_with(not_supported(
+          "a SELECT over several shards is supported only as a simple query outside a "
+          "transaction block for now",
+          "give every key column with = so that the statement runs on one shard"));
+    }
+    p.kind = Plan::Kind::kFanout;
+  } else if (!p.route.shards.empty()) {
+    p.shard = p.route.shards.front();
+    if (backend_ && p.shard != backend_->shard_index()) {
+      return refuse_with(
+          not_supported("this transaction runs on shard \"" + backend_->shard().name +
+                            "\"; a statement on shard \"" + view->shard_name(p.shard) +
+                            "\" in the same transaction is not supported yet",
+                        "run the statements for each shard in transactions of their own"));
+    }
+  }
+  if (!p.route.uses.empty()) {
+    if (!cp->activity().enter(p.route.uses)) {
+      p.kind = Plan::Kind::kWait;
+      return p;
+    }
+    if (cp->view()->version() != view->version()) {
+      // The map changed while we routed: route again with the new one.
+      cp->activity().leave(p.route.uses);
+      p.kind = Plan::Kind::kWait;
+      return p;
+    }
+    uses_.insert(uses_.end(), p.route.uses.begin(), p.route.uses.end());
+  }
+  return p;
+}
+
+void ClientSession::leave_ranges() {
+  if (uses_.empty()) return;
+  if (ControlPlane* cp = worker_.shared().control) cp->activity().leave(uses_);
+  uses_.clear();
+}
+
+bool ClientSession::refuse(char type, const Error& e, std::string& out) {
+  if (type == 'Q') {
+    if (backend_) {
+      // Fail the statement on the backend itself, so its transaction aborts as PostgreSQL's
+      // would have.
+      PendingEntry entry;
+      entry.kind = Pending::kQuery;
+      pending_.push_back(std::move(entry));
+      write_query(out, raise_sql(e));
+      return true;
+    }
+    if (!deferred_begin_.empty()) txn_status_ = 'E';
+    PendingEntry entry;
+    entry.kind = Pending::kSyntheticQuery;
+    write_error(entry.payload, e);
+    pending_.push_back(std::move(entry));
+    return true;
+  }
+  PendingEntry entry;
+  entry.kind = Pending::kSyntheticError;
+  write_error(entry.payload, e);
+  pending_.push_back(std::move(entry));
+  unsynced_ = true;
+  skip_until_sync_ = true;
+  return true;
+}
+
+awaitable<bool> ClientSession::route_message(char type, std::string_view body, std::string_view raw,
+                                             std::string& out, bool& ok) {
+  (void)raw;
+  ok = true;
+  BodyReader br(body);
+  std::string_view text;
+  Plan p;
+  auto plan = [&]() -> Plan {
+    if (type == 'Q') {
+      return plan_text('Q', text);
+    }
+    if (type == 'P') return plan_text('P', text);
+    // Bind: route the statement it binds with the map of this moment.
+    std::string_view portal, stmt;
+    BodyReader b(body);
+    if (!b.cstr(portal) || !b.cstr(stmt)) return Plan{};
+    if (stmt.empty()) return plan_analysis('B', unnamed_analysis_);
+    auto it = statements_.find(std::string(stmt));
+    if (it == statements_.end()) return Plan{};
+    return plan_analysis('B', it->second.analysis);
+  };
+  if (type == 'Q') {
+    if (!br.cstr(text)) co_return true;
+  } else if (type == 'P') {
+    std::string_view name;
+    if (!br.cstr(name) || !br.cstr(text)) co_return true;
+  }
+  p = plan();
+  if (p.kind == Plan::Kind::kWait) {
+    // A range this statement writes is moving: wait until the move lets go of it.
+    asio::steady_timer timer(worker_.io());
+    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
+    while (p.kind == Plan::Kind::kWait) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        p.kind = Plan::Kind::kRefuse;
+        p.error = Error::make("55006", "a range this statement needs stayed busy moving for " +
+                                           std::to_string(kMoveWaitLimit.count()) + " s");
+        break;
+      }
+      timer.expires_after(std::chrono::milliseconds(5));
+      error_code ec;
+      co_await timer.async_wait(no_throw(ec));
+      p = plan();
+    }
+  }
+  if (type == 'P') parse_analysis_ = p.analysis;
+  switch (p.kind) {
+    case Plan::Kind::kPass:
+      if (!backend_) route_shard_ = p.shard;
+      co_return true;
+    case Plan::Kind::kWait:
+    case Plan::Kind::kRefuse:
+      ok = refuse(type, *p.error, out);
+      co_return false;
+    case Plan::Kind::kAdmin:
+      ok = co_await run_admin(*p.admin);
+      co_return false;
+    case Plan::Kind::kBroadcast:
+      ok = co_await run_broadcast(text, **p.analysis);
+      co_return false;
+    case Plan::Kind::kFanout:
+      ok = co_await run_fanout(text, p.route);
+      co_return false;
+    case Plan::Kind::kBegin: {
+      deferred_begin_ = std::string(text);
+      txn_status_ = 'T';
+      PendingEntry e;
+      e.kind = Pending::kSyntheticQuery;
+      MessageWriter(e.payload).begin('C').cstr("BEGIN").end();
+      pending_.push_back(std::move(e));
+      co_return false;
+    }
+    case Plan::Kind::kEnd: {
+      const std::string& tk = (**p.analysis)[0].transaction_kind;
+      deferred_begin_.clear();
+      txn_status_ = 'I';
+      PendingEntry e;
+      e.kind = Pending::kSyntheticQuery;
+      MessageWriter(e.payload).begin('C').cstr(tk == "commit" ? "COMMIT" : "ROLLBACK").end();
+      pending_.push_back(std::move(e));
+      co_return false;
+    }
+  }
+  co_return true;
+}
+
+void ClientSession::send_result(const routing::ResultSet& rs, std::string& out) {
+  MessageWriter w(out);
+  w.begin('T').i16(static_cast<int16_t>(rs.columns.size()));
+  for (const auto& c : rs.columns) {
+    w.cstr(c.name).i32(0).i16(0).i32(static_cast<int32_t>(c.type_oid)).i16(-1).i32(-1).i16(0);
+  }
+  w.end();
+  for (const auto& row : rs.rows) {
+    MessageWriter d(out);
+    d.begin('D').i16(static_cast<int16_t>(row.size()));
+    for (const auto& v : row) {
+      if (!v) {
+        d.i32(-1);
+      } else {
+        d.i32(static_cast<int32_t>(v->size())).bytes(*v);
+      }
+    }
+    d.end();
+  }
+  MessageWriter(out).begin('C').cstr(rs.tag).end();
+}
+
+awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt) {
+  std::string out;
+  if (txn_status_ != 'I' || !deferred_begin_.empty()) {
+    Error e =
+        Error::make("25001", "pgrange's admin statements cannot run inside a transaction block");
+    if (backend_) {
+      refuse('Q', e, out);
+      co_return true;  // message_loop writes `out` to the backend
+    }
+    write_error(out, e);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  ControlPlane* cp = worker_.shared().control;
+  std::function<Result<routing::ResultSet>()> task = [cp, &stmt]() {
+    return cp->execute_admin(stmt);
+  };
+  auto result = co_await cp->call<Result<routing::ResultSet>>(std::move(task));
+  if (result) {
+    send_result(*result, out);
+  } else {
+    write_error(out, result.error());
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
+                                             const std::vector<sql::StatementInfo>& infos) {
+  ControlPlane* cp = worker_.shared().control;
+  std::string sql(sql_text);
+  std::string out;
+  for (const auto& info : infos) {
+    if (auto ok = cp->check_ddl(info); !ok) {
+      write_error(out, ok.error());
+      write_ready_for_query(out, txn_status_);
+      channel_.send(std::move(out));
+      co_return true;
+    }
+  }
+  std::string first_reply;
+  std::optional<Error> failure;
+  size_t failed_at = 0;
+  std::vector<size_t> done;
+  for (size_t i = 0; i < worker_.pool_count(); ++i) {
+    auto acquired = co_await worker_.pool(i).acquire();
+    if (!acquired) {
+      failure = acquired.error();
+      failed_at = i;
+      break;
+    }
+    auto conn = *acquired;
+    std::optional<Error> err;
+    std::string sync = state_sync_sql(*conn);
+    if (!sync.empty()) {
+      if (auto r = co_await conn->run_simple(sync); !r) err = r.error();
+    }
+    if (!err) {
+      std::string q;
+      write_query(q, sql);
+      if (auto r = co_await conn->send(q); !r) err = r.error();
+    }
+    while (!err) {
+      char type = 0;
+      std::string body;
+      auto r = co_await conn->read_message(type, body);
+      if (!r) {
+        err = r.error();
+        break;
+      }
+      if (type == 'Z') break;
+      if (type == 'E' && !err) {
+        ErrorFields ef = parse_error_fields(body);
+        // Keep reading to ReadyForQuery; remember the first error.
+        if (!failure || failed_at != i) {
+          failure = Error::make(ef.sqlstate, ef.message);
+          failed_at = i;
+        }
+      }
+      if (i == 0) MessageWriter(first_reply).begin(type).bytes(body).end();
+    }
+    worker_.pool(i).release(conn, !conn->broken());
+    if (err) {
+      failure = err;
+      failed_at = i;
+    }
+    if (failure) break;
+    done.push_back(i);
+  }
+  if (failure && failed_at == 0) {
+    if (first_reply.empty()) write_error(first_reply, *failure);
+    out = std::move(first_reply);
+    // A CommandComplete from an earlier statement of the string may precede the error.
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  if (failure) {
+    std::string shard = worker_.pool(failed_at).shard().name;
+    std::string names;
+    for (size_t i : done)
+      names += (names.empty() ? "\"" : ", \"") + worker_.pool(i).shard().name + "\"";
+    // Undo what a CREATE TABLE did on the shards where it worked, so no shard keeps a table
+    // pgrange does not know.
+    std::string undo;
+    for (const auto& info : infos) {
+      if (info.kind == sql::StatementKind::kCreateTable && !info.if_not_exists) {
+        undo += "DROP TABLE IF EXISTS " +
+                (info.target.schema.empty() ? "" : quote_ident(info.target.schema) + ".") +
+                quote_ident(info.target.name) + ";";
+      }
+    }
+    Error e = *failure;
+    e.message = "shard \"" + shard + "\": " + e.message;
+    if (!undo.empty()) {
+      for (size_t i : done) {
+        auto c = co_await worker_.pool(i).acquire();
+        if (!c) continue;
+        auto r = co_await (*c)->run_simple(undo);
+        if (!r)
+          spdlog::warn("undoing CREATE TABLE on shard {}: {}", (*c)->shard().name,
+                       r.error().message);
+        worker_.pool(i).release(*c, !(*c)->broken());
+      }
+      e.detail = "The statement was undone on " + names + ".";
+    } else {
+      e.detail = "The statement had already run on " + names + "; run it again once shard \"" +
+                 shard +
+                 "\" accepts it (IF EXISTS / IF NOT "
+                 "EXISTS make that safe).";
+    }
+    write_error(out, e);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  out = std::move(first_reply);
+  for (const auto& info : infos) {
+    // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
+    std::function<Result<std::string>()> task = [cp, &info]() { return cp->after_ddl(info); };
+    auto r = co_await cp->call<Result<std::string>>(std::move(task));
+    if (!r) {
+      write_error(out, r.error());
+      break;
+    }
+    if (!r->empty()) {
+      MessageWriter(out)
+          .begin('N')
+          .byte('S')
+          .cstr("NOTICE")
+          .byte('V')
+          .cstr("NOTICE")
+          .byte('C')
+          .cstr("00000")
+          .byte('M')
+          .cstr(*r)
+          .byte('\0')
+          .end();
+    }
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routing::Route& route) {
+  std::string sql(sql_text);
+  std::string buf;
+  std::string first_desc;
+  bool have_desc = false;
+  bool failed = false;
+  uint64_t total = 0;
+  for (int shard : route.shards) {
+    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    if (!acquired) {
+      write_error(buf, acquired.error());
+      failed = true;
+      break;
+    }
+    auto conn = *acquired;
+    std::string sync = state_sync_sql(*conn);
+    std::optional<Error> err;
+    if (!sync.empty()) {
+      if (auto r = co_await conn->run_simple(sync); !r) err = r.error();
+    }
+    if (!err) {
+      std::string q;
+      write_query(q, sql);
+      if (auto r = co_await conn->send(q); !r) err = r.error();
+    }
+    while (!err) {
+      char type = 0;
+      std::string body;
+      auto r = co_await conn->read_message(type, body);
+      if (!r) {
+        err = r.error();
+        break;
+      }
+      if (type == 'Z') break;
+      if (failed) continue;  // drain to ReadyForQuery
+      switch (type) {
+        case 'T':
+          if (!have_desc) {
+            first_desc = row_shape(body);
+            have_desc = true;
+            MessageWriter(buf).begin('T').bytes(body).end();
+          } else if (row_shape(body) != first_desc) {
+            write_error(buf, Error::make(sqlstate::kInternalError,
+                                         "shards returned different columns for the same query")
+                                 .with_detail("the table differs between shards"));
+            failed = true;
+          }
+          break;
+        case 'C': {
+          std::string_view tag(body.data(), body.find('\0'));
+          if (auto sp = tag.rfind(' '); sp != std::string_view::npos) {
+            total += std::strtoull(std::string(tag.substr(sp + 1)).c_str(), nullptr, 10);
+          }
+          break;
+        }
+        case 'E':
+          MessageWriter(buf).begin('E').bytes(body).end();
+          failed = true;
+          break;
+        default:  // DataRow, NoticeResponse, …
+          MessageWriter(buf).begin(type).bytes(body).end();
+          break;
+      }
+      if (buf.size() >= kFanoutBatch) {
+        channel_.send(std::move(buf));
+        buf.clear();
+        if (channel_.queued() > kClientBacklog) co_await channel_.wait_below(kClientBacklog / 2);
+      }
+    }
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+    if (err) {
+      if (!failed) write_error(buf, *err);
+      failed = true;
+    }
+    if (failed) break;
+  }
+  if (!failed) MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(total)).end();
+  write_ready_for_query(buf, txn_status_);
+  channel_.send(std::move(buf));
+  leave_ranges();
+  co_return true;
+}
+
+}  // namespace pgrange::proxy

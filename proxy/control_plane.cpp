@@ -1,0 +1,406 @@
+#include "proxy/control_plane.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <future>
+#include <pqxx/pqxx>
+
+#include "routing/key_space.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+constexpr int kRegisterAttempts = 5;
+
+std::string shard_dsn_of(const config::Config& cfg, size_t i) {
+  return cfg.shards.at(i).dsn;
+}
+
+/// A libpq connection string with one keyword replaced.
+std::string with_keyword(const std::string& dsn, const std::string& keyword,
+                         const std::string& value) {
+  auto kv = config::parse_dsn(dsn);
+  std::string out;
+  if (kv) {
+    for (auto& [k, v] : *kv) {
+      if (k == keyword) continue;
+      std::string escaped;
+      for (char c : v) {
+        if (c == '\'' || c == '\\') escaped += '\\';
+        escaped += c;
+      }
+      out += k + "='" + escaped + "' ";
+    }
+  }
+  return out + keyword + "='" + value + "'";
+}
+
+class Receiver : public pqxx::notification_receiver {
+ public:
+  Receiver(pqxx::connection_base& c, std::atomic<bool>& flag)
+      : pqxx::notification_receiver(c, routing::MetadataStore::kChannel), flag_(flag) {}
+  void operator()(const std::string&, int) override { flag_ = true; }
+
+ private:
+  std::atomic<bool>& flag_;
+};
+
+}  // namespace
+
+std::string metadata_dsn(const config::Config& config) {
+  if (!config.metadata_dsn.empty()) return config.metadata_dsn;
+  return with_keyword(config.shards.front().dsn, "dbname", "pgrange_meta");
+}
+
+ControlPlane::ControlPlane(const config::Config& config) : config_(config) {
+  metadata_dsn_ = metadata_dsn(config);
+  for (const auto& s : config.shards) shard_order_.push_back(s.name);
+}
+
+ControlPlane::~ControlPlane() {
+  stop();
+}
+
+Result<void> ControlPlane::start() {
+  admin_ = std::make_unique<routing::RangeAdmin>(*this);
+  work_.emplace(io_.get_executor());
+  thread_ = std::thread([this] {
+    for (;;) {
+      try {
+        io_.run();
+        break;
+      } catch (const std::exception& e) {
+        spdlog::error("control plane: {}", e.what());
+      }
+    }
+  });
+  // The first attempt is waited for, so a healthy cluster routes from its first client on; an
+  // unreachable store is retried in the background (clients are refused meanwhile).
+  std::promise<void> first;
+  auto attempted = first.get_future();
+  asio::post(io_, [this, &first] {
+    open_store();
+    first.set_value();
+  });
+  attempted.wait();
+  return {};
+}
+
+void ControlPlane::open_store() {
+  if (stopping_) return;
+  std::vector<routing::ShardRecord> shards;
+  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn});
+  try {
+    auto store = routing::MetadataStore::open(metadata_dsn_, shards);
+    auto snap = store->load();
+    auto view = routing::ClusterView::build(std::move(snap), shard_order_);
+    if (!view) throw std::runtime_error(view.error().message);
+    store_ = std::move(store);
+    view_.store(*view, std::memory_order_release);
+    listener_ = std::thread([this] { listen_loop(); });
+    spdlog::info("metadata store ready: version {}, {} tables, {} ranges", (*view)->version(),
+                 (*view)->tables().size(), (*view)->ranges().size());
+  } catch (const std::exception& e) {
+    if (!open_failed_) spdlog::error("cannot open the metadata store (retrying): {}", e.what());
+    open_failed_ = true;
+    {
+      std::lock_guard lock(error_mu_);
+      last_open_error_ = e.what();
+    }
+    retry_.expires_after(std::chrono::seconds(1));
+    retry_.async_wait([this](const error_code& ec) {
+      if (!ec) open_store();
+    });
+  }
+}
+
+std::string ControlPlane::unavailable_reason() const {
+  std::lock_guard lock(error_mu_);
+  return last_open_error_;
+}
+
+void ControlPlane::stop() {
+  if (stopping_.exchange(true)) return;
+  asio::post(io_, [this] { retry_.cancel(); });
+  work_.reset();
+  io_.stop();
+  if (thread_.joinable()) thread_.join();
+  if (listener_.joinable()) listener_.join();
+}
+
+std::shared_ptr<const routing::ClusterView> ControlPlane::reload() {
+  try {
+    auto snap = store_->load();
+    auto current = view();
+    if (current && snap.version == current->version()) return current;
+    auto view = routing::ClusterView::build(std::move(snap), shard_order_);
+    if (!view) {
+      spdlog::error("metadata store: {}", view.error().message);
+      return current;
+    }
+    view_.store(*view, std::memory_order_release);
+    spdlog::debug("metadata version {} loaded", (*view)->version());
+    return *view;
+  } catch (const std::exception& e) {
+    spdlog::error("reloading the metadata store failed: {}", e.what());
+    return view();
+  }
+}
+
+void ControlPlane::listen_loop() {
+  // NOTIFY tells us at once; the version poll covers notifications lost while reconnecting.
+  while (!stopping_) {
+    try {
+      pqxx::connection conn(metadata_dsn_);
+      std::atomic<bool> notified{true};
+      Receiver receiver(conn, notified);
+      while (!stopping_) {
+        conn.await_notification(0, 200000);
+        bool poll = false;
+        if (!notified) {
+          static thread_local int ticks = 0;
+          poll = ++ticks % 5 == 0;
+        }
+        if (poll) {
+          pqxx::nontransaction tx(conn);
+          int64_t v = tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
+          if (v != view()->version()) notified = true;
+        }
+        if (notified.exchange(false) && !reload_queued_.exchange(true)) {
+          asio::post(io_, [this] {
+            reload_queued_ = false;
+            reload();
+          });
+        }
+      }
+    } catch (const std::exception& e) {
+      if (stopping_) break;
+      spdlog::warn("metadata store listener: {}; reconnecting", e.what());
+      for (int i = 0; i < 10 && !stopping_; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+  }
+}
+
+Result<routing::ResultSet> ControlPlane::execute_admin(const sql::AdminStatement& stmt) {
+  if (!store_) return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  reload();  // answer with the newest map, even if a notification is still on its way
+  return admin_->execute(stmt);
+}
+
+Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
+  auto v = view();
+  if (v == nullptr)
+    return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  if (info.kind == sql::StatementKind::kCreateTable && !info.temporary) {
+    if (info.create_as) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "CREATE TABLE … AS and SELECT … INTO are not supported through pgrange yet: "
+                  "create the table, then INSERT … SELECT");
+    }
+    if (info.has_like_or_inherits) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "CREATE TABLE with LIKE, INHERITS or PARTITION is not supported through "
+                  "pgrange yet");
+    }
+  }
+  if (info.kind == sql::StatementKind::kAlterTable) {
+    const routing::TableDescriptor* t = v->find_table(info.target.schema, info.target.name);
+    if (t != nullptr) {
+      for (const auto& k : t->key) {
+        for (const auto& c : info.dropped_columns) {
+          if (c == k.name) {
+            return fail(sqlstate::kFeatureNotSupported,
+                        "cannot drop column \"" + c + "\": it is part of the key of table \"" +
+                            t->name + "\", by which pgrange places its rows");
+          }
+        }
+        for (const auto& c : info.altered_type_columns) {
+          if (c == k.name) {
+            return fail(sqlstate::kFeatureNotSupported,
+                        "cannot change the type of column \"" + c +
+                            "\": it is part of the key of table \"" + t->name +
+                            "\", by which pgrange places its rows");
+          }
+        }
+      }
+    }
+  }
+  return {};
+}
+
+Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_table(
+    const std::string& schema, const std::string& name) {
+  pqxx::connection conn(shard_dsn_of(config_, 0));
+  pqxx::read_transaction tx(conn);
+  std::string rel = schema.empty() ? conn.quote_name(name)
+                                   : conn.quote_name(schema) + "." + conn.quote_name(name);
+  pqxx::result r = tx.exec_params(
+      "SELECT n.nspname, c.relname, c.oid::int8 FROM pg_class c JOIN pg_namespace n ON n.oid = "
+      "c.relnamespace WHERE c.oid = to_regclass($1)",
+      rel);
+  if (r.empty()) {
+    return fail(sqlstate::kUndefinedTable, "relation \"" + name + "\" does not exist");
+  }
+  routing::TableDescriptor t;
+  t.schema = r[0][0].as<std::string>();
+  t.name = r[0][1].as<std::string>();
+  int64_t oid = r[0][2].as<int64_t>();
+  const config::TableConfig* configured = nullptr;
+  for (const auto& tc : config_.tables) {
+    if (tc.name == t.name || tc.name == t.schema + "." + t.name) configured = &tc;
+  }
+  std::vector<std::tuple<std::string, uint32_t, bool>> cols;  // name, type oid, descending
+  if (configured) {
+    for (const std::string& c : configured->key) {
+      pqxx::result a = tx.exec_params(
+          "SELECT atttypid::int8 FROM pg_attribute WHERE attrelid = $1::oid AND attname = $2 "
+          "AND NOT attisdropped AND attnum > 0",
+          oid, c);
+      if (a.empty()) {
+        return std::pair{t, "key column \"" + c + "\" configured for table \"" + t.name +
+                                "\" does not exist: the table is unsharded"};
+      }
+      cols.emplace_back(c, a[0][0].as<uint32_t>(), false);
+    }
+    t.key_source = routing::KeySource::kConfig;
+  } else {
+    pqxx::result a = tx.exec_params(
+        "SELECT a.attname, a.atttypid::int8, (i.indoption[k.ord - 1] & 1) = 1 "
+        "FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
+        "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+        "WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY k.ord",
+        oid);
+    for (const auto& row : a) {
+      cols.emplace_back(row[0].as<std::string>(), row[1].as<uint32_t>(), row[2].as<bool>());
+    }
+    t.key_source = cols.empty() ? routing::KeySource::kUnsharded : routing::KeySource::kPrimaryKey;
+  }
+  for (auto& [cname, type_oid, desc] : cols) {
+    auto type = routing::key_type_from_oid(type_oid);
+    if (!type) {
+      t.key_source = routing::KeySource::kUnsharded;
+      t.key.clear();
+      return std::pair{t, "the type of key column \"" + cname +
+                              "\" cannot be a pgrange key yet, so table \"" + t.name +
+                              "\" is unsharded (one range, on one shard)"};
+    }
+    routing::KeyColumnDef def;
+    def.name = cname;
+    def.column.type = *type;
+    def.column.descending = desc;
+    t.key.push_back(def);
+  }
+  return std::pair{t, std::string()};
+}
+
+Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info) {
+  auto described = describe_table(info.target.schema, info.target.name);
+  if (!described) return tl::unexpected(described.error());
+  auto& [table, notice] = *described;
+  if (view()->find_table(table.schema, table.name) != nullptr) return notice;
+  table.table_id = store_->allocate_table_id();
+  for (int attempt = 1;; ++attempt) {
+    auto v = reload();
+    // The table's first range goes to the shard holding the fewest table ranges.
+    std::vector<int> load(shard_order_.size(), 0);
+    for (const auto& t : v->tables()) {
+      for (size_t i : v->table_ranges(t.table_id)) {
+        int s = v->shard_index(v->ranges().at(i).shard);
+        if (s >= 0) ++load[static_cast<size_t>(s)];
+      }
+    }
+    size_t best = next_shard_ % shard_order_.size();
+    for (size_t k = 0; k < shard_order_.size(); ++k) {
+      size_t s = (next_shard_ + k) % shard_order_.size();
+      if (load[s] < load[best]) best = s;
+    }
+    auto map = routing::RangeMap::from_descriptors(std::vector<routing::RangeDescriptor>(
+        v->ranges().ranges().begin(), v->ranges().ranges().end()));
+    if (!map) return tl::unexpected(map.error());
+    std::string start = routing::table_prefix(table.table_id);
+    std::string end = routing::table_prefix(table.table_id + 1);
+    auto changes = (*map)->apply(std::vector<routing::RangeOp>{routing::RangeOp::split(start),
+                                                               routing::RangeOp::split(end)});
+    if (!changes) return tl::unexpected(changes.error());
+    const routing::RangeDescriptor* first = (*map)->snapshot()->lookup(start);
+    auto moved = (*map)->reassign(first->range_id, shard_order_[best]);
+    if (!moved) return tl::unexpected(moved.error());
+    changes->push_back(*moved);
+    try {
+      store_->register_table(table, *changes);
+      next_shard_ = best + 1;
+      reload();
+      spdlog::info("table {}.{} registered as /Table/{} ({}) on shard {}", table.schema, table.name,
+                   table.table_id, routing::key_source_name(table.key_source), shard_order_[best]);
+      return notice;
+    } catch (const pqxx::serialization_failure&) {
+    } catch (const pqxx::unique_violation& e) {
+      // Another instance registered it meanwhile, or took the same new range id.
+      if (reload()->find_table(table.schema, table.name) != nullptr) return notice;
+    }
+    if (attempt == kRegisterAttempts) {
+      return fail(sqlstate::kSerializationFailure, "the range map kept changing while table \"" +
+                                                       table.name + "\" was being registered");
+    }
+  }
+}
+
+Result<std::string> ControlPlane::rekey_table(const routing::TableDescriptor& table) {
+  auto described = describe_table(table.schema, table.name);
+  if (!described) return tl::unexpected(described.error());
+  auto& [fresh, notice] = *described;
+  if (fresh.key_source == table.key_source && fresh.key == table.key) return notice;
+  store_->update_table_key(table.table_id, fresh.key_source, fresh.key);
+  reload();
+  spdlog::info("table {}.{} is now keyed by its {}", table.schema, table.name,
+               routing::key_source_name(fresh.key_source));
+  return notice;
+}
+
+Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info) {
+  if (!store_) return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  try {
+    auto v = reload();
+    switch (info.kind) {
+      case sql::StatementKind::kCreateTable:
+        if (info.temporary) return std::string();
+        return register_table(info);
+      case sql::StatementKind::kDropTable: {
+        bool changed = false;
+        for (const auto& ref : info.tables) {
+          if (const auto* t = v->find_table(ref.schema, ref.name)) {
+            store_->drop_table(t->table_id);
+            changed = true;
+          }
+        }
+        if (changed) reload();
+        return std::string();
+      }
+      case sql::StatementKind::kAlterTable: {
+        const routing::TableDescriptor* t = v->find_table(info.target.schema, info.target.name);
+        if (t == nullptr) return std::string();
+        routing::TableDescriptor table = *t;
+        if (info.rename_to) {
+          store_->rename_table(table.table_id, table.schema, *info.rename_to);
+          reload();
+          return std::string();
+        }
+        if (!info.primary_key.empty() && table.key_source == routing::KeySource::kUnsharded) {
+          return rekey_table(table);
+        }
+        return std::string();
+      }
+      default:
+        return std::string();
+    }
+  } catch (const std::exception& e) {
+    return fail(sqlstate::kInternalError,
+                std::string("the statement ran on every shard, but updating pgrange's catalog "
+                            "failed: ") +
+                    e.what());
+  }
+}
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "routing/cluster_view.hpp"
+#include "routing/range_activity.hpp"
+#include "routing/range_admin.hpp"
+#include "sql/statement_info.hpp"
+
+namespace pgrange::proxy {
+
+/// The control plane of one pgrange process: the metadata store (libpqxx, blocking, on a thread
+/// of its own), the published ClusterView every session routes with, the LISTEN loop that
+/// reloads it when another instance changes the store, and the catalog side of DDL.
+class ControlPlane : public routing::ClusterControl {
+ public:
+  explicit ControlPlane(const config::Config& config);
+  ~ControlPlane() override;
+
+  /// Starts the control thread and opens (creates, migrates) the metadata store; an unreachable
+  /// store is retried every second, and view() is nullptr until it opens.
+  Result<void> start();
+  /// Why the metadata store could not be opened (while view() is nullptr).
+  std::string unavailable_reason() const;
+  void stop();
+
+  std::shared_ptr<const routing::ClusterView> view() const override {
+    return view_.load(std::memory_order_acquire);
+  }
+  std::shared_ptr<const routing::ClusterView> reload() override;
+  routing::MetadataStore& store() override { return *store_; }
+  routing::RangeActivity& activity() override { return activity_; }
+  const std::string& database() const override { return config_.database; }
+
+  /// Runs fn on the control thread and resumes the caller on its own executor with the result.
+  template <typename T>
+  awaitable<T> call(std::function<T()> fn) {
+    auto caller = co_await asio::this_coro::executor;
+    // No coroutine lambda here: g++ 12 mishandles temporaries of those inside co_await.
+    auto initiate = [this, &fn, caller](auto handler) {
+      asio::post(io_, [fn = std::move(fn), caller, handler = std::move(handler)]() mutable {
+        T result = fn();
+        asio::post(caller, [handler = std::move(handler), result = std::move(result)]() mutable {
+          handler(std::move(result));
+        });
+      });
+    };
+    T result =
+        co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
+    co_return result;
+  }
+
+  /// Admin statements (blocking; control thread).
+  Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
+
+  /// The catalog side of a DDL statement that succeeded on every shard (blocking; control
+  /// thread). Returns a notice for the client, if any.
+  Result<std::string> after_ddl(const sql::StatementInfo& info);
+
+  /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
+  Result<void> check_ddl(const sql::StatementInfo& info) const;
+
+ private:
+  void listen_loop();
+  void open_store();
+  Result<std::string> register_table(const sql::StatementInfo& info);
+  Result<std::string> rekey_table(const routing::TableDescriptor& table);
+  /// The key of a table from the first shard's catalog: the configured key columns, else the
+  /// primary key. kUnsharded with a reason when there is none or a type is not supported.
+  Result<std::pair<routing::TableDescriptor, std::string>> describe_table(const std::string& schema,
+                                                                          const std::string& name);
+
+  const config::Config& config_;
+  std::string metadata_dsn_;
+  std::vector<std::string> shard_order_;
+  std::unique_ptr<routing::MetadataStore> store_;
+  std::atomic<std::shared_ptr<const routing::ClusterView>> view_;
+  routing::RangeActivity activity_;
+  std::unique_ptr<routing::RangeAdmin> admin_;
+  asio::io_context io_{1};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::thread thread_;
+  std::thread listener_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> reload_queued_{false};
+  asio::steady_timer retry_{io_};
+  bool open_failed_ = false;
+  mutable std::mutex error_mu_;
+  std::string last_open_error_;
+  size_t next_shard_ = 0;
+};
+
+/// The metadata store's connection string: [metadata] dsn, else the first shard's server with
+/// database pgrange_meta.
+std::string metadata_dsn(const config::Config& config);
+
+}  // namespace pgrange::proxy
