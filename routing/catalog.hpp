@@ -30,6 +30,8 @@ struct TableDescriptor {
   std::string name;
   KeySource key_source = KeySource::kUnsharded;
   std::vector<KeyColumnDef> key;
+  /// Every column in table order (what an INSERT without a column list fills), when known.
+  std::vector<std::string> columns;
   bool operator==(const TableDescriptor&) const = default;
 };
 

@@ -144,6 +144,18 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (1)");
   }
+  if (current < 2) {
+    // v2: the column order of each table, for INSERTs without a column list.
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_table_columns (
+        table_id bigint NOT NULL REFERENCES pgrange_tables ON DELETE CASCADE,
+        ordinal int NOT NULL,
+        column_name text NOT NULL,
+        PRIMARY KEY (table_id, ordinal));
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (2)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -193,6 +205,13 @@ MetadataSnapshot MetadataStore::load() {
       t.key.push_back(std::move(def));
     }
   }
+  for (const auto& row : tx.exec(
+           "SELECT table_id, column_name FROM pgrange_table_columns ORDER BY table_id, ordinal")) {
+    uint64_t id = row[0].as<uint64_t>();
+    for (TableDescriptor& t : snap.tables) {
+      if (t.table_id == id) t.columns.push_back(row[1].as<std::string>());
+    }
+  }
   for (const auto& row :
        tx.exec("SELECT range_id, start_key, end_key, shard, generation, split_enforced_until "
                "FROM pgrange_ranges ORDER BY start_key")) {
@@ -211,6 +230,14 @@ MetadataSnapshot MetadataStore::load() {
 
 namespace {
 
+void insert_columns(pqxx::work& tx, uint64_t table_id, const std::vector<std::string>& columns) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_table_columns (table_id, ordinal, column_name) VALUES ($1, $2, $3)",
+        static_cast<int64_t>(table_id), static_cast<int>(i), columns[i]);
+  }
+}
+
 void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source) "
@@ -225,6 +252,7 @@ void insert_table(pqxx::work& tx, const TableDescriptor& table) {
         static_cast<int64_t>(table.table_id), static_cast<int>(i), k.name,
         std::string(key_type_name(k.column.type)), k.column.descending);
   }
+  insert_columns(tx, table.table_id, table.columns);
 }
 
 void write_range_changes(pqxx::work& tx, const std::vector<RangeChange>& changes) {
@@ -273,6 +301,15 @@ void MetadataStore::register_table(const TableDescriptor& table,
   pqxx::work tx(impl_->conn);
   insert_table(tx, table);
   write_range_changes(tx, changes);
+  bump_version(tx);
+  tx.commit();
+}
+
+void MetadataStore::set_table_columns(uint64_t table_id, const std::vector<std::string>& columns) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_table_columns WHERE table_id = $1",
+                  static_cast<int64_t>(table_id));
+  insert_columns(tx, table_id, columns);
   bump_version(tx);
   tx.commit();
 }

@@ -26,7 +26,7 @@ struct MetadataSnapshot {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -46,6 +46,8 @@ class MetadataStore {
   /// Registers a table under an id from allocate_table_id() together with the range changes
   /// that give it its own ranges, in one transaction.
   void register_table(const TableDescriptor& table, const std::vector<RangeChange>& changes);
+  /// Records a table's columns in table order (after ALTER TABLE changed them).
+  void set_table_columns(uint64_t table_id, const std::vector<std::string>& columns);
   /// Renames a table (ALTER TABLE … RENAME TO).
   void rename_table(uint64_t table_id, const std::string& schema, const std::string& name);
   /// Evaluates a WITH EXPIRATION literal ('…', '…'::timestamptz, '…'::interval; an interval

@@ -225,6 +225,8 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
         return admin_error(sqlstate::kFeatureNotSupported,
                            "SHOW HOT RANGES is not supported yet: pgrange does not count "
                            "requests per range yet");
+      case sql::AdminKind::kImportTable:
+        return admin_error(sqlstate::kInternalError, "IMPORT TABLE needs the shards' catalogs");
       case sql::AdminKind::kShowJobs:
         return admin_error(sqlstate::kFeatureNotSupported,
                            "SHOW JOBS is not supported yet: range moves run inside the statement "

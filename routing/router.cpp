@@ -67,12 +67,14 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
     keys.push_back(std::move(*key));
     return keys;
   }
-  if (s.kind == K::kInsert && s.insert_values && !s.insert_columns.empty()) {
+  // Without a column list the VALUES fill the table's columns in order.
+  const std::vector<std::string>& columns = s.insert_columns.empty() ? t.columns : s.insert_columns;
+  if (s.kind == K::kInsert && s.insert_values && !columns.empty()) {
     std::vector<size_t> positions;
     for (const KeyColumnDef& col : t.key) {
-      auto it = std::find(s.insert_columns.begin(), s.insert_columns.end(), col.name);
-      if (it == s.insert_columns.end()) return std::nullopt;  // a default fills the key
-      positions.push_back(static_cast<size_t>(it - s.insert_columns.begin()));
+      auto it = std::find(columns.begin(), columns.end(), col.name);
+      if (it == columns.end()) return std::nullopt;  // a default fills the key
+      positions.push_back(static_cast<size_t>(it - columns.begin()));
     }
     for (const auto& row : s.insert_rows) {
       std::vector<std::optional<std::string>> values;
