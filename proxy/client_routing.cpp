@@ -147,7 +147,7 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   bool several = worker_.pool_count() > 1;
   std::string kw = first_keyword(sql);
   if (view->tables().empty() && !needs_analysis(kw, several)) return {};
-  if (kw == "alter" || kw == "show") {
+  if (kw == "alter" || kw == "show" || kw == "import") {
     auto admin = sql::parse_admin_statement(sql);
     if (!admin) {
       Plan p;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <future>
 #include <pqxx/pqxx>
 
@@ -186,6 +187,13 @@ void ControlPlane::listen_loop() {
 Result<routing::ResultSet> ControlPlane::execute_admin(const sql::AdminStatement& stmt) {
   if (!store_) return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
   reload();  // answer with the newest map, even if a notification is still on its way
+  if (stmt.kind == sql::AdminKind::kImportTable) {
+    try {
+      return import_table(stmt);
+    } catch (const std::exception& e) {
+      return fail(sqlstate::kConnectionFailure, std::string("IMPORT TABLE: ") + e.what());
+    }
+  }
   return admin_->execute(stmt);
 }
 
@@ -231,8 +239,8 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
 }
 
 Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_table(
-    const std::string& schema, const std::string& name) {
-  pqxx::connection conn(shard_dsn_of(config_, 0));
+    const std::string& schema, const std::string& name, size_t shard) {
+  pqxx::connection conn(shard_dsn_of(config_, shard));
   pqxx::read_transaction tx(conn);
   std::string rel = schema.empty() ? conn.quote_name(name)
                                    : conn.quote_name(schema) + "." + conn.quote_name(name);
@@ -247,6 +255,12 @@ Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_
   t.schema = r[0][0].as<std::string>();
   t.name = r[0][1].as<std::string>();
   int64_t oid = r[0][2].as<int64_t>();
+  for (const auto& row : tx.exec_params(
+           "SELECT attname FROM pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT "
+           "attisdropped ORDER BY attnum",
+           oid)) {
+    t.columns.push_back(row[0].as<std::string>());
+  }
   const config::TableConfig* configured = nullptr;
   for (const auto& tc : config_.tables) {
     if (tc.name == t.name || tc.name == t.schema + "." + t.name) configured = &tc;
@@ -300,21 +314,32 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info)
   if (!described) return tl::unexpected(described.error());
   auto& [table, notice] = *described;
   if (view()->find_table(table.schema, table.name) != nullptr) return notice;
+  auto registered = register_described(table, -1);
+  if (!registered) return tl::unexpected(registered.error());
+  return notice;
+}
+
+Result<routing::TableDescriptor> ControlPlane::register_described(routing::TableDescriptor table,
+                                                                  int shard) {
   table.table_id = store_->allocate_table_id();
   for (int attempt = 1;; ++attempt) {
     auto v = reload();
-    // The table's first range goes to the shard holding the fewest table ranges.
-    std::vector<int> load(shard_order_.size(), 0);
-    for (const auto& t : v->tables()) {
-      for (size_t i : v->table_ranges(t.table_id)) {
-        int s = v->shard_index(v->ranges().at(i).shard);
-        if (s >= 0) ++load[static_cast<size_t>(s)];
-      }
-    }
     size_t best = next_shard_ % shard_order_.size();
-    for (size_t k = 0; k < shard_order_.size(); ++k) {
-      size_t s = (next_shard_ + k) % shard_order_.size();
-      if (load[s] < load[best]) best = s;
+    if (shard >= 0) {
+      best = static_cast<size_t>(shard);
+    } else {
+      // The table's first range goes to the shard holding the fewest table ranges.
+      std::vector<int> load(shard_order_.size(), 0);
+      for (const auto& t : v->tables()) {
+        for (size_t i : v->table_ranges(t.table_id)) {
+          int s = v->shard_index(v->ranges().at(i).shard);
+          if (s >= 0) ++load[static_cast<size_t>(s)];
+        }
+      }
+      for (size_t k = 0; k < shard_order_.size(); ++k) {
+        size_t s = (next_shard_ + k) % shard_order_.size();
+        if (load[s] < load[best]) best = s;
+      }
     }
     auto map = routing::RangeMap::from_descriptors(std::vector<routing::RangeDescriptor>(
         v->ranges().ranges().begin(), v->ranges().ranges().end()));
@@ -334,11 +359,11 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info)
       reload();
       spdlog::info("table {}.{} registered as /Table/{} ({}) on shard {}", table.schema, table.name,
                    table.table_id, routing::key_source_name(table.key_source), shard_order_[best]);
-      return notice;
+      return table;
     } catch (const pqxx::serialization_failure&) {
     } catch (const pqxx::unique_violation& e) {
       // Another instance registered it meanwhile, or took the same new range id.
-      if (reload()->find_table(table.schema, table.name) != nullptr) return notice;
+      if (const auto* t = reload()->find_table(table.schema, table.name)) return *t;
     }
     if (attempt == kRegisterAttempts) {
       return fail(sqlstate::kSerializationFailure, "the range map kept changing while table \"" +
@@ -347,12 +372,97 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info)
   }
 }
 
+Result<routing::ResultSet> ControlPlane::import_table(const sql::AdminStatement& stmt) {
+  std::string schema, name = stmt.table;
+  if (auto dot = name.find('.'); dot != std::string::npos) {
+    schema = name.substr(0, dot);
+    name = name.substr(dot + 1);
+  }
+  int wanted = -1;
+  if (!stmt.shard.empty()) {
+    auto it = std::find(shard_order_.begin(), shard_order_.end(), stmt.shard);
+    if (it == shard_order_.end()) {
+      return fail(sqlstate::kInvalidParameterValue, "shard \"" + stmt.shard + "\" does not exist");
+    }
+    wanted = static_cast<int>(it - shard_order_.begin());
+  }
+  // The table must exist on every shard; its rows may be on one shard only.
+  std::vector<std::string> missing, with_rows;
+  int holder = -1;
+  for (size_t i = 0; i < shard_order_.size(); ++i) {
+    pqxx::connection conn(shard_dsn_of(config_, i));
+    pqxx::read_transaction tx(conn);
+    std::string rel = schema.empty() ? conn.quote_name(name)
+                                     : conn.quote_name(schema) + "." + conn.quote_name(name);
+    if (tx.exec_params1("SELECT to_regclass($1) IS NULL", rel)[0].as<bool>()) {
+      missing.push_back(shard_order_[i]);
+      continue;
+    }
+    if (tx.exec1("SELECT EXISTS (SELECT 1 FROM " + rel + ")")[0].as<bool>()) {
+      with_rows.push_back(shard_order_[i]);
+      holder = static_cast<int>(i);
+    }
+  }
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "\"" : ", \"") + s + "\"";
+    return out;
+  };
+  if (!missing.empty()) {
+    Error e = Error::make(sqlstate::kUndefinedTable,
+                          "table \"" + stmt.table + "\" does not exist on shard" +
+                              (missing.size() > 1 ? "s " : " ") + list(missing));
+    e.hint =
+        "create it there first with the same columns (for example from pg_dump --schema-only "
+        "-t " +
+        stmt.table + "), then import it again";
+    return tl::unexpected(e);
+  }
+  if (with_rows.size() > 1 || (wanted >= 0 && holder >= 0 && holder != wanted)) {
+    return fail(sqlstate::kFeatureNotSupported,
+                "table \"" + stmt.table + "\" has rows on shard" +
+                    (with_rows.size() > 1 ? "s " : " ") + list(with_rows) +
+                    ": pgrange imports a table whose rows are all on one shard (the one it "
+                    "names), so that no row is on a shard its range is not");
+  }
+  size_t describe_on = holder >= 0 ? static_cast<size_t>(holder) : 0;
+  auto described = describe_table(schema, name, describe_on);
+  if (!described) return tl::unexpected(described.error());
+  auto& [table, notice] = *described;
+  if (view()->find_table(table.schema, table.name) != nullptr) {
+    return fail("42P07", "table \"" + table.name + "\" is already a pgrange table");
+  }
+  auto registered = register_described(table, wanted >= 0 ? wanted : holder);
+  if (!registered) return tl::unexpected(registered.error());
+  auto v = view();
+  const routing::RangeDescriptor* r =
+      v->ranges().lookup(routing::table_prefix(registered->table_id));
+  routing::ResultSet rs;
+  rs.columns = {{"table_id", routing::type_oid::kInt8},
+                {"table_name", routing::type_oid::kText},
+                {"key", routing::type_oid::kText},
+                {"shard", routing::type_oid::kText},
+                {"notice", routing::type_oid::kText}};
+  std::string key;
+  for (const auto& k : registered->key) key += (key.empty() ? "" : ", ") + k.name;
+  std::vector<std::optional<std::string>> row;
+  row.emplace_back(std::to_string(registered->table_id));
+  row.emplace_back(registered->schema + "." + registered->name);
+  row.push_back(registered->key.empty() ? std::nullopt : std::optional<std::string>(key));
+  row.push_back(r ? std::optional<std::string>(r->shard) : std::nullopt);
+  row.push_back(notice.empty() ? std::nullopt : std::optional<std::string>(notice));
+  rs.rows.push_back(std::move(row));
+  rs.tag = "SELECT 1";
+  return rs;
+}
+
 Result<std::string> ControlPlane::rekey_table(const routing::TableDescriptor& table) {
   auto described = describe_table(table.schema, table.name);
   if (!described) return tl::unexpected(described.error());
   auto& [fresh, notice] = *described;
   if (fresh.key_source == table.key_source && fresh.key == table.key) return notice;
   store_->update_table_key(table.table_id, fresh.key_source, fresh.key);
+  if (fresh.columns != table.columns) store_->set_table_columns(table.table_id, fresh.columns);
   reload();
   spdlog::info("table {}.{} is now keyed by its {}", table.schema, table.name,
                routing::key_source_name(fresh.key_source));
@@ -389,6 +499,24 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info) {
         }
         if (!info.primary_key.empty() && table.key_source == routing::KeySource::kUnsharded) {
           return rekey_table(table);
+        }
+        if (info.renamed_column) {
+          bool renamed_key = false;
+          for (auto& k : table.key) {
+            if (k.name == info.renamed_column->first) {
+              k.name = info.renamed_column->second;
+              renamed_key = true;
+            }
+          }
+          if (renamed_key) store_->update_table_key(table.table_id, table.key_source, table.key);
+        }
+        if (!info.added_columns.empty() || !info.dropped_columns.empty() || info.alter_other) {
+          // Columns came, went or were renamed: INSERTs without a column list follow.
+          auto described = describe_table(table.schema, table.name);
+          if (described && described->first.columns != table.columns) {
+            store_->set_table_columns(table.table_id, described->first.columns);
+            reload();
+          }
         }
         return std::string();
       }

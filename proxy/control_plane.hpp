@@ -73,11 +73,16 @@ class ControlPlane : public routing::ClusterControl {
   void listen_loop();
   void open_store();
   Result<std::string> register_table(const sql::StatementInfo& info);
+  /// Registers a described table with its own range on `shard` (-1: the least-loaded shard).
+  Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
+  /// IMPORT TABLE: adopts a table that exists on the shards but was made without pgrange.
+  Result<routing::ResultSet> import_table(const sql::AdminStatement& stmt);
   Result<std::string> rekey_table(const routing::TableDescriptor& table);
   /// The key of a table from the first shard's catalog: the configured key columns, else the
   /// primary key. kUnsharded with a reason when there is none or a type is not supported.
   Result<std::pair<routing::TableDescriptor, std::string>> describe_table(const std::string& schema,
-                                                                          const std::string& name);
+                                                                          const std::string& name,
+                                                                          size_t shard = 0);
 
   const config::Config& config_;
   std::string metadata_dsn_;

@@ -385,7 +385,9 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   size_t i = 0;
   while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
   std::string head = fold(sql.substr(i, 5));
-  if (head.rfind("alter", 0) != 0 && head.rfind("show", 0) != 0) return std::nullopt;
+  if (head.rfind("alter", 0) != 0 && head.rfind("show", 0) != 0 && head != "impor") {
+    return std::nullopt;
+  }
 
   std::string owned(sql);
   auto toks = scan(sql, owned);
@@ -407,6 +409,29 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
     auto st = parse_show(c);
     if (!st) return fail(st.error());
     return std::optional<AdminStatement>(std::move(*st));
+  }
+  if (c.accept("import")) {
+    // IMPORT TABLE t [FROM SHARD 's']; PostgreSQL's own IMPORT FOREIGN SCHEMA is not ours.
+    if (!c.is("table")) return std::nullopt;
+    AdminStatement st{};
+    st.kind = AdminKind::kImportTable;
+    st.scope = RangeScope::kTable;
+    if (auto ok = c.expect("table"); !ok) return fail(ok.error());
+    auto t = c.qualified_name("table name");
+    if (!t) return fail(t.error());
+    st.table = *t;
+    if (c.accept("from")) {
+      if (auto ok = c.expect("shard"); !ok) return fail(ok.error());
+      if (c.pos() >= c.size() || c.tok(c.pos()).kind != PG_QUERY__TOKEN__SCONST) {
+        return syntax("expected a quoted shard name after FROM SHARD");
+      }
+      auto rows = parse_tuples("(" + std::string(c.tok(c.pos()).text) + ")");
+      if (!rows) return fail(rows.error());
+      st.shard = (*rows)[0][0].text;
+      c.set_pos(c.pos() + 1);
+    }
+    if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+    return std::optional<AdminStatement>(std::move(st));
   }
   if (!c.accept("alter")) return std::nullopt;
   if (c.accept("range")) {

@@ -21,6 +21,7 @@ enum class AdminKind {
   kShowShards,       ///< SHOW SHARDS
   kShowHotRanges,    ///< SHOW HOT RANGES
   kShowJobs,         ///< SHOW JOBS
+  kImportTable,      ///< IMPORT TABLE t [FROM SHARD 's']: adopt a table made without pgrange
 };
 
 /// One value of a VALUES tuple, as written: its literal text, or NULL.
@@ -43,7 +44,7 @@ struct AdminStatement {
   std::vector<std::vector<AdminValue>> rows;  ///< SPLIT/UNSPLIT AT values, FOR ROW values
   std::optional<std::string> expiration;      ///< WITH EXPIRATION expression text ("NULL" kept)
   int64_t range_id = 0;                       ///< ALTER RANGE id
-  std::string shard;                          ///< RELOCATE TO 'shard'
+  std::string shard;                          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's'
   bool with_details = false;
   bool with_keys = false;
   bool with_indexes = false;

@@ -134,3 +134,24 @@ TEST(AdminStatement, MalformedAdminStatementsAreSyntaxErrors) {
 
 }  // namespace
 }  // namespace pgrange::sql
+
+namespace pgrange::sql {
+namespace {
+
+TEST(AdminStatement, ImportTable) {
+  AdminStatement st = parse_ok("IMPORT TABLE legacy");
+  EXPECT_EQ(st.kind, AdminKind::kImportTable);
+  EXPECT_EQ(st.table, "legacy");
+  EXPECT_TRUE(st.shard.empty());
+  st = parse_ok("import table app.\"Legacy\" FROM SHARD 's2';");
+  EXPECT_EQ(st.kind, AdminKind::kImportTable);
+  EXPECT_EQ(st.table, "app.Legacy");
+  EXPECT_EQ(st.shard, "s2");
+  EXPECT_EQ(parse_err("IMPORT TABLE").sqlstate, "42601");
+  EXPECT_EQ(parse_err("IMPORT TABLE t FROM SHARD s2").sqlstate, "42601");
+  EXPECT_EQ(parse_err("IMPORT TABLE t extra").sqlstate, "42601");
+  EXPECT_TRUE(not_admin("IMPORT FOREIGN SCHEMA x FROM SERVER y INTO z"));
+}
+
+}  // namespace
+}  // namespace pgrange::sql
