@@ -1,0 +1,162 @@
+#include "routing/router.hpp"
+
+#include <gtest/gtest.h>
+
+#include "routing/key_space.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+/// Tables: users (id int8 key) split at 100 and 200 over s1, s2, s3; pairs ((a int4, b text)
+/// key) on s2; notes (unsharded) on s3. Shards s1, s2, s3 have pool indexes 0, 1, 2.
+class RouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MetadataSnapshot snap;
+    snap.version = 7;
+    snap.shards = {{"s1", "dsn1"}, {"s2", "dsn2"}, {"s3", "dsn3"}};
+    TableDescriptor users{100, "public", "users", KeySource::kPrimaryKey, {}, {"id", "name"}};
+    users.key.push_back({"id", KeyColumn{KeyType::kInt8}});
+    TableDescriptor pairs{101, "public", "pairs", KeySource::kPrimaryKey, {}, {"a", "b", "v"}};
+    pairs.key.push_back({"a", KeyColumn{KeyType::kInt4}});
+    pairs.key.push_back({"b", KeyColumn{KeyType::kText}});
+    TableDescriptor notes{102, "public", "notes", KeySource::kUnsharded, {}, {"body"}};
+    snap.tables = {users, pairs, notes};
+    auto k = [](int64_t v) {
+      std::vector<KeyColumn> cols{KeyColumn{KeyType::kInt8}};
+      std::string text = std::to_string(v);
+      std::optional<std::string_view> vals[1] = {text};
+      return *encode_key_text(100, 1, cols, vals);
+    };
+    std::vector<std::pair<std::string, std::string>> bounds = {{std::string(kMinKey), "s1"},
+                                                               {table_prefix(100), "s1"},
+                                                               {k(100), "s2"},
+                                                               {k(200), "s3"},
+                                                               {table_prefix(101), "s2"},
+                                                               {table_prefix(102), "s3"},
+                                                               {table_prefix(103), "s1"}};
+    for (size_t i = 0; i < bounds.size(); ++i) {
+      RangeDescriptor r;
+      r.range_id = i + 1;
+      r.start_key = bounds[i].first;
+      r.end_key = i + 1 < bounds.size() ? bounds[i + 1].first : std::string(kMaxKey);
+      r.shard = bounds[i].second;
+      snap.ranges.push_back(r);
+    }
+    auto v = ClusterView::build(std::move(snap), {"s1", "s2", "s3"});
+    ASSERT_TRUE(v) << v.error().message;
+    view_ = *v;
+  }
+
+  Route route(std::string_view sql) {
+    auto infos = sql::analyze_statements(sql);
+    EXPECT_TRUE(infos) << sql << ": " << (infos ? "" : infos.error().message);
+    if (!infos) return {};
+    return route_statements(*view_, *infos);
+  }
+
+  std::shared_ptr<const ClusterView> view_;
+};
+
+TEST_F(RouterTest, PointStatementsGoToTheOwningShard) {
+  for (auto [sql, shard] : std::vector<std::pair<std::string, int>>{
+           {"SELECT * FROM users WHERE id = 5", 0},
+           {"SELECT * FROM users WHERE id = 150 AND name = 'x'", 1},
+           {"select name from users u where 250 = u.id", 2},
+           {"SELECT * FROM users WHERE id = '100'::int8", 1},
+           {"UPDATE users SET name = 'y' WHERE id = 199", 1},
+           {"DELETE FROM users WHERE id = -3", 0},
+           {"INSERT INTO users (id, name) VALUES (201, 'a'), (999, 'b')", 2},
+           {"INSERT INTO users VALUES (7, 'no column list')", 0},
+           {"INSERT INTO users (name, id) VALUES ('reordered', 150)", 1},
+           {"SELECT * FROM pairs WHERE a = 1 AND b = 'x'", 1},
+           {"SELECT * FROM notes", 2},
+           {"UPDATE notes SET body = ''", 2},
+       }) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql << ": " << r.refusal->message;
+    ASSERT_EQ(r.shards.size(), 1u) << sql;
+    EXPECT_EQ(r.shards[0], shard) << sql;
+    EXPECT_FALSE(r.uses.empty()) << sql;
+  }
+}
+
+TEST_F(RouterTest, UsesRecordRangesAndWhetherTheyAreWritten) {
+  Route r = route("UPDATE users SET name = 'y' WHERE id = 150");
+  ASSERT_EQ(r.uses.size(), 1u);
+  EXPECT_EQ(r.uses[0].range_id, 3u);
+  EXPECT_EQ(r.uses[0].shard, 1);
+  EXPECT_TRUE(r.uses[0].write);
+  EXPECT_TRUE(r.writes);
+  r = route("SELECT * FROM users WHERE id = 150");
+  ASSERT_EQ(r.uses.size(), 1u);
+  EXPECT_FALSE(r.uses[0].write);
+  EXPECT_FALSE(r.writes);
+}
+
+TEST_F(RouterTest, AnythingElseOnAKeyedTableGoesToEveryShardOfIt) {
+  for (std::string sql :
+       {"SELECT * FROM users", "SELECT * FROM users WHERE id > 5",
+        "SELECT * FROM users WHERE id = $1", "SELECT * FROM users WHERE id = 1 OR id = 2",
+        "SELECT * FROM users WHERE name = 'x'"}) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql;
+    EXPECT_EQ(r.shards, (std::vector<int>{0, 1, 2})) << sql;
+    EXPECT_TRUE(r.fanout_select) << sql;
+    EXPECT_EQ(r.uses.size(), 3u) << sql;
+  }
+  // A prefix of a composite key is not a point: every range of the table (all on s2 here).
+  Route r = route("SELECT * FROM pairs WHERE a = 1");
+  EXPECT_EQ(r.shards, (std::vector<int>{1}));
+}
+
+TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
+  for (auto [sql, words] : std::vector<std::pair<std::string, std::string>>{
+           {"SELECT count(*) FROM users", "aggregate"},
+           {"SELECT * FROM users ORDER BY id", "ORDER BY"},
+           {"SELECT * FROM users LIMIT 3", "LIMIT"},
+           {"SELECT DISTINCT name FROM users", "DISTINCT"},
+           {"SELECT * FROM users JOIN notes ON true", "JOIN"},
+           {"UPDATE users SET name = 'z'", "UPDATE"},
+           {"DELETE FROM users WHERE id > 10", "DELETE"},
+           {"INSERT INTO users (id, name) VALUES (1, 'a'), (300, 'b')", "INSERT"},
+           {"INSERT INTO users (id) SELECT 1", "INSERT"},
+           {"SELECT * FROM users WHERE id = 1; SELECT * FROM users WHERE id = 300",
+            "several shards"},
+       }) {
+    Route r = route(sql);
+    ASSERT_TRUE(r.refusal) << sql;
+    EXPECT_EQ(r.refusal->sqlstate, "0A000") << sql;
+    EXPECT_NE(r.refusal->message.find(words), std::string::npos)
+        << sql << ": " << r.refusal->message;
+  }
+}
+
+TEST_F(RouterTest, StatementsWithoutPgrangeTablesAreFree) {
+  for (std::string sql : {"SELECT 1", "SET search_path = x", "SELECT * FROM pg_class",
+                          "SELECT * FROM other_schema.users WHERE id = 1", "BEGIN"}) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql;
+    EXPECT_TRUE(r.shards.empty()) << sql;
+  }
+}
+
+TEST_F(RouterTest, ARangeOnAShardThisProcessDoesNotKnowIsAnError) {
+  auto v = ClusterView::build(
+      MetadataSnapshot{
+          1,
+          {{"s1", "d"}, {"gone", "d"}},
+          view_->tables(),
+          {RangeDescriptor{1, "", table_prefix(101), "s1", 1, {}},
+           RangeDescriptor{2, table_prefix(101), std::string(kMaxKey), "gone", 1, {}}}},
+      {"s1"});
+  ASSERT_TRUE(v);
+  auto infos = sql::analyze_statements("SELECT * FROM notes");
+  Route r = route_statements(**v, *infos);
+  ASSERT_TRUE(r.refusal);
+  EXPECT_EQ(r.refusal->sqlstate, "08006");
+  EXPECT_NE(r.refusal->message.find("gone"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pgrange::routing
