@@ -173,9 +173,12 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
     route.refusal = Error::make(sqlstate::kFeatureNotSupported,
                                 std::string(kind_name(s)) + " touching several shards (" + names() +
                                     ") is not supported yet: it could not be applied atomically")
-                        .with_hint(
-                            "give every key column with = so that the statement runs on "
-                            "one shard");
+                        .with_hint(s.kind == sql::StatementKind::kInsert
+                                       ? "insert the rows of each shard with a statement of its "
+                                         "own (SHOW RANGE FROM TABLE … FOR ROW tells where a row "
+                                         "goes)"
+                                       : "give every key column with = so that the statement "
+                                         "runs on one shard");
     return route;
   }
   if (!s.fanout_blocker.empty() || s.select_into) {
