@@ -172,7 +172,8 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   return plan_analysis(type, worker_.analyze(sql));
 }
 
-ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& analysis) {
+ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& analysis,
+                                                 const routing::BindParams* params) {
   ControlPlane* cp = worker_.shared().control;
   Plan p;
   p.analysis = analysis;
@@ -230,7 +231,19 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
-  p.route = routing::route_statements(*view, infos);
+  p.route = routing::route_statements(*view, infos, params);
+  if (type == 'P') {
+    // Parse only prepares: the Bind routes, with its parameter values. A statement that needs
+    // them (or a transaction's shard) waits for its Bind without a backend.
+    p.route.uses.clear();
+    if (p.route.refusal || p.route.shards.size() > 1) {
+      p.route = {};
+      defer_parse_ = !backend_;
+    } else if (!p.route.shards.empty() && !backend_) {
+      p.shard = p.route.shards.front();
+    }
+    return p;
+  }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
   if (p.route.shards.size() > 1) {
     if (!p.route.fanout_select) return refuse_with(not_supported("statement spans shards"));
@@ -312,14 +325,37 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       return plan_text('Q', text);
     }
     if (type == 'P') return plan_text('P', text);
-    // Bind: route the statement it binds with the map of this moment.
+    // Bind: route the statement it binds with the map of this moment and its values.
     std::string_view portal, stmt;
     BodyReader b(body);
     if (!b.cstr(portal) || !b.cstr(stmt)) return Plan{};
-    if (stmt.empty()) return plan_analysis('B', unnamed_analysis_);
+    routing::BindParams params;
+    int16_t nformats = 0, nparams = 0;
+    if (b.i16(nformats)) {
+      for (int16_t i = 0; i < nformats; ++i) {
+        int16_t f = 0;
+        if (!b.i16(f)) return Plan{};
+        params.formats.push_back(f);
+      }
+      if (b.i16(nparams)) {
+        for (int16_t i = 0; i < nparams; ++i) {
+          int32_t len = 0;
+          std::string_view v;
+          if (!b.i32(len)) return Plan{};
+          if (len < 0) {
+            params.values.emplace_back(std::nullopt);
+          } else if (b.bytes(static_cast<size_t>(len), v)) {
+            params.values.emplace_back(v);
+          } else {
+            return Plan{};  // malformed: dispatch reports it
+          }
+        }
+      }
+    }
+    if (stmt.empty()) return plan_analysis('B', unnamed_analysis_, &params);
     auto it = statements_.find(std::string(stmt));
     if (it == statements_.end()) return Plan{};
-    return plan_analysis('B', it->second.analysis);
+    return plan_analysis('B', it->second.analysis, &params);
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;

@@ -803,13 +803,15 @@ awaitable<void> ClientSession::message_loop() {
         }
       }
       // A message that needs a backend usually finds an idle one: attach it without suspending.
-      if (plain && !backend_ &&
+      if (plain && !backend_ && !defer_parse_ &&
           (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' || f.type == 'S' ||
            f.type == 'D')) {
         try_attach_idle(out);
       }
-      bool ok = plain && backend_ ? dispatch_message(f.type, f.body, raw, out)
-                                  : co_await handle_message(f.type, f.body, raw, out);
+      bool deferred = defer_parse_;
+      defer_parse_ = false;
+      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, f.body, raw, out)
+                                                : co_await handle_message(f.type, f.body, raw, out);
       in_.consume(f.total_size);
       if (!ok) {
         keep_going = false;
@@ -931,12 +933,21 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
         return false;
       }
       unsynced_ = true;
-      if (name.empty()) unnamed_analysis_ = parse_analysis_;
+      if (name.empty()) {
+        unnamed_analysis_ = parse_analysis_;
+        deferred_parse_.clear();
+      }
       if (name.empty() || !transaction_pooling_) {
         if (transaction_pooling_) {
           std::string_view query;
           unnamed_effects_ =
               br.cstr(query) ? sql::session_effects(query) : std::vector<sql::SessionEffect>{};
+        }
+        if (!backend_) {
+          // Its Bind picks the shard: answer now, send the Parse there, before the Bind.
+          deferred_parse_.assign(raw);
+          push(Pending::kSyntheticParse);
+          break;
         }
         push(Pending::kParse);
         out.append(raw);
@@ -957,7 +968,8 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       ClientStatement st{backend_name, parse_analysis_, tail, {}};
       st.effects = sql::session_effects(std::string_view(tail.c_str()));
       statements_[std::string(name)] = st;
-      if (backend_->prepared().count(backend_name)) {
+      if (!backend_ || backend_->prepared().count(backend_name)) {
+        // Without a backend (its Bind picks the shard) it is prepared where it first runs.
         push(Pending::kSyntheticParse);
       } else {
         backend_->prepared().insert(backend_name);
@@ -986,6 +998,11 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
           portal_effects_[std::string(portal)] = effects;
         }
       }
+      if (stmt.empty() && !deferred_parse_.empty()) {
+        out += deferred_parse_;  // the unnamed statement, on the shard this Bind chose
+        push(Pending::kSwallowParse);
+        deferred_parse_.clear();
+      }
       if (it == statements_.end()) {
         out.append(raw);
       } else {
@@ -1011,6 +1028,11 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       auto it = what != 'S' || name.empty() || !transaction_pooling_
                     ? statements_.end()
                     : statements_.find(std::string(name));
+      if (what == 'S' && name.empty() && !deferred_parse_.empty()) {
+        out += deferred_parse_;
+        push(Pending::kSwallowParse);
+        deferred_parse_.clear();
+      }
       if (it == statements_.end()) {
         out.append(raw);
       } else {

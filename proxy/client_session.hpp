@@ -101,7 +101,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   };
   /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
   Plan plan_text(char type, std::string_view sql);
-  Plan plan_analysis(char type, const Analysis& analysis);
+  Plan plan_analysis(char type, const Analysis& analysis,
+                     const routing::BindParams* params = nullptr);
   /// Registers the plan's range uses (false: a range is held by a move).
   bool enter_ranges(const routing::Route& route);
   void leave_ranges();
@@ -197,6 +198,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string deferred_begin_;  ///< a BEGIN not sent yet: the first statement picks the shard
   Analysis unnamed_analysis_;   ///< of the unnamed statement
   Analysis parse_analysis_;     ///< of the Parse being dispatched
+  bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
+  std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
 };
 
 }  // namespace pgrange::proxy

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
 
 namespace pgrange::routing {
@@ -31,21 +32,28 @@ std::string_view kind_name(const sql::StatementInfo& s) {
   }
 }
 
-/// A constant's text for a key value, or nullopt if the value is not a constant (a parameter).
-std::optional<std::optional<std::string>> constant_text(const sql::ValueRef& v) {
+/// A key value's text (inner nullopt = NULL), or nullopt when it is not known: a parameter
+/// without a Bind value.
+std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, KeyType type,
+                                                     const BindParams* params) {
   switch (v.kind) {
     case sql::ValueRef::Kind::kNull:
       return std::optional<std::string>();
     case sql::ValueRef::Kind::kConst:
       return std::optional<std::string>(v.text);
-    default:
+    case sql::ValueRef::Kind::kParam:
+      if (params != nullptr) {
+        if (auto text = params->text(v.param, type)) return std::optional<std::string>(*text);
+      }
       return std::nullopt;
   }
+  return std::nullopt;
 }
 
 /// The point keys a statement pins its target table to, or nullopt for "the whole table".
 std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
-                                                   const sql::StatementInfo& s) {
+                                                   const sql::StatementInfo& s,
+                                                   const BindParams* params) {
   if (t.key.empty() || !s.single_table) return std::nullopt;
   using K = sql::StatementKind;
   std::vector<std::string> keys;
@@ -59,8 +67,10 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
           break;
         }
       }
-      if (found == nullptr || found->kind != sql::ValueRef::Kind::kConst) return std::nullopt;
-      values.emplace_back(found->text);
+      if (found == nullptr || found->kind == sql::ValueRef::Kind::kNull) return std::nullopt;
+      auto text = value_text(*found, col.column.type, params);
+      if (!text || !*text) return std::nullopt;
+      values.push_back(std::move(*text));
     }
     auto key = point_key(t, values);
     if (!key) return std::nullopt;  // the shard will report the bad value itself
@@ -78,9 +88,10 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
     }
     for (const auto& row : s.insert_rows) {
       std::vector<std::optional<std::string>> values;
-      for (size_t p : positions) {
+      for (size_t i = 0; i < positions.size(); ++i) {
+        size_t p = positions[i];
         if (p >= row.size() || !row[p]) return std::nullopt;
-        auto text = constant_text(*row[p]);
+        auto text = value_text(*row[p], t.key[i].column.type, params);
         if (!text) return std::nullopt;
         values.push_back(std::move(*text));
       }
@@ -106,7 +117,22 @@ Result<std::string> point_key(const TableDescriptor& table,
   return encode_key_text(table.table_id, 1, columns, views);
 }
 
-Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements) {
+std::optional<std::string> BindParams::text(int n, KeyType type) const {
+  if (n < 1 || static_cast<size_t>(n) > values.size()) return std::nullopt;
+  const auto& v = values[static_cast<size_t>(n - 1)];
+  if (!v) return std::nullopt;
+  int16_t format = formats.empty()                            ? 0
+                   : formats.size() == 1                      ? formats[0]
+                   : static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)]
+                                                              : 0;
+  if (format == 0) return std::string(*v);
+  auto value = parse_binary_value(type, *v);
+  if (!value) return std::nullopt;
+  return format_text_value(type, *value);
+}
+
+Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
+                       const BindParams* params) {
   Route route;
   const RangeMapSnapshot& ranges = view.ranges();
   const sql::StatementInfo* multi_shard = nullptr;
@@ -131,7 +157,7 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
       bool is_target = ref.schema == s.target.schema && ref.name == s.target.name;
       bool w = write && is_target;
       std::optional<std::vector<std::string>> keys;
-      if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s);
+      if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s, params);
       if (keys) {
         for (const std::string& k : *keys) {
           if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w);
