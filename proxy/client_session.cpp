@@ -444,6 +444,9 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
   if (backend_) co_return true;
   auto conn = co_await worker_.pool(static_cast<size_t>(route_shard())).acquire();
   if (!conn) {
+    std::string answered;
+    emit_ready_synthetics(answered);  // keep the order of replies
+    if (!answered.empty()) channel_.send(std::move(answered));
     send_error(conn.error());
     co_return false;
   }
@@ -877,6 +880,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
     skip_until_sync_ = false;
     if (!backend_) {
       std::string z;
+      emit_ready_synthetics(z);  // what was answered before the error comes first
       write_ready_for_query(z, txn_status_);
       channel_.send(std::move(z));
       co_return true;
