@@ -1,0 +1,664 @@
+// A range-partitioned table over three real PostgreSQL shards through pgrange, checked end to
+// end against what the shards themselves hold:
+//  - Scenario: 100,000 rows loaded while the table is one range, split into 16 ranges and
+//    scattered; SHOW RANGES' row counts, and each shard's own rows (read directly with libpq),
+//    must match the range map exactly; point and fan-out reads find the right rows.
+//  - RelocateUnderLoad: a range moves between shards seven times while four clients insert,
+//    update counters and read in it; no client sees an error, no acknowledged write is lost or
+//    doubled, nothing unacknowledged appears, and the rows end up only where the map says.
+//  - RestartAndTwoInstances: the range map survives a pgrange restart, and two pgrange processes
+//    sharing one metadata store serve the same map and rows and see each other's SPLIT.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/pg_server.hpp"
+#include "tests/support/proxy_process.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kShards = 3;
+
+std::string shard_name(int i) {
+  return "s" + std::to_string(i + 1);
+}
+
+int shard_index(const std::string& name) {
+  for (int i = 0; i < kShards; ++i) {
+    if (shard_name(i) == name) return i;
+  }
+  return -1;
+}
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// One range of an int8-keyed table as SHOW RANGES FROM TABLE prints it: ids in [lo, hi).
+struct RangeRow {
+  std::optional<int64_t> lo;  ///< nullopt: …/<TableMin>
+  std::optional<int64_t> hi;  ///< nullopt: …/<TableMax>
+  std::string range_id;
+  std::string shard;
+  int64_t row_count = -1;  ///< WITH DETAILS only
+
+  bool contains(int64_t id) const { return (!lo || id >= *lo) && (!hi || id < *hi); }
+  /// The range as SQL over column `col`.
+  std::string predicate(const std::string& col = "id") const {
+    std::string p = "true";
+    if (lo) p += " and " + col + " >= " + std::to_string(*lo);
+    if (hi) p += " and " + col + " < " + std::to_string(*hi);
+    return p;
+  }
+  std::string describe() const {
+    return "range " + range_id + " [" + (lo ? std::to_string(*lo) : "min") + ", " +
+           (hi ? std::to_string(*hi) : "max") + ") on " + shard;
+  }
+};
+
+/// Decodes a pretty key of a one-column int8 primary key: …/<TableMin>, …/<TableMax>, …/1/N.
+std::optional<int64_t> decode_bound(const std::string& pretty, bool* ok) {
+  *ok = true;
+  if (pretty == "…/<TableMin>" || pretty == "…/<TableMax>") return std::nullopt;
+  std::smatch m;
+  if (std::regex_match(pretty, m, std::regex("…/1/(-?\\d+)"))) return std::stoll(m[1]);
+  *ok = false;
+  return std::nullopt;
+}
+
+/// Three PostgreSQL servers for the whole suite; each test uses databases of its own on them
+/// (and a metadata database of its own), so the tests do not see each other's tables.
+class RangeClusterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    for (auto*& s : servers_) s = PgServer::start().release();
+  }
+  static void TearDownTestSuite() {
+    for (auto*& s : servers_) {
+      delete s;
+      s = nullptr;
+    }
+  }
+
+  /// A pgrange configuration over database `db` on each of the three servers (created here),
+  /// with the metadata store in `<db>_meta` on the first server.
+  ProxyConfig make_config(const std::string& db) {
+    ProxyConfig cfg = ProxyConfig::with_shard("", 12);
+    cfg.shards.clear();
+    for (int i = 0; i < kShards; ++i) {
+      servers_[i]->exec("CREATE DATABASE " + db);
+      ProxyConfig::Shard s;
+      s.name = shard_name(i);
+      s.dsn = servers_[i]->dsn(db);
+      s.pool_size = 12;
+      cfg.shards.push_back(s);
+    }
+    cfg.workers = 2;
+    cfg.extra_toml = "\n[metadata]\ndsn = \"" + servers_[0]->dsn(db + "_meta") + "\"\n";
+    db_ = db;
+    return cfg;
+  }
+
+  static PgConnPtr connect(const std::string& dsn) {
+    auto c = pq_connect(dsn);
+    EXPECT_EQ(PQstatus(c.get()), CONNECTION_OK) << dsn << ": " << PQerrorMessage(c.get());
+    return c;
+  }
+  /// A connection straight to shard i (not through pgrange).
+  PgConnPtr shard_conn(int i) { return connect(servers_[i]->dsn(db_)); }
+
+  /// Runs a statement that must succeed.
+  static SqlResult must(PGconn* c, const std::string& sql) {
+    SqlResult r = pq_exec(c, sql);
+    EXPECT_TRUE(r.ok()) << sql << "\n  -> " << r.sqlstate << " " << r.message << " " << r.detail;
+    return r;
+  }
+
+  /// SHOW RANGES FROM TABLE `table` [WITH DETAILS], decoded.
+  static std::vector<RangeRow> show_ranges(PGconn* c, const std::string& table,
+                                           bool details = false) {
+    SqlResult r =
+        must(c, "SHOW RANGES FROM TABLE " + table + (details ? " WITH DETAILS" : std::string()));
+    std::vector<RangeRow> out;
+    for (const auto& row : r.rows) {
+      RangeRow rr;
+      bool ok1 = false, ok2 = false;
+      rr.lo = decode_bound(row.at(0), &ok1);
+      rr.hi = decode_bound(row.at(1), &ok2);
+      EXPECT_TRUE(ok1 && ok2) << "undecodable bounds " << row.at(0) << " / " << row.at(1);
+      rr.range_id = row.at(2);
+      rr.shard = row.at(3);
+      if (details && row.size() > 6) rr.row_count = std::stoll(row.at(6));
+      out.push_back(rr);
+    }
+    return out;
+  }
+
+  /// Tables a (ids 1..3000, split at 1000, 2000 and 2500) and b (keys 1..1000, split at 500),
+  /// made, loaded, split and scattered through the pgrange connection `c`.
+  static void make_tables_a_b(PGconn* c) {
+    must(c, "CREATE TABLE a (id int8 PRIMARY KEY, v text NOT NULL)");
+    must(c, "CREATE TABLE b (k int8 PRIMARY KEY, w text NOT NULL)");
+    must(c, "INSERT INTO a (id, v) SELECT g, 'a' || g FROM generate_series(1, 3000) g");
+    must(c, "INSERT INTO b (k, w) SELECT g, 'b' || g FROM generate_series(1, 1000) g");
+    must(c, "ALTER TABLE a SPLIT AT VALUES (1000), (2000), (2500)");
+    must(c, "ALTER TABLE b SPLIT AT VALUES (500)");
+    must(c, "ALTER TABLE a SCATTER");
+    must(c, "ALTER TABLE b SCATTER");
+  }
+
+  /// The range holding `id`.
+  static const RangeRow* range_of(const std::vector<RangeRow>& ranges, int64_t id) {
+    for (const auto& r : ranges) {
+      if (r.contains(id)) return &r;
+    }
+    return nullptr;
+  }
+
+  /// The ids (first column, as int64) of a result, sorted.
+  static std::vector<int64_t> ids_of(const SqlResult& r) {
+    std::vector<int64_t> ids;
+    for (const auto& row : r.rows) ids.push_back(std::stoll(row.at(0)));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
+  static PgServer* servers_[kShards];
+  std::string db_;
+};
+
+PgServer* RangeClusterTest::servers_[kShards] = {};
+
+// ---------------------------------------------------------------------------------------------
+// 100,000 rows, 16 ranges scattered over three shards: the map, the statistics and the shards'
+// own tables agree range by range.
+TEST_F(RangeClusterTest, Scenario) {
+  ProxyConfig cfg = make_config("scenario");
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+
+  constexpr int64_t kRows = 100000;
+  constexpr int64_t kStep = 6250;  // 15 split points: 6250, 12500, …, 93750
+  must(c.get(), "CREATE TABLE t (id int8 PRIMARY KEY, payload text NOT NULL)");
+  // One range still, so INSERT … SELECT runs on one shard. Every 997th row has payload 'x'.
+  auto t0 = Clock::now();
+  SqlResult load = must(c.get(),
+                        "INSERT INTO t (id, payload) SELECT g, CASE WHEN g % 997 = 0 THEN 'x' "
+                        "ELSE 'p' || g END FROM generate_series(1, " +
+                            std::to_string(kRows) + ") g");
+  ASSERT_TRUE(load.ok()) << proxy->log_tail();
+  std::cout << "[scenario] loaded " << kRows << " rows in " << seconds_since(t0) << " s\n";
+
+  std::string points;
+  for (int k = 1; k <= 15; ++k) points += (k > 1 ? ", (" : "(") + std::to_string(k * kStep) + ")";
+  t0 = Clock::now();
+  SqlResult split = must(c.get(), "ALTER TABLE t SPLIT AT VALUES " + points);
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(split.rows.size(), 15u);
+  SqlResult scatter = must(c.get(), "ALTER TABLE t SCATTER");
+  ASSERT_TRUE(scatter.ok()) << proxy->log_tail();
+  std::cout << "[scenario] split into 16 ranges and scattered in " << seconds_since(t0) << " s\n";
+
+  std::vector<RangeRow> ranges = show_ranges(c.get(), "t", true);
+  ASSERT_EQ(ranges.size(), 16u);
+  // The ranges tile the table in order, with exactly the split points chosen.
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    std::optional<int64_t> lo = i == 0 ? std::nullopt : std::optional<int64_t>(i * kStep);
+    std::optional<int64_t> hi =
+        i + 1 == ranges.size() ? std::nullopt : std::optional<int64_t>((i + 1) * kStep);
+    EXPECT_EQ(ranges[i].lo, lo) << ranges[i].describe();
+    EXPECT_EQ(ranges[i].hi, hi) << ranges[i].describe();
+  }
+  int64_t sum = 0;
+  std::map<std::string, int> ranges_per_shard;
+  for (const auto& r : ranges) {
+    sum += r.row_count;
+    ranges_per_shard[r.shard]++;
+  }
+  EXPECT_EQ(sum, kRows);
+  EXPECT_EQ(ranges_per_shard.size(), 3u) << "ranges are not spread over all three shards";
+  for (int i = 0; i < kShards; ++i) {
+    EXPECT_GT(ranges_per_shard[shard_name(i)], 0) << shard_name(i) << " holds no range";
+  }
+
+  // Each shard, read directly, holds exactly the rows of its ranges.
+  for (int i = 0; i < kShards; ++i) {
+    SCOPED_TRACE("shard " + shard_name(i));
+    auto sc = shard_conn(i);
+    int64_t expected_total = 0;
+    for (const auto& r : ranges) {
+      SqlResult got = must(sc.get(),
+                           "SELECT count(*), coalesce(min(id), -1), coalesce(max(id), "
+                           "-1) FROM t WHERE " +
+                               r.predicate());
+      int64_t lo = std::max<int64_t>(1, r.lo.value_or(1));
+      int64_t hi = std::min<int64_t>(kRows + 1, r.hi.value_or(kRows + 1));  // exclusive
+      if (r.shard == shard_name(i)) {
+        expected_total += hi - lo;
+        EXPECT_EQ(got.at(0, 0), std::to_string(hi - lo)) << r.describe();
+        EXPECT_EQ(got.at(0, 1), std::to_string(lo)) << r.describe();
+        EXPECT_EQ(got.at(0, 2), std::to_string(hi - 1)) << r.describe();
+        EXPECT_EQ(r.row_count, hi - lo) << "SHOW RANGES WITH DETAILS row_count of " << r.describe();
+      } else {
+        EXPECT_EQ(got.at(0, 0), "0") << "rows of " << r.describe() << " left on " << shard_name(i);
+      }
+    }
+    SqlResult total = must(sc.get(), "SELECT count(*) FROM t");
+    EXPECT_EQ(total.at(0, 0), std::to_string(expected_total));
+    // Payloads survived the moves unchanged.
+    SqlResult bad = must(sc.get(),
+                         "SELECT count(*) FROM t WHERE payload <> CASE WHEN id % 997 = 0 THEN 'x' "
+                         "ELSE 'p' || id END");
+    EXPECT_EQ(bad.at(0, 0), "0");
+  }
+
+  // Point reads through pgrange find random rows (and not missing ones).
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<int64_t> any_id(1, kRows);
+  int found = 0;
+  for (int n = 0; n < 300; ++n) {
+    int64_t id = any_id(rng);
+    SqlResult r = must(c.get(), "SELECT id, payload FROM t WHERE id = " + std::to_string(id));
+    ASSERT_EQ(r.rows.size(), 1u) << "id " << id << " (" << range_of(ranges, id)->describe()
+                                 << ") not found through pgrange";
+    EXPECT_EQ(r.at(0, 0), std::to_string(id));
+    EXPECT_EQ(r.at(0, 1), id % 997 == 0 ? std::string("x") : "p" + std::to_string(id));
+    ++found;
+  }
+  EXPECT_EQ(found, 300);
+  for (int64_t id : {int64_t{0}, kRows + 1, int64_t{-5}}) {
+    SqlResult r = must(c.get(), "SELECT id FROM t WHERE id = " + std::to_string(id));
+    EXPECT_TRUE(r.rows.empty()) << id;
+  }
+
+  // A fan-out SELECT (concatenated from every shard) returns exactly the 'x' rows.
+  SqlResult xs = must(c.get(), "SELECT id FROM t WHERE payload = 'x'");
+  std::vector<int64_t> expected_x;
+  for (int64_t id = 997; id <= kRows; id += 997) expected_x.push_back(id);
+  EXPECT_EQ(ids_of(xs), expected_x);
+  SqlResult all = must(c.get(), "SELECT id FROM t");
+  EXPECT_EQ(all.rows.size(), static_cast<size_t>(kRows));
+  std::vector<int64_t> all_ids = ids_of(all);
+  EXPECT_TRUE(std::adjacent_find(all_ids.begin(), all_ids.end()) == all_ids.end())
+      << "a row is returned twice by the fan-out SELECT";
+  EXPECT_TRUE(proxy->running()) << proxy->log_tail();
+}
+
+// ---------------------------------------------------------------------------------------------
+// A range moves three times while four clients write and read in it.
+
+/// A statement's result and its affected-row count (PQcmdTuples: "1" for one inserted row).
+struct Affected : SqlResult {
+  std::string tuples;
+};
+
+Affected exec_counted(PGconn* conn, const std::string& sql) {
+  PGresult* res = PQexec(conn, sql.c_str());
+  Affected a;
+  if (res != nullptr) a.tuples = PQcmdTuples(res);
+  static_cast<SqlResult&>(a) = take_result(res, conn);
+  return a;
+}
+
+/// What one client did: acknowledged inserts and increments, and every error it saw.
+struct ClientLog {
+  std::vector<int64_t> inserted;          ///< INSERT returned success
+  std::vector<int64_t> failed_inserts;    ///< INSERT returned an error
+  std::map<int64_t, int64_t> increments;  ///< counter id -> acknowledged UPDATEs
+  std::vector<std::string> errors;        ///< every error or wrong answer
+  int64_t reads = 0, updates = 0, inserts = 0;
+};
+
+TEST_F(RangeClusterTest, RelocateUnderLoad) {
+  ProxyConfig cfg = make_config("relocate");
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+
+  // Three ranges: [min, 10000), [10000, 100000) (the one that moves), [100000, max).
+  must(c.get(),
+       "CREATE TABLE m (id int8 PRIMARY KEY, counter int8 NOT NULL DEFAULT 0, payload text)");
+  must(c.get(),
+       "INSERT INTO m (id, payload) SELECT g, 'seed' FROM generate_series(1, 9999) g "
+       "UNION ALL SELECT g, 'counter' FROM generate_series(10000, 10019) g "
+       "UNION ALL SELECT g, 'seed' FROM generate_series(100000, 109999) g");
+  ASSERT_TRUE(must(c.get(), "ALTER TABLE m SPLIT AT VALUES (10000), (100000)").ok());
+  ASSERT_TRUE(must(c.get(), "ALTER TABLE m SCATTER").ok());
+  std::vector<RangeRow> ranges = show_ranges(c.get(), "m");
+  ASSERT_EQ(ranges.size(), 3u);
+  const RangeRow moving = ranges[1];
+  ASSERT_EQ(moving.lo, std::optional<int64_t>(10000));
+  ASSERT_EQ(moving.hi, std::optional<int64_t>(100000));
+  const std::string home = moving.shard;
+  const std::string other = shard_name((shard_index(home) + 1) % kShards);
+  const std::string third = shard_name((shard_index(home) + 2) % kShards);
+
+  constexpr int kClients = 4;
+  constexpr int64_t kCounterLo = 10000, kCounterN = 20;
+  constexpr int64_t kInsertBase = 12000, kInsertPerClient = 20000;  // ids 12000..91999
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> acked_writes{0};
+  std::vector<ClientLog> logs(kClients);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kClients; ++t) {
+    clients.emplace_back([&, t] {
+      ClientLog& log = logs[static_cast<size_t>(t)];
+      auto conn = pq_connect(proxy->dsn());
+      if (PQstatus(conn.get()) != CONNECTION_OK) {
+        log.errors.push_back(std::string("connect: ") + PQerrorMessage(conn.get()));
+        return;
+      }
+      std::mt19937_64 rng(static_cast<uint64_t>(t) + 7);
+      int64_t next = kInsertBase + t * kInsertPerClient;
+      const int64_t last = next + kInsertPerClient;
+      std::map<int64_t, int64_t> seen;  // counter id -> highest value this client read
+      auto fail = [&](const std::string& what, const SqlResult& r) {
+        log.errors.push_back(what + ": " + (r.ok() ? "succeeded but changed no row" : r.sqlstate) +
+                             " " + r.message + (r.detail.empty() ? "" : " (" + r.detail + ")"));
+      };
+      for (int64_t op = 0; !stop; ++op) {
+        switch (op % 3) {
+          case 0: {
+            if (next >= last) break;
+            int64_t id = next++;
+            ++log.inserts;
+            Affected r = exec_counted(conn.get(), "INSERT INTO m (id, payload) VALUES (" +
+                                                      std::to_string(id) + ", 'client " +
+                                                      std::to_string(t) + "')");
+            if (r.ok() && r.tuples == "1") {
+              log.inserted.push_back(id);
+              ++acked_writes;
+            } else {
+              log.failed_inserts.push_back(id);
+              fail("INSERT " + std::to_string(id), r);
+            }
+            break;
+          }
+          case 1: {
+            int64_t id = kCounterLo + static_cast<int64_t>(rng() % kCounterN);
+            ++log.updates;
+            Affected r = exec_counted(
+                conn.get(), "UPDATE m SET counter = counter + 1 WHERE id = " + std::to_string(id));
+            if (!r.ok()) {
+              fail("UPDATE " + std::to_string(id), r);
+            } else if (r.tuples != "1") {
+              log.errors.push_back("UPDATE " + std::to_string(id) + " changed " + r.tuples +
+                                   " rows");
+            } else {
+              log.increments[id]++;
+              ++acked_writes;
+            }
+            break;
+          }
+          case 2: {
+            ++log.reads;
+            // A counter row (never goes backwards for this client) or one of its own inserts.
+            if (log.inserted.empty() || rng() % 2 == 0) {
+              int64_t id = kCounterLo + static_cast<int64_t>(rng() % kCounterN);
+              SqlResult r =
+                  pq_exec(conn.get(), "SELECT counter FROM m WHERE id = " + std::to_string(id));
+              if (!r.ok()) {
+                fail("SELECT counter " + std::to_string(id), r);
+              } else if (r.rows.size() != 1) {
+                log.errors.push_back("SELECT counter " + std::to_string(id) + ": " +
+                                     std::to_string(r.rows.size()) + " rows");
+              } else {
+                int64_t v = std::stoll(r.at(0, 0));
+                if (v < seen[id]) {
+                  log.errors.push_back("counter " + std::to_string(id) + " went back from " +
+                                       std::to_string(seen[id]) + " to " + std::to_string(v));
+                }
+                seen[id] = std::max(seen[id], v);
+              }
+            } else {
+              int64_t id = log.inserted[rng() % log.inserted.size()];
+              SqlResult r =
+                  pq_exec(conn.get(), "SELECT payload FROM m WHERE id = " + std::to_string(id));
+              if (!r.ok()) {
+                fail("SELECT " + std::to_string(id), r);
+              } else if (r.rows.size() != 1 || r.at(0, 0) != "client " + std::to_string(t)) {
+                log.errors.push_back("SELECT " + std::to_string(id) + " (acknowledged insert): " +
+                                     std::to_string(r.rows.size()) + " rows");
+              }
+            }
+            break;
+          }
+        }
+      }
+    });
+  }
+
+  auto relocate = [&](const std::string& to) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    int64_t writes_before = acked_writes;
+    auto t0 = Clock::now();
+    SqlResult r = pq_exec(c.get(), "ALTER RANGE " + moving.range_id + " RELOCATE TO '" + to + "'");
+    EXPECT_TRUE(r.ok()) << "RELOCATE to " << to << ": " << r.sqlstate << " " << r.message << "\n"
+                        << proxy->log_tail();
+    std::cout << "[relocate] range " << moving.range_id << " -> " << to << " in "
+              << seconds_since(t0) << " s; " << acked_writes - writes_before
+              << " writes acknowledged meanwhile\n";
+  };
+  // Away, back, and on to the third shard; twice.
+  for (int round = 0; round < 2; ++round) {
+    relocate(other);
+    relocate(home);
+    relocate(third);
+    if (round == 0) relocate(home);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop = true;
+  for (auto& th : clients) th.join();
+
+  // No client saw an error: writes wait while the range moves, they are not refused.
+  size_t errors = 0;
+  std::set<int64_t> acknowledged, failed;
+  std::map<int64_t, int64_t> increments;
+  for (int t = 0; t < kClients; ++t) {
+    const ClientLog& log = logs[static_cast<size_t>(t)];
+    std::cout << "[relocate] client " << t << ": " << log.inserts << " inserts, " << log.updates
+              << " updates, " << log.reads << " reads, " << log.errors.size() << " errors\n";
+    for (const auto& e : log.errors) {
+      std::cout << "  client " << t << ": " << e << "\n";
+      ++errors;
+    }
+    acknowledged.insert(log.inserted.begin(), log.inserted.end());
+    failed.insert(log.failed_inserts.begin(), log.failed_inserts.end());
+    for (auto [id, n] : log.increments) increments[id] += n;
+  }
+  EXPECT_EQ(errors, 0u) << "clients saw errors (listed above)";
+  EXPECT_FALSE(acknowledged.empty());
+  ASSERT_TRUE(proxy->running()) << proxy->log_tail();
+
+  // The map: the range is on the third shard now.
+  std::vector<RangeRow> after = show_ranges(c.get(), "m");
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[1].range_id, moving.range_id);
+  EXPECT_EQ(after[1].shard, third);
+
+  // Expected content of the moving range: the counter rows and the acknowledged inserts.
+  std::vector<int64_t> expected;
+  for (int64_t id = kCounterLo; id < kCounterLo + kCounterN; ++id) expected.push_back(id);
+  expected.insert(expected.end(), acknowledged.begin(), acknowledged.end());
+  std::sort(expected.begin(), expected.end());
+
+  // Through pgrange (a fan-out over every shard, so a row left behind would show up twice).
+  SqlResult via = must(c.get(), "SELECT id FROM m WHERE id >= 10000 AND id < 100000");
+  std::vector<int64_t> via_ids = ids_of(via);
+  EXPECT_EQ(via_ids.size(), expected.size());
+  EXPECT_TRUE(via_ids == expected) << "through pgrange, the moving range's rows differ";
+  for (int64_t id = kCounterLo; id < kCounterLo + kCounterN; ++id) {
+    SqlResult r = must(c.get(), "SELECT counter FROM m WHERE id = " + std::to_string(id));
+    EXPECT_EQ(r.at(0, 0), std::to_string(increments[id])) << "counter " << id << " via pgrange";
+  }
+
+  // Directly on the shards: each row exactly once, only on the shard the map says.
+  std::map<int64_t, int> copies;
+  for (int i = 0; i < kShards; ++i) {
+    auto sc = shard_conn(i);
+    SqlResult rows = must(sc.get(), "SELECT id, counter FROM m WHERE " + moving.predicate());
+    for (const auto& row : rows.rows) {
+      int64_t id = std::stoll(row.at(0));
+      copies[id]++;
+      EXPECT_EQ(shard_name(i), third) << "row " << id << " of the moved range is on "
+                                      << shard_name(i) << ", the map says " << third;
+      if (id >= kCounterLo && id < kCounterLo + kCounterN) {
+        EXPECT_EQ(row.at(1), std::to_string(increments[id]))
+            << "counter " << id << " on " << shard_name(i) << " vs acknowledged increments";
+      }
+    }
+    // The other two ranges did not move and kept their rows (9999 and 10000 of them).
+    for (size_t k : {size_t{0}, size_t{2}}) {
+      const RangeRow& r = after[k];
+      SqlResult n = must(sc.get(), "SELECT count(*) FROM m WHERE " + r.predicate());
+      std::string want = r.shard == shard_name(i) ? (k == 0 ? "9999" : "10000") : "0";
+      EXPECT_EQ(n.at(0, 0), want) << r.describe() << " on " << shard_name(i);
+    }
+  }
+  for (int64_t id : expected) {
+    EXPECT_EQ(copies[id], 1) << "acknowledged row " << id << " is on " << copies[id] << " shards";
+  }
+  for (auto [id, n] : copies) {
+    if (!std::binary_search(expected.begin(), expected.end(), id)) {
+      ADD_FAILURE() << "row " << id << " is present but was never acknowledged"
+                    << (failed.count(id) ? " (its INSERT returned an error)" : "");
+    }
+  }
+  EXPECT_TRUE(failed.empty()) << failed.size() << " inserts failed";
+  int64_t total_increments = 0;
+  for (auto [id, n] : increments) total_increments += n;
+  std::cout << "[relocate] " << acknowledged.size() << " acknowledged inserts, " << total_increments
+            << " acknowledged increments\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The range map lives in the metadata store: a restarted pgrange serves the same ranges and
+// rows, and two pgrange processes on one store serve the same map and see each other's SPLIT.
+
+/// Every row of a result, one line each, columns joined by '|'.
+std::string rows_text(const SqlResult& r) {
+  std::string out;
+  for (const auto& row : r.rows) {
+    for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + row[i];
+    out += "\n";
+  }
+  return out;
+}
+
+/// The tables' rows as seen through a pgrange connection (fan-out SELECTs, sorted here).
+std::string table_rows(PGconn* c) {
+  std::string out;
+  for (const char* q : {"SELECT id, v FROM a", "SELECT k, w FROM b"}) {
+    SqlResult r = pq_exec(c, q);
+    EXPECT_TRUE(r.ok()) << q << ": " << r.message;
+    std::sort(r.rows.begin(), r.rows.end(), [](const auto& x, const auto& y) {
+      return std::stoll(x.at(0)) < std::stoll(y.at(0));
+    });
+    out += std::string(q) + "\n" + rows_text(r);
+  }
+  return out;
+}
+
+/// Point-reads every row of a and b through a pgrange connection; returns how many were not
+/// found (the first few are reported as failures).
+int missing_point_reads(PGconn* c) {
+  int missing = 0;
+  for (int64_t id = 1; id <= 3000; ++id) {
+    SqlResult got = pq_exec(c, "SELECT v FROM a WHERE id = " + std::to_string(id));
+    if (!got.ok() || got.rows.size() != 1 || got.at(0, 0) != "a" + std::to_string(id)) {
+      if (++missing <= 5) ADD_FAILURE() << "a: id " << id << " not found: " << got.message;
+    }
+  }
+  for (int64_t k = 1; k <= 1000; ++k) {
+    SqlResult got = pq_exec(c, "SELECT w FROM b WHERE k = " + std::to_string(k));
+    if (!got.ok() || got.rows.size() != 1 || got.at(0, 0) != "b" + std::to_string(k)) {
+      if (++missing <= 5) ADD_FAILURE() << "b: k " << k << " not found: " << got.message;
+    }
+  }
+  return missing;
+}
+
+TEST_F(RangeClusterTest, RestartAndTwoInstances) {
+  ProxyConfig cfg = make_config("restart");
+  auto p1 = ProxyProcess::start(cfg);
+  auto c = connect(p1->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+  make_tables_a_b(c.get());
+  ASSERT_FALSE(HasFailure()) << p1->log_tail();
+  const std::string show = "SHOW RANGES FROM DATABASE app WITH KEYS";
+  SqlResult ranges_before = must(c.get(), show);
+  const std::string map_before = rows_text(ranges_before);
+  const std::string rows_before = table_rows(c.get());
+  ASSERT_GE(ranges_before.rows.size(), 5u) << map_before;
+  ASSERT_NE(rows_before.find("3000|a3000\n"), std::string::npos);
+  ASSERT_NE(rows_before.find("1000|b1000\n"), std::string::npos);
+
+  // Restart: the same map and the same rows.
+  c.reset();
+  auto status = p1->stop();
+  ASSERT_TRUE(status.has_value()) << "pgrange did not exit on SIGTERM\n" << p1->log_tail();
+  EXPECT_EQ(*status, 0) << p1->log_tail();
+  p1 = ProxyProcess::start(cfg);
+  c = connect(p1->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+  EXPECT_EQ(rows_text(must(c.get(), show)), map_before)
+      << first_difference(map_before, rows_text(must(c.get(), show)));
+  EXPECT_EQ(table_rows(c.get()), rows_before);
+  EXPECT_EQ(missing_point_reads(c.get()), 0) << "point reads after the restart";
+
+  // A second pgrange on the same store and shards.
+  auto p2 = ProxyProcess::start(cfg);
+  auto c2 = connect(p2->dsn());
+  ASSERT_EQ(PQstatus(c2.get()), CONNECTION_OK);
+  EXPECT_EQ(rows_text(must(c2.get(), show)), map_before);
+  EXPECT_EQ(table_rows(c2.get()), rows_before);
+  EXPECT_EQ(missing_point_reads(c2.get()), 0) << "point reads through the second pgrange";
+
+  // A SPLIT through the first shows up through the second.
+  ASSERT_TRUE(must(c.get(), "ALTER TABLE a SPLIT AT VALUES (1500)").ok());
+  auto t0 = Clock::now();
+  bool seen = false;
+  double took = -1;
+  while (seconds_since(t0) < 5) {
+    for (const RangeRow& r : show_ranges(c2.get(), "a")) {
+      if (r.lo == std::optional<int64_t>(1500)) seen = true;
+    }
+    if (seen) {
+      took = seconds_since(t0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(seen) << "the split at 1500 made through one pgrange was not visible through the "
+                       "other within 5 s";
+  std::cout << "[two instances] split visible through the other pgrange after " << took << " s\n";
+
+  EXPECT_EQ(table_rows(c.get()), rows_before);
+  EXPECT_EQ(table_rows(c2.get()), rows_before);
+  EXPECT_TRUE(p1->running()) << p1->log_tail();
+  EXPECT_TRUE(p2->running()) << p2->log_tail();
+}
+
+}  // namespace
+}  // namespace pgrange::testing
