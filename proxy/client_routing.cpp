@@ -164,6 +164,12 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
             "protocol (as psql sends them)");
         return p;
       }
+      if (txn_status_ != 'I' || !deferred_begin_.empty()) {
+        p.kind = Plan::Kind::kRefuse;
+        p.error = Error::make("25001",
+                              "pgrange's admin statements cannot run inside a transaction block");
+        return p;
+      }
       p.kind = Plan::Kind::kAdmin;
       p.admin = std::move(**admin);
       return p;
@@ -293,6 +299,7 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
       // would have.
       PendingEntry entry;
       entry.kind = Pending::kQuery;
+      entry.raised = true;
       pending_.push_back(std::move(entry));
       write_query(out, raise_sql(e));
       return true;
@@ -446,18 +453,7 @@ void ClientSession::send_result(const routing::ResultSet& rs, std::string& out) 
 
 awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt) {
   std::string out;
-  if (txn_status_ != 'I' || !deferred_begin_.empty()) {
-    Error e =
-        Error::make("25001", "pgrange's admin statements cannot run inside a transaction block");
-    if (backend_) {
-      refuse('Q', e, out);
-      co_return true;  // message_loop writes `out` to the backend
-    }
-    write_error(out, e);
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
-    co_return true;
-  }
+  // Inside a transaction block it was refused when planned (25001).
   ControlPlane* cp = worker_.shared().control;
   std::function<Result<routing::ResultSet>()> task = [cp, &stmt]() {
     return cp->execute_admin(stmt);

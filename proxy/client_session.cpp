@@ -1200,6 +1200,22 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             in_copy_ = true;
             break;
           case 'E': {
+            if (head.raised) {
+              // pgrange's own refusal, raised on the backend: without the PL/pgSQL context.
+              MessageWriter w(out);
+              w.begin('E');
+              for (size_t p = 0; p < f.body.size() && f.body[p] != '\0';) {
+                size_t end = f.body.find('\0', p + 1);
+                if (end == std::string_view::npos) break;
+                char field = f.body[p];
+                if (field != 'W' && field != 'F' && field != 'L' && field != 'R') {
+                  w.bytes(f.body.substr(p, end + 1 - p));
+                }
+                p = end + 1;
+              }
+              w.byte('\0').end();
+              forward = false;
+            }
             ErrorFields ef = parse_error_fields(f.body);
             if (ef.severity == "FATAL" || ef.severity == "PANIC") {
               // The backend is going away, not the client's session: report it as an ERROR

@@ -345,9 +345,12 @@ Result<int64_t> MetadataStore::expiration_micros(const std::string& literal,
       last = e.what();
     }
   }
-  while (!last.empty() && (last.back() == '\n' || last.back() == ' ')) last.pop_back();
-  return fail(sqlstate::kInvalidParameterValue, "invalid WITH EXPIRATION value \"" + literal +
-                                                    "\": " + last.substr(last.find(':') + 1));
+  // Keep PostgreSQL's message only: "ERROR:  <message>\nCONTEXT: …" → "<message>".
+  last = last.substr(0, last.find('\n'));
+  if (last.rfind("ERROR:", 0) == 0) last.erase(0, 6);
+  while (!last.empty() && last.front() == ' ') last.erase(0, 1);
+  return fail(sqlstate::kInvalidParameterValue,
+              "invalid WITH EXPIRATION value \"" + literal + "\": " + last);
 }
 
 void MetadataStore::drop_table(uint64_t table_id) {

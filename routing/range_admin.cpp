@@ -300,6 +300,48 @@ Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
          until ? std::optional<std::string>(format_enforced_until(*until)) : std::nullopt});
   }
   if (auto ok = apply_ops(ops); !ok) return tl::unexpected(ok.error());
+  // A split at an existing boundary keeps the range and takes the new expiration, as
+  // CockroachDB does; the answer shows what the map holds now.
+  for (int attempt = 1;; ++attempt) {
+    auto current = control_.view();
+    std::vector<RangeChange> changes;
+    for (const RangeOp& op : ops) {
+      size_t i = current->ranges().find_index(op.split_key);
+      if (i >= current->ranges().size()) continue;
+      const RangeDescriptor& r = current->ranges().at(i);
+      if (r.start_key != op.split_key || r.split_enforced_until == until) continue;
+      bool seen = false;
+      for (const auto& c : changes) seen = seen || c.before.front().range_id == r.range_id;
+      if (seen) continue;
+      RangeChange c;
+      c.kind = RangeOp::Kind::kSplit;
+      c.before.push_back(r);
+      RangeDescriptor after = r;
+      after.split_enforced_until = until;
+      after.generation++;
+      c.after.push_back(after);
+      changes.push_back(std::move(c));
+    }
+    try {
+      if (auto ok = apply_changes(changes); !ok) return tl::unexpected(ok.error());
+      break;
+    } catch (const pqxx::serialization_failure&) {
+      if (attempt == kApplyAttempts) {
+        return admin_error(sqlstate::kSerializationFailure,
+                           "the range map kept changing underneath this statement; retry it");
+      }
+      control_.reload();
+    }
+  }
+  auto now = control_.view();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const RangeDescriptor* r = now->ranges().lookup(ops[k].split_key);
+    if (r == nullptr || r->start_key != ops[k].split_key) continue;
+    rs.rows[k][2] =
+        r->split_enforced_until
+            ? std::optional<std::string>(format_enforced_until(*r->split_enforced_until))
+            : std::nullopt;
+  }
   rs.tag = "SELECT " + std::to_string(rs.rows.size());
   return rs;
 }
@@ -626,6 +668,10 @@ Result<ResultSet> RangeAdmin::show_range_for_row(const sql::AdminStatement& stmt
   auto view = control_.view();
   auto t = find_table(*view, stmt.table);
   if (!t) return tl::unexpected(t.error());
+  if (!stmt.index.empty() && stmt.index != "primary" && stmt.index != (*t)->name + "_pkey") {
+    return admin_error(
+        "42704", "index \"" + stmt.index + "\" does not exist on table \"" + (*t)->name + "\"");
+  }
   if (stmt.rows.size() != 1) {
     return admin_error(sqlstate::kSyntaxError, "FOR ROW takes one tuple of values");
   }
@@ -634,10 +680,13 @@ Result<ResultSet> RangeAdmin::show_range_for_row(const sql::AdminStatement& stmt
     key = table_prefix((*t)->table_id);  // an unsharded table is one range
   } else {
     if (stmt.rows[0].size() != (*t)->key.size()) {
-      return admin_error(sqlstate::kSyntaxError,
-                         "FOR ROW needs a value for each of the " +
-                             std::to_string((*t)->key.size()) + " key columns of table \"" +
-                             (*t)->name + "\", got " + std::to_string(stmt.rows[0].size()));
+      return admin_error(
+          sqlstate::kSyntaxError,
+          "FOR ROW needs " +
+              ((*t)->key.size() == 1 ? std::string("one value, for the key column")
+                                     : "a value for each of the " +
+                                           std::to_string((*t)->key.size()) + " key columns") +
+              " of table \"" + (*t)->name + "\", got " + std::to_string(stmt.rows[0].size()));
     }
     auto k = tuple_key(**t, stmt.rows[0]);
     if (!k) return tl::unexpected(k.error());
