@@ -1,10 +1,12 @@
 #include "proxy/control_plane.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <future>
 #include <pqxx/pqxx>
+#include <random>
 
 #include "routing/key_space.hpp"
 
@@ -55,6 +57,10 @@ std::string metadata_dsn(const config::Config& config) {
 
 ControlPlane::ControlPlane(const config::Config& config) : config_(config) {
   metadata_dsn_ = metadata_dsn(config);
+  std::random_device rd;
+  char id[64];
+  std::snprintf(id, sizeof id, "%d-%08x%08x", static_cast<int>(getpid()), rd(), rd());
+  instance_id_ = id;
   for (const auto& s : config.shards) shard_order_.push_back(s.name);
 }
 
@@ -97,7 +103,7 @@ void ControlPlane::open_store() {
     auto view = routing::ClusterView::build(std::move(snap), shard_order_);
     if (!view) throw std::runtime_error(view.error().message);
     store_ = std::move(store);
-    view_.store(*view, std::memory_order_release);
+    publish(*view);
     listener_ = std::thread([this] { listen_loop(); });
     spdlog::info("metadata store ready: version {}, {} tables, {} ranges", (*view)->version(),
                  (*view)->tables().size(), (*view)->ranges().size());
@@ -127,6 +133,12 @@ void ControlPlane::stop() {
   io_.stop();
   if (thread_.joinable()) thread_.join();
   if (listener_.joinable()) listener_.join();
+  if (store_) {
+    try {
+      store_->forget_instance(instance_id_);  // moves need not wait for a stopped instance
+    } catch (const std::exception&) {
+    }
+  }
 }
 
 std::shared_ptr<const routing::ClusterView> ControlPlane::reload() {
@@ -139,12 +151,65 @@ std::shared_ptr<const routing::ClusterView> ControlPlane::reload() {
       spdlog::error("metadata store: {}", view.error().message);
       return current;
     }
-    view_.store(*view, std::memory_order_release);
+    publish(*view);
     spdlog::debug("metadata version {} loaded", (*view)->version());
     return *view;
   } catch (const std::exception& e) {
     spdlog::error("reloading the metadata store failed: {}", e.what());
     return view();
+  }
+}
+
+void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
+  constexpr auto kDrainWait = std::chrono::seconds(10);
+  auto prev = view();
+  auto held_before = [&](uint64_t id) {
+    return prev && std::find(prev->held_ranges().begin(), prev->held_ranges().end(), id) !=
+                       prev->held_ranges().end();
+  };
+  // New holds first, so no write routed with the new view slips past them.
+  std::vector<uint64_t> newly_held;
+  for (uint64_t id : next->held_ranges()) {
+    if (!held_before(id)) {
+      activity_.hold(id);
+      newly_held.push_back(id);
+    }
+  }
+  view_.store(next, std::memory_order_release);
+  if (prev) {
+    for (uint64_t id : prev->held_ranges()) {
+      if (std::find(next->held_ranges().begin(), next->held_ranges().end(), id) ==
+          next->held_ranges().end()) {
+        activity_.release(id);
+      }
+    }
+  }
+  // Only once this instance's sessions are done with what changed does it say it serves the
+  // new version: writers inside a range that is about to move, readers still at a range's old
+  // shard. A move elsewhere waits for that before it copies, or deletes at the old shard.
+  bool drained = true;
+  for (uint64_t id : newly_held) {
+    const routing::RangeDescriptor* r = next->find_range(id);
+    if (r == nullptr) continue;
+    drained = activity_.wait_idle(id, next->shard_index(r->shard), true, kDrainWait) && drained;
+  }
+  if (prev) {
+    for (const routing::RangeDescriptor& r : next->ranges().ranges()) {
+      const routing::RangeDescriptor* old = prev->find_range(r.range_id);
+      if (old == nullptr || old->shard == r.shard) continue;
+      drained = activity_.wait_idle(r.range_id, prev->shard_index(old->shard), false, kDrainWait) &&
+                drained;
+    }
+  }
+  if (!drained) {
+    spdlog::warn("metadata version {}: sessions still use a moving range; not confirming it",
+                 next->version());
+    return;
+  }
+  try {
+    store_->report_instance(instance_id_, next->version());
+  } catch (const std::exception& e) {
+    spdlog::warn("reporting metadata version {}: {}", next->version(), e.what());
   }
 }
 
@@ -166,6 +231,10 @@ void ControlPlane::listen_loop() {
           pqxx::nontransaction tx(conn);
           int64_t v = tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
           if (v != view()->version()) notified = true;
+          // The heartbeat that keeps this instance among those range moves wait for.
+          tx.exec_params0(
+              "UPDATE pgrange_instances SET heartbeat_at = now() WHERE instance_id = $1",
+              instance_id_);
         }
         if (notified.exchange(false) && !reload_queued_.exchange(true)) {
           asio::post(io_, [this] {

@@ -72,6 +72,9 @@ class ControlPlane : public routing::ClusterControl {
  private:
   void listen_loop();
   void open_store();
+  /// Publishes a freshly loaded view: holds new range moves, lets go of finished ones, waits
+  /// for this instance's sessions to stop using what moved, then reports the version served.
+  void publish(std::shared_ptr<const routing::ClusterView> next);
   Result<std::string> register_table(const sql::StatementInfo& info);
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard).
   Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
@@ -102,6 +105,7 @@ class ControlPlane : public routing::ClusterControl {
   mutable std::mutex error_mu_;
   std::string last_open_error_;
   size_t next_shard_ = 0;
+  std::string instance_id_;  ///< this process in pgrange_instances
 };
 
 /// The metadata store's connection string: [metadata] dsn, else the first shard's server with

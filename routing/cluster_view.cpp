@@ -19,6 +19,7 @@ Result<std::shared_ptr<const ClusterView>> ClusterView::build(
   view->version_ = snapshot.version;
   view->shards_ = std::move(snapshot.shards);
   view->tables_ = std::move(snapshot.tables);
+  view->held_ = std::move(snapshot.held_ranges);
   for (size_t i = 0; i < view->tables_.size(); ++i) {
     view->by_name_[qualified_table_name(view->tables_[i].schema, view->tables_[i].name)] = i;
   }
@@ -40,6 +41,13 @@ const TableDescriptor* ClusterView::find_table(std::string_view schema,
 const TableDescriptor* ClusterView::find_table_id(uint64_t table_id) const {
   for (const TableDescriptor& t : tables_) {
     if (t.table_id == table_id) return &t;
+  }
+  return nullptr;
+}
+
+const RangeDescriptor* ClusterView::find_range(uint64_t range_id) const {
+  for (const RangeDescriptor& r : ranges_->ranges()) {
+    if (r.range_id == range_id) return &r;
   }
   return nullptr;
 }

@@ -27,6 +27,10 @@ class ClusterView {
   const RangeMapSnapshot& ranges() const { return *ranges_; }
   const std::vector<ShardRecord>& shards() const { return shards_; }
   const std::vector<TableDescriptor>& tables() const { return tables_; }
+  /// Ranges being moved (writes to them wait until the move lets go).
+  const std::vector<uint64_t>& held_ranges() const { return held_; }
+  /// The range with this id, or nullptr.
+  const RangeDescriptor* find_range(uint64_t range_id) const;
 
   /// The table registered under schema.name (an empty schema means "public"), or nullptr.
   const TableDescriptor* find_table(std::string_view schema, std::string_view name) const;
@@ -47,6 +51,7 @@ class ClusterView {
   int64_t version_ = 0;
   std::vector<ShardRecord> shards_;
   std::vector<TableDescriptor> tables_;
+  std::vector<uint64_t> held_;
   std::unordered_map<std::string, size_t> by_name_;  ///< "schema.name" → index into tables_
   std::unordered_map<std::string, int> shard_index_;
   std::vector<std::string> shard_order_;

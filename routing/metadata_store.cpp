@@ -4,6 +4,7 @@
 
 #include <pqxx/pqxx>
 #include <stdexcept>
+#include <thread>
 
 #include "routing/key_space.hpp"
 
@@ -156,6 +157,21 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (2)");
   }
+  if (current < 3) {
+    // v3: range moves coordinated across instances.
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_range_holds (
+        range_id bigint PRIMARY KEY,
+        target text NOT NULL,
+        since timestamptz NOT NULL DEFAULT now());
+      CREATE TABLE pgrange_instances (
+        instance_id text PRIMARY KEY,
+        loaded_version bigint NOT NULL,
+        heartbeat_at timestamptz NOT NULL DEFAULT now());
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (3)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -211,6 +227,9 @@ MetadataSnapshot MetadataStore::load() {
     for (TableDescriptor& t : snap.tables) {
       if (t.table_id == id) t.columns.push_back(row[1].as<std::string>());
     }
+  }
+  for (const auto& row : tx.exec("SELECT range_id FROM pgrange_range_holds ORDER BY range_id")) {
+    snap.held_ranges.push_back(row[0].as<uint64_t>());
   }
   for (const auto& row :
        tx.exec("SELECT range_id, start_key, end_key, shard, generation, split_enforced_until "
@@ -382,11 +401,81 @@ void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
   tx.commit();
 }
 
-void MetadataStore::apply_range_changes(const std::vector<RangeChange>& changes) {
+int64_t MetadataStore::apply_range_changes(const std::vector<RangeChange>& changes,
+                                           std::optional<uint64_t> release_hold) {
   pqxx::work tx(impl_->conn);
   write_range_changes(tx, changes);
-  bump_version(tx);
+  if (release_hold) {
+    tx.exec_params0("DELETE FROM pgrange_range_holds WHERE range_id = $1",
+                    static_cast<int64_t>(*release_hold));
+  }
+  int64_t v = bump_version(tx);
   tx.commit();
+  return v;
+}
+
+int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "INSERT INTO pgrange_range_holds (range_id, target) VALUES ($1, $2) "
+      "ON CONFLICT (range_id) DO NOTHING",
+      static_cast<int64_t>(range_id), target);
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("range " + std::to_string(range_id) + " is moving already");
+  }
+  int64_t v = bump_version(tx);
+  tx.commit();
+  return v;
+}
+
+int64_t MetadataStore::release_range_hold(uint64_t range_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_range_holds WHERE range_id = $1",
+                  static_cast<int64_t>(range_id));
+  int64_t v = bump_version(tx);
+  tx.commit();
+  return v;
+}
+
+void MetadataStore::report_instance(const std::string& instance_id, int64_t version) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0(
+      "INSERT INTO pgrange_instances (instance_id, loaded_version) VALUES ($1, $2) "
+      "ON CONFLICT (instance_id) DO UPDATE SET loaded_version = greatest("
+      "pgrange_instances.loaded_version, excluded.loaded_version), heartbeat_at = now()",
+      instance_id, version);
+  tx.commit();
+}
+
+void MetadataStore::heartbeat(const std::string& instance_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("UPDATE pgrange_instances SET heartbeat_at = now() WHERE instance_id = $1",
+                  instance_id);
+  tx.commit();
+}
+
+void MetadataStore::forget_instance(const std::string& instance_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_instances WHERE instance_id = $1", instance_id);
+  tx.commit();
+}
+
+bool MetadataStore::wait_for_instances(int64_t version, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    {
+      pqxx::work tx(impl_->conn);
+      int64_t behind = tx.exec_params1(
+                             "SELECT count(*) FROM pgrange_instances WHERE loaded_version < $1 "
+                             "AND heartbeat_at > now() - interval '5 seconds'",
+                             version)[0]
+                           .as<int64_t>();
+      tx.commit();
+      if (behind == 0) return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 }  // namespace pgrange::routing

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ struct MetadataSnapshot {
   std::vector<ShardRecord> shards;
   std::vector<TableDescriptor> tables;
   std::vector<RangeDescriptor> ranges;  ///< sorted by start key
+  std::vector<uint64_t> held_ranges;    ///< ranges being moved: writes to them wait
 };
 
 /// The durable catalog and range map in a PostgreSQL database (the control plane; libpqxx).
@@ -26,7 +29,7 @@ struct MetadataSnapshot {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -61,7 +64,23 @@ class MetadataStore {
 
   /// Writes range changes: every `before` descriptor is deleted and every `after` inserted,
   /// checked against the stored generations (a concurrent writer makes this fail, 40001).
-  void apply_range_changes(const std::vector<RangeChange>& changes);
+  /// `release_hold` also ends a range move's hold in the same transaction. Returns the version.
+  int64_t apply_range_changes(const std::vector<RangeChange>& changes,
+                              std::optional<uint64_t> release_hold = std::nullopt);
+
+  /// Range moves across pgrange instances: a hold makes every instance hold new writes to the
+  /// range (55006 if it is moving already). Each returns the new version.
+  int64_t hold_range(uint64_t range_id, const std::string& target);
+  int64_t release_range_hold(uint64_t range_id);
+
+  /// Instances: each reports the version it serves once its sessions no longer use what that
+  /// version changed (and a heartbeat); a move waits until every live instance reported it.
+  void report_instance(const std::string& instance_id, int64_t version);
+  void heartbeat(const std::string& instance_id);
+  void forget_instance(const std::string& instance_id);
+  /// True once every instance with a heartbeat in the last few seconds serves `version` or a
+  /// newer one; false after `timeout`.
+  bool wait_for_instances(int64_t version, std::chrono::milliseconds timeout);
 
  private:
   struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx

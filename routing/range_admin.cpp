@@ -448,20 +448,36 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     return admin_error(sqlstate::kInternalError, "shard \"" + range->shard + "\" is unknown");
   }
   RangeDescriptor moving = *range;
-  int source_index = view->shard_index(moving.shard);
-  RangeActivity& activity = control_.activity();
-  activity.hold(range_id);
-  struct Release {
-    RangeActivity& a;
+  MetadataStore& store = control_.store();
+  // 1. Every pgrange instance holds new writes to the range and waits for the writers inside.
+  int64_t held_version = 0;
+  try {
+    held_version = store.hold_range(range_id, shard);
+  } catch (const std::runtime_error& e) {
+    return admin_error("55006", e.what());
+  }
+  control_.reload();
+  struct Unhold {
+    ClusterControl& control;
     uint64_t id;
-    ~Release() { a.release(id); }
-  } release{activity, range_id};
-  if (!activity.wait_idle(range_id, source_index, true, kMoveWait)) {
+    bool armed = true;
+    ~Unhold() {
+      if (!armed) return;
+      try {
+        control.store().release_range_hold(id);
+      } catch (const std::exception& e) {
+        spdlog::error("range {}: releasing its hold failed: {}", id, e.what());
+      }
+      control.reload();
+    }
+  } unhold{control_, range_id};
+  if (!store.wait_for_instances(held_version, kMoveWait)) {
     return admin_error("55006", "range " + std::to_string(range_id) +
-                                    " is busy: a transaction writing to it stayed open for " +
+                                    " is busy: a pgrange instance still has a transaction writing "
+                                    "to it after " +
                                     std::to_string(kMoveWait.count()) + " s; try again");
   }
-  // Copy the rows of every table the range overlaps.
+  // 2. Copy the rows of every table the range overlaps (the source keeps them, locked).
   std::vector<RangeMove> moves;
   for (const TableDescriptor& t : view->tables()) {
     std::string ts = table_prefix(t.table_id), te = table_prefix(t.table_id + 1);
@@ -478,6 +494,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     }
     moves.push_back(std::move(*m));
   }
+  // 3. Switch the map and end the hold in one step; held writes go to the new shard.
   RangeChange change;
   change.kind = RangeOp::Kind::kReassign;
   change.before.push_back(moving);
@@ -485,19 +502,24 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   after.shard = shard;
   after.generation++;
   change.after.push_back(after);
+  int64_t moved_version = 0;
   try {
-    control_.store().apply_range_changes({change});
+    moved_version = store.apply_range_changes({change}, range_id);
   } catch (const std::exception& e) {
     return admin_error(sqlstate::kSerializationFailure,
                        "range " + std::to_string(range_id) +
                            " changed while it was moving; nothing was moved: " + e.what());
   }
+  unhold.armed = false;
   control_.reload();
-  // Sessions route to the new shard from now on; wait for reads still at the old one.
-  if (!activity.wait_idle(range_id, source_index, false, kMoveWait)) {
-    spdlog::warn("range {}: readers still on shard {} after {} s; deleting its rows there anyway",
-                 range_id, source->name, kMoveWait.count());
+  // 4. Every instance routes with the new map and has no reads left at the old shard.
+  if (!store.wait_for_instances(moved_version, kMoveWait)) {
+    spdlog::warn(
+        "range {}: a pgrange instance did not confirm the new map within {} s; "
+        "deleting the old rows at shard {} anyway",
+        range_id, kMoveWait.count(), source->name);
   }
+  // 5. Delete the rows at the old shard.
   for (RangeMove& m : moves) {
     auto done = m.finish();
     if (!done) {

@@ -8,6 +8,9 @@
 //    doubled, nothing unacknowledged appears, and the rows end up only where the map says.
 //  - RestartAndTwoInstances: the range map survives a pgrange restart, and two pgrange processes
 //    sharing one metadata store serve the same map and rows and see each other's SPLIT.
+//  - TwoInstances{Read,Write}WhileTheOtherRelocates: reads and writes through one pgrange while
+//    another pgrange on the same metadata store moves their range keep finding and keeping
+//    every row.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
@@ -658,6 +661,174 @@ TEST_F(RangeClusterTest, RestartAndTwoInstances) {
   EXPECT_EQ(table_rows(c2.get()), rows_before);
   EXPECT_TRUE(p1->running()) << p1->log_tail();
   EXPECT_TRUE(p2->running()) << p2->log_tail();
+}
+
+// Point reads through one pgrange while another pgrange on the same metadata store relocates
+// the range they read: every read finds its row, during and after each move.
+TEST_F(RangeClusterTest, TwoInstancesReadWhileTheOtherRelocates) {
+  ProxyConfig cfg = make_config("tworeads");
+  auto p1 = ProxyProcess::start(cfg);
+  auto p2 = ProxyProcess::start(cfg);
+  auto c = connect(p1->dsn());
+  auto c2 = connect(p2->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+  ASSERT_EQ(PQstatus(c2.get()), CONNECTION_OK);
+  make_tables_a_b(c.get());
+  ASSERT_FALSE(HasFailure()) << p1->log_tail();
+  const std::string rows_before = table_rows(c.get());
+
+  // RELOCATE through one pgrange while the other reads every row of the moving range, then
+  // all rows of both tables.
+  auto relocate_and_read = [&](PGconn* mover, ProxyProcess& reader_proxy, int64_t lo, int64_t hi,
+                               const std::string& label) {
+    SCOPED_TRACE(label);
+    std::vector<RangeRow> ranges = show_ranges(mover, "a");
+    const RangeRow* r = range_of(ranges, lo);
+    ASSERT_NE(r, nullptr);
+    ASSERT_EQ(r->lo, std::optional<int64_t>(lo));
+    ASSERT_EQ(r->hi, std::optional<int64_t>(hi));
+    const std::string to = shard_name((shard_index(r->shard) + 1) % kShards);
+    std::atomic<bool> stop{false};
+    std::vector<std::string> misses;
+    int64_t reads = 0;
+    std::thread reader([&] {
+      auto rc = pq_connect(reader_proxy.dsn());
+      if (PQstatus(rc.get()) != CONNECTION_OK) {
+        misses.push_back(std::string("connect: ") + PQerrorMessage(rc.get()));
+        return;
+      }
+      auto start = Clock::now();
+      for (int64_t id = lo; !stop || id != lo; id = id + 1 < hi ? id + 1 : lo) {
+        SqlResult got = pq_exec(rc.get(), "SELECT v FROM a WHERE id = " + std::to_string(id));
+        ++reads;
+        if (!got.ok() || got.rows.size() != 1 || got.at(0, 0) != "a" + std::to_string(id)) {
+          misses.push_back("id " + std::to_string(id) + " at " +
+                           std::to_string(seconds_since(start)) + " s: " +
+                           (got.ok() ? std::to_string(got.rows.size()) + " rows"
+                                     : got.sqlstate + " " + got.message));
+        }
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto m0 = Clock::now();
+    SqlResult moved = pq_exec(mover, "ALTER RANGE " + r->range_id + " RELOCATE TO '" + to + "'");
+    EXPECT_TRUE(moved.ok()) << moved.sqlstate << " " << moved.message;
+    std::cout << "[two instances] " << label << ": range " << r->range_id << " moved to " << to
+              << " in " << seconds_since(m0) << " s\n";
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+    reader.join();
+    std::cout << "[two instances] " << label << ": " << reads << " point reads through the other "
+              << "pgrange during the move, " << misses.size() << " missed\n";
+    for (size_t i = 0; i < misses.size() && i < 20; ++i) std::cout << "  " << misses[i] << "\n";
+    EXPECT_TRUE(misses.empty()) << misses.size()
+                                << " point reads through the other pgrange "
+                                   "did not find their row (listed above)";
+    // Afterwards: every row of both tables by point reads through the reading pgrange.
+    auto rc = connect(reader_proxy.dsn());
+    EXPECT_EQ(missing_point_reads(rc.get()), 0) << "point reads after the move";
+    // And the range's rows are only on the shard the map names.
+    for (int i = 0; i < kShards; ++i) {
+      auto sc = shard_conn(i);
+      SqlResult n = must(sc.get(), "SELECT count(*) FROM a WHERE " + r->predicate());
+      EXPECT_EQ(n.at(0, 0), shard_name(i) == to ? std::to_string(hi - lo) : "0")
+          << "shard " << shard_name(i);
+    }
+  };
+  for (int k = 0; k < 2; ++k) {
+    relocate_and_read(c.get(), *p2, 1000, 2000, "relocate through the first, read through second");
+    relocate_and_read(c2.get(), *p1, 2000, 2500, "relocate through the second, read through first");
+  }
+  EXPECT_EQ(table_rows(c.get()), rows_before);
+  EXPECT_EQ(table_rows(c2.get()), rows_before);
+}
+
+// Writes through one pgrange while another pgrange on the same metadata store relocates the
+// range they write to: every acknowledged INSERT and UPDATE must survive, on the shard the map
+// names.
+TEST_F(RangeClusterTest, TwoInstancesWriteWhileTheOtherRelocates) {
+  ProxyConfig cfg = make_config("twowrites");
+  auto mover = ProxyProcess::start(cfg);
+  auto writer = ProxyProcess::start(cfg);
+  auto c = connect(mover->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK);
+  must(c.get(), "CREATE TABLE w (id int8 PRIMARY KEY, n int8 NOT NULL DEFAULT 0)");
+  must(c.get(), "INSERT INTO w (id) SELECT g FROM generate_series(1, 20) g");
+  ASSERT_TRUE(must(c.get(), "ALTER TABLE w SPLIT AT VALUES (1), (1000000)").ok());
+  std::vector<RangeRow> ranges = show_ranges(c.get(), "w");
+  ASSERT_EQ(ranges.size(), 3u);
+  const RangeRow moving = ranges[1];  // [1, 1000000): every row
+
+  std::atomic<bool> stop{false};
+  std::vector<int64_t> acknowledged;
+  std::map<int64_t, int64_t> increments;
+  std::vector<std::string> errors;
+  std::thread client([&] {
+    auto wc = pq_connect(writer->dsn());
+    if (PQstatus(wc.get()) != CONNECTION_OK) {
+      errors.push_back(std::string("connect: ") + PQerrorMessage(wc.get()));
+      return;
+    }
+    int64_t next = 1000;
+    for (int op = 0; !stop; ++op) {
+      if (op % 2 == 0) {
+        int64_t id = next++;
+        Affected r =
+            exec_counted(wc.get(), "INSERT INTO w (id) VALUES (" + std::to_string(id) + ")");
+        if (r.ok() && r.tuples == "1") {
+          acknowledged.push_back(id);
+        } else {
+          errors.push_back("INSERT " + std::to_string(id) + ": " + r.sqlstate + " " + r.message);
+        }
+      } else {
+        int64_t id = 1 + op % 20;
+        Affected r =
+            exec_counted(wc.get(), "UPDATE w SET n = n + 1 WHERE id = " + std::to_string(id));
+        if (r.ok() && r.tuples == "1") {
+          increments[id]++;
+        } else {
+          errors.push_back("UPDATE " + std::to_string(id) + ": " +
+                           (r.ok() ? "UPDATE " + r.tuples : r.sqlstate + " " + r.message));
+        }
+      }
+    }
+  });
+  std::string shard = moving.shard;
+  for (int k = 0; k < 6; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    shard = shard_name((shard_index(shard) + 1) % kShards);
+    must(c.get(), "ALTER RANGE " + moving.range_id + " RELOCATE TO '" + shard + "'");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  stop = true;
+  client.join();
+  std::cout << "[writes through the other pgrange] " << acknowledged.size()
+            << " acknowledged inserts, " << errors.size() << " errors\n";
+  for (size_t i = 0; i < errors.size() && i < 20; ++i) std::cout << "  " << errors[i] << "\n";
+  EXPECT_TRUE(errors.empty()) << "the writing client saw errors or lost updates (listed above)";
+
+  std::map<int64_t, int> copies;
+  for (int i = 0; i < kShards; ++i) {
+    auto sc = shard_conn(i);
+    SqlResult rows = must(sc.get(), "SELECT id, n FROM w");
+    for (const auto& row : rows.rows) {
+      int64_t id = std::stoll(row.at(0));
+      copies[id]++;
+      EXPECT_EQ(shard_name(i), shard)
+          << "row " << id << " is on " << shard_name(i) << ", the map says " << shard;
+      if (id <= 20) {
+        EXPECT_EQ(row.at(1), std::to_string(increments[id]))
+            << "counter " << id << " vs acknowledged increments";
+      }
+    }
+  }
+  int missing = 0;
+  for (int64_t id : acknowledged) {
+    if (copies[id] != 1 && ++missing <= 10) {
+      ADD_FAILURE() << "acknowledged insert " << id << " is on " << copies[id] << " shards";
+    }
+  }
+  EXPECT_EQ(missing, 0) << "acknowledged inserts lost or duplicated";
 }
 
 }  // namespace
