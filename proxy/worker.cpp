@@ -28,15 +28,7 @@ const std::string& Worker::statement_name(const std::string& parse_tail) {
 
 std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> Worker::analyze(
     std::string_view sql) {
-  constexpr size_t kMaxCached = 4096;
-  std::string key(sql);
-  auto it = analyses_.find(key);
-  if (it != analyses_.end()) return it->second;
-  auto result =
-      std::make_shared<const Result<std::vector<sql::StatementInfo>>>(sql::analyze_statements(sql));
-  if (analyses_.size() >= kMaxCached) analyses_.clear();  // literal-laden texts: start over
-  analyses_.emplace(std::move(key), result);
-  return result;
+  return analyses_.analyze(sql);
 }
 
 void Worker::start_session(tcp::socket socket) {

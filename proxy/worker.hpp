@@ -12,7 +12,7 @@
 #include "proxy/backend_pool.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/scram.hpp"
-#include "sql/statement_info.hpp"
+#include "sql/statement_shape.hpp"
 
 namespace pgrange::proxy {
 
@@ -51,8 +51,8 @@ class Worker {
   /// types) share one name, so a backend prepares each statement once for all clients.
   const std::string& statement_name(const std::string& parse_tail);
 
-  /// The analysis of a statement text, cached per worker (texts repeat: prepared statements,
-  /// ORMs, poolers' health checks). A syntax error is cached too.
+  /// The analysis of a statement text, cached per worker by text and by literal-free shape
+  /// (texts repeat, or differ only in their literals). A syntax error is cached too.
   std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> analyze(std::string_view sql);
 
   /// Starts a session on an accepted socket (on this worker's thread).
@@ -66,8 +66,7 @@ class Worker {
   asio::io_context io_{1};  // one thread runs it: lets Asio skip cross-thread wake-ups
   std::vector<std::unique_ptr<BackendPool>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
-  std::unordered_map<std::string, std::shared_ptr<const Result<std::vector<sql::StatementInfo>>>>
-      analyses_;
+  sql::AnalysisCache analyses_;
   std::list<std::weak_ptr<ClientSession>> sessions_;
 };
 

@@ -65,6 +65,7 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
     case PG_QUERY__NODE__NODE_A_CONST: {
       const PgQuery__AConst* c = n->a_const;
       ValueRef v;
+      v.location = c->location;
       if (c->isnull) {
         v.kind = ValueRef::Kind::kNull;
         return v;

@@ -53,8 +53,14 @@ struct ValueRef {
   std::string cast_type;
   /// $n, 1-based, for kParam.
   int param = 0;
+  /// Byte offset of the constant in the statement text (of the minus sign when the grammar
+  /// folded one into it), -1 when unknown.
+  int location = -1;
 
-  bool operator==(const ValueRef&) const = default;
+  /// Equal values (where they were written does not matter).
+  bool operator==(const ValueRef& o) const {
+    return kind == o.kind && text == o.text && cast_type == o.cast_type && param == o.param;
+  }
 };
 
 /// A column definition of CREATE TABLE or ALTER TABLE … ADD COLUMN.
