@@ -195,6 +195,13 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
     return route;
   }
   const sql::StatementInfo& s = multi_shard ? *multi_shard : statements.front();
+  if (s.kind == sql::StatementKind::kCopy && !s.copy_from) {
+    route.refusal = Error::make(sqlstate::kFeatureNotSupported,
+                                "COPY … TO of a table spread over several shards (" + names() +
+                                    ") is not supported yet")
+                        .with_hint("a plain SELECT over the table works");
+    return route;
+  }
   if (s.kind != sql::StatementKind::kSelect) {
     route.refusal = Error::make(sqlstate::kFeatureNotSupported,
                                 std::string(kind_name(s)) + " touching several shards (" + names() +

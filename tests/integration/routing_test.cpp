@@ -243,5 +243,31 @@ TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
 }
 
+TEST_F(RoutingTest, AFailedMoveLeavesTheOldPlacementIntact) {
+  auto c = client();
+  ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE fragile (id int8 PRIMARY KEY, v text)").ok());
+  ASSERT_TRUE(
+      pq_exec(c.get(), "INSERT INTO fragile SELECT g, 'v' || g FROM generate_series(1, 50) g")
+          .ok());
+  SqlResult where_now = pq_exec(c.get(), "SHOW RANGE FROM TABLE fragile FOR ROW (1)");
+  ASSERT_TRUE(where_now.ok()) << where_now.message;
+  std::string range_id = where_now.at(0, 2), shard = where_now.at(0, 3);
+  int target = shard == "s1" ? 1 : 0;
+  // The target lost the table behind pgrange's back: the copy fails there.
+  auto d = direct(target);
+  ASSERT_TRUE(pq_exec(d.get(), "DROP TABLE fragile").ok());
+  SqlResult moved = pq_exec(
+      c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's" + std::to_string(target + 1) + "'");
+  EXPECT_FALSE(moved.ok());
+  EXPECT_NE(moved.message.find("fragile"), std::string::npos) << moved.message;
+  // Same placement, every row still there and writable (the move's hold was let go).
+  EXPECT_EQ(pq_exec(c.get(), "SHOW RANGE FROM TABLE fragile FOR ROW (1)").at(0, 3), shard);
+  SqlResult upd = pq_exec(c.get(), "UPDATE fragile SET v = 'w' WHERE id = 7");
+  ASSERT_TRUE(upd.ok()) << upd.message;
+  auto src = direct(std::stoi(shard.substr(1)) - 1);
+  EXPECT_EQ(pq_exec(src.get(), "SELECT count(*) FROM fragile").at(), "50");
+  EXPECT_EQ(pq_exec(src.get(), "SELECT v FROM fragile WHERE id = 7").at(), "w");
+}
+
 }  // namespace
 }  // namespace pgrange::testing
