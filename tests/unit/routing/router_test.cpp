@@ -143,12 +143,12 @@ TEST_F(RouterTest, StatementsWithoutPgrangeTablesAreFree) {
 
 TEST_F(RouterTest, ARangeOnAShardThisProcessDoesNotKnowIsAnError) {
   auto v = ClusterView::build(
-      MetadataSnapshot{
-          1,
-          {{"s1", "d"}, {"gone", "d"}},
-          view_->tables(),
-          {RangeDescriptor{1, "", table_prefix(101), "s1", 1, {}},
-           RangeDescriptor{2, table_prefix(101), std::string(kMaxKey), "gone", 1, {}}}},
+      MetadataSnapshot{1,
+                       {{"s1", "d"}, {"gone", "d"}},
+                       view_->tables(),
+                       {RangeDescriptor{1, "", table_prefix(101), "s1", 1, {}},
+                        RangeDescriptor{2, table_prefix(101), std::string(kMaxKey), "gone", 1, {}}},
+                       {}},
       {"s1"});
   ASSERT_TRUE(v);
   auto infos = sql::analyze_statements("SELECT * FROM notes");
