@@ -191,13 +191,16 @@ void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
   for (uint64_t id : newly_held) {
     const routing::RangeDescriptor* r = next->find_range(id);
     if (r == nullptr) continue;
-    drained = activity_.wait_idle(id, next->shard_index(r->shard), true, kDrainWait) && drained;
+    drained = activity_.wait_idle(r->start_key, r->end_key, next->shard_index(r->shard), true,
+                                  kDrainWait) &&
+              drained;
   }
   if (prev) {
     for (const routing::RangeDescriptor& r : next->ranges().ranges()) {
       const routing::RangeDescriptor* old = prev->find_range(r.range_id);
       if (old == nullptr || old->shard == r.shard) continue;
-      drained = activity_.wait_idle(r.range_id, prev->shard_index(old->shard), false, kDrainWait) &&
+      drained = activity_.wait_idle(old->start_key, old->end_key, prev->shard_index(old->shard),
+                                    false, kDrainWait) &&
                 drained;
     }
   }

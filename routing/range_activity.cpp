@@ -10,8 +10,12 @@ bool RangeActivity::enter(std::span<const Use> uses) {
     }
   }
   for (const Use& u : uses) {
-    Counts& c = counts_[slot(u.range_id, u.shard)];
-    ++(u.write ? c.writers : c.readers);
+    auto [it, fresh] = entries_.try_emplace(Key{u.range_id, u.generation, u.shard});
+    if (fresh) {
+      it->second.start = u.start;
+      it->second.end = u.end;
+    }
+    ++(u.write ? it->second.writers : it->second.readers);
   }
   return true;
 }
@@ -21,10 +25,10 @@ void RangeActivity::leave(std::span<const Use> uses) {
   {
     std::lock_guard lock(mu_);
     for (const Use& u : uses) {
-      auto it = counts_.find(slot(u.range_id, u.shard));
-      if (it == counts_.end()) continue;
+      auto it = entries_.find(Key{u.range_id, u.generation, u.shard});
+      if (it == entries_.end()) continue;
       --(u.write ? it->second.writers : it->second.readers);
-      if (it->second.readers <= 0 && it->second.writers <= 0) counts_.erase(it);
+      if (it->second.readers <= 0 && it->second.writers <= 0) entries_.erase(it);
     }
   }
   changed_.notify_all();
@@ -45,13 +49,15 @@ bool RangeActivity::held(uint64_t range_id) const {
   return held_.count(range_id) != 0;
 }
 
-bool RangeActivity::wait_idle(uint64_t range_id, int shard, bool writers_only,
-                              std::chrono::milliseconds timeout) {
+bool RangeActivity::wait_idle(std::string_view start, std::string_view end, int shard,
+                              bool writers_only, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   return changed_.wait_for(lock, timeout, [&] {
-    auto it = counts_.find(slot(range_id, shard));
-    if (it == counts_.end()) return true;
-    return it->second.writers == 0 && (writers_only || it->second.readers == 0);
+    for (const auto& [key, e] : entries_) {
+      if (key.shard != shard || e.start >= end || e.end <= start) continue;
+      if (e.writers > 0 || (!writers_only && e.readers > 0)) return false;
+    }
+    return true;
   });
 }
 

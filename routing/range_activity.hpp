@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <mutex>
 #include <span>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -14,14 +16,22 @@ namespace pgrange::routing {
 /// A session enters the ranges a statement was routed to (on the shard it sends it to) and
 /// leaves them when its transaction ends. A range move holds the range (new writes wait), waits
 /// for the writers already inside to finish, copies, switches the map, then waits for the
-/// readers still reading at the old shard before deleting the rows there. Shared by all workers.
+/// readers still reading at the old shard before deleting the rows there. Waits go by key span,
+/// not range id, so a use entered before a split still counts for the part that moves. Shared
+/// by all workers.
 class RangeActivity {
  public:
   struct Use {
     uint64_t range_id = 0;
+    uint64_t generation = 0;
     int shard = -1;
     bool write = false;
-    bool operator==(const Use&) const = default;
+    /// The range's span when routed; read by enter() only (leave() does not look at it).
+    std::string_view start, end;
+    bool operator==(const Use& o) const {
+      return range_id == o.range_id && generation == o.generation && shard == o.shard &&
+             write == o.write;
+    }
   };
 
   /// Registers every use, or none: false when a write targets a held range (wait and retry).
@@ -34,23 +44,33 @@ class RangeActivity {
   void release(uint64_t range_id);
   bool held(uint64_t range_id) const;
 
-  /// Blocks until no session uses the range on `shard` (only writers, or everyone), or the
-  /// timeout passes (false).
-  bool wait_idle(uint64_t range_id, int shard, bool writers_only,
+  /// Blocks until no session uses keys of [start, end) on `shard` (only writers, or everyone),
+  /// or the timeout passes (false).
+  bool wait_idle(std::string_view start, std::string_view end, int shard, bool writers_only,
                  std::chrono::milliseconds timeout);
 
  private:
-  struct Counts {
+  struct Key {
+    uint64_t range_id;
+    uint64_t generation;
+    int shard;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.range_id * 1000003 ^ k.generation * 8191 ^
+                                   static_cast<uint64_t>(k.shard));
+    }
+  };
+  struct Entry {
+    std::string start, end;
     int readers = 0;
     int writers = 0;
   };
-  static uint64_t slot(uint64_t range_id, int shard) {
-    return (range_id << 16) ^ static_cast<uint16_t>(shard);
-  }
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::unordered_map<uint64_t, Counts> counts_;
+  std::unordered_map<Key, Entry, KeyHash> entries_;
   std::unordered_set<uint64_t> held_;
 };
 

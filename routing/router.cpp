@@ -149,7 +149,8 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
         return;
       }
       mine.push_back(shard);
-      route.uses.push_back(RangeActivity::Use{r.range_id, shard, w});
+      route.uses.push_back(
+          RangeActivity::Use{r.range_id, r.generation, shard, w, r.start_key, r.end_key});
     };
     for (const sql::TableRef& ref : s.tables) {
       const TableDescriptor* t = view.find_table(ref.schema, ref.name);
@@ -174,7 +175,8 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
   std::sort(route.shards.begin(), route.shards.end());
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
   std::sort(route.uses.begin(), route.uses.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.range_id, a.shard, a.write) < std::tie(b.range_id, b.shard, b.write);
+    return std::tie(a.range_id, a.generation, a.shard, a.write) <
+           std::tie(b.range_id, b.generation, b.shard, b.write);
   });
   route.uses.erase(std::unique(route.uses.begin(), route.uses.end()), route.uses.end());
   if (route.refusal || route.shards.size() <= 1) return route;
