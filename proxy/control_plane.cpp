@@ -105,6 +105,7 @@ void ControlPlane::open_store() {
     store_ = std::move(store);
     publish(*view);
     listener_ = std::thread([this] { listen_loop(); });
+    schedule_housekeeping();
     spdlog::info("metadata store ready: version {}, {} tables, {} ranges", (*view)->version(),
                  (*view)->tables().size(), (*view)->ranges().size());
   } catch (const std::exception& e) {
@@ -121,6 +122,26 @@ void ControlPlane::open_store() {
   }
 }
 
+void ControlPlane::schedule_housekeeping() {
+  housekeeping_.expires_after(std::chrono::seconds(2));
+  housekeeping_.async_wait([this](const error_code& ec) {
+    if (ec || stopping_) return;
+    try {
+      // An instance silent this long is gone (heartbeats come every second).
+      for (uint64_t range_id : store_->orphaned_holds(std::chrono::seconds(10))) {
+        spdlog::warn("range {}: the pgrange instance moving it is gone; cleaning up", range_id);
+        reload();
+        if (auto ok = admin_->clean_up_orphaned_hold(range_id); !ok) {
+          spdlog::error("{}", ok.error().message);
+        }
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("metadata housekeeping: {}", e.what());
+    }
+    schedule_housekeeping();
+  });
+}
+
 std::string ControlPlane::unavailable_reason() const {
   std::lock_guard lock(error_mu_);
   return last_open_error_;
@@ -128,7 +149,10 @@ std::string ControlPlane::unavailable_reason() const {
 
 void ControlPlane::stop() {
   if (stopping_.exchange(true)) return;
-  asio::post(io_, [this] { retry_.cancel(); });
+  asio::post(io_, [this] {
+    retry_.cancel();
+    housekeeping_.cancel();
+  });
   work_.reset();
   io_.stop();
   if (thread_.joinable()) thread_.join();
@@ -185,14 +209,15 @@ void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
     }
   }
   // Only once this instance's sessions are done with what changed does it say it serves the
-  // new version: writers inside a range that is about to move, readers still at a range's old
-  // shard. A move elsewhere waits for that before it copies, or deletes at the old shard.
+  // new version: writers and whole-table scans inside a range that is about to move, readers
+  // still at a range's old shard. A move waits for that before it copies, or deletes at the
+  // old shard.
   bool drained = true;
   for (uint64_t id : newly_held) {
     const routing::RangeDescriptor* r = next->find_range(id);
     if (r == nullptr) continue;
-    drained = activity_.wait_idle(r->start_key, r->end_key, next->shard_index(r->shard), true,
-                                  kDrainWait) &&
+    drained = activity_.wait_idle(r->start_key, r->end_key, next->shard_index(r->shard),
+                                  routing::RangeActivity::Waiting::kWritersAndScans, kDrainWait) &&
               drained;
   }
   if (prev) {
@@ -200,7 +225,7 @@ void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
       const routing::RangeDescriptor* old = prev->find_range(r.range_id);
       if (old == nullptr || old->shard == r.shard) continue;
       drained = activity_.wait_idle(old->start_key, old->end_key, prev->shard_index(old->shard),
-                                    false, kDrainWait) &&
+                                    routing::RangeActivity::Waiting::kEveryone, kDrainWait) &&
                 drained;
     }
   }
@@ -223,14 +248,13 @@ void ControlPlane::listen_loop() {
       pqxx::connection conn(metadata_dsn_);
       std::atomic<bool> notified{true};
       Receiver receiver(conn, notified);
+      auto last_poll = std::chrono::steady_clock::now();
       while (!stopping_) {
         conn.await_notification(0, 200000);
-        bool poll = false;
-        if (!notified) {
-          static thread_local int ticks = 0;
-          poll = ++ticks % 5 == 0;
-        }
+        // Once a second, however busy the channel: the version check and the heartbeat.
+        bool poll = std::chrono::steady_clock::now() - last_poll >= std::chrono::seconds(1);
         if (poll) {
+          last_poll = std::chrono::steady_clock::now();
           pqxx::nontransaction tx(conn);
           int64_t v = tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
           if (v != view()->version()) notified = true;

@@ -40,6 +40,7 @@ class ControlPlane : public routing::ClusterControl {
   routing::MetadataStore& store() override { return *store_; }
   routing::RangeActivity& activity() override { return activity_; }
   const std::string& database() const override { return config_.database; }
+  const std::string& instance_id() const override { return instance_id_; }
 
   /// Runs fn on the control thread and resumes the caller on its own executor with the result.
   template <typename T>
@@ -72,6 +73,8 @@ class ControlPlane : public routing::ClusterControl {
  private:
   void listen_loop();
   void open_store();
+  /// Every few seconds: finish the moves of instances that died holding a range.
+  void schedule_housekeeping();
   /// Publishes a freshly loaded view: holds new range moves, lets go of finished ones, waits
   /// for this instance's sessions to stop using what moved, then reports the version served.
   void publish(std::shared_ptr<const routing::ClusterView> next);
@@ -101,6 +104,7 @@ class ControlPlane : public routing::ClusterControl {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> reload_queued_{false};
   asio::steady_timer retry_{io_};
+  asio::steady_timer housekeeping_{io_};
   bool open_failed_ = false;
   mutable std::mutex error_mu_;
   std::string last_open_error_;

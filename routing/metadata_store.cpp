@@ -163,6 +163,7 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
       CREATE TABLE pgrange_range_holds (
         range_id bigint PRIMARY KEY,
         target text NOT NULL,
+        instance_id text NOT NULL,
         since timestamptz NOT NULL DEFAULT now());
       CREATE TABLE pgrange_instances (
         instance_id text PRIMARY KEY,
@@ -402,24 +403,31 @@ void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
 }
 
 int64_t MetadataStore::apply_range_changes(const std::vector<RangeChange>& changes,
-                                           std::optional<uint64_t> release_hold) {
+                                           std::optional<HoldRef> hold) {
   pqxx::work tx(impl_->conn);
-  write_range_changes(tx, changes);
-  if (release_hold) {
-    tx.exec_params0("DELETE FROM pgrange_range_holds WHERE range_id = $1",
-                    static_cast<int64_t>(*release_hold));
+  if (hold) {
+    // A move switches the map only while its hold stands (nobody cleaned it up as stale).
+    pqxx::result r = tx.exec_params(
+        "SELECT 1 FROM pgrange_range_holds WHERE range_id = $1 AND instance_id = $2 FOR UPDATE",
+        static_cast<int64_t>(hold->range_id), hold->instance_id);
+    if (r.empty()) {
+      throw std::runtime_error("the hold on range " + std::to_string(hold->range_id) +
+                               " was taken away (its move was presumed dead)");
+    }
   }
+  write_range_changes(tx, changes);
   int64_t v = bump_version(tx);
   tx.commit();
   return v;
 }
 
-int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target) {
+int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target,
+                                  const std::string& instance_id) {
   pqxx::work tx(impl_->conn);
   pqxx::result r = tx.exec_params(
-      "INSERT INTO pgrange_range_holds (range_id, target) VALUES ($1, $2) "
+      "INSERT INTO pgrange_range_holds (range_id, target, instance_id) VALUES ($1, $2, $3) "
       "ON CONFLICT (range_id) DO NOTHING",
-      static_cast<int64_t>(range_id), target);
+      static_cast<int64_t>(range_id), target, instance_id);
   if (r.affected_rows() != 1) {
     throw std::runtime_error("range " + std::to_string(range_id) + " is moving already");
   }
@@ -435,6 +443,20 @@ int64_t MetadataStore::release_range_hold(uint64_t range_id) {
   int64_t v = bump_version(tx);
   tx.commit();
   return v;
+}
+
+std::vector<uint64_t> MetadataStore::orphaned_holds(std::chrono::seconds silence) {
+  pqxx::work tx(impl_->conn);
+  std::vector<uint64_t> out;
+  for (const auto& row : tx.exec_params(
+           "SELECT h.range_id FROM pgrange_range_holds h WHERE NOT EXISTS (SELECT 1 FROM "
+           "pgrange_instances i WHERE i.instance_id = h.instance_id AND i.heartbeat_at > now() - "
+           "make_interval(secs => $1)) ORDER BY h.range_id",
+           static_cast<int>(silence.count()))) {
+    out.push_back(row[0].as<uint64_t>());
+  }
+  tx.commit();
+  return out;
 }
 
 void MetadataStore::report_instance(const std::string& instance_id, int64_t version) {

@@ -64,14 +64,22 @@ class MetadataStore {
 
   /// Writes range changes: every `before` descriptor is deleted and every `after` inserted,
   /// checked against the stored generations (a concurrent writer makes this fail, 40001).
-  /// `release_hold` also ends a range move's hold in the same transaction. Returns the version.
+  /// With `hold`, only while that move's hold still stands (else it throws). Returns the
+  /// version.
+  /// A range move's hold, by the instance that took it.
+  struct HoldRef {
+    uint64_t range_id = 0;
+    std::string instance_id;
+  };
   int64_t apply_range_changes(const std::vector<RangeChange>& changes,
-                              std::optional<uint64_t> release_hold = std::nullopt);
+                              std::optional<HoldRef> hold = std::nullopt);
 
   /// Range moves across pgrange instances: a hold makes every instance hold new writes to the
   /// range (55006 if it is moving already). Each returns the new version.
-  int64_t hold_range(uint64_t range_id, const std::string& target);
+  int64_t hold_range(uint64_t range_id, const std::string& target, const std::string& instance_id);
   int64_t release_range_hold(uint64_t range_id);
+  /// Holds whose instance has been silent for `silence` (it died in the middle of a move).
+  std::vector<uint64_t> orphaned_holds(std::chrono::seconds silence);
 
   /// Instances: each reports the version it serves once its sessions no longer use what that
   /// version changed (and a heartbeat); a move waits until every live instance reported it.

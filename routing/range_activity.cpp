@@ -6,7 +6,7 @@ bool RangeActivity::enter(std::span<const Use> uses) {
   std::lock_guard lock(mu_);
   if (!held_.empty()) {
     for (const Use& u : uses) {
-      if (u.write && held_.count(u.range_id)) return false;
+      if ((u.write || u.scan) && held_.count(u.range_id)) return false;
     }
   }
   for (const Use& u : uses) {
@@ -16,6 +16,7 @@ bool RangeActivity::enter(std::span<const Use> uses) {
       it->second.end = u.end;
     }
     ++(u.write ? it->second.writers : it->second.readers);
+    if (u.scan) ++it->second.scans;
   }
   return true;
 }
@@ -28,6 +29,7 @@ void RangeActivity::leave(std::span<const Use> uses) {
       auto it = entries_.find(Key{u.range_id, u.generation, u.shard});
       if (it == entries_.end()) continue;
       --(u.write ? it->second.writers : it->second.readers);
+      if (u.scan) --it->second.scans;
       if (it->second.readers <= 0 && it->second.writers <= 0) entries_.erase(it);
     }
   }
@@ -50,12 +52,13 @@ bool RangeActivity::held(uint64_t range_id) const {
 }
 
 bool RangeActivity::wait_idle(std::string_view start, std::string_view end, int shard,
-                              bool writers_only, std::chrono::milliseconds timeout) {
+                              Waiting waiting, std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
   return changed_.wait_for(lock, timeout, [&] {
     for (const auto& [key, e] : entries_) {
       if (key.shard != shard || e.start >= end || e.end <= start) continue;
-      if (e.writers > 0 || (!writers_only && e.readers > 0)) return false;
+      if (e.writers > 0 || e.scans > 0) return false;
+      if (waiting == Waiting::kEveryone && e.readers > 0) return false;
     }
     return true;
   });

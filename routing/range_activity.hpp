@@ -26,15 +26,19 @@ class RangeActivity {
     uint64_t generation = 0;
     int shard = -1;
     bool write = false;
+    /// Part of a statement that reads or writes the whole table on its shards (not one key):
+    /// it would see rows a move has copied to the shard but not yet removed from the other.
+    bool scan = false;
     /// The range's span when routed; read by enter() only (leave() does not look at it).
     std::string_view start, end;
     bool operator==(const Use& o) const {
       return range_id == o.range_id && generation == o.generation && shard == o.shard &&
-             write == o.write;
+             write == o.write && scan == o.scan;
     }
   };
 
-  /// Registers every use, or none: false when a write targets a held range (wait and retry).
+  /// Registers every use, or none: false when a write or a scan targets a held range (wait and
+  /// retry). Point reads go on during a move.
   bool enter(std::span<const Use> uses);
   /// Unregisters uses made by enter().
   void leave(std::span<const Use> uses);
@@ -44,9 +48,11 @@ class RangeActivity {
   void release(uint64_t range_id);
   bool held(uint64_t range_id) const;
 
-  /// Blocks until no session uses keys of [start, end) on `shard` (only writers, or everyone),
-  /// or the timeout passes (false).
-  bool wait_idle(std::string_view start, std::string_view end, int shard, bool writers_only,
+  /// What wait_idle waits for.
+  enum class Waiting { kWritersAndScans, kEveryone };
+  /// Blocks until no session uses keys of [start, end) on `shard` that way, or the timeout
+  /// passes (false).
+  bool wait_idle(std::string_view start, std::string_view end, int shard, Waiting waiting,
                  std::chrono::milliseconds timeout);
 
  private:
@@ -66,6 +72,7 @@ class RangeActivity {
     std::string start, end;
     int readers = 0;
     int writers = 0;
+    int scans = 0;
   };
 
   mutable std::mutex mu_;

@@ -452,7 +452,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   // 1. Every pgrange instance holds new writes to the range and waits for the writers inside.
   int64_t held_version = 0;
   try {
-    held_version = store.hold_range(range_id, shard);
+    held_version = store.hold_range(range_id, shard, control_.instance_id());
   } catch (const std::runtime_error& e) {
     return admin_error("55006", e.what());
   }
@@ -494,7 +494,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     }
     moves.push_back(std::move(*m));
   }
-  // 3. Switch the map and end the hold in one step; held writes go to the new shard.
+  // 3. Switch the map (if the hold still stands); held writes will go to the new shard.
   RangeChange change;
   change.kind = RangeOp::Kind::kReassign;
   change.before.push_back(moving);
@@ -504,13 +504,15 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   change.after.push_back(after);
   int64_t moved_version = 0;
   try {
-    moved_version = store.apply_range_changes({change}, range_id);
+    moved_version = store.apply_range_changes(
+        {change}, MetadataStore::HoldRef{range_id, control_.instance_id()});
   } catch (const std::exception& e) {
     return admin_error(sqlstate::kSerializationFailure,
                        "range " + std::to_string(range_id) +
                            " changed while it was moving; nothing was moved: " + e.what());
   }
-  unhold.armed = false;
+  // The hold stays until the old rows are gone: a whole-table read now would find the range's
+  // rows on both shards.
   control_.reload();
   // 4. Every instance routes with the new map and has no reads left at the old shard.
   if (!store.wait_for_instances(moved_version, kMoveWait)) {
@@ -532,6 +534,42 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     }
   }
   spdlog::info("range {} moved from shard {} to shard {}", range_id, source->name, shard);
+  return {};
+}
+
+Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {
+  auto view = control_.view();
+  const RangeDescriptor* range = view->find_range(range_id);
+  if (range != nullptr) {
+    for (const ShardRecord& shard : view->shards()) {
+      if (shard.name == range->shard || view->shard_index(shard.name) < 0) continue;
+      for (const TableDescriptor& t : view->tables()) {
+        std::string s = std::max(range->start_key, table_prefix(t.table_id));
+        std::string e = std::min(range->end_key, table_prefix(t.table_id + 1));
+        if (s >= e) continue;
+        auto pred = key_range_predicate(t, s, e);
+        if (!pred) return tl::unexpected(pred.error());
+        try {
+          pqxx::connection conn(shard.dsn);
+          pqxx::work tx(conn);
+          pqxx::result r = tx.exec("DELETE FROM " + qualified_table_name(t) + " WHERE " + *pred);
+          tx.commit();
+          if (r.affected_rows() > 0) {
+            spdlog::warn(
+                "range {}: removed {} rows of table {} left on shard {} by a move that "
+                "did not finish",
+                range_id, r.affected_rows(), t.name, shard.name);
+          }
+        } catch (const std::exception& e) {
+          return admin_error(sqlstate::kConnectionFailure,
+                             "cleaning up range " + std::to_string(range_id) + " on shard \"" +
+                                 shard.name + "\": " + e.what());
+        }
+      }
+    }
+  }
+  control_.store().release_range_hold(range_id);
+  control_.reload();
   return {};
 }
 

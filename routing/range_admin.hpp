@@ -24,6 +24,8 @@ class ClusterControl {
   virtual RangeActivity& activity() = 0;
   /// The logical database name clients connect to (SHOW RANGES FROM DATABASE).
   virtual const std::string& database() const = 0;
+  /// This process among the instances serving the metadata store.
+  virtual const std::string& instance_id() const = 0;
 };
 
 /// Runs the admin statements (SPLIT AT, UNSPLIT, SCATTER, RELOCATE, SHOW RANGES, SHOW RANGE FOR
@@ -37,6 +39,10 @@ class RangeAdmin {
   /// Moves one range to another shard with its rows (RELOCATE, SCATTER): writes to it wait
   /// while it moves; a failure leaves the old placement intact and the target clean.
   Result<void> relocate(uint64_t range_id, const std::string& shard);
+
+  /// Finishes what a pgrange instance that died in the middle of moving a range left: removes
+  /// the range's rows from every shard but the one the map gives it, then ends the hold.
+  Result<void> clean_up_orphaned_hold(uint64_t range_id);
 
  private:
   Result<ResultSet> split_at(const sql::AdminStatement& stmt);

@@ -140,7 +140,7 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
     bool write = is_write(s);
     route.writes = route.writes || write;
     std::vector<int> mine;
-    auto use = [&](const RangeDescriptor& r, bool w) {
+    auto use = [&](const RangeDescriptor& r, bool w, bool scan) {
       int shard = view.shard_index(r.shard);
       if (shard < 0) {
         route.refusal = Error::make(sqlstate::kConnectionFailure,
@@ -150,7 +150,7 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
       }
       mine.push_back(shard);
       route.uses.push_back(
-          RangeActivity::Use{r.range_id, r.generation, shard, w, r.start_key, r.end_key});
+          RangeActivity::Use{r.range_id, r.generation, shard, w, scan, r.start_key, r.end_key});
     };
     for (const sql::TableRef& ref : s.tables) {
       const TableDescriptor* t = view.find_table(ref.schema, ref.name);
@@ -161,10 +161,10 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
       if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s, params);
       if (keys) {
         for (const std::string& k : *keys) {
-          if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w);
+          if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w, false);
         }
       } else {
-        for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w);
+        for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
       }
     }
     std::sort(mine.begin(), mine.end());
@@ -175,8 +175,8 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
   std::sort(route.shards.begin(), route.shards.end());
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
   std::sort(route.uses.begin(), route.uses.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.range_id, a.generation, a.shard, a.write) <
-           std::tie(b.range_id, b.generation, b.shard, b.write);
+    return std::tie(a.range_id, a.generation, a.shard, a.write, a.scan) <
+           std::tie(b.range_id, b.generation, b.shard, b.write, b.scan);
   });
   route.uses.erase(std::unique(route.uses.begin(), route.uses.end()), route.uses.end());
   if (route.refusal || route.shards.size() <= 1) return route;

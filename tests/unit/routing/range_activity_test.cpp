@@ -10,20 +10,21 @@ namespace {
 
 using Use = RangeActivity::Use;
 using std::chrono::milliseconds;
+using W = RangeActivity::Waiting;
 
 TEST(RangeActivity, HeldRangesTurnAwayWritesButNotReads) {
   RangeActivity a;
   a.hold(7);
   EXPECT_TRUE(a.held(7));
-  std::vector<Use> write{{7, 1, 0, true, "g", "m"}};
-  std::vector<Use> read{{7, 1, 0, false, "g", "m"}};
-  std::vector<Use> mixed{{8, 1, 0, true, "m", "t"}, {7, 1, 1, true, "g", "m"}};
+  std::vector<Use> write{{7, 1, 0, true, false, "g", "m"}};
+  std::vector<Use> read{{7, 1, 0, false, false, "g", "m"}};
+  std::vector<Use> mixed{{8, 1, 0, true, false, "m", "t"}, {7, 1, 1, true, false, "g", "m"}};
   EXPECT_FALSE(a.enter(write));
   EXPECT_FALSE(a.enter(mixed));  // all or nothing: range 8 was not entered either
-  EXPECT_TRUE(a.wait_idle("m", "t", 0, false, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("m", "t", 0, W::kEveryone, milliseconds(0)));
   EXPECT_TRUE(a.enter(read));
-  EXPECT_FALSE(a.wait_idle("g", "m", 0, false, milliseconds(0)));
-  EXPECT_TRUE(a.wait_idle("g", "m", 0, true, milliseconds(0)));  // no writers inside
+  EXPECT_FALSE(a.wait_idle("g", "m", 0, W::kEveryone, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("g", "m", 0, W::kWritersAndScans, milliseconds(0)));  // no writers inside
   a.leave(read);
   a.release(7);
   EXPECT_FALSE(a.held(7));
@@ -33,42 +34,57 @@ TEST(RangeActivity, HeldRangesTurnAwayWritesButNotReads) {
 
 TEST(RangeActivity, UsesCountPerShardAndBySpan) {
   RangeActivity a;
-  std::vector<Use> on_s0{{3, 1, 0, true, "c", "k"}};
-  std::vector<Use> on_s1{{3, 1, 1, false, "c", "k"}};
+  std::vector<Use> on_s0{{3, 1, 0, true, false, "c", "k"}};
+  std::vector<Use> on_s1{{3, 1, 1, false, false, "c", "k"}};
   ASSERT_TRUE(a.enter(on_s0));
   ASSERT_TRUE(a.enter(on_s0));
   ASSERT_TRUE(a.enter(on_s1));
-  EXPECT_TRUE(a.wait_idle("c", "k", 2, false, milliseconds(0)));  // another shard
-  EXPECT_TRUE(a.wait_idle("k", "z", 0, false, milliseconds(0)));  // keys after the span
-  EXPECT_TRUE(a.wait_idle("a", "c", 0, false, milliseconds(0)));  // keys before it
-  EXPECT_FALSE(a.wait_idle("e", "f", 0, true, milliseconds(0)));  // inside it
-  EXPECT_FALSE(a.wait_idle("c", "k", 1, false, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("c", "k", 2, W::kEveryone, milliseconds(0)));  // another shard
+  EXPECT_TRUE(a.wait_idle("k", "z", 0, W::kEveryone, milliseconds(0)));  // keys after the span
+  EXPECT_TRUE(a.wait_idle("a", "c", 0, W::kEveryone, milliseconds(0)));  // keys before it
+  EXPECT_FALSE(a.wait_idle("e", "f", 0, W::kWritersAndScans, milliseconds(0)));  // inside it
+  EXPECT_FALSE(a.wait_idle("c", "k", 1, W::kEveryone, milliseconds(0)));
   a.leave(on_s0);
-  EXPECT_FALSE(a.wait_idle("c", "k", 0, true, milliseconds(0)));  // one writer left
+  EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));  // one writer left
   a.leave(on_s0);
-  EXPECT_TRUE(a.wait_idle("c", "k", 0, true, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
   a.leave(on_s1);
-  EXPECT_TRUE(a.wait_idle("c", "k", 1, false, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("c", "k", 1, W::kEveryone, milliseconds(0)));
 }
 
 TEST(RangeActivity, AUseFromBeforeASplitCountsForThePartThatMoves) {
   RangeActivity a;
   // Entered range 5 = [c, k) at generation 1; then 5 split into [c, f) and 9 = [f, k).
-  std::vector<Use> before_split{{5, 1, 0, true, "c", "k"}};
+  std::vector<Use> before_split{{5, 1, 0, true, false, "c", "k"}};
   ASSERT_TRUE(a.enter(before_split));
   a.hold(9);
-  EXPECT_FALSE(a.wait_idle("f", "k", 0, true, milliseconds(0)));
+  EXPECT_FALSE(a.wait_idle("f", "k", 0, W::kWritersAndScans, milliseconds(0)));
   // A writer routed with the new map to the left half is not turned away by range 9's hold.
-  std::vector<Use> left{{5, 2, 0, true, "c", "f"}};
+  std::vector<Use> left{{5, 2, 0, true, false, "c", "f"}};
   EXPECT_TRUE(a.enter(left));
   a.leave(before_split);
-  EXPECT_TRUE(a.wait_idle("f", "k", 0, true, milliseconds(0)));
+  EXPECT_TRUE(a.wait_idle("f", "k", 0, W::kWritersAndScans, milliseconds(0)));
   a.leave(left);
+}
+
+TEST(RangeActivity, ScansWaitLikeWritesButPointReadsGoOn) {
+  RangeActivity a;
+  std::vector<Use> scan{{4, 1, 0, false, true, "c", "k"}};
+  std::vector<Use> point{{4, 1, 0, false, false, "c", "k"}};
+  ASSERT_TRUE(a.enter(scan));
+  EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
+  a.leave(scan);
+  a.hold(4);
+  EXPECT_FALSE(a.enter(scan));  // a whole-table read would see a half-moved range
+  EXPECT_TRUE(a.enter(point));  // one key is on exactly one shard at every moment
+  EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
+  EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kEveryone, milliseconds(0)));
+  a.leave(point);
 }
 
 TEST(RangeActivity, WaitIdleWakesWhenTheLastWriterLeaves) {
   RangeActivity a;
-  std::vector<Use> w{{5, 1, 0, true, "a", "b"}};
+  std::vector<Use> w{{5, 1, 0, true, false, "a", "b"}};
   ASSERT_TRUE(a.enter(w));
   std::atomic<bool> left{false};
   std::thread t([&] {
@@ -76,7 +92,7 @@ TEST(RangeActivity, WaitIdleWakesWhenTheLastWriterLeaves) {
     left = true;
     a.leave(w);
   });
-  EXPECT_TRUE(a.wait_idle("a", "b", 0, true, std::chrono::seconds(30)));
+  EXPECT_TRUE(a.wait_idle("a", "b", 0, W::kWritersAndScans, std::chrono::seconds(30)));
   EXPECT_TRUE(left.load());  // it returned because the writer left, not before
   t.join();
 }

@@ -87,6 +87,7 @@ TEST_F(RouterTest, UsesRecordRangesAndWhetherTheyAreWritten) {
   EXPECT_EQ(r.uses[0].range_id, 3u);
   EXPECT_EQ(r.uses[0].shard, 1);
   EXPECT_TRUE(r.uses[0].write);
+  EXPECT_FALSE(r.uses[0].scan);
   EXPECT_TRUE(r.writes);
   r = route("SELECT * FROM users WHERE id = 150");
   ASSERT_EQ(r.uses.size(), 1u);
@@ -104,6 +105,7 @@ TEST_F(RouterTest, AnythingElseOnAKeyedTableGoesToEveryShardOfIt) {
     EXPECT_EQ(r.shards, (std::vector<int>{0, 1, 2})) << sql;
     EXPECT_TRUE(r.fanout_select) << sql;
     EXPECT_EQ(r.uses.size(), 3u) << sql;
+    for (const auto& u : r.uses) EXPECT_TRUE(u.scan) << sql;
   }
   // A prefix of a composite key is not a point: every range of the table (all on s2 here).
   Route r = route("SELECT * FROM pairs WHERE a = 1");
