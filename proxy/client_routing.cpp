@@ -135,7 +135,7 @@ Error not_supported(std::string msg, std::string hint = {}) {
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
   if (cp == nullptr) return {};
-  auto view = cp->view();
+  const auto& view = worker_.view();
   if (view == nullptr) {
     Plan p;
     p.kind = Plan::Kind::kRefuse;
@@ -233,7 +233,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
                                    "current transaction is aborted, commands ignored until end "
                                    "of transaction block"));
   }
-  auto view = cp->view();
+  const auto& view = worker_.view();
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
@@ -275,7 +275,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       p.kind = Plan::Kind::kWait;
       return p;
     }
-    if (cp->view()->version() != view->version()) {
+    if (cp->published_version() != view->version()) {
       // The map changed while we routed: route again with the new one.
       cp->activity().leave(p.route.uses);
       p.kind = Plan::Kind::kWait;

@@ -200,6 +200,7 @@ void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
     }
   }
   view_.store(next, std::memory_order_release);
+  published_version_.store(next->version());
   if (prev) {
     for (uint64_t id : prev->held_ranges()) {
       if (std::find(next->held_ranges().begin(), next->held_ranges().end(), id) ==

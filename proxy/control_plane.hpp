@@ -36,6 +36,9 @@ class ControlPlane : public routing::ClusterControl {
   std::shared_ptr<const routing::ClusterView> view() const override {
     return view_.load(std::memory_order_acquire);
   }
+  /// The version of the view last published (-1 before the first): a cheap check for workers
+  /// that cache the view.
+  int64_t published_version() const { return published_version_.load(); }
   std::shared_ptr<const routing::ClusterView> reload() override;
   routing::MetadataStore& store() override { return *store_; }
   routing::RangeActivity& activity() override { return activity_; }
@@ -95,6 +98,7 @@ class ControlPlane : public routing::ClusterControl {
   std::vector<std::string> shard_order_;
   std::unique_ptr<routing::MetadataStore> store_;
   std::atomic<std::shared_ptr<const routing::ClusterView>> view_;
+  std::atomic<int64_t> published_version_{-1};
   routing::RangeActivity activity_;
   std::unique_ptr<routing::RangeAdmin> admin_;
   asio::io_context io_{1};

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
 
 namespace pgrange::proxy {
 
@@ -29,6 +30,16 @@ const std::string& Worker::statement_name(const std::string& parse_tail) {
 std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> Worker::analyze(
     std::string_view sql) {
   return analyses_.analyze(sql);
+}
+
+const std::shared_ptr<const routing::ClusterView>& Worker::view() {
+  ControlPlane* cp = shared_.control;
+  int64_t published = cp->published_version();
+  if (published != view_version_ || !view_) {
+    view_ = cp->view();
+    view_version_ = published;
+  }
+  return view_;
 }
 
 void Worker::start_session(tcp::socket socket) {

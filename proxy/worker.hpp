@@ -12,6 +12,7 @@
 #include "proxy/backend_pool.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/scram.hpp"
+#include "routing/cluster_view.hpp"
 #include "sql/statement_shape.hpp"
 
 namespace pgrange::proxy {
@@ -51,6 +52,10 @@ class Worker {
   /// types) share one name, so a backend prepares each statement once for all clients.
   const std::string& statement_name(const std::string& parse_tail);
 
+  /// The cluster view sessions route with: the control plane's, cached on this thread while
+  /// its version stands (nullptr while the metadata store has not been opened).
+  const std::shared_ptr<const routing::ClusterView>& view();
+
   /// The analysis of a statement text, cached per worker by text and by literal-free shape
   /// (texts repeat, or differ only in their literals). A syntax error is cached too.
   std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> analyze(std::string_view sql);
@@ -67,6 +72,8 @@ class Worker {
   std::vector<std::unique_ptr<BackendPool>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
   sql::AnalysisCache analyses_;
+  std::shared_ptr<const routing::ClusterView> view_;
+  int64_t view_version_ = -1;
   std::list<std::weak_ptr<ClientSession>> sessions_;
 };
 
