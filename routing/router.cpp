@@ -4,6 +4,7 @@
 
 #include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
+#include "routing/span.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -32,6 +33,31 @@ std::string_view kind_name(const sql::StatementInfo& s) {
   }
 }
 
+/// Whether a literal of `type` means the same value to pgrange's codec as to the backend,
+/// whatever the session: not a float4 (compared as float8), not 'now'/'today'/…, and a
+/// timestamptz only with an explicit offset (without one, the session's TimeZone decides).
+bool session_independent(KeyType type, std::string_view text) {
+  // A float4 column is compared with a numeric literal as float8, where 0.1 is not 0.1::float4:
+  // the key of the parsed float4 would be the wrong place to look.
+  if (type == KeyType::kFloat4) return false;
+  if (type != KeyType::kDate && type != KeyType::kTimestamp && type != KeyType::kTimestamptz) {
+    return true;
+  }
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"now", "today", "tomorrow", "yesterday"}) {
+    if (lower.find(word) != std::string::npos) return false;
+  }
+  if (type != KeyType::kTimestamptz || lower.find("infinity") != std::string::npos) return true;
+  while (!lower.empty() && lower.back() == ' ') lower.pop_back();
+  if (lower.ends_with("z") || lower.ends_with("utc") || lower.ends_with("gmt")) return true;
+  // ±hh, ±hh:mm or ±hhmm after the time of day.
+  size_t time = lower.find(':');
+  if (time == std::string::npos) return false;
+  size_t sign = lower.find_first_of("+-", time);
+  return sign != std::string::npos;
+}
+
 /// A key value's text (inner nullopt = NULL), or nullopt when it is not known: a parameter
 /// without a Bind value.
 std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, KeyType type,
@@ -40,10 +66,12 @@ std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, Key
     case sql::ValueRef::Kind::kNull:
       return std::optional<std::string>();
     case sql::ValueRef::Kind::kConst:
+      if (!session_independent(type, v.text)) return std::nullopt;
       return std::optional<std::string>(v.text);
     case sql::ValueRef::Kind::kParam:
       if (params != nullptr) {
-        if (auto text = params->text(v.param, type)) return std::optional<std::string>(*text);
+        auto text = params->text(v.param, type);
+        if (text && session_independent(type, *text)) return std::optional<std::string>(*text);
       }
       return std::nullopt;
   }
@@ -104,6 +132,183 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
   return std::nullopt;
 }
 
+/// The key spans of a table's primary index that a WHERE condition allows, or nullopt when it
+/// does not narrow them. Conservative: whatever it cannot read exactly (a value that does not
+/// parse as the column's type, an ordering comparison on a string column whose collation
+/// pgrange does not know, an opaque condition) widens, never narrows.
+class SpanBuilder {
+ public:
+  SpanBuilder(const TableDescriptor& t, const BindParams* params)
+      : t_(t), params_(params), index_(index_prefix(t.table_id, 1)) {}
+
+  std::optional<SpanSet> spans(const sql::Condition& c) {
+    using K = sql::Condition::Kind;
+    switch (c.kind) {
+      case K::kOr: {
+        SpanSet out;
+        for (const auto& child : c.children) {
+          auto s = spans(child);
+          if (!s) return std::nullopt;
+          out = union_spans(out, *s);
+        }
+        return out;
+      }
+      case K::kAnd: {
+        std::vector<const sql::Condition*> parts;
+        flatten(c, parts);
+        return conjunction(parts);
+      }
+      case K::kOpaque:
+        return std::nullopt;
+      default:
+        return conjunction({&c});
+    }
+  }
+
+ private:
+  static void flatten(const sql::Condition& c, std::vector<const sql::Condition*>& out) {
+    if (c.kind == sql::Condition::Kind::kAnd) {
+      for (const auto& child : c.children) flatten(child, out);
+    } else {
+      out.push_back(&c);
+    }
+  }
+
+  int position(const std::string& column) const {
+    for (size_t i = 0; i < t_.key.size(); ++i) {
+      if (t_.key[i].name == column) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  std::optional<KeyValue> value(const sql::ValueRef& v, const KeyColumn& col) const {
+    auto text = value_text(v, col.type, params_);
+    if (!text || !*text) return std::nullopt;
+    auto parsed = parse_text_value(col.type, **text);
+    if (!parsed) return std::nullopt;
+    return *parsed;
+  }
+
+  static bool is_string(KeyType t) {
+    return t == KeyType::kText || t == KeyType::kVarchar || t == KeyType::kBpchar;
+  }
+
+  static std::optional<SpanSet> meet(std::optional<SpanSet> a, const std::optional<SpanSet>& b) {
+    if (!a) return b;
+    if (!b) return a;
+    return intersect_spans(*a, *b);
+  }
+
+  std::optional<SpanSet> conjunction(const std::vector<const sql::Condition*>& parts) {
+    using K = sql::Condition::Kind;
+    const size_t n = t_.key.size();
+    // Equal leading key columns make a prefix.
+    std::string prefix = index_;
+    std::vector<bool> used(parts.size(), false);
+    size_t j = 0;
+    for (; j < n; ++j) {
+      const KeyColumn& col = t_.key[j].column;
+      bool found = false;
+      for (size_t i = 0; i < parts.size() && !found; ++i) {
+        const sql::Condition& p = *parts[i];
+        bool eq =
+            (p.kind == K::kCompare && p.op == "=") || (p.kind == K::kIn && p.values.size() == 1);
+        if (!eq || position(p.column) != static_cast<int>(j)) continue;
+        if (auto v = value(p.values.front(), col)) {
+          append_key_value(prefix, col, *v);
+          used[i] = true;
+          found = true;
+        }
+      }
+      if (!found) break;
+    }
+    std::optional<SpanSet> result;
+    if (j == n && n > 0) {
+      result = SpanSet{point_span(prefix)};
+    } else if (j > 0) {
+      result = SpanSet{prefix_span(prefix)};
+    }
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (used[i]) continue;
+      const sql::Condition& p = *parts[i];
+      int pos =
+          p.kind == K::kAnd || p.kind == K::kOr || p.kind == K::kOpaque ? -2 : position(p.column);
+      if (pos == -2) {
+        result = meet(result, spans(p));  // an OR: narrows on its own
+        continue;
+      }
+      if (pos != static_cast<int>(j) || j >= n) continue;  // constrains a later column only
+      result = meet(result, leaf(p, prefix, j));
+    }
+    return result;
+  }
+
+  /// The spans under `prefix` of one condition on key column j.
+  std::optional<SpanSet> leaf(const sql::Condition& p, const std::string& prefix, size_t j) {
+    using K = sql::Condition::Kind;
+    const KeyColumn& col = t_.key[j].column;
+    bool last = j + 1 == t_.key.size();
+    switch (p.kind) {
+      case K::kCompare: {
+        if (p.op == "=") {
+          auto v = value(p.values.front(), col);
+          if (!v) return std::nullopt;
+          std::string k = prefix;
+          append_key_value(k, col, *v);
+          return SpanSet{last ? point_span(k) : prefix_span(k)};
+        }
+        if (is_string(col.type)) return std::nullopt;  // collation unknown
+        auto v = value(p.values.front(), col);
+        if (!v) return std::nullopt;
+        std::optional<ColumnBound> lower, upper;
+        if (p.op == ">" || p.op == ">=") lower = ColumnBound{*v, p.op == ">="};
+        if (p.op == "<" || p.op == "<=") upper = ColumnBound{*v, p.op == "<="};
+        return normalize_spans({interval_span(prefix, col, lower, upper)});
+      }
+      case K::kIn: {
+        std::vector<Span> out;
+        for (const auto& vr : p.values) {
+          auto v = value(vr, col);
+          if (!v) return std::nullopt;
+          std::string k = prefix;
+          append_key_value(k, col, *v);
+          out.push_back(last ? point_span(k) : prefix_span(k));
+        }
+        return normalize_spans(std::move(out));
+      }
+      case K::kIsNull:
+        return normalize_spans({null_span(prefix, col)});
+      case K::kLike: {
+        if (col.type != KeyType::kText && col.type != KeyType::kVarchar &&
+            col.type != KeyType::kBytea) {
+          return std::nullopt;  // char(n) pads; other types do not LIKE
+        }
+        auto pattern = value_text(p.values.front(), KeyType::kText, params_);
+        if (!pattern || !*pattern) return std::nullopt;
+        auto text_prefix = sql::like_prefix_of(**pattern);
+        if (!text_prefix) return std::nullopt;
+        return normalize_spans({string_prefix_span(prefix, col, *text_prefix)});
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  const TableDescriptor& t_;
+  const BindParams* params_;
+  std::string index_;
+};
+
+bool all_points(const SpanSet& spans) {
+  for (const Span& s : spans) {
+    if (s.end.size() != s.start.size() + 1 || s.end.back() != '\0' ||
+        s.end.compare(0, s.start.size(), s.start) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<std::string> point_key(const TableDescriptor& table,
@@ -159,10 +364,19 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
       bool w = write && is_target;
       std::optional<std::vector<std::string>> keys;
       if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s, params);
+      std::optional<SpanSet> spans;
+      if (!keys && !t->key.empty() && s.single_table && s.where &&
+          (is_target || s.kind == sql::StatementKind::kSelect)) {
+        spans = SpanBuilder(*t, params).spans(*s.where);
+      }
       if (keys) {
         for (const std::string& k : *keys) {
           if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w, false);
         }
+      } else if (spans) {
+        // Exactly the ranges the WHERE clause's key spans overlap.
+        bool points = all_points(*spans);
+        for (size_t i : ranges.scan_spans(*spans)) use(ranges.at(i), w, !points);
       } else {
         for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
       }

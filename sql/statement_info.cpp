@@ -414,6 +414,131 @@ void collect_equalities(const PgQuery__Node* where, const PgQuery__RangeVar* rv,
   }
 }
 
+const char* operator_of(const PgQuery__AExpr* e) {
+  if (e->n_name == 0 || e->n_name > 2) return nullptr;
+  if (e->n_name == 2) {
+    const char* schema = string_of(e->name[0]);
+    if (schema == nullptr || std::string_view(schema) != "pg_catalog") return nullptr;
+  }
+  return string_of(e->name[e->n_name - 1]);
+}
+
+std::string flip(std::string_view op) {
+  if (op == "<") return ">";
+  if (op == "<=") return ">=";
+  if (op == ">") return "<";
+  if (op == ">=") return "<=";
+  return std::string(op);
+}
+
+Condition compare(std::string column, std::string op, ValueRef v) {
+  Condition c;
+  c.kind = Condition::Kind::kCompare;
+  c.column = std::move(column);
+  c.op = std::move(op);
+  c.values.push_back(std::move(v));
+  return c;
+}
+
+/// What `n` says about the columns of the table `rv` names.
+Condition condition_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv) {
+  Condition opaque;
+  if (n == nullptr) return opaque;
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_BOOL_EXPR: {
+      const PgQuery__BoolExpr* b = n->bool_expr;
+      if (b->boolop == PG_QUERY__BOOL_EXPR_TYPE__NOT_EXPR) return opaque;
+      Condition c;
+      c.kind = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR ? Condition::Kind::kAnd
+                                                               : Condition::Kind::kOr;
+      for (size_t i = 0; i < b->n_args; ++i) c.children.push_back(condition_of(b->args[i], rv));
+      return c;
+    }
+    case PG_QUERY__NODE__NODE_NULL_TEST: {
+      const PgQuery__NullTest* t = n->null_test;
+      if (t->nulltesttype != PG_QUERY__NULL_TEST_TYPE__IS_NULL) return opaque;
+      auto col = column_of(t->arg, rv);
+      if (!col) return opaque;
+      Condition c;
+      c.kind = Condition::Kind::kIsNull;
+      c.column = std::move(*col);
+      return c;
+    }
+    case PG_QUERY__NODE__NODE_A_EXPR:
+      break;
+    default:
+      return opaque;
+  }
+  const PgQuery__AExpr* e = n->a_expr;
+  const char* op = operator_of(e);
+  if (op == nullptr) return opaque;
+  std::string_view o(op);
+  switch (e->kind) {
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
+      if (o != "=" && o != "<" && o != "<=" && o != ">" && o != ">=") return opaque;
+      if (auto col = column_of(e->lexpr, rv)) {
+        auto v = value_of(e->rexpr);
+        if (!v || v->kind == ValueRef::Kind::kNull) return opaque;
+        return compare(std::move(*col), std::string(o), std::move(*v));
+      }
+      if (auto col = column_of(e->rexpr, rv)) {
+        auto v = value_of(e->lexpr);
+        if (!v || v->kind == ValueRef::Kind::kNull) return opaque;
+        return compare(std::move(*col), flip(o), std::move(*v));
+      }
+      return opaque;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_IN: {
+      if (o != "=") return opaque;  // NOT IN
+      auto col = column_of(e->lexpr, rv);
+      if (!col || e->rexpr == nullptr || e->rexpr->node_case != PG_QUERY__NODE__NODE_LIST) {
+        return opaque;
+      }
+      Condition c;
+      c.kind = Condition::Kind::kIn;
+      c.column = std::move(*col);
+      const PgQuery__List* list = e->rexpr->list;
+      for (size_t i = 0; i < list->n_items; ++i) {
+        auto v = value_of(list->items[i]);
+        if (!v) return opaque;
+        if (v->kind == ValueRef::Kind::kNull) continue;  // = NULL is never true
+        c.values.push_back(std::move(*v));
+      }
+      return c;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN: {
+      auto col = column_of(e->lexpr, rv);
+      if (!col || e->rexpr == nullptr || e->rexpr->node_case != PG_QUERY__NODE__NODE_LIST ||
+          e->rexpr->list->n_items != 2) {
+        return opaque;
+      }
+      auto lo = value_of(e->rexpr->list->items[0]);
+      auto hi = value_of(e->rexpr->list->items[1]);
+      if (!lo || !hi || lo->kind == ValueRef::Kind::kNull || hi->kind == ValueRef::Kind::kNull) {
+        return opaque;
+      }
+      Condition c;
+      c.kind = Condition::Kind::kAnd;
+      c.children.push_back(compare(*col, ">=", std::move(*lo)));
+      c.children.push_back(compare(*col, "<=", std::move(*hi)));
+      return c;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE: {
+      if (o != "~~") return opaque;  // LIKE, not NOT LIKE
+      auto col = column_of(e->lexpr, rv);
+      auto v = value_of(e->rexpr);
+      if (!col || !v || v->kind == ValueRef::Kind::kNull) return opaque;
+      Condition c;
+      c.kind = Condition::Kind::kLike;
+      c.column = std::move(*col);
+      c.values.push_back(std::move(*v));
+      return c;
+    }
+    default:
+      return opaque;
+  }
+}
+
 /// The one RangeVar of a single-table SELECT's FROM clause.
 const PgQuery__RangeVar* sole_range_var(const PgQuery__SelectStmt* s) {
   if (s->n_from_clause != 1 || s->from_clause[0]->node_case != PG_QUERY__NODE__NODE_RANGE_VAR) {
@@ -525,6 +650,7 @@ void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInf
   if (info.single_table) {
     if (const PgQuery__RangeVar* rv = sole_range_var(s)) {
       collect_equalities(s->where_clause, rv, info);
+      if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, rv);
     }
   }
   info.fanout_blocker = fanout_blocker(s, w, info);
@@ -755,6 +881,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.returning = s->n_returning_list > 0;
       if (info.single_table && s->relation != nullptr) {
         collect_equalities(s->where_clause, s->relation, info);
+        if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, s->relation);
       }
       break;
     }
@@ -765,6 +892,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.returning = s->n_returning_list > 0;
       if (info.single_table && s->relation != nullptr) {
         collect_equalities(s->where_clause, s->relation, info);
+        if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, s->relation);
       }
       break;
     }
@@ -911,6 +1039,12 @@ Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql) {
     out.push_back(std::move(info));
   }
   return out;
+}
+
+std::optional<std::string> like_prefix_of(std::string_view pattern) {
+  size_t cut = pattern.find_first_of("%_\\");
+  if (cut == std::string_view::npos || pattern[cut] == '\\') return std::nullopt;
+  return std::string(pattern.substr(0, cut));
 }
 
 }  // namespace pgrange::sql

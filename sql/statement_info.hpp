@@ -78,6 +78,19 @@ struct ColumnInfo {
 };
 
 /// What pgrange needs to know about one SQL statement to route it.
+/// What a WHERE clause says about columns: AND/OR of comparisons of a column with a value.
+/// Anything else (functions, NOT, comparisons of two columns, …) is kOpaque: it may be true or
+/// false for any row, so it constrains nothing.
+struct Condition {
+  enum class Kind { kAnd, kOr, kCompare, kIn, kIsNull, kLike, kOpaque };
+  Kind kind = Kind::kOpaque;
+  std::string column;               ///< kCompare, kIn, kIsNull, kLike
+  std::string op;                   ///< kCompare: "=", "<", "<=", ">" or ">=" (column op value)
+  std::vector<ValueRef> values;     ///< kCompare: one; kIn: the list; kLike: the pattern
+                                    ///< (like_prefix_of tells whether it is a prefix match)
+  std::vector<Condition> children;  ///< kAnd, kOr
+};
+
 struct StatementInfo {
   StatementKind kind = StatementKind::kEmpty;
   /// Byte offsets of this statement in the original text ([begin, end), without the ';'; as
@@ -98,6 +111,9 @@ struct StatementInfo {
   /// `col = value` or `value = col` (col possibly qualified with the table name or alias; value a
   /// constant, a cast constant, a negative number or $n, possibly cast; never NULL), in order.
   std::vector<std::pair<std::string, ValueRef>> equalities;
+  /// SELECT/UPDATE/DELETE when single_table and there is a WHERE: the condition it puts on the
+  /// table's columns (BETWEEN becomes an AND of two comparisons).
+  std::optional<Condition> where;
   /// INSERT: the explicit column list (empty: all columns in table order).
   std::vector<std::string> insert_columns;
   /// INSERT … VALUES rows; nullopt for an entry that is not a constant, NULL or parameter
@@ -157,6 +173,10 @@ struct StatementInfo {
 /// 42601 and PostgreSQL's message, followed by " at character N" (1-based, as PostgreSQL's
 /// error position) when the position is known. An empty string or only comments → empty vector.
 Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql);
+
+/// The text of a LIKE pattern before its first wildcard, or nullopt when the pattern has no
+/// wildcard or escapes one (then it is not a prefix match pgrange can route).
+std::optional<std::string> like_prefix_of(std::string_view pattern);
 
 /// The canonical name of a kind ("select", "create_table", …), for logs and tests.
 std::string_view statement_kind_name(StatementKind kind);

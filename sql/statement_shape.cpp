@@ -18,11 +18,18 @@ bool digit(char c) {
 constexpr char kStringMark = '\x01';
 constexpr char kNumberMark = '\x02';
 
+template <typename Cond, typename F>
+void for_each_condition_value(Cond& c, F& f) {
+  for (auto& v : c.values) f(v);
+  for (auto& child : c.children) for_each_condition_value(child, f);
+}
+
 /// Calls f(ValueRef&) for every value the router reads, in a fixed order.
 template <typename Infos, typename F>
 void for_each_value(Infos& infos, F&& f) {
   for (auto& info : infos) {
     for (auto& eq : info.equalities) f(eq.second);
+    if (info.where) for_each_condition_value(*info.where, f);
     for (auto& row : info.insert_rows) {
       for (auto& v : row) {
         if (v) f(*v);

@@ -98,8 +98,7 @@ TEST_F(RouterTest, UsesRecordRangesAndWhetherTheyAreWritten) {
 TEST_F(RouterTest, AnythingElseOnAKeyedTableGoesToEveryShardOfIt) {
   for (std::string sql :
        {"SELECT * FROM users", "SELECT * FROM users WHERE id > 5",
-        "SELECT * FROM users WHERE id = $1", "SELECT * FROM users WHERE id = 1 OR id = 2",
-        "SELECT * FROM users WHERE name = 'x'"}) {
+        "SELECT * FROM users WHERE id = $1", "SELECT * FROM users WHERE name = 'x'"}) {
     Route r = route(sql);
     EXPECT_FALSE(r.refusal) << sql;
     EXPECT_EQ(r.shards, (std::vector<int>{0, 1, 2})) << sql;
@@ -110,6 +109,42 @@ TEST_F(RouterTest, AnythingElseOnAKeyedTableGoesToEveryShardOfIt) {
   // A prefix of a composite key is not a point: every range of the table (all on s2 here).
   Route r = route("SELECT * FROM pairs WHERE a = 1");
   EXPECT_EQ(r.shards, (std::vector<int>{1}));
+}
+
+TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
+  for (auto [sql, shards, scan] : std::vector<std::tuple<std::string, std::vector<int>, bool>>{
+           {"SELECT * FROM users WHERE id = 1 OR id = 2", {0}, false},
+           {"SELECT * FROM users WHERE id IN (5, 150)", {0, 1}, false},
+           {"SELECT * FROM users WHERE id BETWEEN 120 AND 180", {1}, true},
+           {"SELECT * FROM users WHERE id >= 150", {1, 2}, true},
+           {"SELECT * FROM users WHERE id < 100", {0}, true},
+           {"SELECT * FROM users WHERE id <= 100", {0, 1}, true},
+           {"SELECT * FROM users WHERE 100 > id", {0}, true},
+           {"SELECT * FROM users WHERE id < 100 OR id >= 200", {0, 2}, true},
+           {"SELECT * FROM users WHERE id > 150 AND id < 160 AND name = 'x'", {1}, true},
+           {"SELECT * FROM users WHERE (id = 5 OR id = 250) AND id > 100", {2}, false},
+           // Contradictions find no row anywhere; any shard gives that answer.
+           {"SELECT * FROM users WHERE id = 1 AND id = 300", {0}, false},
+           {"SELECT * FROM users WHERE id > 250 AND id < 100", {}, true},
+           {"UPDATE users SET name = 'y' WHERE id BETWEEN 120 AND 130", {1}, true},
+           {"SELECT * FROM users WHERE NOT (id = 5)", {0, 1, 2}, true},
+           {"SELECT * FROM users WHERE id <> 5", {0, 1, 2}, true},
+           {"SELECT * FROM users WHERE id + 0 = 5", {0, 1, 2}, true},
+           {"SELECT * FROM users WHERE id < 5.5", {0, 1, 2}, true},  // not an int8: not narrowed
+           {"SELECT * FROM users WHERE id > 5 OR name = 'x'", {0, 1, 2}, true},
+       }) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql << ": " << (r.refusal ? r.refusal->message : "");
+    EXPECT_EQ(r.shards, shards) << sql;
+    for (const auto& u : r.uses) EXPECT_EQ(u.scan, scan) << sql;
+  }
+  // A DELETE over two shards' ranges is still refused: it could not be atomic.
+  EXPECT_TRUE(route("DELETE FROM users WHERE id > 150").refusal);
+  // Bind values narrow like literals.
+  auto infos = sql::analyze_statements("SELECT * FROM users WHERE id BETWEEN $1 AND $2");
+  ASSERT_TRUE(infos);
+  BindParams params{{}, {std::string_view("120"), std::string_view("130")}};
+  EXPECT_EQ(route_statements(*view_, *infos, &params).shards, (std::vector<int>{1}));
 }
 
 TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {

@@ -51,6 +51,14 @@ TEST(StatementShape, TextsItCannotTakeApartSafelyAreLeftAlone) {
   EXPECT_EQ(sh->literals[0].value, "5");
 }
 
+std::string describe_condition(const Condition& c) {
+  std::string out = std::to_string(static_cast<int>(c.kind)) + ":" + c.column + c.op + "[";
+  for (const auto& v : c.values) out += v.text + ":" + v.cast_type + ",";
+  out += "](";
+  for (const auto& child : c.children) out += describe_condition(child) + " ";
+  return out + ")";
+}
+
 /// Every field the router reads, for comparisons.
 std::string describe(const Result<std::vector<StatementInfo>>& r) {
   if (!r) return "error " + r.error().sqlstate;
@@ -68,6 +76,7 @@ std::string describe(const Result<std::vector<StatementInfo>>& r) {
       for (const auto& v : row) out += v ? v->text + "," : "?,";
       out += ")";
     }
+    if (s.where) out += " where " + describe_condition(*s.where);
     out += s.fanout_blocker + "|";
   }
   return out;
@@ -113,6 +122,11 @@ TEST(AnalysisCache, ShapeHitsGiveExactlyWhatParsingGives) {
       [&] { return "SELECT * FROM t WHERE id = 00" + std::to_string(rng() % 9 + 1); },
       [&] { return "SELECT * FROM t WHERE id = - " + std::to_string(rng() % 99); },
       [&] { return "SELECT * FROM t WHERE x = 1.50 AND y = " + num() + ".25"; },
+      [&] {
+        return "SELECT * FROM t WHERE id BETWEEN " + num() + " AND " + num() + " OR k IN (" +
+               quoted(str()) + ", " + quoted(str()) + ") OR k LIKE " +
+               quoted(str() + (rng() % 2 ? "%" : "")) + " OR id IS NULL";
+      },
   };
   AnalysisCache cache;
   size_t texts = 0;
