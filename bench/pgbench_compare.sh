@@ -18,6 +18,8 @@
 #   WORKERS="1"               pgrange worker counts, e.g. WORKERS="1 2" adds a second pgrange
 #   WARMUP=3                  seconds of unmeasured pgbench per target and mode before round 1
 #   SKIP_BUILD=1              do not run scripts/build.sh --target pgrange first
+#   IMPORT_TABLES=1           register the pgbench tables with pgrange (IMPORT TABLE), so every
+#                             statement is analysed and routed by key (default: 0, pass-through)
 #   LOG_DIR=DIR               where pgbench and server logs go (default /tmp/pgbench_compare-logs.<time>)
 #   PGBIN=DIR                 PostgreSQL server binaries (default: pg_config --bindir)
 #   PGBOUNCER=/usr/sbin/pgbouncer   PGRANGE=build/proxy/pgrange
@@ -34,6 +36,7 @@ MODES=${MODES:-simple prepared}
 WORKERS=${WORKERS:-1}
 WARMUP=${WARMUP:-3}
 SKIP_BUILD=${SKIP_BUILD:-0}
+IMPORT_TABLES=${IMPORT_TABLES:-0}
 LOG_DIR=${LOG_DIR:-/tmp/pgbench_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
@@ -272,6 +275,14 @@ EOF
   PORT[$target]=$port
   NAME[$target]="pgrange workers=$w (transaction, pool_size $pool)"
   wait_ready "pgrange (workers=$w)" "$port" "${PID[$target]}" pgrange
+  if [ "$IMPORT_TABLES" = 1 ]; then
+    local t
+    for t in pgbench_accounts pgbench_branches pgbench_tellers pgbench_history; do
+      PGPASSWORD=bench psql -X -q -h 127.0.0.1 -p "$port" -U bench -d bench \
+        -c "IMPORT TABLE $t" >/dev/null 2>&1 || true  # the second pgrange finds them imported
+    done
+    NAME[$target]+=", tables imported"
+  fi
 }
 for w in "${WORKER_LIST[@]}"; do start_pgrange "$w"; done
 
