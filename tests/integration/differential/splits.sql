@@ -1,0 +1,14 @@
+-- Through pgrange only, after setup.sql: many ranges per table, split at values the corpus
+-- queries, then spread over the shards.
+ALTER TABLE t_int SPLIT AT VALUES (-150), (-100), (-50), (-1), (0), (1), (25), (50), (51), (75), (100), (150), (175), (1000000000000);
+ALTER TABLE t_text SPLIT AT VALUES (''), (' space'), ('Key2'), ('Key30'), ('a'), ('abc'), ('abc '), ('abd'), ('key050'), ('key100'), ('key150'), ('zebra'), ('é'), ('ñ10'), ('ü'), ('日本');
+ALTER TABLE t_comp SPLIT AT VALUES (-5), (0), (5, 'x'), (5, 'y'), (10), (10, ''), (15, 'ä'), (20), (25, 'Z'), (25, 'x');
+ALTER TABLE t_uuid SPLIT AT VALUES ('20000000-0000-0000-0000-000000000000'), ('43de481c-ae63-944b-81db-6fd5567a12bb'), ('60000000-0000-0000-0000-000000000000'), ('80000000-0000-0000-0000-000000000000'), ('ab7bb2a1-9e6c-92e7-c198-8bb3afbe4c7a'), ('c0000000-0000-0000-0000-000000000000'), ('cb78e542-4910-93eb-8eeb-4d125372a098'), ('e0000000-0000-0000-0000-000000000000'), ('e4774cdd-a079-3f86-414e-8b9140bb6db4');
+ALTER TABLE t_ts SPLIT AT VALUES ('2000-01-01 00:00:00+00'), ('2023-12-25 00:00:00+00'), ('2024-01-01 00:00:00+00'), ('2024-01-01 00:00:00.000001+00'), ('2024-01-01 03:00:00+00'), ('2024-01-01 10:00:00+00'), ('2024-01-15 00:00:00+00'), ('2024-01-21 10:00:00+00'), ('2024-02-01 00:00:00+00'), ('2024-02-15 12:00:00+00'), ('2024-03-01 00:00:00+00'), ('2024-03-10 00:00:00+00');
+ALTER TABLE t_nulls SPLIT AT VALUES (25), (50), (75), (100), (125), (150), (175), (200), (225), (250), (275);
+ALTER TABLE t_int SCATTER;
+ALTER TABLE t_text SCATTER;
+ALTER TABLE t_comp SCATTER;
+ALTER TABLE t_uuid SCATTER;
+ALTER TABLE t_ts SCATTER;
+ALTER TABLE t_nulls SCATTER;
