@@ -58,6 +58,28 @@ bool session_independent(KeyType type, std::string_view text) {
   return sign != std::string::npos;
 }
 
+/// Whether a value written with a cast to `cast` compares with a `type` column as its text
+/// parsed as `type` does. A cast can change the value ('abc  '::char(5) is 'abc', a
+/// timestamptz cast to date loses its time, numeric(2,1) rounds), so only casts to the
+/// column's own type without a type modifier (or between integer types) keep it.
+bool cast_keeps_value(KeyType type, std::string_view cast) {
+  if (cast.empty()) return true;
+  auto integer = [](std::string_view n) { return n == "int2" || n == "int4" || n == "int8"; };
+  bool int_column = type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
+  if (int_column && integer(cast)) return true;
+  if (cast != key_type_name(type)) return false;
+  switch (type) {  // types whose casts can carry a modifier that changes the value
+    case KeyType::kNumeric:
+    case KeyType::kVarchar:
+    case KeyType::kBpchar:
+    case KeyType::kTimestamp:
+    case KeyType::kTimestamptz:
+      return false;
+    default:
+      return true;
+  }
+}
+
 /// A key value's text (inner nullopt = NULL), or nullopt when it is not known: a parameter
 /// without a Bind value.
 std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, KeyType type,
@@ -66,9 +88,11 @@ std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, Key
     case sql::ValueRef::Kind::kNull:
       return std::optional<std::string>();
     case sql::ValueRef::Kind::kConst:
+      if (!cast_keeps_value(type, v.cast_type)) return std::nullopt;
       if (!session_independent(type, v.text)) return std::nullopt;
       return std::optional<std::string>(v.text);
     case sql::ValueRef::Kind::kParam:
+      if (!cast_keeps_value(type, v.cast_type)) return std::nullopt;
       if (params != nullptr) {
         auto text = params->text(v.param, type);
         if (text && session_independent(type, *text)) return std::optional<std::string>(*text);
@@ -385,6 +409,32 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     if (mine.size() > 1 && multi_shard == nullptr) multi_shard = &s;
     route.shards.insert(route.shards.end(), mine.begin(), mine.end());
+  }
+  // An UPDATE that assigns a key column may move the row to another range: refuse it unless the
+  // table lives on one shard, where every range's rows are.
+  for (const sql::StatementInfo& s : statements) {
+    if (s.set_columns.empty() || route.refusal) continue;
+    const TableDescriptor* t = view.find_table(s.target.schema, s.target.name);
+    if (t == nullptr || t->key.empty()) continue;
+    for (const KeyColumnDef& k : t->key) {
+      if (std::find(s.set_columns.begin(), s.set_columns.end(), k.name) == s.set_columns.end()) {
+        continue;
+      }
+      std::vector<int> holders;
+      for (size_t i : view.table_ranges(t->table_id)) {
+        holders.push_back(view.shard_index(ranges.at(i).shard));
+      }
+      std::sort(holders.begin(), holders.end());
+      holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
+      if (holders.size() > 1) {
+        route.refusal =
+            Error::make(sqlstate::kFeatureNotSupported,
+                        "an UPDATE that assigns key column \"" + k.name + "\" of table \"" +
+                            t->name + "\" may move rows between shards, which is not supported yet")
+                .with_hint("DELETE the row and INSERT it with its new key");
+      }
+      break;
+    }
   }
   std::sort(route.shards.begin(), route.shards.end());
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());

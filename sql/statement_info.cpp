@@ -539,6 +539,14 @@ Condition condition_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv) {
   }
 }
 
+void add_set_columns(PgQuery__Node** targets, size_t n, StatementInfo& info) {
+  for (size_t i = 0; i < n; ++i) {
+    if (targets[i]->node_case != PG_QUERY__NODE__NODE_RES_TARGET) continue;
+    const char* name = targets[i]->res_target->name;
+    if (name != nullptr && name[0] != '\0') info.set_columns.emplace_back(name);
+  }
+}
+
 /// The one RangeVar of a single-table SELECT's FROM clause.
 const PgQuery__RangeVar* sole_range_var(const PgQuery__SelectStmt* s) {
   if (s->n_from_clause != 1 || s->from_clause[0]->node_case != PG_QUERY__NODE__NODE_RANGE_VAR) {
@@ -682,6 +690,9 @@ void describe_insert(const PgQuery__InsertStmt* s, StatementInfo& info) {
     }
   }
   info.on_conflict = s->on_conflict_clause != nullptr;
+  if (info.on_conflict) {
+    add_set_columns(s->on_conflict_clause->target_list, s->on_conflict_clause->n_target_list, info);
+  }
   info.on_conflict_update = info.on_conflict && s->on_conflict_clause->action ==
                                                     PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE;
   info.returning = s->n_returning_list > 0;
@@ -877,6 +888,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
     case PG_QUERY__NODE__NODE_UPDATE_STMT: {
       const PgQuery__UpdateStmt* s = stmt->update_stmt;
       info.kind = StatementKind::kUpdate;
+      add_set_columns(s->target_list, s->n_target_list, info);
       info.target = table_of(s->relation);
       info.returning = s->n_returning_list > 0;
       if (info.single_table && s->relation != nullptr) {

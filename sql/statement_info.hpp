@@ -111,6 +111,8 @@ struct StatementInfo {
   /// `col = value` or `value = col` (col possibly qualified with the table name or alias; value a
   /// constant, a cast constant, a negative number or $n, possibly cast; never NULL), in order.
   std::vector<std::pair<std::string, ValueRef>> equalities;
+  /// UPDATE … SET and INSERT … ON CONFLICT DO UPDATE SET: the columns assigned.
+  std::vector<std::string> set_columns;
   /// SELECT/UPDATE/DELETE when single_table and there is a WHERE: the condition it puts on the
   /// table's columns (BETWEEN becomes an AND of two comparisons).
   std::optional<Condition> where;

@@ -623,3 +623,22 @@ SELECT * FROM t_ts WHERE ts = 'not a time'
 INSERT INTO t_int VALUES (NULL, 1, 'null key', 0, false)
 INSERT INTO t_int (id) VALUES (77777)
 UPDATE t_int SET grp = NULL WHERE id = 5
+
+-- group: casts that change the key value, and UPDATEs that assign the key
+-- group: casts that change the key value
+SELECT * FROM t_text WHERE k = 'abc  '::char(5)
+SELECT * FROM t_text WHERE k = 'abc '::char(4)
+SELECT * FROM t_text WHERE k = 'abcd'::varchar(3)
+SELECT * FROM t_ts WHERE ts = '2024-01-01 07:00:00+07'::timestamp
+SELECT * FROM t_ts WHERE ts = '2024-01-01 05:00:00+00'::date
+
+-- group: dml key change
+DELETE FROM t_int WHERE id = 1003
+DELETE FROM t_int WHERE id = 59
+INSERT INTO t_int VALUES (1003, 3, 'moving', 1, true)
+UPDATE t_int SET id = 59 WHERE id = 1003
+SELECT * FROM t_int WHERE id = 59
+SELECT * FROM t_int WHERE id = 1003
+SELECT id, name FROM t_int WHERE name = 'moving'
+DELETE FROM t_int WHERE id = 59
+SELECT id, name FROM t_int WHERE name = 'moving'

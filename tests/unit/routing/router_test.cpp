@@ -147,6 +147,31 @@ TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
   EXPECT_EQ(route_statements(*view_, *infos, &params).shards, (std::vector<int>{1}));
 }
 
+TEST_F(RouterTest, CastsThatMayChangeAValueDoNotPickAShard) {
+  // Between integer types and to the column's own type the value stays; a cast with a possible
+  // modifier or to another type may not ('abc  '::char(5) is 'abc').
+  EXPECT_EQ(route("SELECT * FROM users WHERE id = '150'::int4").shards, (std::vector<int>{1}));
+  EXPECT_EQ(route("SELECT * FROM users WHERE id = 150::int8").shards, (std::vector<int>{1}));
+  EXPECT_EQ(route("SELECT * FROM users WHERE id = '150'::numeric").shards,
+            (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(route("SELECT * FROM pairs WHERE a = 1 AND b = 'x  '::char(3)").shards,
+            (std::vector<int>{1}));  // every range of pairs is on s2 anyway
+  auto r = route("SELECT * FROM users WHERE id < '150'::numeric(3,0)");
+  EXPECT_EQ(r.shards, (std::vector<int>{0, 1, 2}));
+}
+
+TEST_F(RouterTest, AnUpdateOfTheKeyIsRefusedWhenItCouldMoveTheRow) {
+  Route r = route("UPDATE users SET id = 5 WHERE id = 150");
+  ASSERT_TRUE(r.refusal);
+  EXPECT_EQ(r.refusal->sqlstate, "0A000");
+  EXPECT_NE(r.refusal->message.find("\"id\""), std::string::npos) << r.refusal->message;
+  r = route("INSERT INTO users (id, name) VALUES (5, 'a') ON CONFLICT (id) DO UPDATE SET id = 6");
+  EXPECT_TRUE(r.refusal);
+  // Other columns, and keys of a table that lives on one shard, are fine.
+  EXPECT_FALSE(route("UPDATE users SET name = 'n' WHERE id = 150").refusal);
+  EXPECT_FALSE(route("UPDATE pairs SET a = 2 WHERE a = 1 AND b = 'x'").refusal);
+}
+
 TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
   for (auto [sql, words] : std::vector<std::pair<std::string, std::string>>{
            {"SELECT count(*) FROM users", "aggregate"},
