@@ -614,6 +614,7 @@ awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routi
   bool have_desc = false;
   bool failed = false;
   uint64_t total = 0;
+  int64_t count_sum = 0;  // route.sum_counts: the shards' counts added up
   for (int shard : route.shards) {
     auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
     if (!acquired) {
@@ -666,7 +667,25 @@ awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routi
           MessageWriter(buf).begin('E').bytes(body).end();
           failed = true;
           break;
-        default:  // DataRow, NoticeResponse, …
+        case 'D':
+          if (route.sum_counts) {
+            BodyReader dr(body);
+            int16_t n = 0;
+            int32_t len = 0;
+            std::string_view v;
+            if (!dr.i16(n) || n != 1 || !dr.i32(len) || len < 0 ||
+                !dr.bytes(static_cast<size_t>(len), v)) {
+              write_error(buf, Error::make(sqlstate::kInternalError,
+                                           "a shard answered count() with an unexpected row"));
+              failed = true;
+              break;
+            }
+            count_sum += std::strtoll(std::string(v).c_str(), nullptr, 10);
+            break;
+          }
+          MessageWriter(buf).begin(type).bytes(body).end();
+          break;
+        default:  // NoticeResponse, …
           MessageWriter(buf).begin(type).bytes(body).end();
           break;
       }
@@ -682,6 +701,11 @@ awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routi
       failed = true;
     }
     if (failed) break;
+  }
+  if (!failed && route.sum_counts) {
+    std::string v = std::to_string(count_sum);
+    MessageWriter(buf).begin('D').i16(1).i32(static_cast<int32_t>(v.size())).bytes(v).end();
+    total = 1;
   }
   if (!failed) MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(total)).end();
   write_ready_for_query(buf, txn_status_);

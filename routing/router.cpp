@@ -480,6 +480,11 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
                                          "runs on one shard");
     return route;
   }
+  if (s.sums_counts && !s.select_into) {
+    route.fanout_select = true;
+    route.sum_counts = true;
+    return route;
+  }
   if (!s.fanout_blocker.empty() || s.select_into) {
     route.refusal =
         Error::make(sqlstate::kFeatureNotSupported,

@@ -21,6 +21,8 @@ struct Route {
   std::vector<RangeActivity::Use> uses;
   /// Several shards and one plain SELECT whose shard results can simply be concatenated.
   bool fanout_select = false;
+  /// …or a SELECT count(…) whose answer is the sum of the shards' counts.
+  bool sum_counts = false;
   /// Why this cannot run (0A000 naming the construct), when it cannot.
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).

@@ -132,6 +132,9 @@ struct StatementInfo {
   /// "WITH", "FOR UPDATE", "FOR SHARE", "set-returning function", "TABLESAMPLE", "VALUES",
   /// "no table"); empty when they can. Always empty for other kinds.
   std::string fanout_blocker;
+  /// SELECT count(…) FROM t [WHERE …] and nothing else: run on several shards, the answer is the
+  /// sum of theirs (fanout_blocker still names the aggregate, for where that is not done).
+  bool sums_counts = false;
   /// SELECT … INTO (kind kCreateTable, create_as).
   bool select_into = false;
 

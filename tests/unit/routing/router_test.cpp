@@ -147,6 +147,18 @@ TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
   EXPECT_EQ(route_statements(*view_, *infos, &params).shards, (std::vector<int>{1}));
 }
 
+TEST_F(RouterTest, ACountOverSeveralShardsIsTheSumOfTheirs) {
+  for (std::string sql :
+       {"SELECT count(*) FROM users", "select COUNT(name) from users where id > 5",
+        "SELECT pg_catalog.count(*) AS n FROM users"}) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql;
+    EXPECT_TRUE(r.sum_counts) << sql;
+    EXPECT_EQ(r.shards.size(), 3u) << sql;
+  }
+  EXPECT_FALSE(route("SELECT count(*) FROM users WHERE id = 5").sum_counts);  // one shard
+}
+
 TEST_F(RouterTest, CastsThatMayChangeAValueDoNotPickAShard) {
   // Between integer types and to the column's own type the value stays; a cast with a possible
   // modifier or to another type may not ('abc  '::char(5) is 'abc').
@@ -174,7 +186,9 @@ TEST_F(RouterTest, AnUpdateOfTheKeyIsRefusedWhenItCouldMoveTheRow) {
 
 TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
   for (auto [sql, words] : std::vector<std::pair<std::string, std::string>>{
-           {"SELECT count(*) FROM users", "aggregate"},
+           {"SELECT count(DISTINCT name) FROM users", "aggregate"},
+           {"SELECT count(*), max(id) FROM users", "aggregate"},
+           {"SELECT count(*) FROM users GROUP BY name", "aggregate"},
            {"SELECT * FROM users ORDER BY id", "ORDER BY"},
            {"SELECT * FROM users LIMIT 3", "LIMIT"},
            {"SELECT DISTINCT name FROM users", "DISTINCT"},
