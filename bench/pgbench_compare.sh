@@ -201,7 +201,7 @@ psql_pg() {
   psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"
 }
 psql_pg -d postgres -c "CREATE ROLE bench LOGIN PASSWORD 'bench'" \
-  -c "CREATE DATABASE bench OWNER bench"
+  -c "CREATE DATABASE bench OWNER bench" -c "CREATE DATABASE pgrange_meta OWNER bench"
 echo "initialising pgbench data, scale $SCALE"
 pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "$PG_PORT" -U bench bench >"$LOG_DIR/pgbench-init.log" 2>&1 ||
   die "pgbench -i failed (see $LOG_DIR/pgbench-init.log)"
@@ -258,6 +258,9 @@ database = "bench"
 pool_mode = "transaction"
 workers = $w
 log_level = "warn"
+
+[metadata]
+dsn = "host=127.0.0.1 port=$PG_PORT dbname=pgrange_meta user=bench"
 
 [[shard]]
 name = "s1"
