@@ -60,9 +60,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   };
   struct PendingEntry {
     Pending kind;
-    bool error = false;                       ///< an ErrorResponse came for this Query
+    bool error = false;   ///< an ErrorResponse came for this Query
     bool raised = false;  ///< a statement pgrange made fail on purpose: hide where it was raised
-    std::string name;                         ///< backend statement name for Parse entries
+    std::string name;     ///< backend statement name for Parse entries
     std::string client_name;                  ///< the client's statement name for Parse entries
     std::string payload;                      ///< bytes a synthetic entry sends
     std::vector<sql::SessionEffect> effects;  ///< session effects of a Query or Execute
