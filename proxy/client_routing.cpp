@@ -336,6 +336,14 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     std::string_view portal, stmt;
     BodyReader b(body);
     if (!b.cstr(portal) || !b.cstr(stmt)) return Plan{};
+    const Analysis* analysis = &unnamed_analysis_;
+    if (!stmt.empty()) {
+      auto it = statements_.find(std::string(stmt));
+      if (it == statements_.end()) return Plan{};
+      analysis = &it->second.analysis;
+    }
+    // Statements pgrange does not route (no analysis) need no parameter decoding.
+    if (!*analysis || !**analysis) return Plan{};
     routing::BindParams params;
     int16_t nformats = 0, nparams = 0;
     if (b.i16(nformats)) {
@@ -359,10 +367,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         }
       }
     }
-    if (stmt.empty()) return plan_analysis('B', unnamed_analysis_, &params);
-    auto it = statements_.find(std::string(stmt));
-    if (it == statements_.end()) return Plan{};
-    return plan_analysis('B', it->second.analysis, &params);
+    return plan_analysis('B', *analysis, &params);
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
@@ -469,6 +474,18 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt) {
   co_return true;
 }
 
+awaitable<std::optional<Error>> ClientSession::start_query(BackendConnection& conn,
+                                                           const std::string& sql) {
+  std::string sync = state_sync_sql(conn);
+  if (!sync.empty()) {
+    if (auto r = co_await conn.run_simple(sync); !r) co_return r.error();
+  }
+  std::string q;
+  write_query(q, sql);
+  if (auto r = co_await conn.send(q); !r) co_return r.error();
+  co_return std::nullopt;
+}
+
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                                              const std::vector<sql::StatementInfo>& infos) {
   ControlPlane* cp = worker_.shared().control;
@@ -494,16 +511,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
       break;
     }
     auto conn = *acquired;
-    std::optional<Error> err;
-    std::string sync = state_sync_sql(*conn);
-    if (!sync.empty()) {
-      if (auto r = co_await conn->run_simple(sync); !r) err = r.error();
-    }
-    if (!err) {
-      std::string q;
-      write_query(q, sql);
-      if (auto r = co_await conn->send(q); !r) err = r.error();
-    }
+    std::optional<Error> err = co_await start_query(*conn, sql);
     while (!err) {
       char type = 0;
       std::string body;
@@ -623,16 +631,7 @@ awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routi
       break;
     }
     auto conn = *acquired;
-    std::string sync = state_sync_sql(*conn);
-    std::optional<Error> err;
-    if (!sync.empty()) {
-      if (auto r = co_await conn->run_simple(sync); !r) err = r.error();
-    }
-    if (!err) {
-      std::string q;
-      write_query(q, sql);
-      if (auto r = co_await conn->send(q); !r) err = r.error();
-    }
+    std::optional<Error> err = co_await start_query(*conn, sql);
     while (!err) {
       char type = 0;
       std::string body;

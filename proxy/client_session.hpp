@@ -113,6 +113,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                 std::string& out, bool& ok);
   bool refuse(char type, const Error& e, std::string& out);
   awaitable<bool> run_admin(const sql::AdminStatement& stmt);
+  /// Brings a pooled connection to the client's session settings and sends a simple Query.
+  awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos);
   awaitable<bool> run_fanout(std::string_view sql, const routing::Route& route);
   void send_result(const routing::ResultSet& rs, std::string& out);

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <memory>
 
+#include "sql/parse_node.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -162,25 +164,9 @@ Result<AdminValue> constant(const PgQuery__Node* n) {
     v.is_null = true;
     return v;
   }
-  switch (c->val_case) {
-    case PG_QUERY__A__CONST__VAL_IVAL:
-      v.text = std::to_string(c->ival->ival);
-      break;
-    case PG_QUERY__A__CONST__VAL_FVAL:
-      v.text = c->fval->fval;
-      break;
-    case PG_QUERY__A__CONST__VAL_SVAL:
-      v.text = c->sval->sval;
-      break;
-    case PG_QUERY__A__CONST__VAL_BOOLVAL:
-      v.text = c->boolval->boolval ? "true" : "false";
-      break;
-    case PG_QUERY__A__CONST__VAL_BSVAL:
-      v.text = c->bsval->bsval;
-      break;
-    default:
-      return fail(sqlstate::kSyntaxError, "unsupported constant");
-  }
+  auto text = constant_text(c);
+  if (!text) return fail(sqlstate::kSyntaxError, "unsupported constant");
+  v.text = std::move(*text);
   return v;
 }
 

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <memory>
 
+#include "sql/parse_node.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -70,25 +72,9 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
         v.kind = ValueRef::Kind::kNull;
         return v;
       }
-      switch (c->val_case) {
-        case PG_QUERY__A__CONST__VAL_IVAL:
-          v.text = std::to_string(c->ival->ival);
-          break;
-        case PG_QUERY__A__CONST__VAL_FVAL:
-          v.text = c->fval->fval;
-          break;
-        case PG_QUERY__A__CONST__VAL_BOOLVAL:
-          v.text = c->boolval->boolval ? "true" : "false";
-          break;
-        case PG_QUERY__A__CONST__VAL_SVAL:
-          v.text = c->sval->sval;
-          break;
-        case PG_QUERY__A__CONST__VAL_BSVAL:
-          v.text = c->bsval->bsval;
-          break;
-        default:
-          return std::nullopt;
-      }
+      auto text = constant_text(c);
+      if (!text) return std::nullopt;
+      v.text = std::move(*text);
       return v;
     }
     case PG_QUERY__NODE__NODE_TYPE_CAST: {
@@ -547,6 +533,14 @@ void add_set_columns(PgQuery__Node** targets, size_t n, StatementInfo& info) {
   }
 }
 
+/// What WHERE says about the columns of a single-table statement: its `col = value`
+/// conjuncts and its condition tree.
+void collect_key_conditions(const PgQuery__Node* where, const PgQuery__RangeVar* rv,
+                            StatementInfo& info) {
+  collect_equalities(where, rv, info);
+  if (where != nullptr) info.where = condition_of(where, rv);
+}
+
 /// The one RangeVar of a single-table SELECT's FROM clause.
 const PgQuery__RangeVar* sole_range_var(const PgQuery__SelectStmt* s) {
   if (s->n_from_clause != 1 || s->from_clause[0]->node_case != PG_QUERY__NODE__NODE_RANGE_VAR) {
@@ -684,8 +678,7 @@ void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInf
   info.kind = StatementKind::kSelect;
   if (info.single_table) {
     if (const PgQuery__RangeVar* rv = sole_range_var(s)) {
-      collect_equalities(s->where_clause, rv, info);
-      if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, rv);
+      collect_key_conditions(s->where_clause, rv, info);
     }
   }
   info.fanout_blocker = fanout_blocker(s, w, info);
@@ -920,8 +913,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.target = table_of(s->relation);
       info.returning = s->n_returning_list > 0;
       if (info.single_table && s->relation != nullptr) {
-        collect_equalities(s->where_clause, s->relation, info);
-        if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, s->relation);
+        collect_key_conditions(s->where_clause, s->relation, info);
       }
       break;
     }
@@ -931,8 +923,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.target = table_of(s->relation);
       info.returning = s->n_returning_list > 0;
       if (info.single_table && s->relation != nullptr) {
-        collect_equalities(s->where_clause, s->relation, info);
-        if (s->where_clause != nullptr) info.where = condition_of(s->where_clause, s->relation);
+        collect_key_conditions(s->where_clause, s->relation, info);
       }
       break;
     }

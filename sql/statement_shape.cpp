@@ -183,12 +183,11 @@ AnalysisCache::Analysis AnalysisCache::analyze(std::string_view sql) {
     by_text_.clear();
     by_shape_.clear();
   }
-  std::string text(sql);
-  if (auto it = by_text_.find(text); it != by_text_.end()) return it->second;
+  if (auto it = by_text_.find(sql); it != by_text_.end()) return it->second;
   auto shape = statement_shape(sql);
   if (!shape || shape->literals.empty()) {
     auto a = parse(sql);
-    by_text_.emplace(std::move(text), a);
+    by_text_.emplace(std::string(sql), a);
     return a;
   }
   if (auto it = by_shape_.find(shape->key); it != by_shape_.end()) {

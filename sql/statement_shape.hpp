@@ -63,7 +63,12 @@ class AnalysisCache {
 
   size_t max_entries_;
   size_t parses_ = 0;
-  std::unordered_map<std::string, Analysis> by_text_;
+  /// Lets a text be looked up without copying it into a std::string first.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Analysis, TextHash, std::equal_to<>> by_text_;
   std::unordered_map<std::string, ShapeEntry> by_shape_;
 };
 
