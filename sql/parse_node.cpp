@@ -1,5 +1,9 @@
 #include "sql/parse_node.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
 namespace pgrange::sql {
 
 std::optional<std::string> constant_text(const PgQuery__AConst* c) {
@@ -18,6 +22,125 @@ std::optional<std::string> constant_text(const PgQuery__AConst* c) {
     default:
       return std::nullopt;
   }
+}
+
+const char* string_of(const PgQuery__Node* n) {
+  if (n == nullptr || n->node_case != PG_QUERY__NODE__NODE_STRING) return nullptr;
+  return n->string->sval;
+}
+
+bool is_builtin_aggregate(std::string_view name) {
+  // clang-format off
+  static constexpr std::string_view kNames[] = {
+      "any_value", "array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or",
+      "corr", "count", "covar_pop", "covar_samp", "every", "json_agg", "json_object_agg",
+      "jsonb_agg", "jsonb_object_agg", "max", "min", "mode", "percentile_cont", "percentile_disc",
+      "range_agg", "range_intersect_agg", "regr_avgx", "regr_avgy", "regr_count",
+      "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "stddev",
+      "stddev_pop", "stddev_samp", "string_agg", "sum", "var_pop", "var_samp", "variance",
+      "xmlagg"};
+  // clang-format on
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+const char* func_name(const PgQuery__FuncCall* fc) {
+  if (fc->n_funcname == 0) return "";
+  const char* s = string_of(fc->funcname[fc->n_funcname - 1]);
+  return s == nullptr ? "" : s;
+}
+
+bool is_aggregate_call(const PgQuery__FuncCall* fc) {
+  if (fc->over != nullptr) return false;
+  return fc->agg_star || fc->agg_distinct || fc->agg_within_group || fc->n_agg_order > 0 ||
+         fc->agg_filter != nullptr || is_builtin_aggregate(func_name(fc));
+}
+
+namespace {
+
+bool same_field(const ProtobufCFieldDescriptor& fd, const char* a, const char* b) {
+  switch (fd.type) {
+    case PROTOBUF_C_TYPE_STRING: {
+      const char* x = *reinterpret_cast<const char* const*>(a);
+      const char* y = *reinterpret_cast<const char* const*>(b);
+      if (x == nullptr || y == nullptr) return x == y;
+      return std::strcmp(x, y) == 0;
+    }
+    case PROTOBUF_C_TYPE_MESSAGE:
+      return same_tree(*reinterpret_cast<const ProtobufCMessage* const*>(a),
+                       *reinterpret_cast<const ProtobufCMessage* const*>(b));
+    case PROTOBUF_C_TYPE_BYTES: {
+      const auto* x = reinterpret_cast<const ProtobufCBinaryData*>(a);
+      const auto* y = reinterpret_cast<const ProtobufCBinaryData*>(b);
+      return x->len == y->len && (x->len == 0 || std::memcmp(x->data, y->data, x->len) == 0);
+    }
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+      return std::memcmp(a, b, 8) == 0;
+    case PROTOBUF_C_TYPE_BOOL:
+      return *reinterpret_cast<const protobuf_c_boolean*>(a) ==
+             *reinterpret_cast<const protobuf_c_boolean*>(b);
+    default:  // 32-bit integers, enums, float
+      return std::memcmp(a, b, 4) == 0;
+  }
+}
+
+size_t field_size(const ProtobufCFieldDescriptor& fd) {
+  switch (fd.type) {
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
+      return sizeof(void*);
+    case PROTOBUF_C_TYPE_BYTES:
+      return sizeof(ProtobufCBinaryData);
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+      return 8;
+    case PROTOBUF_C_TYPE_BOOL:
+      return sizeof(protobuf_c_boolean);
+    default:
+      return 4;
+  }
+}
+
+}  // namespace
+
+bool same_tree(const ProtobufCMessage* a, const ProtobufCMessage* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  if (a->descriptor != b->descriptor) return false;
+  const ProtobufCMessageDescriptor* d = a->descriptor;
+  const char* pa = reinterpret_cast<const char*>(a);
+  const char* pb = reinterpret_cast<const char*>(b);
+  for (unsigned i = 0; i < d->n_fields; ++i) {
+    const ProtobufCFieldDescriptor& fd = d->fields[i];
+    if (std::strcmp(fd.name, "location") == 0) continue;
+    if (fd.label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t na = *reinterpret_cast<const size_t*>(pa + fd.quantifier_offset);
+      size_t nb = *reinterpret_cast<const size_t*>(pb + fd.quantifier_offset);
+      if (na != nb) return false;
+      const char* xa = *reinterpret_cast<const char* const*>(pa + fd.offset);
+      const char* xb = *reinterpret_cast<const char* const*>(pb + fd.offset);
+      size_t step = field_size(fd);
+      for (size_t j = 0; j < na; ++j) {
+        if (!same_field(fd, xa + j * step, xb + j * step)) return false;
+      }
+      continue;
+    }
+    if ((fd.flags & PROTOBUF_C_FIELD_FLAG_ONEOF) != 0) {
+      uint32_t ca = *reinterpret_cast<const uint32_t*>(pa + fd.quantifier_offset);
+      uint32_t cb = *reinterpret_cast<const uint32_t*>(pb + fd.quantifier_offset);
+      if (ca != cb) return false;
+      if (ca != fd.id) continue;
+    }
+    if (!same_field(fd, pa + fd.offset, pb + fd.offset)) return false;
+  }
+  return true;
 }
 
 }  // namespace pgrange::sql

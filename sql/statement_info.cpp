@@ -21,12 +21,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-/// The text of a String node, or nullptr when `n` is something else.
-const char* string_of(const PgQuery__Node* n) {
-  if (n == nullptr || n->node_case != PG_QUERY__NODE__NODE_STRING) return nullptr;
-  return n->string->sval;
-}
-
 /// A name list such as DROP TABLE's objects ([catalog.][schema.]name) as a TableRef.
 TableRef table_of_names(PgQuery__Node* const* names, size_t n) {
   TableRef t;
@@ -116,91 +110,6 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
     default:
       return std::nullopt;
   }
-}
-
-/// The names of the built-in aggregate functions (a call with *, DISTINCT, ORDER BY, FILTER or
-/// WITHIN GROUP is an aggregate whatever its name).
-bool is_builtin_aggregate(std::string_view name) {
-  // clang-format off
-  static constexpr std::string_view kNames[] = {
-      "any_value", "array_agg", "avg", "bit_and", "bit_or", "bit_xor", "bool_and", "bool_or",
-      "corr", "count", "covar_pop", "covar_samp", "every", "json_agg", "json_object_agg",
-      "jsonb_agg", "jsonb_object_agg", "max", "min", "mode", "percentile_cont", "percentile_disc",
-      "range_agg", "range_intersect_agg", "regr_avgx", "regr_avgy", "regr_count",
-      "regr_intercept", "regr_r2", "regr_slope", "regr_sxx", "regr_sxy", "regr_syy", "stddev",
-      "stddev_pop", "stddev_samp", "string_agg", "sum", "var_pop", "var_samp", "variance",
-      "xmlagg"};
-  // clang-format on
-  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
-}
-
-/// The C pointer to the sub-message stored at `offset` in `m`.
-const ProtobufCMessage* message_at(const ProtobufCMessage* m, unsigned offset) {
-  const char* base = reinterpret_cast<const char*>(m);
-  return *reinterpret_cast<const ProtobufCMessage* const*>(base + offset);
-}
-
-/// Calls `f` on every direct sub-message of `m` (a Node is looked through to its one member),
-/// except the fields numbered `skip_a` and `skip_b`.
-template <typename F>
-void for_each_child(const ProtobufCMessage* m, F&& f, uint32_t skip_a = 0, uint32_t skip_b = 0) {
-  const ProtobufCMessageDescriptor* d = m->descriptor;
-  if (d == &pg_query__node__descriptor) {
-    const auto* n = reinterpret_cast<const PgQuery__Node*>(m);
-    if (n->node_case == PG_QUERY__NODE__NODE__NOT_SET) return;
-    const ProtobufCFieldDescriptor* fd =
-        protobuf_c_message_descriptor_get_field(d, static_cast<unsigned>(n->node_case));
-    if (fd == nullptr) return;
-    if (const ProtobufCMessage* child = message_at(m, fd->offset)) f(child);
-    return;
-  }
-  const char* base = reinterpret_cast<const char*>(m);
-  for (unsigned i = 0; i < d->n_fields; ++i) {
-    const ProtobufCFieldDescriptor& fd = d->fields[i];
-    if (fd.type != PROTOBUF_C_TYPE_MESSAGE || fd.id == skip_a || fd.id == skip_b) continue;
-    if (fd.label == PROTOBUF_C_LABEL_REPEATED) {
-      size_t count = *reinterpret_cast<const size_t*>(base + fd.quantifier_offset);
-      const auto* items =
-          *reinterpret_cast<const ProtobufCMessage* const* const*>(base + fd.offset);
-      for (size_t j = 0; j < count; ++j) {
-        if (items[j] != nullptr) f(items[j]);
-      }
-      continue;
-    }
-    if ((fd.flags & PROTOBUF_C_FIELD_FLAG_ONEOF) != 0 &&
-        *reinterpret_cast<const uint32_t*>(base + fd.quantifier_offset) != fd.id) {
-      continue;
-    }
-    if (const ProtobufCMessage* child = message_at(m, fd.offset)) f(child);
-  }
-}
-
-/// The first function call found under `m` for which `pred` is true (not looking into subqueries).
-template <typename P>
-const PgQuery__FuncCall* find_call(const ProtobufCMessage* m, const P& pred) {
-  if (m == nullptr) return nullptr;
-  if (m->descriptor == &pg_query__sub_link__descriptor) return nullptr;
-  if (m->descriptor == &pg_query__func_call__descriptor) {
-    const auto* fc = reinterpret_cast<const PgQuery__FuncCall*>(m);
-    if (pred(fc)) return fc;
-  }
-  const PgQuery__FuncCall* found = nullptr;
-  for_each_child(m, [&](const ProtobufCMessage* child) {
-    if (found == nullptr) found = find_call(child, pred);
-  });
-  return found;
-}
-
-const char* func_name(const PgQuery__FuncCall* fc) {
-  if (fc->n_funcname == 0) return "";
-  const char* s = string_of(fc->funcname[fc->n_funcname - 1]);
-  return s == nullptr ? "" : s;
-}
-
-bool is_aggregate_call(const PgQuery__FuncCall* fc) {
-  if (fc->over != nullptr) return false;
-  return fc->agg_star || fc->agg_distinct || fc->agg_within_group || fc->n_agg_order > 0 ||
-         fc->agg_filter != nullptr || is_builtin_aggregate(func_name(fc));
 }
 
 /// Walks a whole statement once: collects every relation (minding CTE scopes) and notes the

@@ -1,0 +1,764 @@
+#include "sql/merge_query.hpp"
+
+#include <pg_query.h>
+#include <pg_query/pg_query.pb-c.h>
+#include <protobuf-c/protobuf-c.h>
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <vector>
+
+#include "sql/parse_node.hpp"
+
+namespace pgrange::sql {
+namespace {
+
+using Node = PgQuery__Node;
+
+Error refuse(std::string what, std::string why = {}) {
+  std::string msg = what + " over a table spread across several shards is not supported";
+  if (!why.empty()) msg += ": " + why;
+  return Error::make(sqlstate::kFeatureNotSupported, std::move(msg))
+      .with_hint("give every key column with = so that the statement runs on one shard");
+}
+
+/// Owns the parse-tree nodes pgrange adds to a statement (the tree libpg_query unpacked keeps
+/// owning its own).
+class Arena {
+ public:
+  template <typename T>
+  T* make(const T& init) {
+    auto p = std::make_shared<T>(init);
+    owned_.push_back(p);
+    return p.get();
+  }
+  Node** nodes(const std::vector<Node*>& v) {
+    auto p = std::make_shared<std::vector<Node*>>(v);
+    owned_.push_back(p);
+    return p->data();
+  }
+  char* str(std::string_view s) {
+    auto p = std::make_shared<std::string>(s);
+    owned_.push_back(p);
+    return p->data();
+  }
+
+  Node* node(PgQuery__ResTarget* t) {
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_RES_TARGET;
+    n.res_target = t;
+    return make(n);
+  }
+  Node* node(PgQuery__FuncCall* f) {
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_FUNC_CALL;
+    n.func_call = f;
+    return make(n);
+  }
+  Node* node(PgQuery__SortBy* s) {
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_SORT_BY;
+    n.sort_by = s;
+    return make(n);
+  }
+  Node* string(std::string_view s) {
+    PgQuery__String v = PG_QUERY__STRING__INIT;
+    v.sval = str(s);
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_STRING;
+    n.string = make(v);
+    return make(n);
+  }
+  /// An integer constant (written as a numeric constant when it needs more than 32 bits, as
+  /// PostgreSQL's grammar does).
+  Node* integer(int64_t value) {
+    PgQuery__AConst c = PG_QUERY__A__CONST__INIT;
+    if (value >= INT32_MIN && value <= INT32_MAX) {
+      PgQuery__Integer i = PG_QUERY__INTEGER__INIT;
+      i.ival = static_cast<int32_t>(value);
+      c.val_case = PG_QUERY__A__CONST__VAL_IVAL;
+      c.ival = make(i);
+    } else {
+      PgQuery__Float f = PG_QUERY__FLOAT__INIT;
+      f.fval = str(std::to_string(value));
+      c.val_case = PG_QUERY__A__CONST__VAL_FVAL;
+      c.fval = make(f);
+    }
+    c.location = -1;
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_A_CONST;
+    n.a_const = make(c);
+    return make(n);
+  }
+  Node* target(Node* val, const char* name = nullptr) {
+    PgQuery__ResTarget t = PG_QUERY__RES_TARGET__INIT;
+    t.val = val;
+    if (name != nullptr) t.name = str(name);
+    t.location = -1;
+    return node(make(t));
+  }
+  Node* sort(Node* what, bool descending, bool nulls_first) {
+    PgQuery__SortBy s = PG_QUERY__SORT_BY__INIT;
+    s.node = what;
+    s.sortby_dir =
+        descending ? PG_QUERY__SORT_BY_DIR__SORTBY_DESC : PG_QUERY__SORT_BY_DIR__SORTBY_DEFAULT;
+    s.sortby_nulls = nulls_first == descending ? PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                     : nulls_first             ? PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST
+                                               : PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST;
+    s.location = -1;
+    return node(make(s));
+  }
+  /// A call of `name` with the arguments and FILTER of `like`.
+  Node* call(std::string_view name, const PgQuery__FuncCall* like) {
+    PgQuery__FuncCall f = *like;
+    f.n_funcname = 1;
+    f.funcname = nodes({string(name)});
+    f.agg_star = false;
+    f.agg_distinct = false;
+    return node(make(f));
+  }
+
+ private:
+  std::vector<std::shared_ptr<void>> owned_;
+};
+
+bool is_node(const Node* n, PgQuery__Node__NodeCase c) {
+  return n != nullptr && n->node_case == c;
+}
+
+/// A bare column name (`x`, not `t.x` or `*`), else nullptr.
+const char* bare_column(const Node* n) {
+  if (!is_node(n, PG_QUERY__NODE__NODE_COLUMN_REF) || n->column_ref->n_fields != 1) return nullptr;
+  return string_of(n->column_ref->fields[0]);
+}
+
+/// The last name of a column reference (`x` of `t.x`), else nullptr.
+const char* column_name(const Node* n) {
+  if (!is_node(n, PG_QUERY__NODE__NODE_COLUMN_REF) || n->column_ref->n_fields == 0) return nullptr;
+  return string_of(n->column_ref->fields[n->column_ref->n_fields - 1]);
+}
+
+bool is_star(const Node* n) {
+  if (!is_node(n, PG_QUERY__NODE__NODE_COLUMN_REF)) return false;
+  const PgQuery__ColumnRef* c = n->column_ref;
+  return c->n_fields > 0 && is_node(c->fields[c->n_fields - 1], PG_QUERY__NODE__NODE_A_STAR);
+}
+
+/// An integer constant's value.
+std::optional<int64_t> integer_of(const Node* n) {
+  if (!is_node(n, PG_QUERY__NODE__NODE_A_CONST) || n->a_const->isnull) return std::nullopt;
+  const PgQuery__AConst* c = n->a_const;
+  if (c->val_case == PG_QUERY__A__CONST__VAL_IVAL) return c->ival->ival;
+  if (c->val_case == PG_QUERY__A__CONST__VAL_FVAL) {
+    std::string_view s(c->fval->fval);
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && p == s.data() + s.size()) return v;
+  }
+  return std::nullopt;
+}
+
+bool contains_aggregate(const Node* n) {
+  return n != nullptr && find_call(&n->base, &is_aggregate_call) != nullptr;
+}
+
+/// LIMIT/OFFSET: nullopt for none (absent, NULL, ALL); an Error for what pgrange cannot apply.
+Result<std::optional<int64_t>> bound_of(const Node* n, const char* clause) {
+  if (n == nullptr) return std::optional<int64_t>{};
+  if (is_node(n, PG_QUERY__NODE__NODE_A_CONST) && n->a_const->isnull) {
+    return std::optional<int64_t>{};
+  }
+  std::optional<int64_t> v = integer_of(n);
+  if (!v) return tl::unexpected(refuse(std::string(clause) + " with anything but a constant"));
+  if (*v < 0) return tl::unexpected(refuse(std::string("a negative ") + clause));
+  return v;
+}
+
+void sort_options(const PgQuery__SortBy* s, MergeSortKey& key) {
+  key.descending = s->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+  switch (s->sortby_nulls) {
+    case PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST:
+      key.nulls_first = true;
+      break;
+    case PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_LAST:
+      key.nulls_first = false;
+      break;
+    default:
+      key.nulls_first = key.descending;
+  }
+}
+
+/// A COLLATE naming the C collation (bytewise, as pgrange compares text) or not.
+bool is_c_collation(const PgQuery__CollateClause* c) {
+  if (c->n_collname == 0) return false;
+  const char* name = string_of(c->collname[c->n_collname - 1]);
+  if (name == nullptr) return false;
+  std::string_view n(name);
+  return n == "C" || n == "POSIX" || n == "ucs_basic";
+}
+
+struct Target {
+  Node* val = nullptr;
+  const char* alias = nullptr;  ///< AS name
+  /// The name PostgreSQL gives the column when it is a plain column reference or aliased.
+  const char* name = nullptr;
+  bool position_known = true;  ///< no `*` before it (or in it)
+};
+
+class Planner {
+ public:
+  Planner(PgQuery__SelectStmt* s, std::span<const std::string> keys,
+          std::span<const std::string> columns)
+      : s_(s), keys_(keys), columns_(columns) {}
+
+  Result<MergeQuery> plan() {
+    if (auto r = check(); !r) return tl::unexpected(r.error());
+    bool star = false;
+    for (size_t i = 0; i < s_->n_target_list; ++i) {
+      const Node* n = s_->target_list[i];
+      if (!is_node(n, PG_QUERY__NODE__NODE_RES_TARGET)) return tl::unexpected(refuse("target"));
+      Target t;
+      t.val = n->res_target->val;
+      if (n->res_target->name != nullptr && *n->res_target->name != '\0') {
+        t.alias = n->res_target->name;
+      }
+      t.name = t.alias != nullptr ? t.alias : column_name(t.val);
+      if (is_star(t.val)) star = true;
+      t.position_known = !star;
+      targets_.push_back(t);
+    }
+    star_ = star;
+    auto limit = bound_of(s_->limit_count, "LIMIT");
+    if (!limit) return tl::unexpected(limit.error());
+    auto offset = bound_of(s_->limit_offset, "OFFSET");
+    if (!offset) return tl::unexpected(offset.error());
+    q_.limit = *limit;
+    q_.offset = offset->value_or(0);
+
+    bool aggregates = s_->having_clause != nullptr;
+    for (const Target& t : targets_) aggregates = aggregates || contains_aggregate(t.val);
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
+      aggregates = aggregates || contains_aggregate(s_->sort_clause[i]);
+    }
+    if (s_->n_group_clause == 0 && !aggregates) return ordered();
+    if (groups_by_key()) return ordered();
+    return aggregate();
+  }
+
+ private:
+  Result<void> check() {
+    if (s_->op != PG_QUERY__SET_OPERATION__SETOP_NONE) return tl::unexpected(refuse("UNION"));
+    if (s_->into_clause != nullptr) return tl::unexpected(refuse("SELECT INTO"));
+    if (s_->with_clause != nullptr) return tl::unexpected(refuse("WITH"));
+    if (s_->n_window_clause > 0) return tl::unexpected(refuse("window function"));
+    if (s_->n_locking_clause > 0) return tl::unexpected(refuse("FOR UPDATE/SHARE"));
+    if (s_->n_values_lists > 0) return tl::unexpected(refuse("VALUES"));
+    if (s_->group_distinct) return tl::unexpected(refuse("GROUP BY DISTINCT"));
+    if (s_->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES) {
+      return tl::unexpected(refuse("FETCH FIRST … WITH TIES"));
+    }
+    if (s_->n_distinct_clause > 0) {
+      const Node* d = s_->distinct_clause[0];
+      if (s_->n_distinct_clause > 1 ||
+          (d != nullptr && d->node_case != PG_QUERY__NODE__NODE__NOT_SET)) {
+        return tl::unexpected(refuse("DISTINCT ON",
+                                     "which row of each group it keeps depends on "
+                                     "the order rows arrive in"));
+      }
+      q_.distinct = true;
+    }
+    auto window = [](const PgQuery__FuncCall* fc) { return fc->over != nullptr; };
+    auto has_window = [&](const Node* n) {
+      return n != nullptr && find_call(&n->base, window) != nullptr;
+    };
+    for (size_t i = 0; i < s_->n_target_list; ++i) {
+      if (has_window(s_->target_list[i])) return tl::unexpected(refuse("window function"));
+    }
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
+      if (has_window(s_->sort_clause[i])) return tl::unexpected(refuse("window function"));
+    }
+    return {};
+  }
+
+  /// GROUP BY every key column: each group's rows are all on one shard, so the shards' groups
+  /// are the answer's groups.
+  bool groups_by_key() const {
+    if (keys_.empty()) return false;
+    for (const std::string& k : keys_) {
+      bool found = false;
+      for (size_t i = 0; i < s_->n_group_clause && !found; ++i) {
+        const char* c = bare_column(s_->group_clause[i]);
+        found = c != nullptr && k == c;
+      }
+      if (!found) return false;
+    }
+    for (size_t i = 0; i < s_->n_group_clause; ++i) {
+      if (is_node(s_->group_clause[i], PG_QUERY__NODE__NODE_GROUPING_SET)) return false;
+    }
+    return true;
+  }
+
+  /// The output a bare name in ORDER BY refers to (PostgreSQL looks at output names first).
+  std::optional<size_t> output_named(const char* name) const {
+    if (name == nullptr) return std::nullopt;
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (targets_[i].name != nullptr && std::string_view(targets_[i].name) == name) return i;
+    }
+    return std::nullopt;
+  }
+
+  Result<MergeQuery> ordered() {
+    q_.mode = MergeQuery::Mode::kOrdered;
+    q_.visible = star_ ? -1 : static_cast<int>(targets_.size());
+    std::vector<Node*> hidden;
+    auto hide = [&](Node* expr) {
+      hidden.push_back(arena_.target(expr));
+      return -static_cast<int>(hidden.size());  // resolved below
+    };
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
+      const Node* n = s_->sort_clause[i];
+      if (!is_node(n, PG_QUERY__NODE__NODE_SORT_BY)) return tl::unexpected(refuse("ORDER BY"));
+      const PgQuery__SortBy* sb = n->sort_by;
+      if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+        return tl::unexpected(refuse("ORDER BY … USING"));
+      }
+      MergeSortKey key;
+      sort_options(sb, key);
+      Node* e = sb->node;
+      if (is_node(e, PG_QUERY__NODE__NODE_COLLATE_CLAUSE) && !is_c_collation(e->collate_clause)) {
+        return tl::unexpected(refuse("ORDER BY … COLLATE", "pgrange merges text in the C order"));
+      }
+      if (auto pos = integer_of(e)) {
+        if (*pos < 1 || (q_.visible >= 0 && *pos > q_.visible)) {
+          return tl::unexpected(refuse("ORDER BY a position not in the select list"));
+        }
+        key.column = static_cast<int>(*pos - 1);
+      } else if (auto out = output_named(bare_column(e))) {
+        if (targets_[*out].position_known) {
+          key.column = static_cast<int>(*out);
+        } else if (q_.distinct) {
+          return tl::unexpected(refuse("SELECT DISTINCT *"));
+        } else {
+          key.column = hide(targets_[*out].val);
+        }
+      } else {
+        std::optional<int> same;
+        for (size_t t = 0; t < targets_.size() && !same; ++t) {
+          if (targets_[t].position_known && same_tree(&targets_[t].val->base, &e->base)) {
+            same = static_cast<int>(t);
+          }
+        }
+        if (same) {
+          key.column = *same;
+        } else if (q_.distinct) {
+          return tl::unexpected(
+              refuse("ORDER BY an expression that is not selected, with SELECT DISTINCT"));
+        } else {
+          key.column = hide(e);
+        }
+      }
+      q_.order.push_back(key);
+    }
+    std::vector<Node*> sort(s_->sort_clause, s_->sort_clause + s_->n_sort_clause);
+    if (q_.distinct) {
+      if (star_) return tl::unexpected(refuse("SELECT DISTINCT *"));
+      // Every selected column joins the order, so that equal rows meet in the merge.
+      for (int c = 0; c < q_.visible; ++c) {
+        bool present = std::any_of(q_.order.begin(), q_.order.end(),
+                                   [&](const MergeSortKey& k) { return k.column == c; });
+        if (present) continue;
+        q_.order.push_back({c, false, false});
+      }
+      sort.clear();
+      for (const MergeSortKey& k : q_.order) {
+        sort.push_back(arena_.sort(arena_.integer(k.column + 1), k.descending, k.nulls_first));
+      }
+    }
+    q_.hidden = static_cast<int>(hidden.size());
+    for (MergeSortKey& k : q_.order) {
+      // Hidden columns count from the end: -1 is the first hidden one, which is column
+      // (columns - hidden); the merge resolves them once it knows the number of columns.
+      if (k.column < 0) k.column = -(q_.hidden + 1) - k.column;  // → -hidden … -1
+    }
+    std::vector<Node*> targets(s_->target_list, s_->target_list + s_->n_target_list);
+    targets.insert(targets.end(), hidden.begin(), hidden.end());
+    set_targets(targets);
+    set_sort(sort);
+    s_->limit_offset = nullptr;
+    if (q_.limit) {
+      int64_t pushed = *q_.limit > INT64_MAX - q_.offset ? INT64_MAX : *q_.limit + q_.offset;
+      s_->limit_count = arena_.integer(pushed);
+      s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_COUNT;
+      q_.limit_pushed = true;
+    } else {
+      s_->limit_count = nullptr;
+      s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+    }
+    return q_;
+  }
+
+  // --- aggregate mode ---
+
+  Result<int> group_of(Node* e) {
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (same_tree(&groups_[g]->base, &e->base)) return static_cast<int>(g);
+    }
+    return -1;
+  }
+
+  /// The aggregate `fc` (registered once), or an Error when pgrange cannot combine it.
+  Result<int> aggregate_of(const PgQuery__FuncCall* fc) {
+    for (size_t a = 0; a < calls_.size(); ++a) {
+      if (same_tree(&calls_[a]->base, &fc->base)) return static_cast<int>(a);
+    }
+    std::string name = func_name(fc);
+    if (fc->n_funcname == 2) {
+      const char* schema = string_of(fc->funcname[0]);
+      if (schema == nullptr || std::string_view(schema) != "pg_catalog") name = "?";
+    } else if (fc->n_funcname != 1) {
+      name = "?";
+    }
+    MergeAggregate agg;
+    agg.name = name;
+    if (name == "count") {
+      agg.kind = MergeAggregate::Kind::kCount;
+    } else if (name == "sum") {
+      agg.kind = MergeAggregate::Kind::kSum;
+    } else if (name == "min") {
+      agg.kind = MergeAggregate::Kind::kMin;
+    } else if (name == "max") {
+      agg.kind = MergeAggregate::Kind::kMax;
+    } else if (name == "avg") {
+      agg.kind = MergeAggregate::Kind::kAvg;
+    } else {
+      return tl::unexpected(refuse("aggregate " + std::string(func_name(fc)) + "()",
+                                   "pgrange combines count, sum, min, max and avg"));
+    }
+    if (fc->agg_within_group || fc->n_agg_order > 0 || fc->func_variadic) {
+      return tl::unexpected(refuse("aggregate " + name + "() with ORDER BY or WITHIN GROUP"));
+    }
+    if (fc->agg_star != (fc->n_args == 0) || (!fc->agg_star && fc->n_args != 1) ||
+        (fc->agg_star && agg.kind != MergeAggregate::Kind::kCount)) {
+      return tl::unexpected(refuse("aggregate " + name + "() with these arguments"));
+    }
+    if (fc->agg_distinct) {
+      const char* col = fc->n_args == 1 ? bare_column(fc->args[0]) : nullptr;
+      bool by_key = agg.kind == MergeAggregate::Kind::kCount && keys_.size() == 1 &&
+                    col != nullptr && keys_[0] == col;
+      bool harmless =
+          agg.kind == MergeAggregate::Kind::kMin || agg.kind == MergeAggregate::Kind::kMax;
+      if (!by_key && !harmless) {
+        return tl::unexpected(refuse(name + "(DISTINCT …)",
+                                     "a value may occur on several shards; count(DISTINCT "
+                                     "key) is supported"));
+      }
+    }
+    agg.column = -1;  // set when the shard query is built
+    calls_.push_back(fc);
+    q_.aggregates.push_back(agg);
+    return static_cast<int>(calls_.size() - 1);
+  }
+
+  int output_of(bool is_group, int index) {
+    for (size_t o = 0; o < q_.outputs.size(); ++o) {
+      if (q_.outputs[o].is_group == is_group && q_.outputs[o].index == index) {
+        return static_cast<int>(o);
+      }
+    }
+    q_.outputs.push_back({is_group, index});
+    return static_cast<int>(q_.outputs.size() - 1);
+  }
+
+  /// The output an expression of ORDER BY or HAVING stands for (adding a hidden one if needed).
+  Result<int> output_for(Node* e, const char* clause) {
+    if (is_node(e, PG_QUERY__NODE__NODE_FUNC_CALL) && is_aggregate_call(e->func_call)) {
+      auto a = aggregate_of(e->func_call);
+      if (!a) return tl::unexpected(a.error());
+      return output_of(false, *a);
+    }
+    auto g = group_of(e);
+    if (!g) return tl::unexpected(g.error());
+    if (*g >= 0) return output_of(true, *g);
+    for (int o = 0; o < q_.visible_outputs; ++o) {
+      if (same_tree(&targets_[static_cast<size_t>(o)].val->base, &e->base)) return o;
+    }
+    return tl::unexpected(refuse(std::string(clause) + " on an expression over aggregates",
+                                 "pgrange combines plain aggregates and GROUP BY columns"));
+  }
+
+  Result<MergePredicate> predicate(Node* n) {
+    MergePredicate p;
+    if (is_node(n, PG_QUERY__NODE__NODE_BOOL_EXPR)) {
+      const PgQuery__BoolExpr* b = n->bool_expr;
+      p.kind = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR  ? MergePredicate::Kind::kAnd
+               : b->boolop == PG_QUERY__BOOL_EXPR_TYPE__OR_EXPR ? MergePredicate::Kind::kOr
+                                                                : MergePredicate::Kind::kNot;
+      for (size_t i = 0; i < b->n_args; ++i) {
+        auto c = predicate(b->args[i]);
+        if (!c) return c;
+        p.children.push_back(std::move(*c));
+      }
+      return p;
+    }
+    if (is_node(n, PG_QUERY__NODE__NODE_NULL_TEST)) {
+      const PgQuery__NullTest* t = n->null_test;
+      auto o = output_for(t->arg, "HAVING");
+      if (!o) return tl::unexpected(o.error());
+      p.kind = t->nulltesttype == PG_QUERY__NULL_TEST_TYPE__IS_NULL
+                   ? MergePredicate::Kind::kIsNull
+                   : MergePredicate::Kind::kIsNotNull;
+      p.left = *o;
+      return p;
+    }
+    if (is_node(n, PG_QUERY__NODE__NODE_A_EXPR) &&
+        n->a_expr->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP && n->a_expr->n_name == 1) {
+      const PgQuery__AExpr* e = n->a_expr;
+      std::string op = string_of(e->name[0]) != nullptr ? string_of(e->name[0]) : "";
+      if (op == "!=") op = "<>";
+      static constexpr std::string_view kOps[] = {"=", "<>", "<", "<=", ">", ">="};
+      if (std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps)) {
+        auto constant = [](const Node* x) -> std::optional<std::optional<std::string>> {
+          if (is_node(x, PG_QUERY__NODE__NODE_TYPE_CAST)) x = x->type_cast->arg;
+          if (!is_node(x, PG_QUERY__NODE__NODE_A_CONST)) return std::nullopt;
+          return constant_text(x->a_const);
+        };
+        Node* left = e->lexpr;
+        Node* right = e->rexpr;
+        if (constant(left) && !constant(right)) {
+          std::swap(left, right);
+          static const std::pair<std::string_view, std::string_view> kFlip[] = {
+              {"<", ">"}, {"<=", ">="}, {">", "<"}, {">=", "<="}};
+          for (const auto& [a, b] : kFlip) {
+            if (op == a) {
+              op = b;
+              break;
+            }
+          }
+        }
+        auto l = output_for(left, "HAVING");
+        if (!l) return tl::unexpected(l.error());
+        p.kind = MergePredicate::Kind::kCompare;
+        p.op = op;
+        p.left = *l;
+        if (auto c = constant(right)) {
+          p.right_text = *c;
+        } else {
+          auto r = output_for(right, "HAVING");
+          if (!r) return tl::unexpected(r.error());
+          p.right_output = *r;
+        }
+        return p;
+      }
+    }
+    return tl::unexpected(refuse("this HAVING condition",
+                                 "pgrange evaluates AND/OR/NOT of comparisons of aggregates and "
+                                 "GROUP BY columns with constants"));
+  }
+
+  Result<MergeQuery> aggregate() {
+    q_.mode = MergeQuery::Mode::kAggregate;
+    if (star_) return tl::unexpected(refuse("* with aggregates"));
+    for (size_t i = 0; i < s_->n_group_clause; ++i) {
+      Node* g = s_->group_clause[i];
+      if (is_node(g, PG_QUERY__NODE__NODE_GROUPING_SET)) {
+        return tl::unexpected(refuse("GROUPING SETS, ROLLUP or CUBE"));
+      }
+      if (auto pos = integer_of(g)) {
+        if (*pos < 1 || *pos > static_cast<int64_t>(targets_.size())) {
+          return tl::unexpected(refuse("GROUP BY a position not in the select list"));
+        }
+        g = targets_[static_cast<size_t>(*pos - 1)].val;
+      } else if (const char* name = bare_column(g)) {
+        bool is_column = std::find(columns_.begin(), columns_.end(), name) != columns_.end();
+        if (!is_column) {
+          for (const Target& t : targets_) {
+            if (t.alias != nullptr && std::string_view(t.alias) == name) {
+              g = t.val;
+              break;
+            }
+          }
+        }
+      }
+      if (contains_aggregate(g)) return tl::unexpected(refuse("GROUP BY an aggregate"));
+      auto same = group_of(g);
+      if (*same < 0) groups_.push_back(g);
+    }
+    q_.group_columns = static_cast<int>(groups_.size());
+    // The client's columns.
+    for (const Target& t : targets_) {
+      Node* v = t.val;
+      if (is_node(v, PG_QUERY__NODE__NODE_FUNC_CALL) && is_aggregate_call(v->func_call)) {
+        auto a = aggregate_of(v->func_call);
+        if (!a) return tl::unexpected(a.error());
+        q_.outputs.push_back({false, *a});
+      } else if (int g = *group_of(v); g >= 0) {
+        q_.outputs.push_back({true, g});
+      } else if (contains_aggregate(v)) {
+        return tl::unexpected(refuse("an expression over aggregates in the select list",
+                                     "select the aggregates themselves"));
+      } else {
+        return tl::unexpected(
+            refuse("a selected expression that is neither a GROUP BY column nor an aggregate"));
+      }
+      q_.output_names.push_back(t.alias != nullptr ? t.alias : "");
+    }
+    q_.visible_outputs = static_cast<int>(q_.outputs.size());
+    if (s_->having_clause != nullptr) {
+      auto h = predicate(s_->having_clause);
+      if (!h) return tl::unexpected(h.error());
+      q_.having = std::move(*h);
+    }
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
+      const Node* n = s_->sort_clause[i];
+      if (!is_node(n, PG_QUERY__NODE__NODE_SORT_BY)) return tl::unexpected(refuse("ORDER BY"));
+      const PgQuery__SortBy* sb = n->sort_by;
+      if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+        return tl::unexpected(refuse("ORDER BY … USING"));
+      }
+      MergeSortKey key;
+      sort_options(sb, key);
+      Node* e = sb->node;
+      if (auto pos = integer_of(e)) {
+        if (*pos < 1 || *pos > q_.visible_outputs) {
+          return tl::unexpected(refuse("ORDER BY a position not in the select list"));
+        }
+        key.column = static_cast<int>(*pos - 1);
+      } else if (auto out = output_named(bare_column(e))) {
+        key.column = static_cast<int>(*out);
+      } else {
+        auto o = output_for(e, "ORDER BY");
+        if (!o) return tl::unexpected(o.error());
+        key.column = *o;
+      }
+      if (q_.distinct && key.column >= q_.visible_outputs) {
+        return tl::unexpected(
+            refuse("ORDER BY an expression that is not selected, with SELECT DISTINCT"));
+      }
+      q_.order.push_back(key);
+    }
+    // The shard query: the GROUP BY expressions, then the partial aggregates, grouped and
+    // sorted by the former.
+    std::vector<Node*> targets;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const char* name = nullptr;
+      for (size_t o = 0; o < targets_.size(); ++o) {
+        if (q_.outputs[o].is_group && q_.outputs[o].index == static_cast<int>(g)) {
+          name = targets_[o].alias;
+          break;
+        }
+      }
+      targets.push_back(arena_.target(groups_[g], name));
+    }
+    for (size_t a = 0; a < calls_.size(); ++a) {
+      MergeAggregate& agg = q_.aggregates[a];
+      agg.column = static_cast<int>(targets.size());
+      const char* alias = nullptr;
+      for (size_t o = 0; o < targets_.size(); ++o) {
+        if (!q_.outputs[o].is_group && q_.outputs[o].index == static_cast<int>(a)) {
+          alias = targets_[o].alias;
+          break;
+        }
+      }
+      Node* call = arena_.node(const_cast<PgQuery__FuncCall*>(calls_[a]));
+      if (agg.kind == MergeAggregate::Kind::kAvg) {
+        targets.push_back(
+            arena_.target(arena_.call("sum", calls_[a]), alias != nullptr ? alias : "avg"));
+        targets.push_back(arena_.target(arena_.call("count", calls_[a])));
+      } else {
+        targets.push_back(arena_.target(call, alias));
+      }
+    }
+    set_targets(targets);
+    std::vector<Node*> positions, sort;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      positions.push_back(arena_.integer(static_cast<int64_t>(g + 1)));
+      sort.push_back(arena_.sort(arena_.integer(static_cast<int64_t>(g + 1)), false, false));
+    }
+    s_->group_clause = positions.empty() ? nullptr : arena_.nodes(positions);
+    s_->n_group_clause = positions.size();
+    set_sort(sort);
+    s_->having_clause = nullptr;
+    s_->n_distinct_clause = 0;
+    s_->distinct_clause = nullptr;
+    s_->limit_count = nullptr;
+    s_->limit_offset = nullptr;
+    s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+    return q_;
+  }
+
+  void set_targets(const std::vector<Node*>& t) {
+    s_->n_target_list = t.size();
+    s_->target_list = arena_.nodes(t);
+  }
+  void set_sort(const std::vector<Node*>& t) {
+    s_->n_sort_clause = t.size();
+    s_->sort_clause = t.empty() ? nullptr : arena_.nodes(t);
+  }
+
+  PgQuery__SelectStmt* s_;
+  std::span<const std::string> keys_;
+  std::span<const std::string> columns_;
+  Arena arena_;
+  MergeQuery q_;
+  std::vector<Target> targets_;
+  bool star_ = false;
+  std::vector<Node*> groups_;
+  std::vector<const PgQuery__FuncCall*> calls_;
+};
+
+}  // namespace
+
+Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
+                              std::span<const std::string> table_columns) {
+  std::string owned(select_sql);
+  PgQueryProtobufParseResult r = pg_query_parse_protobuf(owned.c_str());
+  std::unique_ptr<PgQueryProtobufParseResult, void (*)(PgQueryProtobufParseResult*)> guard(
+      new PgQueryProtobufParseResult(r), [](PgQueryProtobufParseResult* p) {
+        pg_query_free_protobuf_parse_result(*p);
+        delete p;
+      });
+  if (r.error) {
+    return fail(sqlstate::kSyntaxError,
+                r.error->message != nullptr ? r.error->message : "syntax error");
+  }
+  PgQuery__ParseResult* pr = pg_query__parse_result__unpack(
+      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
+  if (pr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the parse tree");
+  std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseResult*)> pr_guard(
+      pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
+  if (pr->n_stmts != 1 || pr->stmts[0]->stmt == nullptr ||
+      pr->stmts[0]->stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
+    return tl::unexpected(refuse("this statement"));
+  }
+  PgQuery__SelectStmt* s = pr->stmts[0]->stmt->select_stmt;
+  // The planner rewrites the statement in place with nodes it owns; the original fields are put
+  // back before libpg_query frees its tree.
+  const PgQuery__SelectStmt saved = *s;
+  Planner planner(s, key_columns, table_columns);
+  Result<MergeQuery> q = planner.plan();
+  if (q) {
+    PgQuery__RawStmt* raw = pr->stmts[0];
+    int32_t loc = raw->stmt_location, len = raw->stmt_len;
+    raw->stmt_location = 0;
+    raw->stmt_len = 0;
+    std::string packed(pg_query__parse_result__get_packed_size(pr), '\0');
+    pg_query__parse_result__pack(pr, reinterpret_cast<uint8_t*>(packed.data()));
+    raw->stmt_location = loc;
+    raw->stmt_len = len;
+    PgQueryProtobuf pb{packed.size(), packed.data()};
+    PgQueryDeparseResult d = pg_query_deparse_protobuf(pb);
+    if (d.error != nullptr) {
+      std::string msg = d.error->message != nullptr ? d.error->message : "deparse failed";
+      pg_query_free_deparse_result(d);
+      *s = saved;
+      return fail(sqlstate::kInternalError, "cannot write the shard query: " + msg);
+    }
+    q->shard_sql = d.query;
+    pg_query_free_deparse_result(d);
+  }
+  *s = saved;
+  return q;
+}
+
+}  // namespace pgrange::sql

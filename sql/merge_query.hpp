@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace pgrange::sql {
+
+/// One key of an ORDER BY that pgrange applies when it merges the shards' rows.
+struct MergeSortKey {
+  /// The column it sorts by: ordered mode, the shard result's column (hidden ones at the end);
+  /// aggregate mode, the index into MergeQuery::outputs.
+  int column = 0;
+  bool descending = false;
+  bool nulls_first = false;  ///< PostgreSQL's default: NULLS FIRST exactly when DESC
+
+  bool operator==(const MergeSortKey&) const = default;
+};
+
+/// An aggregate pgrange combines from the shards' partial results.
+struct MergeAggregate {
+  enum class Kind { kCount, kSum, kMin, kMax, kAvg };
+  Kind kind = Kind::kCount;
+  /// The shard result's column of its partial value; avg: the partial sum there and the
+  /// partial count in the next column.
+  int column = 0;
+  std::string name;  ///< "count", "sum", … for messages
+
+  bool operator==(const MergeAggregate&) const = default;
+};
+
+/// A column pgrange produces in aggregate mode: a GROUP BY column or a combined aggregate.
+struct MergeOutput {
+  bool is_group = false;
+  int index = 0;  ///< into the group columns (shard columns 0…) or MergeQuery::aggregates
+  bool operator==(const MergeOutput&) const = default;
+};
+
+/// A HAVING condition pgrange evaluates over the combined groups (three-valued logic).
+struct MergePredicate {
+  enum class Kind { kAnd, kOr, kNot, kCompare, kIsNull, kIsNotNull };
+  Kind kind = Kind::kCompare;
+  std::vector<MergePredicate> children;  ///< kAnd, kOr, kNot
+  /// kCompare: output `left` op (output `right_output` or the constant `right_text`);
+  /// kIsNull/kIsNotNull: output `left`.
+  int left = 0;
+  std::string op;  ///< "=", "<>", "<", "<=", ">", ">="
+  int right_output = -1;
+  std::optional<std::string> right_text;  ///< nullopt with right_output < 0: NULL
+
+  bool operator==(const MergePredicate&) const = default;
+};
+
+/// How to run one SELECT on several shards and merge their answers into PostgreSQL's answer.
+struct MergeQuery {
+  enum class Mode {
+    /// The shards' rows are the answer's rows: merged in ORDER BY order (when there is one),
+    /// DISTINCT and OFFSET/LIMIT applied after the merge.
+    kOrdered,
+    /// The shards compute partial aggregates per group, sorted by the group columns; pgrange
+    /// combines equal groups, applies HAVING, DISTINCT, ORDER BY, OFFSET/LIMIT.
+    kAggregate
+  };
+  Mode mode = Mode::kOrdered;
+  /// What each shard runs.
+  std::string shard_sql;
+
+  // kOrdered
+  /// Columns the shard query has after the client's (ORDER BY expressions not selected); they
+  /// are removed from the rows sent to the client.
+  int hidden = 0;
+  /// The number of the client's columns, when known without running (no `*`); -1 otherwise.
+  int visible = -1;
+
+  // kAggregate
+  int group_columns = 0;  ///< the shard result's first columns are the GROUP BY expressions
+  std::vector<MergeAggregate> aggregates;
+  /// The client's columns, then hidden ones ORDER BY and HAVING use.
+  std::vector<MergeOutput> outputs;
+  int visible_outputs = 0;
+  /// The names of the client's columns (aggregate mode), as PostgreSQL names them; empty for a
+  /// column whose name the shard's RowDescription gives.
+  std::vector<std::string> output_names;
+  std::optional<MergePredicate> having;
+
+  // both
+  /// kOrdered: the merge order (the shards run the same ORDER BY); kAggregate: the order of the
+  /// combined rows. With `distinct` in kOrdered mode, it covers every client column.
+  std::vector<MergeSortKey> order;
+  bool distinct = false;
+  std::optional<int64_t> limit;  ///< nullopt: none
+  int64_t offset = 0;
+  /// The shard query carries LIMIT offset+limit: a shard has no more rows than that to send.
+  bool limit_pushed = false;
+  /// ORDER BY pgrange must leave unmerged (no ORDER BY): rows go in shard order.
+  bool ordered() const { return !order.empty(); }
+};
+
+/// Plans the merge of one SELECT (the statement's text) on one table whose key columns are
+/// `key_columns` and whose columns are `table_columns` (for telling GROUP BY names of columns
+/// from names of outputs, as PostgreSQL does). A SELECT pgrange cannot answer exactly across
+/// shards is an Error with SQLSTATE 0A000 naming the construct; a syntax error is 42601.
+Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
+                              std::span<const std::string> table_columns);
+
+}  // namespace pgrange::sql

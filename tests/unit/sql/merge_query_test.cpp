@@ -1,0 +1,176 @@
+#include "sql/merge_query.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace pgrange::sql {
+namespace {
+
+const std::vector<std::string> kKeys = {"id"};
+const std::vector<std::string> kColumns = {"id", "grp", "name", "amount"};
+
+MergeQuery plan(const std::string& sql) {
+  auto q = plan_merge(sql, kKeys, kColumns);
+  EXPECT_TRUE(q.has_value()) << sql << ": " << (q ? "" : q.error().message);
+  return q ? *q : MergeQuery{};
+}
+
+std::string refusal(const std::string& sql) {
+  auto q = plan_merge(sql, kKeys, kColumns);
+  if (q) return "planned: " + q->shard_sql;
+  EXPECT_EQ(q.error().sqlstate, "0A000") << sql;
+  return q.error().message;
+}
+
+TEST(MergeQuery, OrderByLimitOffsetPushesTheSumDown) {
+  MergeQuery q =
+      plan("SELECT id, name FROM t WHERE id > 5 ORDER BY name DESC, id LIMIT 10 OFFSET 5");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kOrdered);
+  EXPECT_EQ(q.shard_sql, "SELECT id, name FROM t WHERE id > 5 ORDER BY name DESC, id LIMIT 15");
+  EXPECT_EQ(q.visible, 2);
+  EXPECT_EQ(q.hidden, 0);
+  ASSERT_EQ(q.order.size(), 2u);
+  EXPECT_EQ(q.order[0], (MergeSortKey{1, true, true}));
+  EXPECT_EQ(q.order[1], (MergeSortKey{0, false, false}));
+  EXPECT_EQ(q.limit, 10);
+  EXPECT_EQ(q.offset, 5);
+  EXPECT_TRUE(q.limit_pushed);
+}
+
+TEST(MergeQuery, SortExpressionsNotSelectedBecomeHiddenColumns) {
+  MergeQuery q = plan("SELECT name FROM t ORDER BY amount * -1 NULLS FIRST, lower(name), 1");
+  EXPECT_EQ(q.shard_sql,
+            "SELECT name, amount * -1, lower(name) FROM t ORDER BY amount * -1 NULLS FIRST, "
+            "lower(name), 1");
+  EXPECT_EQ(q.hidden, 2);
+  ASSERT_EQ(q.order.size(), 3u);
+  EXPECT_EQ(q.order[0], (MergeSortKey{-2, false, true}));
+  EXPECT_EQ(q.order[1], (MergeSortKey{-1, false, false}));
+  EXPECT_EQ(q.order[2], (MergeSortKey{0, false, false}));
+}
+
+TEST(MergeQuery, OrderByOutputNameAndSelectedExpression) {
+  MergeQuery q = plan("SELECT id AS k, amount * 2 FROM t ORDER BY k DESC, amount * 2");
+  EXPECT_EQ(q.hidden, 0);
+  EXPECT_EQ(q.order[0], (MergeSortKey{0, true, true}));
+  EXPECT_EQ(q.order[1], (MergeSortKey{1, false, false}));
+}
+
+TEST(MergeQuery, StarKeepsOrderColumnsAfterIt) {
+  MergeQuery q = plan("SELECT * FROM t ORDER BY name LIMIT 3");
+  EXPECT_EQ(q.visible, -1);
+  EXPECT_EQ(q.hidden, 1);
+  EXPECT_EQ(q.shard_sql, "SELECT *, name FROM t ORDER BY name LIMIT 3");
+  EXPECT_EQ(q.order[0].column, -1);
+}
+
+TEST(MergeQuery, DistinctSortsByEveryColumn) {
+  MergeQuery q = plan("SELECT DISTINCT grp, name FROM t ORDER BY name DESC");
+  EXPECT_TRUE(q.distinct);
+  EXPECT_EQ(q.shard_sql, "SELECT DISTINCT grp, name FROM t ORDER BY 2 DESC, 1");
+  ASSERT_EQ(q.order.size(), 2u);
+  EXPECT_EQ(q.order[0], (MergeSortKey{1, true, true}));
+  EXPECT_EQ(q.order[1], (MergeSortKey{0, false, false}));
+}
+
+TEST(MergeQuery, GroupByTheKeyRunsWholeOnEachShard) {
+  MergeQuery q =
+      plan("SELECT id, count(*) FROM t GROUP BY id HAVING count(*) > 1 ORDER BY 2 LIMIT 4");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kOrdered);
+  EXPECT_EQ(q.shard_sql,
+            "SELECT id, count(*) FROM t GROUP BY id HAVING count(*) > 1 ORDER BY 2 LIMIT 4");
+}
+
+TEST(MergeQuery, AggregatesBecomePartials) {
+  MergeQuery q = plan(
+      "SELECT grp, count(*), sum(amount) AS total, avg(amount), min(name) FROM t WHERE id > 0 "
+      "GROUP BY grp HAVING max(id) > 10 ORDER BY total DESC, 1 LIMIT 5 OFFSET 1");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kAggregate);
+  EXPECT_EQ(q.shard_sql,
+            "SELECT grp, count(*), sum(amount) AS total, sum(amount) AS avg, count(amount), "
+            "min(name), max(id) FROM t WHERE id > 0 GROUP BY 1 ORDER BY 1");
+  EXPECT_EQ(q.group_columns, 1);
+  ASSERT_EQ(q.aggregates.size(), 5u);
+  EXPECT_EQ(q.aggregates[0].kind, MergeAggregate::Kind::kCount);
+  EXPECT_EQ(q.aggregates[0].column, 1);
+  EXPECT_EQ(q.aggregates[2].kind, MergeAggregate::Kind::kAvg);
+  EXPECT_EQ(q.aggregates[2].column, 3);
+  EXPECT_EQ(q.aggregates[3].column, 5);
+  EXPECT_EQ(q.aggregates[4].kind, MergeAggregate::Kind::kMax);
+  EXPECT_EQ(q.visible_outputs, 5);
+  ASSERT_EQ(q.outputs.size(), 6u);  // max(id) is hidden, for HAVING
+  EXPECT_EQ(q.outputs[5], (MergeOutput{false, 4}));
+  ASSERT_TRUE(q.having.has_value());
+  EXPECT_EQ(q.having->kind, MergePredicate::Kind::kCompare);
+  EXPECT_EQ(q.having->left, 5);
+  EXPECT_EQ(q.having->op, ">");
+  EXPECT_EQ(q.having->right_text, "10");
+  EXPECT_EQ(q.order[0], (MergeSortKey{2, true, true}));
+  EXPECT_EQ(q.order[1], (MergeSortKey{0, false, false}));
+  EXPECT_EQ(q.limit, 5);
+  EXPECT_EQ(q.offset, 1);
+  EXPECT_FALSE(q.limit_pushed);
+  EXPECT_EQ(q.output_names[2], "total");
+}
+
+TEST(MergeQuery, UngroupedAggregateAndCountDistinctKey) {
+  MergeQuery q = plan("SELECT count(DISTINCT id), max(amount) FILTER (WHERE grp = 1) FROM t");
+  EXPECT_EQ(q.shard_sql, "SELECT count(DISTINCT id), max(amount) FILTER (WHERE grp = 1) FROM t");
+  EXPECT_EQ(q.group_columns, 0);
+}
+
+TEST(MergeQuery, GroupByPositionAndAlias) {
+  MergeQuery a = plan("SELECT lower(name) AS l, count(*) FROM t GROUP BY 1");
+  MergeQuery b = plan("SELECT lower(name) AS l, count(*) FROM t GROUP BY l");
+  EXPECT_EQ(a.shard_sql, "SELECT lower(name) AS l, count(*) FROM t GROUP BY 1 ORDER BY 1");
+  EXPECT_EQ(a.shard_sql, b.shard_sql);
+  EXPECT_EQ(a.outputs[0], (MergeOutput{true, 0}));
+}
+
+TEST(MergeQuery, HavingTrees) {
+  MergeQuery q = plan(
+      "SELECT grp FROM t GROUP BY grp HAVING NOT (5 < count(*) OR sum(amount) IS NULL) AND grp <> "
+      "3");
+  ASSERT_TRUE(q.having.has_value());
+  EXPECT_EQ(q.having->kind, MergePredicate::Kind::kAnd);
+  const MergePredicate& no = q.having->children[0];
+  EXPECT_EQ(no.kind, MergePredicate::Kind::kNot);
+  EXPECT_EQ(no.children[0].kind, MergePredicate::Kind::kOr);
+  EXPECT_EQ(no.children[0].children[0].op, ">");  // flipped: count(*) > 5
+  EXPECT_EQ(no.children[0].children[1].kind, MergePredicate::Kind::kIsNull);
+  EXPECT_EQ(q.having->children[1].left, 0);
+}
+
+TEST(MergeQuery, RefusesWhatItCannotCombine) {
+  EXPECT_NE(refusal("SELECT DISTINCT ON (grp) grp, id FROM t ORDER BY grp, id").find("DISTINCT ON"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT grp, count(DISTINCT name) FROM t GROUP BY grp").find("DISTINCT"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT string_agg(name, ',') FROM t").find("string_agg"), std::string::npos);
+  EXPECT_NE(refusal("SELECT sum(amount) + 1 FROM t").find("expression over aggregates"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT grp, count(*) FROM t GROUP BY ROLLUP (grp)").find("ROLLUP"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT id FROM t ORDER BY name COLLATE \"en_US\"").find("COLLATE"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT id FROM t ORDER BY id LIMIT $1").find("LIMIT"), std::string::npos);
+  EXPECT_NE(refusal("SELECT id FROM t ORDER BY id FETCH FIRST 2 ROWS WITH TIES").find("WITH TIES"),
+            std::string::npos);
+  EXPECT_NE(refusal("SELECT DISTINCT grp FROM t ORDER BY id").find("DISTINCT"), std::string::npos);
+  EXPECT_NE(refusal("SELECT name, count(*) FROM t GROUP BY grp").find("neither"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal("SELECT grp FROM t GROUP BY grp HAVING count(*) > avg(amount) + 1").find("HAVING"),
+      std::string::npos);
+}
+
+TEST(MergeQuery, CollateCIsMergedBytewise) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY name COLLATE \"C\" DESC");
+  EXPECT_EQ(q.hidden, 1);
+  EXPECT_EQ(q.shard_sql, "SELECT id, name COLLATE \"C\" FROM t ORDER BY name COLLATE \"C\" DESC");
+}
+
+}  // namespace
+}  // namespace pgrange::sql
