@@ -275,7 +275,7 @@ SELECT * FROM t_int LIMIT 0
 SELECT * FROM t_int OFFSET 1000
 SELECT * FROM t_text ORDER BY k
 SELECT * FROM t_text ORDER BY k COLLATE "C" DESC
-SELECT * FROM t_text ORDER BY n LIMIT 20
+SELECT * FROM t_text ORDER BY n, k LIMIT 20
 SELECT * FROM t_text WHERE k LIKE 'key1%' ORDER BY k LIMIT 7 OFFSET 3
 SELECT * FROM t_comp ORDER BY a, b
 SELECT * FROM t_comp ORDER BY a DESC, b DESC LIMIT 13
@@ -503,6 +503,408 @@ SELECT * , id FROM t_int WHERE id = 16
 SELECT id, now() IS NOT NULL FROM t_int WHERE id = 18
 SELECT nonexistent FROM t_int WHERE id = 19
 SELECT id FROM t_int WHERE id = 19 AND nonexistent = 1
+
+-- The groups "merge …" run statements over several shards whose answer needs the shards' rows
+-- merged: ORDER BY, LIMIT/OFFSET, aggregates, GROUP BY, HAVING, DISTINCT. Every ORDER BY ends in
+-- a unique key, so the order is total and checked; t_types covers the sortable types.
+-- group: merge order by
+SELECT * FROM t_int WHERE id > 0 ORDER BY id
+SELECT * FROM t_int WHERE id < 0 ORDER BY id DESC
+SELECT id, name FROM t_int ORDER BY name, id
+SELECT id, name FROM t_int ORDER BY name DESC, id
+SELECT id, amount FROM t_int ORDER BY amount, id
+SELECT id, amount FROM t_int ORDER BY amount DESC, id DESC
+SELECT id, grp, amount FROM t_int ORDER BY grp DESC, amount, id
+SELECT id, flag FROM t_int ORDER BY flag, id
+SELECT id FROM t_int ORDER BY grp, name, id
+SELECT name FROM t_int ORDER BY id DESC
+SELECT name FROM t_int WHERE id BETWEEN -60 AND 60 ORDER BY amount, id
+SELECT id, grp FROM t_int ORDER BY 2, 1
+SELECT grp, name, id FROM t_int ORDER BY 1, 3
+SELECT id AS i, name AS nm FROM t_int ORDER BY nm, i
+SELECT id, id * -1 AS neg FROM t_int WHERE id BETWEEN -200 AND 200 ORDER BY neg
+SELECT id FROM t_int WHERE id > -9223372036854775808 ORDER BY id * -1
+SELECT id, amount FROM t_int ORDER BY amount * -1, id
+SELECT id, name FROM t_int ORDER BY lower(name), id
+SELECT id, name FROM t_int ORDER BY length(name) DESC, name
+SELECT id, grp FROM t_int ORDER BY abs(grp - 5), id
+SELECT id, amount FROM t_int ORDER BY amount::int, id
+SELECT id FROM t_int WHERE id BETWEEN 2 AND 20 ORDER BY id DESC
+SELECT id, name FROM t_int WHERE id BETWEEN 20 AND 30 ORDER BY name, id
+SELECT * FROM t_int WHERE id >= -160 AND id < -40 ORDER BY grp, id
+SELECT * FROM t_int WHERE grp = 3 ORDER BY amount DESC, id
+SELECT * FROM t_int WHERE id IN (-150, 0, 50, 175, 1000000000000) ORDER BY id DESC
+SELECT id, name FROM t_int WHERE id IN (-151, -99, 1, 26, 176) ORDER BY name
+SELECT k FROM t_text ORDER BY k DESC
+SELECT k, n FROM t_text ORDER BY n, k
+SELECT k, note FROM t_text ORDER BY note NULLS FIRST, k
+SELECT k, note FROM t_text ORDER BY note DESC NULLS LAST, k DESC
+SELECT k FROM t_text ORDER BY length(k), k
+SELECT k FROM t_text ORDER BY lower(k), k
+SELECT k FROM t_text ORDER BY upper(k) DESC, k
+SELECT k, octet_length(k) FROM t_text ORDER BY 2, 1
+SELECT k FROM t_text WHERE k >= 'a' AND k < 'abd' ORDER BY k DESC
+SELECT k, n FROM t_text WHERE k > 'key' ORDER BY n DESC, k
+SELECT a, b, v FROM t_comp ORDER BY v DESC
+SELECT a, b FROM t_comp ORDER BY b, a
+SELECT w FROM t_comp ORDER BY w
+SELECT a, b FROM t_comp WHERE a BETWEEN 4 AND 11 ORDER BY a DESC, b
+SELECT a, b, v FROM t_comp ORDER BY a, v DESC
+SELECT u, n FROM t_uuid ORDER BY u DESC
+SELECT u FROM t_uuid ORDER BY n
+SELECT u, label FROM t_uuid ORDER BY label, u
+SELECT n FROM t_uuid ORDER BY u::text
+SELECT u FROM t_uuid WHERE u > '80000000-0000-0000-0000-000000000000' ORDER BY u
+SELECT ts, n FROM t_ts ORDER BY ts DESC
+SELECT ts, payload FROM t_ts ORDER BY payload, ts
+SELECT n FROM t_ts ORDER BY ts
+SELECT ts FROM t_ts WHERE ts >= '2024-01-01 00:00:00+00' AND ts < '2024-02-01 00:00:00+00' ORDER BY ts DESC
+SELECT ts, n FROM t_ts ORDER BY date_trunc('day', ts), n DESC
+SELECT n, extract(epoch FROM ts) FROM t_ts ORDER BY 2 DESC
+
+-- group: merge order by nulls
+SELECT id, a FROM t_nulls ORDER BY a, id
+SELECT id, a FROM t_nulls ORDER BY a DESC, id
+SELECT id, a FROM t_nulls ORDER BY a NULLS FIRST, id DESC
+SELECT id, a FROM t_nulls ORDER BY a DESC NULLS LAST, id
+SELECT id, b FROM t_nulls ORDER BY b, id
+SELECT id, b FROM t_nulls ORDER BY b NULLS FIRST, id
+SELECT id, c FROM t_nulls ORDER BY c DESC NULLS LAST, id
+SELECT id, c FROM t_nulls ORDER BY c NULLS FIRST, id
+SELECT id, d FROM t_nulls ORDER BY d DESC NULLS LAST, id
+SELECT id FROM t_nulls ORDER BY a NULLS FIRST, b DESC NULLS LAST, id
+SELECT id, a, b FROM t_nulls ORDER BY b NULLS FIRST, a DESC NULLS FIRST, id
+SELECT id, coalesce(a, -1) FROM t_nulls ORDER BY 2, 1
+SELECT id FROM t_nulls ORDER BY a IS NULL, a DESC, id
+SELECT id, a FROM t_nulls WHERE id BETWEEN 20 AND 60 ORDER BY a NULLS FIRST, id
+SELECT id, c FROM t_nulls WHERE id < 30 ORDER BY c DESC, id
+SELECT id, a * -1 FROM t_nulls ORDER BY a * -1 NULLS FIRST, id
+SELECT note, k FROM t_text ORDER BY note NULLS FIRST, k DESC
+
+-- group: merge limit offset
+SELECT * FROM t_int ORDER BY id LIMIT 5
+SELECT * FROM t_int ORDER BY id DESC LIMIT 5
+SELECT * FROM t_int ORDER BY id LIMIT 5 OFFSET 3
+SELECT * FROM t_int ORDER BY id OFFSET 372
+SELECT * FROM t_int ORDER BY id LIMIT 0
+SELECT * FROM t_int ORDER BY id LIMIT 0 OFFSET 10
+SELECT * FROM t_int ORDER BY id LIMIT 10 OFFSET 100000
+SELECT * FROM t_int ORDER BY id OFFSET 100000
+SELECT * FROM t_int ORDER BY id LIMIT ALL
+SELECT * FROM t_int ORDER BY id DESC LIMIT ALL OFFSET 340
+SELECT id FROM t_int ORDER BY id LIMIT NULL
+SELECT id FROM t_int ORDER BY id OFFSET 0 ROWS
+SELECT * FROM t_int ORDER BY id FETCH FIRST 3 ROWS ONLY
+SELECT * FROM t_int ORDER BY id DESC OFFSET 2 ROWS FETCH FIRST 4 ROWS ONLY
+SELECT * FROM t_int ORDER BY id FETCH FIRST ROW ONLY
+SELECT id, name FROM t_int ORDER BY name, id LIMIT 12
+SELECT id, name FROM t_int ORDER BY name DESC, id LIMIT 12 OFFSET 12
+SELECT id, amount FROM t_int ORDER BY amount DESC, id LIMIT 7
+SELECT id, grp FROM t_int ORDER BY grp, id LIMIT 20 OFFSET 30
+SELECT id FROM t_int WHERE id > -9223372036854775808 ORDER BY id * -1 LIMIT 4
+SELECT id FROM t_int WHERE id BETWEEN 2 AND 20 ORDER BY id LIMIT 3
+SELECT id FROM t_int WHERE id BETWEEN 2 AND 20 ORDER BY id LIMIT 3 OFFSET 20
+SELECT id FROM t_int WHERE id BETWEEN 20 AND 30 ORDER BY id DESC LIMIT 4
+SELECT id FROM t_int WHERE id > -60 AND id < 60 ORDER BY id LIMIT 10 OFFSET 45
+SELECT id, name FROM t_int WHERE grp = 7 ORDER BY id LIMIT 5
+SELECT id FROM t_int WHERE id > 1000 ORDER BY id LIMIT 2
+SELECT id FROM t_int WHERE id < -1000 ORDER BY id DESC LIMIT 2
+SELECT id FROM t_int LIMIT 100000
+SELECT id, name FROM t_int WHERE id > 0 LIMIT 100000 OFFSET 0
+SELECT k FROM t_text ORDER BY k DESC LIMIT 10 OFFSET 5
+SELECT k, n FROM t_text ORDER BY n DESC, k LIMIT 15
+SELECT k FROM t_text ORDER BY length(k) DESC, k LIMIT 5
+SELECT k FROM t_text WHERE k >= 'key' ORDER BY k LIMIT 3 OFFSET 198
+SELECT a, b FROM t_comp ORDER BY a, b LIMIT 8 OFFSET 100
+SELECT a, b, v FROM t_comp ORDER BY v DESC LIMIT 6
+SELECT u FROM t_uuid ORDER BY u DESC LIMIT 5
+SELECT u, n FROM t_uuid ORDER BY n LIMIT 5 OFFSET 295
+SELECT u, label FROM t_uuid ORDER BY label, u LIMIT 9
+SELECT ts FROM t_ts ORDER BY ts DESC LIMIT 4 OFFSET 1
+SELECT ts, payload FROM t_ts ORDER BY payload DESC, ts LIMIT 6
+SELECT id, a FROM t_nulls ORDER BY a NULLS FIRST, id LIMIT 10
+SELECT id, a FROM t_nulls ORDER BY a, id LIMIT 10 OFFSET 195
+SELECT id, b FROM t_nulls ORDER BY b DESC, id LIMIT 10 OFFSET 70
+SELECT id, d FROM t_nulls ORDER BY d DESC NULLS LAST, id LIMIT 5
+
+-- group: merge aggregates
+SELECT count(*) FROM t_int WHERE id > 0
+SELECT count(*) FROM t_int WHERE id BETWEEN 20 AND 30
+SELECT count(*) FROM t_int WHERE id BETWEEN 2 AND 20
+SELECT count(id), count(name), count(*) FROM t_int
+SELECT count(a) FROM t_nulls
+SELECT sum(grp) FROM t_int
+SELECT sum(id) FROM t_int
+SELECT sum(id) FROM t_int WHERE id BETWEEN -200 AND 200
+SELECT sum(amount) FROM t_int WHERE id > 0
+SELECT sum(amount) FROM t_int WHERE id BETWEEN 2 AND 20
+SELECT min(id), max(id) FROM t_int WHERE id BETWEEN -120 AND 120
+SELECT min(grp), max(grp), min(amount), max(amount) FROM t_int
+SELECT min(name), max(name) FROM t_int
+SELECT avg(grp) FROM t_int
+SELECT avg(id) FROM t_int WHERE id BETWEEN -200 AND 200
+SELECT avg(id) FROM t_int
+SELECT avg(amount) FROM t_int
+SELECT avg(amount) FROM t_int WHERE grp = 3
+SELECT avg(amount) FROM t_int WHERE id BETWEEN 20 AND 30
+SELECT avg(n) FROM t_text
+SELECT avg(v), sum(v) FROM t_comp
+SELECT avg(v) FROM t_comp WHERE a BETWEEN 4 AND 11
+SELECT count(*) FROM t_comp WHERE b = 'x'
+SELECT avg(c), sum(c), count(c) FROM t_nulls WHERE id > 50
+SELECT sum(a), avg(a) FROM t_nulls
+SELECT avg(a) FROM t_nulls WHERE id < 10
+SELECT sum(n), avg(n) FROM t_uuid
+SELECT sum(n), avg(n), min(payload), max(payload) FROM t_ts
+SELECT count(*), sum(amount), avg(amount), min(id), max(id) FROM t_int WHERE id > 500 AND id < 600
+SELECT sum(grp), avg(grp), min(name), max(name) FROM t_int WHERE grp = 99
+SELECT count(a), sum(a), avg(a), min(a), max(a) FROM t_nulls WHERE a IS NULL
+SELECT sum(c), count(c), count(*) FROM t_nulls WHERE id % 5 = 0
+SELECT min(k), max(k) FROM t_text WHERE k > 'a'
+SELECT min(note), max(note) FROM t_text
+SELECT min(w), max(w) FROM t_comp
+SELECT min(b), max(b) FROM t_nulls
+SELECT min(ts), max(ts) FROM t_ts
+SELECT min(ts), max(ts) FROM t_ts WHERE n BETWEEN 0 AND 100
+SELECT min(d), max(d) FROM t_nulls
+SELECT min(u::text), max(u::text) FROM t_uuid WHERE n > 0
+SELECT min(u::text), max(u::text), count(u) FROM t_uuid WHERE label = 'label 5'
+SELECT min(a), max(a), min(c), max(c) FROM t_nulls
+SELECT min(u), max(u) FROM t_uuid WHERE n > 0
+SELECT count(*), max(id) FROM t_int WHERE flag
+SELECT count(DISTINCT id) FROM t_int
+SELECT count(DISTINCT id) FROM t_int WHERE id > 0
+SELECT count(DISTINCT k) FROM t_text
+SELECT count(DISTINCT u) FROM t_uuid
+SELECT count(DISTINCT id), count(*) FROM t_nulls
+SELECT count(DISTINCT grp) FROM t_int WHERE id > 0
+SELECT count(DISTINCT a) FROM t_nulls
+SELECT count(DISTINCT note) FROM t_text
+SELECT count(*) + 1, sum(grp) * 2 FROM t_int
+SELECT max(id) - min(id) FROM t_int WHERE id BETWEEN -200 AND 200
+
+-- group: merge group by
+SELECT grp, sum(amount), avg(amount), min(id), max(id) FROM t_int GROUP BY grp ORDER BY grp
+SELECT grp, flag, count(*) FROM t_int GROUP BY grp, flag ORDER BY grp, flag
+SELECT flag, grp, sum(amount) FROM t_int GROUP BY flag, grp ORDER BY flag DESC, grp DESC
+SELECT grp, count(*) FROM t_int WHERE id > 0 GROUP BY grp
+SELECT grp, count(*) FROM t_int WHERE id BETWEEN 20 AND 30 GROUP BY grp ORDER BY grp
+SELECT grp, count(*) FROM t_int WHERE id BETWEEN 2 AND 20 GROUP BY grp ORDER BY grp
+SELECT grp % 3, count(*) FROM t_int GROUP BY grp % 3 ORDER BY 1
+SELECT grp % 3 AS m, sum(grp) FROM t_int GROUP BY m ORDER BY m
+SELECT id % 5 AS r, count(*), min(name) FROM t_int WHERE id BETWEEN -200 AND 200 GROUP BY 1 ORDER BY 1
+SELECT length(name), count(*) FROM t_int GROUP BY length(name) ORDER BY length(name)
+SELECT amount > 50, count(*) FROM t_int GROUP BY 1 ORDER BY 1
+SELECT grp, count(*) FROM t_int GROUP BY grp ORDER BY count(*) DESC, grp
+SELECT grp, sum(amount) AS s FROM t_int GROUP BY grp ORDER BY s, grp
+SELECT grp, max(amount) FROM t_int GROUP BY grp ORDER BY 2 DESC, 1 LIMIT 3
+SELECT grp, count(*) FROM t_int GROUP BY grp ORDER BY grp LIMIT 5 OFFSET 2
+SELECT grp, avg(amount) FROM t_int GROUP BY grp ORDER BY avg(amount) DESC, grp LIMIT 4
+SELECT count(*) FROM t_int GROUP BY grp ORDER BY grp
+SELECT grp FROM t_int GROUP BY grp ORDER BY grp
+SELECT grp, count(*) FROM t_int WHERE id > 500 AND id < 600 GROUP BY grp
+SELECT grp, name, count(*) FROM t_int WHERE grp = 11 GROUP BY grp, name ORDER BY name
+SELECT flag, count(DISTINCT grp) FROM t_int GROUP BY flag ORDER BY flag
+SELECT grp, count(DISTINCT id) FROM t_int GROUP BY grp ORDER BY grp
+SELECT a, count(*) FROM t_nulls GROUP BY a ORDER BY a NULLS FIRST
+SELECT a, count(*), sum(c) FROM t_nulls GROUP BY a ORDER BY a DESC
+SELECT b, count(*) FROM t_nulls GROUP BY b ORDER BY b
+SELECT a, b IS NULL, count(*) FROM t_nulls GROUP BY a, b IS NULL ORDER BY 1, 2
+SELECT b, min(d), max(d) FROM t_nulls GROUP BY b ORDER BY b NULLS FIRST
+SELECT a, count(b), count(c), count(d), avg(c) FROM t_nulls GROUP BY a ORDER BY a
+SELECT note, count(*), min(k), max(k) FROM t_text GROUP BY note ORDER BY note
+SELECT length(k), count(*) FROM t_text GROUP BY 1 ORDER BY 1
+SELECT b, sum(v), avg(v) FROM t_comp GROUP BY b ORDER BY b
+SELECT a % 4, b, count(*) FROM t_comp GROUP BY 1, 2 ORDER BY 1, 2
+SELECT label, min(u::text), max(u::text), count(*) FROM t_uuid GROUP BY label ORDER BY label
+SELECT n % 4, count(*), min(u::text) FROM t_uuid GROUP BY 1 ORDER BY 1
+SELECT payload, min(ts), max(ts), sum(n) FROM t_ts GROUP BY payload ORDER BY payload DESC
+SELECT date_trunc('month', ts) AS m, count(*) FROM t_ts GROUP BY m ORDER BY m
+
+-- group: merge having
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING count(*) > 37 ORDER BY grp
+SELECT grp, sum(amount) FROM t_int GROUP BY grp HAVING sum(amount) < 2000 ORDER BY grp
+SELECT grp, avg(amount) FROM t_int GROUP BY grp HAVING avg(amount) > -4 ORDER BY grp
+SELECT grp, min(id), max(id) FROM t_int GROUP BY grp HAVING min(id) < -100 ORDER BY grp DESC
+SELECT grp FROM t_int GROUP BY grp HAVING max(amount) >= 99 ORDER BY grp
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING count(*) > 1000
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING count(*) > 10 AND sum(amount) > -150 ORDER BY count(*) DESC, grp
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING grp > 5 ORDER BY grp
+SELECT a, count(*) FROM t_nulls GROUP BY a HAVING count(*) >= 18 ORDER BY a NULLS FIRST
+SELECT a, sum(c) FROM t_nulls GROUP BY a HAVING sum(c) IS NOT NULL ORDER BY a
+SELECT b, count(*) FROM t_nulls GROUP BY b HAVING count(*) < 20 ORDER BY b
+SELECT note, count(*) FROM t_text GROUP BY note HAVING count(*) > 11 ORDER BY note
+SELECT b, max(v) FROM t_comp GROUP BY b HAVING max(v) > 2900 ORDER BY b
+SELECT label, count(*) FROM t_uuid GROUP BY label HAVING min(n) < 5 ORDER BY label
+SELECT payload, count(*) FROM t_ts GROUP BY payload HAVING max(ts) > '2024-03-01 00:00:00+00' ORDER BY payload
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING count(*) > 5 ORDER BY grp LIMIT 3
+SELECT grp, sum(amount) FROM t_int WHERE id > 0 GROUP BY grp HAVING sum(amount) > 800 ORDER BY sum(amount) DESC, grp LIMIT 4 OFFSET 1
+SELECT count(*) FROM t_int HAVING count(*) > 0
+SELECT count(*) FROM t_int HAVING count(*) > 100000
+SELECT grp, count(*) FROM t_int GROUP BY grp HAVING count(DISTINCT flag) = 2 ORDER BY grp
+SELECT a % 5, count(*) FROM t_comp GROUP BY a % 5 HAVING avg(v) > 1000 ORDER BY 1
+
+-- group: merge distinct
+SELECT DISTINCT grp FROM t_int ORDER BY grp DESC
+SELECT DISTINCT grp, flag FROM t_int ORDER BY grp, flag
+SELECT DISTINCT grp, flag FROM t_int
+SELECT DISTINCT grp FROM t_int WHERE id > 0 ORDER BY grp
+SELECT DISTINCT grp FROM t_int WHERE id BETWEEN 20 AND 30 ORDER BY grp
+SELECT DISTINCT grp FROM t_int WHERE id BETWEEN 2 AND 20
+SELECT DISTINCT grp % 3 FROM t_int ORDER BY 1
+SELECT DISTINCT amount FROM t_int ORDER BY amount LIMIT 10
+SELECT DISTINCT grp FROM t_int ORDER BY grp LIMIT 4 OFFSET 2
+SELECT DISTINCT id FROM t_int WHERE id BETWEEN -10 AND 10 ORDER BY id
+SELECT DISTINCT note FROM t_text ORDER BY note NULLS FIRST
+SELECT DISTINCT note FROM t_text
+SELECT DISTINCT length(k) FROM t_text ORDER BY 1 DESC
+SELECT DISTINCT b FROM t_comp ORDER BY b
+SELECT DISTINCT a FROM t_comp ORDER BY a DESC LIMIT 5
+SELECT DISTINCT a FROM t_nulls ORDER BY a NULLS FIRST
+SELECT DISTINCT b FROM t_nulls ORDER BY b DESC
+SELECT DISTINCT a, b FROM t_nulls ORDER BY a, b
+SELECT DISTINCT a, b IS NULL FROM t_nulls ORDER BY 1, 2
+SELECT DISTINCT label FROM t_uuid ORDER BY label
+SELECT DISTINCT payload FROM t_ts ORDER BY payload DESC
+SELECT DISTINCT date_trunc('month', ts) FROM t_ts ORDER BY 1
+
+-- group: merge types
+SELECT id, i2 FROM t_types ORDER BY i2, id
+SELECT id, i8 FROM t_types ORDER BY i8, id
+SELECT id, f4 FROM t_types ORDER BY f4, id
+SELECT id, f4 FROM t_types ORDER BY f4 DESC, id
+SELECT id, f8 FROM t_types ORDER BY f8, id
+SELECT id, f8 FROM t_types ORDER BY f8 NULLS FIRST, id DESC
+SELECT id, num FROM t_types ORDER BY num, id
+SELECT id, num FROM t_types ORDER BY num DESC, id
+SELECT id, amt FROM t_types ORDER BY amt, id
+SELECT id, by FROM t_types ORDER BY by, id
+SELECT id, by FROM t_types ORDER BY by DESC, id
+SELECT id, bo FROM t_types ORDER BY bo DESC NULLS LAST, id
+SELECT id, d FROM t_types ORDER BY d DESC, id
+SELECT id, tsn FROM t_types ORDER BY tsn, id
+SELECT id, vc FROM t_types ORDER BY vc, id
+SELECT id, bc FROM t_types ORDER BY bc, id
+SELECT id, u FROM t_types ORDER BY u, id
+SELECT id, tz FROM t_types ORDER BY tz DESC, id
+SELECT id FROM t_types ORDER BY bo, d DESC, id
+SELECT id, f8, f4 FROM t_types ORDER BY f8 * -1, f4, id
+SELECT id, f8 FROM t_types ORDER BY f8 DESC, id LIMIT 5
+SELECT id, f4 FROM t_types ORDER BY f4, id LIMIT 5 OFFSET 3
+SELECT id, num FROM t_types ORDER BY num DESC NULLS LAST, id LIMIT 6
+SELECT id, by FROM t_types ORDER BY by, id LIMIT 5
+SELECT id, bc FROM t_types ORDER BY bc DESC, id LIMIT 5
+SELECT id, d FROM t_types ORDER BY d NULLS FIRST, id LIMIT 5
+SELECT id, f8 FROM t_types WHERE id BETWEEN 30 AND 80 ORDER BY f8, id
+SELECT count(*), count(f4), count(f8), count(num), count(by) FROM t_types
+SELECT sum(i2), avg(i2), min(i2), max(i2) FROM t_types
+SELECT sum(i8), avg(i8), min(i8), max(i8) FROM t_types
+SELECT min(f4), max(f4) FROM t_types
+SELECT min(f8), max(f8) FROM t_types
+SELECT min(f8), max(f8) FROM t_types WHERE f8 < 'Infinity'
+SELECT sum(num), avg(num) FROM t_types
+SELECT sum(num), avg(num) FROM t_types WHERE num > '-Infinity' AND num < 'Infinity'
+SELECT min(num), max(num) FROM t_types
+SELECT min(num), max(num) FROM t_types WHERE num > '-Infinity' AND num < 'Infinity'
+SELECT sum(amt), avg(amt), min(amt), max(amt) FROM t_types
+SELECT sum(amt), avg(amt) FROM t_types WHERE id > 200
+SELECT min(encode(by, 'hex')), max(encode(by, 'hex')) FROM t_types
+SELECT min(d), max(d), min(tsn), max(tsn) FROM t_types
+SELECT min(vc), max(vc), min(bc), max(bc) FROM t_types
+SELECT min(u::text), max(u::text), min(tz), max(tz) FROM t_types
+SELECT count(DISTINCT id) FROM t_types
+SELECT bo, count(*), sum(i2) FROM t_types GROUP BY bo ORDER BY bo NULLS FIRST
+SELECT bc, count(*) FROM t_types GROUP BY bc ORDER BY bc
+SELECT vc, count(*), min(id) FROM t_types GROUP BY vc ORDER BY vc DESC
+SELECT by, count(*) FROM t_types GROUP BY by ORDER BY by LIMIT 5
+SELECT f4 > 0, count(*) FROM t_types GROUP BY 1 ORDER BY 1
+SELECT extract(year FROM d) AS y, count(*) FROM t_types GROUP BY y ORDER BY y
+SELECT DISTINCT bc FROM t_types ORDER BY bc
+SELECT DISTINCT bo FROM t_types ORDER BY bo
+SELECT DISTINCT vc FROM t_types ORDER BY vc
+SELECT DISTINCT i2 FROM t_types ORDER BY i2 DESC LIMIT 10
+
+-- group: merge within one range
+SELECT * FROM t_int WHERE id BETWEEN 1 AND 24 ORDER BY name DESC, id
+SELECT id, amount FROM t_int WHERE id >= 25 AND id < 50 ORDER BY amount, id
+SELECT id, grp FROM t_int WHERE id BETWEEN 51 AND 74 ORDER BY grp DESC, id LIMIT 5
+SELECT id FROM t_int WHERE id BETWEEN 100 AND 149 ORDER BY id DESC LIMIT 3 OFFSET 2
+SELECT id FROM t_int WHERE id BETWEEN 100 AND 149 ORDER BY id FETCH FIRST 4 ROWS ONLY
+SELECT id, name FROM t_int WHERE id BETWEEN -100 AND -51 ORDER BY lower(name), id
+SELECT id FROM t_int WHERE id BETWEEN -150 AND -101 ORDER BY id * -1 LIMIT 5
+SELECT id, grp FROM t_int WHERE id BETWEEN 25 AND 49 ORDER BY 2, 1 LIMIT 0
+SELECT id, grp FROM t_int WHERE id BETWEEN 75 AND 99 ORDER BY 2 DESC, 1 OFFSET 15
+SELECT count(*), sum(amount), avg(amount), min(amount), max(amount) FROM t_int WHERE id BETWEEN 1 AND 24
+SELECT count(*), sum(id), avg(id) FROM t_int WHERE id BETWEEN -49 AND -2
+SELECT min(name), max(name), count(DISTINCT id) FROM t_int WHERE id BETWEEN 150 AND 174
+SELECT count(DISTINCT grp) FROM t_int WHERE id BETWEEN 1 AND 24
+SELECT sum(amount), avg(amount), count(*) FROM t_int WHERE id BETWEEN 25 AND 49 AND grp = 99
+SELECT grp, count(*), sum(amount) FROM t_int WHERE id BETWEEN 25 AND 49 GROUP BY grp ORDER BY grp
+SELECT grp, count(*) FROM t_int WHERE id BETWEEN 75 AND 99 GROUP BY grp HAVING count(*) > 2 ORDER BY grp
+SELECT flag, count(*), avg(amount) FROM t_int WHERE id BETWEEN 51 AND 74 GROUP BY flag ORDER BY flag
+SELECT grp, max(amount) FROM t_int WHERE id BETWEEN -100 AND -51 GROUP BY grp ORDER BY 2 DESC, 1 LIMIT 3
+SELECT DISTINCT grp FROM t_int WHERE id BETWEEN 100 AND 149 ORDER BY grp DESC
+SELECT DISTINCT flag, grp % 2 FROM t_int WHERE id BETWEEN 150 AND 174 ORDER BY 1, 2
+SELECT id, a FROM t_nulls WHERE id BETWEEN 25 AND 49 ORDER BY a NULLS FIRST, id
+SELECT id, b FROM t_nulls WHERE id BETWEEN 50 AND 74 ORDER BY b DESC NULLS LAST, id
+SELECT id, c FROM t_nulls WHERE id BETWEEN 75 AND 99 ORDER BY c DESC, id LIMIT 5
+SELECT id, d FROM t_nulls WHERE id BETWEEN 200 AND 224 ORDER BY d NULLS FIRST, id
+SELECT count(a), count(b), sum(c), avg(c), min(d), max(d) FROM t_nulls WHERE id BETWEEN 100 AND 124
+SELECT a, count(*) FROM t_nulls WHERE id BETWEEN 125 AND 149 GROUP BY a ORDER BY a NULLS FIRST
+SELECT DISTINCT b FROM t_nulls WHERE id BETWEEN 150 AND 174 ORDER BY b
+SELECT k, n FROM t_text WHERE k >= 'key050' AND k < 'key100' ORDER BY n DESC, k LIMIT 5
+SELECT k FROM t_text WHERE k >= 'key100' AND k < 'key150' ORDER BY length(k) DESC, k DESC
+SELECT note, count(*) FROM t_text WHERE k >= 'key100' AND k < 'key150' GROUP BY note ORDER BY note
+SELECT min(note), max(note), sum(n), avg(n) FROM t_text WHERE k >= 'key050' AND k < 'key100'
+SELECT a, b, v FROM t_comp WHERE a BETWEEN 11 AND 14 ORDER BY v DESC LIMIT 7
+SELECT b, sum(v), avg(v) FROM t_comp WHERE a BETWEEN 11 AND 14 GROUP BY b ORDER BY b
+SELECT u, n FROM t_uuid WHERE u >= '20000000-0000-0000-0000-000000000000' AND u < '43de481c-ae63-944b-81db-6fd5567a12bb' ORDER BY n LIMIT 5
+SELECT count(*), min(n), max(n), avg(n) FROM t_uuid WHERE u >= '20000000-0000-0000-0000-000000000000' AND u < '43de481c-ae63-944b-81db-6fd5567a12bb'
+SELECT ts, n FROM t_ts WHERE ts >= '2024-02-01 00:00:00+00' AND ts < '2024-02-15 12:00:00+00' ORDER BY payload, ts
+SELECT payload, count(*), min(ts), max(ts) FROM t_ts WHERE ts >= '2024-02-01 00:00:00+00' AND ts < '2024-02-15 12:00:00+00' GROUP BY payload ORDER BY payload
+SELECT id, f8 FROM t_types WHERE id BETWEEN 10 AND 39 ORDER BY f8, id
+SELECT id, f4 FROM t_types WHERE id BETWEEN 40 AND 74 ORDER BY f4 DESC, id
+SELECT id, num FROM t_types WHERE id BETWEEN 76 AND 109 ORDER BY num NULLS FIRST, id
+SELECT id, by FROM t_types WHERE id BETWEEN 110 AND 149 ORDER BY by DESC, id
+SELECT id, bc, vc FROM t_types WHERE id BETWEEN 10 AND 39 ORDER BY bc, vc, id
+SELECT id, d, tsn FROM t_types WHERE id BETWEEN 40 AND 74 ORDER BY d DESC NULLS LAST, id
+SELECT id, u, tz FROM t_types WHERE id BETWEEN 76 AND 109 ORDER BY tz, id LIMIT 5
+SELECT sum(i2), avg(i2), sum(i8), avg(i8), sum(amt), avg(amt) FROM t_types WHERE id BETWEEN 110 AND 149
+SELECT min(f4), max(f4), min(f8), max(f8), min(num), max(num) FROM t_types WHERE id BETWEEN 10 AND 39
+SELECT bo, count(*), min(d), max(d) FROM t_types WHERE id BETWEEN 40 AND 74 GROUP BY bo ORDER BY bo
+SELECT DISTINCT bc FROM t_types WHERE id BETWEEN 76 AND 109 ORDER BY bc DESC
+SELECT vc, count(*) FROM t_types WHERE id BETWEEN 110 AND 149 GROUP BY vc HAVING count(*) > 1 ORDER BY vc
+SELECT DISTINCT i2 FROM t_types WHERE id BETWEEN 150 AND 201 ORDER BY i2 LIMIT 4
+
+-- group: merge refused by design
+SELECT sum(f8) FROM t_types
+SELECT avg(f8) FROM t_types
+SELECT avg(f4) FROM t_types
+SELECT sum(f4), avg(f8) FROM t_types WHERE id < 100
+SELECT bo, sum(f8) FROM t_types GROUP BY bo ORDER BY bo
+SELECT grp, sum(amount::float8) FROM t_int GROUP BY grp ORDER BY grp
+SELECT id, row_number() OVER (ORDER BY id) FROM t_int ORDER BY id
+SELECT id, sum(amount) OVER (PARTITION BY grp) FROM t_int ORDER BY id
+SELECT id, rank() OVER (ORDER BY amount DESC) FROM t_int ORDER BY id
+SELECT id, lag(id) OVER (ORDER BY id) FROM t_int WHERE id > 0 ORDER BY id
+SELECT DISTINCT ON (grp) grp, id FROM t_int ORDER BY grp, id DESC
+SELECT DISTINCT ON (b) b, a FROM t_comp ORDER BY b, a
+SELECT DISTINCT ON (a) a, id FROM t_nulls ORDER BY a, id
+SELECT id FROM t_int WHERE id < 0 UNION SELECT id FROM t_int WHERE id > 100 ORDER BY id
+SELECT grp FROM t_int UNION SELECT a FROM t_comp
+SELECT id FROM t_int INTERSECT SELECT a FROM t_comp ORDER BY 1
+SELECT id FROM t_int EXCEPT SELECT id FROM t_nulls ORDER BY 1
+SELECT grp FROM t_int UNION ALL SELECT n FROM t_text
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) FROM t_int
+SELECT string_agg(name, ',' ORDER BY id) FROM t_int WHERE id > 0
+SELECT array_agg(id ORDER BY id) FROM t_int WHERE id BETWEEN 20 AND 30
+SELECT stddev(amount), variance(amount) FROM t_int
+SELECT count(DISTINCT grp), count(DISTINCT flag) FROM t_int
+SELECT sum(DISTINCT grp), avg(DISTINCT grp) FROM t_int
+SELECT grp, count(*) FROM t_int GROUP BY ROLLUP (grp) ORDER BY grp NULLS FIRST
+SELECT grp, flag, count(*) FROM t_int GROUP BY GROUPING SETS ((grp), (flag))
+SELECT count(*) FROM (SELECT DISTINCT grp FROM t_int) s
+SELECT grp, count(*) FROM (SELECT grp FROM t_int ORDER BY id LIMIT 50) s GROUP BY grp ORDER BY grp
 
 -- group: dml int8
 DELETE FROM t_int WHERE id = 1001
