@@ -80,37 +80,141 @@ bool cast_keeps_value(KeyType type, std::string_view cast) {
   }
 }
 
+/// Why session_independent(type, text) is false, for explanations.
+std::string session_dependence(KeyType type, std::string_view text) {
+  if (type == KeyType::kFloat4) return "a float4 key compares with the value as float8";
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"now", "today", "tomorrow", "yesterday"}) {
+    if (lower.find(word) != std::string::npos) return "'" + lower + "' depends on the current time";
+  }
+  return "a timestamptz without an explicit offset depends on the session's TimeZone";
+}
+
+/// How a value is written in SQL: numbers and booleans bare, strings quoted, $n, NULL, casts.
+std::string value_display(const sql::ValueRef& v) {
+  std::string out;
+  switch (v.kind) {
+    case sql::ValueRef::Kind::kNull:
+      out = "NULL";
+      break;
+    case sql::ValueRef::Kind::kParam:
+      out = "$" + std::to_string(v.param);
+      break;
+    case sql::ValueRef::Kind::kConst: {
+      bool number = !v.text.empty() && v.text != "-" && v.text != ".";
+      for (size_t i = 0; i < v.text.size() && number; ++i) {
+        char c = v.text[i];
+        number = std::isdigit(static_cast<unsigned char>(c)) || c == '.' || (i == 0 && c == '-') ||
+                 ((c == 'e' || c == 'E') && i > 0);
+      }
+      if (number || v.text == "true" || v.text == "false") {
+        out = v.text;
+      } else {
+        out = "'";
+        for (char c : v.text) {
+          if (c == '\'') out += '\'';
+          out += c;
+        }
+        out += "'";
+      }
+      break;
+    }
+  }
+  if (!v.cast_type.empty()) out += "::" + v.cast_type;
+  return out;
+}
+
+/// A condition as SQL text (an opaque one as "<expression>").
+std::string condition_display(const sql::Condition& c) {
+  using K = sql::Condition::Kind;
+  std::string out;
+  switch (c.kind) {
+    case K::kCompare:
+      return c.column + " " + c.op + " " + value_display(c.values.front());
+    case K::kIn:
+      out = c.column + " IN (";
+      for (size_t i = 0; i < c.values.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += value_display(c.values[i]);
+      }
+      return out + ")";
+    case K::kIsNull:
+      return c.column + " IS NULL";
+    case K::kLike:
+      return c.column + " LIKE " + value_display(c.values.front());
+    case K::kAnd:
+    case K::kOr:
+      for (size_t i = 0; i < c.children.size(); ++i) {
+        if (i > 0) out += c.kind == K::kAnd ? " AND " : " OR ";
+        const sql::Condition& child = c.children[i];
+        bool group = child.kind == K::kOr || (c.kind == K::kOr && child.kind == K::kAnd);
+        out += group ? "(" + condition_display(child) + ")" : condition_display(child);
+      }
+      return out;
+    case K::kOpaque:
+      break;
+  }
+  return "<expression>";
+}
+
 /// A key value's text (inner nullopt = NULL), or nullopt when it is not known: a parameter
-/// without a Bind value.
+/// without a Bind value. With `why`, says why it is not known.
 std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, KeyType type,
-                                                     const BindParams* params) {
+                                                     const BindParams* params,
+                                                     std::string* why = nullptr) {
+  auto fail = [&](auto&& reason) -> std::optional<std::optional<std::string>> {
+    if (why != nullptr) *why = reason();
+    return std::nullopt;
+  };
+  auto cast_reason = [&] {
+    return "the cast to " + v.cast_type + " may change the value for the " +
+           std::string(key_type_name(type)) + " key";
+  };
   switch (v.kind) {
     case sql::ValueRef::Kind::kNull:
       return std::optional<std::string>();
     case sql::ValueRef::Kind::kConst:
-      if (!cast_keeps_value(type, v.cast_type)) return std::nullopt;
-      if (!session_independent(type, v.text)) return std::nullopt;
+      if (!cast_keeps_value(type, v.cast_type)) return fail(cast_reason);
+      if (!session_independent(type, v.text)) {
+        return fail([&] { return session_dependence(type, v.text); });
+      }
       return std::optional<std::string>(v.text);
     case sql::ValueRef::Kind::kParam:
-      if (!cast_keeps_value(type, v.cast_type)) return std::nullopt;
+      if (!cast_keeps_value(type, v.cast_type)) return fail(cast_reason);
       if (params != nullptr) {
         auto text = params->text(v.param, type);
         if (text && session_independent(type, *text)) return std::optional<std::string>(*text);
+        if (text) return fail([&] { return session_dependence(type, *text); });
+        return fail([&] {
+          return "parameter $" + std::to_string(v.param) + " is NULL, missing or not of type " +
+                 std::string(key_type_name(type));
+        });
       }
-      return std::nullopt;
+      return fail(
+          [&] { return "parameter $" + std::to_string(v.param) + " is only known at Bind"; });
   }
   return std::nullopt;
 }
 
+/// Appends an explanation step (callers check that notes is set: it is null on the hot path,
+/// where the strings are not even built).
+void note(std::vector<RouteReason>* notes, std::string condition, std::string effect) {
+  if (notes != nullptr) notes->push_back({std::move(condition), std::move(effect)});
+}
+
 /// The point keys a statement pins its target table to, or nullopt for "the whole table".
+/// With notes, records how (and, for an INSERT, why not).
 std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
                                                    const sql::StatementInfo& s,
-                                                   const BindParams* params) {
+                                                   const BindParams* params,
+                                                   std::vector<RouteReason>* notes = nullptr) {
   if (t.key.empty() || !s.single_table) return std::nullopt;
   using K = sql::StatementKind;
   std::vector<std::string> keys;
   if (s.kind == K::kSelect || s.kind == K::kUpdate || s.kind == K::kDelete) {
     std::vector<std::optional<std::string>> values;
+    std::string shown;
     for (const KeyColumnDef& col : t.key) {
       const sql::ValueRef* found = nullptr;
       for (const auto& [name, value] : s.equalities) {
@@ -123,10 +227,28 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
       auto text = value_text(*found, col.column.type, params);
       if (!text || !*text) return std::nullopt;
       values.push_back(std::move(*text));
+      if (notes != nullptr) {
+        shown += (shown.empty() ? "" : " AND ") + col.name + " = " + value_display(*found);
+      }
     }
     auto key = point_key(t, values);
     if (!key) return std::nullopt;  // the shard will report the bad value itself
     keys.push_back(std::move(*key));
+    if (notes != nullptr) {
+      note(notes, std::move(shown), "point");
+      // Further equalities on key columns (a contradiction finds no row on the shard anyway).
+      for (const KeyColumnDef& col : t.key) {
+        bool first = true;
+        for (const auto& [name, value] : s.equalities) {
+          if (name != col.name) continue;
+          if (!first) {
+            note(notes, name + " = " + value_display(value),
+                 "left out: " + name + " is already given by =");
+          }
+          first = false;
+        }
+      }
+    }
     return keys;
   }
   // Without a column list the VALUES fill the table's columns in order.
@@ -135,23 +257,63 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
     std::vector<size_t> positions;
     for (const KeyColumnDef& col : t.key) {
       auto it = std::find(columns.begin(), columns.end(), col.name);
-      if (it == columns.end()) return std::nullopt;  // a default fills the key
+      if (it == columns.end()) {  // a default fills the key
+        if (notes != nullptr)
+          note(notes, "INSERT without key column " + col.name, "a default fills it: not read");
+        return std::nullopt;
+      }
       positions.push_back(static_cast<size_t>(it - columns.begin()));
     }
-    for (const auto& row : s.insert_rows) {
+    constexpr size_t kShownRows = 8;
+    for (size_t r = 0; r < s.insert_rows.size(); ++r) {
+      const auto& row = s.insert_rows[r];
       std::vector<std::optional<std::string>> values;
+      std::string shown;
+      auto where = [&] { return "VALUES row " + std::to_string(r + 1) + ": "; };
       for (size_t i = 0; i < positions.size(); ++i) {
         size_t p = positions[i];
-        if (p >= row.size() || !row[p]) return std::nullopt;
-        auto text = value_text(*row[p], t.key[i].column.type, params);
-        if (!text) return std::nullopt;
+        const std::string& name = t.key[i].name;
+        if (p >= row.size() || !row[p]) {
+          if (notes != nullptr)
+            note(notes, where() + name, "not a constant or parameter: not read");
+          return std::nullopt;
+        }
+        std::string why;
+        auto text =
+            value_text(*row[p], t.key[i].column.type, params, notes != nullptr ? &why : nullptr);
+        if (!text) {
+          if (notes != nullptr)
+            note(notes, where() + name + " = " + value_display(*row[p]), "not read: " + why);
+          return std::nullopt;
+        }
+        if (notes != nullptr) {
+          shown += (shown.empty() ? "" : " AND ") + name + " = " + value_display(*row[p]);
+        }
         values.push_back(std::move(*text));
       }
       auto key = point_key(t, values);
-      if (!key) return std::nullopt;
+      if (!key) {
+        if (notes != nullptr)
+          note(notes, where() + shown, "not a valid key: " + key.error().message);
+        return std::nullopt;
+      }
       keys.push_back(std::move(*key));
+      if (r < kShownRows) {
+        if (notes != nullptr) note(notes, where() + shown, "point");
+      } else if (r == kShownRows) {
+        if (notes != nullptr)
+          note(notes, std::to_string(s.insert_rows.size() - kShownRows) + " more VALUES rows",
+               "points");
+      }
     }
     return keys;
+  }
+  if (s.kind == K::kInsert) {
+    if (notes != nullptr)
+      note(notes,
+           s.insert_values ? "INSERT without a column list into a table of unknown columns"
+                           : "INSERT without VALUES (… SELECT, DEFAULT VALUES)",
+           "the key is not known before it runs");
   }
   return std::nullopt;
 }
@@ -162,8 +324,9 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
 /// pgrange does not know, an opaque condition) widens, never narrows.
 class SpanBuilder {
  public:
-  SpanBuilder(const TableDescriptor& t, const BindParams* params)
-      : t_(t), params_(params), index_(index_prefix(t.table_id, 1)) {}
+  SpanBuilder(const TableDescriptor& t, const BindParams* params,
+              std::vector<RouteReason>* notes = nullptr)
+      : t_(t), params_(params), notes_(notes), index_(index_prefix(t.table_id, 1)) {}
 
   std::optional<SpanSet> spans(const sql::Condition& c) {
     using K = sql::Condition::Kind;
@@ -172,7 +335,12 @@ class SpanBuilder {
         SpanSet out;
         for (const auto& child : c.children) {
           auto s = spans(child);
-          if (!s) return std::nullopt;
+          if (!s) {
+            if (notes_ != nullptr) {
+              note(notes_, condition_display(c), "an OR branch does not narrow: not read");
+            }
+            return std::nullopt;
+          }
           out = union_spans(out, *s);
         }
         return out;
@@ -183,6 +351,7 @@ class SpanBuilder {
         return conjunction(parts);
       }
       case K::kOpaque:
+        if (notes_ != nullptr) note(notes_, "<expression>", std::string(kOpaqueEffect));
         return std::nullopt;
       default:
         return conjunction({&c});
@@ -190,6 +359,10 @@ class SpanBuilder {
   }
 
  private:
+  static constexpr std::string_view kOpaqueEffect =
+      "not read (a function, an operator other than = < <= > >=, NOT, a cast on the column, a "
+      "comparison of columns…)";
+
   static void flatten(const sql::Condition& c, std::vector<const sql::Condition*>& out) {
     if (c.kind == sql::Condition::Kind::kAnd) {
       for (const auto& child : c.children) flatten(child, out);
@@ -205,11 +378,22 @@ class SpanBuilder {
     return -1;
   }
 
-  std::optional<KeyValue> value(const sql::ValueRef& v, const KeyColumn& col) const {
-    auto text = value_text(v, col.type, params_);
-    if (!text || !*text) return std::nullopt;
+  /// The value of v for a column of `col`'s type, or nullopt (and, explaining, why in *why).
+  std::optional<KeyValue> value(const sql::ValueRef& v, const KeyColumn& col,
+                                std::string* why = nullptr) const {
+    auto text = value_text(v, col.type, params_, notes_ != nullptr ? why : nullptr);
+    if (!text) return std::nullopt;
+    if (!*text) {
+      if (notes_ != nullptr && why != nullptr) *why = "NULL";
+      return std::nullopt;
+    }
     auto parsed = parse_text_value(col.type, **text);
-    if (!parsed) return std::nullopt;
+    if (!parsed) {
+      if (notes_ != nullptr && why != nullptr) {
+        *why = "'" + **text + "' is not of type " + std::string(key_type_name(col.type));
+      }
+      return std::nullopt;
+    }
     return *parsed;
   }
 
@@ -229,6 +413,7 @@ class SpanBuilder {
     // Equal leading key columns make a prefix.
     std::string prefix = index_;
     std::vector<bool> used(parts.size(), false);
+    std::string shown;  // the equalities used, when explaining
     size_t j = 0;
     for (; j < n; ++j) {
       const KeyColumn& col = t_.key[j].column;
@@ -242,6 +427,7 @@ class SpanBuilder {
           append_key_value(prefix, col, *v);
           used[i] = true;
           found = true;
+          if (notes_ != nullptr) shown += (shown.empty() ? "" : " AND ") + condition_display(p);
         }
       }
       if (!found) break;
@@ -249,8 +435,10 @@ class SpanBuilder {
     std::optional<SpanSet> result;
     if (j == n && n > 0) {
       result = SpanSet{point_span(prefix)};
+      if (notes_ != nullptr) note(notes_, std::move(shown), "point");
     } else if (j > 0) {
       result = SpanSet{prefix_span(prefix)};
+      if (notes_ != nullptr) note(notes_, std::move(shown), "prefix of the key");
     }
     for (size_t i = 0; i < parts.size(); ++i) {
       if (used[i]) continue;
@@ -261,10 +449,29 @@ class SpanBuilder {
         result = meet(result, spans(p));  // an OR: narrows on its own
         continue;
       }
-      if (pos != static_cast<int>(j) || j >= n) continue;  // constrains a later column only
+      if (pos != static_cast<int>(j) || j >= n) {  // constrains a later column only
+        if (notes_ != nullptr) explain_unused(p, pos, j);
+        continue;
+      }
       result = meet(result, leaf(p, prefix, j));
     }
     return result;
+  }
+
+  /// Why a condition on a column the conjunction cannot narrow by is left out.
+  void explain_unused(const sql::Condition& p, int pos, size_t j) const {
+    if (pos < 0) {
+      note(notes_, condition_display(p), "not on the key");
+    } else if (static_cast<size_t>(pos) < j) {
+      note(notes_, condition_display(p),
+           "left out: " + t_.key[static_cast<size_t>(pos)].name + " is already given by =");
+    } else {
+      std::string leading;
+      for (size_t i = 0; i < static_cast<size_t>(pos); ++i) {
+        leading += (i > 0 ? ", " : "") + t_.key[i].name;
+      }
+      note(notes_, condition_display(p), "not read: narrows only with " + leading + " given by =");
+    }
   }
 
   /// The spans under `prefix` of one condition on key column j.
@@ -272,46 +479,71 @@ class SpanBuilder {
     using K = sql::Condition::Kind;
     const KeyColumn& col = t_.key[j].column;
     bool last = j + 1 == t_.key.size();
+    std::string why;
+    auto unread = [&]() -> std::optional<SpanSet> {
+      if (notes_ != nullptr) note(notes_, condition_display(p), "not read: " + why);
+      return std::nullopt;
+    };
+    auto read = [&](SpanSet out, std::string_view effect) -> std::optional<SpanSet> {
+      if (notes_ != nullptr) {
+        note(notes_, condition_display(p), out.empty() ? "matches no key" : std::string(effect));
+      }
+      return out;
+    };
     switch (p.kind) {
       case K::kCompare: {
         if (p.op == "=") {
-          auto v = value(p.values.front(), col);
-          if (!v) return std::nullopt;
+          auto v = value(p.values.front(), col, &why);
+          if (!v) return unread();
           std::string k = prefix;
           append_key_value(k, col, *v);
-          return SpanSet{last ? point_span(k) : prefix_span(k)};
+          return read(SpanSet{last ? point_span(k) : prefix_span(k)}, last ? "point" : "prefix");
         }
-        if (is_string(col.type)) return std::nullopt;  // collation unknown
-        auto v = value(p.values.front(), col);
-        if (!v) return std::nullopt;
+        if (is_string(col.type)) {  // collation unknown
+          why = "the order of " + std::string(key_type_name(col.type)) +
+                " values depends on the collation";
+          return unread();
+        }
+        auto v = value(p.values.front(), col, &why);
+        if (!v) return unread();
         std::optional<ColumnBound> lower, upper;
         if (p.op == ">" || p.op == ">=") lower = ColumnBound{*v, p.op == ">="};
         if (p.op == "<" || p.op == "<=") upper = ColumnBound{*v, p.op == "<="};
-        return normalize_spans({interval_span(prefix, col, lower, upper)});
+        return read(normalize_spans({interval_span(prefix, col, lower, upper)}), "span");
       }
       case K::kIn: {
         std::vector<Span> out;
         for (const auto& vr : p.values) {
-          auto v = value(vr, col);
-          if (!v) return std::nullopt;
+          auto v = value(vr, col, &why);
+          if (!v) return unread();
           std::string k = prefix;
           append_key_value(k, col, *v);
           out.push_back(last ? point_span(k) : prefix_span(k));
         }
-        return normalize_spans(std::move(out));
+        return read(normalize_spans(std::move(out)), last ? "points" : "prefixes");
       }
       case K::kIsNull:
-        return normalize_spans({null_span(prefix, col)});
+        return read(normalize_spans({null_span(prefix, col)}), "NULL span");
       case K::kLike: {
         if (col.type != KeyType::kText && col.type != KeyType::kVarchar &&
             col.type != KeyType::kBytea) {
-          return std::nullopt;  // char(n) pads; other types do not LIKE
+          why = "LIKE on the " + std::string(key_type_name(col.type)) + " key";
+          return unread();  // char(n) pads; other types do not LIKE
         }
-        auto pattern = value_text(p.values.front(), KeyType::kText, params_);
-        if (!pattern || !*pattern) return std::nullopt;
+        auto pattern = value_text(p.values.front(), KeyType::kText, params_,
+                                  notes_ != nullptr ? &why : nullptr);
+        if (!pattern) return unread();
+        if (!*pattern) {
+          why = "NULL pattern";
+          return unread();
+        }
         auto text_prefix = sql::like_prefix_of(**pattern);
-        if (!text_prefix) return std::nullopt;
-        return normalize_spans({string_prefix_span(prefix, col, *text_prefix)});
+        if (!text_prefix) {
+          why = "not a prefix pattern ('abc%' without escapes)";
+          return unread();
+        }
+        return read(normalize_spans({string_prefix_span(prefix, col, *text_prefix)}),
+                    "prefix span");
       }
       default:
         return std::nullopt;
@@ -320,6 +552,7 @@ class SpanBuilder {
 
   const TableDescriptor& t_;
   const BindParams* params_;
+  std::vector<RouteReason>* notes_;
   std::string index_;
 };
 
@@ -360,8 +593,37 @@ std::optional<std::string> BindParams::text(int n, KeyType type) const {
   return format_text_value(type, *value);
 }
 
-Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
-                       const BindParams* params) {
+std::string RouteReason::text() const {
+  return condition + " → " + effect;
+}
+
+namespace {
+
+/// Why the router reads no key condition of a table, as the last reason of a whole-table route.
+RouteReason whole_table_reason(const TableDescriptor& t, const sql::StatementInfo& s,
+                               bool is_target) {
+  using K = sql::StatementKind;
+  if (t.key.empty()) return {"table " + t.name + " is unsharded", "its one range"};
+  if (!is_target && s.kind != K::kSelect) {
+    return {s.target.name.empty() ? "referenced by a statement of kind " +
+                                        std::string(sql::statement_kind_name(s.kind))
+                                  : "read by " + std::string(kind_name(s)) + " into another table",
+            "whole table"};
+  }
+  if (!s.single_table) {
+    return {"not a single-table statement (a join, subquery, CTE, set operation…)", "whole table"};
+  }
+  if (s.kind == K::kInsert) return {"INSERT rows", "whole table"};
+  if (s.kind == K::kCopy) return {"COPY", "whole table"};
+  if (s.kind != K::kSelect && s.kind != K::kUpdate && s.kind != K::kDelete) {
+    return {std::string(sql::statement_kind_name(s.kind)), "whole table"};
+  }
+  if (!s.where) return {"no WHERE clause", "whole table"};
+  return {"no condition on the key that pgrange can read", "whole table"};
+}
+
+Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> statements,
+                 const BindParams* params, bool explain) {
   Route route;
   const RangeMapSnapshot& ranges = view.ranges();
   const sql::StatementInfo* multi_shard = nullptr;
@@ -369,7 +631,9 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
     bool write = is_write(s);
     route.writes = route.writes || write;
     std::vector<int> mine;
+    TableRoute* ex = nullptr;  // the table's explanation, when explaining
     auto use = [&](const RangeDescriptor& r, bool w, bool scan) {
+      if (ex != nullptr) ex->ranges.push_back({r.range_id, r.shard, r.start_key, r.end_key});
       int shard = view.shard_index(r.shard);
       if (shard < 0) {
         route.refusal = Error::make(sqlstate::kConnectionFailure,
@@ -386,12 +650,23 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
       if (t == nullptr) continue;
       bool is_target = ref.schema == s.target.schema && ref.name == s.target.name;
       bool w = write && is_target;
+      ex = nullptr;
+      if (explain) {
+        ex = &route.explanation.emplace_back();
+        ex->statement = static_cast<size_t>(&s - statements.data());
+        ex->table_id = t->table_id;
+        ex->table = t->name;
+        ex->write = w;
+      }
+      std::vector<RouteReason>* notes = ex != nullptr ? &ex->reasons : nullptr;
       std::optional<std::vector<std::string>> keys;
-      if (is_target || s.kind == sql::StatementKind::kSelect) keys = point_keys(*t, s, params);
+      if (is_target || s.kind == sql::StatementKind::kSelect) {
+        keys = point_keys(*t, s, params, notes);
+      }
       std::optional<SpanSet> spans;
       if (!keys && !t->key.empty() && s.single_table && s.where &&
           (is_target || s.kind == sql::StatementKind::kSelect)) {
-        spans = SpanBuilder(*t, params).spans(*s.where);
+        spans = SpanBuilder(*t, params, notes).spans(*s.where);
       }
       if (keys) {
         for (const std::string& k : *keys) {
@@ -403,6 +678,27 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
         for (size_t i : ranges.scan_spans(*spans)) use(ranges.at(i), w, !points);
       } else {
         for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
+      }
+      if (ex != nullptr) {
+        if (keys) {
+          ex->reach = TableRoute::Reach::kPoints;
+          std::vector<Span> points;
+          for (const std::string& k : *keys) points.push_back(point_span(k));
+          ex->spans = normalize_spans(std::move(points));
+        } else if (spans) {
+          ex->reach = TableRoute::Reach::kSpans;
+          ex->spans = *spans;
+          if (spans->empty()) {
+            ex->reasons.push_back({"the key conditions together", "no key can match: no range"});
+          }
+        } else {
+          ex->reach = TableRoute::Reach::kWholeTable;
+          ex->spans = SpanSet{table_span(t->table_id)};
+          ex->reasons.push_back(whole_table_reason(*t, s, is_target));
+        }
+        std::sort(ex->ranges.begin(), ex->ranges.end(),
+                  [](const auto& a, const auto& b) { return a.start_key < b.start_key; });
+        ex->ranges.erase(std::unique(ex->ranges.begin(), ex->ranges.end()), ex->ranges.end());
       }
     }
     std::sort(mine.begin(), mine.end());
@@ -496,6 +792,18 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
   }
   route.fanout_select = true;
   return route;
+}
+
+}  // namespace
+
+Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
+                       const BindParams* params) {
+  return route_impl(view, statements, params, false);
+}
+
+Route explain_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
+                         const BindParams* params) {
+  return route_impl(view, statements, params, true);
 }
 
 }  // namespace pgrange::routing

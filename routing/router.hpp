@@ -8,9 +8,52 @@
 #include "common/error.hpp"
 #include "routing/cluster_view.hpp"
 #include "routing/range_activity.hpp"
+#include "routing/span.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {
+
+/// One step of the router's reading of a statement: a condition (or fact) and what it did to
+/// the keys, e.g. {"id = 5", "point"}, {"name > 'a'", "not read: …"}.
+struct RouteReason {
+  std::string condition;
+  std::string effect;
+  /// "condition → effect".
+  std::string text() const;
+  bool operator==(const RouteReason&) const = default;
+};
+
+/// How the router placed one table of one statement (explain_statements only).
+struct TableRoute {
+  /// What the statement may touch of the table.
+  enum class Reach {
+    kPoints,      ///< single keys (every key column given by =, INSERT … VALUES rows)
+    kSpans,       ///< the spans its key conditions allow (possibly none: a contradiction)
+    kWholeTable,  ///< every range of the table
+  };
+  /// The range a span overlaps.
+  struct RangeHit {
+    uint64_t range_id = 0;
+    std::string shard;
+    std::string start_key;
+    std::string end_key;
+    bool operator==(const RangeHit&) const = default;
+  };
+
+  size_t statement = 0;  ///< index into the routed statements
+  uint64_t table_id = 0;
+  std::string table;  ///< the table's name (without schema)
+  Reach reach = Reach::kWholeTable;
+  /// The encoded key spans (sorted, disjoint): point spans [k, k\x00), condition spans, or the
+  /// table's span for kWholeTable.
+  SpanSet spans;
+  /// Why, in the order the router read the statement.
+  std::vector<RouteReason> reasons;
+  /// The ranges the spans overlap, in key order.
+  std::vector<RangeHit> ranges;
+  /// The statement writes this table.
+  bool write = false;
+};
 
 /// Where the statements of one client message must run.
 struct Route {
@@ -27,6 +70,9 @@ struct Route {
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).
   bool writes = false;
+  /// Per statement and pgrange table, in order: the spans, reasons and ranges. Filled by
+  /// explain_statements only (route_statements runs for every query and leaves it empty).
+  std::vector<TableRoute> explanation;
 };
 
 /// The parameter values of a Bind message, for routing by `$n` on key columns.
@@ -44,6 +90,11 @@ struct BindParams {
 /// Statements on tables pgrange does not know are not constrained.
 Route route_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                        const BindParams* params = nullptr);
+
+/// route_statements with Route::explanation filled in (same routing, same code): for EXPLAIN
+/// and tests, not for the hot path.
+Route explain_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
+                         const BindParams* params = nullptr);
 
 /// The encoded primary key of a row given as text values of all key columns, for lookups.
 Result<std::string> point_key(const TableDescriptor& table,

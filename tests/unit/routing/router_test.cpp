@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "routing/key_space.hpp"
+#include "routing/plan_description.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -145,6 +146,68 @@ TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
   ASSERT_TRUE(infos);
   BindParams params{{}, {std::string_view("120"), std::string_view("130")}};
   EXPECT_EQ(route_statements(*view_, *infos, &params).shards, (std::vector<int>{1}));
+}
+
+TEST_F(RouterTest, ExplainingShowsTheSpansTheirReasonsAndRanges) {
+  auto infos = sql::analyze_statements("SELECT * FROM users WHERE id BETWEEN 120 AND 250");
+  ASSERT_TRUE(infos);
+  Route plain = route_statements(*view_, *infos);
+  EXPECT_TRUE(plain.explanation.empty());  // the hot path builds no explanation
+  Route r = explain_statements(*view_, *infos);
+  EXPECT_EQ(r.shards, plain.shards);
+  EXPECT_EQ(r.uses, plain.uses);
+  ASSERT_EQ(r.explanation.size(), 1u);
+  const TableRoute& t = r.explanation[0];
+  EXPECT_EQ(t.table, "users");
+  EXPECT_EQ(t.table_id, 100u);
+  EXPECT_EQ(t.reach, TableRoute::Reach::kSpans);
+  ASSERT_EQ(t.spans.size(), 1u);
+  EXPECT_EQ(describe_spans(t.spans, 100), "[…/1/120, …/1/251)");
+  ASSERT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(t.ranges[0].range_id, 3u);
+  EXPECT_EQ(t.ranges[0].shard, "s2");
+  EXPECT_EQ(t.ranges[1].range_id, 4u);
+  ASSERT_EQ(t.reasons.size(), 2u);
+  EXPECT_EQ(t.reasons[0].text(), "id >= 120 → span");
+  EXPECT_EQ(t.reasons[1].text(), "id <= 250 → span");
+
+  // Unknown parameters are routed at Bind: until then, the whole table.
+  infos = sql::analyze_statements("SELECT * FROM users WHERE id = $1");
+  ASSERT_TRUE(infos);
+  r = explain_statements(*view_, *infos);
+  ASSERT_EQ(r.explanation.size(), 1u);
+  EXPECT_EQ(r.explanation[0].reach, TableRoute::Reach::kWholeTable);
+  ASSERT_FALSE(r.explanation[0].reasons.empty());
+  EXPECT_EQ(r.explanation[0].reasons[0].text(),
+            "id = $1 → not read: parameter $1 is only known at Bind");
+  BindParams params{{}, {std::string_view("5")}};
+  r = explain_statements(*view_, *infos, &params);
+  EXPECT_EQ(r.explanation[0].reach, TableRoute::Reach::kPoints);
+  EXPECT_EQ(r.shards, (std::vector<int>{0}));
+}
+
+TEST_F(RouterTest, APlanDescriptionReadsLikeExplain) {
+  auto infos = sql::analyze_statements("SELECT * FROM users WHERE id = 150");
+  ASSERT_TRUE(infos);
+  EXPECT_EQ(describe_plan(*view_, *infos),
+            (std::vector<std::string>{"pgrange plan: single shard s2 (point id = 150, range 3)",
+                                      "  table users: point …/1/150 → range 3 (s2)",
+                                      "  reason: id = 150 → point"}));
+  infos = sql::analyze_statements("SELECT count(*) FROM users WHERE id >= 150");
+  ASSERT_TRUE(infos);
+  std::vector<std::string> merge{"sum of the shards' counts"};
+  auto lines = describe_plan(*view_, *infos, nullptr, merge);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "pgrange plan: fan-out to 2 shards (s2, s3), counts summed");
+  EXPECT_EQ(lines[1], "  table users: span […/1/150, …/1/NULL) → ranges 3 (s2), 4 (s3)");
+  EXPECT_EQ(lines[3], "  merge: sum of the shards' counts");
+  infos = sql::analyze_statements("DELETE FROM users WHERE id > 150");
+  ASSERT_TRUE(infos);
+  lines = describe_plan(*view_, *infos);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_TRUE(lines[0].starts_with("pgrange plan: refused (SQLSTATE 0A000): DELETE touching"))
+      << lines[0];
+  EXPECT_TRUE(lines[1].starts_with("  hint: ")) << lines[1];
 }
 
 TEST_F(RouterTest, ACountOverSeveralShardsIsTheSumOfTheirs) {
