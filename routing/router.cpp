@@ -542,8 +542,17 @@ class SpanBuilder {
           why = "not a prefix pattern ('abc%' without escapes)";
           return unread();
         }
-        return read(normalize_spans({string_prefix_span(prefix, col, *text_prefix)}),
-                    "prefix span");
+        Span span = string_prefix_span(prefix, col, *text_prefix);
+        // The smallest string with the prefix is the prefix itself, so no key below its
+        // encoding (above it, DESC) starts with it: a split at 'g' keeps LIKE 'g%' on its right.
+        std::string smallest = prefix;
+        append_key_value(smallest, col, KeyValue{*text_prefix});
+        if (col.descending) {
+          span.end = std::min(span.end, prefix_end(smallest));
+        } else {
+          span.start = std::max(span.start, smallest);
+        }
+        return read(normalize_spans({std::move(span)}), "prefix span");
       }
       default:
         return std::nullopt;
