@@ -130,6 +130,20 @@ Error not_supported(std::string msg, std::string hint = {}) {
   return e;
 }
 
+/// A SELECT over several shards whose only obstacle to concatenating the shards' answers is
+/// something a merge can do: ORDER BY, LIMIT/OFFSET, aggregates, GROUP BY, HAVING, DISTINCT.
+bool mergeable(const std::vector<sql::StatementInfo>& infos, const routing::Route& route) {
+  if (infos.size() != 1 || route.shards.size() < 2) return false;
+  const sql::StatementInfo& s = infos[0];
+  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
+      s.tables.size() != 1) {
+    return false;
+  }
+  const std::string& b = s.fanout_blocker;
+  return b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" || b == "HAVING" ||
+         b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
+}
+
 }  // namespace
 
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
@@ -175,11 +189,12 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       return p;
     }
   }
-  return plan_analysis(type, worker_.analyze(sql));
+  return plan_analysis(type, worker_.analyze(sql), nullptr, sql);
 }
 
 ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& analysis,
-                                                 const routing::BindParams* params) {
+                                                 const routing::BindParams* params,
+                                                 std::string_view text) {
   ControlPlane* cp = worker_.shared().control;
   Plan p;
   p.analysis = analysis;
@@ -250,16 +265,27 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
     return p;
   }
+  if (p.route.refusal && mergeable(infos, p.route) && !text.empty()) {
+    const routing::TableDescriptor* t =
+        view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
+    if (t != nullptr) {
+      p.merge = worker_.merge_plan(text, *t);
+      if (!*p.merge) return refuse_with(p.merge->error());
+      p.route.refusal.reset();
+    }
+  }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
   if (p.route.shards.size() > 1) {
-    if (!p.route.fanout_select) return refuse_with(not_supported("statement spans shards"));
+    if (!p.route.fanout_select && !p.merge) {
+      return refuse_with(not_supported("statement spans shards"));
+    }
     if (type != 'Q' || backend_ || in_block) {
       return refuse_with(not_supported(
           "a SELECT over several shards is supported only as a simple query outside a "
           "transaction block for now",
           "give every key column with = so that the statement runs on one shard"));
     }
-    p.kind = Plan::Kind::kFanout;
+    p.kind = p.merge ? Plan::Kind::kMerge : Plan::Kind::kFanout;
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
     if (backend_ && p.shard != backend_->shard_index()) {
@@ -410,6 +436,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kFanout:
       ok = co_await run_fanout(text, p.route);
+      co_return false;
+    case Plan::Kind::kMerge:
+      ok = co_await run_merge(**p.merge, p.route);
       co_return false;
     case Plan::Kind::kBegin: {
       deferred_begin_ = std::string(text);

@@ -18,6 +18,7 @@
 #include "routing/result_set.hpp"
 #include "routing/router.hpp"
 #include "sql/admin_statement.hpp"
+#include "sql/merge_query.hpp"
 #include "sql/session_statement.hpp"
 #include "sql/statement_info.hpp"
 
@@ -88,6 +89,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kAdmin,      ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
       kBroadcast,  ///< DDL: run on every shard, then the catalog follows
       kFanout,     ///< a SELECT on several shards, results concatenated
+      kMerge,      ///< a SELECT on several shards, results merged (`merge`)
       kBegin,      ///< BEGIN: deferred until a statement says which shard
       kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
       kRefuse,     ///< `error`
@@ -98,12 +100,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     Analysis analysis;
     std::optional<sql::AdminStatement> admin;
     routing::Route route;
+    std::shared_ptr<const Result<sql::MergeQuery>> merge;
     std::optional<Error> error;
   };
   /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
   Plan plan_text(char type, std::string_view sql);
+  /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
-                     const routing::BindParams* params = nullptr);
+                     const routing::BindParams* params = nullptr, std::string_view text = {});
   /// Registers the plan's range uses (false: a range is held by a move).
   bool enter_ranges(const routing::Route& route);
   void leave_ranges();
@@ -117,6 +121,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos);
   awaitable<bool> run_fanout(std::string_view sql, const routing::Route& route);
+  /// Runs a merge plan's shard query on the route's shards and streams the merged answer.
+  awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route);
   void send_result(const routing::ResultSet& rs, std::string& out);
   int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
 

@@ -32,6 +32,23 @@ std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> Worker::analyze(
   return analyses_.analyze(sql);
 }
 
+std::shared_ptr<const Result<sql::MergeQuery>> Worker::merge_plan(
+    std::string_view sql, const routing::TableDescriptor& table) {
+  constexpr size_t kMaxPlans = 1024;
+  if (merges_version_ != view_version_ || merges_.size() >= kMaxPlans) {
+    merges_.clear();
+    merges_version_ = view_version_;
+  }
+  std::string text(sql);
+  if (auto it = merges_.find(text); it != merges_.end()) return it->second;
+  std::vector<std::string> keys;
+  for (const auto& k : table.key) keys.push_back(k.name);
+  auto plan =
+      std::make_shared<const Result<sql::MergeQuery>>(sql::plan_merge(sql, keys, table.columns));
+  merges_.emplace(std::move(text), plan);
+  return plan;
+}
+
 const std::shared_ptr<const routing::ClusterView>& Worker::view() {
   ControlPlane* cp = shared_.control;
   int64_t published = cp->published_version();

@@ -13,6 +13,7 @@
 #include "proxy/cancel_registry.hpp"
 #include "proxy/scram.hpp"
 #include "routing/cluster_view.hpp"
+#include "sql/merge_query.hpp"
 #include "sql/statement_shape.hpp"
 
 namespace pgrange::proxy {
@@ -60,6 +61,11 @@ class Worker {
   /// (texts repeat, or differ only in their literals). A syntax error is cached too.
   std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> analyze(std::string_view sql);
 
+  /// How to merge a SELECT over several shards of `table` (or why it cannot be), cached per
+  /// worker by statement text while the view's version stands.
+  std::shared_ptr<const Result<sql::MergeQuery>> merge_plan(std::string_view sql,
+                                                            const routing::TableDescriptor& table);
+
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);
   /// Asks every session to end after its current transaction (SIGTERM).
@@ -72,6 +78,8 @@ class Worker {
   std::vector<std::unique_ptr<BackendPool>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
   sql::AnalysisCache analyses_;
+  std::unordered_map<std::string, std::shared_ptr<const Result<sql::MergeQuery>>> merges_;
+  int64_t merges_version_ = -1;
   std::shared_ptr<const routing::ClusterView> view_;
   int64_t view_version_ = -1;
   std::list<std::weak_ptr<ClientSession>> sessions_;

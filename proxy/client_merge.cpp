@@ -1,0 +1,169 @@
+// ClientSession's merged fan-out: one SELECT runs on several shards at once and their answers
+// are merged into PostgreSQL's answer as they stream in (routing/result_merge does the merging).
+
+#include <spdlog/spdlog.h>
+
+#include "proxy/client_session.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "routing/result_merge.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+constexpr size_t kBatch = 64 * 1024;
+constexpr size_t kBacklog = 256 * 1024;
+
+/// One shard's part of the merge.
+struct ShardRun {
+  int shard = 0;
+  std::shared_ptr<BackendConnection> conn;
+  bool described = false;  // its RowDescription arrived
+  bool ended = false;      // its CommandComplete (or error) arrived
+  bool ready = false;      // its ReadyForQuery arrived: the connection is idle again
+  bool failed = false;     // the connection cannot be reused
+};
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
+                                         const routing::Route& route) {
+  std::string buf;
+  std::optional<Error> error;              // pgrange's own error
+  std::optional<std::string> shard_error;  // the first ErrorResponse body a shard sent
+  std::vector<ShardRun> runs(route.shards.size());
+  routing::ResultMerge merger(merge, runs.size());
+
+  // Start the query everywhere first, so the shards work while pgrange reads.
+  for (size_t i = 0; i < runs.size() && !error; ++i) {
+    runs[i].shard = route.shards[i];
+    auto acquired = co_await worker_.pool(static_cast<size_t>(runs[i].shard)).acquire();
+    if (!acquired) {
+      error = acquired.error();
+      break;
+    }
+    runs[i].conn = *acquired;
+    if (auto e = co_await start_query(*runs[i].conn, merge.shard_sql)) {
+      error = *e;
+      runs[i].failed = true;
+      runs[i].ready = true;
+    }
+  }
+
+  // Reads shard i's next message into the merge; false when the statement cannot go on.
+  auto read_one = [&](size_t i) -> awaitable<bool> {
+    ShardRun& run = runs[i];
+    char type = 0;
+    std::string body;
+    auto r = co_await run.conn->read_message(type, body);
+    if (!r) {
+      run.failed = run.ready = run.ended = true;
+      if (!error && !shard_error) error = r.error();
+      co_return false;
+    }
+    switch (type) {
+      case 'T':
+        run.described = true;
+        if (auto d = merger.describe(i, body); !d) {
+          if (!error && !shard_error) error = d.error();
+          co_return false;
+        }
+        co_return true;
+      case 'D':
+        if (auto a = merger.add_row(i, std::move(body)); !a) {
+          if (!error && !shard_error) error = a.error();
+          co_return false;
+        }
+        co_return true;
+      case 'C':
+        run.ended = true;
+        merger.end_of_rows(i);
+        co_return true;
+      case 'E':
+        run.ended = true;
+        if (!error && !shard_error) shard_error = std::move(body);
+        co_return false;
+      case 'Z':
+        run.ready = run.ended = true;
+        if (!run.described && !error && !shard_error) {
+          error = Error::make(sqlstate::kInternalError, "a shard answered the query without rows");
+        }
+        merger.end_of_rows(i);
+        co_return !error && !shard_error;
+      case 'I':  // EmptyQueryResponse cannot happen for a SELECT
+        co_return true;
+      default:  // NoticeResponse, ParameterStatus: pass on
+        MessageWriter(buf).begin(type).bytes(body).end();
+        co_return true;
+    }
+  };
+
+  // Every shard's RowDescription, then the merged one for the client.
+  for (size_t i = 0; i < runs.size() && !error && !shard_error; ++i) {
+    while (!runs[i].described && !runs[i].ready) {
+      if (!co_await read_one(i)) break;
+    }
+  }
+  if (!error && !shard_error) {
+    MessageWriter(buf).begin('T').bytes(merger.row_description()).end();
+  }
+
+  // The merge: read what it wants, send what it decides.
+  while (!error && !shard_error && !merger.finished()) {
+    if (auto w = merger.wanted()) {
+      if (runs[*w].ended) {
+        merger.end_of_rows(*w);
+        continue;
+      }
+      if (!co_await read_one(*w)) break;
+      continue;
+    }
+    if (auto s = merger.step(buf); !s) {
+      error = s.error();
+      break;
+    }
+    if (buf.size() >= kBatch) {
+      channel_.send(std::move(buf));
+      buf.clear();
+      if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
+    }
+  }
+
+  // The shards still sending: a shard whose LIMIT bounds what is left is read to its end;
+  // others are cancelled first.
+  for (ShardRun& run : runs) {
+    if (!run.conn || run.ready) continue;
+    if (!run.ended && !merge.limit_pushed) {
+      co_await send_cancel_request(run.conn->shard(), run.conn->pid(), run.conn->secret());
+    }
+    while (!run.ready) {
+      char type = 0;
+      std::string body;
+      auto r = co_await run.conn->read_message(type, body);
+      if (!r) {
+        run.failed = run.ready = true;
+        break;
+      }
+      if (type == 'Z') run.ready = true;
+    }
+  }
+  for (ShardRun& run : runs) {
+    if (!run.conn) continue;
+    worker_.pool(static_cast<size_t>(run.shard))
+        .release(run.conn, !run.failed && !run.conn->broken());
+  }
+
+  if (shard_error) {
+    MessageWriter(buf).begin('E').bytes(*shard_error).end();
+  } else if (error) {
+    write_error(buf, *error);
+  } else {
+    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(merger.rows())).end();
+  }
+  write_ready_for_query(buf, txn_status_);
+  channel_.send(std::move(buf));
+  leave_ranges();
+  co_return true;
+}
+
+}  // namespace pgrange::proxy
