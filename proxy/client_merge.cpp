@@ -26,9 +26,107 @@ struct ShardRun {
 
 }  // namespace
 
-awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
-                                         const routing::Route& route) {
+std::string_view ClientSession::parameter_types(std::string_view statement) const {
+  std::string_view tail = unnamed_tail_;
+  if (!statement.empty()) {
+    auto it = statements_.find(std::string(statement));
+    if (it == statements_.end()) return {};
+    tail = it->second.parse_tail;
+  }
+  size_t z = tail.find('\0');
+  return z == std::string_view::npos ? std::string_view{} : tail.substr(z + 1);
+}
+
+awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_view body,
+                                                       std::string& out) {
+  ExtendedMerge& m = *extended_merge_;
+  auto answer_bind = [&](std::string& buf) {
+    emit_ready_synthetics(buf);
+    if (!m.bind_answered) MessageWriter(buf).begin('2').end();
+    m.bind_answered = true;
+  };
+  auto give_up = [&](const Error& e) {
+    std::string buf;
+    answer_bind(buf);
+    write_error(buf, e);
+    channel_.send(std::move(buf));
+    extended_merge_.reset();
+    skip_until_sync_ = true;
+  };
+  BodyReader br(body);
+  switch (type) {
+    case 'D': {
+      char what = 0;
+      std::string_view name;
+      if (br.byte(what) && br.cstr(name) && what == 'P' && name == m.portal) {
+        m.describe = true;
+        co_return true;
+      }
+      break;
+    }
+    case 'H': {
+      std::string buf;
+      answer_bind(buf);
+      channel_.send(std::move(buf));
+      co_return true;
+    }
+    case 'E': {
+      std::string_view portal;
+      int32_t max_rows = 0;
+      if (!br.cstr(portal) || !br.i32(max_rows) || portal != m.portal) break;
+      if (max_rows != 0) {
+        give_up(Error::make(sqlstate::kFeatureNotSupported,
+                            "fetching the rows of a SELECT over several shards in parts (Execute "
+                            "with a row limit) is not supported"));
+        co_return true;
+      }
+      ExtendedMerge run = std::move(m);
+      extended_merge_.reset();
+      // The Sync that follows is answered here: no backend holds this work.
+      skip_until_sync_ = true;
+      co_return co_await run_merge(**run.merge, run.route, &run);
+    }
+    case 'S': {
+      // A Bind without an Execute.
+      std::string buf;
+      answer_bind(buf);
+      write_ready_for_query(buf, txn_status_);
+      channel_.send(std::move(buf));
+      extended_merge_.reset();
+      co_return true;
+    }
+    default:
+      break;
+  }
+  (void)out;
+  give_up(Error::make(sqlstate::kFeatureNotSupported,
+                      "after the Bind of a SELECT over several shards pgrange expects its Execute "
+                      "(and Sync) next; pipelining other messages is not supported"));
+  co_return true;
+}
+
+awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const routing::Route& route,
+                                         ExtendedMerge* ext) {
   std::string buf;
+  if (ext != nullptr) {
+    emit_ready_synthetics(buf);
+    if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
+  }
+  std::string request;
+  if (ext == nullptr) {
+    write_query(request, merge.shard_sql);
+  } else {
+    MessageWriter(request)
+        .begin('P')
+        .cstr("")
+        .cstr(merge.shard_sql)
+        .bytes(ext->parameter_types)
+        .end();
+    MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
+    MessageWriter(request).begin('D').byte('P').cstr("").end();
+    MessageWriter(request).begin('E').cstr("").i32(0).end();
+    MessageWriter(request).begin('S').end();
+  }
   std::optional<Error> error;              // pgrange's own error
   std::optional<std::string> shard_error;  // the first ErrorResponse body a shard sent
   std::vector<ShardRun> runs(route.shards.size());
@@ -43,7 +141,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
       break;
     }
     runs[i].conn = *acquired;
-    if (auto e = co_await start_query(*runs[i].conn, merge.shard_sql)) {
+    if (auto e = co_await start_request(*runs[i].conn, request)) {
       error = *e;
       runs[i].failed = true;
       runs[i].ready = true;
@@ -91,6 +189,8 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
         merger.end_of_rows(i);
         co_return !error && !shard_error;
       case 'I':  // EmptyQueryResponse cannot happen for a SELECT
+      case '1':  // ParseComplete, BindComplete of the extended protocol
+      case '2':
         co_return true;
       default:  // NoticeResponse, ParameterStatus: pass on
         MessageWriter(buf).begin(type).bytes(body).end();
@@ -104,7 +204,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
       if (!co_await read_one(i)) break;
     }
   }
-  if (!error && !shard_error) {
+  if (!error && !shard_error && (ext == nullptr || ext->describe)) {
     MessageWriter(buf).begin('T').bytes(merger.row_description()).end();
   }
 
@@ -160,7 +260,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge,
   } else {
     MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(merger.rows())).end();
   }
-  write_ready_for_query(buf, txn_status_);
+  if (ext == nullptr) write_ready_for_query(buf, txn_status_);
   channel_.send(std::move(buf));
   leave_ranges();
   co_return true;

@@ -15,8 +15,6 @@ namespace pgrange::proxy {
 namespace {
 
 constexpr auto kMoveWaitLimit = std::chrono::seconds(30);
-constexpr size_t kFanoutBatch = 64 * 1024;
-constexpr size_t kClientBacklog = 256 * 1024;
 
 /// The first keyword of a statement, lower case (comments and whitespace skipped).
 std::string first_keyword(std::string_view sql) {
@@ -103,36 +101,15 @@ std::string quote_ident(std::string_view s) {
   return out + "\"";
 }
 
-/// A RowDescription without the per-shard parts (table OIDs and column numbers), so the
-/// descriptions of one query on several shards compare equal.
-std::string row_shape(std::string_view body) {
-  std::string out;
-  BodyReader br(body);
-  int16_t n = 0;
-  if (!br.i16(n)) return std::string(body);
-  for (int16_t i = 0; i < n; ++i) {
-    std::string_view name, rest;
-    int32_t table = 0;
-    int16_t attnum = 0;
-    if (!br.cstr(name) || !br.i32(table) || !br.i16(attnum) || !br.bytes(12, rest)) {
-      return std::string(body);
-    }
-    out.append(name);
-    out.push_back('\0');
-    out.append(rest);
-  }
-  return out;
-}
-
 Error not_supported(std::string msg, std::string hint = {}) {
   Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
   e.hint = std::move(hint);
   return e;
 }
 
-/// A SELECT over several shards whose only obstacle to concatenating the shards' answers is
-/// something a merge can do: ORDER BY, LIMIT/OFFSET, aggregates, GROUP BY, HAVING, DISTINCT.
-bool mergeable(const std::vector<sql::StatementInfo>& infos, const routing::Route& route) {
+}  // namespace
+
+bool mergeable_select(const std::vector<sql::StatementInfo>& infos, const routing::Route& route) {
   if (infos.size() != 1 || route.shards.size() < 2) return false;
   const sql::StatementInfo& s = infos[0];
   if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
@@ -140,11 +117,9 @@ bool mergeable(const std::vector<sql::StatementInfo>& infos, const routing::Rout
     return false;
   }
   const std::string& b = s.fanout_blocker;
-  return b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" || b == "HAVING" ||
-         b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
+  return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
+         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
 }
-
-}  // namespace
 
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
@@ -188,6 +163,9 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       p.admin = std::move(**admin);
       return p;
     }
+  }
+  if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
+    if (auto p = plan_explain(sql)) return *p;
   }
   return plan_analysis(type, worker_.analyze(sql), nullptr, sql);
 }
@@ -265,7 +243,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
     return p;
   }
-  if (p.route.refusal && mergeable(infos, p.route) && !text.empty()) {
+  if ((p.route.refusal || p.route.fanout_select) && mergeable_select(infos, p.route) &&
+      !text.empty()) {
     const routing::TableDescriptor* t =
         view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
     if (t != nullptr) {
@@ -276,16 +255,13 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
   if (p.route.shards.size() > 1) {
-    if (!p.route.fanout_select && !p.merge) {
-      return refuse_with(not_supported("statement spans shards"));
-    }
-    if (type != 'Q' || backend_ || in_block) {
+    if (!p.merge) return refuse_with(not_supported("statement spans shards"));
+    if (backend_ || in_block) {
       return refuse_with(not_supported(
-          "a SELECT over several shards is supported only as a simple query outside a "
-          "transaction block for now",
+          "a SELECT over several shards is supported only outside a transaction block for now",
           "give every key column with = so that the statement runs on one shard"));
     }
-    p.kind = p.merge ? Plan::Kind::kMerge : Plan::Kind::kFanout;
+    p.kind = Plan::Kind::kMerge;
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
     if (backend_ && p.shard != backend_->shard_index()) {
@@ -363,10 +339,12 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     BodyReader b(body);
     if (!b.cstr(portal) || !b.cstr(stmt)) return Plan{};
     const Analysis* analysis = &unnamed_analysis_;
+    std::string_view tail = unnamed_tail_;
     if (!stmt.empty()) {
       auto it = statements_.find(std::string(stmt));
       if (it == statements_.end()) return Plan{};
       analysis = &it->second.analysis;
+      tail = it->second.parse_tail;
     }
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
@@ -393,7 +371,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         }
       }
     }
-    return plan_analysis('B', *analysis, &params);
+    return plan_analysis('B', *analysis, &params, tail.substr(0, tail.find('\0')));
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
@@ -434,10 +412,26 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kBroadcast:
       ok = co_await run_broadcast(text, **p.analysis);
       co_return false;
-    case Plan::Kind::kFanout:
-      ok = co_await run_fanout(text, p.route);
+    case Plan::Kind::kExplain:
+      ok = co_await run_explain(p);
       co_return false;
     case Plan::Kind::kMerge:
+      if (type == 'B') {
+        // Extended protocol: the Bind is answered here; its Describe and Execute follow.
+        BodyReader b(body);
+        std::string_view portal, stmt;
+        b.cstr(portal);
+        b.cstr(stmt);
+        ExtendedMerge m;
+        m.portal = std::string(portal);
+        m.parameter_types = std::string(parameter_types(stmt));
+        m.bind_rest = std::string(b.rest());
+        m.merge = p.merge;
+        m.route = std::move(p.route);
+        if (stmt.empty()) deferred_parse_.clear();
+        extended_merge_ = std::move(m);
+        co_return false;
+      }
       ok = co_await run_merge(**p.merge, p.route);
       co_return false;
     case Plan::Kind::kBegin: {
@@ -505,13 +499,18 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt) {
 
 awaitable<std::optional<Error>> ClientSession::start_query(BackendConnection& conn,
                                                            const std::string& sql) {
+  std::string q;
+  write_query(q, sql);
+  co_return co_await start_request(conn, std::move(q));
+}
+
+awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& conn,
+                                                             std::string request) {
   std::string sync = state_sync_sql(conn);
   if (!sync.empty()) {
     if (auto r = co_await conn.run_simple(sync); !r) co_return r.error();
   }
-  std::string q;
-  write_query(q, sql);
-  if (auto r = co_await conn.send(q); !r) co_return r.error();
+  if (auto r = co_await conn.send(request); !r) co_return r.error();
   co_return std::nullopt;
 }
 
@@ -641,104 +640,6 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   }
   write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));
-  co_return true;
-}
-
-awaitable<bool> ClientSession::run_fanout(std::string_view sql_text, const routing::Route& route) {
-  std::string sql(sql_text);
-  std::string buf;
-  std::string first_desc;
-  bool have_desc = false;
-  bool failed = false;
-  uint64_t total = 0;
-  int64_t count_sum = 0;  // route.sum_counts: the shards' counts added up
-  for (int shard : route.shards) {
-    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
-    if (!acquired) {
-      write_error(buf, acquired.error());
-      failed = true;
-      break;
-    }
-    auto conn = *acquired;
-    std::optional<Error> err = co_await start_query(*conn, sql);
-    while (!err) {
-      char type = 0;
-      std::string body;
-      auto r = co_await conn->read_message(type, body);
-      if (!r) {
-        err = r.error();
-        break;
-      }
-      if (type == 'Z') break;
-      if (failed) continue;  // drain to ReadyForQuery
-      switch (type) {
-        case 'T':
-          if (!have_desc) {
-            first_desc = row_shape(body);
-            have_desc = true;
-            MessageWriter(buf).begin('T').bytes(body).end();
-          } else if (row_shape(body) != first_desc) {
-            write_error(buf, Error::make(sqlstate::kInternalError,
-                                         "shards returned different columns for the same query")
-                                 .with_detail("the table differs between shards"));
-            failed = true;
-          }
-          break;
-        case 'C': {
-          std::string_view tag(body.data(), body.find('\0'));
-          if (auto sp = tag.rfind(' '); sp != std::string_view::npos) {
-            total += std::strtoull(std::string(tag.substr(sp + 1)).c_str(), nullptr, 10);
-          }
-          break;
-        }
-        case 'E':
-          MessageWriter(buf).begin('E').bytes(body).end();
-          failed = true;
-          break;
-        case 'D':
-          if (route.sum_counts) {
-            BodyReader dr(body);
-            int16_t n = 0;
-            int32_t len = 0;
-            std::string_view v;
-            if (!dr.i16(n) || n != 1 || !dr.i32(len) || len < 0 ||
-                !dr.bytes(static_cast<size_t>(len), v)) {
-              write_error(buf, Error::make(sqlstate::kInternalError,
-                                           "a shard answered count() with an unexpected row"));
-              failed = true;
-              break;
-            }
-            count_sum += std::strtoll(std::string(v).c_str(), nullptr, 10);
-            break;
-          }
-          MessageWriter(buf).begin(type).bytes(body).end();
-          break;
-        default:  // NoticeResponse, …
-          MessageWriter(buf).begin(type).bytes(body).end();
-          break;
-      }
-      if (buf.size() >= kFanoutBatch) {
-        channel_.send(std::move(buf));
-        buf.clear();
-        if (channel_.queued() > kClientBacklog) co_await channel_.wait_below(kClientBacklog / 2);
-      }
-    }
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
-    if (err) {
-      if (!failed) write_error(buf, *err);
-      failed = true;
-    }
-    if (failed) break;
-  }
-  if (!failed && route.sum_counts) {
-    std::string v = std::to_string(count_sum);
-    MessageWriter(buf).begin('D').i16(1).i32(static_cast<int32_t>(v.size())).bytes(v).end();
-    total = 1;
-  }
-  if (!failed) MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(total)).end();
-  write_ready_for_query(buf, txn_status_);
-  channel_.send(std::move(buf));
-  leave_ranges();
   co_return true;
 }
 

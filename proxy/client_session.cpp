@@ -791,6 +791,15 @@ awaitable<void> ClientSession::message_loop() {
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
       bool plain = !lost_error_ && !skip_until_sync_;
+      if (plain && extended_merge_) {
+        bool ok = co_await continue_extended_merge(f.type, f.body, out);
+        in_.consume(f.total_size);
+        if (!ok) {
+          keep_going = false;
+          break;
+        }
+        continue;
+      }
       if (plain && worker_.shared().control != nullptr &&
           (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
         // Route: which shard, or something pgrange answers or runs itself.
@@ -939,6 +948,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       unsynced_ = true;
       if (name.empty()) {
         unnamed_analysis_ = parse_analysis_;
+        unnamed_tail_.assign(br.rest());
         deferred_parse_.clear();
       }
       if (name.empty() || !transaction_pooling_) {

@@ -24,6 +24,11 @@
 
 namespace pgrange::proxy {
 
+/// A SELECT over several shards whose answers can be concatenated, or whose only obstacle to
+/// that is something a merge can do: ORDER BY, LIMIT/OFFSET, aggregates, GROUP BY, HAVING,
+/// DISTINCT.
+bool mergeable_select(const std::vector<sql::StatementInfo>& infos, const routing::Route& route);
+
 class Worker;
 
 /// One client connection from startup to Terminate: authentication, then the message loop that
@@ -88,8 +93,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kPass,       ///< forward it to `shard` (-1: any shard)
       kAdmin,      ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
       kBroadcast,  ///< DDL: run on every shard, then the catalog follows
-      kFanout,     ///< a SELECT on several shards, results concatenated
       kMerge,      ///< a SELECT on several shards, results merged (`merge`)
+      kExplain,    ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
       kBegin,      ///< BEGIN: deferred until a statement says which shard
       kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
       kRefuse,     ///< `error`
@@ -102,7 +107,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     routing::Route route;
     std::shared_ptr<const Result<sql::MergeQuery>> merge;
     std::optional<Error> error;
+    std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
+    std::string explain_statement;  ///< kExplain: the statement explained
   };
+  /// EXPLAIN [options] statement, when the statement involves pgrange tables.
+  std::optional<Plan> plan_explain(std::string_view sql);
+  /// Answers an EXPLAIN: pgrange's plan (spans, ranges, shards, merge), then each shard's own
+  /// EXPLAIN of what it would run.
+  awaitable<bool> run_explain(const Plan& plan);
   /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
   Plan plan_text(char type, std::string_view sql);
   /// `text` is the statement text (for planning a merge over several shards), when known.
@@ -120,9 +132,27 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos);
-  awaitable<bool> run_fanout(std::string_view sql, const routing::Route& route);
-  /// Runs a merge plan's shard query on the route's shards and streams the merged answer.
-  awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route);
+  /// A SELECT over several shards bound through the extended protocol: pgrange answered its
+  /// Bind and runs it on the shards at its Execute.
+  struct ExtendedMerge {
+    std::string portal;
+    std::string parameter_types;  ///< the statement's Parse tail after its text
+    std::string bind_rest;        ///< the Bind body after the portal and statement names
+    std::shared_ptr<const Result<sql::MergeQuery>> merge;
+    routing::Route route;
+    bool describe = false;       ///< the client asked for the portal's RowDescription
+    bool bind_answered = false;  ///< BindComplete already sent
+  };
+  /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
+  /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
+  awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
+                            ExtendedMerge* ext = nullptr);
+  /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
+  awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
+  /// The parameter types (count and OIDs) a statement was parsed with ("" = the unnamed one).
+  std::string_view parameter_types(std::string_view statement) const;
+  /// Sends what brings a pooled connection to the client's session settings, then `request`.
+  awaitable<std::optional<Error>> start_request(BackendConnection& conn, std::string request);
   void send_result(const routing::ResultSet& rs, std::string& out);
   int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
 
@@ -209,6 +239,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   Analysis parse_analysis_;     ///< of the Parse being dispatched
   bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
   std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
+  std::string unnamed_tail_;    ///< the unnamed statement's Parse body after its name
+  std::optional<ExtendedMerge> extended_merge_;
 };
 
 }  // namespace pgrange::proxy

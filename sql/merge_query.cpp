@@ -212,6 +212,9 @@ class Planner {
           std::span<const std::string> columns)
       : s_(s), keys_(keys), columns_(columns) {}
 
+  /// The statement needs no rewriting: the shards run the client's text.
+  bool unchanged() const { return unchanged_; }
+
   Result<MergeQuery> plan() {
     if (auto r = check(); !r) return tl::unexpected(r.error());
     bool star = false;
@@ -311,6 +314,10 @@ class Planner {
   Result<MergeQuery> ordered() {
     q_.mode = MergeQuery::Mode::kOrdered;
     q_.visible = star_ ? -1 : static_cast<int>(targets_.size());
+    if (s_->n_sort_clause == 0 && !q_.limit && q_.offset == 0 && !q_.distinct) {
+      unchanged_ = true;
+      return q_;
+    }
     std::vector<Node*> hidden;
     auto hide = [&](Node* expr) {
       hidden.push_back(arena_.target(expr));
@@ -705,6 +712,7 @@ class Planner {
   bool star_ = false;
   std::vector<Node*> groups_;
   std::vector<const PgQuery__FuncCall*> calls_;
+  bool unchanged_ = false;
 };
 
 }  // namespace
@@ -737,7 +745,9 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
   const PgQuery__SelectStmt saved = *s;
   Planner planner(s, key_columns, table_columns);
   Result<MergeQuery> q = planner.plan();
-  if (q) {
+  if (q && planner.unchanged()) {
+    q->shard_sql = std::string(select_sql);
+  } else if (q) {
     PgQuery__RawStmt* raw = pr->stmts[0];
     int32_t loc = raw->stmt_location, len = raw->stmt_len;
     raw->stmt_location = 0;
@@ -759,6 +769,64 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
   }
   *s = saved;
   return q;
+}
+
+std::vector<std::string> describe_merge(const MergeQuery& q) {
+  std::vector<std::string> out;
+  out.push_back("shard query: " + q.shard_sql);
+  auto keys = [](const std::vector<MergeSortKey>& order, const char* what) {
+    std::string s;
+    for (const MergeSortKey& k : order) {
+      if (!s.empty()) s += ", ";
+      s += k.column < 0 ? "hidden column " + std::to_string(-k.column)
+                        : std::string(what) + " " + std::to_string(k.column + 1);
+      s += k.descending ? " DESC" : "";
+      if (k.nulls_first != k.descending) s += k.nulls_first ? " NULLS FIRST" : " NULLS LAST";
+    }
+    return s;
+  };
+  auto cut = [&]() {
+    if (q.offset > 0) out.push_back("OFFSET " + std::to_string(q.offset) + " after the merge");
+    if (q.limit) {
+      std::string line = "LIMIT " + std::to_string(*q.limit) + " after the merge";
+      if (q.limit_pushed) {
+        line += " (LIMIT " + std::to_string(*q.limit + q.offset) +
+                " on each shard; shards stop when it is reached)";
+      }
+      out.push_back(line);
+    }
+  };
+  if (q.mode == MergeQuery::Mode::kOrdered) {
+    if (q.order.empty()) {
+      out.push_back("rows passed on shard after shard, as they arrive");
+    } else {
+      out.push_back("streaming k-way merge on " + keys(q.order, "column") +
+                    " (one row per shard held)");
+    }
+    if (q.hidden > 0) {
+      out.push_back(std::to_string(q.hidden) +
+                    " ORDER BY column(s) added to the shard query, removed from the result");
+    }
+    if (q.distinct) out.push_back("DISTINCT: equal neighbours in the merge sent once");
+    cut();
+    return out;
+  }
+  std::string aggs;
+  for (const MergeAggregate& a : q.aggregates) {
+    if (!aggs.empty()) aggs += ", ";
+    aggs += a.name + (a.kind == MergeAggregate::Kind::kAvg ? " (as sum and count)" : "");
+  }
+  out.push_back("aggregates combined from the shards' partial results: " + aggs);
+  if (q.group_columns > 0) {
+    out.push_back("groups of " + std::to_string(q.group_columns) +
+                  " GROUP BY column(s), sorted on each shard and combined in a streaming merge");
+  }
+  if (q.having) out.push_back("HAVING applied to the combined groups");
+  if (q.distinct) out.push_back("DISTINCT applied to the combined rows");
+  if (!q.order.empty())
+    out.push_back("ORDER BY " + keys(q.order, "output") + " of the combined rows");
+  cut();
+  return out;
 }
 
 }  // namespace pgrange::sql

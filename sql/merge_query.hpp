@@ -108,4 +108,7 @@ struct MergeQuery {
 Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
                               std::span<const std::string> table_columns);
 
+/// How the merge works, for EXPLAIN: one line each ("shard query: …", "k-way merge on …", …).
+std::vector<std::string> describe_merge(const MergeQuery& query);
+
 }  // namespace pgrange::sql

@@ -162,13 +162,31 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
                               c.get());
   ASSERT_TRUE(ins.ok()) << ins.message;
   EXPECT_EQ(where(2222), (std::pair<int, std::string>{1, "param/0"}));
-  // A parameter that is not on the key cannot pick a shard: refused, not guessed.
+  // A parameter that is not on the key cannot pick a shard: every shard is asked.
   const char* name[1] = {"n5"};
   SqlResult r = take_result(PQexecParams(c.get(), "SELECT id FROM t WHERE name = $1", 1, nullptr,
                                          name, nullptr, nullptr, 0),
                             c.get());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{{"5"}}));
+  // …and merged: ordered, limited, aggregated.
+  const char* bounds[2] = {"50", "3"};
+  r = take_result(PQexecParams(c.get(), "SELECT id FROM t WHERE id > $1 ORDER BY id DESC LIMIT 3",
+                               1, nullptr, bounds, nullptr, nullptr, 0),
+                  c.get());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{{"2222"}, {"1001"}, {"300"}}));
+  r = take_result(PQexecParams(c.get(), "SELECT count(*), min(id), max(name) FROM t WHERE id > $1",
+                               1, nullptr, bounds, nullptr, nullptr, 0),
+                  c.get());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{{"252", "51", "param"}}));
+  // What cannot be merged exactly is refused, and the session goes on.
+  r = take_result(PQexecParams(c.get(), "SELECT string_agg(name, ',') FROM t WHERE name = $1", 1,
+                               nullptr, name, nullptr, nullptr, 0),
+                  c.get());
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;
-  EXPECT_TRUE(pq_exec(c.get(), "SELECT 1").ok());  // the session goes on
+  EXPECT_TRUE(pq_exec(c.get(), "SELECT 1").ok());
 }
 
 TEST_F(RoutingTest, ATransactionStaysOnItsShard) {
@@ -198,7 +216,7 @@ TEST_F(RoutingTest, ATransactionStaysOnItsShard) {
 TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   auto c = client();
   for (std::string sql :
-       {"SELECT count(DISTINCT name) FROM t", "SELECT * FROM t ORDER BY id LIMIT 3",
+       {"SELECT count(DISTINCT name) FROM t", "SELECT id, row_number() OVER () FROM t",
         "UPDATE t SET hits = 0", "DELETE FROM t WHERE id > 50",
         "INSERT INTO t (id, name) VALUES (-5, 'a'), (3150, 'b')"}) {
     SqlResult r = pq_exec(c.get(), sql);

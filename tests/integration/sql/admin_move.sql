@@ -62,3 +62,18 @@ select id, v from ti \g | sort -n
 \pset tuples_only off
 show ranges from database app;
 show shards;
+
+-- EXPLAIN through pgrange: its plan (spans, ranges, shards, merge), then each shard's own
+-- (index scans forced, so that the shards' plans do not depend on their statistics).
+set enable_seqscan = off;
+set enable_bitmapscan = off;
+explain (costs off) select * from ti where id = 7;
+explain (costs off) select id, v from ti where id between 4 and 11 order by v desc limit 3;
+explain (costs off) select count(*), max(v) from ti;
+reset enable_seqscan;
+reset enable_bitmapscan;
+explain select string_agg(v, ',') from ti;
+explain (format json) select * from ti;
+explain (costs off) select * from tn;
+select id, v from ti where id between 4 and 11 order by v desc limit 3;
+select count(*), max(v) from ti;

@@ -166,6 +166,14 @@ TEST(MergeQuery, RefusesWhatItCannotCombine) {
       std::string::npos);
 }
 
+TEST(MergeQuery, WhatNeedsNoMergeRunsAsWritten) {
+  MergeQuery q = plan("select  id, name FROM t WHERE id > 5 -- comment");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kOrdered);
+  EXPECT_EQ(q.shard_sql, "select  id, name FROM t WHERE id > 5 -- comment");
+  EXPECT_TRUE(q.order.empty());
+  EXPECT_FALSE(q.limit.has_value());
+}
+
 TEST(MergeQuery, CollateCIsMergedBytewise) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY name COLLATE \"C\" DESC");
   EXPECT_EQ(q.hidden, 1);

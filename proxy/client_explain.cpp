@@ -1,0 +1,182 @@
+// ClientSession's EXPLAIN: what pgrange does with a statement (key spans, ranges, shards, how
+// the shards' results are merged), followed by each shard's own EXPLAIN of its part.
+
+#include <algorithm>
+#include <cctype>
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "routing/plan_description.hpp"
+#include "routing/result_set.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// "EXPLAIN [(options) | ANALYZE | VERBOSE …] statement" → (options, statement); nullopt when
+/// the text does not read so (comments before EXPLAIN, for one).
+std::optional<std::pair<std::string, std::string>> split_explain(std::string_view sql) {
+  size_t i = 0;
+  auto skip_space = [&] {
+    while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
+  };
+  skip_space();
+  if (lower(sql.substr(i, 7)) != "explain" || (i + 7 < sql.size() && is_word_char(sql[i + 7]))) {
+    return std::nullopt;
+  }
+  i += 7;
+  size_t options_start = i;
+  skip_space();
+  if (i < sql.size() && sql[i] == '(') {
+    int depth = 0;
+    bool quoted = false;
+    for (; i < sql.size(); ++i) {
+      char c = sql[i];
+      if (c == '\'' || c == '"') quoted = !quoted;
+      if (quoted) continue;
+      if (c == '(') ++depth;
+      if (c == ')' && --depth == 0) {
+        ++i;
+        break;
+      }
+    }
+    if (depth != 0) return std::nullopt;
+  } else {
+    for (;;) {
+      size_t w = i;
+      while (w < sql.size() && is_word_char(sql[w])) ++w;
+      std::string word = lower(sql.substr(i, w - i));
+      if (word != "analyze" && word != "analyse" && word != "verbose") break;
+      i = w;
+      skip_space();
+    }
+  }
+  std::string options(sql.substr(options_start, i - options_start));
+  std::string statement(sql.substr(i));
+  while (!statement.empty() &&
+         (statement.back() == ';' || std::isspace(static_cast<unsigned char>(statement.back())))) {
+    statement.pop_back();
+  }
+  if (statement.empty()) return std::nullopt;
+  return std::make_pair(options, statement);
+}
+
+}  // namespace
+
+std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql) {
+  const auto& view = worker_.view();
+  if (view == nullptr) return std::nullopt;
+  auto parts = split_explain(sql);
+  if (!parts) return std::nullopt;
+  auto analysis = worker_.analyze(parts->second);
+  if (!*analysis || (*analysis)->size() != 1) return std::nullopt;
+  const sql::StatementInfo& info = (**analysis)[0];
+  bool ours = std::any_of(info.tables.begin(), info.tables.end(), [&](const sql::TableRef& t) {
+    return view->find_table(t.schema, t.name) != nullptr;
+  });
+  if (!ours) return std::nullopt;
+  Plan p;
+  std::string opts = lower(parts->first);
+  if (opts.find("format") != std::string::npos && opts.find("format text") == std::string::npos) {
+    p.kind = Plan::Kind::kRefuse;
+    p.error = Error::make(sqlstate::kFeatureNotSupported,
+                          "EXPLAIN through pgrange writes its plan in FORMAT TEXT only");
+    return p;
+  }
+  p.kind = Plan::Kind::kExplain;
+  p.analysis = analysis;
+  p.explain_options = parts->first;
+  p.explain_statement = parts->second;
+  return p;
+}
+
+awaitable<bool> ClientSession::run_explain(const Plan& plan) {
+  std::string out;
+  const auto& view = worker_.view();
+  const auto& infos = **plan.analysis;
+  routing::Route route = routing::explain_statements(*view, infos);
+  std::vector<std::string> merge_lines;
+  std::string shard_sql = plan.explain_statement;
+  if (route.shards.size() > 1 && mergeable_select(infos, route)) {
+    const routing::TableDescriptor* t =
+        view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
+    if (t != nullptr) {
+      auto merge = worker_.merge_plan(plan.explain_statement, *t);
+      if (*merge) {
+        route.refusal.reset();
+        merge_lines = sql::describe_merge(**merge);
+        shard_sql = (*merge)->shard_sql;
+      } else {
+        route.refusal = merge->error();
+      }
+    }
+  }
+  routing::ResultSet rs;
+  rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
+  rs.tag = "EXPLAIN";
+  for (std::string& line : routing::describe_route(*view, route, infos.size(), merge_lines)) {
+    rs.rows.push_back({std::move(line)});
+  }
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  if (!route.refusal) {
+    std::string sql = "EXPLAIN " + plan.explain_options + " " + shard_sql;
+    for (int shard : route.shards) {
+      if (error || shard_error) break;
+      auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+      if (!acquired) {
+        error = acquired.error();
+        break;
+      }
+      auto conn = *acquired;
+      rs.rows.push_back({"shard " + view->shard_name(shard) + ":"});
+      std::optional<Error> e = co_await start_query(*conn, sql);
+      bool broken = e.has_value();
+      if (e) error = *e;
+      while (!e) {
+        char type = 0;
+        std::string body;
+        if (auto r = co_await conn->read_message(type, body); !r) {
+          error = r.error();
+          broken = true;
+          break;
+        }
+        if (type == 'Z') break;
+        if (type == 'E' && !shard_error) shard_error = body;
+        if (type != 'D') continue;
+        BodyReader br(body);
+        int16_t n = 0;
+        int32_t len = 0;
+        std::string_view v;
+        if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 &&
+            br.bytes(static_cast<size_t>(len), v)) {
+          rs.rows.push_back({"  " + std::string(v)});
+        }
+      }
+      worker_.pool(static_cast<size_t>(shard)).release(conn, !broken && !conn->broken());
+    }
+  }
+  if (shard_error) {
+    MessageWriter(out).begin('E').bytes(*shard_error).end();
+  } else if (error) {
+    write_error(out, *error);
+  } else {
+    send_result(rs, out);
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+}  // namespace pgrange::proxy
