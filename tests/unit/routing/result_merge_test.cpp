@@ -1,0 +1,1228 @@
+// ResultMerge driven as the proxy drives it: every shard describes its columns, then the merge
+// asks for the next row of the shard it needs (wanted()) and hands out what it has decided
+// (step()). The plans come from sql::plan_merge, as in production; each shard's rows are what
+// PostgreSQL 15 sends for the plan's shard query over that shard's part of the table, and the
+// expected answers are what PostgreSQL 15 answers for the whole table (checked against a
+// server: e.g. `SELECT avg(x) FROM (VALUES (1), (2)) v(x)` is 1.5000000000000000).
+#include "routing/result_merge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/merge_query.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+using sql::MergeQuery;
+using Cell = std::optional<std::string>;
+using Row = std::vector<Cell>;
+using Rows = std::vector<Row>;
+
+constexpr uint32_t kBool = 16, kInt8 = 20, kInt4 = 23, kText = 25, kJson = 114, kFloat8 = 701,
+                   kTimestamptz = 1184, kNumeric = 1700;
+
+const Cell kNull = std::nullopt;
+
+const std::vector<std::string> kKeys = {"id"};
+const std::vector<std::string> kColumns = {"id", "grp", "name", "amount"};
+
+MergeQuery plan(const std::string& sql) {
+  auto q = sql::plan_merge(sql, kKeys, kColumns);
+  EXPECT_TRUE(q.has_value()) << sql << ": " << (q ? "" : q.error().message);
+  return q ? *q : MergeQuery{};
+}
+
+int16_t type_len(uint32_t oid) {
+  switch (oid) {
+    case kBool:
+      return 1;
+    case kInt4:
+      return 4;
+    case kInt8:
+    case kFloat8:
+    case kTimestamptz:
+      return 8;
+    default:
+      return -1;
+  }
+}
+
+ResultField field(const std::string& name, uint32_t oid) {
+  ResultField f;
+  f.name = name;
+  f.type_oid = oid;
+  f.type_len = type_len(oid);
+  return f;
+}
+
+/// A RowDescription body for columns (name, type OID).
+std::string describe(const std::vector<std::pair<std::string, uint32_t>>& columns) {
+  std::vector<ResultField> fields;
+  for (const auto& [name, oid] : columns) fields.push_back(field(name, oid));
+  return write_row_description(fields);
+}
+
+void put16(std::string& out, uint16_t v) {
+  out.push_back(static_cast<char>(v >> 8));
+  out.push_back(static_cast<char>(v & 0xff));
+}
+void put32(std::string& out, uint32_t v) {
+  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>((v >> s) & 0xff));
+}
+uint32_t get32(const std::string& s, size_t at) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(s.at(at + i));
+  return v;
+}
+
+/// A DataRow body: int16 count, then per value int32 length (-1: NULL) and the bytes.
+std::string data_row(const Row& row) {
+  std::string body;
+  put16(body, static_cast<uint16_t>(row.size()));
+  for (const Cell& c : row) {
+    if (!c) {
+      put32(body, 0xffffffffu);
+      continue;
+    }
+    put32(body, static_cast<uint32_t>(c->size()));
+    body += *c;
+  }
+  return body;
+}
+
+/// The values of the DataRow body at `s[at…]`; `at` ends after them.
+Row parse_body(const std::string& s, size_t& at) {
+  size_t n = (static_cast<uint8_t>(s.at(at)) << 8) | static_cast<uint8_t>(s.at(at + 1));
+  at += 2;
+  Row row;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t l = get32(s, at);
+    at += 4;
+    if (l == 0xffffffffu) {
+      row.push_back(kNull);
+      continue;
+    }
+    row.push_back(s.substr(at, l));
+    at += l;
+  }
+  return row;
+}
+
+/// Reads back a sequence of DataRow messages ('D', int32 length including itself, body).
+Rows parse_data_rows(const std::string& out) {
+  Rows rows;
+  size_t pos = 0;
+  while (pos < out.size()) {
+    EXPECT_EQ(out[pos], 'D');
+    size_t end = pos + 1 + get32(out, pos + 1);
+    EXPECT_LE(end, out.size());
+    if (end > out.size()) break;
+    size_t at = pos + 5;
+    rows.push_back(parse_body(out, at));
+    EXPECT_EQ(at, end) << "DataRow length does not match its values";
+    pos = end;
+  }
+  return rows;
+}
+
+/// What one merge produced, and what it asked the shards for.
+struct Outcome {
+  std::optional<Error> error;  ///< the first error of describe/add_row/step
+  Rows rows;                   ///< the answer's rows
+  std::string row_description;
+  uint64_t count = 0;               ///< rows()
+  std::vector<size_t> requested;    ///< per shard: the rows it was asked for
+  std::vector<bool> asked_end;      ///< per shard: asked past its last row (end_of_rows fed)
+  bool asked_after_end = false;     ///< a shard was asked again after its end of rows
+  bool asked_while_held = false;    ///< a shard was asked while its previous row was unsent
+  std::vector<size_t> order_asked;  ///< the shards asked, in order
+};
+
+struct Options {
+  /// Ordered mode with rows unique across shards, no OFFSET/DISTINCT: check that a shard is
+  /// only asked for a row once its previous one is in the answer (its first `held_width`
+  /// values are the answer's row).
+  size_t held_width = 0;
+};
+
+/// Describes every shard with `descriptions` (one for all, or one per shard), then drives the
+/// merge exactly as the proxy does with raw DataRow bodies per shard.
+Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descriptions,
+                   const std::vector<std::vector<std::string>>& shards, Options opt = {}) {
+  Outcome run;
+  const size_t n = shards.size();
+  run.requested.assign(n, 0);
+  run.asked_end.assign(n, false);
+  ResultMerge m(q, n);
+  for (size_t s = 0; s < n; ++s) {
+    auto r = m.describe(s, descriptions.size() == 1 ? descriptions[0] : descriptions.at(s));
+    if (!r) {
+      run.error = r.error();
+      return run;
+    }
+  }
+  run.row_description = m.row_description();
+  std::string out;
+  std::vector<std::optional<Row>> last(n);  // for held_width: the last row fed to each shard
+  for (int guard = 0; !m.finished(); ++guard) {
+    if (guard > 100000) {
+      ADD_FAILURE() << "the merge does not finish";
+      break;
+    }
+    if (auto w = m.wanted()) {
+      size_t s = *w;
+      EXPECT_LT(s, n);
+      if (s >= n) break;
+      run.order_asked.push_back(s);
+      if (run.asked_end[s]) {
+        run.asked_after_end = true;
+        break;
+      }
+      if (opt.held_width > 0 && last[s]) {
+        Rows sent = parse_data_rows(out);
+        Row prefix(last[s]->begin(), last[s]->begin() + static_cast<long>(opt.held_width));
+        if (std::find(sent.begin(), sent.end(), prefix) == sent.end()) run.asked_while_held = true;
+      }
+      if (run.requested[s] < shards[s].size()) {
+        const std::string& body = shards[s][run.requested[s]++];
+        if (opt.held_width > 0) {
+          size_t at = 0;
+          last[s] = parse_body(body, at);
+        }
+        auto r = m.add_row(s, body);
+        if (!r) {
+          run.error = r.error();
+          break;
+        }
+      } else {
+        run.asked_end[s] = true;
+        m.end_of_rows(s);
+      }
+    } else {
+      auto r = m.step(out);
+      if (!r) {
+        run.error = r.error();
+        break;
+      }
+    }
+  }
+  if (!run.error) {
+    EXPECT_EQ(m.wanted(), std::nullopt);
+  }
+  run.rows = parse_data_rows(out);
+  run.count = m.rows();
+  return run;
+}
+
+Outcome run_rows(const MergeQuery& q, const std::vector<std::string>& descriptions,
+                 const std::vector<Rows>& shards, Options opt = {}) {
+  std::vector<std::vector<std::string>> bodies;
+  for (const Rows& rows : shards) {
+    bodies.emplace_back();
+    for (const Row& r : rows) bodies.back().push_back(data_row(r));
+  }
+  return run_bodies(q, descriptions, bodies, opt);
+}
+
+/// A run that must succeed.
+Outcome merged(const MergeQuery& q, const std::vector<std::string>& descriptions,
+               const std::vector<Rows>& shards, Options opt = {}) {
+  Outcome r = run_rows(q, descriptions, shards, opt);
+  EXPECT_FALSE(r.error.has_value()) << r.error->sqlstate << " " << r.error->message;
+  EXPECT_FALSE(r.asked_after_end);
+  EXPECT_FALSE(r.asked_while_held);
+  EXPECT_EQ(r.count, r.rows.size());
+  return r;
+}
+
+/// One-column rows.
+Rows col(const std::vector<Cell>& values) {
+  Rows rows;
+  for (const Cell& v : values) rows.push_back({v});
+  return rows;
+}
+
+Rows sorted(Rows rows) {
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+std::vector<ResultField> fields_of(const std::string& body) {
+  auto f = read_row_description(body);
+  EXPECT_TRUE(f.has_value());
+  return f ? *f : std::vector<ResultField>{};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordered mode: k-way merge
+
+TEST(ResultMergeOrdered, ThreeShardsAscendingHoldingOneRowEach) {
+  MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
+  const std::string d = describe({{"id", kInt4}, {"name", kText}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "a"}, {"4", "d"}, {"7", "g"}},
+                      {{"2", "b"}, {"5", "e"}, {"8", "h"}, {"9", "i"}},
+                      {{"3", "c"}, {"6", "f"}}},
+                     {.held_width = 2});
+  EXPECT_EQ(r.rows, (Rows{{"1", "a"},
+                          {"2", "b"},
+                          {"3", "c"},
+                          {"4", "d"},
+                          {"5", "e"},
+                          {"6", "f"},
+                          {"7", "g"},
+                          {"8", "h"},
+                          {"9", "i"}}));
+  EXPECT_EQ(r.count, 9u);
+  EXPECT_EQ(r.row_description, d);
+  EXPECT_EQ(r.requested, (std::vector<size_t>{3, 4, 2}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+  // First one row from every shard, before anything is sent.
+  ASSERT_GE(r.order_asked.size(), 3u);
+  EXPECT_EQ(sorted(Rows{{std::to_string(r.order_asked[0])},
+                        {std::to_string(r.order_asked[1])},
+                        {std::to_string(r.order_asked[2])}}),
+            (Rows{{"0"}, {"1"}, {"2"}}));
+}
+
+TEST(ResultMergeOrdered, DescendingPutsNullsFirstByDefault) {
+  MergeQuery q = plan("SELECT id, amount FROM t ORDER BY amount DESC, id");
+  ASSERT_EQ(q.order.size(), 2u);
+  const std::string d = describe({{"id", kInt4}, {"amount", kNumeric}});
+  // Each shard sends its rows in the same order: amount DESC NULLS FIRST, id ASC.
+  Outcome r = merged(q, {d},
+                     {{{"3", kNull}, {"1", "5"}, {"7", "2"}},
+                      {{"2", kNull}, {"4", "4.5"}, {"9", "-1"}},
+                      {{"5", "10"}, {"8", "2.0"}}},
+                     {.held_width = 2});
+  EXPECT_EQ(r.rows, (Rows{{"2", kNull},
+                          {"3", kNull},
+                          {"5", "10"},
+                          {"1", "5"},
+                          {"4", "4.5"},
+                          {"7", "2"},
+                          {"8", "2.0"},
+                          {"9", "-1"}}));
+}
+
+TEST(ResultMergeOrdered, NullsLastWithDescAndNullsFirstWithAsc) {
+  const std::string d = describe({{"id", kInt4}, {"amount", kInt4}});
+  {
+    MergeQuery q = plan("SELECT id, amount FROM t ORDER BY amount DESC NULLS LAST, id DESC");
+    Outcome r = merged(q, {d},
+                       {{{"1", "30"}, {"6", kNull}},
+                        {{"2", "20"}, {"5", "10"}, {"4", kNull}},
+                        {{"3", "20"}, {"9", kNull}}},
+                       {.held_width = 2});
+    EXPECT_EQ(r.rows, (Rows{{"1", "30"},
+                            {"3", "20"},
+                            {"2", "20"},
+                            {"5", "10"},
+                            {"9", kNull},
+                            {"6", kNull},
+                            {"4", kNull}}));
+  }
+  {
+    MergeQuery q = plan("SELECT id, amount FROM t ORDER BY amount NULLS FIRST, id");
+    Outcome r = merged(q, {d},
+                       {{{"6", kNull}, {"1", "30"}},
+                        {{"4", kNull}, {"5", "10"}, {"2", "20"}},
+                        {{"9", kNull}, {"3", "20"}}},
+                       {.held_width = 2});
+    EXPECT_EQ(r.rows, (Rows{{"4", kNull},
+                            {"6", kNull},
+                            {"9", kNull},
+                            {"5", "10"},
+                            {"2", "20"},
+                            {"3", "20"},
+                            {"1", "30"}}));
+  }
+}
+
+TEST(ResultMergeOrdered, TiesAreBrokenByTheLaterKeys) {
+  MergeQuery q = plan("SELECT grp, name, id FROM t ORDER BY grp, name DESC, id");
+  const std::string d = describe({{"grp", kInt4}, {"name", kText}, {"id", kInt4}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "b", "4"}, {"1", "a", "1"}, {"2", "z", "2"}},
+                      {{"1", "b", "3"}, {"2", "z", "5"}, {"2", "a", "6"}},
+                      {{"1", "c", "7"}, {"2", "m", "8"}}},
+                     {.held_width = 3});
+  EXPECT_EQ(r.rows, (Rows{{"1", "c", "7"},
+                          {"1", "b", "3"},
+                          {"1", "b", "4"},
+                          {"1", "a", "1"},
+                          {"2", "z", "2"},
+                          {"2", "z", "5"},
+                          {"2", "m", "8"},
+                          {"2", "a", "6"}}));
+}
+
+TEST(ResultMergeOrdered, IntegersCompareAsNumbersAndTextBytewise) {
+  const std::vector<Rows> shards = {{{"9"}, {"100"}}, {{"10"}, {"11"}}, {{"2"}}};
+  {
+    MergeQuery q = plan("SELECT id FROM t ORDER BY id");
+    Outcome r = merged(q, {describe({{"id", kInt4}})}, shards, {.held_width = 1});
+    EXPECT_EQ(r.rows, col({"2", "9", "10", "11", "100"}));
+  }
+  {
+    // The same digits as text: each shard sorts them as strings (C collation).
+    MergeQuery q = plan("SELECT name FROM t ORDER BY name");
+    Outcome r = merged(q, {describe({{"name", kText}})},
+                       {{{"100"}, {"9"}}, {{"10"}, {"11"}}, {{"2"}}}, {.held_width = 1});
+    EXPECT_EQ(r.rows, col({"10", "100", "11", "2", "9"}));
+  }
+  {
+    MergeQuery q = plan("SELECT id FROM t ORDER BY id DESC");
+    Outcome r =
+        merged(q, {describe({{"id", kInt8}})},
+               {{{"100"}, {"-3"}}, {{"11"}, {"10"}, {"-20"}}, {{"9"}, {"2"}}}, {.held_width = 1});
+    EXPECT_EQ(r.rows, col({"100", "11", "10", "9", "2", "-3", "-20"}));
+  }
+}
+
+TEST(ResultMergeOrdered, EqualNumericsTieAndTheNextKeyDecides) {
+  // 1.0 = 1.00 = 1 in numeric: id decides; as text "1" < "1.0" < "1.00" would decide.
+  MergeQuery q = plan("SELECT amount, id FROM t ORDER BY amount, id");
+  const std::string d = describe({{"amount", kNumeric}, {"id", kInt4}});
+  Outcome r = merged(q, {d},
+                     {{{"0.5", "4"}, {"1.0", "3"}, {"10", "6"}},
+                      {{"1.00", "1"}, {"2", "5"}},
+                      {{"1", "2"}, {"1.5", "7"}}},
+                     {.held_width = 2});
+  EXPECT_EQ(r.rows, (Rows{{"0.5", "4"},
+                          {"1.00", "1"},
+                          {"1", "2"},
+                          {"1.0", "3"},
+                          {"1.5", "7"},
+                          {"2", "5"},
+                          {"10", "6"}}));
+}
+
+TEST(ResultMergeOrdered, FloatBoolAndTimestamptzCompareAsTheirTypes) {
+  {
+    // float8: NaN after Infinity, -0 = 0 (id decides).
+    MergeQuery q = plan("SELECT amount, id FROM t ORDER BY amount, id");
+    Outcome r = merged(q, {describe({{"amount", kFloat8}, {"id", kInt4}})},
+                       {{{"-Infinity", "1"}, {"0", "5"}, {"NaN", "2"}},
+                        {{"-1.5", "3"}, {"-0", "4"}, {"1e+100", "6"}},
+                        {{"2.5", "7"}, {"Infinity", "8"}}},
+                       {.held_width = 2});
+    EXPECT_EQ(r.rows, (Rows{{"-Infinity", "1"},
+                            {"-1.5", "3"},
+                            {"-0", "4"},
+                            {"0", "5"},
+                            {"2.5", "7"},
+                            {"1e+100", "6"},
+                            {"Infinity", "8"},
+                            {"NaN", "2"}}));
+  }
+  {
+    MergeQuery q = plan("SELECT name, id FROM t ORDER BY name DESC, id");
+    Outcome r = merged(q, {describe({{"name", kBool}, {"id", kInt4}})},
+                       {{{"t", "2"}, {"f", "1"}}, {{"t", "3"}}, {{"f", "4"}}}, {.held_width = 2});
+    EXPECT_EQ(r.rows, (Rows{{"t", "2"}, {"t", "3"}, {"f", "1"}, {"f", "4"}}));
+  }
+  {
+    // 10:00+02 is 08:00 UTC: before 09:00+00.
+    MergeQuery q = plan("SELECT name FROM t ORDER BY name");
+    Outcome r = merged(q, {describe({{"name", kTimestamptz}})},
+                       {{{"2024-01-01 09:00:00+00"}},
+                        {{"2024-01-01 10:00:00+02"}, {"2024-01-01 09:30:00.5+00"}},
+                        {}},
+                       {.held_width = 1});
+    EXPECT_EQ(r.rows, col({"2024-01-01 10:00:00+02", "2024-01-01 09:00:00+00",
+                           "2024-01-01 09:30:00.5+00"}));
+  }
+}
+
+TEST(ResultMergeOrdered, SpecialTimestampsAndNumerics) {
+  {
+    // TimeZone Europe/Amsterdam: local mean time before 1892, BC years, years past 9999.
+    MergeQuery q = plan("SELECT name FROM t ORDER BY name");
+    Outcome r = merged(q, {describe({{"name", kTimestamptz}})},
+                       {{{"-infinity"}, {"2024-06-01 12:00:00+02"}},
+                        {{"0044-03-15 12:19:32+00:19:32 BC"}, {"12024-01-01 01:00:00+01"}},
+                        {{"1800-01-01 00:19:32+00:19:32"}, {"infinity"}}},
+                       {.held_width = 1});
+    EXPECT_EQ(r.rows,
+              col({"-infinity", "0044-03-15 12:19:32+00:19:32 BC", "1800-01-01 00:19:32+00:19:32",
+                   "2024-06-01 12:00:00+02", "12024-01-01 01:00:00+01", "infinity"}));
+  }
+  {
+    MergeQuery q = plan("SELECT amount FROM t ORDER BY amount");
+    Outcome r = merged(
+        q, {describe({{"amount", kNumeric}})},
+        {{{"-Infinity"}, {"100000000000000000000"}}, {{"-0.5"}, {"NaN"}}, {{"0.0"}, {"Infinity"}}},
+        {.held_width = 1});
+    EXPECT_EQ(r.rows,
+              col({"-Infinity", "-0.5", "0.0", "100000000000000000000", "Infinity", "NaN"}));
+  }
+}
+
+TEST(ResultMergeOrdered, TimestampNotInDateStyleIsoIsRefused) {
+  MergeQuery q = plan("SELECT name FROM t ORDER BY name");
+  Outcome r = run_rows(q, {describe({{"name", kTimestamptz}})},
+                       {{{"Mon Jan 01 10:00:00 2024 UTC"}}, {}, {}});
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->sqlstate, "0A000");
+}
+
+TEST(ResultMergeOrdered, EmptyShards) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id");
+  const std::string d = describe({{"id", kInt4}});
+  {
+    Outcome r = merged(q, {d}, {{}, {{"2"}, {"3"}}, {}}, {.held_width = 1});
+    EXPECT_EQ(r.rows, col({"2", "3"}));
+    EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+  }
+  {
+    Outcome r = merged(q, {d}, {{}, {}, {}});
+    EXPECT_TRUE(r.rows.empty());
+    EXPECT_EQ(r.count, 0u);
+    EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+  }
+}
+
+TEST(ResultMergeOrdered, HiddenSortColumnsAreStripped) {
+  MergeQuery q = plan("SELECT name FROM t ORDER BY amount * -1 NULLS FIRST, lower(name), 1");
+  ASSERT_EQ(q.hidden, 2);
+  // The shard query: SELECT name, amount * -1, lower(name) FROM t ORDER BY …
+  const std::string d = describe({{"name", kText}, {"?column?", kInt4}, {"lower", kText}});
+  Outcome r = merged(q, {d},
+                     {{{"Zed", kNull, "zed"}, {"b", "-5", "b"}, {"a", "-1", "a"}},
+                      {{"Bob", "-5", "bob"}, {"B", "-1", "b"}},
+                      {{"x", kNull, "x"}, {"Ann", "-5", "ann"}, {"c", "0", "c"}}},
+                     {.held_width = 1});
+  EXPECT_EQ(r.rows, col({"x", "Zed", "Ann", "b", "Bob", "a", "B", "c"}));
+  for (const Row& row : r.rows) EXPECT_EQ(row.size(), 1u);
+  EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("name", kText)}));
+}
+
+TEST(ResultMergeOrdered, StarWithAHiddenColumnAndLimit) {
+  MergeQuery q = plan("SELECT * FROM t ORDER BY name LIMIT 3");
+  ASSERT_EQ(q.visible, -1);
+  ASSERT_EQ(q.hidden, 1);
+  // SELECT *, name FROM t ORDER BY name LIMIT 3
+  const std::string d = describe(
+      {{"id", kInt4}, {"grp", kInt4}, {"name", kText}, {"amount", kNumeric}, {"name", kText}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "1", "b", "2.50", "b"}, {"4", kNull, "e", "1", "e"}},
+                      {{"2", "2", "a", kNull, "a"}, {"5", "1", "f", "0", "f"}},
+                      {{"3", "1", "c", "7", "c"}, {"6", "3", "d", "8", "d"}}},
+                     {.held_width = 4});
+  EXPECT_EQ(r.rows, (Rows{{"2", "2", "a", kNull}, {"1", "1", "b", "2.50"}, {"3", "1", "c", "7"}}));
+  EXPECT_EQ(fields_of(r.row_description),
+            (std::vector<ResultField>{field("id", kInt4), field("grp", kInt4), field("name", kText),
+                                      field("amount", kNumeric)}));
+  // a, b, c sent: the merge holds e (shard 0) and f (shard 1) and asks for nothing more.
+  EXPECT_EQ(r.requested, (std::vector<size_t>{2, 2, 1}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// OFFSET / LIMIT
+
+const std::vector<Rows> kNine = {
+    {{"1"}, {"4"}, {"7"}}, {{"2"}, {"5"}, {"8"}, {"9"}}, {{"3"}, {"6"}}};
+
+TEST(ResultMergeLimit, LimitZeroAsksForNothing) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 0");
+  const std::string d = describe({{"id", kInt4}});
+  Outcome r = merged(q, {d}, kNine);
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.count, 0u);
+  EXPECT_EQ(r.requested, (std::vector<size_t>{0, 0, 0}));
+  EXPECT_TRUE(r.order_asked.empty());
+  EXPECT_EQ(r.row_description, d);
+}
+
+TEST(ResultMergeLimit, LimitAndOffsetStopReadingOnceReached) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 3 OFFSET 2");
+  Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
+  EXPECT_EQ(r.rows, col({"3", "4", "5"}));
+  EXPECT_EQ(r.count, 3u);
+  // Rows 1…5 consumed; 6 (shard 2) and 7 (shard 0) are the last ones asked for.
+  EXPECT_EQ(r.requested, (std::vector<size_t>{3, 2, 2}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
+}
+
+TEST(ResultMergeLimit, LimitWithoutOffset) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id DESC LIMIT 2");
+  Outcome r = merged(q, {describe({{"id", kInt4}})},
+                     {{{"7"}, {"4"}, {"1"}}, {{"9"}, {"8"}, {"5"}, {"2"}}, {{"6"}, {"3"}}},
+                     {.held_width = 1});
+  EXPECT_EQ(r.rows, col({"9", "8"}));
+  EXPECT_EQ(r.requested, (std::vector<size_t>{1, 2, 1}));
+}
+
+TEST(ResultMergeLimit, OffsetBeyondTheEnd) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 5 OFFSET 20");
+  Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
+  EXPECT_TRUE(r.rows.empty());
+  EXPECT_EQ(r.count, 0u);
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+  MergeQuery exact = plan("SELECT id FROM t ORDER BY id OFFSET 9");
+  EXPECT_TRUE(merged(exact, {describe({{"id", kInt4}})}, kNine).rows.empty());
+  MergeQuery last = plan("SELECT id FROM t ORDER BY id OFFSET 8");
+  EXPECT_EQ(merged(last, {describe({{"id", kInt4}})}, kNine).rows, col({"9"}));
+}
+
+TEST(ResultMergeLimit, LimitLargerThanTheRows) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 100 OFFSET 1");
+  Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
+  EXPECT_EQ(r.rows, col({"2", "3", "4", "5", "6", "7", "8", "9"}));
+  EXPECT_EQ(r.requested, (std::vector<size_t>{3, 4, 2}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+}
+
+TEST(ResultMergeLimit, LimitNull) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT NULL");
+  EXPECT_EQ(merged(q, {describe({{"id", kInt4}})}, kNine).rows.size(), 9u);
+  MergeQuery all = plan("SELECT id FROM t ORDER BY id LIMIT ALL OFFSET 7");
+  EXPECT_EQ(merged(all, {describe({{"id", kInt4}})}, kNine).rows, col({"8", "9"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// No ORDER BY: shard after shard
+
+TEST(ResultMergeUnordered, ShardAfterShard) {
+  MergeQuery q = plan("SELECT id, name FROM t WHERE id > 0");
+  EXPECT_FALSE(q.ordered());
+  const std::string d = describe({{"id", kInt4}, {"name", kText}});
+  Outcome r =
+      merged(q, {d}, {{{"5", "e"}, {"1", "a"}}, {}, {{"9", kNull}, {"2", "b"}}, {{"3", "c"}}});
+  EXPECT_EQ(r.rows, (Rows{{"5", "e"}, {"1", "a"}, {"9", kNull}, {"2", "b"}, {"3", "c"}}));
+  // One shard at a time: never a row from a later shard before an earlier one has ended.
+  EXPECT_EQ(r.order_asked, (std::vector<size_t>{0, 0, 0, 1, 2, 2, 2, 3, 3}));
+}
+
+TEST(ResultMergeUnordered, LimitStopsAtTheShardThatFillsIt) {
+  MergeQuery q = plan("SELECT id FROM t LIMIT 3");
+  EXPECT_FALSE(q.ordered());
+  Outcome r = merged(q, {describe({{"id", kInt4}})},
+                     {{{"5"}, {"1"}}, {{"9"}, {"2"}, {"8"}}, {{"3"}, {"4"}}});
+  EXPECT_EQ(r.rows, col({"5", "1", "9"}));
+  EXPECT_EQ(r.requested, (std::vector<size_t>{2, 1, 0}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{true, false, false}));
+}
+
+TEST(ResultMergeUnordered, OffsetSpansShards) {
+  MergeQuery q = plan("SELECT id FROM t LIMIT 2 OFFSET 3");
+  Outcome r = merged(q, {describe({{"id", kInt4}})},
+                     {{{"5"}, {"1"}}, {{"9"}, {"2"}, {"8"}}, {{"3"}, {"4"}}});
+  EXPECT_EQ(r.rows, col({"2", "8"}));
+  EXPECT_EQ(r.requested, (std::vector<size_t>{2, 3, 0}));
+  MergeQuery zero = plan("SELECT id FROM t LIMIT 0");
+  Outcome z = merged(zero, {describe({{"id", kInt4}})}, {{{"5"}}, {{"9"}}});
+  EXPECT_TRUE(z.rows.empty());
+  EXPECT_EQ(z.requested, (std::vector<size_t>{0, 0}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// DISTINCT (ordered mode)
+
+TEST(ResultMergeDistinct, DuplicatesAcrossAndWithinShards) {
+  MergeQuery q = plan("SELECT DISTINCT grp, name FROM t");
+  ASSERT_TRUE(q.distinct);
+  ASSERT_EQ(q.order.size(), 2u);
+  const std::string d = describe({{"grp", kInt4}, {"name", kText}});
+  // Each shard runs SELECT DISTINCT grp, name FROM t ORDER BY 1, 2: its own rows are distinct,
+  // but the same row can come from several shards. NULLs sort last and are equal to each other.
+  Outcome r = merged(q, {d},
+                     {{{"1", "a"}, {"1", "b"}, {"2", kNull}, {kNull, "a"}},
+                      {{"1", "a"}, {"2", "a"}, {"2", kNull}, {kNull, "a"}, {kNull, kNull}},
+                      {{"1", "b"}, {"10", "a"}, {kNull, kNull}}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "a"},
+                          {"1", "b"},
+                          {"2", "a"},
+                          {"2", kNull},
+                          {"10", "a"},
+                          {kNull, "a"},
+                          {kNull, kNull}}));
+}
+
+TEST(ResultMergeDistinct, WithOrderByDescLimitAndOffset) {
+  MergeQuery q = plan("SELECT DISTINCT grp FROM t ORDER BY grp DESC LIMIT 2 OFFSET 1");
+  const std::string d = describe({{"grp", kInt4}});
+  // DESC: NULLS FIRST. Distinct values: NULL, 9, 5, 3, 1.
+  Outcome r = merged(
+      q, {d}, {{{kNull}, {"9"}, {"3"}}, {{"9"}, {"5"}, {"1"}}, {{kNull}, {"9"}, {"5"}, {"3"}}});
+  EXPECT_EQ(r.rows, col({"9", "5"}));
+  // After 5 is sent nothing more is needed: 1 (shard 1) is never asked for.
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
+  EXPECT_LT(r.requested[1], 3u);
+}
+
+TEST(ResultMergeDistinct, DuplicateRowsCountAgainstNothing) {
+  // Duplicates do not use up the LIMIT or the OFFSET; equal neighbours from one shard are
+  // dropped too.
+  MergeQuery q = plan("SELECT DISTINCT name FROM t ORDER BY name LIMIT 2 OFFSET 1");
+  Outcome r = merged(q, {describe({{"name", kText}})},
+                     {{{"a"}, {"a"}, {"b"}, {"c"}}, {{"a"}, {"b"}, {"b"}, {"d"}}, {{"a"}, {"c"}}});
+  EXPECT_EQ(r.rows, col({"b", "c"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregate mode
+//
+// The table of these tests, as PostgreSQL 15 sees it (amount int4):
+//   id grp name amount      split over shards: 0: ids 1 4 6 8   1: ids 2 5 7 9   2: ids 3 10
+//    1   1  a     4
+//    2   1  b     6
+//    3   1  c     1
+//    4   2  d     NULL
+//    5   2  e     NULL
+//    6   3  f     2
+//    7   3  g     9
+//    8 NULL h     3
+//    9 NULL i     5
+//   10   4  j    20
+// SELECT grp, count(*), sum(amount), avg(amount) FROM t GROUP BY grp ORDER BY grp:
+//   1|3|11|3.6666666666666667   2|2||   3|2|11|5.5000000000000000   4|1|20|20.0000000000000000
+//   NULL|2|8|4.0000000000000000
+
+TEST(ResultMergeAggregate, UngroupedAggregatesOverShards) {
+  MergeQuery q = plan("SELECT count(*), sum(amount), min(amount), max(amount), avg(amount) FROM t");
+  ASSERT_EQ(q.mode, MergeQuery::Mode::kAggregate);
+  EXPECT_EQ(q.shard_sql,
+            "SELECT count(*), sum(amount), min(amount), max(amount), sum(amount) AS avg, "
+            "count(amount) FROM t");
+  const std::string d = describe({{"count", kInt8},
+                                  {"sum", kInt8},
+                                  {"min", kInt4},
+                                  {"max", kInt4},
+                                  {"avg", kInt8},
+                                  {"count", kInt8}});
+  Outcome r = merged(q, {d},
+                     {{{"4", "9", "2", "4", "9", "3"}},
+                      {{"4", "20", "5", "9", "20", "3"}},
+                      {{"2", "21", "1", "20", "21", "2"}}});
+  EXPECT_EQ(r.rows, (Rows{{"10", "50", "1", "20", "6.2500000000000000"}}));
+  EXPECT_EQ(
+      fields_of(r.row_description),
+      (std::vector<ResultField>{field("count", kInt8), field("sum", kInt8), field("min", kInt4),
+                                field("max", kInt4), field("avg", kNumeric)}));
+}
+
+TEST(ResultMergeAggregate, UngroupedWithSomeAndAllShardsEmpty) {
+  MergeQuery q = plan("SELECT count(*), sum(amount), min(name), max(name), avg(amount) FROM t");
+  const std::string d = describe({{"count", kInt8},
+                                  {"sum", kInt8},
+                                  {"min", kText},
+                                  {"max", kText},
+                                  {"avg", kInt8},
+                                  {"count", kInt8}});
+  const Row empty = {"0", kNull, kNull, kNull, kNull, "0"};
+  {
+    // avg of 1, 2 over two shards; a shard without rows still sends its one row.
+    Outcome r = merged(
+        q, {d}, {{{"1", "1", "b", "b", "1", "1"}}, {empty}, {{"1", "2", "a", "a", "2", "1"}}});
+    EXPECT_EQ(r.rows, (Rows{{"2", "3", "a", "b", "1.5000000000000000"}}));
+  }
+  {
+    // SELECT count(*), sum(amount), min(name), max(name), avg(amount) FROM t WHERE false
+    Outcome r = merged(q, {d}, {{empty}, {empty}, {empty}});
+    EXPECT_EQ(r.rows, (Rows{{"0", kNull, kNull, kNull, kNull}}));
+    EXPECT_EQ(r.count, 1u);
+  }
+}
+
+TEST(ResultMergeAggregate, AvgScaleAsPostgresComputesIt) {
+  MergeQuery q = plan("SELECT avg(amount) FROM t");
+  {
+    // numeric 1.50, 2.25, 3: the sums keep the largest scale
+    const std::string d = describe({{"avg", kNumeric}, {"count", kInt8}});
+    Outcome r = merged(q, {d}, {{{"3.75", "2"}}, {{kNull, "0"}}, {{"3", "1"}}});
+    EXPECT_EQ(r.rows, col({"2.2500000000000000"}));
+  }
+  {
+    // int8 10, 20, 30, 40: the shard's sum(int8) is numeric
+    const std::string d = describe({{"avg", kNumeric}, {"count", kInt8}});
+    Outcome r = merged(q, {d}, {{{"30", "2"}}, {{"70", "2"}}});
+    EXPECT_EQ(r.rows, col({"25.0000000000000000"}));
+  }
+  {
+    // int4 1, 2, 2
+    const std::string d = describe({{"avg", kInt8}, {"count", kInt8}});
+    Outcome r = merged(q, {d}, {{{"1", "1"}}, {{"4", "2"}}});
+    EXPECT_EQ(r.rows, col({"1.6666666666666667"}));
+    EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("avg", kNumeric)}));
+  }
+}
+
+/// One group's partial aggregates on one shard.
+struct GroupPartial {
+  Cell grp;
+  const char* count;  // count(*)
+  Cell sum, min, max;
+  const char* nonnull;  // count(amount)
+};
+
+const std::vector<std::vector<GroupPartial>> kTablePartials = {
+    {{"1", "1", "4", "4", "4", "1"},
+     {"2", "1", kNull, kNull, kNull, "0"},
+     {"3", "1", "2", "2", "2", "1"},
+     {kNull, "1", "3", "3", "3", "1"}},
+    {{"1", "1", "6", "6", "6", "1"},
+     {"2", "1", kNull, kNull, kNull, "0"},
+     {"3", "1", "9", "9", "9", "1"},
+     {kNull, "1", "5", "5", "5", "1"}},
+    {{"1", "1", "1", "1", "1", "1"}, {"4", "1", "20", "20", "20", "1"}},
+};
+
+/// The shards' RowDescription and rows for a plan grouped by grp with count(*), sum(amount),
+/// min(amount), max(amount) and avg(amount) over the table above.
+std::pair<std::string, std::vector<Rows>> table_partials(const MergeQuery& q) {
+  EXPECT_EQ(q.group_columns, 1);
+  std::vector<std::pair<std::string, uint32_t>> columns = {{"grp", kInt4}};
+  for (const sql::MergeAggregate& a : q.aggregates) {
+    switch (a.kind) {
+      case sql::MergeAggregate::Kind::kCount:
+        columns.push_back({"count", kInt8});
+        break;
+      case sql::MergeAggregate::Kind::kSum:
+        columns.push_back({"sum", kInt8});
+        break;
+      case sql::MergeAggregate::Kind::kMin:
+        columns.push_back({"min", kInt4});
+        break;
+      case sql::MergeAggregate::Kind::kMax:
+        columns.push_back({"max", kInt4});
+        break;
+      case sql::MergeAggregate::Kind::kAvg:
+        columns.push_back({"avg", kInt8});
+        columns.push_back({"count", kInt8});
+        break;
+    }
+  }
+  std::vector<Rows> shards;
+  for (const auto& shard : kTablePartials) {
+    shards.emplace_back();
+    for (const GroupPartial& g : shard) {
+      Row row = {g.grp};
+      for (const sql::MergeAggregate& a : q.aggregates) {
+        switch (a.kind) {
+          case sql::MergeAggregate::Kind::kCount:
+            row.push_back(g.count);
+            break;
+          case sql::MergeAggregate::Kind::kSum:
+            row.push_back(g.sum);
+            break;
+          case sql::MergeAggregate::Kind::kMin:
+            row.push_back(g.min);
+            break;
+          case sql::MergeAggregate::Kind::kMax:
+            row.push_back(g.max);
+            break;
+          case sql::MergeAggregate::Kind::kAvg:
+            row.push_back(g.sum);
+            row.push_back(g.nonnull);
+            break;
+        }
+      }
+      shards.back().push_back(std::move(row));
+    }
+  }
+  return {describe(columns), shards};
+}
+
+const std::string kGroupDescription =
+    describe({{"grp", kInt4}, {"count", kInt8}, {"sum", kInt8}, {"avg", kInt8}, {"count", kInt8}});
+
+// SELECT grp, count(*), sum(amount), sum(amount) AS avg, count(amount) FROM t GROUP BY 1
+// ORDER BY 1, on each shard of the table above.
+const std::vector<Rows> kGroupPartials = {
+    {{"1", "1", "4", "4", "1"},
+     {"2", "1", kNull, kNull, "0"},
+     {"3", "1", "2", "2", "1"},
+     {kNull, "1", "3", "3", "1"}},
+    {{"1", "1", "6", "6", "1"},
+     {"2", "1", kNull, kNull, "0"},
+     {"3", "1", "9", "9", "1"},
+     {kNull, "1", "5", "5", "1"}},
+    {{"1", "1", "1", "1", "1"}, {"4", "1", "20", "20", "1"}},
+};
+
+TEST(ResultMergeAggregate, GroupsOnSeveralShardsAreCombined) {
+  MergeQuery q = plan("SELECT grp, count(*), sum(amount), avg(amount) FROM t GROUP BY grp");
+  EXPECT_EQ(q.shard_sql,
+            "SELECT grp, count(*), sum(amount), sum(amount) AS avg, count(amount) FROM t GROUP "
+            "BY 1 ORDER BY 1");
+  Outcome r = merged(q, {kGroupDescription}, kGroupPartials);
+  // No ORDER BY: PostgreSQL may send the groups in any order.
+  EXPECT_EQ(sorted(r.rows), sorted(Rows{{"1", "3", "11", "3.6666666666666667"},
+                                        {"2", "2", kNull, kNull},
+                                        {"3", "2", "11", "5.5000000000000000"},
+                                        {"4", "1", "20", "20.0000000000000000"},
+                                        {kNull, "2", "8", "4.0000000000000000"}}));
+  EXPECT_EQ(fields_of(r.row_description),
+            (std::vector<ResultField>{field("grp", kInt4), field("count", kInt8),
+                                      field("sum", kInt8), field("avg", kNumeric)}));
+}
+
+TEST(ResultMergeAggregate, GroupsStreamAndLimitStopsReading) {
+  MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp LIMIT 1");
+  EXPECT_FALSE(q.limit_pushed);
+  const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                      {{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                      {{"1", "1"}, {"4", "1"}}});
+  // Any one group is a right answer; the merge finishes the first one and stops.
+  EXPECT_EQ(r.rows, (Rows{{"1", "3"}}));
+  EXPECT_EQ(r.requested, (std::vector<size_t>{2, 2, 2}));
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
+}
+
+TEST(ResultMergeAggregate, GroupColumnsInAnyPositionAndNotSelected) {
+  {
+    MergeQuery q = plan("SELECT count(*) AS n, grp FROM t GROUP BY grp ORDER BY grp DESC");
+    EXPECT_EQ(q.shard_sql, "SELECT grp, count(*) AS n FROM t GROUP BY 1 ORDER BY 1");
+    Outcome r = merged(q, {describe({{"grp", kInt4}, {"n", kInt8}})},
+                       {{{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                        {{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                        {{"1", "1"}, {"4", "1"}}});
+    EXPECT_EQ(r.rows, (Rows{{"2", kNull}, {"1", "4"}, {"2", "3"}, {"2", "2"}, {"3", "1"}}));
+    EXPECT_EQ(fields_of(r.row_description),
+              (std::vector<ResultField>{field("n", kInt8), field("grp", kInt4)}));
+  }
+  {
+    MergeQuery q = plan("SELECT count(*) FROM t GROUP BY grp");
+    Outcome r = merged(q, {describe({{"grp", kInt4}, {"count", kInt8}})},
+                       {{{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                        {{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                        {{"1", "1"}, {"4", "1"}}});
+    EXPECT_EQ(sorted(r.rows), col({"1", "2", "2", "2", "3"}));
+    EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("count", kInt8)}));
+  }
+}
+
+TEST(ResultMergeAggregate, SeveralGroupColumnsWithNulls) {
+  MergeQuery q = plan("SELECT grp, name, sum(amount) FROM t GROUP BY grp, name ORDER BY grp, name");
+  EXPECT_EQ(q.group_columns, 2);
+  const std::string d = describe({{"grp", kInt4}, {"name", kText}, {"sum", kInt8}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "a", "1"}, {"1", kNull, "2"}, {kNull, "a", "3"}, {kNull, kNull, "4"}},
+                      {{"1", "a", "10"}, {"1", "b", "20"}, {kNull, kNull, "40"}},
+                      {{"1", kNull, "200"}, {"2", "a", kNull}, {kNull, "a", "300"}}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "a", "11"},
+                          {"1", "b", "20"},
+                          {"1", kNull, "202"},
+                          {"2", "a", kNull},
+                          {kNull, "a", "303"},
+                          {kNull, kNull, "44"}}));
+}
+
+TEST(ResultMergeAggregate, EqualNumericGroupKeysAreOneGroup) {
+  MergeQuery q = plan("SELECT amount, count(*) FROM t GROUP BY amount");
+  const std::string d = describe({{"amount", kNumeric}, {"count", kInt8}});
+  Outcome r =
+      merged(q, {d}, {{{"1.0", "2"}, {"2", "1"}}, {{"1.00", "3"}}, {{"1", "1"}, {"2.0", "1"}}});
+  // PostgreSQL shows one of the equal values for the group.
+  ASSERT_EQ(r.rows.size(), 2u);
+  Rows rows = r.rows;
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a[1] > b[1]; });
+  EXPECT_TRUE(rows[0][0] == "1.0" || rows[0][0] == "1.00" || rows[0][0] == "1") << *rows[0][0];
+  EXPECT_EQ(rows[0][1], "6");
+  EXPECT_TRUE(rows[1][0] == "2" || rows[1][0] == "2.0") << *rows[1][0];
+  EXPECT_EQ(rows[1][1], "2");
+}
+
+/// SELECT grp FROM t GROUP BY grp HAVING … ORDER BY grp, over the table above.
+Rows groups_having(const std::string& having) {
+  MergeQuery q = plan("SELECT grp FROM t GROUP BY grp HAVING " + having + " ORDER BY grp");
+  EXPECT_EQ(q.visible_outputs, 1);
+  auto [d, partials] = table_partials(q);
+  return merged(q, {d}, partials).rows;
+}
+
+TEST(ResultMergeAggregate, HavingAndOrNot) {
+  auto groups = groups_having;
+  // Groups: 1 (count 3, sum 11), 2 (2, NULL), 3 (2, 11), 4 (1, 20), NULL (2, 8).
+  EXPECT_EQ(groups("count(*) >= 2 AND sum(amount) < 11"), col({kNull}));
+  EXPECT_EQ(groups("count(*) > 2 OR sum(amount) >= 20"), col({"1", "4"}));
+  EXPECT_EQ(groups("NOT (count(*) = 2)"), col({"1", "4"}));
+  EXPECT_EQ(groups("2 < count(*) OR grp = 3"), col({"1", "3"}));
+  EXPECT_EQ(groups("count(*) <> 2 AND NOT grp <= 1"), col({"4"}));
+  EXPECT_EQ(groups("sum(amount) IS NULL"), col({"2"}));
+  EXPECT_EQ(groups("sum(amount) IS NOT NULL AND grp IS NULL"), col({kNull}));
+  EXPECT_EQ(groups("count(*) > 2.5"), col({"1"}));
+  EXPECT_EQ(groups("max(amount) > min(amount)"), col({"1", "3", kNull}));
+}
+
+TEST(ResultMergeAggregate, HavingNullComparisonsDropTheGroup) {
+  auto groups = groups_having;
+  // Group 2's sum is NULL: sum > 5 is NULL, NOT NULL is NULL; both drop it.
+  EXPECT_EQ(groups("sum(amount) > 5"), col({"1", "3", "4", kNull}));
+  EXPECT_EQ(groups("NOT sum(amount) > 5"), col({}));
+  EXPECT_EQ(groups("NOT sum(amount) > 10"), col({kNull}));
+  // NULL OR true is true; NULL AND false is false, and NOT false is true.
+  EXPECT_EQ(groups("sum(amount) > 5 OR count(*) >= 2"), col({"1", "2", "3", "4", kNull}));
+  EXPECT_EQ(groups("NOT (sum(amount) > 5 AND count(*) > 100)"), col({"1", "2", "3", "4", kNull}));
+  // NULL OR false, NULL AND true: NULL, dropped.
+  EXPECT_EQ(groups("sum(amount) > 5 OR count(*) > 100"), col({"1", "3", "4", kNull}));
+  EXPECT_EQ(groups("NOT (sum(amount) < 5 OR count(*) > 100)"), col({"1", "3", "4", kNull}));
+  // A NULL group key compared is NULL too; a comparison with NULL is never true.
+  EXPECT_EQ(groups("grp <> 1"), col({"2", "3", "4"}));
+  EXPECT_EQ(groups("NOT grp = 1"), col({"2", "3", "4"}));
+  EXPECT_EQ(groups("count(*) > NULL"), col({}));
+  EXPECT_EQ(groups("NOT count(*) = NULL"), col({}));
+}
+
+TEST(ResultMergeAggregate, UngroupedHaving) {
+  const std::string d = describe({{"count", kInt8}});
+  MergeQuery none = plan("SELECT count(*) FROM t HAVING count(*) > 100");
+  EXPECT_TRUE(merged(none, {d}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows.empty());
+  MergeQuery one = plan("SELECT count(*) FROM t HAVING count(*) = 10");
+  EXPECT_EQ(merged(one, {d}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows, col({"10"}));
+}
+
+TEST(ResultMergeAggregate, HavingOnTextAndNumericConstants) {
+  // min(name) per group over rows (1,'b') (1,'Ab') | (2,'a') (1,'c') | (2,'B') (3, NULL).
+  const std::string d = describe({{"grp", kInt4}, {"min", kText}});
+  const std::vector<Rows> partials = {
+      {{"1", "Ab"}}, {{"1", "c"}, {"2", "a"}}, {{"2", "B"}, {"3", kNull}}};
+  MergeQuery q = plan("SELECT grp, min(name) FROM t GROUP BY grp HAVING min(name) >= 'B'");
+  EXPECT_EQ(sorted(merged(q, {d}, partials).rows), (Rows{{"2", "B"}}));
+  MergeQuery lt = plan("SELECT grp FROM t GROUP BY grp HAVING min(name) < 'a' ORDER BY grp");
+  EXPECT_EQ(merged(lt, {d}, partials).rows, col({"1", "2"}));
+  MergeQuery eq = plan("SELECT grp FROM t GROUP BY grp HAVING grp = '2' OR grp >= 2.5");
+  EXPECT_EQ(sorted(merged(eq, {d}, partials).rows), col({"2", "3"}));
+}
+
+TEST(ResultMergeAggregate, OffsetAndLimitOverGroups) {
+  {
+    MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY grp LIMIT 2 OFFSET 1");
+    auto [d, partials] = table_partials(q);
+    EXPECT_EQ(merged(q, {d}, partials).rows, (Rows{{"2", "2"}, {"3", "2"}}));
+  }
+  {
+    MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY grp OFFSET 10");
+    auto [d, partials] = table_partials(q);
+    EXPECT_TRUE(merged(q, {d}, partials).rows.empty());
+  }
+  {
+    MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp LIMIT 0");
+    auto [d, partials] = table_partials(q);
+    Outcome r = merged(q, {d}, partials);
+    EXPECT_TRUE(r.rows.empty());
+    EXPECT_EQ(r.requested, (std::vector<size_t>{0, 0, 0}));
+  }
+  {
+    // The one row of an ungrouped aggregate, after OFFSET 1: none.
+    MergeQuery q = plan("SELECT count(*) FROM t OFFSET 1");
+    EXPECT_TRUE(
+        merged(q, {describe({{"count", kInt8}})}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows.empty());
+    MergeQuery one = plan("SELECT count(*) FROM t ORDER BY 1 LIMIT 1");
+    EXPECT_EQ(merged(one, {describe({{"count", kInt8}})}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows,
+              col({"10"}));
+  }
+}
+
+TEST(ResultMergeAggregate, OrderByAnAggregateDescWithLimit) {
+  // SELECT grp, sum(amount) AS total FROM t GROUP BY grp ORDER BY total DESC LIMIT 3:
+  // DESC puts the NULL sum (group 2) first.
+  MergeQuery q =
+      plan("SELECT grp, sum(amount) AS total FROM t GROUP BY grp ORDER BY total DESC, grp LIMIT 3");
+  const std::string d = describe({{"grp", kInt4}, {"total", kInt8}});
+  const std::vector<Rows> partials = {
+      {{"1", "4"}, {"2", kNull}, {"3", "2"}, {kNull, "3"}},
+      {{"1", "6"}, {"2", kNull}, {"3", "9"}, {kNull, "5"}},
+      {{"1", "1"}, {"4", "20"}},
+  };
+  Outcome r = merged(q, {d}, partials);
+  EXPECT_EQ(r.rows, (Rows{{"2", kNull}, {"4", "20"}, {"1", "11"}}));
+  // Sorting needs every group: all of the shards' rows are read.
+  EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(fields_of(r.row_description),
+            (std::vector<ResultField>{field("grp", kInt4), field("total", kInt8)}));
+
+  MergeQuery offset = plan(
+      "SELECT grp, sum(amount) AS total FROM t GROUP BY grp ORDER BY 2 DESC NULLS LAST, 1 DESC "
+      "LIMIT 2 OFFSET 1");
+  EXPECT_EQ(merged(offset, {d}, partials).rows, (Rows{{"3", "11"}, {"1", "11"}}));
+}
+
+TEST(ResultMergeAggregate, OrderByAHiddenAggregate) {
+  MergeQuery q = plan("SELECT grp FROM t GROUP BY grp ORDER BY max(amount) DESC NULLS LAST");
+  EXPECT_EQ(q.visible_outputs, 1);
+  const std::string d = describe({{"grp", kInt4}, {"max", kInt4}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "4"}, {"2", kNull}, {"3", "2"}, {kNull, "3"}},
+                      {{"1", "6"}, {"2", kNull}, {"3", "9"}, {kNull, "5"}},
+                      {{"1", "1"}, {"4", "20"}}});
+  EXPECT_EQ(r.rows, col({"4", "3", "1", kNull, "2"}));
+  EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("grp", kInt4)}));
+}
+
+TEST(ResultMergeAggregate, OrderByAvgComparesNumerically) {
+  MergeQuery q = plan("SELECT grp, avg(amount) FROM t GROUP BY grp ORDER BY avg(amount), grp");
+  Outcome r = merged(q, {describe({{"grp", kInt4}, {"avg", kInt8}, {"count", kInt8}})},
+                     {{{"1", "4", "1"}, {"2", kNull, "0"}, {"3", "2", "1"}, {kNull, "3", "1"}},
+                      {{"1", "6", "1"}, {"2", kNull, "0"}, {"3", "9", "1"}, {kNull, "5", "1"}},
+                      {{"1", "1", "1"}, {"4", "20", "1"}}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "3.6666666666666667"},
+                          {kNull, "4.0000000000000000"},
+                          {"3", "5.5000000000000000"},
+                          {"4", "20.0000000000000000"},
+                          {"2", kNull}}));
+}
+
+TEST(ResultMergeAggregate, DistinctOverCombinedRows) {
+  MergeQuery q = plan("SELECT DISTINCT count(*) AS c FROM t GROUP BY grp ORDER BY c DESC");
+  ASSERT_TRUE(q.distinct);
+  const std::string d = describe({{"grp", kInt4}, {"c", kInt8}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                      {{"1", "1"}, {"2", "1"}, {"3", "1"}, {kNull, "1"}},
+                      {{"1", "1"}, {"4", "1"}}});
+  // Counts per group: 3, 2, 2, 1, 2 (the partial rows are all different).
+  EXPECT_EQ(r.rows, col({"3", "2", "1"}));
+
+  MergeQuery sums = plan("SELECT DISTINCT sum(amount) FROM t GROUP BY grp LIMIT 10");
+  Outcome s = merged(sums, {describe({{"grp", kInt4}, {"sum", kInt8}})},
+                     {{{"1", "4"}, {"2", kNull}, {"3", "2"}, {kNull, "3"}},
+                      {{"1", "6"}, {"2", kNull}, {"3", "9"}, {kNull, "5"}},
+                      {{"1", "1"}, {"4", "20"}}});
+  // Sums per group: 11, NULL, 11, 20, 8.
+  EXPECT_EQ(sorted(s.rows), sorted(col({"11", kNull, "20", "8"})));
+}
+
+TEST(ResultMergeAggregate, MinMaxOfTextAcrossShards) {
+  MergeQuery q = plan("SELECT grp, min(name), max(name) FROM t GROUP BY grp ORDER BY grp");
+  const std::string d = describe({{"grp", kInt4}, {"min", kText}, {"max", kText}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "b", "q"}, {"2", kNull, kNull}},
+                      {{"1", "B", "a"}, {"2", "10", "9"}},
+                      {{"1", kNull, kNull}, {"2", "100", "11"}}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "B", "q"}, {"2", "10", "9"}}));
+}
+
+TEST(ResultMergeAggregate, SumOfInt4IsInt8AndOverflowIsAnError) {
+  MergeQuery q = plan("SELECT sum(amount) AS s FROM t");
+  const std::string d = describe({{"s", kInt8}});
+  Outcome r = merged(q, {d}, {{{"2147483647"}}, {{"2147483647"}}, {{kNull}}});
+  EXPECT_EQ(r.rows, col({"4294967294"}));
+  EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("s", kInt8)}));
+  // sum(int8): the shards' numeric sums do not overflow.
+  Outcome n = merged(q, {describe({{"s", kNumeric}})},
+                     {{{"9223372036854775807"}}, {{"9223372036854775807"}}, {{kNull}}});
+  EXPECT_EQ(n.rows, col({"18446744073709551614"}));
+  // count(*) over int8 partials that PostgreSQL could not add either: bigint out of range.
+  MergeQuery c = plan("SELECT count(*) FROM t");
+  Outcome o =
+      run_rows(c, {describe({{"count", kInt8}})}, {{{"9223372036854775807"}}, {{"1"}}, {{"0"}}});
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.error->sqlstate, "22003");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+TEST(ResultMergeErrors, ShardsDescribingDifferentColumns) {
+  MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
+  const std::string a = describe({{"id", kInt4}, {"name", kText}});
+  {
+    Outcome r = run_rows(q, {a, a, describe({{"id", kInt8}, {"name", kText}})}, {{}, {}, {}});
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->sqlstate, "XX000");
+  }
+  {
+    Outcome r = run_rows(q, {a, describe({{"id", kInt4}, {"nom", kText}}), a}, {{}, {}, {}});
+    ASSERT_TRUE(r.error.has_value());
+  }
+  {
+    Outcome r = run_rows(q, {a, describe({{"id", kInt4}}), a}, {{}, {}, {}});
+    ASSERT_TRUE(r.error.has_value());
+  }
+  {
+    // The same on every shard, but not the plan's two columns.
+    Outcome r =
+        run_rows(q, {describe({{"id", kInt4}, {"name", kText}, {"x", kText}})}, {{}, {}, {}});
+    ASSERT_TRUE(r.error.has_value());
+  }
+  {
+    // A malformed RowDescription.
+    ResultMerge m(q, 1);
+    EXPECT_FALSE(m.describe(0, std::string("\0\1id", 4)).has_value());
+  }
+}
+
+TEST(ResultMergeErrors, OrderByJsonIsNotSupported) {
+  MergeQuery q = plan("SELECT id, name FROM t ORDER BY name");
+  ResultMerge m(q, 2);
+  const std::string d = describe({{"id", kInt4}, {"name", kJson}});
+  ASSERT_TRUE(m.describe(0, d).has_value());
+  auto r = m.describe(1, d);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().sqlstate, "0A000");
+  EXPECT_NE(r.error().message.find("ORDER BY"), std::string::npos) << r.error().message;
+
+  MergeQuery distinct = plan("SELECT DISTINCT name FROM t");
+  Outcome dr = run_rows(distinct, {describe({{"name", kJson}})}, {{}, {}});
+  ASSERT_TRUE(dr.error.has_value());
+  EXPECT_EQ(dr.error->sqlstate, "0A000");
+
+  MergeQuery group = plan("SELECT name, count(*) FROM t GROUP BY name");
+  Outcome gr = run_rows(group, {describe({{"name", kJson}, {"count", kInt8}})}, {{}, {}});
+  ASSERT_TRUE(gr.error.has_value());
+  EXPECT_EQ(gr.error->sqlstate, "0A000");
+
+  // Not compared: a json column is passed on as it is.
+  MergeQuery plain = plan("SELECT name FROM t ORDER BY id");
+  Outcome pr = merged(plain, {describe({{"name", kJson}, {"id", kInt4}})},
+                      {{{"{\"b\": 1}", "2"}}, {{"[1]", "1"}}});
+  EXPECT_EQ(pr.rows, col({"[1]", "{\"b\": 1}"}));
+}
+
+TEST(ResultMergeErrors, MalformedDataRows) {
+  MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
+  const std::string d = describe({{"id", kInt4}, {"name", kText}});
+  std::string ok = data_row({"1", "a"});
+  std::string three = data_row({"1", "a", "x"});
+  std::string one = data_row({"1"});
+  std::string truncated = ok.substr(0, ok.size() - 1);
+  std::string cut_length = ok.substr(0, 2 + 4 + 1 + 2);  // the second length is cut
+  std::string no_count = std::string("\0", 1);
+  for (const std::string& bad : {three, one, truncated, cut_length, no_count}) {
+    Outcome r = run_bodies(q, {d}, {{bad}, {data_row({"2", "b"})}});
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->sqlstate, "XX000");
+  }
+  // In aggregate mode too.
+  MergeQuery agg = plan("SELECT count(*) FROM t");
+  Outcome r = run_bodies(agg, {describe({{"count", kInt8}})}, {{data_row({"1", "2"})}, {}});
+  ASSERT_TRUE(r.error.has_value());
+}
+
+TEST(ResultMergeErrors, SumAndAvgOfFloatPartialsAreNotSupported) {
+  for (const char* sql :
+       {"SELECT sum(amount) FROM t", "SELECT grp, sum(amount) FROM t GROUP BY grp"}) {
+    MergeQuery q = plan(sql);
+    const bool grouped = q.group_columns > 0;
+    const std::string d =
+        grouped ? describe({{"grp", kInt4}, {"sum", kFloat8}}) : describe({{"sum", kFloat8}});
+    Outcome r = run_rows(q, {d}, {{}, {}});
+    ASSERT_TRUE(r.error.has_value()) << sql;
+    EXPECT_EQ(r.error->sqlstate, "0A000");
+  }
+  MergeQuery avg = plan("SELECT avg(amount) FROM t");
+  Outcome r = run_rows(avg, {describe({{"avg", kFloat8}, {"count", kInt8}})}, {{}, {}});
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->sqlstate, "0A000");
+  // min/max of float8 compare exactly.
+  MergeQuery mm = plan("SELECT min(amount), max(amount) FROM t");
+  Outcome ok = merged(mm, {describe({{"min", kFloat8}, {"max", kFloat8}})},
+                      {{{"-0.5", "NaN"}}, {{"-Infinity", "1e+300"}}});
+  EXPECT_EQ(ok.rows, (Rows{{"-Infinity", "NaN"}}));
+}
+
+}  // namespace
+}  // namespace pgrange::routing
