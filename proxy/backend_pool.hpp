@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "common/error.hpp"
 #include "config/config.hpp"
@@ -32,6 +33,9 @@ class BackendPool {
   /// Closes idle connections and makes new acquires fail (shutdown).
   void close_idle();
 
+  /// The shard database's collation (datcollate), once a merge of text asked for it.
+  std::optional<std::string>& collation() { return collation_; }
+
   int open_count() const { return open_; }
   size_t idle_count() const { return idle_.size(); }
   const config::ShardConfig& shard() const { return shard_; }
@@ -57,6 +61,7 @@ class BackendPool {
   bool closed_ = false;
   std::deque<std::shared_ptr<BackendConnection>> idle_;
   std::deque<std::shared_ptr<Waiter>> waiters_;
+  std::optional<std::string> collation_;
 };
 
 }  // namespace pgrange::proxy

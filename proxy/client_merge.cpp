@@ -24,6 +24,36 @@ struct ShardRun {
   bool failed = false;     // the connection cannot be reused
 };
 
+/// The collation of the connection's database (what orders its text by default).
+awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
+  std::string q;
+  write_query(q,
+              "SELECT CASE WHEN datlocprovider = 'i' THEN 'ICU ' || daticulocale ELSE datcollate "
+              "END FROM pg_database WHERE datname = current_database()");
+  if (auto r = co_await conn.send(q); !r) co_return tl::unexpected(r.error());
+  std::string collation;
+  std::optional<Error> error;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) co_return tl::unexpected(r.error());
+    if (type == 'Z') break;
+    if (type == 'E' && !error) {
+      error = Error::make(sqlstate::kInternalError, "cannot read the shard database's collation");
+    }
+    if (type != 'D') continue;
+    BodyReader br(body);
+    int16_t n = 0;
+    int32_t len = 0;
+    std::string_view v;
+    if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 && br.bytes(static_cast<size_t>(len), v)) {
+      collation = std::string(v);
+    }
+  }
+  if (error) co_return tl::unexpected(*error);
+  co_return collation;
+}
+
 }  // namespace
 
 std::string_view ClientSession::parameter_types(std::string_view statement) const {
@@ -141,6 +171,17 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
       break;
     }
     runs[i].conn = *acquired;
+    BackendPool& pool = worker_.pool(static_cast<size_t>(runs[i].shard));
+    if (!pool.collation() &&
+        (merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate)) {
+      auto c = co_await database_collation(*runs[i].conn);
+      if (!c) {
+        error = c.error();
+        runs[i].failed = runs[i].ready = true;
+        break;
+      }
+      pool.collation() = *c;
+    }
     if (auto e = co_await start_request(*runs[i].conn, request)) {
       error = *e;
       runs[i].failed = true;
@@ -202,6 +243,20 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   for (size_t i = 0; i < runs.size() && !error && !shard_error; ++i) {
     while (!runs[i].described && !runs[i].ready) {
       if (!co_await read_one(i)) break;
+    }
+  }
+  if (!error && !shard_error && merger.compares_text()) {
+    // pgrange compares text bytewise: right only where the shards order it so too.
+    for (const ShardRun& run : runs) {
+      const auto& c = worker_.pool(static_cast<size_t>(run.shard)).collation();
+      if (c && !sql::orders_bytewise(*c)) {
+        error = Error::make(sqlstate::kFeatureNotSupported,
+                            "comparing text over a table spread across several shards is not "
+                            "supported when the shards' databases use collation \"" +
+                                *c + "\": pgrange merges text in the C collation's order")
+                    .with_hint("create the shards' databases with LC_COLLATE 'C'");
+        break;
+      }
     }
   }
   if (!error && !shard_error && (ext == nullptr || ext->describe)) {

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "routing/key_space.hpp"
+#include "sql/merge_query.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -308,6 +309,14 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
       return fail(sqlstate::kFeatureNotSupported,
                   "CREATE TABLE with LIKE, INHERITS or PARTITION is not supported through "
                   "pgrange yet");
+    }
+  }
+  for (const std::string& c : info.column_collations) {
+    if (!sql::orders_bytewise(c) && !info.temporary) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "COLLATE \"" + c +
+                      "\" on a column is not supported through pgrange: it merges text from "
+                      "several shards in the C collation's order");
     }
   }
   if (info.kind == sql::StatementKind::kAlterTable) {

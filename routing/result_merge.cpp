@@ -76,6 +76,11 @@ bool setting_dependent(uint32_t oid) {
   return oid == kDate || oid == kTimestamp || oid == kTimestamptz || oid == kBytea;
 }
 
+/// Text types whose order is their collation's (name always orders as C).
+bool collated(uint32_t oid) {
+  return oid == 25 || oid == 1043 || oid == 1042;
+}
+
 bool numeric_family(uint32_t oid) {
   return oid == kInt2 || oid == kInt4 || oid == kInt8 || oid == kNumeric;
 }
@@ -214,6 +219,7 @@ Result<void> ResultMerge::prepare() {
       }
       keys_.push_back(k);
       key_orders_.push_back(*order);
+      compares_text_ = compares_text_ || collated(f.type_oid);
     }
     return {};
   }
@@ -224,6 +230,7 @@ Result<void> ResultMerge::prepare() {
     if (!order) return tl::unexpected(cannot_compare(f, "GROUP BY"));
     keys_.push_back({g, false, false});
     key_orders_.push_back(*order);
+    compares_text_ = compares_text_ || collated(f.type_oid);
   }
   for (const sql::MergeAggregate& a : q_.aggregates) {
     size_t c = static_cast<size_t>(a.column);
@@ -236,6 +243,9 @@ Result<void> ResultMerge::prepare() {
       return fail(sqlstate::kFeatureNotSupported,
                   "aggregates over several shards are combined in text format only");
     }
+    bool extreme =
+        a.kind == sql::MergeAggregate::Kind::kMin || a.kind == sql::MergeAggregate::Kind::kMax;
+    compares_text_ = compares_text_ || (extreme && collated(fields_[c].type_oid));
     auto comb = AggregateCombiner::make(kind_of(a.kind), fields_[c].type_oid,
                                         avg ? fields_[c + 1].type_oid : 0);
     if (!comb) return tl::unexpected(comb.error());
@@ -268,6 +278,7 @@ Result<void> ResultMerge::prepare() {
     if (!order && compared) {
       return tl::unexpected(cannot_compare(f, q_.distinct ? "SELECT DISTINCT" : "ORDER BY"));
     }
+    compares_text_ = compares_text_ || ((compared || q_.having) && collated(f.type_oid));
     output_orders_.push_back(order ? *order : *ValueOrder::for_type(kInt8, 0));
     all.push_back(f);
   }

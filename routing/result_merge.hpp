@@ -61,6 +61,9 @@ class ResultMerge {
   bool finished() const { return finished_; }
   /// Rows sent to the client so far (the CommandComplete count).
   uint64_t rows() const { return sent_; }
+  /// Once described: the merge compares text values (ORDER BY, GROUP BY, DISTINCT, min/max of
+  /// text, varchar or char), which it does bytewise, as the C collation orders them.
+  bool compares_text() const { return compares_text_; }
 
  private:
   /// A shard's row: its DataRow body and where each value is in it (offsets, so that the row
@@ -111,6 +114,7 @@ class ResultMerge {
   Values group_values_;
   std::vector<Values> buffered_;
   bool finished_ = false;
+  bool compares_text_ = false;
   uint64_t skipped_ = 0;
   uint64_t sent_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <vector>
@@ -189,13 +190,11 @@ void sort_options(const PgQuery__SortBy* s, MergeSortKey& key) {
   }
 }
 
-/// A COLLATE naming the C collation (bytewise, as pgrange compares text) or not.
+/// A COLLATE naming a bytewise collation (as pgrange compares text) or not.
 bool is_c_collation(const PgQuery__CollateClause* c) {
   if (c->n_collname == 0) return false;
   const char* name = string_of(c->collname[c->n_collname - 1]);
-  if (name == nullptr) return false;
-  std::string_view n(name);
-  return n == "C" || n == "POSIX" || n == "ucs_basic";
+  return name != nullptr && orders_bytewise(name);
 }
 
 struct Target {
@@ -769,6 +768,14 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
   }
   *s = saved;
   return q;
+}
+
+bool orders_bytewise(std::string_view collation) {
+  std::string l;
+  for (char ch : collation) {
+    l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+  }
+  return l == "c" || l == "posix" || l == "ucs_basic" || l == "c.utf8" || l == "c.utf-8";
 }
 
 std::vector<std::string> describe_merge(const MergeQuery& q) {

@@ -108,6 +108,10 @@ struct MergeQuery {
 Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
                               std::span<const std::string> table_columns);
 
+/// A collation that orders (UTF-8) text as its bytes, as pgrange merges text: C, POSIX,
+/// ucs_basic and C.UTF-8 (code point order), in any letter case.
+bool orders_bytewise(std::string_view collation);
+
 /// How the merge works, for EXPLAIN: one line each ("shard query: …", "k-way merge on …", …).
 std::vector<std::string> describe_merge(const MergeQuery& query);
 

@@ -550,6 +550,14 @@ std::vector<std::string> string_list(PgQuery__Node* const* items, size_t n) {
 }
 
 /// A column definition; a PRIMARY KEY constraint on it goes to `primary_key`.
+/// Notes the collation a column definition names with COLLATE, if any.
+void add_collation(const PgQuery__ColumnDef* c, StatementInfo& info) {
+  if (c->coll_clause == nullptr || c->coll_clause->n_collname == 0) return;
+  if (const char* name = string_of(c->coll_clause->collname[c->coll_clause->n_collname - 1])) {
+    info.column_collations.emplace_back(name);
+  }
+}
+
 ColumnInfo column_def(const PgQuery__ColumnDef* c, std::vector<std::string>& primary_key) {
   ColumnInfo col;
   col.name = c->colname;
@@ -645,6 +653,7 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
     switch (n->node_case) {
       case PG_QUERY__NODE__NODE_COLUMN_DEF:
         info.columns.push_back(column_def(n->column_def, info.primary_key));
+        add_collation(n->column_def, info);
         break;
       case PG_QUERY__NODE__NODE_CONSTRAINT:
         table_constraint(n->constraint);
@@ -689,6 +698,7 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn:
         if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
           info.added_columns.push_back(column_def(cmd->def->column_def, info.primary_key));
+          add_collation(cmd->def->column_def, info);
           if (cmd->missing_ok) info.if_not_exists = true;
         } else {
           info.alter_other = true;
@@ -699,6 +709,9 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
         break;
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType:
         info.altered_type_columns.emplace_back(cmd->name);
+        if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
+          add_collation(cmd->def->column_def, info);
+        }
         info.alter_other = true;
         break;
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AddConstraint:

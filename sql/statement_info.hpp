@@ -158,6 +158,9 @@ struct StatementInfo {
   /// ALTER TABLE with any other subcommand (ALTER COLUMN TYPE, SET …, other constraints, …).
   bool alter_other = false;
   std::vector<std::string> altered_type_columns;  ///< ALTER TABLE … ALTER COLUMN c TYPE …
+  /// The collations named by COLLATE on column definitions (CREATE TABLE, ADD COLUMN, ALTER
+  /// COLUMN … TYPE), last name component as written.
+  std::vector<std::string> column_collations;
   bool cascade = false;  ///< DROP … CASCADE, TRUNCATE … CASCADE, ALTER TABLE … DROP … CASCADE
   /// CREATE INDEX: the index name (empty when PostgreSQL picks it).
   std::string index_name;

@@ -228,6 +228,62 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   EXPECT_EQ(where(60).first, 1);
 }
 
+TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
+  // Shards whose database orders text by ICU's rules: pgrange cannot merge text in that order.
+  for (auto* shard : shards_) {
+    auto d = pq_connect(shard->dsn("postgres") + " user=postgres");
+    SqlResult r = pq_exec(d.get(),
+                          "CREATE DATABASE icu LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
+                          "TEMPLATE template0");
+    ASSERT_TRUE(r.ok()) << r.message;
+  }
+  ProxyConfig cfg;
+  for (int i = 0; i < 3; ++i) {
+    ProxyConfig::Shard s;
+    s.name = "s" + std::to_string(i + 1);
+    s.dsn = shards_[i]->dsn("icu") + " user=postgres";
+    s.pool_size = 4;
+    cfg.shards.push_back(s);
+  }
+  cfg.users.push_back({"app", "secret", "scram-sha-256"});
+  cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("icu_meta") + " user=postgres\"\n";
+  {
+    auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
+    ASSERT_TRUE(pq_exec(d.get(), "CREATE DATABASE icu_meta").ok());
+  }
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
+  for (std::string sql :
+       {"CREATE TABLE words (id int8 PRIMARY KEY, w text)",
+        "INSERT INTO words VALUES (1, 'b'), (2, 'B'), (3, 'a'), (4, 'A'), (5, 'ä')",
+        "ALTER TABLE words SPLIT AT VALUES (2), (4)", "ALTER TABLE words SCATTER"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  for (std::string sql :
+       {"SELECT w FROM words ORDER BY w", "SELECT max(w) FROM words",
+        "SELECT DISTINCT w FROM words", "SELECT w, count(*) FROM words GROUP BY w"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << r.message;
+    EXPECT_NE(r.message.find("ICU en-US"), std::string::npos) << r.message;
+  }
+  // A column collation pgrange could not merge in is refused when the table is made.
+  SqlResult ddl =
+      pq_exec(c.get(), "CREATE TABLE named (id int8 PRIMARY KEY, w text COLLATE \"de-x-icu\")");
+  EXPECT_EQ(ddl.sqlstate, "0A000") << ddl.message;
+  ddl = pq_exec(c.get(), "ALTER TABLE words ADD COLUMN v text COLLATE \"und-x-icu\"");
+  EXPECT_EQ(ddl.sqlstate, "0A000") << ddl.message;
+  ddl = pq_exec(c.get(), "ALTER TABLE words ADD COLUMN v text COLLATE \"C\"");
+  EXPECT_TRUE(ddl.ok()) << ddl.message;
+  // What compares no text is merged as usual.
+  SqlResult r = pq_exec(c.get(), "SELECT * FROM words ORDER BY id DESC LIMIT 2");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows,
+            (std::vector<std::vector<std::string>>{{"5", "ä", "<null>"}, {"4", "A", "<null>"}}));
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM words").at(), "5");
+}
+
 TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
   auto c = client();
   ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE plain (v text)").ok());
