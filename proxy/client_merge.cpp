@@ -81,6 +81,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
     write_error(buf, e);
     channel_.send(std::move(buf));
     extended_merge_.reset();
+    leave_ranges();
     skip_until_sync_ = true;
   };
   BodyReader br(body);
@@ -123,6 +124,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       write_ready_for_query(buf, txn_status_);
       channel_.send(std::move(buf));
       extended_merge_.reset();
+      leave_ranges();
       co_return true;
     }
     default:
@@ -284,13 +286,17 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
     }
   }
 
-  // The shards still sending: a shard whose LIMIT bounds what is left is read to its end;
-  // others are cancelled first.
+  // The shards still sending: after an error, or when nothing bounds what is left, they are
+  // cancelled; a shard whose pushed-down LIMIT bounds its rest is read to its end.
+  bool failed = error.has_value() || shard_error.has_value();
   for (ShardRun& run : runs) {
     if (!run.conn || run.ready) continue;
-    if (!run.ended && !merge.limit_pushed) {
+    bool cancelled = false;
+    if (!run.ended && (failed || !merge.limit_pushed)) {
       co_await send_cancel_request(run.conn->shard(), run.conn->pid(), run.conn->secret());
+      cancelled = true;
     }
+    bool saw_cancel = false;
     while (!run.ready) {
       char type = 0;
       std::string body;
@@ -299,8 +305,12 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
         run.failed = run.ready = true;
         break;
       }
+      if (type == 'E' && parse_error_fields(body).sqlstate == "57014") saw_cancel = true;
       if (type == 'Z') run.ready = true;
     }
+    // A cancel that found the query already done may still strike the connection's next
+    // statement: such a connection is closed, not reused.
+    if (cancelled && !saw_cancel) run.failed = true;
   }
   for (ShardRun& run : runs) {
     if (!run.conn) continue;

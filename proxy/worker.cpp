@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
 
@@ -35,16 +37,57 @@ std::shared_ptr<const Result<std::vector<sql::StatementInfo>>> Worker::analyze(
 std::shared_ptr<const Result<sql::MergeQuery>> Worker::merge_plan(
     std::string_view sql, const routing::TableDescriptor& table) {
   constexpr size_t kMaxPlans = 1024;
-  if (merges_version_ != view_version_ || merges_.size() >= kMaxPlans) {
+  if (merges_version_ != view_version_ || merges_.size() >= kMaxPlans ||
+      merge_shapes_.size() >= kMaxPlans) {
     merges_.clear();
+    merge_shapes_.clear();
     merges_version_ = view_version_;
   }
   std::string text(sql);
   if (auto it = merges_.find(text); it != merges_.end()) return it->second;
+  std::optional<sql::StatementShape> shape = sql::statement_shape(sql);
+  auto values_of = [&](const std::vector<size_t>& used) {
+    std::string key;
+    for (size_t i : used) {
+      key += shape->literals[i].value;
+      key.push_back('\0');
+    }
+    return key;
+  };
+  if (shape) {
+    if (auto it = merge_shapes_.find(shape->key); it != merge_shapes_.end()) {
+      auto p = it->second.plans.find(values_of(it->second.used));
+      if (p != it->second.plans.end()) {
+        sql::MergeQuery q = **p->second;
+        q.shard_sql = text;
+        return std::make_shared<const Result<sql::MergeQuery>>(std::move(q));
+      }
+    }
+  }
   std::vector<std::string> keys;
   for (const auto& k : table.key) keys.push_back(k.name);
   auto plan =
       std::make_shared<const Result<sql::MergeQuery>>(sql::plan_merge(sql, keys, table.columns));
+  if (shape && *plan && (*plan)->shard_sql_is_text) {
+    // Other texts of this shape share the plan when the literals it read are the same.
+    std::vector<size_t> used;
+    bool mapped = true;
+    for (int loc : (*plan)->constants_read) {
+      auto lit =
+          std::find_if(shape->literals.begin(), shape->literals.end(),
+                       [&](const sql::Literal& l) { return static_cast<int>(l.begin) == loc; });
+      if (lit == shape->literals.end()) {
+        mapped = false;
+        break;
+      }
+      used.push_back(static_cast<size_t>(lit - shape->literals.begin()));
+    }
+    MergeShape& entry = merge_shapes_[shape->key];
+    if (mapped && (entry.plans.empty() || entry.used == used)) {
+      entry.used = used;
+      entry.plans.emplace(values_of(used), plan);
+    }
+  }
   merges_.emplace(std::move(text), plan);
   return plan;
 }

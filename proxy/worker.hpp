@@ -79,6 +79,13 @@ class Worker {
   std::unordered_map<std::string, std::string> statement_names_;
   sql::AnalysisCache analyses_;
   std::unordered_map<std::string, std::shared_ptr<const Result<sql::MergeQuery>>> merges_;
+  /// Merge plans whose shard query is the client's text, by statement shape: texts of one shape
+  /// share a plan when the literals it read (`used`, by index) are equal.
+  struct MergeShape {
+    std::vector<size_t> used;
+    std::unordered_map<std::string, std::shared_ptr<const Result<sql::MergeQuery>>> plans;
+  };
+  std::unordered_map<std::string, MergeShape> merge_shapes_;
   int64_t merges_version_ = -1;
   std::shared_ptr<const routing::ClusterView> view_;
   int64_t view_version_ = -1;

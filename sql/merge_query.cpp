@@ -214,6 +214,18 @@ class Planner {
   /// The statement needs no rewriting: the shards run the client's text.
   bool unchanged() const { return unchanged_; }
 
+  /// An integer constant's value, noting that the plan depends on it.
+  std::optional<int64_t> read_integer(const Node* n) {
+    std::optional<int64_t> v = integer_of(n);
+    if (v) note_constant(n);
+    return v;
+  }
+  void note_constant(const Node* n) {
+    if (is_node(n, PG_QUERY__NODE__NODE_A_CONST)) {
+      q_.constants_read.push_back(n->a_const->location);
+    }
+  }
+
   Result<MergeQuery> plan() {
     if (auto r = check(); !r) return tl::unexpected(r.error());
     bool star = false;
@@ -231,6 +243,8 @@ class Planner {
       targets_.push_back(t);
     }
     star_ = star;
+    note_constant(s_->limit_count);
+    note_constant(s_->limit_offset);
     auto limit = bound_of(s_->limit_count, "LIMIT");
     if (!limit) return tl::unexpected(limit.error());
     auto offset = bound_of(s_->limit_offset, "OFFSET");
@@ -335,7 +349,7 @@ class Planner {
       if (is_node(e, PG_QUERY__NODE__NODE_COLLATE_CLAUSE) && !is_c_collation(e->collate_clause)) {
         return tl::unexpected(refuse("ORDER BY … COLLATE", "pgrange merges text in the C order"));
       }
-      if (auto pos = integer_of(e)) {
+      if (auto pos = read_integer(e)) {
         if (*pos < 1 || (q_.visible >= 0 && *pos > q_.visible)) {
           return tl::unexpected(refuse("ORDER BY a position not in the select list"));
         }
@@ -382,6 +396,8 @@ class Planner {
       }
     }
     q_.hidden = static_cast<int>(hidden.size());
+    // LIMIT n with nothing added and no OFFSET: the client's text is the shard query.
+    unchanged_ = hidden.empty() && !q_.distinct && q_.offset == 0;
     for (MergeSortKey& k : q_.order) {
       // Hidden columns count from the end: -1 is the first hidden one, which is column
       // (columns - hidden); the merge resolves them once it knows the number of columns.
@@ -570,7 +586,7 @@ class Planner {
       if (is_node(g, PG_QUERY__NODE__NODE_GROUPING_SET)) {
         return tl::unexpected(refuse("GROUPING SETS, ROLLUP or CUBE"));
       }
-      if (auto pos = integer_of(g)) {
+      if (auto pos = read_integer(g)) {
         if (*pos < 1 || *pos > static_cast<int64_t>(targets_.size())) {
           return tl::unexpected(refuse("GROUP BY a position not in the select list"));
         }
@@ -625,7 +641,7 @@ class Planner {
       MergeSortKey key;
       sort_options(sb, key);
       Node* e = sb->node;
-      if (auto pos = integer_of(e)) {
+      if (auto pos = read_integer(e)) {
         if (*pos < 1 || *pos > q_.visible_outputs) {
           return tl::unexpected(refuse("ORDER BY a position not in the select list"));
         }
@@ -746,6 +762,7 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
   Result<MergeQuery> q = planner.plan();
   if (q && planner.unchanged()) {
     q->shard_sql = std::string(select_sql);
+    q->shard_sql_is_text = true;
   } else if (q) {
     PgQuery__RawStmt* raw = pr->stmts[0];
     int32_t loc = raw->stmt_location, len = raw->stmt_len;

@@ -97,6 +97,12 @@ struct MergeQuery {
   int64_t offset = 0;
   /// The shard query carries LIMIT offset+limit: a shard has no more rows than that to send.
   bool limit_pushed = false;
+  /// The shard query is the client's text itself: nothing needed rewriting.
+  bool shard_sql_is_text = false;
+  /// Byte offsets in the text of the constants the plan depends on (ORDER BY and GROUP BY
+  /// positions, LIMIT, OFFSET): texts differing only in other literals have the same plan.
+  std::vector<int> constants_read;
+
   /// ORDER BY pgrange must leave unmerged (no ORDER BY): rows go in shard order.
   bool ordered() const { return !order.empty(); }
 };

@@ -228,6 +228,31 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   EXPECT_EQ(where(60).first, 1);
 }
 
+TEST_F(RoutingTest, TextsOfOneShapeShareAMergePlanOnlyWhereTheyMeanTheSame) {
+  // Texts that differ only in literals share a plan, unless the plan read those literals
+  // (LIMIT, OFFSET, ORDER BY positions).
+  auto c = client();
+  using Rows = std::vector<std::vector<std::string>>;
+  auto rows = [&](const std::string& sql) {
+    SqlResult r = pq_exec(c.get(), sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+    return r.rows;
+  };
+  EXPECT_EQ(rows("SELECT id FROM t WHERE id > 98 ORDER BY id LIMIT 3"),
+            (Rows{{"99"}, {"100"}, {"101"}}));
+  EXPECT_EQ(rows("SELECT id FROM t WHERE id > 198 ORDER BY id LIMIT 3"),
+            (Rows{{"199"}, {"200"}, {"201"}}));
+  EXPECT_EQ(rows("SELECT id FROM t WHERE id > 198 ORDER BY id LIMIT 1"), (Rows{{"199"}}));
+  EXPECT_EQ(rows("SELECT id FROM t WHERE id > 198 ORDER BY id LIMIT 2 OFFSET 1"),
+            (Rows{{"200"}, {"201"}}));
+  EXPECT_EQ(rows("SELECT id FROM t WHERE id > 198 ORDER BY id LIMIT 2 OFFSET 2"),
+            (Rows{{"201"}, {"202"}}));
+  EXPECT_EQ(rows("SELECT id, name FROM t WHERE id BETWEEN 98 AND 101 ORDER BY 2 DESC LIMIT 2"),
+            (Rows{{"99", "n99"}, {"98", "n98"}}));
+  EXPECT_EQ(rows("SELECT id, name FROM t WHERE id BETWEEN 98 AND 101 ORDER BY 1 DESC LIMIT 2"),
+            (Rows{{"101", "n101"}, {"100", "n100"}}));
+}
+
 TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
   // Shards whose database orders text by ICU's rules: pgrange cannot merge text in that order.
   for (auto* shard : shards_) {

@@ -172,6 +172,15 @@ TEST(MergeQuery, WhatNeedsNoMergeRunsAsWritten) {
   EXPECT_EQ(q.shard_sql, "select  id, name FROM t WHERE id > 5 -- comment");
   EXPECT_TRUE(q.order.empty());
   EXPECT_FALSE(q.limit.has_value());
+  // ORDER BY selected columns and LIMIT without OFFSET need no rewriting either.
+  q = plan("select id from t where id > 7 order by id desc limit 10");
+  EXPECT_EQ(q.shard_sql, "select id from t where id > 7 order by id desc limit 10");
+  EXPECT_EQ(q.limit, 10);
+  EXPECT_TRUE(q.limit_pushed);
+  ASSERT_EQ(q.order.size(), 1u);
+  // With an OFFSET the shards' LIMIT is rewritten.
+  q = plan("select id from t order by id limit 10 offset 2");
+  EXPECT_EQ(q.shard_sql, "SELECT id FROM t ORDER BY id LIMIT 12");
 }
 
 TEST(MergeQuery, CollateCIsMergedBytewise) {
