@@ -63,6 +63,7 @@ std::optional<std::pair<std::string, std::string>> split_explain(std::string_vie
     }
   }
   std::string options(sql.substr(options_start, i - options_start));
+  skip_space();
   std::string statement(sql.substr(i));
   while (!statement.empty() &&
          (statement.back() == ';' || std::isspace(static_cast<unsigned char>(statement.back())))) {
