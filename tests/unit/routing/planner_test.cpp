@@ -32,8 +32,20 @@
 //   expect reasons:                    per statement and table: why
 //     t: id >= 100 → span
 //   expect refusal: <SQLSTATE> <message>     exactly when the statement is refused
-//   expect plan:                       optional: describe_plan's lines, compared when present
-//     pgrange plan: …
+//   expect merge:                      a merged SELECT: describe_merge's lines
+//     shard query: SELECT … ORDER BY 1 LIMIT 15
+//     streaming k-way merge on column 1 (one row per shard held)
+//   expect plan:                       optional: what EXPLAIN through pgrange shows first
+//     pgrange plan: …                  (describe_plan's lines, then the merge's)
+//
+// A statement that is one single-table SELECT (not SELECT INTO) routed to several shards, which
+// the router either concatenates or refuses only for what a merge does (ORDER BY, LIMIT,
+// OFFSET, aggregates, GROUP BY, HAVING, DISTINCT), is planned as the proxy plans it
+// (mergeable_select, plan_analysis): sql::plan_merge of the statement's text with the table's
+// key columns and columns. When it gives a merge, the statement is not refused and `expect
+// merge:` holds describe_merge's lines (the first is the SQL each shard runs); when it refuses,
+// `expect refusal:` is its refusal (in place of the router's), as the client would get it.
+// `expect shards:`, `spans:` and `reasons:` stay the router's.
 //
 // Every section the case's route produces must be present and equal (a missing `expect
 // refusal:` for a refused statement fails, as does a stale one). The expectations are
@@ -56,6 +68,7 @@
 #include "routing/key_space.hpp"
 #include "routing/plan_description.hpp"
 #include "routing/router.hpp"
+#include "sql/merge_query.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {
@@ -143,7 +156,7 @@ struct Case {
   int line = 0;
   std::string sql;
   std::optional<std::string> params;
-  /// Section name ("shards", "spans", "reasons", "refusal", "plan") → its lines.
+  /// Section name ("shards", "spans", "reasons", "refusal", "merge", "plan") → its lines.
   std::map<std::string, std::vector<std::string>> expected;
 };
 
@@ -208,7 +221,8 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         size_t colon = t.find(':');
         if (colon == std::string::npos) return fail(i, "expect line without ':'");
         section = trim(t.substr(7, colon - 7));
-        static const std::set<std::string> known{"shards", "spans", "reasons", "refusal", "plan"};
+        static const std::set<std::string> known{"shards",  "spans", "reasons",
+                                                 "refusal", "merge", "plan"};
         if (!known.contains(section)) return fail(i, "unknown section " + section);
         if (current->expected.contains(section)) return fail(i, "section given twice");
         auto& body = current->expected[section];
@@ -327,6 +341,20 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
   return file;
 }
 
+/// The proxy's mergeable_select: one single-table SELECT (not SELECT INTO) on several shards
+/// whose only obstacle to concatenating the shards' rows is what a merge does.
+bool mergeable(const std::vector<sql::StatementInfo>& infos, const Route& route) {
+  if (infos.size() != 1 || route.shards.size() < 2) return false;
+  const sql::StatementInfo& s = infos[0];
+  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
+      s.tables.size() != 1) {
+    return false;
+  }
+  const std::string& b = s.fanout_blocker;
+  return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
+         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
+}
+
 /// What a case's route says, section by section, as the file writes it.
 std::map<std::string, std::vector<std::string>> actual_sections(const ClusterView& view,
                                                                 const Case& c, bool with_plan,
@@ -385,14 +413,39 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
     out.erase("spans");
     out.erase("reasons");
   }
+  // A single-table SELECT over several shards: the proxy merges it (or plan_merge refuses it),
+  // in place of the router's refusal of ORDER BY, LIMIT, aggregates, … (as plan_analysis and
+  // EXPLAIN do).
+  std::vector<std::string> merge_lines;
+  if ((route.refusal || route.fanout_select) && mergeable(*infos, route)) {
+    const sql::StatementInfo& s = infos->front();
+    if (const TableDescriptor* t = view.find_table(s.tables[0].schema, s.tables[0].name)) {
+      std::vector<std::string> keys;
+      for (const auto& k : t->key) keys.push_back(k.name);
+      auto merge = sql::plan_merge(c.sql, keys, t->columns);
+      if (merge) {
+        route.refusal.reset();
+        merge_lines = sql::describe_merge(*merge);
+        out["merge"] = merge_lines;
+      } else {
+        route.refusal = merge.error();
+      }
+    }
+  }
   if (route.refusal) out["refusal"] = {route.refusal->sqlstate + " " + route.refusal->message};
-  if (with_plan) out["plan"] = describe_plan(view, *infos, p);
+  if (with_plan) out["plan"] = describe_route(view, route, infos->size(), merge_lines);
   return out;
+}
+
+/// A line as the file keeps it: without trailing blanks.
+std::string_view rtrimmed(std::string_view l) {
+  while (!l.empty() && (l.back() == ' ' || l.back() == '\r')) l.remove_suffix(1);
+  return l;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
   std::string out;
-  for (const auto& l : lines) out += "  " + l + "\n";
+  for (const auto& l : lines) out += "  " + std::string(rtrimmed(l)) + "\n";
   return out;
 }
 
@@ -400,17 +453,17 @@ void write_case(std::ostream& out, const Case& c,
                 const std::map<std::string, std::vector<std::string>>& sections) {
   out << "sql: " << c.sql << "\n";
   if (c.params) out << "params: " << *c.params << "\n";
-  for (const char* name : {"shards", "refusal", "spans", "reasons", "plan"}) {
+  for (const char* name : {"shards", "refusal", "spans", "reasons", "merge", "plan"}) {
     auto it = sections.find(name);
     if (it == sections.end()) continue;
     const auto& lines = it->second;
     bool inline_form = std::string_view(name) == "shards" || std::string_view(name) == "refusal";
     if (inline_form && lines.size() == 1) {
-      out << "expect " << name << ": " << lines.front() << "\n";
+      out << "expect " << name << ": " << rtrimmed(lines.front()) << "\n";
       continue;
     }
     out << "expect " << name << ":\n";
-    for (const auto& l : lines) out << "  " << l << "\n";
+    for (const auto& l : lines) out << "  " << rtrimmed(l) << "\n";
   }
 }
 
@@ -479,15 +532,17 @@ INSTANTIATE_TEST_SUITE_P(Files, PlannerTest, ::testing::ValuesIn(test_files()),
                          });
 
 TEST(PlannerFiles, ThereAreEnoughCases) {
-  size_t cases = 0;
+  size_t cases = 0, merged = 0;
   auto files = test_files();
   for (const auto& path : files) {
     auto file = parse_file(path);
     ASSERT_TRUE(file);
     cases += file->cases.size();
+    for (const Case& c : file->cases) merged += c.expected.contains("merge") ? 1 : 0;
   }
   EXPECT_GE(files.size(), 4u);
   EXPECT_GE(cases, 80u);
+  EXPECT_GE(merged, 40u);
 }
 
 }  // namespace
