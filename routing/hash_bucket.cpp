@@ -191,7 +191,9 @@ uint32_t pg_hash_value(KeyType type, const KeyValue& value) {
 }
 
 std::string hash_column_sql(std::string_view column_sql, KeyType type) {
-  const std::string c = "(" + std::string(column_sql) + ")";
+  std::string c;  // appended, not concatenated: GCC 12 -O3 warns falsely (-Wrestrict) on "(" + s
+  c.reserve(column_sql.size() + 2);
+  c.append("(").append(column_sql).append(")");
   std::string h;
   switch (type) {
     case KeyType::kBool:
@@ -256,7 +258,8 @@ std::string hash_bucket_sql(std::span<const HashColumn> columns, uint32_t bucket
   // so int8 arithmetic never overflows.
   std::string h;
   for (size_t i = 0; i < columns.size(); ++i) {
-    std::string u = "(" + hash_column_sql(columns[i].sql, columns[i].type) + "::int8 & 4294967295)";
+    std::string u = "(";
+    u.append(hash_column_sql(columns[i].sql, columns[i].type)).append("::int8 & 4294967295)");
     h = i == 0 ? u : "((" + h + " * 31 + " + u + ") % 4294967296)";
   }
   return "(" + h + " % " + std::to_string(buckets) + ")";

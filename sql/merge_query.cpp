@@ -160,6 +160,30 @@ std::optional<int64_t> integer_of(const Node* n) {
   return std::nullopt;
 }
 
+/// Two expressions of the one table's SELECT that are the same: column references by their
+/// column name (`t.x` is `x`: there is one table), anything else written alike.
+bool same_expr(const Node* a, const Node* b) {
+  const char* ca = is_star(a) ? nullptr : column_name(a);
+  const char* cb = is_star(b) ? nullptr : column_name(b);
+  if (ca != nullptr && cb != nullptr) return std::string_view(ca) == cb;
+  return same_tree(&a->base, &b->base);
+}
+
+/// The first COLLATE under `m` naming a collation that does not order text bytewise.
+const PgQuery__CollateClause* foreign_collation(const ProtobufCMessage* m) {
+  if (m == nullptr) return nullptr;
+  if (m->descriptor == &pg_query__collate_clause__descriptor) {
+    const auto* c = reinterpret_cast<const PgQuery__CollateClause*>(m);
+    const char* name = c->n_collname > 0 ? string_of(c->collname[c->n_collname - 1]) : nullptr;
+    if (name == nullptr || !orders_bytewise(name)) return c;
+  }
+  const PgQuery__CollateClause* found = nullptr;
+  for_each_child(m, [&](const ProtobufCMessage* child) {
+    if (found == nullptr) found = foreign_collation(child);
+  });
+  return found;
+}
+
 bool contains_aggregate(const Node* n) {
   return n != nullptr && find_call(&n->base, &is_aggregate_call) != nullptr;
 }
@@ -188,13 +212,6 @@ void sort_options(const PgQuery__SortBy* s, MergeSortKey& key) {
     default:
       key.nulls_first = key.descending;
   }
-}
-
-/// A COLLATE naming a bytewise collation (as pgrange compares text) or not.
-bool is_c_collation(const PgQuery__CollateClause* c) {
-  if (c->n_collname == 0) return false;
-  const char* name = string_of(c->collname[c->n_collname - 1]);
-  return name != nullptr && orders_bytewise(name);
 }
 
 struct Target {
@@ -284,6 +301,19 @@ class Planner {
       }
       q_.distinct = true;
     }
+    // pgrange compares text bytewise: a collation that orders it otherwise anywhere in what
+    // the merge compares would make the shards' order and pgrange's disagree.
+    std::vector<const Node*> compared(s_->target_list, s_->target_list + s_->n_target_list);
+    compared.insert(compared.end(), s_->sort_clause, s_->sort_clause + s_->n_sort_clause);
+    compared.insert(compared.end(), s_->group_clause, s_->group_clause + s_->n_group_clause);
+    compared.push_back(s_->having_clause);
+    for (const Node* n : compared) {
+      const PgQuery__CollateClause* c = n != nullptr ? foreign_collation(&n->base) : nullptr;
+      if (c == nullptr) continue;
+      const char* name = c->n_collname > 0 ? string_of(c->collname[c->n_collname - 1]) : nullptr;
+      return tl::unexpected(refuse(std::string("COLLATE \"") + (name != nullptr ? name : "") + "\"",
+                                   "pgrange merges text in the C collation's order"));
+    }
     auto window = [](const PgQuery__FuncCall* fc) { return fc->over != nullptr; };
     auto has_window = [&](const Node* n) {
       return n != nullptr && find_call(&n->base, window) != nullptr;
@@ -304,7 +334,7 @@ class Planner {
     for (const std::string& k : keys_) {
       bool found = false;
       for (size_t i = 0; i < s_->n_group_clause && !found; ++i) {
-        const char* c = bare_column(s_->group_clause[i]);
+        const char* c = column_name(s_->group_clause[i]);
         found = c != nullptr && k == c;
       }
       if (!found) return false;
@@ -346,9 +376,6 @@ class Planner {
       MergeSortKey key;
       sort_options(sb, key);
       Node* e = sb->node;
-      if (is_node(e, PG_QUERY__NODE__NODE_COLLATE_CLAUSE) && !is_c_collation(e->collate_clause)) {
-        return tl::unexpected(refuse("ORDER BY … COLLATE", "pgrange merges text in the C order"));
-      }
       if (auto pos = read_integer(e)) {
         if (*pos < 1 || (q_.visible >= 0 && *pos > q_.visible)) {
           return tl::unexpected(refuse("ORDER BY a position not in the select list"));
@@ -365,7 +392,7 @@ class Planner {
       } else {
         std::optional<int> same;
         for (size_t t = 0; t < targets_.size() && !same; ++t) {
-          if (targets_[t].position_known && same_tree(&targets_[t].val->base, &e->base)) {
+          if (targets_[t].position_known && same_expr(targets_[t].val, e)) {
             same = static_cast<int>(t);
           }
         }
@@ -424,7 +451,7 @@ class Planner {
 
   Result<int> group_of(Node* e) {
     for (size_t g = 0; g < groups_.size(); ++g) {
-      if (same_tree(&groups_[g]->base, &e->base)) return static_cast<int>(g);
+      if (same_expr(groups_[g], e)) return static_cast<int>(g);
     }
     return -1;
   }
@@ -465,7 +492,7 @@ class Planner {
       return tl::unexpected(refuse("aggregate " + name + "() with these arguments"));
     }
     if (fc->agg_distinct) {
-      const char* col = fc->n_args == 1 ? bare_column(fc->args[0]) : nullptr;
+      const char* col = fc->n_args == 1 ? column_name(fc->args[0]) : nullptr;
       bool by_key = agg.kind == MergeAggregate::Kind::kCount && keys_.size() == 1 &&
                     col != nullptr && keys_[0] == col;
       bool harmless =
@@ -473,7 +500,7 @@ class Planner {
       if (!by_key && !harmless) {
         return tl::unexpected(refuse(name + "(DISTINCT …)",
                                      "a value may occur on several shards; count(DISTINCT "
-                                     "key) is supported"));
+                                     "key) of a one-column key is supported"));
       }
     }
     agg.column = -1;  // set when the shard query is built
@@ -503,7 +530,7 @@ class Planner {
     if (!g) return tl::unexpected(g.error());
     if (*g >= 0) return output_of(true, *g);
     for (int o = 0; o < q_.visible_outputs; ++o) {
-      if (same_tree(&targets_[static_cast<size_t>(o)].val->base, &e->base)) return o;
+      if (same_expr(targets_[static_cast<size_t>(o)].val, e)) return o;
     }
     return tl::unexpected(refuse(std::string(clause) + " on an expression over aggregates",
                                  "pgrange combines plain aggregates and GROUP BY columns"));
@@ -814,8 +841,9 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
     if (q.limit) {
       std::string line = "LIMIT " + std::to_string(*q.limit) + " after the merge";
       if (q.limit_pushed) {
-        line += " (LIMIT " + std::to_string(*q.limit + q.offset) +
-                " on each shard; shards stop when it is reached)";
+        int64_t pushed = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
+        line +=
+            " (LIMIT " + std::to_string(pushed) + " on each shard; shards stop when it is reached)";
       }
       out.push_back(line);
     }
@@ -840,7 +868,9 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
     if (!aggs.empty()) aggs += ", ";
     aggs += a.name + (a.kind == MergeAggregate::Kind::kAvg ? " (as sum and count)" : "");
   }
-  out.push_back("aggregates combined from the shards' partial results: " + aggs);
+  if (!aggs.empty()) {
+    out.push_back("aggregates combined from the shards' partial results: " + aggs);
+  }
   if (q.group_columns > 0) {
     out.push_back("groups of " + std::to_string(q.group_columns) +
                   " GROUP BY column(s), sorted on each shard and combined in a streaming merge");

@@ -183,6 +183,44 @@ TEST(MergeQuery, WhatNeedsNoMergeRunsAsWritten) {
   EXPECT_EQ(q.shard_sql, "SELECT id FROM t ORDER BY id LIMIT 12");
 }
 
+TEST(MergeQuery, CollationsOtherThanCAnywhereTheMergeComparesAreRefused) {
+  for (const char* sql :
+       {"SELECT name COLLATE \"en_US\" AS n FROM t ORDER BY n",
+        "SELECT name COLLATE \"en_US\" FROM t ORDER BY 1",
+        "SELECT DISTINCT name COLLATE \"en_US\" FROM t",
+        "SELECT name COLLATE \"en_US\", count(*) FROM t GROUP BY 1",
+        "SELECT min(name COLLATE \"en_US\") FROM t",
+        "SELECT grp FROM t GROUP BY grp HAVING max(name COLLATE \"de_DE\") > 'a'"}) {
+    EXPECT_NE(refusal(sql).find("COLLATE"), std::string::npos) << sql;
+  }
+  // In WHERE a collation only filters rows: merged as usual.
+  MergeQuery q = plan("SELECT id FROM t WHERE name COLLATE \"en_US\" > 'a' ORDER BY id");
+  EXPECT_EQ(q.order.size(), 1u);
+}
+
+TEST(MergeQuery, QualifiedColumnsAreTheSameColumns) {
+  MergeQuery q = plan("SELECT t.name, count(*) FROM t GROUP BY name ORDER BY t.name");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kAggregate);
+  EXPECT_EQ(q.outputs[0], (MergeOutput{true, 0}));
+  EXPECT_EQ(q.order[0].column, 0);
+  q = plan("SELECT count(DISTINCT t.id) FROM t");
+  EXPECT_EQ(q.aggregates[0].kind, MergeAggregate::Kind::kCount);
+  q = plan("SELECT t.id, count(*) FROM public.t GROUP BY t.id");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kOrdered);  // grouped by the key: whole on each shard
+}
+
+TEST(MergeQuery, DescribeNamesWhatTheMergeDoes) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 9223372036854775807 OFFSET 5");
+  auto lines = describe_merge(q);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], "shard query: SELECT id FROM t ORDER BY id LIMIT 9223372036854775807");
+  EXPECT_EQ(lines.back(),
+            "LIMIT 9223372036854775807 after the merge (LIMIT 9223372036854775807 on each shard; "
+            "shards stop when it is reached)");
+  lines = describe_merge(plan("SELECT name FROM t GROUP BY name"));
+  for (const std::string& l : lines) EXPECT_EQ(l.find("aggregates"), std::string::npos) << l;
+}
+
 TEST(MergeQuery, CollateCIsMergedBytewise) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY name COLLATE \"C\" DESC");
   EXPECT_EQ(q.hidden, 1);
