@@ -1,6 +1,5 @@
 #include "sql/merge_query.hpp"
 
-#include <pg_query.h>
 #include <pg_query/pg_query.pb-c.h>
 #include <protobuf-c/protobuf-c.h>
 
@@ -761,29 +760,16 @@ class Planner {
 
 Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
                               std::span<const std::string> table_columns) {
-  std::string owned(select_sql);
-  PgQueryProtobufParseResult r = pg_query_parse_protobuf(owned.c_str());
-  std::unique_ptr<PgQueryProtobufParseResult, void (*)(PgQueryProtobufParseResult*)> guard(
-      new PgQueryProtobufParseResult(r), [](PgQueryProtobufParseResult* p) {
-        pg_query_free_protobuf_parse_result(*p);
-        delete p;
-      });
-  if (r.error) {
-    return fail(sqlstate::kSyntaxError,
-                r.error->message != nullptr ? r.error->message : "syntax error");
-  }
-  PgQuery__ParseResult* pr = pg_query__parse_result__unpack(
-      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
-  if (pr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the parse tree");
-  std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseResult*)> pr_guard(
-      pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
+  auto tree = parse_tree(select_sql);
+  if (!tree) return tl::unexpected(tree.error());
+  PgQuery__ParseResult* pr = tree->get();
   if (pr->n_stmts != 1 || pr->stmts[0]->stmt == nullptr ||
       pr->stmts[0]->stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
     return tl::unexpected(refuse("this statement"));
   }
   PgQuery__SelectStmt* s = pr->stmts[0]->stmt->select_stmt;
   // The planner rewrites the statement in place with nodes it owns; the original fields are put
-  // back before libpg_query frees its tree.
+  // back before libpg_query's tree is freed.
   const PgQuery__SelectStmt saved = *s;
   Planner planner(s, key_columns, table_columns);
   Result<MergeQuery> q = planner.plan();
@@ -791,24 +777,12 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
     q->shard_sql = std::string(select_sql);
     q->shard_sql_is_text = true;
   } else if (q) {
-    PgQuery__RawStmt* raw = pr->stmts[0];
-    int32_t loc = raw->stmt_location, len = raw->stmt_len;
-    raw->stmt_location = 0;
-    raw->stmt_len = 0;
-    std::string packed(pg_query__parse_result__get_packed_size(pr), '\0');
-    pg_query__parse_result__pack(pr, reinterpret_cast<uint8_t*>(packed.data()));
-    raw->stmt_location = loc;
-    raw->stmt_len = len;
-    PgQueryProtobuf pb{packed.size(), packed.data()};
-    PgQueryDeparseResult d = pg_query_deparse_protobuf(pb);
-    if (d.error != nullptr) {
-      std::string msg = d.error->message != nullptr ? d.error->message : "deparse failed";
-      pg_query_free_deparse_result(d);
+    auto text = deparse_tree(pr);
+    if (!text) {
       *s = saved;
-      return fail(sqlstate::kInternalError, "cannot write the shard query: " + msg);
+      return tl::unexpected(text.error());
     }
-    q->shard_sql = d.query;
-    pg_query_free_deparse_result(d);
+    q->shard_sql = std::move(*text);
   }
   *s = saved;
   return q;

@@ -1,10 +1,63 @@
 #include "sql/parse_node.hpp"
 
+#include <pg_query.h>
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 namespace pgrange::sql {
+
+Result<ParseTree> parse_tree(std::string_view sql) {
+  std::string owned(sql);
+  PgQueryProtobufParseResult r = pg_query_parse_protobuf(owned.c_str());
+  std::unique_ptr<PgQueryProtobufParseResult, void (*)(PgQueryProtobufParseResult*)> guard(
+      new PgQueryProtobufParseResult(r), [](PgQueryProtobufParseResult* p) {
+        pg_query_free_protobuf_parse_result(*p);
+        delete p;
+      });
+  if (r.error) {
+    std::string msg = r.error->message != nullptr ? r.error->message : "syntax error";
+    if (r.error->cursorpos > 0) msg += " at character " + std::to_string(r.error->cursorpos);
+    return fail(sqlstate::kSyntaxError, std::move(msg));
+  }
+  PgQuery__ParseResult* pr = pg_query__parse_result__unpack(
+      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
+  if (pr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the parse tree");
+  return ParseTree(
+      pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
+}
+
+Result<std::string> deparse_tree(PgQuery__ParseResult* tree) {
+  // Locations would point into the original text: the deparser must not use them.
+  std::vector<std::pair<int32_t, int32_t>> saved;
+  for (size_t i = 0; i < tree->n_stmts; ++i) {
+    saved.emplace_back(tree->stmts[i]->stmt_location, tree->stmts[i]->stmt_len);
+    tree->stmts[i]->stmt_location = 0;
+    tree->stmts[i]->stmt_len = 0;
+  }
+  std::string packed(pg_query__parse_result__get_packed_size(tree), '\0');
+  pg_query__parse_result__pack(tree, reinterpret_cast<uint8_t*>(packed.data()));
+  for (size_t i = 0; i < tree->n_stmts; ++i) {
+    tree->stmts[i]->stmt_location = saved[i].first;
+    tree->stmts[i]->stmt_len = saved[i].second;
+  }
+  PgQueryProtobuf pb{packed.size(), packed.data()};
+  PgQueryDeparseResult d = pg_query_deparse_protobuf(pb);
+  std::unique_ptr<PgQueryDeparseResult, void (*)(PgQueryDeparseResult*)> guard(
+      new PgQueryDeparseResult(d), [](PgQueryDeparseResult* p) {
+        pg_query_free_deparse_result(*p);
+        delete p;
+      });
+  if (d.error != nullptr) {
+    return fail(sqlstate::kInternalError,
+                std::string("cannot write the statement: ") +
+                    (d.error->message != nullptr ? d.error->message : "deparse failed"));
+  }
+  return std::string(d.query);
+}
 
 std::optional<std::string> constant_text(const PgQuery__AConst* c) {
   if (c == nullptr || c->isnull) return std::nullopt;

@@ -4,11 +4,24 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/error.hpp"
+
 namespace pgrange::sql {
+
+/// libpg_query's parse tree of a statement text, unpacked (freed with it).
+using ParseTree = std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseResult*)>;
+
+/// Parses `sql` with PostgreSQL's grammar. A syntax error is an Error with SQLSTATE 42601 and
+/// PostgreSQL's message, followed by " at character N" when the position is known.
+Result<ParseTree> parse_tree(std::string_view sql);
+
+/// The SQL text of a (possibly modified) parse tree, as libpg_query's deparser writes it.
+Result<std::string> deparse_tree(PgQuery__ParseResult* tree);
 
 /// The text of a non-NULL constant in libpg_query's parse tree as PostgreSQL's grammar gives it:
 /// integers from their value, other numbers and strings as written, booleans "true"/"false";

@@ -1,6 +1,5 @@
 #include "sql/statement_info.hpp"
 
-#include <pg_query.h>
 #include <pg_query/pg_query.pb-c.h>
 #include <protobuf-c/protobuf-c.h>
 
@@ -962,23 +961,9 @@ std::string_view statement_kind_name(StatementKind kind) {
 }
 
 Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql) {
-  std::string owned(sql);
-  PgQueryProtobufParseResult r = pg_query_parse_protobuf(owned.c_str());
-  std::unique_ptr<PgQueryProtobufParseResult, void (*)(PgQueryProtobufParseResult*)> guard(
-      new PgQueryProtobufParseResult(r), [](PgQueryProtobufParseResult* p) {
-        pg_query_free_protobuf_parse_result(*p);
-        delete p;
-      });
-  if (r.error) {
-    std::string msg = r.error->message != nullptr ? r.error->message : "syntax error";
-    if (r.error->cursorpos > 0) msg += " at character " + std::to_string(r.error->cursorpos);
-    return fail(sqlstate::kSyntaxError, std::move(msg));
-  }
-  PgQuery__ParseResult* pr = pg_query__parse_result__unpack(
-      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
-  if (pr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the parse tree");
-  std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseResult*)> pr_guard(
-      pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
+  auto tree = parse_tree(sql);
+  if (!tree) return tl::unexpected(tree.error());
+  PgQuery__ParseResult* pr = tree->get();
 
   std::vector<StatementInfo> out;
   out.reserve(pr->n_stmts);
