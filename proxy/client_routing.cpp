@@ -254,7 +254,15 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
-  if (p.route.shards.size() > 1) {
+  if (p.route.shards.size() > 1 && p.route.distributed_write) {
+    if (type != 'Q' || backend_ || in_block) {
+      return refuse_with(not_supported(
+          "a write touching several shards runs only as a simple query outside a transaction "
+          "block for now",
+          "give every key column with = so that the statement runs on one shard"));
+    }
+    p.kind = Plan::Kind::kWrite;
+  } else if (p.route.shards.size() > 1) {
     if (!p.merge) return refuse_with(not_supported("statement spans shards"));
     if (backend_ || in_block) {
       return refuse_with(not_supported(
@@ -414,6 +422,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kExplain:
       ok = co_await run_explain(p);
+      co_return false;
+    case Plan::Kind::kWrite:
+      ok = co_await run_distributed_write(text, (**p.analysis)[0], p.route);
       co_return false;
     case Plan::Kind::kMerge:
       if (type == 'B') {

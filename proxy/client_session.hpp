@@ -95,6 +95,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kBroadcast,  ///< DDL: run on every shard, then the catalog follows
       kMerge,      ///< a SELECT on several shards, results merged (`merge`)
       kExplain,    ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
+      kWrite,      ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
       kBegin,      ///< BEGIN: deferred until a statement says which shard
       kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
       kRefuse,     ///< `error`
@@ -143,6 +144,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
   };
+  /// Runs a write on every shard of its route in one transaction each, committed atomically
+  /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
+  awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
+                                        const routing::Route& route);
   /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
   /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "routing/key_space.hpp"
+#include "routing/prepared_recovery.hpp"
 #include "sql/merge_query.hpp"
 
 namespace pgrange::proxy {
@@ -136,11 +137,56 @@ void ControlPlane::schedule_housekeeping() {
           spdlog::error("{}", ok.error().message);
         }
       }
+      // Two-phase commits left prepared by instances that are gone, or by this one's failed
+      // sessions.
+      std::vector<std::pair<std::string, std::string>> shards;
+      for (size_t i = 0; i < config_.shards.size(); ++i) {
+        shards.emplace_back(config_.shards[i].name, shard_dsn_of(config_, i));
+      }
+      routing::recover_prepared(
+          *store_, shards, instance_id_, [this](const std::string& gid) { return in_flight(gid); },
+          std::chrono::seconds(10));
     } catch (const std::exception& e) {
       spdlog::warn("metadata housekeeping: {}", e.what());
     }
     schedule_housekeeping();
   });
+}
+
+std::string ControlPlane::begin_distributed() {
+  std::string gid = routing::transaction_gid(instance_id_, next_transaction_.fetch_add(1));
+  std::lock_guard lock(in_flight_mu_);
+  in_flight_.insert(gid);
+  return gid;
+}
+
+void ControlPlane::end_distributed(const std::string& gid) {
+  std::lock_guard lock(in_flight_mu_);
+  in_flight_.erase(gid);
+}
+
+bool ControlPlane::in_flight(const std::string& gid) const {
+  std::lock_guard lock(in_flight_mu_);
+  return in_flight_.count(gid) > 0;
+}
+
+Result<std::string> ControlPlane::decide_commit(const std::string& gid) {
+  try {
+    if (store_ == nullptr) throw std::runtime_error("the metadata store is not open");
+    return store_->decide(gid, "commit", instance_id_);
+  } catch (const std::exception& e) {
+    return fail("40003", std::string("cannot record the commit decision of a write across "
+                                     "shards: ") +
+                             e.what());
+  }
+}
+
+void ControlPlane::forget_decision(const std::string& gid) {
+  try {
+    store_->forget_decision(gid);
+  } catch (const std::exception& e) {
+    spdlog::warn("forgetting the decision of {}: {}", gid, e.what());
+  }
 }
 
 std::string ControlPlane::unavailable_reason() const {

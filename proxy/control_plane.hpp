@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -73,6 +74,18 @@ class ControlPlane : public routing::ClusterControl {
   /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
   Result<void> check_ddl(const sql::StatementInfo& info) const;
 
+  /// Two-phase commit of a write across shards. A new gid, registered as in flight until
+  /// end_distributed (recovery leaves it alone meanwhile). Any thread.
+  std::string begin_distributed();
+  void end_distributed(const std::string& gid);
+  bool in_flight(const std::string& gid) const;
+  /// Records the decision to commit `gid` in the metadata store; returns the decision that
+  /// stands ("abort" when recovery decided first). Control thread.
+  Result<std::string> decide_commit(const std::string& gid);
+  /// Forgets a decision every shard has applied. Control thread; failures are only logged
+  /// (recovery forgets it later).
+  void forget_decision(const std::string& gid);
+
  private:
   void listen_loop();
   void open_store();
@@ -110,6 +123,9 @@ class ControlPlane : public routing::ClusterControl {
   asio::steady_timer retry_{io_};
   asio::steady_timer housekeeping_{io_};
   bool open_failed_ = false;
+  mutable std::mutex in_flight_mu_;
+  std::set<std::string> in_flight_;
+  std::atomic<uint64_t> next_transaction_{1};
   mutable std::mutex error_mu_;
   std::string last_open_error_;
   size_t next_shard_ = 0;

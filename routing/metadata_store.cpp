@@ -173,6 +173,18 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (3)");
   }
+  if (current < 4) {
+    // v4: two-phase commit decisions for writes across shards.
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_decisions (
+        gid text PRIMARY KEY,
+        decision text NOT NULL CHECK (decision IN ('commit', 'abort')),
+        instance_id text NOT NULL,
+        decided_at timestamptz NOT NULL DEFAULT now());
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (4)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -457,6 +469,47 @@ std::vector<uint64_t> MetadataStore::orphaned_holds(std::chrono::seconds silence
   }
   tx.commit();
   return out;
+}
+
+std::vector<std::string> MetadataStore::live_instances(std::chrono::seconds silence) {
+  pqxx::read_transaction tx(impl_->conn);
+  std::vector<std::string> out;
+  for (const auto& row : tx.exec_params(
+           "SELECT instance_id FROM pgrange_instances WHERE heartbeat_at > now() - "
+           "make_interval(secs => $1)",
+           static_cast<int>(silence.count()))) {
+    out.push_back(row[0].as<std::string>());
+  }
+  return out;
+}
+
+std::string MetadataStore::decide(const std::string& gid, const std::string& decision,
+                                  const std::string& instance_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0(
+      "INSERT INTO pgrange_decisions (gid, decision, instance_id) VALUES ($1, $2, $3) "
+      "ON CONFLICT (gid) DO NOTHING",
+      gid, decision, instance_id);
+  std::string standing =
+      tx.exec_params1("SELECT decision FROM pgrange_decisions WHERE gid = $1", gid)[0]
+          .as<std::string>();
+  tx.commit();
+  return standing;
+}
+
+std::vector<std::pair<std::string, std::string>> MetadataStore::decisions() {
+  pqxx::read_transaction tx(impl_->conn);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : tx.exec("SELECT gid, decision FROM pgrange_decisions ORDER BY gid")) {
+    out.emplace_back(row[0].as<std::string>(), row[1].as<std::string>());
+  }
+  return out;
+}
+
+void MetadataStore::forget_decision(const std::string& gid) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_decisions WHERE gid = $1", gid);
+  tx.commit();
 }
 
 void MetadataStore::report_instance(const std::string& instance_id, int64_t version) {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -29,7 +30,7 @@ struct MetadataSnapshot {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -89,6 +90,17 @@ class MetadataStore {
   /// True once every instance with a heartbeat in the last few seconds serves `version` or a
   /// newer one; false after `timeout`.
   bool wait_for_instances(int64_t version, std::chrono::milliseconds timeout);
+  /// The instances with a heartbeat in the last `silence`.
+  std::vector<std::string> live_instances(std::chrono::seconds silence);
+
+  /// Two-phase commit decisions: the first decision recorded for a transaction (by its gid)
+  /// stands. Records `decision` ("commit" or "abort") unless one is recorded already, and
+  /// returns the one that stands.
+  std::string decide(const std::string& gid, const std::string& decision,
+                     const std::string& instance_id);
+  /// Every recorded decision: gid → decision.
+  std::vector<std::pair<std::string, std::string>> decisions();
+  void forget_decision(const std::string& gid);
 
  private:
   struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx

@@ -87,7 +87,9 @@ std::string describe_plan_summary(const ClusterView& view, const Route& route) {
   }
   out += "fan-out to " + std::to_string(route.shards.size()) + " shards (" +
          shard_list(view, route.shards) + ")";
-  if (route.sum_counts) {
+  if (route.distributed_write) {
+    out += ", one transaction on each, committed on all or none (two-phase commit)";
+  } else if (route.sum_counts) {
     out += ", counts summed";
   } else if (route.fanout_select) {
     out += ", rows concatenated";

@@ -678,8 +678,11 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         spans = SpanBuilder(*t, params, notes).spans(*s.where);
       }
       if (keys) {
+        bool rows = s.kind == sql::StatementKind::kInsert && is_target;
         for (const std::string& k : *keys) {
-          if (const RangeDescriptor* r = ranges.lookup(k)) use(*r, w, false);
+          const RangeDescriptor* r = ranges.lookup(k);
+          if (r != nullptr) use(*r, w, false);
+          if (rows) route.row_shards.push_back(r != nullptr ? view.shard_index(r->shard) : -1);
         }
       } else if (spans) {
         // Exactly the ranges the WHERE clause's key spans overlap.
@@ -771,6 +774,16 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
                                 "COPY … TO of a table spread over several shards (" + names() +
                                     ") is not supported yet")
                         .with_hint("a plain SELECT over the table works");
+    return route;
+  }
+  bool placed_rows =
+      s.kind == sql::StatementKind::kInsert && s.insert_values &&
+      route.row_shards.size() == s.insert_rows.size() &&
+      std::find(route.row_shards.begin(), route.row_shards.end(), -1) == route.row_shards.end();
+  if (placed_rows || s.kind == sql::StatementKind::kUpdate ||
+      s.kind == sql::StatementKind::kDelete) {
+    // One transaction on every shard it touches, committed atomically (two-phase commit).
+    route.distributed_write = true;
     return route;
   }
   if (s.kind != sql::StatementKind::kSelect) {

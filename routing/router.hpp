@@ -70,6 +70,12 @@ struct Route {
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).
   bool writes = false;
+  /// Several shards and one INSERT … VALUES (every row's key known), UPDATE or DELETE: it runs
+  /// as one transaction on every shard it touches, committed with two-phase commit.
+  bool distributed_write = false;
+  /// An INSERT … VALUES on a pgrange table: the shard (pool index) of each VALUES row, in
+  /// order (-1 for a row whose key no range holds).
+  std::vector<int> row_shards;
   /// Per statement and pgrange table, in order: the spans, reasons and ranges. Filled by
   /// explain_statements only (route_statements runs for every query and leaves it empty).
   std::vector<TableRoute> explanation;

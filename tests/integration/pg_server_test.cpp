@@ -61,7 +61,7 @@ TEST(PgServerTest, TwoServersAtOnceWithSettingsAndDatabases) {
     EXPECT_GE(s->port(), 20000);
     EXPECT_LT(s->port(), 32000);
     EXPECT_NE(s->exec("select version()").find("PostgreSQL 15"), std::string::npos);
-    EXPECT_EQ(s->exec("show max_prepared_transactions"), "20");
+    EXPECT_EQ(s->exec("show max_prepared_transactions"), "100");
     EXPECT_EQ(s->exec("show max_connections"), "200");
     EXPECT_EQ(s->exec("show wal_level"), "logical");
     EXPECT_EQ(s->exec("show fsync"), "off");
@@ -126,7 +126,7 @@ TEST(PgServerTest, StopAndStartAgainKeepsDataAndPort) {
   EXPECT_NE(s->pid(), first_pid);
   EXPECT_EQ(s->exec("select v from kept", "app"), "before restart");
   EXPECT_EQ(try_connect(s->dsn("app")), "");
-  EXPECT_EQ(s->exec("show max_prepared_transactions"), "20");
+  EXPECT_EQ(s->exec("show max_prepared_transactions"), "100");
   s->stop();
   s->stop();  // idempotent
   EXPECT_FALSE(s->running());

@@ -217,8 +217,9 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   auto c = client();
   for (std::string sql :
        {"SELECT count(DISTINCT name) FROM t", "SELECT id, row_number() OVER () FROM t",
-        "UPDATE t SET hits = 0", "DELETE FROM t WHERE id > 50",
-        "INSERT INTO t (id, name) VALUES (-5, 'a'), (3150, 'b')"}) {
+        "UPDATE t SET id = id + 1000 WHERE id > 50",
+        "INSERT INTO t (id, name) SELECT -5, 'a' UNION ALL SELECT 3150, 'b'",
+        "BEGIN; UPDATE t SET hits = 0; COMMIT"}) {
     SqlResult r = pq_exec(c.get(), sql);
     EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << r.message;
   }
@@ -226,6 +227,7 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   EXPECT_EQ(where(-5).first, 0);
   EXPECT_EQ(where(3150).first, 0);
   EXPECT_EQ(where(60).first, 1);
+  EXPECT_EQ(where(1060).first, 0);
 }
 
 TEST_F(RoutingTest, TextsOfOneShapeShareAMergePlanOnlyWhereTheyMeanTheSame) {

@@ -297,7 +297,7 @@ void PgServer::write_config() const {
        << "fsync = off\n"
        << "full_page_writes = off\n"
        << "synchronous_commit = off\n"
-       << "max_prepared_transactions = 20\n"
+       << "max_prepared_transactions = 100\n"
        << "wal_level = logical\n"
        << "max_connections = 200\n"
        << "shared_buffers = '32MB'\n"

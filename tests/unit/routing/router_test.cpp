@@ -139,8 +139,11 @@ TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
     EXPECT_EQ(r.shards, shards) << sql;
     for (const auto& u : r.uses) EXPECT_EQ(u.scan, scan) << sql;
   }
-  // A DELETE over two shards' ranges is still refused: it could not be atomic.
-  EXPECT_TRUE(route("DELETE FROM users WHERE id > 150").refusal);
+  // A DELETE over two shards' ranges runs on both, committed atomically.
+  Route del = route("DELETE FROM users WHERE id > 150");
+  EXPECT_FALSE(del.refusal);
+  EXPECT_TRUE(del.distributed_write);
+  EXPECT_EQ(del.shards, (std::vector<int>{1, 2}));
   // Bind values narrow like literals.
   auto infos = sql::analyze_statements("SELECT * FROM users WHERE id BETWEEN $1 AND $2");
   ASSERT_TRUE(infos);
@@ -205,7 +208,14 @@ TEST_F(RouterTest, APlanDescriptionReadsLikeExplain) {
   ASSERT_TRUE(infos);
   lines = describe_plan(*view_, *infos);
   ASSERT_GE(lines.size(), 2u);
-  EXPECT_TRUE(lines[0].starts_with("pgrange plan: refused (SQLSTATE 0A000): DELETE touching"))
+  EXPECT_EQ(lines[0],
+            "pgrange plan: fan-out to 2 shards (s2, s3), one transaction on each, committed on "
+            "all or none (two-phase commit)");
+  infos = sql::analyze_statements("INSERT INTO users (id) SELECT 1");
+  ASSERT_TRUE(infos);
+  lines = describe_plan(*view_, *infos);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_TRUE(lines[0].starts_with("pgrange plan: refused (SQLSTATE 0A000): INSERT touching"))
       << lines[0];
   EXPECT_TRUE(lines[1].starts_with("  hint: ")) << lines[1];
 }
@@ -256,10 +266,8 @@ TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
            {"SELECT * FROM users LIMIT 3", "LIMIT"},
            {"SELECT DISTINCT name FROM users", "DISTINCT"},
            {"SELECT * FROM users JOIN notes ON true", "JOIN"},
-           {"UPDATE users SET name = 'z'", "UPDATE"},
-           {"DELETE FROM users WHERE id > 10", "DELETE"},
-           {"INSERT INTO users (id, name) VALUES (1, 'a'), (300, 'b')", "INSERT"},
            {"INSERT INTO users (id) SELECT 1", "INSERT"},
+           {"INSERT INTO users (name) VALUES ('a'), ('b')", "INSERT"},
            {"SELECT * FROM users WHERE id = 1; SELECT * FROM users WHERE id = 300",
             "several shards"},
        }) {
@@ -269,6 +277,22 @@ TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
     EXPECT_NE(r.refusal->message.find(words), std::string::npos)
         << sql << ": " << r.refusal->message;
   }
+}
+
+TEST_F(RouterTest, WritesAcrossShardsAreOneDistributedTransaction) {
+  Route r = route("UPDATE users SET name = 'z'");
+  EXPECT_FALSE(r.refusal);
+  EXPECT_TRUE(r.distributed_write);
+  EXPECT_EQ(r.shards.size(), 3u);
+  r = route("INSERT INTO users (id, name) VALUES (1, 'a'), (300, 'b'), (2, 'c')");
+  EXPECT_FALSE(r.refusal);
+  EXPECT_TRUE(r.distributed_write);
+  // Each VALUES row's shard, in order, for splitting the INSERT.
+  EXPECT_EQ(r.row_shards, (std::vector<int>{0, 2, 0}));
+  // One shard: no distributed transaction.
+  r = route("UPDATE users SET name = 'z' WHERE id = 5");
+  EXPECT_FALSE(r.distributed_write);
+  EXPECT_EQ(r.shards.size(), 1u);
 }
 
 TEST_F(RouterTest, StatementsWithoutPgrangeTablesAreFree) {

@@ -1,0 +1,253 @@
+// ClientSession's writes across shards: one INSERT, UPDATE or DELETE that touches several
+// shards runs in a transaction on each and commits on all of them or on none (two-phase commit
+// with the decision recorded in the metadata store; routing/prepared_recovery finishes what a
+// crash interrupts).
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "sql/insert_rows.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+/// What a shard answered one simple Query with.
+struct Reply {
+  std::optional<std::string> row_description;
+  std::vector<std::string> rows;     ///< DataRow bodies
+  std::vector<std::string> notices;  ///< NoticeResponse bodies
+  std::string tag;                   ///< the last CommandComplete tag
+  std::optional<std::string> error;  ///< the ErrorResponse body, if any
+};
+
+awaitable<Result<Reply>> read_reply(BackendConnection& conn) {
+  Reply reply;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) co_return tl::unexpected(r.error());
+    switch (type) {
+      case 'Z':
+        co_return reply;
+      case 'T':
+        reply.row_description = std::move(body);
+        break;
+      case 'D':
+        reply.rows.push_back(std::move(body));
+        break;
+      case 'C':
+        reply.tag.assign(body.c_str());
+        break;
+      case 'E':
+        if (!reply.error) reply.error = std::move(body);
+        break;
+      case 'N':
+        reply.notices.push_back(std::move(body));
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/// "INSERT 0 3" + "INSERT 0 4" → "INSERT 0 7" (the counts of the shards' tags added).
+std::string add_tags(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  size_t sa = a.rfind(' '), sb = b.rfind(' ');
+  if (sa == std::string::npos || sb == std::string::npos) return a;
+  uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
+               std::strtoull(b.c_str() + sb + 1, nullptr, 10);
+  return a.substr(0, sa + 1) + std::to_string(n);
+}
+
+/// A test hook: PGRANGE_TEST_FAULT names a point of the two-phase commit where pgrange dies at
+/// once, as a crash there would leave the shards.
+void fault_point(const char* name) {
+  static const char* fault = std::getenv("PGRANGE_TEST_FAULT");
+  if (fault != nullptr && std::string_view(fault) == name) {
+    spdlog::error("PGRANGE_TEST_FAULT: exiting at {}", name);
+    std::_Exit(9);
+  }
+}
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
+                                                     const sql::StatementInfo& info,
+                                                     const routing::Route& route) {
+  ControlPlane* cp = worker_.shared().control;
+  std::string out;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  auto finish = [&]() {
+    if (shard_error) {
+      MessageWriter(out).begin('E').bytes(*shard_error).end();
+    } else if (error) {
+      write_error(out, *error);
+    }
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    leave_ranges();
+  };
+
+  // What each shard runs: its own VALUES rows of an INSERT, the statement itself otherwise.
+  std::map<int, std::string> statements;
+  std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  if (info.kind == sql::StatementKind::kInsert) {
+    std::map<int, std::vector<size_t>> rows;
+    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
+    for (const auto& [shard, indexes] : rows) {
+      auto shard_sql = sql::insert_with_rows(text, indexes);
+      if (!shard_sql) {
+        error = shard_sql.error();
+        finish();
+        co_return true;
+      }
+      statements[shard] = std::move(*shard_sql);
+    }
+  } else {
+    for (int shard : route.shards) statements[shard] = text;
+  }
+
+  struct Part {
+    int shard = 0;
+    std::shared_ptr<BackendConnection> conn;
+    bool in_transaction = false;
+    bool prepared = false;
+    bool broken = false;
+  };
+  std::vector<Part> parts;
+  std::string gid = cp->begin_distributed();
+  std::optional<std::string> description;
+  std::vector<std::string> rows;
+  std::string tag;
+
+  // One shard after the other, in shard order: two such writes that need the same rows queue
+  // on the first shard they share instead of deadlocking across shards.
+  for (const auto& [shard, statement] : statements) {
+    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    if (!acquired) {
+      error = acquired.error();
+      break;
+    }
+    Part& part = parts.emplace_back();
+    part.shard = shard;
+    part.conn = *acquired;
+    std::string request;
+    write_query(request, "BEGIN");
+    write_query(request, statement);
+    if (auto e = co_await start_request(*part.conn, std::move(request))) {
+      error = *e;
+      part.broken = true;
+      break;
+    }
+    part.in_transaction = true;
+    Reply reply;
+    for (int i = 0; i < 2; ++i) {
+      auto r = co_await read_reply(*part.conn);
+      if (!r) {
+        error = r.error();
+        part.broken = true;
+        break;
+      }
+      reply = std::move(*r);
+      if (reply.error) break;
+    }
+    if (error) break;
+    if (reply.error) {
+      shard_error = std::move(reply.error);
+      break;
+    }
+    if (!description && reply.row_description) description = std::move(reply.row_description);
+    for (auto& row : reply.rows) rows.push_back(std::move(row));
+    tag = add_tags(tag, reply.tag);
+  }
+
+  // Prepare everywhere; then the decision.
+  if (!error && !shard_error) {
+    for (Part& part : parts) {
+      auto r = co_await part.conn->run_simple("PREPARE TRANSACTION '" + gid + "'");
+      if (!r) {
+        error = r.error();
+        part.in_transaction = false;  // a failed PREPARE ends the transaction
+        break;
+      }
+      part.prepared = true;
+      part.in_transaction = false;
+    }
+  }
+  bool committed = false;
+  if (!error && !shard_error) {
+    fault_point("after_prepare");
+    // A named task: g++ 12 mishandles lambda temporaries inside co_await.
+    std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
+    auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
+    if (!decision) {
+      // Whether the decision was recorded is unknown: recovery reads it and finishes the
+      // prepared transactions one way or the other.
+      cp->end_distributed(gid);
+      for (Part& part : parts) {
+        worker_.pool(static_cast<size_t>(part.shard)).release(part.conn, !part.conn->broken());
+      }
+      error = decision.error();
+      finish();
+      co_return true;
+    }
+    if (*decision != "commit") {
+      error = Error::make("40001",
+                          "the write across shards was rolled back: pgrange's recovery decided "
+                          "to abort it before it could commit");
+    } else {
+      committed = true;
+      fault_point("after_decision");
+    }
+  }
+  // Finish every shard's part: COMMIT PREPARED, or roll back.
+  bool all_done = true;
+  for (Part& part : parts) {
+    if (part.broken || part.conn->broken()) {
+      all_done = false;  // a prepared part waits for recovery
+      continue;
+    }
+    Result<void> r;
+    if (part.prepared) {
+      r = co_await part.conn->run_simple((committed ? "COMMIT PREPARED '" : "ROLLBACK PREPARED '") +
+                                         gid + "'");
+    } else if (part.in_transaction) {
+      r = co_await part.conn->run_simple("ROLLBACK");
+    }
+    if (!r) {
+      all_done = false;
+      spdlog::warn("{} on shard {}: {} (recovery will finish it)", gid, part.conn->shard().name,
+                   r.error().message);
+    }
+  }
+  if (committed && all_done) {
+    std::function<bool()> forget = [cp, gid]() {
+      cp->forget_decision(gid);
+      return true;
+    };
+    co_await cp->call<bool>(std::move(forget));
+  }
+  cp->end_distributed(gid);
+  for (Part& part : parts) {
+    worker_.pool(static_cast<size_t>(part.shard))
+        .release(part.conn, !part.broken && !part.conn->broken());
+  }
+  if (committed) {
+    if (description) MessageWriter(out).begin('T').bytes(*description).end();
+    for (const std::string& row : rows) MessageWriter(out).begin('D').bytes(row).end();
+    MessageWriter(out).begin('C').cstr(tag).end();
+  }
+  finish();
+  co_return true;
+}
+
+}  // namespace pgrange::proxy
