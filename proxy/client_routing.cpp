@@ -210,7 +210,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     return p;
   }
   if (type == 'Q' && infos.size() == 1 && infos[0].kind == sql::StatementKind::kTransaction &&
-      several && transaction_pooling_ && !backend_) {
+      several && transaction_pooling_ && !backend_ && !coord_) {
     const std::string& tk = infos[0].transaction_kind;
     if ((tk == "begin" || tk == "start") && txn_status_ == 'I' && deferred_begin_.empty()) {
       p.kind = Plan::Kind::kBegin;
@@ -254,7 +254,22 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
-  if (p.route.shards.size() > 1 && p.route.distributed_write) {
+  if (coord_) {
+    // Every statement of a transaction over several shards runs through its coordinator.
+    if (type != 'Q') {
+      return refuse_with(not_supported(
+          "the extended query protocol inside a transaction over several shards is not "
+          "supported yet"));
+    }
+    if (p.route.shards.size() > 1 && !p.route.distributed_write) {
+      return refuse_with(not_supported(
+          "a SELECT over several shards inside a transaction block is not supported yet"));
+    }
+    p.kind = Plan::Kind::kCoordinate;
+  } else if (p.route.shards.size() > 1 && p.route.distributed_write && type == 'Q' && in_block &&
+             can_coordinate()) {
+    p.kind = Plan::Kind::kCoordinate;
+  } else if (p.route.shards.size() > 1 && p.route.distributed_write) {
     if (type != 'Q' || backend_ || in_block) {
       return refuse_with(not_supported(
           "a write touching several shards runs only as a simple query outside a transaction "
@@ -272,7 +287,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     p.kind = Plan::Kind::kMerge;
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
-    if (backend_ && p.shard != backend_->shard_index()) {
+    if (backend_ && p.shard != backend_->shard_index() && type == 'Q' && can_coordinate()) {
+      p.kind = Plan::Kind::kCoordinate;  // the transaction's second shard
+    } else if (backend_ && p.shard != backend_->shard_index()) {
       return refuse_with(
           not_supported("this transaction runs on shard \"" + backend_->shard().name +
                             "\"; a statement on shard \"" + view->shard_name(p.shard) +
@@ -303,6 +320,11 @@ void ClientSession::leave_ranges() {
 }
 
 bool ClientSession::refuse(char type, const Error& e, std::string& out) {
+  if (coord_) {
+    // In a transaction over several shards an error aborts it, as PostgreSQL's would.
+    coord_->failed = true;
+    txn_status_ = 'E';
+  }
   if (type == 'Q') {
     if (backend_) {
       // Fail the statement on the backend itself, so its transaction aborts as PostgreSQL's
@@ -445,8 +467,12 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       }
       ok = co_await run_merge(**p.merge, p.route);
       co_return false;
+    case Plan::Kind::kCoordinate:
+      ok = co_await run_coordinated(text, p);
+      co_return false;
     case Plan::Kind::kBegin: {
       deferred_begin_ = std::string(text);
+      txn_begin_sql_ = deferred_begin_;
       txn_status_ = 'T';
       PendingEntry e;
       e.kind = Pending::kSyntheticQuery;

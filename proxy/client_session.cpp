@@ -141,6 +141,13 @@ awaitable<void> ClientSession::run() {
   } else if (backend_) {
     release_backend(false);
   }
+  if (coord_) {
+    // A transaction over several shards the client left open: closed connections roll back.
+    for (auto& [shard, conn] : coord_->parts) {
+      worker_.pool(static_cast<size_t>(shard)).release(conn, false);
+    }
+    coord_.reset();
+  }
   co_await channel_.flush();
   channel_.close();
   if (was_pinned_) spdlog::debug("session of {} ended while pinned", user_);
@@ -1342,6 +1349,12 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
         asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
     if (ec) {
       if (closing_) break;
+      if (handover_requested_ && ec == asio::error::operation_aborted && pending_.empty()) {
+        // The coordinator of a transaction over several shards takes the backend over.
+        handover_requested_ = false;
+        handed_over_ = conn;
+        break;
+      }
       if (release_requested_ && ec == asio::error::operation_aborted) {
         release_requested_ = false;
         if (can_release()) {
@@ -1372,7 +1385,10 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     if (channel_.queued() > kClientBacklog) co_await channel_.wait_below(kClientBacklog / 2);
   }
   fatal_seen_ = false;
-  if (backend_ == conn) {
+  if (handed_over_ == conn && backend_ == conn) {
+    cancel_target_->shard_index = -1;
+    backend_.reset();
+  } else if (backend_ == conn) {
     bool clean = pending_.empty() && !unsynced_ && txn_status_ == 'I' && !in_copy_ &&
                  transaction_pooling_ && !pinned() && !conn->broken();
     if (conn->broken() && !pending_.empty()) fail_pending(true);

@@ -96,6 +96,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kMerge,      ///< a SELECT on several shards, results merged (`merge`)
       kExplain,    ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
       kWrite,      ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
+      kCoordinate,  ///< a statement of a transaction over several shards (`coord_`)
       kBegin,      ///< BEGIN: deferred until a statement says which shard
       kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
       kRefuse,     ///< `error`
@@ -148,6 +149,26 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
                                         const routing::Route& route);
+  /// A transaction block over several shards: pgrange holds a connection in the transaction on
+  /// each shard it touched and runs the client's statements itself; COMMIT is a two-phase
+  /// commit. Simple protocol only.
+  struct Coordinated {
+    std::map<int, std::shared_ptr<BackendConnection>> parts;  ///< shard → its connection
+    std::string begin_sql;  ///< what opens the transaction on one more shard
+    int first_shard = -1;   ///< where statements on no pgrange table run
+    bool failed = false;    ///< a statement failed: only ROLLBACK (or COMMIT) goes on
+  };
+  /// Whether the open transaction can become a coordinated one now.
+  bool can_coordinate() const;
+  /// Runs one statement of a coordinated transaction (starting it, when it is the statement
+  /// that needs a second shard).
+  awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan);
+  /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
+  /// rollback; appends the answer (without ReadyForQuery) to `out`.
+  awaitable<void> finish_coordinated(bool commit, std::string& out);
+  /// Takes the session's backend out of the reader's hands (no reply pending), for the
+  /// coordinator; nullptr when there is none.
+  awaitable<std::shared_ptr<BackendConnection>> take_backend();
   /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
   /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
@@ -246,6 +267,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
   std::string unnamed_tail_;    ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
+  std::optional<Coordinated> coord_;
+  std::string txn_begin_sql_;  ///< the BEGIN of the open transaction block, as the client wrote it
+  bool handover_requested_ = false;
+  std::shared_ptr<BackendConnection> handed_over_;
 };
 
 }  // namespace pgrange::proxy

@@ -11,6 +11,7 @@
 
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
+#include "proxy/fault_point.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/insert_rows.hpp"
@@ -65,16 +66,6 @@ std::string add_tags(const std::string& a, const std::string& b) {
   uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
                std::strtoull(b.c_str() + sb + 1, nullptr, 10);
   return a.substr(0, sa + 1) + std::to_string(n);
-}
-
-/// A test hook: PGRANGE_TEST_FAULT names a point of the two-phase commit where pgrange dies at
-/// once, as a crash there would leave the shards.
-void fault_point(const char* name) {
-  static const char* fault = std::getenv("PGRANGE_TEST_FAULT");
-  if (fault != nullptr && std::string_view(fault) == name) {
-    spdlog::error("PGRANGE_TEST_FAULT: exiting at {}", name);
-    std::_Exit(9);
-  }
 }
 
 }  // namespace

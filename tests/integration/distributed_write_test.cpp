@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -179,6 +180,90 @@ TEST_F(DistributedWriteTest, ConcurrentTransfersAcrossShardsNeitherDeadlockNorLo
   EXPECT_EQ(decisions_left(), 0);
 }
 
+TEST_F(DistributedWriteTest, TransactionBlocksAcrossShardsCommitAtomicallyUnderConcurrency) {
+  // Transfers in explicit transactions, the two updates in either order: a deadlock across
+  // shards can happen and must end as 40P01 (then retried), never hang or lose money.
+  constexpr int kClients = 4, kEach = 40;
+  std::atomic<int> failures{0}, retries{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      auto c = pq_connect(proxy_->dsn());
+      std::mt19937 rng(static_cast<unsigned>(100 + t));
+      for (int i = 0; i < kEach; ++i) {
+        int a = 1 + static_cast<int>(rng() % 20), b = 281 + static_cast<int>(rng() % 20);
+        if (rng() % 2 == 0) std::swap(a, b);
+        for (int attempt = 0;; ++attempt) {
+          std::vector<std::string> steps = {
+              "BEGIN", "UPDATE acc SET bal = bal - 10 WHERE id = " + std::to_string(a),
+              "UPDATE acc SET bal = bal + 10 WHERE id = " + std::to_string(b), "COMMIT"};
+          std::string failed;
+          for (const std::string& sql : steps) {
+            SqlResult r = pq_exec(c.get(), sql);
+            if (!r.ok()) {
+              failed = r.sqlstate + " " + r.message;
+              break;
+            }
+          }
+          if (failed.empty()) break;
+          pq_exec(c.get(), "ROLLBACK");
+          if ((failed.rfind("40P01", 0) == 0 || failed.rfind("40001", 0) == 0) && attempt < 20) {
+            ++retries;
+            continue;
+          }
+          ADD_FAILURE() << failed;
+          ++failures;
+          break;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::cout << "[distributed] " << kClients * kEach << " transfers, " << retries.load()
+            << " retried after a deadlock across shards\n";
+  EXPECT_EQ(sum_direct("SELECT sum(bal) FROM acc"), 0);
+  auto c = pq_connect(proxy_->dsn());
+  EXPECT_EQ(pq_exec(c.get(), "SELECT sum(bal) FROM acc").at(), "0");
+  EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(5)));
+}
+
+TEST_F(DistributedWriteTest, ADeadlockAcrossShardsEndsAs40P01) {
+  // Each transaction holds a row on one shard and waits for the other's row on another shard:
+  // no shard sees the cycle. The waits end as deadlocks (40P01) instead of hanging.
+  int64_t before = sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)");
+  auto c1 = pq_connect(proxy_->dsn());
+  auto c2 = pq_connect(proxy_->dsn());
+  ASSERT_TRUE(pq_exec(c1.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c1.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 50").ok());
+  ASSERT_TRUE(pq_exec(c2.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c2.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 250").ok());
+  SqlResult r1;
+  auto start = std::chrono::steady_clock::now();
+  std::thread t([&] {
+    r1 = pq_exec(c1.get(), "UPDATE acc SET bal = bal - 1 WHERE id = 250");
+    if (!r1.ok()) pq_exec(c1.get(), "ROLLBACK");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  SqlResult r2 = pq_exec(c2.get(), "UPDATE acc SET bal = bal - 1 WHERE id = 50");
+  t.join();
+  auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(waited, std::chrono::seconds(15));
+  EXPECT_TRUE(r1.sqlstate == "40P01" || r2.sqlstate == "40P01")
+      << "c1: " << r1.sqlstate << " " << r1.message << "; c2: " << r2.sqlstate << " " << r2.message;
+  if (r2.ok()) {
+    ASSERT_TRUE(pq_exec(c2.get(), "COMMIT").ok());
+  } else {
+    pq_exec(c2.get(), "ROLLBACK");
+  }
+  if (r1.ok()) {
+    ASSERT_TRUE(pq_exec(c1.get(), "COMMIT").ok());
+  }
+  // Whatever committed committed whole: each transaction moves nothing in total.
+  EXPECT_EQ(sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)"), before);
+  EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(5)));
+}
+
 TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   // Killed after PREPARE on every shard, before the decision: rolled back.
   {
@@ -197,13 +282,26 @@ TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
     EXPECT_FALSE(r.ok());
     EXPECT_TRUE(eventually([&] { return !dying->running(); }, std::chrono::seconds(10)));
   }
-  EXPECT_EQ(prepared_left(), 4);
-  EXPECT_EQ(decisions_left(), 1);
+  // The same for a transaction block over two shards, killed after its decision.
+  {
+    auto dying = start_proxy("after_decision");
+    auto c = pq_connect(dying->dsn());
+    for (std::string sql : {"BEGIN", "INSERT INTO acc VALUES (5003, 0, 'b')",
+                            "INSERT INTO acc VALUES (-5003, 0, 'b')"}) {
+      SqlResult r = pq_exec(c.get(), sql);
+      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+    }
+    EXPECT_FALSE(pq_exec(c.get(), "COMMIT").ok());
+    EXPECT_TRUE(eventually([&] { return !dying->running(); }, std::chrono::seconds(10)));
+  }
+  EXPECT_EQ(prepared_left(), 6);
+  EXPECT_EQ(decisions_left(), 2);
   // The running pgrange finishes both once the dead instance has been silent long enough.
   EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(30)))
       << proxy_->log_tail();
   EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5001, -5001)"), 0);
   EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5002, -5002)"), 2);
+  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5003, -5003)"), 2);
   EXPECT_TRUE(eventually([] { return decisions_left() == 0; }, std::chrono::seconds(10)));
   auto c = pq_connect(proxy_->dsn());
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE id IN (5002, -5002)").at(), "2");

@@ -189,16 +189,37 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
   EXPECT_TRUE(pq_exec(c.get(), "SELECT 1").ok());
 }
 
-TEST_F(RoutingTest, ATransactionStaysOnItsShard) {
+TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
   auto c = client();
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 100 WHERE id = 10").ok());
-  SqlResult other = pq_exec(c.get(), "SELECT name FROM t WHERE id = 290");
-  EXPECT_EQ(other.sqlstate, "0A000") << other.message;
-  // The transaction is aborted, as PostgreSQL's would be after an error.
-  EXPECT_EQ(pq_exec(c.get(), "SELECT 1").sqlstate, "25P02");
+  // A statement on another shard: the transaction now spans both.
+  SqlResult other = pq_exec(c.get(), "UPDATE t SET hits = hits + 100 WHERE id = 290");
+  ASSERT_TRUE(other.ok()) << other.message;
+  EXPECT_EQ(pq_exec(c.get(), "SELECT hits FROM t WHERE id = 290").at(), "100");
+  // Not visible outside before COMMIT; rolled back on both shards by ROLLBACK.
+  EXPECT_EQ(where(290), (std::pair<int, std::string>{1, "n290/0"}));
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
   EXPECT_EQ(where(10), (std::pair<int, std::string>{1, "n10/0"}));
+  EXPECT_EQ(where(290), (std::pair<int, std::string>{1, "n290/0"}));
+  // An error aborts the whole transaction, as PostgreSQL's would be.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 1 WHERE id = 10").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 1 WHERE id = 290").ok());
+  EXPECT_EQ(pq_exec(c.get(), "SELECT 1 / (id - 290) FROM t WHERE id = 290").sqlstate, "22012");
+  EXPECT_EQ(pq_exec(c.get(), "SELECT 1").sqlstate, "25P02");
+  EXPECT_TRUE(pq_exec(c.get(), "COMMIT").ok());  // answered ROLLBACK, as PostgreSQL does
+  EXPECT_EQ(where(10), (std::pair<int, std::string>{1, "n10/0"}));
+  EXPECT_EQ(where(290), (std::pair<int, std::string>{1, "n290/0"}));
+  // Committed on both, atomically.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 7 WHERE id = 10").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 7 WHERE id = 290").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "COMMIT").ok());
+  EXPECT_EQ(where(10), (std::pair<int, std::string>{1, "n10/7"}));
+  EXPECT_EQ(where(290), (std::pair<int, std::string>{1, "n290/7"}));
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = 0 WHERE id IN (10, 290)").ok());
   // A transaction whose statements share a shard commits there.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 1 WHERE id = 11").ok());

@@ -1,0 +1,339 @@
+// ClientSession's transactions over several shards: once a transaction block needs a second
+// shard, pgrange coordinates it. It holds one connection in the transaction on each shard the
+// block touched, runs the client's statements there itself, and ends the block with a two-phase
+// commit (the decision recorded in the metadata store, as for single writes across shards).
+
+#include <spdlog/spdlog.h>
+
+#include <functional>
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/fault_point.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "sql/insert_rows.hpp"
+#include "sql/session_statement.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+constexpr size_t kBatch = 64 * 1024;
+/// A lock wait on one shard of a coordinated transaction may be half of a deadlock across
+/// shards, which no shard can see: it ends after this long, reported as a deadlock (40P01, so
+/// that clients retry).
+constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
+constexpr size_t kBacklog = 256 * 1024;
+
+/// "UPDATE 3" + "UPDATE 4" → "UPDATE 7".
+std::string add_counts(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  size_t sa = a.rfind(' '), sb = b.rfind(' ');
+  if (sa == std::string::npos || sb == std::string::npos) return a;
+  uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
+               std::strtoull(b.c_str() + sb + 1, nullptr, 10);
+  return a.substr(0, sa + 1) + std::to_string(n);
+}
+
+Error aborted_error() {
+  return Error::make("25P02",
+                     "current transaction is aborted, commands ignored until end of transaction "
+                     "block");
+}
+
+}  // namespace
+
+bool ClientSession::can_coordinate() const {
+  return transaction_pooling_ && worker_.pool_count() > 1 && savepoints_.empty() &&
+         txn_effects_.empty() && !pinned() && !in_copy_ && !extended_merge_ &&
+         (!backend_ || (pending_.empty() && !unsynced_)) && txn_status_ == 'T';
+}
+
+awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
+  if (!backend_) co_return nullptr;
+  if (reader_running_) {
+    handover_requested_ = true;
+    error_code ec;
+    backend_->socket().cancel(ec);
+    while (reader_running_) {
+      released_.expires_after(std::chrono::seconds(5));
+      co_await released_.async_wait(no_throw(ec));
+    }
+    handover_requested_ = false;
+    auto conn = std::move(handed_over_);
+    handed_over_.reset();
+    co_return conn;
+  }
+  auto conn = std::move(backend_);
+  backend_.reset();
+  cancel_target_->shard_index = -1;
+  co_return conn;
+}
+
+awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan) {
+  std::string out;
+  emit_ready_synthetics(out);  // a BEGIN answered before comes first
+  const auto& infos = **plan.analysis;
+  const sql::StatementInfo& info = infos.front();
+  auto reply_error = [&](const Error& e) {
+    write_error(out, e);
+    if (coord_) coord_->failed = true;
+    txn_status_ = coord_ ? 'E' : 'I';
+  };
+
+  if (!coord_) {
+    // The statement that needs a second shard (or several): the transaction becomes ours.
+    Coordinated c;
+    c.begin_sql = txn_begin_sql_.empty() ? "BEGIN" : txn_begin_sql_;
+    auto conn = co_await take_backend();
+    if (conn) {
+      if (auto r = co_await conn->run_simple(kSetLockTimeout); !r) {
+        spdlog::warn("session {}: {}", key_pid_, r.error().message);
+      }
+      c.first_shard = conn->shard_index();
+      c.parts[conn->shard_index()] = std::move(conn);
+    }
+    deferred_begin_.clear();
+    coord_ = std::move(c);
+    spdlog::debug("session {}: transaction coordinated over several shards", key_pid_);
+  }
+  Coordinated& c = *coord_;
+
+  if (info.kind == sql::StatementKind::kTransaction) {
+    const std::string& tk = info.transaction_kind;
+    if (tk == "commit" || tk == "rollback") {
+      co_await finish_coordinated(tk == "commit" && !c.failed, out);
+    } else if (tk == "begin" || tk == "start") {
+      // PostgreSQL warns and goes on.
+      MessageWriter(out)
+          .begin('N')
+          .byte('S')
+          .cstr("WARNING")
+          .byte('V')
+          .cstr("WARNING")
+          .byte('C')
+          .cstr("25001")
+          .byte('M')
+          .cstr("there is already a transaction in progress")
+          .byte('\0')
+          .end();
+      MessageWriter(out).begin('C').cstr("BEGIN").end();
+    } else {
+      reply_error(Error::make(sqlstate::kFeatureNotSupported,
+                              "savepoints and PREPARE TRANSACTION inside a transaction over "
+                              "several shards are not supported yet"));
+    }
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  if (c.failed) {
+    reply_error(aborted_error());
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  if (!sql::session_effects(sql_text).empty()) {
+    reply_error(Error::make(sqlstate::kFeatureNotSupported,
+                            "SET inside a transaction over several shards is not supported yet"));
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return true;
+  }
+
+  // What each shard runs: its VALUES rows of a multi-row INSERT, the statement otherwise.
+  std::map<int, std::string> statements;
+  std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  const routing::Route& route = plan.route;
+  if (route.shards.empty()) {
+    int shard = c.first_shard >= 0 ? c.first_shard : 0;
+    statements[shard] = text;
+  } else if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert) {
+    std::map<int, std::vector<size_t>> rows;
+    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
+    for (const auto& [shard, indexes] : rows) {
+      auto shard_sql = sql::insert_with_rows(text, indexes);
+      if (!shard_sql) {
+        reply_error(shard_sql.error());
+        write_ready_for_query(out, txn_status_);
+        channel_.send(std::move(out));
+        co_return true;
+      }
+      statements[shard] = std::move(*shard_sql);
+    }
+  } else {
+    for (int shard : route.shards) statements[shard] = text;
+  }
+
+  // Shard by shard, in shard order (see run_distributed_write).
+  bool described = false;
+  std::string tag;
+  for (const auto& [shard, statement] : statements) {
+    auto it = c.parts.find(shard);
+    bool opening = it == c.parts.end();
+    if (opening) {
+      auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+      if (!acquired) {
+        reply_error(acquired.error());
+        break;
+      }
+      it = c.parts.emplace(shard, *acquired).first;
+      if (c.first_shard < 0) c.first_shard = shard;
+    }
+    // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
+    std::string request;
+    write_query(request,
+                opening ? c.begin_sql + ";\n" + kSetLockTimeout + ";\n" + statement : statement);
+    BackendConnection& conn = *it->second;
+    if (auto e = co_await start_request(conn, std::move(request))) {
+      conn.mark_broken();
+      reply_error(*e);
+      break;
+    }
+    int ours = opening ? 2 : 0;  // the first CommandCompletes are our BEGIN's and SET's
+    bool failed = false;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await conn.read_message(type, body); !r) {
+        conn.mark_broken();
+        reply_error(r.error());
+        failed = true;
+        break;
+      }
+      if (type == 'Z') break;
+      switch (type) {
+        case 'E':
+          if (parse_error_fields(body).sqlstate == "55P03") {
+            write_error(out, Error::make("40P01", "deadlock detected")
+                                 .with_detail("a lock wait on shard \"" + conn.shard().name +
+                                              "\" of a transaction over several shards lasted "
+                                              "2 s: it may be part of a deadlock across shards"));
+          } else {
+            MessageWriter(out).begin('E').bytes(body).end();
+          }
+          c.failed = true;
+          txn_status_ = 'E';
+          failed = true;
+          break;
+        case 'C':
+          if (ours > 0) {
+            --ours;
+          } else {
+            tag = add_counts(tag, std::string(body.c_str()));
+          }
+          break;
+        case 'T':
+          if (!described) MessageWriter(out).begin('T').bytes(body).end();
+          described = true;
+          break;
+        case 'D':
+        case 'N':
+          MessageWriter(out).begin(type).bytes(body).end();
+          break;
+        default:
+          break;
+      }
+      if (out.size() >= kBatch) {
+        channel_.send(std::move(out));
+        out.clear();
+        if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
+      }
+    }
+    if (failed) break;
+  }
+  if (!c.failed && !tag.empty()) MessageWriter(out).begin('C').cstr(tag).end();
+  if (!c.failed) txn_status_ = 'T';
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
+  ControlPlane* cp = worker_.shared().control;
+  Coordinated c = std::move(*coord_);
+  coord_.reset();
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  bool committed = false;
+  if (commit && c.parts.size() == 1) {
+    auto& conn = *c.parts.begin()->second;
+    auto r = co_await conn.run_simple("COMMIT");
+    if (!r) error = r.error();
+    committed = r.has_value();
+  } else if (commit && c.parts.size() > 1) {
+    std::string gid = cp->begin_distributed();
+    std::map<int, bool> prepared;
+    for (auto& [shard, conn] : c.parts) {
+      auto r = co_await conn->run_simple("PREPARE TRANSACTION '" + gid + "'");
+      if (!r) {
+        error = r.error();
+        break;
+      }
+      prepared[shard] = true;
+    }
+    if (!error) {
+      fault_point("after_prepare");
+      std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
+      auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
+      if (!decision) {
+        error = decision.error();  // recovery finishes it either way
+        prepared.clear();
+      } else if (*decision != "commit") {
+        error = Error::make("40001",
+                            "the transaction was rolled back: pgrange's recovery decided to "
+                            "abort it before it could commit");
+      } else {
+        committed = true;
+        fault_point("after_decision");
+      }
+    }
+    bool all_done = true;
+    for (auto& [shard, conn] : c.parts) {
+      if (conn->broken()) {
+        all_done = false;
+        continue;
+      }
+      Result<void> r;
+      if (prepared.count(shard) > 0) {
+        r = co_await conn->run_simple((committed ? "COMMIT PREPARED '" : "ROLLBACK PREPARED '") +
+                                      gid + "'");
+      } else if (!committed) {
+        r = co_await conn->run_simple("ROLLBACK");
+      }
+      if (!r) {
+        all_done = false;
+        spdlog::warn("{} on shard {}: {} (recovery will finish it)", gid, conn->shard().name,
+                     r.error().message);
+      }
+    }
+    if (committed && all_done) {
+      std::function<bool()> forget = [cp, gid]() {
+        cp->forget_decision(gid);
+        return true;
+      };
+      co_await cp->call<bool>(std::move(forget));
+    }
+    cp->end_distributed(gid);
+  } else {
+    for (auto& [shard, conn] : c.parts) {
+      if (!conn->broken()) co_await conn->run_simple("ROLLBACK");
+    }
+  }
+  for (auto& [shard, conn] : c.parts) {
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  }
+  if (shard_error) {
+    MessageWriter(out).begin('E').bytes(*shard_error).end();
+  } else if (error) {
+    write_error(out, *error);
+  } else {
+    MessageWriter(out).begin('C').cstr(committed ? "COMMIT" : "ROLLBACK").end();
+  }
+  txn_status_ = 'I';
+  txn_begin_sql_.clear();
+  deferred_begin_.clear();
+  leave_ranges();
+}
+
+}  // namespace pgrange::proxy
