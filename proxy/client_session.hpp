@@ -90,17 +90,17 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// How one client message is routed.
   struct Plan {
     enum class Kind {
-      kPass,       ///< forward it to `shard` (-1: any shard)
-      kAdmin,      ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
-      kBroadcast,  ///< DDL: run on every shard, then the catalog follows
-      kMerge,      ///< a SELECT on several shards, results merged (`merge`)
-      kExplain,    ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
-      kWrite,      ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
+      kPass,        ///< forward it to `shard` (-1: any shard)
+      kAdmin,       ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
+      kBroadcast,   ///< DDL: run on every shard, then the catalog follows
+      kMerge,       ///< a SELECT on several shards, results merged (`merge`)
+      kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
+      kWrite,       ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
       kCoordinate,  ///< a statement of a transaction over several shards (`coord_`)
-      kBegin,      ///< BEGIN: deferred until a statement says which shard
-      kEnd,        ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
-      kRefuse,     ///< `error`
-      kWait,       ///< a range it writes to is moving: wait, then plan again
+      kBegin,       ///< BEGIN: deferred until a statement says which shard
+      kEnd,         ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
+      kRefuse,      ///< `error`
+      kWait,        ///< a range it writes to is moving: wait, then plan again
     };
     Kind kind = Kind::kPass;
     int shard = -1;

@@ -474,10 +474,10 @@ std::vector<uint64_t> MetadataStore::orphaned_holds(std::chrono::seconds silence
 std::vector<std::string> MetadataStore::live_instances(std::chrono::seconds silence) {
   pqxx::read_transaction tx(impl_->conn);
   std::vector<std::string> out;
-  for (const auto& row : tx.exec_params(
-           "SELECT instance_id FROM pgrange_instances WHERE heartbeat_at > now() - "
-           "make_interval(secs => $1)",
-           static_cast<int>(silence.count()))) {
+  for (const auto& row :
+       tx.exec_params("SELECT instance_id FROM pgrange_instances WHERE heartbeat_at > now() - "
+                      "make_interval(secs => $1)",
+                      static_cast<int>(silence.count()))) {
     out.push_back(row[0].as<std::string>());
   }
   return out;
