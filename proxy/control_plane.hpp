@@ -77,6 +77,8 @@ class ControlPlane : public routing::ClusterControl {
   /// Two-phase commit of a write across shards. A new gid, registered as in flight until
   /// end_distributed (recovery leaves it alone meanwhile). Any thread.
   std::string begin_distributed();
+  /// How many two-phase commits this process began.
+  uint64_t two_phase_commits() const { return next_transaction_.load() - 1; }
   void end_distributed(const std::string& gid);
   bool in_flight(const std::string& gid) const;
   /// Records the decision to commit `gid` in the metadata store; returns the decision that

@@ -150,7 +150,8 @@ int Server::run() {
   main_io_.run();
   for (auto& t : threads) t.join();
   if (control_) control_->stop();
-  spdlog::info("pgrange stopped ({} pins during its run)", shared_.pins.load());
+  spdlog::info("pgrange stopped ({} pins, {} two-phase commits during its run)",
+               shared_.pins.load(), control_ ? control_->two_phase_commits() : 0);
   return 0;
 }
 
