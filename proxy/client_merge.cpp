@@ -80,8 +80,13 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
     answer_bind(buf);
     write_error(buf, e);
     channel_.send(std::move(buf));
+    if (m.coordinated && coord_) {
+      coord_->failed = true;  // an error aborts the transaction; its ranges stay in use
+      txn_status_ = 'E';
+    } else {
+      leave_ranges();
+    }
     extended_merge_.reset();
-    leave_ranges();
     skip_until_sync_ = true;
   };
   BodyReader br(body);
@@ -115,6 +120,10 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       extended_merge_.reset();
       // The Sync that follows is answered here: no backend holds this work.
       skip_until_sync_ = true;
+      if (run.coordinated) {
+        Plan plan = *run.coordinated;
+        co_return co_await run_coordinated(run.statement_text, plan, &run);
+      }
       co_return co_await run_merge(**run.merge, run.route, &run);
     }
     case 'S': {
@@ -123,8 +132,8 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       answer_bind(buf);
       write_ready_for_query(buf, txn_status_);
       channel_.send(std::move(buf));
+      if (!m.coordinated) leave_ranges();
       extended_merge_.reset();
-      leave_ranges();
       co_return true;
     }
     default:

@@ -42,8 +42,9 @@ std::string first_keyword(std::string_view sql) {
 
 /// Words that start a statement pgrange must look at even when it has no tables yet.
 bool needs_analysis(const std::string& kw, bool several_shards) {
-  static constexpr std::array<std::string_view, 7> kDdl = {"alter",    "show",   "create", "drop",
-                                                           "truncate", "vacuum", "analyze"};
+  // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
+  static constexpr std::array<std::string_view, 8> kDdl = {
+      "alter", "show", "create", "drop", "truncate", "vacuum", "analyze", "import"};
   for (auto w : kDdl) {
     if (kw == w) return true;
   }
@@ -256,17 +257,23 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (p.route.refusal) return refuse_with(*p.route.refusal);
   if (coord_) {
     // Every statement of a transaction over several shards runs through its coordinator.
-    if (type != 'Q') {
+    if (type != 'Q' && type != 'B') {
       return refuse_with(not_supported(
-          "the extended query protocol inside a transaction over several shards is not "
-          "supported yet"));
+          "this message inside a transaction over several shards is not supported yet"));
+    }
+    if (type == 'B' && p.route.shards.size() > 1 &&
+        infos.front().kind == sql::StatementKind::kInsert) {
+      return refuse_with(not_supported(
+          "a multi-row INSERT over several shards through the extended protocol inside a "
+          "transaction block is not supported yet"));
     }
     if (p.route.shards.size() > 1 && !p.route.distributed_write) {
       return refuse_with(not_supported(
           "a SELECT over several shards inside a transaction block is not supported yet"));
     }
     p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.shards.size() > 1 && p.route.distributed_write && type == 'Q' && in_block &&
+  } else if (p.route.shards.size() > 1 && p.route.distributed_write && in_block &&
+             (type == 'Q' || (type == 'B' && infos.front().kind != sql::StatementKind::kInsert)) &&
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
   } else if (p.route.shards.size() > 1 && p.route.distributed_write) {
@@ -287,7 +294,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     p.kind = Plan::Kind::kMerge;
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
-    if (backend_ && p.shard != backend_->shard_index() && type == 'Q' && can_coordinate()) {
+    if (backend_ && p.shard != backend_->shard_index() && (type == 'Q' || type == 'B') &&
+        can_coordinate()) {
       p.kind = Plan::Kind::kCoordinate;  // the transaction's second shard
     } else if (backend_ && p.shard != backend_->shard_index()) {
       return refuse_with(
@@ -468,6 +476,29 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = co_await run_merge(**p.merge, p.route);
       co_return false;
     case Plan::Kind::kCoordinate:
+      if (type == 'B') {
+        // Extended protocol: the Bind is answered here, the statement runs at its Execute.
+        BodyReader b(body);
+        std::string_view portal, stmt;
+        b.cstr(portal);
+        b.cstr(stmt);
+        ExtendedMerge m;
+        m.portal = std::string(portal);
+        m.parameter_types = std::string(parameter_types(stmt));
+        m.bind_rest = std::string(b.rest());
+        std::string_view tail = unnamed_tail_;
+        if (!stmt.empty()) {
+          if (auto it = statements_.find(std::string(stmt)); it != statements_.end()) {
+            tail = it->second.parse_tail;
+          }
+        }
+        m.statement_text = std::string(tail.substr(0, tail.find('\0')));
+        m.route = p.route;
+        m.coordinated = std::move(p);
+        if (stmt.empty()) deferred_parse_.clear();
+        extended_merge_ = std::move(m);
+        co_return false;
+      }
       ok = co_await run_coordinated(text, p);
       co_return false;
     case Plan::Kind::kBegin: {

@@ -807,6 +807,16 @@ awaitable<void> ClientSession::message_loop() {
         }
         continue;
       }
+      if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
+        // A coordinated transaction has no backend: pgrange answers these itself.
+        bool ok = coordinated_message(f.type, f.body, raw, out);
+        in_.consume(f.total_size);
+        if (!ok) {
+          keep_going = false;
+          break;
+        }
+        continue;
+      }
       if (plain && worker_.shared().control != nullptr &&
           (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
         // Route: which shard, or something pgrange answers or runs itself.

@@ -144,6 +144,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
+    /// A statement of a coordinated transaction (not a merge): its plan and text.
+    std::optional<Plan> coordinated;
+    std::string statement_text;
   };
   /// Runs a write on every shard of its route in one transaction each, committed atomically
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
@@ -162,7 +165,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool can_coordinate() const;
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
   /// that needs a second shard).
-  awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan);
+  awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
+                                  ExtendedMerge* ext = nullptr);
+  /// A message of the extended protocol (or Sync) in a coordinated transaction that is not part
+  /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
+  bool coordinated_message(char type, std::string_view body, std::string_view raw,
+                           std::string& out);
   /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
   /// rollback; appends the answer (without ReadyForQuery) to `out`.
   awaitable<void> finish_coordinated(bool commit, std::string& out);

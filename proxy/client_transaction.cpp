@@ -70,15 +70,22 @@ awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
   co_return conn;
 }
 
-awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan) {
+awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
+                                               ExtendedMerge* ext) {
   std::string out;
-  emit_ready_synthetics(out);  // a BEGIN answered before comes first
+  emit_ready_synthetics(out);  // a BEGIN or Parse answered before comes first
+  if (ext != nullptr && !ext->bind_answered) MessageWriter(out).begin('2').end();
   const auto& infos = **plan.analysis;
   const sql::StatementInfo& info = infos.front();
   auto reply_error = [&](const Error& e) {
     write_error(out, e);
     if (coord_) coord_->failed = true;
     txn_status_ = coord_ ? 'E' : 'I';
+  };
+  // The simple protocol ends with ReadyForQuery; the extended one's Sync brings it.
+  auto send = [&]() {
+    if (ext == nullptr) write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
   };
 
   if (!coord_) {
@@ -123,21 +130,18 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
                               "savepoints and PREPARE TRANSACTION inside a transaction over "
                               "several shards are not supported yet"));
     }
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    send();
     co_return true;
   }
   if (c.failed) {
     reply_error(aborted_error());
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    send();
     co_return true;
   }
   if (!sql::session_effects(sql_text).empty()) {
     reply_error(Error::make(sqlstate::kFeatureNotSupported,
                             "SET inside a transaction over several shards is not supported yet"));
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    send();
     co_return true;
   }
 
@@ -155,8 +159,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       auto shard_sql = sql::insert_with_rows(text, indexes);
       if (!shard_sql) {
         reply_error(shard_sql.error());
-        write_ready_for_query(out, txn_status_);
-        channel_.send(std::move(out));
+        send();
         co_return true;
       }
       statements[shard] = std::move(*shard_sql);
@@ -180,10 +183,23 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       it = c.parts.emplace(shard, *acquired).first;
       if (c.first_shard < 0) c.first_shard = shard;
     }
-    // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
     std::string request;
-    write_query(request,
-                opening ? c.begin_sql + ";\n" + kSetLockTimeout + ";\n" + statement : statement);
+    int readies = 1;
+    std::string opener = c.begin_sql + ";\n" + kSetLockTimeout;
+    if (ext == nullptr) {
+      // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
+      write_query(request, opening ? opener + ";\n" + statement : statement);
+    } else {
+      if (opening) {
+        write_query(request, opener);
+        ++readies;
+      }
+      MessageWriter(request).begin('P').cstr("").cstr(statement).bytes(ext->parameter_types).end();
+      MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
+      MessageWriter(request).begin('D').byte('P').cstr("").end();
+      MessageWriter(request).begin('E').cstr("").i32(0).end();
+      MessageWriter(request).begin('S').end();
+    }
     BackendConnection& conn = *it->second;
     if (auto e = co_await start_request(conn, std::move(request))) {
       conn.mark_broken();
@@ -192,7 +208,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     }
     int ours = opening ? 2 : 0;  // the first CommandCompletes are our BEGIN's and SET's
     bool failed = false;
-    for (;;) {
+    while (readies > 0) {
       char type = 0;
       std::string body;
       if (auto r = co_await conn.read_message(type, body); !r) {
@@ -201,16 +217,20 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
         failed = true;
         break;
       }
-      if (type == 'Z') break;
       switch (type) {
+        case 'Z':
+          --readies;
+          break;
         case 'E':
-          if (parse_error_fields(body).sqlstate == "55P03") {
-            write_error(out, Error::make("40P01", "deadlock detected")
-                                 .with_detail("a lock wait on shard \"" + conn.shard().name +
-                                              "\" of a transaction over several shards lasted "
-                                              "2 s: it may be part of a deadlock across shards"));
-          } else {
-            MessageWriter(out).begin('E').bytes(body).end();
+          if (!failed) {
+            if (parse_error_fields(body).sqlstate == "55P03") {
+              write_error(out, Error::make("40P01", "deadlock detected")
+                                   .with_detail("a lock wait on shard \"" + conn.shard().name +
+                                                "\" of a transaction over several shards lasted "
+                                                "2 s: it may be part of a deadlock across shards"));
+            } else {
+              MessageWriter(out).begin('E').bytes(body).end();
+            }
           }
           c.failed = true;
           txn_status_ = 'E';
@@ -224,14 +244,16 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           }
           break;
         case 'T':
-          if (!described) MessageWriter(out).begin('T').bytes(body).end();
+          if (!described && (ext == nullptr || ext->describe)) {
+            MessageWriter(out).begin('T').bytes(body).end();
+          }
           described = true;
           break;
         case 'D':
         case 'N':
           MessageWriter(out).begin(type).bytes(body).end();
           break;
-        default:
+        default:  // ParseComplete, BindComplete, NoData
           break;
       }
       if (out.size() >= kBatch) {
@@ -244,9 +266,53 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   }
   if (!c.failed && !tag.empty()) MessageWriter(out).begin('C').cstr(tag).end();
   if (!c.failed) txn_status_ = 'T';
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
+  send();
   co_return true;
+}
+
+bool ClientSession::coordinated_message(char type, std::string_view body, std::string_view raw,
+                                        std::string& out) {
+  (void)out;
+  BodyReader br(body);
+  switch (type) {
+    case 'P': {
+      // Recorded without a backend (ParseComplete answered in order); it runs where its Bind
+      // goes.
+      std::string_view name, query;
+      if (br.cstr(name) && br.cstr(query)) parse_analysis_ = worker_.analyze(query);
+      return dispatch_message(type, body, raw, out);
+    }
+    case 'S': {
+      std::string z;
+      emit_ready_synthetics(z);
+      write_ready_for_query(z, txn_status_);
+      channel_.send(std::move(z));
+      unsynced_ = false;
+      return true;
+    }
+    case 'C': {
+      char what = 0;
+      std::string_view name;
+      if (br.byte(what) && br.cstr(name) && what == 'S') statements_.erase(std::string(name));
+      push(Pending::kSyntheticClose);
+      return true;
+    }
+    case 'H':
+      return true;
+    default: {
+      Error e = Error::make(sqlstate::kFeatureNotSupported,
+                            "this message inside a transaction over several shards is not "
+                            "supported yet");
+      coord_->failed = true;
+      txn_status_ = 'E';
+      PendingEntry entry;
+      entry.kind = Pending::kSyntheticError;
+      write_error(entry.payload, e);
+      pending_.push_back(std::move(entry));
+      skip_until_sync_ = true;
+      return true;
+    }
+  }
 }
 
 awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {

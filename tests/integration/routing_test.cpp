@@ -332,6 +332,30 @@ TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM words").at(), "5");
 }
 
+TEST_F(RoutingTest, ImportTableWorksAsTheFirstStatementOfAnEmptyCatalog) {
+  ProxyConfig cfg;
+  for (int i = 0; i < 3; ++i) {
+    ProxyConfig::Shard s;
+    s.name = "s" + std::to_string(i + 1);
+    s.dsn = shards_[i]->dsn("app") + " user=postgres";
+    s.pool_size = 2;
+    cfg.shards.push_back(s);
+    auto d = direct(i);
+    ASSERT_TRUE(pq_exec(d.get(), "CREATE TABLE adopted (k int8 PRIMARY KEY, v text)").ok());
+  }
+  {
+    auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
+    ASSERT_TRUE(pq_exec(d.get(), "CREATE DATABASE empty_meta").ok());
+  }
+  cfg.users.push_back({"app", "secret", "scram-sha-256"});
+  cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("empty_meta") + " user=postgres\"\n";
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = pq_connect(proxy->dsn());
+  SqlResult r = pq_exec(c.get(), "IMPORT TABLE adopted");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_TRUE(pq_exec(c.get(), "SHOW RANGES FROM TABLE adopted").ok());
+}
+
 TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
   auto c = client();
   ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE plain (v text)").ok());
