@@ -109,7 +109,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   routing::Route route = routing::explain_statements(*view, infos);
   std::vector<std::string> merge_lines;
   std::string shard_sql = plan.explain_statement;
-  if (route.shards.size() > 1 && mergeable_select(infos, route)) {
+  if (route.shards.size() > 1 && routing::mergeable_select(infos, route)) {
     const routing::TableDescriptor* t =
         view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
     if (t != nullptr) {

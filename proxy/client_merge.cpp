@@ -56,6 +56,27 @@ awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
 
 }  // namespace
 
+ClientSession::ExtendedMerge ClientSession::answer_bind(std::string_view bind_body) {
+  BodyReader b(bind_body);
+  std::string_view portal, stmt;
+  b.cstr(portal);
+  b.cstr(stmt);
+  ExtendedMerge m;
+  m.portal = std::string(portal);
+  m.parameter_types = std::string(parameter_types(stmt));
+  m.bind_rest = std::string(b.rest());
+  std::string_view tail = unnamed_tail_;
+  if (!stmt.empty()) {
+    if (auto it = statements_.find(std::string(stmt)); it != statements_.end()) {
+      tail = it->second.parse_tail;
+    }
+  }
+  m.statement_text = std::string(tail.substr(0, tail.find('\0')));
+  // The unnamed statement runs where pgrange sends it, not where a deferred Parse would go.
+  if (stmt.empty()) deferred_parse_.clear();
+  return m;
+}
+
 std::string_view ClientSession::parameter_types(std::string_view statement) const {
   std::string_view tail = unnamed_tail_;
   if (!statement.empty()) {

@@ -110,18 +110,6 @@ Error not_supported(std::string msg, std::string hint = {}) {
 
 }  // namespace
 
-bool mergeable_select(const std::vector<sql::StatementInfo>& infos, const routing::Route& route) {
-  if (infos.size() != 1 || route.shards.size() < 2) return false;
-  const sql::StatementInfo& s = infos[0];
-  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
-      s.tables.size() != 1) {
-    return false;
-  }
-  const std::string& b = s.fanout_blocker;
-  return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
-         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
-}
-
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
   if (cp == nullptr) return {};
@@ -244,7 +232,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
     return p;
   }
-  if ((p.route.refusal || p.route.fanout_select) && mergeable_select(infos, p.route) &&
+  if ((p.route.refusal || p.route.fanout_select) && routing::mergeable_select(infos, p.route) &&
       !text.empty()) {
     const routing::TableDescriptor* t =
         view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
@@ -459,17 +447,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kMerge:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here; its Describe and Execute follow.
-        BodyReader b(body);
-        std::string_view portal, stmt;
-        b.cstr(portal);
-        b.cstr(stmt);
-        ExtendedMerge m;
-        m.portal = std::string(portal);
-        m.parameter_types = std::string(parameter_types(stmt));
-        m.bind_rest = std::string(b.rest());
+        ExtendedMerge m = answer_bind(body);
         m.merge = p.merge;
         m.route = std::move(p.route);
-        if (stmt.empty()) deferred_parse_.clear();
         extended_merge_ = std::move(m);
         co_return false;
       }
@@ -478,24 +458,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kCoordinate:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the statement runs at its Execute.
-        BodyReader b(body);
-        std::string_view portal, stmt;
-        b.cstr(portal);
-        b.cstr(stmt);
-        ExtendedMerge m;
-        m.portal = std::string(portal);
-        m.parameter_types = std::string(parameter_types(stmt));
-        m.bind_rest = std::string(b.rest());
-        std::string_view tail = unnamed_tail_;
-        if (!stmt.empty()) {
-          if (auto it = statements_.find(std::string(stmt)); it != statements_.end()) {
-            tail = it->second.parse_tail;
-          }
-        }
-        m.statement_text = std::string(tail.substr(0, tail.find('\0')));
+        ExtendedMerge m = answer_bind(body);
         m.route = p.route;
         m.coordinated = std::move(p);
-        if (stmt.empty()) deferred_parse_.clear();
         extended_merge_ = std::move(m);
         co_return false;
       }

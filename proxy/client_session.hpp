@@ -24,11 +24,6 @@
 
 namespace pgrange::proxy {
 
-/// A SELECT over several shards whose answers can be concatenated, or whose only obstacle to
-/// that is something a merge can do: ORDER BY, LIMIT/OFFSET, aggregates, GROUP BY, HAVING,
-/// DISTINCT.
-bool mergeable_select(const std::vector<sql::StatementInfo>& infos, const routing::Route& route);
-
 class Worker;
 
 /// One client connection from startup to Terminate: authentication, then the message loop that
@@ -148,6 +143,19 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::optional<Plan> coordinated;
     std::string statement_text;
   };
+  /// One shard's connection in a transaction pgrange runs over several shards.
+  struct TxnPart {
+    int shard = 0;
+    std::shared_ptr<BackendConnection> conn;
+    bool in_transaction = false;  ///< a transaction is open there
+    bool prepared = false;        ///< PREPARE TRANSACTION succeeded there
+    bool broken = false;          ///< the connection failed
+  };
+  /// Ends a transaction over the parts: with `commit`, a plain COMMIT on one shard, else
+  /// two-phase commit (PREPARE TRANSACTION on each, the decision recorded in the metadata
+  /// store, COMMIT PREPARED on each); without, or after a failure before the decision, a
+  /// rollback everywhere. Returns the error for the client, if any; releases the connections.
+  awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit);
   /// Runs a write on every shard of its route in one transaction each, committed atomically
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
@@ -183,6 +191,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                             ExtendedMerge* ext = nullptr);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
+  /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its
+  /// body.
+  ExtendedMerge answer_bind(std::string_view bind_body);
   /// The parameter types (count and OIDs) a statement was parsed with ("" = the unnamed one).
   std::string_view parameter_types(std::string_view statement) const;
   /// Sends what brings a pooled connection to the client's session settings, then `request`.

@@ -5,11 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include <functional>
-
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
-#include "proxy/fault_point.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/insert_rows.hpp"
@@ -316,85 +313,21 @@ bool ClientSession::coordinated_message(char type, std::string_view body, std::s
 }
 
 awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
-  ControlPlane* cp = worker_.shared().control;
   Coordinated c = std::move(*coord_);
   coord_.reset();
-  std::optional<Error> error;
-  std::optional<std::string> shard_error;
-  bool committed = false;
-  if (commit && c.parts.size() == 1) {
-    auto& conn = *c.parts.begin()->second;
-    auto r = co_await conn.run_simple("COMMIT");
-    if (!r) error = r.error();
-    committed = r.has_value();
-  } else if (commit && c.parts.size() > 1) {
-    std::string gid = cp->begin_distributed();
-    std::map<int, bool> prepared;
-    for (auto& [shard, conn] : c.parts) {
-      auto r = co_await conn->run_simple("PREPARE TRANSACTION '" + gid + "'");
-      if (!r) {
-        error = r.error();
-        break;
-      }
-      prepared[shard] = true;
-    }
-    if (!error) {
-      fault_point("after_prepare");
-      std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
-      auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
-      if (!decision) {
-        error = decision.error();  // recovery finishes it either way
-        prepared.clear();
-      } else if (*decision != "commit") {
-        error = Error::make("40001",
-                            "the transaction was rolled back: pgrange's recovery decided to "
-                            "abort it before it could commit");
-      } else {
-        committed = true;
-        fault_point("after_decision");
-      }
-    }
-    bool all_done = true;
-    for (auto& [shard, conn] : c.parts) {
-      if (conn->broken()) {
-        all_done = false;
-        continue;
-      }
-      Result<void> r;
-      if (prepared.count(shard) > 0) {
-        r = co_await conn->run_simple((committed ? "COMMIT PREPARED '" : "ROLLBACK PREPARED '") +
-                                      gid + "'");
-      } else if (!committed) {
-        r = co_await conn->run_simple("ROLLBACK");
-      }
-      if (!r) {
-        all_done = false;
-        spdlog::warn("{} on shard {}: {} (recovery will finish it)", gid, conn->shard().name,
-                     r.error().message);
-      }
-    }
-    if (committed && all_done) {
-      std::function<bool()> forget = [cp, gid]() {
-        cp->forget_decision(gid);
-        return true;
-      };
-      co_await cp->call<bool>(std::move(forget));
-    }
-    cp->end_distributed(gid);
-  } else {
-    for (auto& [shard, conn] : c.parts) {
-      if (!conn->broken()) co_await conn->run_simple("ROLLBACK");
-    }
-  }
+  std::vector<TxnPart> parts;
   for (auto& [shard, conn] : c.parts) {
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+    TxnPart& part = parts.emplace_back();
+    part.shard = shard;
+    part.conn = std::move(conn);
+    part.in_transaction = true;
+    part.broken = part.conn->broken();
   }
-  if (shard_error) {
-    MessageWriter(out).begin('E').bytes(*shard_error).end();
-  } else if (error) {
+  std::optional<Error> error = co_await end_transaction(parts, commit);
+  if (error) {
     write_error(out, *error);
   } else {
-    MessageWriter(out).begin('C').cstr(committed ? "COMMIT" : "ROLLBACK").end();
+    MessageWriter(out).begin('C').cstr(commit ? "COMMIT" : "ROLLBACK").end();
   }
   txn_status_ = 'I';
   txn_begin_sql_.clear();

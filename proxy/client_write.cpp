@@ -73,7 +73,6 @@ std::string add_tags(const std::string& a, const std::string& b) {
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
                                                      const sql::StatementInfo& info,
                                                      const routing::Route& route) {
-  ControlPlane* cp = worker_.shared().control;
   std::string out;
   std::optional<Error> error;
   std::optional<std::string> shard_error;
@@ -107,15 +106,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     for (int shard : route.shards) statements[shard] = text;
   }
 
-  struct Part {
-    int shard = 0;
-    std::shared_ptr<BackendConnection> conn;
-    bool in_transaction = false;
-    bool prepared = false;
-    bool broken = false;
-  };
-  std::vector<Part> parts;
-  std::string gid = cp->begin_distributed();
+  std::vector<TxnPart> parts;
   std::optional<std::string> description;
   std::vector<std::string> rows;
   std::string tag;
@@ -128,7 +119,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
       error = acquired.error();
       break;
     }
-    Part& part = parts.emplace_back();
+    TxnPart& part = parts.emplace_back();
     part.shard = shard;
     part.conn = *acquired;
     std::string request;
@@ -161,50 +152,76 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     tag = add_tags(tag, reply.tag);
   }
 
-  // Prepare everywhere; then the decision.
-  if (!error && !shard_error) {
-    for (Part& part : parts) {
+  auto outcome = co_await end_transaction(parts, !error && !shard_error);
+  bool committed = !error && !shard_error && !outcome;
+  if (!error && !shard_error) error = outcome;
+  if (committed) {
+    if (description) MessageWriter(out).begin('T').bytes(*description).end();
+    for (const std::string& row : rows) MessageWriter(out).begin('D').bytes(row).end();
+    MessageWriter(out).begin('C').cstr(tag).end();
+  }
+  finish();
+  co_return true;
+}
+
+awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPart>& parts,
+                                                               bool commit) {
+  ControlPlane* cp = worker_.shared().control;
+  std::optional<Error> error;
+  bool committed = false;
+  std::string gid;
+  auto release_all = [&] {
+    for (TxnPart& part : parts) {
+      worker_.pool(static_cast<size_t>(part.shard))
+          .release(part.conn, !part.broken && !part.conn->broken());
+    }
+  };
+  if (commit && parts.size() == 1) {
+    // One shard: a plain commit.
+    auto r = co_await parts.front().conn->run_simple("COMMIT");
+    if (!r) error = r.error();
+    parts.front().in_transaction = false;
+    release_all();
+    co_return error;
+  }
+  if (commit) {
+    gid = cp->begin_distributed();
+    for (TxnPart& part : parts) {
       auto r = co_await part.conn->run_simple("PREPARE TRANSACTION '" + gid + "'");
+      part.in_transaction = false;  // prepared, or ended by the failed PREPARE
       if (!r) {
         error = r.error();
-        part.in_transaction = false;  // a failed PREPARE ends the transaction
         break;
       }
       part.prepared = true;
-      part.in_transaction = false;
     }
-  }
-  bool committed = false;
-  if (!error && !shard_error) {
-    fault_point("after_prepare");
-    // A named task: g++ 12 mishandles lambda temporaries inside co_await.
-    std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
-    auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
-    if (!decision) {
-      // Whether the decision was recorded is unknown: recovery reads it and finishes the
-      // prepared transactions one way or the other.
-      cp->end_distributed(gid);
-      for (Part& part : parts) {
-        worker_.pool(static_cast<size_t>(part.shard)).release(part.conn, !part.conn->broken());
+    if (!error) {
+      fault_point("after_prepare");
+      // A named task: g++ 12 mishandles lambda temporaries inside co_await.
+      std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
+      auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
+      if (!decision) {
+        // Whether the decision was recorded is unknown: recovery reads it and finishes the
+        // prepared transactions one way or the other.
+        cp->end_distributed(gid);
+        release_all();
+        co_return decision.error();
       }
-      error = decision.error();
-      finish();
-      co_return true;
-    }
-    if (*decision != "commit") {
-      error = Error::make("40001",
-                          "the write across shards was rolled back: pgrange's recovery decided "
-                          "to abort it before it could commit");
-    } else {
-      committed = true;
-      fault_point("after_decision");
+      if (*decision != "commit") {
+        error = Error::make("40001",
+                            "the transaction across shards was rolled back: pgrange's recovery "
+                            "decided to abort it before it could commit");
+      } else {
+        committed = true;
+        fault_point("after_decision");
+      }
     }
   }
-  // Finish every shard's part: COMMIT PREPARED, or roll back.
+  // Every shard's part: COMMIT PREPARED, or rolled back.
   bool all_done = true;
-  for (Part& part : parts) {
+  for (TxnPart& part : parts) {
     if (part.broken || part.conn->broken()) {
-      all_done = false;  // a prepared part waits for recovery
+      all_done = false;  // a prepared part waits for recovery; a lost one rolled back
       continue;
     }
     Result<void> r;
@@ -227,18 +244,9 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     };
     co_await cp->call<bool>(std::move(forget));
   }
-  cp->end_distributed(gid);
-  for (Part& part : parts) {
-    worker_.pool(static_cast<size_t>(part.shard))
-        .release(part.conn, !part.broken && !part.conn->broken());
-  }
-  if (committed) {
-    if (description) MessageWriter(out).begin('T').bytes(*description).end();
-    for (const std::string& row : rows) MessageWriter(out).begin('D').bytes(row).end();
-    MessageWriter(out).begin('C').cstr(tag).end();
-  }
-  finish();
-  co_return true;
+  if (!gid.empty()) cp->end_distributed(gid);
+  release_all();
+  co_return error;
 }
 
 }  // namespace pgrange::proxy

@@ -828,4 +828,16 @@ Route explain_statements(const ClusterView& view, std::span<const sql::Statement
   return route_impl(view, statements, params, true);
 }
 
+bool mergeable_select(std::span<const sql::StatementInfo> statements, const Route& route) {
+  if (statements.size() != 1 || route.shards.size() < 2) return false;
+  const sql::StatementInfo& s = statements.front();
+  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
+      s.tables.size() != 1) {
+    return false;
+  }
+  const std::string& b = s.fanout_blocker;
+  return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
+         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
+}
+
 }  // namespace pgrange::routing

@@ -102,6 +102,11 @@ Route route_statements(const ClusterView& view, std::span<const sql::StatementIn
 Route explain_statements(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                          const BindParams* params = nullptr);
 
+/// A SELECT on one table routed to several shards whose answers can be concatenated, or whose
+/// only obstacle to that is something a merge can do (ORDER BY, LIMIT/OFFSET, aggregates, GROUP
+/// BY, HAVING, DISTINCT): sql::plan_merge plans it.
+bool mergeable_select(std::span<const sql::StatementInfo> statements, const Route& route);
+
 /// The encoded primary key of a row given as text values of all key columns, for lookups.
 Result<std::string> point_key(const TableDescriptor& table,
                               std::span<const std::optional<std::string>> values);

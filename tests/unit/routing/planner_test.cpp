@@ -341,20 +341,6 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
   return file;
 }
 
-/// The proxy's mergeable_select: one single-table SELECT (not SELECT INTO) on several shards
-/// whose only obstacle to concatenating the shards' rows is what a merge does.
-bool mergeable(const std::vector<sql::StatementInfo>& infos, const Route& route) {
-  if (infos.size() != 1 || route.shards.size() < 2) return false;
-  const sql::StatementInfo& s = infos[0];
-  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
-      s.tables.size() != 1) {
-    return false;
-  }
-  const std::string& b = s.fanout_blocker;
-  return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
-         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
-}
-
 /// What a case's route says, section by section, as the file writes it.
 std::map<std::string, std::vector<std::string>> actual_sections(const ClusterView& view,
                                                                 const Case& c, bool with_plan,
@@ -417,7 +403,7 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
   // in place of the router's refusal of ORDER BY, LIMIT, aggregates, … (as plan_analysis and
   // EXPLAIN do).
   std::vector<std::string> merge_lines;
-  if ((route.refusal || route.fanout_select) && mergeable(*infos, route)) {
+  if ((route.refusal || route.fanout_select) && mergeable_select(*infos, route)) {
     const sql::StatementInfo& s = infos->front();
     if (const TableDescriptor* t = view.find_table(s.tables[0].schema, s.tables[0].name)) {
       std::vector<std::string> keys;
