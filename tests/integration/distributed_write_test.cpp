@@ -47,15 +47,9 @@ class DistributedWriteTest : public ::testing::Test {
   /// A pgrange over the three shards (all sharing one metadata store); `fault` sets
   /// PGRANGE_TEST_FAULT for it (where it dies in the two-phase commit).
   static std::unique_ptr<ProxyProcess> start_proxy(const char* fault = nullptr) {
-    ProxyConfig cfg;
-    for (int i = 0; i < 3; ++i) {
-      ProxyConfig::Shard s;
-      s.name = "s" + std::to_string(i + 1);
-      s.dsn = shards_[i]->dsn("app") + " user=postgres";
-      s.pool_size = 8;
-      cfg.shards.push_back(s);
-    }
-    cfg.users.push_back({"app", "secret", "scram-sha-256"});
+    std::vector<std::string> dsns;
+    for (auto* s : shards_) dsns.push_back(s->dsn("app") + " user=postgres");
+    ProxyConfig cfg = ProxyConfig::with_shards(dsns, 8);
     if (fault != nullptr) setenv("PGRANGE_TEST_FAULT", fault, 1);
     auto p = ProxyProcess::start(cfg);
     unsetenv("PGRANGE_TEST_FAULT");

@@ -20,17 +20,8 @@ class RoutingTest : public ::testing::Test {
   static void SetUpTestSuite() {
     PgServer::Options o;
     o.databases = {"app"};
-    ProxyConfig cfg;
-    for (int i = 0; i < 3; ++i) {
-      shards_[i] = PgServer::start(o).release();
-      ProxyConfig::Shard s;
-      s.name = "s" + std::to_string(i + 1);
-      s.dsn = shards_[i]->dsn("app") + " user=postgres";
-      s.pool_size = 6;
-      cfg.shards.push_back(s);
-    }
-    cfg.users.push_back({"app", "secret", "scram-sha-256"});
-    proxy_ = ProxyProcess::start(cfg).release();
+    for (auto*& s : shards_) s = PgServer::start(o).release();
+    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns("app"), 6)).release();
     auto c = pq_connect(proxy_->dsn());
     ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
     for (std::string sql :
@@ -50,6 +41,12 @@ class RoutingTest : public ::testing::Test {
   }
 
   static PgConnPtr client() { return pq_connect(proxy_->dsn()); }
+  /// The shards' DSNs for database `db`.
+  static std::vector<std::string> dsns(const std::string& db) {
+    std::vector<std::string> out;
+    for (auto* s : shards_) out.push_back(s->dsn(db) + " user=postgres");
+    return out;
+  }
   static PgConnPtr direct(int shard) {
     return pq_connect(shards_[shard]->dsn("app") + " user=postgres");
   }
@@ -285,15 +282,7 @@ TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
                           "TEMPLATE template0");
     ASSERT_TRUE(r.ok()) << r.message;
   }
-  ProxyConfig cfg;
-  for (int i = 0; i < 3; ++i) {
-    ProxyConfig::Shard s;
-    s.name = "s" + std::to_string(i + 1);
-    s.dsn = shards_[i]->dsn("icu") + " user=postgres";
-    s.pool_size = 4;
-    cfg.shards.push_back(s);
-  }
-  cfg.users.push_back({"app", "secret", "scram-sha-256"});
+  ProxyConfig cfg = ProxyConfig::with_shards(dsns("icu"), 4);
   cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("icu_meta") + " user=postgres\"\n";
   {
     auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
@@ -333,13 +322,8 @@ TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
 }
 
 TEST_F(RoutingTest, ImportTableWorksAsTheFirstStatementOfAnEmptyCatalog) {
-  ProxyConfig cfg;
+  ProxyConfig cfg = ProxyConfig::with_shards(dsns("app"), 2);
   for (int i = 0; i < 3; ++i) {
-    ProxyConfig::Shard s;
-    s.name = "s" + std::to_string(i + 1);
-    s.dsn = shards_[i]->dsn("app") + " user=postgres";
-    s.pool_size = 2;
-    cfg.shards.push_back(s);
     auto d = direct(i);
     ASSERT_TRUE(pq_exec(d.get(), "CREATE TABLE adopted (k int8 PRIMARY KEY, v text)").ok());
   }
@@ -347,7 +331,6 @@ TEST_F(RoutingTest, ImportTableWorksAsTheFirstStatementOfAnEmptyCatalog) {
     auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
     ASSERT_TRUE(pq_exec(d.get(), "CREATE DATABASE empty_meta").ok());
   }
-  cfg.users.push_back({"app", "secret", "scram-sha-256"});
   cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("empty_meta") + " user=postgres\"\n";
   auto proxy = ProxyProcess::start(cfg);
   auto c = pq_connect(proxy->dsn());

@@ -55,6 +55,19 @@ ProxyConfig ProxyConfig::with_shard(std::string shard_dsn, int pool_size) {
   return c;
 }
 
+ProxyConfig ProxyConfig::with_shards(const std::vector<std::string>& shard_dsns, int pool_size) {
+  ProxyConfig c = with_shard("", pool_size);
+  c.shards.clear();
+  for (size_t i = 0; i < shard_dsns.size(); ++i) {
+    Shard s;
+    s.name = "s" + std::to_string(i + 1);
+    s.dsn = shard_dsns[i];
+    s.pool_size = pool_size;
+    c.shards.push_back(s);
+  }
+  return c;
+}
+
 std::string ProxyConfig::to_toml() const {
   std::ostringstream t;
   t << "database = " << toml_string(database) << "\n";

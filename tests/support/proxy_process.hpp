@@ -49,6 +49,8 @@ struct ProxyConfig {
   /// A config with one shard `s1` at `shard_dsn` and the test users app/secret (SCRAM),
   /// md5user/md5secret (md5) and trustuser (trust).
   static ProxyConfig with_shard(std::string shard_dsn, int pool_size = 20);
+  /// A config with shards s1, s2, … at `shard_dsns` and the same test users.
+  static ProxyConfig with_shards(const std::vector<std::string>& shard_dsns, int pool_size = 20);
   /// The TOML text of this configuration, without the `listen` line.
   std::string to_toml() const;
 };
