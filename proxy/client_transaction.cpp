@@ -22,16 +22,6 @@ constexpr size_t kBatch = 64 * 1024;
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
 constexpr size_t kBacklog = 256 * 1024;
 
-/// "UPDATE 3" + "UPDATE 4" → "UPDATE 7".
-std::string add_counts(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  size_t sa = a.rfind(' '), sb = b.rfind(' ');
-  if (sa == std::string::npos || sb == std::string::npos) return a;
-  uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
-               std::strtoull(b.c_str() + sb + 1, nullptr, 10);
-  return a.substr(0, sa + 1) + std::to_string(n);
-}
-
 Error aborted_error() {
   return Error::make("25P02",
                      "current transaction is aborted, commands ignored until end of transaction "
@@ -237,7 +227,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           if (ours > 0) {
             --ours;
           } else {
-            tag = add_counts(tag, std::string(body.c_str()));
+            tag = add_tag_counts(tag, std::string(body.c_str()));
           }
           break;
         case 'T':

@@ -58,16 +58,6 @@ awaitable<Result<Reply>> read_reply(BackendConnection& conn) {
   }
 }
 
-/// "INSERT 0 3" + "INSERT 0 4" → "INSERT 0 7" (the counts of the shards' tags added).
-std::string add_tags(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  size_t sa = a.rfind(' '), sb = b.rfind(' ');
-  if (sa == std::string::npos || sb == std::string::npos) return a;
-  uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
-               std::strtoull(b.c_str() + sb + 1, nullptr, 10);
-  return a.substr(0, sa + 1) + std::to_string(n);
-}
-
 }  // namespace
 
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
@@ -149,7 +139,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     }
     if (!description && reply.row_description) description = std::move(reply.row_description);
     for (auto& row : reply.rows) rows.push_back(std::move(row));
-    tag = add_tags(tag, reply.tag);
+    tag = add_tag_counts(tag, reply.tag);
   }
 
   auto outcome = co_await end_transaction(parts, !error && !shard_error);

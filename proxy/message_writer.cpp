@@ -1,5 +1,6 @@
 #include "proxy/message_writer.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "proxy/byte_buffer.hpp"
@@ -143,6 +144,15 @@ ErrorFields parse_error_fields(std::string_view body) {
       f.severity = v;
   }
   return f;
+}
+
+std::string add_tag_counts(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  size_t sa = a.rfind(' '), sb = b.rfind(' ');
+  if (sa == std::string::npos || sb == std::string::npos) return a;
+  uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
+               std::strtoull(b.c_str() + sb + 1, nullptr, 10);
+  return a.substr(0, sa + 1) + std::to_string(n);
 }
 
 }  // namespace pgrange::proxy

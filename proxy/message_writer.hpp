@@ -81,4 +81,8 @@ struct ErrorFields {
 };
 ErrorFields parse_error_fields(std::string_view body);
 
+/// Two CommandComplete tags of one statement on several shards as one: their counts added
+/// ("INSERT 0 3" and "INSERT 0 4" → "INSERT 0 7"); `a` empty → `b`.
+std::string add_tag_counts(const std::string& a, const std::string& b);
+
 }  // namespace pgrange::proxy

@@ -199,6 +199,20 @@ Result<std::optional<int64_t>> bound_of(const Node* n, const char* clause) {
   return v;
 }
 
+void sort_options(const PgQuery__SortBy* s, MergeSortKey& key);
+
+/// One ORDER BY item: its expression and direction (the column is the caller's to find).
+Result<std::pair<Node*, MergeSortKey>> sort_item(const Node* n) {
+  if (!is_node(n, PG_QUERY__NODE__NODE_SORT_BY)) return tl::unexpected(refuse("ORDER BY"));
+  const PgQuery__SortBy* sb = n->sort_by;
+  if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
+    return tl::unexpected(refuse("ORDER BY … USING"));
+  }
+  MergeSortKey key;
+  sort_options(sb, key);
+  return std::make_pair(sb->node, key);
+}
+
 void sort_options(const PgQuery__SortBy* s, MergeSortKey& key) {
   key.descending = s->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
   switch (s->sortby_nulls) {
@@ -366,15 +380,9 @@ class Planner {
       return -static_cast<int>(hidden.size());  // resolved below
     };
     for (size_t i = 0; i < s_->n_sort_clause; ++i) {
-      const Node* n = s_->sort_clause[i];
-      if (!is_node(n, PG_QUERY__NODE__NODE_SORT_BY)) return tl::unexpected(refuse("ORDER BY"));
-      const PgQuery__SortBy* sb = n->sort_by;
-      if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
-        return tl::unexpected(refuse("ORDER BY … USING"));
-      }
-      MergeSortKey key;
-      sort_options(sb, key);
-      Node* e = sb->node;
+      auto item = sort_item(s_->sort_clause[i]);
+      if (!item) return tl::unexpected(item.error());
+      auto [e, key] = *item;
       if (auto pos = read_integer(e)) {
         if (*pos < 1 || (q_.visible >= 0 && *pos > q_.visible)) {
           return tl::unexpected(refuse("ORDER BY a position not in the select list"));
@@ -658,15 +666,9 @@ class Planner {
       q_.having = std::move(*h);
     }
     for (size_t i = 0; i < s_->n_sort_clause; ++i) {
-      const Node* n = s_->sort_clause[i];
-      if (!is_node(n, PG_QUERY__NODE__NODE_SORT_BY)) return tl::unexpected(refuse("ORDER BY"));
-      const PgQuery__SortBy* sb = n->sort_by;
-      if (sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) {
-        return tl::unexpected(refuse("ORDER BY … USING"));
-      }
-      MergeSortKey key;
-      sort_options(sb, key);
-      Node* e = sb->node;
+      auto item = sort_item(s_->sort_clause[i]);
+      if (!item) return tl::unexpected(item.error());
+      auto [e, key] = *item;
       if (auto pos = read_integer(e)) {
         if (*pos < 1 || *pos > q_.visible_outputs) {
           return tl::unexpected(refuse("ORDER BY a position not in the select list"));
