@@ -24,8 +24,7 @@
 #   PGBIN=DIR                 PostgreSQL server binaries (default: pg_config --bindir)
 #   PGBOUNCER=/usr/sbin/pgbouncer   PGRANGE=build/proxy/pgrange
 set -euo pipefail
-
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
@@ -40,141 +39,33 @@ IMPORT_TABLES=${IMPORT_TABLES:-0}
 LOG_DIR=${LOG_DIR:-/tmp/pgbench_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
-if [ -z "${PGBIN:-}" ]; then
-  if command -v pg_config >/dev/null 2>&1; then
-    PGBIN=$(pg_config --bindir)
-  else
-    PGBIN=$(dirname "$(command -v postgres)")
-  fi
-fi
 
-die() {
-  echo "pgbench_compare: $*" >&2
-  exit 1
-}
-
-for v in ROUNDS DURATION CLIENTS JOBS SCALE WARMUP; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer (got \"${!v}\")"
-done
+require_counts ROUNDS DURATION CLIENTS JOBS SCALE WARMUP
 if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ]; then
   die "ROUNDS, DURATION, CLIENTS and JOBS must be at least 1"
 fi
 read -r -a MODE_LIST <<<"$MODES"
 read -r -a WORKER_LIST <<<"$WORKERS"
-for m in "${MODE_LIST[@]}"; do
-  [ "$m" = simple ] || [ "$m" = prepared ] || die "MODES may contain simple and prepared (got \"$m\")"
-done
+require_modes "${MODE_LIST[@]}"
 for w in "${WORKER_LIST[@]}"; do
   [[ $w =~ ^[1-9][0-9]*$ ]] || die "WORKERS must list positive integers (got \"$w\")"
 done
-[ "$(id -u)" -eq 0 ] || die "run as root: the servers are started as the postgres system user"
-for tool in pgbench pg_isready setpriv getconf ss awk; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
-done
-if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/initdb" ]; then die "no postgres/initdb in $PGBIN"; fi
+require_environment pgbench pg_isready setpriv getconf ss awk
 [ -x "$PGBOUNCER" ] || die "no PgBouncer at $PGBOUNCER"
 
 # ---------------------------------------------------------------- header
 echo "== pgrange pass-through benchmark (pgbench -S)"
 echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS SCALE=$SCALE" \
   "MODES=\"$MODES\" WORKERS=\"$WORKERS\" WARMUP=$WARMUP SKIP_BUILD=$SKIP_BUILD $0 $*"
-echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-echo "machine: nproc=$(nproc), CPU ${cpu_model:-unknown}, $(uname -sr)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $("$PGBOUNCER" --version 2>&1 | head -n1)," \
   "$(pgbench --version), pgrange $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "server:  fsync=off full_page_writes=off synchronous_commit=off (not durable; reads only here)"
 echo "logs:    $LOG_DIR"
 echo
 
-if [ "$SKIP_BUILD" != 1 ]; then
-  echo "building pgrange (scripts/build.sh --target pgrange)"
-  "$REPO/scripts/build.sh" --target pgrange
-fi
-[ -x "$PGRANGE" ] || die "no pgrange binary at $PGRANGE (build it or set PGRANGE)"
-
-id postgres >/dev/null 2>&1 || useradd --system postgres
-CLK_TCK=$(getconf CLK_TCK)
-
-# ---------------------------------------------------------------- cleanup
-TMP=""
-PG_PID=""
-PGBENCH_PID=""
-PROXY_PIDS=()
-
-stop_pid() {  # stop_pid PID SIGNAL: signal a child of ours and wait for it
-  local pid=$1 sig=$2
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -s "$sig" "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 100; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -s KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_pid "$PGBENCH_PID" TERM
-  local p
-  for p in "${PROXY_PIDS[@]}"; do stop_pid "$p" INT; done
-  stop_pid "$PG_PID" INT # SIGINT = fast shutdown
-  if [ -n "$TMP" ] && [ -d "$TMP" ]; then
-    cp "$TMP"/*.log "$LOG_DIR/" 2>/dev/null || true
-    rm -rf "$TMP"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# ---------------------------------------------------------------- ports and dirs
-USED_PORTS=" "
-pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
-  local _candidate _try # names that cannot shadow the caller's VAR
-  for ((_try = 0; _try < 200; _try++)); do
-    _candidate=$((20000 + RANDOM % 12001))
-    case "$USED_PORTS" in *" $_candidate "*) continue ;; esac
-    if ! ss -Htln "sport = :$_candidate" | grep -q .; then
-      USED_PORTS+="$_candidate "
-      printf -v "$1" '%s' "$_candidate"
-      return 0
-    fi
-  done
-  die "no free port found"
-}
-
-mkdir -p "$LOG_DIR"
-LOG_DIR=$(cd "$LOG_DIR" && pwd)
-TMP=$(mktemp -d /tmp/pgbench_compare.XXXXXX)
-chown postgres:postgres "$TMP"
-chmod 755 "$TMP"
-
-# A command prefix, not a function: "cmd &" on a function would fork a subshell and $! would
-# be that subshell rather than the server. setpriv and env exec, so $! is the server itself.
-AS_POSTGRES=(setpriv --reuid=postgres --regid=postgres --init-groups -- env HOME=/tmp)
-
-wait_ready() {  # wait_ready NAME PORT PID COMM: wait for connections; PID must be COMM itself
-  local name=$1 port=$2 pid=$3 comm=$4 i
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$pid" 2>/dev/null || die "$name exited during startup (see $LOG_DIR)"
-    if pg_isready -q -h 127.0.0.1 -p "$port" -d bench -U bench -t 1; then
-      [ "$(<"/proc/$pid/comm")" = "$comm" ] || die "PID $pid is not $comm; CPU figures would be wrong"
-      return 0
-    fi
-    sleep 0.1
-  done
-  die "$name did not accept connections on port $port"
-}
-
-cd /tmp # servers run from a directory postgres can read
+build_pgrange
+bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
 
 # ---------------------------------------------------------------- PostgreSQL
 pick_port PG_PORT
@@ -183,19 +74,9 @@ MAX_CONN=$((CLIENTS + 2 * 20 + 10)) # direct clients, two PgBouncer pools, psql 
 for w in "${WORKER_LIST[@]}"; do MAX_CONN=$((MAX_CONN + (CLIENTS * w > 20 ? CLIENTS * w : 20))); done
 "${AS_POSTGRES[@]}" "$PGBIN/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
   >"$LOG_DIR/initdb.log" 2>&1 || die "initdb failed (see $LOG_DIR/initdb.log)"
-cat >>"$DATA/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $PG_PORT
-unix_socket_directories = '$DATA'
-max_connections = $MAX_CONN
-shared_buffers = 256MB
-fsync = off
-full_page_writes = off
-synchronous_commit = off
-EOF
-"${AS_POSTGRES[@]}" "$PGBIN/postgres" -D "$DATA" >"$LOG_DIR/postgres.log" 2>&1 &
-PG_PID=$!
-wait_ready PostgreSQL "$PG_PORT" "$PG_PID" postgres
+postgres_conf "$DATA" "$PG_PORT" "$MAX_CONN" 256MB
+start_postgres pg "$DATA" "$LOG_DIR/postgres.log"
+wait_ready PostgreSQL "$PG_PORT" "${SERVER_PID[pg]}" postgres
 
 psql_pg() {
   psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"
@@ -252,26 +133,7 @@ start_pgrange() {  # start_pgrange WORKERS
   pick_port port
   pool=$((CLIENTS * w > 20 ? CLIENTS * w : 20))
   cfg="$TMP/pgrange-w$w.toml"
-  cat >"$cfg" <<EOF
-listen = "127.0.0.1:$port"
-database = "bench"
-pool_mode = "transaction"
-workers = $w
-log_level = "warn"
-
-[metadata]
-dsn = "host=127.0.0.1 port=$PG_PORT dbname=pgrange_meta user=bench"
-
-[[shard]]
-name = "s1"
-dsn = "host=127.0.0.1 port=$PG_PORT dbname=bench user=bench"
-pool_size = $pool
-
-[[user]]
-name = "bench"
-password = "bench"
-auth = "md5"
-EOF
+  pgrange_toml "$port" "$w" warn "$PG_PORT" "$pool" "s1:$PG_PORT" >"$cfg"
   "$PGRANGE" --config "$cfg" >"$LOG_DIR/pgrange-w$w.log" 2>&1 &
   PID[$target]=$!
   PROXY_PIDS+=("$!")
@@ -311,15 +173,6 @@ echo "pgrange runs in transaction mode for both; workers=${WORKER_LIST[*]} (PgBo
 echo
 
 # ---------------------------------------------------------------- runs
-proc_ticks() {  # utime+stime of a process (all threads), in clock ticks
-  local stat
-  stat=$(<"/proc/$1/stat")
-  stat=${stat##*) } # drop "pid (comm) "; fields now start at 3 (state)
-  # shellcheck disable=SC2086 # split the fields on purpose
-  set -- $stat
-  echo $((${12} + ${13}))
-}
-
 export PGPASSWORD=bench
 run_pgbench() {  # run_pgbench TARGET MODE SECONDS LOGFILE
   local target=$1 mode=$2 secs=$3 log=$4
@@ -355,12 +208,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
       run_pgbench "$target" "$mode" "$DURATION" "$log"
       after=0
       [ -n "$pid" ] && after=$(proc_ticks "$pid")
-      tps=$(awk '/^tps = / {print $3; exit}' "$log")
-      txns=$(awk -F': *' '/^number of transactions actually processed/ {print $2; exit}' "$log")
-      txns=${txns%%/*}
+      tps=$(pgbench_tps "$log")
+      txns=$(pgbench_field "$log" "number of transactions actually processed")
       if [ -z "$tps" ] || [ -z "$txns" ] || [ "$txns" -le 0 ]; then die "no TPS in $log"; fi
       if [ -n "$pid" ]; then
-        cpu=$(awk -v t=$((after - before)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz}')
+        cpu=$(ticks_to_seconds $((after - before)))
         per10k=$(awk -v c="$cpu" -v n="$txns" 'BEGIN {printf "%.3f", c / n * 10000}')
       else
         cpu=NA
@@ -373,11 +225,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 # ---------------------------------------------------------------- summary
-median() {  # median of the numbers on stdin
-  sort -g | awk '{v[NR] = $1} END {
-    if (NR == 0) { print "NA"; exit }
-    if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 column_of() {  # column_of MODE TARGET tps|cpu10k: one value per round
   awk -F'\t' -v m="$1" -v t="$2" -v what="$3" 'NR > 1 && $2 == m && $3 == t {
     if (what == "tps") print $4; else print $6 / $5 * 10000 }' "$RESULTS"
@@ -429,4 +276,4 @@ echo
 echo "CPU s/10k txn: the proxy process's utime+stime (all threads, /proc/PID/stat, CLK_TCK=$CLK_TCK)"
 echo "over one run divided by the transactions pgbench reports for it; median over rounds."
 echo "Raw per-run figures: $RESULTS"
-echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load average $(load_average)"

@@ -32,8 +32,7 @@
 #   LOG_DIR=DIR                            logs and results.tsv (default /tmp/range_scan_compare-logs.<time>)
 #   PGBIN=DIR  PGRANGE=build/proxy/pgrange binaries to use
 set -euo pipefail
-
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-3}
@@ -49,22 +48,8 @@ WARMUP=${WARMUP:-2}
 SKIP_BUILD=${SKIP_BUILD:-0}
 LOG_DIR=${LOG_DIR:-/tmp/range_scan_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
-if [ -z "${PGBIN:-}" ]; then
-  if command -v pg_config >/dev/null 2>&1; then
-    PGBIN=$(pg_config --bindir)
-  else
-    PGBIN=$(dirname "$(command -v postgres)")
-  fi
-fi
 
-die() {
-  echo "range_scan_compare: $*" >&2
-  exit 1
-}
-
-for v in ROUNDS DURATION CLIENTS JOBS ROWS SCALE WORKERS WARMUP; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer (got \"${!v}\")"
-done
+require_counts ROUNDS DURATION CLIENTS JOBS ROWS SCALE WORKERS WARMUP
 if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ] ||
   [ "$WORKERS" -lt 1 ] || [ "$SCALE" -lt 1 ]; then
   die "ROUNDS, DURATION, CLIENTS, JOBS, WORKERS and SCALE must be at least 1"
@@ -72,19 +57,12 @@ fi
 [ "$ROWS" -ge 20000 ] || die "ROWS must be at least 20000 (got $ROWS)"
 read -r -a MODE_LIST <<<"$MODES"
 read -r -a WORKLOAD_LIST <<<"$WORKLOADS"
-for m in "${MODE_LIST[@]}"; do
-  [ "$m" = simple ] || [ "$m" = prepared ] || die "MODES may contain simple and prepared (got \"$m\")"
-done
+require_modes "${MODE_LIST[@]}"
 for w in "${WORKLOAD_LIST[@]}"; do
   case " $ALL_WORKLOADS " in *" $w "*) ;; *) die "unknown workload \"$w\" (known: $ALL_WORKLOADS)" ;; esac
 done
-[ "$(id -u)" -eq 0 ] || die "run as root: the servers are started as the postgres system user"
-for tool in pgbench psql pg_isready setpriv ss awk cc; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
-done
-if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/initdb" ]; then die "no postgres/initdb in $PGBIN"; fi
-PQ_INCLUDE=$(pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
-[ -r "$PQ_INCLUDE/libpq-fe.h" ] || die "no libpq-fe.h in $PQ_INCLUDE (install libpq-dev)"
+require_environment pgbench psql pg_isready setpriv ss awk cc
+require_libpq
 
 # ---------------------------------------------------------------- the layout of items
 # 12 ranges, range i on shard s((i mod 3) + 1); U = ROWS / 10. The narrow range [5U, 5U+100)
@@ -98,107 +76,21 @@ BOUNDS=("$U" $((2 * U)) $((3 * U)) $((4 * U)) $((5 * U)) $((5 * U + 100)) $((6 *
 echo "== pgrange range-scan benchmark: direct PostgreSQL vs pgrange over 3 shards"
 echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS ROWS=$ROWS SCALE=$SCALE" \
   "MODES=\"$MODES\" WORKERS=$WORKERS WARMUP=$WARMUP SKIP_BUILD=$SKIP_BUILD $0 $*"
-echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-echo "machine: nproc=$(nproc), CPU ${cpu_model:-unknown}, $(uname -sr)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $(pgbench --version)"
 echo "servers: fsync=off full_page_writes=off synchronous_commit=off (not durable; reads only here)"
 echo "logs:    $LOG_DIR"
 echo
 
-if [ "$SKIP_BUILD" != 1 ]; then
-  echo "building pgrange (scripts/build.sh --target pgrange)"
-  "$REPO/scripts/build.sh" --target pgrange
-fi
-[ -x "$PGRANGE" ] || die "no pgrange binary at $PGRANGE (build it or set PGRANGE)"
-echo "pgrange: $PGRANGE (built $(date -u -r "$PGRANGE" '+%Y-%m-%d %H:%M UTC' 2>/dev/null || echo '?'));" \
-  "tree at $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-  "$( [ -n "$(git --no-optional-locks -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo '(with uncommitted changes)')"
-echo
-
-id postgres >/dev/null 2>&1 || useradd --system postgres
-CLK_TCK=$(getconf CLK_TCK)
+build_pgrange
+print_pgrange_build
 T_START=$(date +%s)
-
-# ---------------------------------------------------------------- cleanup
-TMP=""
-PGBENCH_PID=""
-PGRANGE_PID=""
-declare -A SERVER_PID
-
-stop_pid() {  # stop_pid PID SIGNAL: signal a child of ours and wait for it
-  local pid=$1 sig=$2
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -s "$sig" "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 100; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -s KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_pid "$PGBENCH_PID" TERM
-  stop_pid "$PGRANGE_PID" INT
-  local s
-  for s in "${!SERVER_PID[@]}"; do stop_pid "${SERVER_PID[$s]}" INT; done # SIGINT = fast shutdown
-  if [ -n "$TMP" ] && [ -d "$TMP" ]; then
-    cp "$TMP"/*.log "$LOG_DIR/" 2>/dev/null || true
-    rm -rf "$TMP"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# ---------------------------------------------------------------- ports and dirs
-USED_PORTS=" "
-pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
-  local _candidate _try
-  for ((_try = 0; _try < 200; _try++)); do
-    _candidate=$((20000 + RANDOM % 12001))
-    case "$USED_PORTS" in *" $_candidate "*) continue ;; esac
-    if ! ss -Htln "sport = :$_candidate" | grep -q .; then
-      USED_PORTS+="$_candidate "
-      printf -v "$1" '%s' "$_candidate"
-      return 0
-    fi
-  done
-  die "no free port found"
-}
-
-mkdir -p "$LOG_DIR"
-LOG_DIR=$(cd "$LOG_DIR" && pwd)
-TMP=$(mktemp -d /tmp/range_scan_compare.XXXXXX)
-chown postgres:postgres "$TMP"
-chmod 755 "$TMP"
-
-AS_POSTGRES=(setpriv --reuid=postgres --regid=postgres --init-groups -- env HOME=/tmp)
-
-wait_ready() {  # wait_ready NAME PORT PID: wait until it accepts connections to database bench
-  local name=$1 port=$2 pid=$3 i
-  for ((i = 0; i < 300; i++)); do
-    kill -0 "$pid" 2>/dev/null || die "$name exited during startup (see $LOG_DIR)"
-    if pg_isready -q -h 127.0.0.1 -p "$port" -d bench -U bench -t 1; then return 0; fi
-    sleep 0.1
-  done
-  die "$name did not accept connections on port $port"
-}
-
-cd /tmp # servers run from a directory postgres can read
+bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
 
 # ---------------------------------------------------------------- the probe
 # Runs one statement once, the way pgbench -M simple (PQexec) or -M prepared (PQprepare +
 # PQexecPrepared) would, and prints "ok <rows>" or "error <SQLSTATE> <message>".
-cat >"$TMP/probe.c" <<'EOF'
+build_probe <<'EOF'
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <string.h>
@@ -231,52 +123,9 @@ int main(int argc, char** argv) {
   return 0;
 }
 EOF
-cc -O1 -o "$TMP/probe" "$TMP/probe.c" -I"$PQ_INCLUDE" -lpq 2>"$LOG_DIR/probe-build.log" ||
-  die "could not build the probe (see $LOG_DIR/probe-build.log)"
 
 # ---------------------------------------------------------------- four PostgreSQL servers
-echo "starting PostgreSQL: direct, s1, s2, s3"
-"${AS_POSTGRES[@]}" "$PGBIN/initdb" -D "$TMP/template" -U postgres --auth=trust -E UTF8 \
-  --locale=C.UTF-8 >"$LOG_DIR/initdb.log" 2>&1 || die "initdb failed (see $LOG_DIR/initdb.log)"
-declare -A SERVER_PORT
-for s in direct s1 s2 s3; do
-  pick_port port
-  SERVER_PORT[$s]=$port
-  cp -a "$TMP/template" "$TMP/data-$s"
-  buffers=128MB
-  [ "$s" = direct ] && buffers=256MB
-  cat >>"$TMP/data-$s/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$TMP/data-$s'
-max_connections = 100
-shared_buffers = $buffers
-fsync = off
-full_page_writes = off
-synchronous_commit = off
-EOF
-  "${AS_POSTGRES[@]}" "$PGBIN/postgres" -D "$TMP/data-$s" >"$LOG_DIR/postgres-$s.log" 2>&1 &
-  SERVER_PID[$s]=$!
-done
-for s in direct s1 s2 s3; do
-  for ((i = 0; i < 300; i++)); do
-    pg_isready -q -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -t 1 && break
-    kill -0 "${SERVER_PID[$s]}" 2>/dev/null || die "PostgreSQL $s exited (see $LOG_DIR)"
-    sleep 0.1
-  done
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U postgres -d postgres \
-    -c "CREATE ROLE bench LOGIN PASSWORD 'bench'" -c "CREATE DATABASE bench OWNER bench" >/dev/null
-done
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U postgres -d postgres \
-  -c "CREATE DATABASE pgrange_meta OWNER bench" >/dev/null
-
-sql_on() {  # sql_on SERVER SQL...: psql as bench on database bench of a server, unaligned output
-  local s=$1
-  shift
-  local args=() q
-  for q in "$@"; do args+=(-c "$q"); done
-  psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U bench -d bench "${args[@]}"
-}
+start_four_servers 0
 
 # pgbench data: on direct and on s1 (later imported and spread), empty twins on s2 and s3.
 # The two big initialisations run side by side.
@@ -288,10 +137,7 @@ if [[ " ${WORKLOAD_LIST[*]} " == *" pgbench_S "* ]]; then
   pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U bench bench \
     >"$LOG_DIR/pgbench-init-s1.log" 2>&1 &
   init_s1=$!
-  for s in s2 s3; do
-    pgbench -i -q -I dtp -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U bench bench \
-      >"$LOG_DIR/pgbench-init-$s.log" 2>&1 || die "pgbench -i on $s failed (see $LOG_DIR)"
-  done
+  empty_pgbench_tables s2 s3
   wait "$init_direct" || die "pgbench -i on direct failed (see $LOG_DIR/pgbench-init-direct.log)"
   wait "$init_s1" || die "pgbench -i on s1 failed (see $LOG_DIR/pgbench-init-s1.log)"
 fi
@@ -304,55 +150,9 @@ items_rows() {  # items_rows LO HI: the SELECT that generates ids LO..HI
 sql_on direct "$ITEMS_DDL" "INSERT INTO items $(items_rows 1 "$ROWS")" "VACUUM ANALYZE items"
 
 # ---------------------------------------------------------------- pgrange
-pick_port PGRANGE_PORT
 POOL=$((CLIENTS * WORKERS > 8 ? CLIENTS * WORKERS : 8))
-cat >"$TMP/pgrange.toml" <<EOF
-listen = "127.0.0.1:$PGRANGE_PORT"
-database = "bench"
-pool_mode = "transaction"
-workers = $WORKERS
-log_level = "warn"
-
-[metadata]
-dsn = "host=127.0.0.1 port=${SERVER_PORT[s1]} dbname=pgrange_meta user=bench"
-EOF
-for s in s1 s2 s3; do
-  cat >>"$TMP/pgrange.toml" <<EOF
-
-[[shard]]
-name = "$s"
-dsn = "host=127.0.0.1 port=${SERVER_PORT[$s]} dbname=bench user=bench"
-pool_size = $POOL
-EOF
-done
-cat >>"$TMP/pgrange.toml" <<EOF
-
-[[user]]
-name = "bench"
-password = "bench"
-auth = "md5"
-EOF
-"$PGRANGE" --config "$TMP/pgrange.toml" >"$LOG_DIR/pgrange.log" 2>&1 &
-PGRANGE_PID=$!
-wait_ready pgrange "$PGRANGE_PORT" "$PGRANGE_PID"
+start_sharded_pgrange "$POOL" warn "$LOG_DIR/pgrange.log"
 export PGPASSWORD=bench
-
-via_pgrange() {  # via_pgrange SQL...: statements through pgrange, unaligned output
-  local args=() q
-  for q in "$@"; do args+=(-c "$q"); done
-  psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench "${args[@]}"
-}
-
-place_ranges() {  # place_ranges TABLE: range i (in key order) to shard s((i mod 3) + 1)
-  local table=$1 i=0 id shard want
-  while IFS='|' read -r _ _ id shard _; do
-    want="s$((i % 3 + 1))"
-    if [ "$shard" != "$want" ]; then
-      via_pgrange "ALTER RANGE $id RELOCATE TO '$want'" >/dev/null
-    fi
-    i=$((i + 1))
-  done < <(via_pgrange "SHOW RANGES FROM TABLE $table")
-}
 
 bound_of() {  # bound_of PRETTY DEFAULT: …/1/N → N; …/<TableMin> or …/<TableMax> → DEFAULT
   case "$1" in
@@ -382,14 +182,12 @@ via_pgrange "SHOW RANGES FROM TABLE items WITH DETAILS" >"$LOG_DIR/items-ranges-
 
 if [[ " ${WORKLOAD_LIST[*]} " == *" pgbench_S "* ]]; then
   accounts=$((SCALE * 100000))
-  splits=""
-  for ((k = 1; k < 12; k++)); do splits+="($((accounts * k / 12 + 1))), "; done
   echo "pgbench tables through pgrange: IMPORT TABLE, pgbench_accounts split into 12 ranges, RELOCATE round-robin"
   t0=$(date +%s)
   for t in pgbench_accounts pgbench_branches pgbench_tellers pgbench_history; do
     via_pgrange "IMPORT TABLE $t FROM SHARD 's1'" >/dev/null
   done
-  via_pgrange "ALTER TABLE pgbench_accounts SPLIT AT VALUES ${splits%, }" >/dev/null
+  split_into pgbench_accounts 12 "$accounts"
   place_ranges pgbench_accounts
   for s in s1 s2 s3; do sql_on "$s" "VACUUM ANALYZE pgbench_accounts"; done
   via_pgrange "SHOW RANGES FROM TABLE pgbench_accounts" >"$LOG_DIR/pgbench_accounts-ranges.txt"
@@ -407,43 +205,36 @@ echo
 declare -A DESC SHARDS PROBE_SQL PROBE_PSQL PROBE_PARAMS
 write_script() { cat >"$TMP/$1.sql"; }
 
-a=$((2 * U + 1000))
-write_script between_1 <<EOF
+# between_workload NAME SHARDS A DESCRIPTION: a BETWEEN workload whose pgbench script is on
+# stdin; the probe reads ids A..A+199.
+between_workload() {
+  write_script "$1"
+  DESC[$1]=$4
+  SHARDS[$1]=$2
+  PROBE_SQL[$1]="SELECT * FROM items WHERE id BETWEEN $3 AND $(($3 + 199))"
+  PROBE_PSQL[$1]="SELECT * FROM items WHERE id BETWEEN \$1 AND \$2"
+  PROBE_PARAMS[$1]="$3 $(($3 + 199))"
+}
+
+between_workload between_1 1 $((2 * U + 1000)) "BETWEEN, 200 rows in one range" <<EOF
 \set k random(0, 3)
 \set a :k * $U + random(1, $((U - 200)))
 \set b :a + 199
 SELECT * FROM items WHERE id BETWEEN :a AND :b;
 EOF
-DESC[between_1]="BETWEEN, 200 rows in one range"
-SHARDS[between_1]=1
-PROBE_SQL[between_1]="SELECT * FROM items WHERE id BETWEEN $a AND $((a + 199))"
-PROBE_PSQL[between_1]="SELECT * FROM items WHERE id BETWEEN \$1 AND \$2"
-PROBE_PARAMS[between_1]="$a $((a + 199))"
 
-a=$((2 * U - 100))
-write_script between_2 <<EOF
+between_workload between_2 2 $((2 * U - 100)) "BETWEEN, 200 rows across a boundary" <<EOF
 \set k random(1, 4)
 \set a :k * $U - random(1, 199)
 \set b :a + 199
 SELECT * FROM items WHERE id BETWEEN :a AND :b;
 EOF
-DESC[between_2]="BETWEEN, 200 rows across a boundary"
-SHARDS[between_2]=2
-PROBE_SQL[between_2]="SELECT * FROM items WHERE id BETWEEN $a AND $((a + 199))"
-PROBE_PSQL[between_2]="SELECT * FROM items WHERE id BETWEEN \$1 AND \$2"
-PROBE_PARAMS[between_2]="$a $((a + 199))"
 
-a=$((5 * U - 50))
-write_script between_3 <<EOF
+between_workload between_3 3 $((5 * U - 50)) "BETWEEN, 200 rows over 3 ranges" <<EOF
 \set a random($((5 * U - 99)), $((5 * U - 1)))
 \set b :a + 199
 SELECT * FROM items WHERE id BETWEEN :a AND :b;
 EOF
-DESC[between_3]="BETWEEN, 200 rows over 3 ranges"
-SHARDS[between_3]=3
-PROBE_SQL[between_3]="SELECT * FROM items WHERE id BETWEEN $a AND $((a + 199))"
-PROBE_PSQL[between_3]="SELECT * FROM items WHERE id BETWEEN \$1 AND \$2"
-PROBE_PARAMS[between_3]="$a $((a + 199))"
 
 write_script top10_all <<EOF
 SELECT * FROM items ORDER BY id LIMIT 10;
@@ -511,15 +302,6 @@ for w in "${WORKLOAD_LIST[@]}"; do
 done
 echo
 
-proc_ticks() {  # utime+stime of a process (all threads), in clock ticks
-  local stat
-  stat=$(<"/proc/$1/stat")
-  stat=${stat##*) }
-  # shellcheck disable=SC2086 # split the fields on purpose
-  set -- $stat
-  echo $((${12} + ${13}))
-}
-
 # run_pgbench TARGET WORKLOAD MODE SECONDS LOG: 0 when pgbench finished and reported a TPS
 run_pgbench() {
   local target=$1 w=$2 mode=$3 secs=$4 log=$5 script
@@ -559,9 +341,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
         ok=1
         run_pgbench "$t" "$w" "$mode" "$DURATION" "$log" || ok=0
         after=$(proc_ticks "$PGRANGE_PID")
-        tps=$(awk '/^tps = / {print $3; exit}' "$log")
-        txns=$(awk -F': *' '/^number of transactions actually processed/ {print $2; exit}' "$log")
-        txns=${txns%%/*}
+        tps=$(pgbench_tps "$log")
+        txns=$(pgbench_field "$log" "number of transactions actually processed")
         if [ "$ok" = 0 ] || [ -z "$tps" ] || [ -z "$txns" ] || [ "$txns" -le 0 ]; then
           reason=error
           grep -q "not supported" "$log" && reason=refused
@@ -571,7 +352,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         fi
         cpu=NA
         if [ "$t" = pgrange ]; then
-          cpu=$(awk -v t=$((after - before)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz}')
+          cpu=$(ticks_to_seconds $((after - before)))
         fi
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$mode" "$t" "$tps" "$txns" "$cpu" >>"$RESULTS"
         printf '%-6s %-10s %-9s %-8s %12.1f\n' "$round" "$w" "$mode" "$t" "$tps"
@@ -581,11 +362,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 
 # ---------------------------------------------------------------- summary
-median() {  # median of the numbers on stdin
-  sort -g | awk '{v[NR] = $1} END {
-    if (NR == 0) { print "NA"; exit }
-    if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 column_of() {  # column_of WORKLOAD MODE TARGET tps|cpu10k: one value per round
   awk -F'\t' -v w="$1" -v m="$2" -v t="$3" -v what="$4" 'NR > 1 && $2 == w && $3 == m && $4 == t {
     if (what == "tps") print $5; else print $7 / $6 * 10000 }' "$RESULTS"
@@ -629,4 +405,4 @@ echo "CPU/10k: pgrange's utime+stime (all threads, /proc/PID/stat) per 10,000 tr
 echo "refused: pgrange answers the statement with SQLSTATE 0A000 (not supported yet); see $LOG_DIR/probes.txt"
 echo "Raw per-run figures: $RESULTS"
 echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC') after $(($(date +%s) - T_START)) s," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "load average $(load_average)"

@@ -37,8 +37,9 @@
 #   LOG_DIR=DIR                            logs and results.tsv (default /tmp/tpcb_compare-logs.<time>)
 #   PGBIN=DIR  PGRANGE=build/proxy/pgrange binaries to use
 set -euo pipefail
-
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+DIE_STATUS=2     # exit status 1 means the bank invariant does not hold
+STOP_TENTHS=150  # up to 15 s for pgrange and the servers to stop on exit
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
@@ -52,34 +53,15 @@ WARMUP=${WARMUP:-2}
 SKIP_BUILD=${SKIP_BUILD:-0}
 LOG_DIR=${LOG_DIR:-/tmp/tpcb_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
-if [ -z "${PGBIN:-}" ]; then
-  if command -v pg_config >/dev/null 2>&1; then
-    PGBIN=$(pg_config --bindir)
-  else
-    PGBIN=$(dirname "$(command -v postgres)")
-  fi
-fi
 
-die() {
-  echo "tpcb_compare: $*" >&2
-  exit 2
-}
-
-for v in ROUNDS DURATION CLIENTS JOBS SCALE MAX_TRIES PROBE_DURATION WORKERS WARMUP; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer (got \"${!v}\")"
-done
+require_counts ROUNDS DURATION CLIENTS JOBS SCALE MAX_TRIES PROBE_DURATION WORKERS WARMUP
 if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ] ||
   [ "$WORKERS" -lt 1 ] || [ "$MAX_TRIES" -lt 1 ]; then
   die "ROUNDS, DURATION, CLIENTS, JOBS, WORKERS and MAX_TRIES must be at least 1"
 fi
 [ "$SCALE" -ge 3 ] || die "SCALE must be at least 3, so that the branches spread over 3 shards"
-[ "$(id -u)" -eq 0 ] || die "run as root: the servers are started as the postgres system user"
-for tool in pgbench psql pg_isready setpriv ss awk cc timeout; do
-  command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
-done
-if [ ! -x "$PGBIN/postgres" ] || [ ! -x "$PGBIN/initdb" ]; then die "no postgres/initdb in $PGBIN"; fi
-PQ_INCLUDE=$(pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
-[ -r "$PQ_INCLUDE/libpq-fe.h" ] || die "no libpq-fe.h in $PQ_INCLUDE (install libpq-dev)"
+require_environment pgbench psql pg_isready setpriv ss awk cc timeout
+require_libpq
 
 ACCOUNTS=$((SCALE * 100000))
 TELLERS=$((SCALE * 10))
@@ -93,10 +75,7 @@ echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS SCA
   "MAX_TRIES=$MAX_TRIES PROBE_DURATION=$PROBE_DURATION WORKERS=$WORKERS WARMUP=$WARMUP" \
   "SKIP_BUILD=$SKIP_BUILD $0 $*"
 echo "pgbench: pgbench ${PGBENCH_OPTS[*]} -T $DURATION -M simple   (TPC-B, the default script)"
-echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-echo "machine: nproc=$(nproc), CPU ${cpu_model:-unknown}, $(uname -sr)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $(pgbench --version)"
 echo "servers: fsync=off full_page_writes=off synchronous_commit=off — NOT durable: WAL flushes"
 echo "         (also those of PREPARE TRANSACTION / COMMIT PREPARED) cost nothing here;"
@@ -104,89 +83,16 @@ echo "         shards: max_prepared_transactions=100"
 echo "logs:    $LOG_DIR"
 echo
 
-if [ "$SKIP_BUILD" != 1 ]; then
-  echo "building pgrange (scripts/build.sh --target pgrange)"
-  "$REPO/scripts/build.sh" --target pgrange
-fi
-[ -x "$PGRANGE" ] || die "no pgrange binary at $PGRANGE (build it or set PGRANGE)"
-echo "pgrange: $PGRANGE (built $(date -u -r "$PGRANGE" '+%Y-%m-%d %H:%M UTC' 2>/dev/null || echo '?'));" \
-  "tree at $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')" \
-  "$( [ -n "$(git --no-optional-locks -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo '(with uncommitted changes)')"
-echo
-
-id postgres >/dev/null 2>&1 || useradd --system postgres
-CLK_TCK=$(getconf CLK_TCK)
+build_pgrange
+print_pgrange_build
 T_START=$(date +%s)
-
-# ---------------------------------------------------------------- cleanup
-TMP=""
-PGBENCH_PID=""
-PGRANGE_PID=""
-declare -A SERVER_PID
-
-stop_pid() {  # stop_pid PID SIGNAL: signal a child of ours and wait for it
-  local pid=$1 sig=$2
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -s "$sig" "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 150; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -s KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null || true
-}
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_pid "$PGBENCH_PID" TERM
-  stop_pid "$PGRANGE_PID" INT
-  local s
-  for s in "${!SERVER_PID[@]}"; do stop_pid "${SERVER_PID[$s]}" INT; done # SIGINT = fast shutdown
-  if [ -n "$TMP" ] && [ -d "$TMP" ]; then
-    cp "$TMP"/*.log "$LOG_DIR/" 2>/dev/null || true
-    rm -rf "$TMP"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# ---------------------------------------------------------------- ports and dirs
-USED_PORTS=" "
-pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
-  local _candidate _try
-  for ((_try = 0; _try < 200; _try++)); do
-    _candidate=$((20000 + RANDOM % 12001))
-    case "$USED_PORTS" in *" $_candidate "*) continue ;; esac
-    if ! ss -Htln "sport = :$_candidate" | grep -q .; then
-      USED_PORTS+="$_candidate "
-      printf -v "$1" '%s' "$_candidate"
-      return 0
-    fi
-  done
-  die "no free port found"
-}
-
-mkdir -p "$LOG_DIR"
-LOG_DIR=$(cd "$LOG_DIR" && pwd)
-TMP=$(mktemp -d /tmp/tpcb_compare.XXXXXX)
-chown postgres:postgres "$TMP"
-chmod 755 "$TMP"
-
-AS_POSTGRES=(setpriv --reuid=postgres --regid=postgres --init-groups -- env HOME=/tmp)
-
-cd /tmp # servers run from a directory postgres can read
+bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
 
 # ---------------------------------------------------------------- the probe
 # Runs a transaction block the way pgbench -M prepared does: BEGIN, then each statement with
 # PQprepare + PQexecPrepared (one parameter each), then ROLLBACK. Prints one line per statement:
 # "ok" or "error <SQLSTATE> <message>".
-cat >"$TMP/probe.c" <<'EOF'
+build_probe <<'EOF'
 #include <libpq-fe.h>
 #include <stdio.h>
 int main(int argc, char** argv) {
@@ -222,54 +128,9 @@ int main(int argc, char** argv) {
   return 0;
 }
 EOF
-cc -O1 -o "$TMP/probe" "$TMP/probe.c" -I"$PQ_INCLUDE" -lpq 2>"$LOG_DIR/probe-build.log" ||
-  die "could not build the probe (see $LOG_DIR/probe-build.log)"
 
 # ---------------------------------------------------------------- four PostgreSQL servers
-echo "starting PostgreSQL: direct, s1, s2, s3"
-"${AS_POSTGRES[@]}" "$PGBIN/initdb" -D "$TMP/template" -U postgres --auth=trust -E UTF8 \
-  --locale=C.UTF-8 >"$LOG_DIR/initdb.log" 2>&1 || die "initdb failed (see $LOG_DIR/initdb.log)"
-declare -A SERVER_PORT
-for s in direct s1 s2 s3; do
-  pick_port port
-  SERVER_PORT[$s]=$port
-  cp -a "$TMP/template" "$TMP/data-$s"
-  buffers=128MB
-  prepared=0
-  if [ "$s" = direct ]; then buffers=256MB; else prepared=100; fi
-  cat >>"$TMP/data-$s/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$TMP/data-$s'
-max_connections = 100
-max_prepared_transactions = $prepared
-shared_buffers = $buffers
-fsync = off
-full_page_writes = off
-synchronous_commit = off
-EOF
-  "${AS_POSTGRES[@]}" "$PGBIN/postgres" -D "$TMP/data-$s" >"$LOG_DIR/postgres-$s.log" 2>&1 &
-  SERVER_PID[$s]=$!
-done
-for s in direct s1 s2 s3; do
-  for ((i = 0; i < 300; i++)); do
-    pg_isready -q -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -t 1 && break
-    kill -0 "${SERVER_PID[$s]}" 2>/dev/null || die "PostgreSQL $s exited (see $LOG_DIR)"
-    sleep 0.1
-  done
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U postgres -d postgres \
-    -c "CREATE ROLE bench LOGIN PASSWORD 'bench'" -c "CREATE DATABASE bench OWNER bench" >/dev/null
-done
-psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U postgres -d postgres \
-  -c "CREATE DATABASE pgrange_meta OWNER bench" >/dev/null
-
-sql_on() {  # sql_on SERVER SQL...: psql as bench on database bench of a server, unaligned output
-  local s=$1
-  shift
-  local args=() q
-  for q in "$@"; do args+=(-c "$q"); done
-  psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U bench -d bench "${args[@]}"
-}
+start_four_servers 100
 
 # pgbench -i on direct, alone and timed; then the same on s1 (later imported and spread), and
 # empty tables with their keys on s2 and s3.
@@ -287,73 +148,14 @@ echo "   inside a transaction block; not tried)"
 echo "pgbench -i -s $SCALE on s1, empty tables on s2 and s3"
 pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U bench bench \
   >"$LOG_DIR/pgbench-init-s1.log" 2>&1 || die "pgbench -i on s1 failed (see $LOG_DIR)"
-for s in s2 s3; do
-  pgbench -i -q -I dtp -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U bench bench \
-    >"$LOG_DIR/pgbench-init-$s.log" 2>&1 || die "pgbench -i on $s failed (see $LOG_DIR)"
-done
+empty_pgbench_tables s2 s3
 
 # ---------------------------------------------------------------- pgrange
-pick_port PGRANGE_PORT
 # A coordinated transaction holds a connection on every shard it touched.
 POOL=$((2 * CLIENTS * WORKERS > 20 ? 2 * CLIENTS * WORKERS : 20))
-cat >"$TMP/pgrange.toml" <<EOF
-listen = "127.0.0.1:$PGRANGE_PORT"
-database = "bench"
-pool_mode = "transaction"
-workers = $WORKERS
-log_level = "info"
-
-[metadata]
-dsn = "host=127.0.0.1 port=${SERVER_PORT[s1]} dbname=pgrange_meta user=bench"
-EOF
-for s in s1 s2 s3; do
-  cat >>"$TMP/pgrange.toml" <<EOF
-
-[[shard]]
-name = "$s"
-dsn = "host=127.0.0.1 port=${SERVER_PORT[$s]} dbname=bench user=bench"
-pool_size = $POOL
-EOF
-done
-cat >>"$TMP/pgrange.toml" <<EOF
-
-[[user]]
-name = "bench"
-password = "bench"
-auth = "md5"
-EOF
 PGRANGE_LOG="$LOG_DIR/pgrange.log"
-"$PGRANGE" --config "$TMP/pgrange.toml" >"$PGRANGE_LOG" 2>&1 &
-PGRANGE_PID=$!
-for ((i = 0; i < 300; i++)); do
-  kill -0 "$PGRANGE_PID" 2>/dev/null || die "pgrange exited during startup (see $PGRANGE_LOG)"
-  if pg_isready -q -h 127.0.0.1 -p "$PGRANGE_PORT" -d bench -U bench -t 1; then break; fi
-  sleep 0.1
-done
+start_sharded_pgrange "$POOL" info "$PGRANGE_LOG"
 export PGPASSWORD=bench
-
-via_pgrange() {  # via_pgrange SQL...: statements through pgrange, unaligned output
-  local args=() q
-  for q in "$@"; do args+=(-c "$q"); done
-  psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench "${args[@]}"
-}
-
-place_ranges() {  # place_ranges TABLE: range i (in key order) to shard s((i mod 3) + 1)
-  local table=$1 i=0 id shard want
-  while IFS='|' read -r _ _ id shard _; do
-    want="s$((i % 3 + 1))"
-    if [ "$shard" != "$want" ]; then
-      via_pgrange "ALTER RANGE $id RELOCATE TO '$want'" >/dev/null
-    fi
-    i=$((i + 1))
-  done < <(via_pgrange "SHOW RANGES FROM TABLE $table")
-}
-
-split_into() {  # split_into TABLE N MAX: SPLIT AT the values that cut keys 1..MAX into N ranges
-  local table=$1 n=$2 max=$3 k splits=""
-  for ((k = 1; k < n; k++)); do splits+="($((max * k / n + 1))), "; done
-  via_pgrange "ALTER TABLE $table SPLIT AT VALUES ${splits%, }" >/dev/null
-}
 
 echo "pgbench tables through pgrange: IMPORT TABLE; accounts in 12 ranges, tellers in 6, branches"
 echo "in 3, RELOCATE round-robin (rows move); pgbench_history has no key: unsharded, on s1"
@@ -414,15 +216,6 @@ declare -A PORT
 PORT[direct]=${SERVER_PORT[direct]}
 PORT[pgrange]=$PGRANGE_PORT
 
-proc_ticks() {  # utime+stime of a process (all threads), in clock ticks
-  local stat
-  stat=$(<"/proc/$1/stat")
-  stat=${stat##*) }
-  # shellcheck disable=SC2086 # split the fields on purpose
-  set -- $stat
-  echo $((${12} + ${13}))
-}
-
 # run_pgbench TARGET MODE SECONDS LOG: pgbench's exit status; 124 when it overran SECONDS + 60
 # (a hang).
 run_pgbench() {
@@ -436,16 +229,12 @@ run_pgbench() {
   return $rc
 }
 
-field() {  # field LOG PATTERN: the first number after "PATTERN: " in a pgbench log
-  awk -v p="$2" 'index($0, p ": ") == 1 {s = substr($0, length(p) + 3); split(s, w, /[ \/]/); print w[1]; exit}' "$1"
-}
-
 # Transactions processed through pgrange in every run (warm-up and probe included), to compare
 # with the history rows and the two-phase commits afterwards.
 PGR_TXNS_ALL=0
 add_pgrange_txns() {  # add_pgrange_txns LOG
   local n
-  n=$(field "$1" "number of transactions actually processed")
+  n=$(pgbench_field "$1" "number of transactions actually processed")
   [[ $n =~ ^[0-9]+$ ]] && PGR_TXNS_ALL=$((PGR_TXNS_ALL + n))
   return 0
 }
@@ -481,11 +270,11 @@ for ((round = 1; round <= ROUNDS; round++)); do
     rc=0
     run_pgbench "$t" simple "$DURATION" "$log" || rc=$?
     after=$(proc_ticks "$PGRANGE_PID")
-    tps=$(awk '/^tps = / {print $3; exit}' "$log")
-    processed=$(field "$log" "number of transactions actually processed")
-    failed=$(field "$log" "number of failed transactions")
-    retried=$(field "$log" "number of transactions retried")
-    retries=$(field "$log" "total number of retries")
+    tps=$(pgbench_tps "$log")
+    processed=$(pgbench_field "$log" "number of transactions actually processed")
+    failed=$(pgbench_field "$log" "number of failed transactions")
+    retried=$(pgbench_field "$log" "number of transactions retried")
+    retries=$(pgbench_field "$log" "total number of retries")
     status=ok
     [ "$rc" = 0 ] || status="rc=$rc"
     [ "$rc" = 124 ] && status=hang
@@ -493,7 +282,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     [ "$t" = pgrange ] && add_pgrange_txns "$log"
     [ "$t" = pgrange ] && [[ ${processed:-} =~ ^[0-9]+$ ]] && PGR_TXNS=$((PGR_TXNS + processed))
     cpu=NA
-    [ "$t" = pgrange ] && cpu=$(awk -v t=$((after - before)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz}')
+    [ "$t" = pgrange ] && cpu=$(ticks_to_seconds $((after - before)))
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$t" "${tps:-NA}" "${processed:-NA}" \
       "${failed:-NA}" "${retried:-NA}" "${retries:-NA}" "$status" "$cpu" >>"$RESULTS"
     note=""
@@ -536,10 +325,10 @@ if [ "$PROBE_DURATION" -gt 0 ]; then
     run_pgbench "$t" prepared "$PROBE_DURATION" "$log" || rc=$?
     after=$(proc_ticks "$PGRANGE_PID")
     [ "$t" = pgrange ] && add_pgrange_txns "$log"
-    tps=$(awk '/^tps = / {print $3; exit}' "$log")
-    processed=$(field "$log" "number of transactions actually processed")
-    failed=$(field "$log" "number of failed transactions")
-    retried=$(field "$log" "number of transactions retried")
+    tps=$(pgbench_tps "$log")
+    processed=$(pgbench_field "$log" "number of transactions actually processed")
+    failed=$(pgbench_field "$log" "number of failed transactions")
+    retried=$(pgbench_field "$log" "number of transactions retried")
     aborted=$(grep -c 'aborted in command' "$log" || true)
     [ -n "$tps" ] && tps=$(awk -v v="$tps" 'BEGIN {printf "%.1f", v}')
     PTPS[$t]=${tps:-NA}
@@ -571,7 +360,7 @@ fi
 # pgrange's own CPU while no client is connected, for scale (should be ~0).
 before=$(proc_ticks "$PGRANGE_PID")
 sleep 3
-IDLE_CPU=$(awk -v t=$(($(proc_ticks "$PGRANGE_PID") - before)) -v hz="$CLK_TCK" 'BEGIN {printf "%.2f", t / hz}')
+IDLE_CPU=$(ticks_to_seconds $(($(proc_ticks "$PGRANGE_PID") - before)))
 # CPU seconds of each pgrange thread since it started (thread ids in start order: the acceptor,
 # the workers, then the control plane's threads).
 THREAD_CPU=$(for task in /proc/"$PGRANGE_PID"/task/*; do
@@ -580,11 +369,6 @@ THREAD_CPU=$(for task in /proc/"$PGRANGE_PID"/task/*; do
 done)
 
 # ---------------------------------------------------------------- summary
-median() {  # median of the numbers on stdin
-  sort -g | awk '{v[NR] = $1} END {
-    if (NR == 0) { print "NA"; exit }
-    if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 column_of() {  # column_of TARGET COLUMN: one value per round (runs that printed a TPS)
   awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t && $3 != "NA" {print $c}' "$RESULTS"
 }
@@ -711,7 +495,7 @@ else
 fi
 echo "Raw per-run figures: $RESULTS; pgbench outputs, server and pgrange logs: $LOG_DIR"
 echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC') after $(($(date +%s) - T_START)) s," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "load average $(load_average)"
 if [ "${#VIOLATIONS[@]}" -gt 0 ]; then
   echo "BANK INVARIANT VIOLATED: ${#VIOLATIONS[@]} check(s) failed" >&2
   exit 1
