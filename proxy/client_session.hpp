@@ -29,6 +29,12 @@ class Worker;
 /// One client connection from startup to Terminate: authentication, then the message loop that
 /// forwards the client's messages to a pooled backend and streams the replies back, keeping
 /// session state (SET, prepared statements) intact across backends in transaction pooling.
+/// What each shard runs of a statement routed to `route.shards`: a multi-row INSERT over several
+/// shards gets each shard's own VALUES rows, anything else runs as it is on each.
+Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
+                                                       const sql::StatementInfo& info,
+                                                       const routing::Route& route);
+
 class ClientSession : public std::enable_shared_from_this<ClientSession> {
  public:
   ClientSession(Worker& worker, tcp::socket socket);

@@ -9,7 +9,6 @@
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "sql/insert_rows.hpp"
 #include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {
@@ -132,33 +131,21 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     co_return true;
   }
 
-  // What each shard runs: its VALUES rows of a multi-row INSERT, the statement otherwise.
-  std::map<int, std::string> statements;
+  // What each shard runs; a statement on no pgrange table runs on the first shard.
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
   const routing::Route& route = plan.route;
-  if (route.shards.empty()) {
-    int shard = c.first_shard >= 0 ? c.first_shard : 0;
-    statements[shard] = text;
-  } else if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert) {
-    std::map<int, std::vector<size_t>> rows;
-    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
-    for (const auto& [shard, indexes] : rows) {
-      auto shard_sql = sql::insert_with_rows(text, indexes);
-      if (!shard_sql) {
-        reply_error(shard_sql.error());
-        send();
-        co_return true;
-      }
-      statements[shard] = std::move(*shard_sql);
-    }
-  } else {
-    for (int shard : route.shards) statements[shard] = text;
+  auto statements = statements_by_shard(text, info, route);
+  if (!statements) {
+    reply_error(statements.error());
+    send();
+    co_return true;
   }
+  if (route.shards.empty()) (*statements)[c.first_shard >= 0 ? c.first_shard : 0] = text;
 
   // Shard by shard, in shard order (see run_distributed_write).
   bool described = false;
   std::string tag;
-  for (const auto& [shard, statement] : statements) {
+  for (const auto& [shard, statement] : *statements) {
     auto it = c.parts.find(shard);
     bool opening = it == c.parts.end();
     if (opening) {

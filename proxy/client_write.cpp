@@ -60,6 +60,24 @@ awaitable<Result<Reply>> read_reply(BackendConnection& conn) {
 
 }  // namespace
 
+Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
+                                                       const sql::StatementInfo& info,
+                                                       const routing::Route& route) {
+  std::map<int, std::string> out;
+  if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert) {
+    std::map<int, std::vector<size_t>> rows;
+    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
+    for (const auto& [shard, indexes] : rows) {
+      auto shard_sql = sql::insert_with_rows(text, indexes);
+      if (!shard_sql) return tl::unexpected(shard_sql.error());
+      out[shard] = std::move(*shard_sql);
+    }
+    return out;
+  }
+  for (int shard : route.shards) out[shard] = text;
+  return out;
+}
+
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
                                                      const sql::StatementInfo& info,
                                                      const routing::Route& route) {
@@ -77,23 +95,12 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     leave_ranges();
   };
 
-  // What each shard runs: its own VALUES rows of an INSERT, the statement itself otherwise.
-  std::map<int, std::string> statements;
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
-  if (info.kind == sql::StatementKind::kInsert) {
-    std::map<int, std::vector<size_t>> rows;
-    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
-    for (const auto& [shard, indexes] : rows) {
-      auto shard_sql = sql::insert_with_rows(text, indexes);
-      if (!shard_sql) {
-        error = shard_sql.error();
-        finish();
-        co_return true;
-      }
-      statements[shard] = std::move(*shard_sql);
-    }
-  } else {
-    for (int shard : route.shards) statements[shard] = text;
+  auto statements = statements_by_shard(text, info, route);
+  if (!statements) {
+    error = statements.error();
+    finish();
+    co_return true;
   }
 
   std::vector<TxnPart> parts;
@@ -103,7 +110,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
 
   // One shard after the other, in shard order: two such writes that need the same rows queue
   // on the first shard they share instead of deadlocking across shards.
-  for (const auto& [shard, statement] : statements) {
+  for (const auto& [shard, statement] : *statements) {
     auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
     if (!acquired) {
       error = acquired.error();
