@@ -260,7 +260,9 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
     for (const toml::node& n : *tables->as_array()) {
       const toml::table& t = *n.as_table();
       std::string where = "table[" + std::to_string(cfg.tables.size()) + "]";
-      if (auto ok = check_keys(t, where, {"name", "key"}); !ok) return fail(ok.error());
+      if (auto ok = check_keys(t, where, {"name", "key", "split_at"}); !ok) {
+        return fail(ok.error());
+      }
       TableConfig tc;
       auto name = get_string(t, "name", where, std::nullopt);
       if (!name) return fail(name.error());
@@ -274,6 +276,39 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
           return config_error("configuration key \"" + where + ".key\" must hold strings");
         }
         tc.key.push_back(*k.value<std::string>());
+      }
+      if (const toml::node* splits = t.get("split_at")) {
+        auto bad = [&] {
+          return config_error("configuration key \"" + where +
+                              ".split_at\" must be an array of keys: values (numbers or strings) "
+                              "for a one-column key, arrays of them for a longer key");
+        };
+        if (!splits->is_array()) return bad();
+        auto value_text = [](const toml::node& v) -> std::optional<std::string> {
+          if (auto i = v.value_exact<int64_t>()) return std::to_string(*i);
+          if (auto s = v.value_exact<std::string>()) return *s;
+          if (auto d = v.value_exact<double>()) {
+            std::ostringstream os;
+            os.precision(17);
+            os << *d;
+            return os.str();
+          }
+          return std::nullopt;
+        };
+        for (const toml::node& entry : *splits->as_array()) {
+          std::vector<std::string> values;
+          if (const toml::array* tuple = entry.as_array()) {
+            for (const toml::node& v : *tuple) {
+              auto text = value_text(v);
+              if (!text) return bad();
+              values.push_back(*text);
+            }
+          } else if (auto text = value_text(entry)) {
+            values.push_back(*text);
+          }
+          if (values.empty() || values.size() > tc.key.size()) return bad();
+          tc.split_at.push_back(std::move(values));
+        }
       }
       cfg.tables.push_back(std::move(tc));
     }

@@ -40,6 +40,9 @@ struct UserConfig {
 struct TableConfig {
   std::string name;
   std::vector<std::string> key;
+  /// Where a table made through pgrange starts split: each entry one key (the text of each key
+  /// column's value); its ranges are then spread over the shards in turn. Empty: one range.
+  std::vector<std::vector<std::string>> split_at;
 };
 
 /// TLS offered to clients.

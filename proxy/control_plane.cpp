@@ -471,6 +471,33 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info)
   return notice;
 }
 
+Result<std::vector<std::string>> ControlPlane::configured_splits(
+    const routing::TableDescriptor& table) const {
+  std::vector<std::string> keys;
+  if (table.key_source != routing::KeySource::kConfig) return keys;
+  for (const auto& tc : config_.tables) {
+    if (tc.name != table.name && tc.name != table.schema + "." + table.name) continue;
+    for (const auto& values : tc.split_at) {
+      std::vector<routing::KeyColumn> columns;
+      std::vector<std::optional<std::string_view>> views;
+      for (size_t i = 0; i < values.size() && i < table.key.size(); ++i) {
+        columns.push_back(table.key[i].column);
+        views.emplace_back(values[i]);
+      }
+      auto key = routing::encode_key_text(table.table_id, 1, columns, views);
+      if (!key) {
+        Error e = key.error();
+        e.message = "split_at of table \"" + table.name + "\" in the configuration: " + e.message;
+        return tl::unexpected(std::move(e));
+      }
+      keys.push_back(std::move(*key));
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
 Result<routing::TableDescriptor> ControlPlane::register_described(routing::TableDescriptor table,
                                                                   int shard) {
   table.table_id = store_->allocate_table_id();
@@ -498,13 +525,24 @@ Result<routing::TableDescriptor> ControlPlane::register_described(routing::Table
     if (!map) return tl::unexpected(map.error());
     std::string start = routing::table_prefix(table.table_id);
     std::string end = routing::table_prefix(table.table_id + 1);
-    auto changes = (*map)->apply(std::vector<routing::RangeOp>{routing::RangeOp::split(start),
-                                                               routing::RangeOp::split(end)});
+    // An imported table's rows are all on `shard`: it starts as one range there.
+    auto split_keys = shard < 0 ? configured_splits(table)
+                                : Result<std::vector<std::string>>(std::vector<std::string>{});
+    if (!split_keys) return tl::unexpected(split_keys.error());
+    std::vector<routing::RangeOp> ops{routing::RangeOp::split(start), routing::RangeOp::split(end)};
+    for (const std::string& k : *split_keys) ops.push_back(routing::RangeOp::split(k));
+    auto changes = (*map)->apply(ops);
     if (!changes) return tl::unexpected(changes.error());
-    const routing::RangeDescriptor* first = (*map)->snapshot()->lookup(start);
-    auto moved = (*map)->reassign(first->range_id, shard_order_[best]);
-    if (!moved) return tl::unexpected(moved.error());
-    changes->push_back(*moved);
+    // The table is new and empty: its ranges can start anywhere. With configured split points
+    // they go to the shards in turn, from the least loaded one.
+    std::vector<std::string> starts{start};
+    starts.insert(starts.end(), split_keys->begin(), split_keys->end());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const routing::RangeDescriptor* r = (*map)->snapshot()->lookup(starts[i]);
+      auto moved = (*map)->reassign(r->range_id, shard_order_[(best + i) % shard_order_.size()]);
+      if (!moved) return tl::unexpected(moved.error());
+      changes->push_back(*moved);
+    }
     try {
       store_->register_table(table, *changes);
       next_shard_ = best + 1;
