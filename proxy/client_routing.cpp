@@ -184,9 +184,21 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
                         "send it as a simple query"));
     }
     if (in_block) {
+      // TRUNCATE and ANALYZE leave the catalog as it is: they run on every shard inside the
+      // block's transaction there (so COPY … FREEZE after a TRUNCATE works on each shard).
+      bool transactional = infos.size() == 1 && (infos[0].kind == sql::StatementKind::kTruncate ||
+                                                 infos[0].kind == sql::StatementKind::kAnalyze);
+      if (transactional && (coord_ || can_coordinate())) {
+        for (size_t i = 0; i < worker_.pool_count(); ++i) {
+          p.route.shards.push_back(static_cast<int>(i));
+        }
+        p.kind = Plan::Kind::kCoordinate;
+        return p;
+      }
       return refuse_with(not_supported(
           "DDL inside a transaction block is not supported by pgrange yet: it runs on every "
-          "shard, outside any transaction"));
+          "shard, outside any transaction",
+          transactional ? "" : "TRUNCATE and ANALYZE are the exceptions"));
     }
     for (const auto& s : infos) {
       if (!is_broadcast(s) && !s.tables.empty()) {

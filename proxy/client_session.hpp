@@ -174,9 +174,30 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string begin_sql;  ///< what opens the transaction on one more shard
     int first_shard = -1;   ///< where statements on no pgrange table run
     bool failed = false;    ///< a statement failed: only ROLLBACK (or COMMIT) goes on
+    /// The savepoints and settings in force, in the order they were made: a part opened later
+    /// runs them after its BEGIN, so every part holds the same savepoint stack.
+    struct Replayed {
+      bool savepoint = false;
+      std::string name;  ///< the savepoint's name, as PostgreSQL folds it
+      std::string sql;   ///< what a part runs
+    };
+    std::vector<Replayed> replay;
   };
+  /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
+  awaitable<void> become_coordinated();
+  /// The coordinated transaction's connection on `shard`, opening the transaction there first
+  /// if the block has not touched that shard yet.
+  awaitable<Result<BackendConnection*>> coordinated_part(int shard);
   /// Whether the open transaction can become a coordinated one now.
   bool can_coordinate() const;
+  /// What opens the coordinated transaction on one more part: its BEGIN, the lock timeout and
+  /// the savepoints and settings made so far.
+  std::string coordinated_opener() const;
+  /// SAVEPOINT, RELEASE, ROLLBACK TO, SET or RESET in a coordinated transaction: run on every
+  /// part, then remembered for the parts opened later; the answer (without ReadyForQuery) is
+  /// appended to `out`.
+  awaitable<void> run_on_every_part(const sql::StatementInfo& info, std::string text,
+                                    bool describe, std::string& out);
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
   /// that needs a second shard).
   awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
@@ -195,6 +216,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
+  /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
+  /// merged answer, ending with its CommandComplete or error (no ReadyForQuery) in `buf`.
+  /// `in_transaction`: the connections hold the client's transaction, so a shard is read to
+  /// its end rather than cancelled. A connection that cannot be reused is marked broken.
+  /// Returns false when the statement failed.
+  awaitable<bool> stream_merge(const sql::MergeQuery& merge,
+                               const std::vector<std::shared_ptr<BackendConnection>>& conns,
+                               ExtendedMerge* ext, bool in_transaction, std::string& buf);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its

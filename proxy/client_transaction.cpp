@@ -56,6 +56,54 @@ awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
   co_return conn;
 }
 
+awaitable<void> ClientSession::become_coordinated() {
+  Coordinated c;
+  c.begin_sql = txn_begin_sql_.empty() ? "BEGIN" : txn_begin_sql_;
+  auto conn = co_await take_backend();
+  if (conn) {
+    if (auto r = co_await conn->run_simple(kSetLockTimeout); !r) {
+      spdlog::warn("session {}: {}", key_pid_, r.error().message);
+    }
+    c.first_shard = conn->shard_index();
+    c.parts[conn->shard_index()] = std::move(conn);
+  }
+  deferred_begin_.clear();
+  coord_ = std::move(c);
+  spdlog::debug("session {}: transaction coordinated over several shards", key_pid_);
+}
+
+awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard) {
+  Coordinated& c = *coord_;
+  if (auto it = c.parts.find(shard); it != c.parts.end()) co_return it->second.get();
+  auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+  if (!acquired) co_return tl::unexpected(acquired.error());
+  auto conn = *acquired;
+  c.parts.emplace(shard, conn);
+  if (c.first_shard < 0) c.first_shard = shard;
+  std::string request;
+  write_query(request, c.begin_sql + ";\n" + kSetLockTimeout);
+  if (auto e = co_await start_request(*conn, std::move(request))) {
+    conn->mark_broken();
+    co_return tl::unexpected(*e);
+  }
+  std::optional<Error> failure;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn->read_message(type, body); !r) {
+      conn->mark_broken();
+      co_return tl::unexpected(r.error());
+    }
+    if (type == 'E' && !failure) {
+      ErrorFields f = parse_error_fields(body);
+      failure = Error::make(f.sqlstate, f.message);
+    }
+    if (type == 'Z') break;
+  }
+  if (failure) co_return tl::unexpected(*failure);
+  co_return conn.get();
+}
+
 awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
                                                ExtendedMerge* ext) {
   std::string out;
@@ -74,22 +122,8 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     channel_.send(std::move(out));
   };
 
-  if (!coord_) {
-    // The statement that needs a second shard (or several): the transaction becomes ours.
-    Coordinated c;
-    c.begin_sql = txn_begin_sql_.empty() ? "BEGIN" : txn_begin_sql_;
-    auto conn = co_await take_backend();
-    if (conn) {
-      if (auto r = co_await conn->run_simple(kSetLockTimeout); !r) {
-        spdlog::warn("session {}: {}", key_pid_, r.error().message);
-      }
-      c.first_shard = conn->shard_index();
-      c.parts[conn->shard_index()] = std::move(conn);
-    }
-    deferred_begin_.clear();
-    coord_ = std::move(c);
-    spdlog::debug("session {}: transaction coordinated over several shards", key_pid_);
-  }
+  // The statement that needs a second shard (or several): the transaction becomes ours.
+  if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
 
   if (info.kind == sql::StatementKind::kTransaction) {

@@ -1,5 +1,6 @@
 #include "proxy/message_writer.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -149,7 +150,13 @@ ErrorFields parse_error_fields(std::string_view body) {
 std::string add_tag_counts(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   size_t sa = a.rfind(' '), sb = b.rfind(' ');
-  if (sa == std::string::npos || sb == std::string::npos) return a;
+  auto counted = [](const std::string& tag, size_t space) {
+    return space != std::string::npos && space + 1 < tag.size() &&
+           std::all_of(tag.begin() + static_cast<std::ptrdiff_t>(space) + 1, tag.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  // Tags without a count ("TRUNCATE TABLE", "ANALYZE") stay as they are.
+  if (!counted(a, sa) || !counted(b, sb)) return a;
   uint64_t n = std::strtoull(a.c_str() + sa + 1, nullptr, 10) +
                std::strtoull(b.c_str() + sb + 1, nullptr, 10);
   return a.substr(0, sa + 1) + std::to_string(n);
