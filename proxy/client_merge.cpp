@@ -170,6 +170,37 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
 awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                                          ExtendedMerge* ext) {
   std::string buf;
+  std::vector<std::shared_ptr<BackendConnection>> conns;
+  std::optional<Error> error;
+  for (int shard : route.shards) {
+    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    if (!acquired) {
+      error = acquired.error();
+      break;
+    }
+    conns.push_back(*acquired);
+  }
+  if (error) {
+    if (ext != nullptr) {
+      emit_ready_synthetics(buf);
+      if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
+    }
+    write_error(buf, *error);
+  } else {
+    co_await stream_merge(merge, conns, ext, false, buf);
+  }
+  for (auto& conn : conns) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+  }
+  if (ext == nullptr) write_ready_for_query(buf, txn_status_);
+  channel_.send(std::move(buf));
+  leave_ranges();
+  co_return true;
+}
+
+awaitable<bool> ClientSession::stream_merge(
+    const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
+    ExtendedMerge* ext, bool in_transaction, std::string& buf) {
   if (ext != nullptr) {
     emit_ready_synthetics(buf);
     if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
@@ -191,25 +222,23 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   }
   std::optional<Error> error;              // pgrange's own error
   std::optional<std::string> shard_error;  // the first ErrorResponse body a shard sent
-  std::vector<ShardRun> runs(route.shards.size());
+  std::vector<ShardRun> runs(conns.size());
   routing::ResultMerge merger(merge, runs.size());
 
   // Start the query everywhere first, so the shards work while pgrange reads.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].shard = conns[i]->shard_index();
+    runs[i].conn = conns[i];
+    runs[i].ready = true;  // nothing sent yet: nothing to read
+  }
   for (size_t i = 0; i < runs.size() && !error; ++i) {
-    runs[i].shard = route.shards[i];
-    auto acquired = co_await worker_.pool(static_cast<size_t>(runs[i].shard)).acquire();
-    if (!acquired) {
-      error = acquired.error();
-      break;
-    }
-    runs[i].conn = *acquired;
     BackendPool& pool = worker_.pool(static_cast<size_t>(runs[i].shard));
     if (!pool.collation() &&
         (merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate)) {
       auto c = co_await database_collation(*runs[i].conn);
       if (!c) {
         error = c.error();
-        runs[i].failed = runs[i].ready = true;
+        runs[i].failed = true;
         break;
       }
       pool.collation() = *c;
@@ -217,8 +246,9 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
     if (auto e = co_await start_request(*runs[i].conn, request)) {
       error = *e;
       runs[i].failed = true;
-      runs[i].ready = true;
+      break;
     }
+    runs[i].ready = false;
   }
 
   // Reads shard i's next message into the merge; false when the statement cannot go on.
@@ -317,12 +347,14 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   }
 
   // The shards still sending: after an error, or when nothing bounds what is left, they are
-  // cancelled; a shard whose pushed-down LIMIT bounds its rest is read to its end.
+  // cancelled; a shard whose pushed-down LIMIT bounds its rest is read to its end. In a
+  // transaction a cancel would abort the shard's transaction (which a ROLLBACK TO SAVEPOINT
+  // could not tell from the client's own error), so there every shard is read to its end.
   bool failed = error.has_value() || shard_error.has_value();
   for (ShardRun& run : runs) {
     if (!run.conn || run.ready) continue;
     bool cancelled = false;
-    if (!run.ended && (failed || !merge.limit_pushed)) {
+    if (!in_transaction && !run.ended && (failed || !merge.limit_pushed)) {
       co_await send_cancel_request(run.conn->shard(), run.conn->pid(), run.conn->secret());
       cancelled = true;
     }
@@ -343,9 +375,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
     if (cancelled && !saw_cancel) run.failed = true;
   }
   for (ShardRun& run : runs) {
-    if (!run.conn) continue;
-    worker_.pool(static_cast<size_t>(run.shard))
-        .release(run.conn, !run.failed && !run.conn->broken());
+    if (run.failed) run.conn->mark_broken();
   }
 
   if (shard_error) {
@@ -355,10 +385,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   } else {
     MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(merger.rows())).end();
   }
-  if (ext == nullptr) write_ready_for_query(buf, txn_status_);
-  channel_.send(std::move(buf));
-  leave_ranges();
-  co_return true;
+  co_return !failed;
 }
 
 }  // namespace pgrange::proxy
