@@ -27,12 +27,52 @@ Error aborted_error() {
                      "block");
 }
 
+/// The first word of a statement, lower case (leading blanks and comments skipped).
+std::string leading_word(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    if (std::isspace(static_cast<unsigned char>(sql[i]))) {
+      ++i;
+    } else if (sql.substr(i, 2) == "--") {
+      i = std::min(sql.size(), sql.find('\n', i));
+    } else if (sql.substr(i, 2) == "/*") {
+      auto end = sql.find("*/", i + 2);
+      i = end == std::string_view::npos ? sql.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  for (; i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])); ++i) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+  }
+  return word;
+}
+
+std::string quote_ident(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+bool is_setting(sql::SessionEffectKind k) {
+  return k == sql::SessionEffectKind::kSet || k == sql::SessionEffectKind::kReset ||
+         k == sql::SessionEffectKind::kResetAll;
+}
+
+bool is_savepoint(sql::SessionEffectKind k) {
+  return k == sql::SessionEffectKind::kSavepoint || k == sql::SessionEffectKind::kRelease ||
+         k == sql::SessionEffectKind::kRollbackTo;
+}
+
 }  // namespace
 
 bool ClientSession::can_coordinate() const {
-  return transaction_pooling_ && worker_.pool_count() > 1 && savepoints_.empty() &&
-         txn_effects_.empty() && !pinned() && !in_copy_ && !extended_merge_ &&
-         (!backend_ || (pending_.empty() && !unsynced_)) && txn_status_ == 'T';
+  return transaction_pooling_ && worker_.pool_count() > 1 && !pinned() && !in_copy_ &&
+         !extended_merge_ && (!backend_ || (pending_.empty() && !unsynced_)) && txn_status_ == 'T';
 }
 
 awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
@@ -67,6 +107,31 @@ awaitable<void> ClientSession::become_coordinated() {
     c.first_shard = conn->shard_index();
     c.parts[conn->shard_index()] = std::move(conn);
   }
+  // The savepoints and settings the block made so far on its first shard, in their order
+  // (savepoints_ holds each savepoint's place among txn_effects_), for the parts opened later.
+  size_t next_savepoint = 0;
+  auto add_savepoints = [&](size_t upto) {
+    for (; next_savepoint < savepoints_.size() && savepoints_[next_savepoint].second <= upto;
+         ++next_savepoint) {
+      const std::string& name = savepoints_[next_savepoint].first;
+      c.replay.push_back({true, name, "SAVEPOINT " + quote_ident(name)});
+    }
+  };
+  for (size_t i = 0; i < txn_effects_.size(); ++i) {
+    add_savepoints(i);
+    const sql::SessionEffect& e = txn_effects_[i];
+    if (e.kind == sql::SessionEffectKind::kSet) {
+      c.replay.push_back({false, {}, e.statement});
+    } else if (e.kind == sql::SessionEffectKind::kReset) {
+      auto it = startup_settings_.find(e.name);
+      c.replay.push_back(
+          {false, {}, it != startup_settings_.end() ? it->second : "RESET " + quote_ident(e.name)});
+    } else if (e.kind == sql::SessionEffectKind::kResetAll) {
+      c.replay.push_back({false, {}, "RESET ALL"});
+      for (const auto& [name, stmt] : startup_settings_) c.replay.push_back({false, {}, stmt});
+    }
+  }
+  add_savepoints(txn_effects_.size());
   deferred_begin_.clear();
   coord_ = std::move(c);
   spdlog::debug("session {}: transaction coordinated over several shards", key_pid_);
@@ -81,7 +146,7 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   c.parts.emplace(shard, conn);
   if (c.first_shard < 0) c.first_shard = shard;
   std::string request;
-  write_query(request, c.begin_sql + ";\n" + kSetLockTimeout);
+  write_query(request, coordinated_opener());
   if (auto e = co_await start_request(*conn, std::move(request))) {
     conn->mark_broken();
     co_return tl::unexpected(*e);
@@ -104,11 +169,119 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   co_return conn.get();
 }
 
+std::string ClientSession::coordinated_opener() const {
+  // A part opened after savepoints were taken gets them too (rather than being rolled back and
+  // let go by a ROLLBACK TO one of them): every part then holds the same savepoint stack, so
+  // SAVEPOINT, RELEASE and ROLLBACK TO run unchanged on each and PostgreSQL itself resolves
+  // repeated names, RELEASE of an outer savepoint and the undoing of work (and locks) done
+  // after it. Settings are replayed in their place among the savepoints, so a ROLLBACK TO undoes
+  // the same ones everywhere.
+  std::string sql = coord_->begin_sql + ";\n" + kSetLockTimeout;
+  for (const auto& r : coord_->replay) sql += ";\n" + r.sql;
+  return sql;
+}
+
+awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info, std::string text,
+                                                 bool describe, std::string& out) {
+  Coordinated& c = *coord_;
+  const std::string& tk = info.transaction_kind;
+  std::vector<sql::SessionEffect> effects = sql::session_effects(text);
+  // RESET of a startup parameter returns to the client's startup value, not the server's
+  // default (as handle_query_effects does outside such blocks); its row is hidden.
+  std::string run = text;
+  std::string tag;
+  for (const auto& e : effects) {
+    if (e.kind == sql::SessionEffectKind::kReset && startup_settings_.count(e.name) != 0) {
+      run = startup_settings_.at(e.name);
+      tag = "RESET";
+    } else if (e.kind == sql::SessionEffectKind::kResetAll && !startup_settings_.empty()) {
+      for (const auto& [name, stmt] : startup_settings_) run += ";\n" + stmt;
+      tag = "RESET";
+    }
+  }
+  auto find_savepoint = [&](const std::string& name) -> std::optional<size_t> {
+    for (size_t i = c.replay.size(); i-- > 0;) {
+      if (c.replay[i].savepoint && c.replay[i].name == name) return i;
+    }
+    return std::nullopt;
+  };
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  if (c.parts.empty() && (tk == "release" || tk == "rollback_to") &&
+      !find_savepoint(info.transaction_name)) {
+    error = Error::make("3B001", "savepoint \"" + info.transaction_name + "\" does not exist");
+  }
+  // Shard by shard; the first part's answer is the client's.
+  bool first = true;
+  for (auto& [shard, conn] : c.parts) {
+    if (error || shard_error) break;
+    std::string request;
+    write_query(request, run);
+    if (auto e = co_await start_request(*conn, std::move(request))) {
+      conn->mark_broken();
+      error = *e;
+      break;
+    }
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await conn->read_message(type, body); !r) {
+        conn->mark_broken();
+        if (!shard_error) error = r.error();
+        break;
+      }
+      if (type == 'Z') break;
+      if (type == 'E' && !shard_error && !error) shard_error = std::move(body);
+      if (type == 'C' && tag.empty()) tag.assign(body.c_str());
+      if (first && (type == 'N' || type == 'S')) MessageWriter(out).begin(type).bytes(body).end();
+    }
+    first = false;
+  }
+  if (shard_error || error) {
+    if (shard_error) {
+      MessageWriter(out).begin('E').bytes(*shard_error).end();
+    } else {
+      write_error(out, *error);
+    }
+    c.failed = true;
+    txn_status_ = 'E';
+    co_return;
+  }
+  if (tag.empty()) {
+    tag = tk == "savepoint" ? "SAVEPOINT" : tk == "release" ? "RELEASE" : "ROLLBACK";
+  }
+  if (tk == "savepoint") {
+    c.replay.push_back(
+        {true, info.transaction_name, "SAVEPOINT " + quote_ident(info.transaction_name)});
+  } else if (tk == "release") {
+    // The savepoint and those taken after it are gone; the settings made meanwhile stay.
+    if (auto i = find_savepoint(info.transaction_name)) {
+      std::erase_if(c.replay, [&, n = size_t{0}](const Coordinated::Replayed& r) mutable {
+        return n++ >= *i && r.savepoint;
+      });
+    }
+  } else if (tk == "rollback_to") {
+    // As in PostgreSQL the savepoint stays, what came after it is undone, and the transaction
+    // is no longer failed.
+    if (auto i = find_savepoint(info.transaction_name)) c.replay.resize(*i + 1);
+    c.failed = false;
+    txn_status_ = 'T';
+  } else {
+    c.replay.push_back({false, {}, run});
+  }
+  for (auto& e : effects) {
+    if (is_setting(e.kind) || is_savepoint(e.kind)) add_txn_effect(std::move(e));
+  }
+  if (describe) MessageWriter(out).begin('n').end();
+  MessageWriter(out).begin('C').cstr(tag).end();
+}
+
 awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
                                                ExtendedMerge* ext) {
   std::string out;
   emit_ready_synthetics(out);  // a BEGIN or Parse answered before comes first
   if (ext != nullptr && !ext->bind_answered) MessageWriter(out).begin('2').end();
+  if (ext != nullptr) ext->bind_answered = true;
   const auto& infos = **plan.analysis;
   const sql::StatementInfo& info = infos.front();
   auto reply_error = [&](const Error& e) {
@@ -125,6 +298,15 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   // The statement that needs a second shard (or several): the transaction becomes ours.
   if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
+  if (infos.size() > 1) {
+    // Only the first would run below: refuse rather than drop the others.
+    reply_error(Error::make(sqlstate::kFeatureNotSupported,
+                            "several statements in one query inside a transaction over several "
+                            "shards are not supported yet")
+                    .with_hint("send the statements one by one"));
+    send();
+    co_return true;
+  }
 
   if (info.kind == sql::StatementKind::kTransaction) {
     const std::string& tk = info.transaction_kind;
@@ -145,10 +327,19 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           .byte('\0')
           .end();
       MessageWriter(out).begin('C').cstr("BEGIN").end();
+    } else if (tk == "savepoint" || tk == "release" || tk == "rollback_to") {
+      // After an error only ROLLBACK TO goes on, as in PostgreSQL.
+      if (c.failed && tk != "rollback_to") {
+        reply_error(aborted_error());
+      } else {
+        co_await run_on_every_part(info,
+                                   std::string(sql_text.substr(info.begin, info.end - info.begin)),
+                                   ext != nullptr && ext->describe, out);
+      }
     } else {
       reply_error(Error::make(sqlstate::kFeatureNotSupported,
-                              "savepoints and PREPARE TRANSACTION inside a transaction over "
-                              "several shards are not supported yet"));
+                              "PREPARE TRANSACTION inside a transaction over several shards is "
+                              "not supported"));
     }
     send();
     co_return true;
@@ -158,15 +349,47 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     send();
     co_return true;
   }
-  if (!sql::session_effects(sql_text).empty()) {
+  std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  std::string word = leading_word(text);
+  if (word == "set" || word == "reset") {
+    // SET, SET LOCAL, RESET, SET TRANSACTION …: on every part, and on the parts opened later.
+    co_await run_on_every_part(info, text, ext != nullptr && ext->describe, out);
+    send();
+    co_return true;
+  }
+  auto effects = sql::session_effects(sql_text);
+  if (!effects.empty()) {
     reply_error(Error::make(sqlstate::kFeatureNotSupported,
-                            "SET inside a transaction over several shards is not supported yet"));
+                            "\"" + effects.front().statement.substr(0, 40) +
+                                "\" inside a transaction over several shards is not supported "
+                                "yet: it changes the session of one shard's connection"));
+    send();
+    co_return true;
+  }
+  if (plan.merge && *plan.merge && plan.route.shards.size() > 1) {
+    // A SELECT over several shards: merged from the transaction's own parts (opened where the
+    // block has not been yet), so it sees the block's own writes.
+    std::vector<std::shared_ptr<BackendConnection>> conns;
+    std::optional<Error> open_error;
+    for (int shard : plan.route.shards) {
+      auto part = co_await coordinated_part(shard);
+      if (!part) {
+        open_error = part.error();
+        break;
+      }
+      conns.push_back(c.parts.at(shard));
+    }
+    if (open_error) {
+      reply_error(*open_error);
+    } else if (!co_await stream_merge(**plan.merge, conns, ext, true, out)) {
+      c.failed = true;
+      txn_status_ = 'E';
+    }
     send();
     co_return true;
   }
 
   // What each shard runs; a statement on no pgrange table runs on the first shard.
-  std::string text(sql_text.substr(info.begin, info.end - info.begin));
   const routing::Route& route = plan.route;
   auto statements = statements_by_shard(text, info, route);
   if (!statements) {
@@ -182,7 +405,17 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   for (const auto& [shard, statement] : *statements) {
     auto it = c.parts.find(shard);
     bool opening = it == c.parts.end();
-    if (opening) {
+    if (opening && !c.replay.empty()) {
+      // Savepoints and settings to replay: the part opens on its own first, their answers
+      // hidden.
+      auto part = co_await coordinated_part(shard);
+      if (!part) {
+        reply_error(part.error());
+        break;
+      }
+      it = c.parts.find(shard);
+      opening = false;
+    } else if (opening) {
       auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
       if (!acquired) {
         reply_error(acquired.error());
@@ -193,7 +426,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     }
     std::string request;
     int readies = 1;
-    std::string opener = c.begin_sql + ";\n" + kSetLockTimeout;
+    std::string opener = coordinated_opener();
     if (ext == nullptr) {
       // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
       write_query(request, opening ? opener + ";\n" + statement : statement);
@@ -257,11 +490,15 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           }
           described = true;
           break;
+        case 'n':
+          if (!described && ext != nullptr && ext->describe) MessageWriter(out).begin('n').end();
+          described = true;
+          break;
         case 'D':
         case 'N':
           MessageWriter(out).begin(type).bytes(body).end();
           break;
-        default:  // ParseComplete, BindComplete, NoData
+        default:  // ParseComplete, BindComplete
           break;
       }
       if (out.size() >= kBatch) {
@@ -334,7 +571,33 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
     part.in_transaction = true;
     part.broken = part.conn->broken();
   }
+  std::vector<sql::SessionEffect> effects = std::move(txn_effects_);
+  txn_effects_.clear();
+  savepoints_.clear();
+  // The session settings the block's SET and RESET leave behind where they stick.
+  std::map<std::string, std::string> after = desired_settings_;
+  for (const auto& e : effects) {
+    auto startup = startup_settings_.find(e.name);
+    if (e.kind == sql::SessionEffectKind::kSet) {
+      after[e.name] = e.statement;
+    } else if (e.kind == sql::SessionEffectKind::kReset && startup != startup_settings_.end()) {
+      after[e.name] = startup->second;
+    } else if (e.kind == sql::SessionEffectKind::kReset) {
+      after.erase(e.name);
+    } else if (e.kind == sql::SessionEffectKind::kResetAll) {
+      after = startup_settings_;
+    }
+  }
   std::optional<Error> error = co_await end_transaction(parts, commit);
+  bool committed = commit && !error;
+  if (committed) apply_effects(effects, true);
+  // Every part's connection held the client's settings when it opened. A COMMIT keeps what
+  // the block set, a ROLLBACK undoes it, and PREPARE TRANSACTION keeps it in the session
+  // whatever is decided later. The connections went back to this worker's pools just now and
+  // nothing else has run on this thread since, so their bookkeeping is still ours to fix.
+  for (const TxnPart& part : parts) {
+    if (committed || part.prepared) part.conn->session_settings() = after;
+  }
   if (error) {
     write_error(out, *error);
   } else {
