@@ -1,0 +1,421 @@
+// Transaction blocks over several shards through pgrange, compared with one plain PostgreSQL:
+// SELECTs over several shards inside a block (seeing the block's own writes), savepoints, and
+// SET / SET LOCAL / RESET. Each script runs statement by statement through pgrange (three real
+// PostgreSQL 15 shards) and directly on a single server holding the same rows; every answer
+// (status, SQLSTATE, message, command tag, rows) must be the same on both.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/support/pg_server.hpp"
+#include "tests/support/proxy_process.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+/// One statement of a script: a simple Query, or (`extended`) PQexecParams with `params`.
+struct Step {
+  Step(const char* s) : sql(s) {}  // NOLINT: scripts are lists of plain strings
+  Step(std::string s, std::vector<std::string> p) : sql(std::move(s)), params(std::move(p)) {
+    extended = true;
+  }
+  std::string sql;
+  std::vector<std::string> params;
+  bool extended = false;
+  std::string prepare;  ///< PQprepare `sql` as this name
+  std::string execute;  ///< PQexecPrepared this name with `params` (`sql` is for messages)
+};
+
+Step ext(std::string sql, std::vector<std::string> params = {}) {
+  return Step(std::move(sql), std::move(params));
+}
+Step prepare(std::string name, std::string sql) {
+  Step s(std::move(sql), {});
+  s.prepare = std::move(name);
+  return s;
+}
+Step execute(std::string name, std::vector<std::string> params) {
+  Step s("EXECUTE " + name, std::move(params));
+  s.execute = std::move(name);
+  return s;
+}
+
+/// Everything a client sees of one statement's answer, as text.
+std::string answer(PGconn* conn, const Step& step) {
+  PGresult* res = nullptr;
+  std::vector<const char*> values;
+  for (const auto& p : step.params) values.push_back(p.c_str());
+  if (!step.prepare.empty()) {
+    res = PQprepare(conn, step.prepare.c_str(), step.sql.c_str(), 0, nullptr);
+  } else if (!step.execute.empty()) {
+    res = PQexecPrepared(conn, step.execute.c_str(), static_cast<int>(values.size()), values.data(),
+                         nullptr, nullptr, 0);
+  } else if (step.extended) {
+    res = PQexecParams(conn, step.sql.c_str(), static_cast<int>(values.size()), nullptr,
+                       values.data(), nullptr, nullptr, 0);
+  } else {
+    res = PQexec(conn, step.sql.c_str());
+  }
+  std::ostringstream out;
+  if (res == nullptr) {
+    out << "no result: " << PQerrorMessage(conn);
+    return out.str();
+  }
+  ExecStatusType st = PQresultStatus(res);
+  out << PQresStatus(st) << " " << PQcmdStatus(res);
+  if (const char* s = PQresultErrorField(res, PG_DIAG_SQLSTATE)) out << " " << s;
+  if (const char* m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)) out << " " << m;
+  if (st == PGRES_TUPLES_OK) {
+    out << "\n";
+    for (int c = 0; c < PQnfields(res); ++c) out << (c ? "|" : "") << PQfname(res, c);
+    for (int r = 0; r < PQntuples(res); ++r) {
+      out << "\n";
+      for (int c = 0; c < PQnfields(res); ++c) {
+        out << (c ? "|" : "") << (PQgetisnull(res, r, c) ? "<null>" : PQgetvalue(res, r, c));
+      }
+    }
+  }
+  PQclear(res);
+  return out.str();
+}
+
+class CoordinatedBlockTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    PgServer::Options o;
+    o.databases = {"app"};
+    for (auto*& s : shards_) s = PgServer::start(o).release();
+    reference_ = PgServer::start(o).release();
+    std::vector<std::string> dsns;
+    for (auto* s : shards_) dsns.push_back(s->dsn("app"));
+    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns, 8)).release();
+    auto c = pq_connect(proxy_->dsn());
+    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
+    auto r = pq_connect(reference_->dsn("app"));
+    const char* create = "CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text)";
+    const char* fill = "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 300) g";
+    for (const char* sql : {create, fill}) {
+      SqlResult a = pq_exec(c.get(), sql);
+      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
+      SqlResult b = pq_exec(r.get(), sql);
+      ASSERT_TRUE(b.ok()) << sql << ": " << b.message;
+    }
+    for (const char* sql :
+         {"ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER"}) {
+      SqlResult a = pq_exec(c.get(), sql);
+      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
+    }
+    // The rows 10, 150 and 250 live on three different shards (the scripts rely on it).
+    for (int i = 0; i < 3; ++i) {
+      auto d = pq_connect(shards_[i]->dsn("app"));
+      EXPECT_EQ(pq_exec(d.get(), "SELECT count(*) FROM t WHERE id IN (10, 150, 250)").at(), "1")
+          << i;
+    }
+  }
+  static void TearDownTestSuite() {
+    delete proxy_;
+    delete reference_;
+    for (auto*& s : shards_) {
+      delete s;
+      s = nullptr;
+    }
+  }
+
+  /// Runs `script` through pgrange and on the reference server, statement by statement; the
+  /// answers must match. Then the table must hold the same rows on both.
+  static void same_answers(const std::vector<Step>& script, const std::string& options = {}) {
+    auto p = pq_connect(proxy_->dsn() + options);
+    auto r = pq_connect(reference_->dsn("app") + options);
+    ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+    ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+    same_answers(p.get(), r.get(), script);
+  }
+  static void same_answers(PGconn* p, PGconn* r, const std::vector<Step>& script) {
+    for (size_t i = 0; i < script.size(); ++i) {
+      std::string via = answer(p, script[i]);
+      std::string direct = answer(r, script[i]);
+      EXPECT_EQ(via, direct) << "statement " << i << ": " << script[i].sql << "\n"
+                             << first_difference(direct, via);
+    }
+    if (PQtransactionStatus(p) == PQTRANS_IDLE) {
+      Step all = "SELECT id, v, note FROM t ORDER BY id";
+      EXPECT_EQ(answer(p, all), answer(r, all)) << "the table differs after the script";
+    }
+  }
+  /// Prepared transactions left on the shards.
+  static int64_t prepared_left() {
+    int64_t n = 0;
+    for (auto* s : shards_) {
+      auto d = pq_connect(s->dsn("app"));
+      n += std::stoll(pq_exec(d.get(), "SELECT count(*) FROM pg_prepared_xacts").at());
+    }
+    return n;
+  }
+
+  static PgServer* shards_[3];
+  static PgServer* reference_;
+  static ProxyProcess* proxy_;
+};
+
+PgServer* CoordinatedBlockTest::shards_[3] = {};
+PgServer* CoordinatedBlockTest::reference_ = nullptr;
+ProxyProcess* CoordinatedBlockTest::proxy_ = nullptr;
+
+// The value of a setting on each shard: the rows 10, 150 and 250 live on the three shards.
+constexpr const char* kSettingsEverywhere =
+    "SELECT id, current_setting('work_mem') AS work_mem, current_setting('statement_timeout') "
+    "AS timeout FROM t WHERE id IN (10, 150, 250) ORDER BY id";
+
+TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsSeesTheBlocksOwnWrites) {
+  same_answers({
+      // On one shard first, then a SELECT over all three: the block becomes coordinated.
+      "BEGIN",
+      "UPDATE t SET v = v + 100 WHERE id = 50",
+      "SELECT count(*), sum(v), min(v), max(v) FROM t",
+      "INSERT INTO t VALUES (1001, 1, 'new'), (-1, 2, 'new'), (150150, 3, 'new')",
+      "SELECT id, v FROM t WHERE note = 'new' OR v > 50 ORDER BY id",
+      "SELECT id, v FROM t ORDER BY v DESC, id LIMIT 4",
+      "SELECT v, count(*) FROM t GROUP BY v HAVING count(*) > 40 ORDER BY v",
+      "DELETE FROM t WHERE id BETWEEN 90 AND 110",
+      "SELECT count(*) FROM t WHERE id BETWEEN 1 AND 300",
+      "COMMIT",
+      "SELECT count(*), sum(v) FROM t",
+      // A block whose first statement is the SELECT over several shards; rolled back.
+      "BEGIN",
+      "SELECT count(*) FROM t",
+      "DELETE FROM t WHERE id > 250",
+      "SELECT count(*), max(id) FROM t",
+      "UPDATE t SET note = 'gone' WHERE id = 20",
+      "SELECT DISTINCT note FROM t WHERE note IN ('gone', 'new') ORDER BY note",
+      "ROLLBACK",
+      "SELECT count(*), max(id) FROM t",
+      // Already coordinated by writes on two shards.
+      "BEGIN",
+      "UPDATE t SET v = v - 1 WHERE id = 10",
+      "UPDATE t SET v = v + 1 WHERE id = 290",
+      "SELECT id, v FROM t WHERE id IN (10, 290, 150) ORDER BY id",
+      "SELECT sum(v) FROM t",
+      "COMMIT",
+  });
+  EXPECT_EQ(prepared_left(), 0);
+}
+
+TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsInABlockThroughTheExtendedProtocol) {
+  same_answers({
+      // The SELECT is the block's first statement: the block starts coordinated.
+      "BEGIN",
+      ext("SELECT max(v), min(id) FROM t"),
+      ext("UPDATE t SET v = v + $1 WHERE id = $2", {"1000", "30"}),
+      ext("SELECT id, v FROM t WHERE v > $1 ORDER BY id", {"500"}),
+      ext("INSERT INTO t VALUES ($1, $2, 'ext')", {"-20", "7"}),
+      ext("SELECT count(*), sum(v) FROM t WHERE id < $1", {"1000"}),
+      ext("SELECT id FROM t WHERE note = $1 ORDER BY id", {"ext"}),
+      "COMMIT",
+      // Coordinated by writes on two shards; savepoints and settings in the extended protocol.
+      "BEGIN",
+      "UPDATE t SET v = v + 1 WHERE id = 5",
+      "UPDATE t SET v = v + 1 WHERE id = 205",
+      ext("SAVEPOINT a"),
+      ext("DELETE FROM t WHERE id = $1", {"-20"}),
+      ext("SET work_mem = '4MB'"),
+      ext("SELECT count(*) FROM t WHERE note = $1", {"ext"}),
+      ext(kSettingsEverywhere),
+      ext("ROLLBACK TO a"),
+      ext("SELECT count(*) FROM t WHERE note = $1", {"ext"}),
+      ext(kSettingsEverywhere),
+      "ROLLBACK",
+      ext("SELECT count(*) FROM t WHERE note = $1", {"ext"}),
+      // A block on one shard takes a named prepared statement over several shards.
+      prepare("sel", "SELECT count(*), sum(v) FROM t WHERE id < $1"),
+      prepare("upd", "UPDATE t SET v = v + 1 WHERE id = $1"),
+      "BEGIN",
+      execute("upd", {"40"}),
+      execute("sel", {"1000"}),
+      execute("upd", {"240"}),
+      execute("sel", {"1000"}),
+      "COMMIT",
+      // An error in the merged SELECT aborts the block.
+      "BEGIN",
+      ext("SELECT count(*) FROM t"),
+      ext("SELECT id / (id - $1) FROM t ORDER BY 1", {"150"}),
+      ext("SELECT 1"),
+      "ROLLBACK",
+  });
+  EXPECT_EQ(prepared_left(), 0);
+}
+
+TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
+  same_answers({
+      // A savepoint taken on one shard, before the block needed others.
+      "BEGIN",
+      "UPDATE t SET v = v + 1 WHERE id = 10",
+      "SAVEPOINT a",
+      "UPDATE t SET v = v + 10 WHERE id = 150",
+      "SELECT id, v FROM t WHERE id IN (10, 150, 250) ORDER BY id",
+      "ROLLBACK TO SAVEPOINT a",
+      "SELECT id, v FROM t WHERE id IN (10, 150, 250) ORDER BY id",
+      // The third shard opens after both savepoints: ROLLBACK TO undoes its work too.
+      "SAVEPOINT b",
+      "SAVEPOINT b",
+      "UPDATE t SET v = v + 100 WHERE id = 250",
+      "ROLLBACK TO b",
+      "SELECT id, v FROM t WHERE id IN (10, 150, 250) ORDER BY id",
+      "UPDATE t SET v = v + 1000 WHERE id = 251",
+      "RELEASE b",
+      "ROLLBACK TO b",
+      "SELECT id, v FROM t WHERE id IN (10, 150, 251) ORDER BY id",
+      "RELEASE SAVEPOINT a",
+      "ROLLBACK TO b",
+      "SELECT 1",
+      "ROLLBACK",
+      // Released and committed: what came after the savepoints stays.
+      "BEGIN",
+      "SAVEPOINT outer_sp",
+      "INSERT INTO t VALUES (-30, 1, 'sp'), (230, 1, 'sp')",
+      "SAVEPOINT inner_sp",
+      "DELETE FROM t WHERE id = 130",
+      "RELEASE outer_sp",
+      "RELEASE inner_sp",
+      "COMMIT",
+      "SELECT id, v, note FROM t WHERE note = 'sp' OR id = 130 ORDER BY id",
+      // Everything after the first savepoint undone, over three shards, then committed.
+      "BEGIN",
+      "SAVEPOINT s",
+      "UPDATE t SET v = 0 WHERE id = 11",
+      "UPDATE t SET v = 0 WHERE id = 151",
+      "UPDATE t SET v = 0 WHERE id = 252",
+      "SAVEPOINT s2",
+      "DELETE FROM t WHERE id < 0",
+      "ROLLBACK TO s",
+      "SELECT count(*) FROM t WHERE v = 0 AND id IN (11, 151, 252)",
+      "COMMIT",
+  });
+  EXPECT_EQ(prepared_left(), 0);
+}
+
+TEST_F(CoordinatedBlockTest, RollbackToASavepointEndsTheFailedState) {
+  same_answers({
+      "BEGIN",
+      "SAVEPOINT a",
+      "UPDATE t SET v = v + 2 WHERE id = 12",
+      "UPDATE t SET v = v + 2 WHERE id = 152",
+      "SAVEPOINT b",
+      "UPDATE t SET v = v + 2 WHERE id = 253",
+      "SELECT 1 / 0",
+      "UPDATE t SET v = 0 WHERE id = 12",
+      "SAVEPOINT c",
+      "RELEASE a",
+      "SELECT count(*) FROM t",
+      "ROLLBACK TO b",
+      "SELECT id, v FROM t WHERE id IN (12, 152, 253) ORDER BY id",
+      // An error on one shard (a duplicate key on the third one), then on another.
+      "INSERT INTO t VALUES (-40, 1, 'x'), (260, 1, 'dup')",
+      "SELECT id FROM t WHERE id = -40",
+      "ROLLBACK TO b",
+      "SELECT id FROM t WHERE id = -40",
+      "UPDATE t SET v = 1 / (id - 152) WHERE id BETWEEN 140 AND 160",
+      "ROLLBACK TO SAVEPOINT b",
+      "SELECT count(*) FROM t WHERE v = 0",
+      // Savepoints that do not exist.
+      "ROLLBACK TO nosuch",
+      "SELECT 1",
+      "ROLLBACK TO b",
+      "RELEASE nosuch",
+      "ROLLBACK TO a",
+      "SELECT id, v FROM t WHERE id IN (12, 152, 253) ORDER BY id",
+      "COMMIT",
+      // COMMIT of a failed block rolls it back.
+      "BEGIN",
+      "UPDATE t SET v = 99 WHERE id = 13",
+      "UPDATE t SET v = 99 WHERE id = 153",
+      "SELECT 1 / 0",
+      "COMMIT",
+      "SELECT count(*) FROM t WHERE v = 99",
+  });
+  EXPECT_EQ(prepared_left(), 0);
+}
+
+TEST_F(CoordinatedBlockTest, SetAndResetApplyOnEveryShardAndLastAsInPostgreSQL) {
+  auto p = pq_connect(proxy_->dsn());
+  auto r = pq_connect(reference_->dsn("app"));
+  same_answers(p.get(), r.get(),
+               {
+                   "BEGIN",
+                   "UPDATE t SET v = v WHERE id = 10",
+                   "UPDATE t SET v = v WHERE id = 150",
+                   "SET work_mem = '7MB'",
+                   "SET LOCAL statement_timeout = '55s'",
+                   "SHOW work_mem",
+                   // The third shard opens now: it gets both settings.
+                   kSettingsEverywhere,
+                   "COMMIT",
+                   // Committed: every backend the session uses has work_mem, none the LOCAL.
+                   kSettingsEverywhere,
+                   "SHOW work_mem",
+                   // Rolled back: gone.
+                   "BEGIN",
+                   "SELECT count(*) FROM t",
+                   "SET work_mem = '9MB'",
+                   "SET SESSION statement_timeout = '44s'",
+                   kSettingsEverywhere,
+                   "ROLLBACK",
+                   kSettingsEverywhere,
+                   // A bad value fails the block; ROLLBACK TO ends that, and undoes a SET.
+                   "BEGIN",
+                   "SAVEPOINT a",
+                   "SELECT count(*) FROM t",
+                   "SET work_mem = 'lots'",
+                   "SET work_mem = '3MB'",
+                   "ROLLBACK TO a",
+                   "SET work_mem = '3MB'",
+                   "SAVEPOINT b",
+                   "SET statement_timeout = '33s'",
+                   "ROLLBACK TO b",
+                   kSettingsEverywhere,
+                   "RESET work_mem",
+                   kSettingsEverywhere,
+                   "SET work_mem = '5MB'",
+                   "COMMIT",
+                   kSettingsEverywhere,
+                   // Settings made before the block needed several shards.
+                   "BEGIN",
+                   "SET work_mem = '6MB'",
+                   "SAVEPOINT a",
+                   "SET statement_timeout = '22s'",
+                   "UPDATE t SET v = v WHERE id = 10",
+                   kSettingsEverywhere,
+                   "ROLLBACK TO a",
+                   kSettingsEverywhere,
+                   "RESET ALL",
+                   "SET statement_timeout = '11s'",
+                   "COMMIT",
+                   kSettingsEverywhere,
+                   ext("SELECT current_setting('statement_timeout')"),
+                   "RESET ALL",
+                   kSettingsEverywhere,
+               });
+  // Another client sees none of it.
+  same_answers({kSettingsEverywhere});
+}
+
+TEST_F(CoordinatedBlockTest, ResetReturnsToTheStartupValueOnEveryShard) {
+  same_answers(
+      {
+          "BEGIN",
+          "SELECT count(*) FROM t",
+          "SET work_mem = '8MB'",
+          "SET statement_timeout = '1min'",
+          kSettingsEverywhere,
+          "RESET work_mem",
+          kSettingsEverywhere,
+          "RESET ALL",
+          kSettingsEverywhere,
+          "COMMIT",
+          kSettingsEverywhere,
+          "SHOW work_mem",
+      },
+      " options='-c work_mem=2MB'");
+}
+
+}  // namespace
+}  // namespace pgrange::testing
