@@ -108,7 +108,37 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[metadata]\nurl=\"x\"", "metadata.url"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[]",
                 "table[0].key"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[\"a\"]\n"
+                "split_at=[[1, 2]]",
+                "table[0].split_at"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[\"a\"]\n"
+                "split_at=[true]",
+                "table[0].split_at"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[\"a\"]\n"
+                "split_at=5",
+                "table[0].split_at"},
         BadCase{"[[shard]\nname=\"s\"", "line 1"}));
+
+TEST(Config, TableSplitPoints) {
+  auto cfg = parse_config(R"(
+[[shard]]
+name = "s1"
+dsn = "user=u"
+[[table]]
+name = "pgbench_accounts"
+key = ["aid"]
+split_at = [33334, 66667]
+[[table]]
+name = "events"
+key = ["kind", "at"]
+split_at = [["b", "2024-01-01"], ["m"], [-1.5, "x"]]
+)");
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  ASSERT_EQ(cfg->tables.size(), 2u);
+  EXPECT_EQ(cfg->tables[0].split_at, (std::vector<std::vector<std::string>>{{"33334"}, {"66667"}}));
+  EXPECT_EQ(cfg->tables[1].split_at,
+            (std::vector<std::vector<std::string>>{{"b", "2024-01-01"}, {"m"}, {"-1.5", "x"}}));
+}
 
 TEST(Config, ParseDsn) {
   auto kv = parse_dsn("host=h port=1 dbname='my db' user=u");
