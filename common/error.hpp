@@ -37,6 +37,8 @@ struct Error {
   std::string message;
   std::string detail;
   std::string hint;
+  /// Where it happened (ErrorResponse field 'W'), e.g. "COPY t, line 3, column id: \"x\"".
+  std::string context;
   Severity severity = Severity::kError;
 
   /// Builds an ERROR with the given SQLSTATE and message.

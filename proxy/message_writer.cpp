@@ -61,6 +61,7 @@ void write_error(std::string& out, const Error& e) {
   w.byte('M').cstr(e.message);
   if (!e.detail.empty()) w.byte('D').cstr(e.detail);
   if (!e.hint.empty()) w.byte('H').cstr(e.hint);
+  if (!e.context.empty()) w.byte('W').cstr(e.context);
   w.byte('\0');
   w.end();
 }

@@ -85,4 +85,8 @@ std::string_view key_type_name(KeyType type) {
   return kTypes[static_cast<int>(type)].name;
 }
 
+bool is_text_type(KeyType type) {
+  return type == KeyType::kText || type == KeyType::kVarchar || type == KeyType::kBpchar;
+}
+
 }  // namespace pgrange::routing

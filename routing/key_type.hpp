@@ -70,4 +70,7 @@ uint32_t key_type_oid(KeyType type);
 /// The canonical PostgreSQL name of a KeyType ("int4", "timestamptz", ...).
 std::string_view key_type_name(KeyType type);
 
+/// text, varchar or bpchar: compared by bytes in key order (COLLATE "C" in SQL).
+bool is_text_type(KeyType type);
+
 }  // namespace pgrange::routing

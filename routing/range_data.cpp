@@ -29,10 +29,6 @@ std::string quote_literal(std::string_view value) {
   return out + "'";
 }
 
-bool is_text_type(KeyType type) {
-  return type == KeyType::kText || type == KeyType::kVarchar || type == KeyType::kBpchar;
-}
-
 /// A piece of a boolean SQL expression: a single term, or an AND or OR of terms.
 struct Sql {
   enum class Op { kTerm, kAnd, kOr };
