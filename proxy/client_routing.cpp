@@ -254,8 +254,28 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       p.route.refusal.reset();
     }
   }
+  // COPY over several shards (or inside a transaction pgrange coordinates) runs through
+  // pgrange: rows routed one by one into the shards' COPYs, or read range by range.
+  std::optional<Plan::Kind> copy_kind;
+  if (infos.size() == 1 && infos[0].kind == sql::StatementKind::kCopy && several &&
+      !p.route.shards.empty() &&
+      (!p.route.refusal || p.route.refusal->sqlstate == sqlstate::kFeatureNotSupported)) {
+    bool other_shard = backend_ && p.route.shards.size() == 1 &&
+                       p.route.shards.front() != backend_->shard_index() && can_coordinate();
+    if (p.route.shards.size() > 1 || coord_ || other_shard) {
+      if (type != 'Q') {
+        return refuse_with(not_supported(
+            "COPY over several shards through the extended query protocol is not supported yet",
+            "send it as a simple query (as psql's \\copy does)"));
+      }
+      copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
+      p.route.refusal.reset();
+    }
+  }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
-  if (coord_) {
+  if (copy_kind) {
+    p.kind = *copy_kind;
+  } else if (coord_) {
     // Every statement of a transaction over several shards runs through its coordinator.
     if (type != 'Q' && type != 'B') {
       return refuse_with(not_supported(
@@ -267,9 +287,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
           "a multi-row INSERT over several shards through the extended protocol inside a "
           "transaction block is not supported yet"));
     }
-    if (p.route.shards.size() > 1 && !p.route.distributed_write) {
-      return refuse_with(not_supported(
-          "a SELECT over several shards inside a transaction block is not supported yet"));
+    if (p.route.shards.size() > 1 && !p.route.distributed_write && !p.merge) {
+      return refuse_with(not_supported("statement spans shards"));
     }
     p.kind = Plan::Kind::kCoordinate;
   } else if (p.route.shards.size() > 1 && p.route.distributed_write && in_block &&
@@ -286,12 +305,17 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     p.kind = Plan::Kind::kWrite;
   } else if (p.route.shards.size() > 1) {
     if (!p.merge) return refuse_with(not_supported("statement spans shards"));
-    if (backend_ || in_block) {
+    if (in_block && (type == 'Q' || type == 'B') && can_coordinate()) {
+      // The block's own connections run it, so that it sees the block's writes.
+      p.kind = Plan::Kind::kCoordinate;
+    } else if (backend_ || in_block) {
       return refuse_with(not_supported(
-          "a SELECT over several shards is supported only outside a transaction block for now",
+          "a SELECT over several shards is not supported in a session tied to one connection "
+          "(session pooling, or session state pgrange cannot move)",
           "give every key column with = so that the statement runs on one shard"));
+    } else {
+      p.kind = Plan::Kind::kMerge;
     }
-    p.kind = Plan::Kind::kMerge;
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
     if (backend_ && p.shard != backend_->shard_index() && (type == 'Q' || type == 'B') &&
@@ -466,6 +490,12 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         co_return false;
       }
       ok = co_await run_merge(**p.merge, p.route);
+      co_return false;
+    case Plan::Kind::kCopyIn:
+      ok = co_await start_copy_in(text, p);
+      co_return false;
+    case Plan::Kind::kCopyOut:
+      ok = co_await run_copy_out(text, p);
       co_return false;
     case Plan::Kind::kCoordinate:
       if (type == 'B') {

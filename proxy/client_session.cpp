@@ -798,6 +798,20 @@ awaitable<void> ClientSession::message_loop() {
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
       bool plain = !lost_error_ && !skip_until_sync_;
+      if (copy_in_) {
+        // A COPY pgrange routes row by row takes every message until it ends.
+        bool ok = co_await continue_copy_in(f.type, f.body);
+        in_.consume(f.total_size);
+        if (!ok) {
+          keep_going = false;
+          break;
+        }
+        continue;
+      }
+      if (plain && coord_ && (f.type == 'd' || f.type == 'c' || f.type == 'f')) {
+        in_.consume(f.total_size);  // after a COPY that failed: PostgreSQL drops these too
+        continue;
+      }
       if (plain && extended_merge_) {
         bool ok = co_await continue_extended_merge(f.type, f.body, out);
         in_.consume(f.total_size);
@@ -905,6 +919,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
     if (type != 'S') co_return true;
     skip_until_sync_ = false;
     if (!backend_) {
+      unsynced_ = false;  // no backend waits for this Sync
       std::string z;
       emit_ready_synthetics(z);  // what was answered before the error comes first
       write_ready_for_query(z, txn_status_);

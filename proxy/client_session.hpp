@@ -102,6 +102,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kEnd,         ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
       kRefuse,      ///< `error`
       kWait,        ///< a range it writes to is moving: wait, then plan again
+      kCopyIn,   ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
+      kCopyOut,  ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -188,6 +190,24 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.
   awaitable<Result<BackendConnection*>> coordinated_part(int shard);
+  /// COPY … FROM STDIN routed row by row (client_copy.cpp): each row goes, unchanged, to the
+  /// COPY of the shard owning its key, in one transaction over those shards.
+  struct CopyIn;
+  /// Opens the COPY on the table's first shard and answers the client's CopyInResponse.
+  awaitable<bool> start_copy_in(std::string_view sql, const Plan& plan);
+  /// A client message while such a COPY runs: CopyData, CopyDone, CopyFail (others fail it).
+  awaitable<bool> continue_copy_in(char type, std::string_view body);
+  /// The COPY's connection to `shard` (the transaction and the COPY opened there first).
+  awaitable<Result<BackendConnection*>> copy_target(int shard);
+  /// Sends the rows gathered for `shard` once there are enough of them (or any, with `all`).
+  awaitable<bool> flush_copy_target(int shard, bool all);
+  /// Ends the transaction a COPY outside a transaction block ran in.
+  awaitable<std::optional<Error>> end_copy_transaction(bool commit);
+  /// COPY … TO STDOUT of a table (range by range, in key order) or of a plain query (shard by
+  /// shard) on several shards.
+  awaitable<bool> run_copy_out(std::string_view sql, const Plan& plan);
+  /// Leaves the ranges used when no transaction holds them any more.
+  void leave_ranges_if_idle();
   /// Whether the open transaction can become a coordinated one now.
   bool can_coordinate() const;
   /// What opens the coordinated transaction on one more part: its BEGIN, the lock timeout and
@@ -196,8 +216,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// SAVEPOINT, RELEASE, ROLLBACK TO, SET or RESET in a coordinated transaction: run on every
   /// part, then remembered for the parts opened later; the answer (without ReadyForQuery) is
   /// appended to `out`.
-  awaitable<void> run_on_every_part(const sql::StatementInfo& info, std::string text,
-                                    bool describe, std::string& out);
+  awaitable<void> run_on_every_part(const sql::StatementInfo& info, std::string text, bool describe,
+                                    std::string& out);
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
   /// that needs a second shard).
   awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
@@ -322,6 +342,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string unnamed_tail_;    ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;
+  std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
   std::string txn_begin_sql_;  ///< the BEGIN of the open transaction block, as the client wrote it
   bool handover_requested_ = false;
   std::shared_ptr<BackendConnection> handed_over_;
