@@ -55,6 +55,7 @@ PgbenchRun run_pgbench(const PgbenchOptions& options) {
              "-U",
              "app",
              "app"};
+  if (options.select_only) po.argv.insert(po.argv.begin() + 1, "-S");
   po.env = {{"PGPASSWORD", "secret"},
             {"PGCONNECT_TIMEOUT", std::to_string(options.connect_timeout_s)}};
   PgbenchRun run;
@@ -113,7 +114,7 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
 
   // The rows on s1, the same empty tables (with their primary keys) on s2 and s3, as
   // bench/pgbench_compare.sh and the README do it.
-  for (int i = 0; i < kShards; ++i) {
+  for (int i = 0; i < kShards && options.setup == Setup::kImport; ++i) {
     std::vector<std::string> argv = {pg_bin("pgbench"), "-i", "-q", "-s", std::to_string(kScale)};
     if (i > 0) argv.insert(argv.end(), {"-I", "dtp"});
     argv.insert(argv.end(), {"-h", "127.0.0.1", "-p", std::to_string(shards_[i]->port()), "-U",
@@ -135,9 +136,31 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
   config_.workers = 2;
   // pgbench_history has no primary key; keyed by aid (not unique) it is spread like the
   // accounts, so that its INSERT is routed as well.
-  config_.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("app_meta") +
-                       "\"\n\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\n";
+  config_.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("app_meta") + "\"\n";
+  if (options.setup == Setup::kImport) {
+    config_.extra_toml += "\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\n";
+  } else if (options.setup == Setup::kInitConfigured) {
+    // As the README shows it: the four tables keyed and split in thirds.
+    const std::string accounts =
+        std::to_string(kAccounts / 3 + 1) + ", " + std::to_string(2 * kAccounts / 3 + 1);
+    config_.extra_toml +=
+        "\n[[table]]\nname = \"pgbench_accounts\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
+        "]\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
+        "]\n[[table]]\nname = \"pgbench_tellers\"\nkey = [\"tid\"]\nsplit_at = [" +
+        std::to_string(kTellers / 3 + 1) + ", " + std::to_string(2 * kTellers / 3 + 1) +
+        "]\n[[table]]\nname = \"pgbench_branches\"\nkey = [\"bid\"]\nsplit_at = [2]\n";
+  }
   proxy_ = ProxyProcess::start(config_);
+  if (options.setup == Setup::kInitConfigured) {
+    error = init_through_pgrange();
+    return error.empty() ? check_spread(true) : error;
+  }
+  if (options.setup == Setup::kInitPlain) {
+    error = init_through_pgrange();
+    if (!error.empty()) return error;
+    error = split_and_scatter(false);
+    return error.empty() ? check_spread(false) : error;
+  }
 
   auto c = pq_connect(proxy_->dsn());
   if (PQstatus(c.get()) != CONNECTION_OK) {
@@ -162,18 +185,57 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
     }
   }
   if (!error.empty()) return error;
+  error = split_and_scatter(true);
+  return error.empty() ? check_spread(true) : error;
+}
 
+std::string PgbenchCluster::init_through_pgrange() {
+  int rc = -1;
+  ProcessOptions po;
+  po.argv = {pg_bin("pgbench"),
+             "-i",
+             "-q",
+             "-s",
+             std::to_string(kScale),
+             "-h",
+             "127.0.0.1",
+             "-p",
+             std::to_string(proxy_->port()),
+             "-U",
+             "app",
+             "app"};
+  po.env = {{"PGPASSWORD", "secret"}};
+  std::string out = run_process(po, "", &rc, std::chrono::seconds(300));
+  std::cout << "[ init     ] pgbench -i -s " << kScale << " through pgrange: exit " << rc
+            << std::endl;
+  if (rc != 0) return "pgbench -i through pgrange failed:\n" + out + "\n";
+  return "";
+}
+
+std::string PgbenchCluster::split_and_scatter(bool history) {
+  std::string error;
+  auto c = pq_connect(proxy_->dsn());
   const std::vector<std::pair<std::string, std::string>> splits = {
       {"pgbench_accounts", "(33334), (66667), (100001), (133334), (166667)"},
       {"pgbench_branches", "(2)"},
       {"pgbench_tellers", "(8), (15)"},
       {"pgbench_history", "(50001), (100001), (150001)"}};
   for (const auto& [table, values] : splits) {
+    if (!history && table == "pgbench_history") continue;
     for (const std::string& sql : {"ALTER TABLE " + table + " SPLIT AT VALUES " + values,
                                    "ALTER TABLE " + table + " SCATTER"}) {
       SqlResult r = pq_exec(c.get(), sql);
       if (!r.ok()) error += sql + ": " + r.sqlstate + " " + r.message + "\n";
     }
+  }
+  return error;
+}
+
+std::string PgbenchCluster::check_spread(bool history) {
+  std::string error;
+  auto c = pq_connect(proxy_->dsn());
+  for (std::string table :
+       {"pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history"}) {
     SqlResult r = pq_exec(c.get(), "SHOW RANGES FROM TABLE " + table);
     std::set<std::string> on;
     for (const auto& row : r.rows) on.insert(row.size() > 3 ? row[3] : "?");
@@ -181,7 +243,7 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
     for (const auto& s : on) shards += " " + s;
     std::cout << "[ ranges   ] " << table << ": " << r.rows.size() << " ranges on" << shards
               << std::endl;
-    if (!r.ok() || on.size() < 2) {
+    if (!r.ok() || (on.size() < 2 && (history || table != "pgbench_history"))) {
       error += "SHOW RANGES FROM TABLE " + table + ": " + r.message + ", " +
                std::to_string(r.rows.size()) + " ranges on" + shards + "\n";
     }

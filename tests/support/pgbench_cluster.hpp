@@ -19,6 +19,7 @@ struct PgbenchOptions {
   std::string mode = "simple";  ///< -M: simple | extended | prepared
   int seconds = 10;             ///< -T
   int clients = 8;              ///< -c (with -j 2)
+  bool select_only = false;     ///< -S: the select-only script instead of TPC-B
   int connect_timeout_s = 30;   ///< PGCONNECT_TIMEOUT
   /// How long pgbench may take before it is killed.
   std::chrono::milliseconds timeout = std::chrono::seconds(120);
@@ -57,11 +58,10 @@ struct BankFigures {
 };
 
 /// Three PostgreSQL shards s1, s2, s3 (database app) with pgbench's tables of scale kScale and
-/// one pgrange in front of them: the rows are made on s1 (pgbench -i), the same empty tables with
-/// their primary keys on s2 and s3, then IMPORT TABLE … FROM SHARD 's1', SPLIT AT and SCATTER
-/// through pgrange, so that one TPC-B transaction runs on up to three shards. pgbench_history
-/// (no primary key) is keyed by aid and spread like the accounts. The metadata store is the
-/// database app_meta on s1. The destructor stops pgrange, then the shards.
+/// one pgrange in front of them, split and spread so that one TPC-B transaction runs on up to
+/// three shards (Options::setup says how they are made). pgbench_history (no primary key) is
+/// keyed by aid and spread like the accounts, except with Setup::kInitPlain. The metadata store
+/// is the database app_meta on s1. The destructor stops pgrange, then the shards.
 class PgbenchCluster {
  public:
   static constexpr int kShards = 3;
@@ -70,7 +70,20 @@ class PgbenchCluster {
   static constexpr long kTellers = 10L * kScale;
   static constexpr long kBranches = 1L * kScale;
 
+  /// How the pgbench tables come to be.
+  enum class Setup {
+    /// pgbench -i on s1, the empty tables on s2 and s3, IMPORT TABLE, SPLIT AT, SCATTER.
+    kImport,
+    /// pgbench -i -s kScale through pgrange, whose configuration keys the four tables (history
+    /// by aid) and gives their split points: the tables start split and spread.
+    kInitConfigured,
+    /// pgbench -i -s kScale through pgrange without any table configuration: the tables start
+    /// unsharded and become keyed by the primary keys pgbench adds last; then SPLIT AT and
+    /// SCATTER through pgrange (pgbench_history, without a key, stays whole on one shard).
+    kInitPlain,
+  };
   struct Options {
+    Setup setup = Setup::kImport;
     /// Creates a table through pgrange before the imports (tpcb_first), so that pgrange's
     /// catalog is not empty when IMPORT TABLE comes.
     bool table_before_import = false;
@@ -93,6 +106,9 @@ class PgbenchCluster {
   /// Stops the current pgrange (if still running) and starts a new one with the same
   /// configuration (same shards and metadata store).
   void restart_proxy();
+
+  /// Runs pgbench -i -s kScale through pgrange; "" or what went wrong.
+  std::string init_through_pgrange();
 
   /// A connection to database app of shard `i`, directly.
   PgConnPtr direct(int i) const;
@@ -123,6 +139,10 @@ class PgbenchCluster {
 
  private:
   std::string set_up_tables(const Options& options);
+  /// SPLIT AT and SCATTER of the four tables through pgrange; "" or what went wrong.
+  std::string split_and_scatter(bool history);
+  /// Every table's ranges, printed; what went wrong when one is on a single shard.
+  std::string check_spread(bool history);
 
   std::unique_ptr<PgServer> shards_[kShards];
   ProxyConfig config_;
