@@ -19,7 +19,8 @@
 #   PROXY_PIDS       further proxies (stopped with SIGINT, in order)
 #   SERVER_PID[NAME], SERVER_PORT[NAME]   PostgreSQL servers (stopped with SIGINT = fast shutdown)
 #   CLK_TCK          clock ticks per second, for proc_ticks (bench_setup)
-# The scripts set LOG_DIR, PGRANGE, SKIP_BUILD and (for start_sharded_pgrange) WORKERS themselves.
+# The scripts set LOG_DIR, PGRANGE, SKIP_BUILD and (for start_sharded_pgrange) WORKERS themselves;
+# postgres_conf reads DURABLE (default 0).
 
 BENCH_NAME=$(basename "$0" .sh)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,6 +71,24 @@ require_libpq() {  # require_libpq: sets PQ_INCLUDE to the folder holding libpq-
 
 # ---------------------------------------------------------------- header
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+load_1min() { cut -d' ' -f1 /proc/loadavg; }
+
+# wait_for_load MAX SECONDS: on a shared machine, wait up to SECONDS for the 1-minute load
+# average to be at most MAX; prints what it waited for. Returns 0 either way.
+wait_for_load() {
+  local max=$1 secs=$2 waited=0
+  while awk -v l="$(load_1min)" -v m="$max" 'BEGIN {exit !(l > m)}'; do
+    if [ "$waited" -ge "$secs" ]; then
+      echo "  load average $(load_average) still above $max after ${waited} s; going on"
+      return 0
+    fi
+    [ "$waited" -gt 0 ] || echo "  load average $(load_average) above $max: waiting (up to ${secs} s)"
+    sleep 5
+    waited=$((waited + 5))
+  done
+  [ "$waited" -eq 0 ] || echo "  load average $(load_average) after waiting ${waited} s"
+  return 0
+}
 
 print_date_machine() {  # the "date:" and "machine:" header lines
   echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
@@ -185,7 +204,8 @@ wait_ready() {  # wait_ready NAME PORT PID [COMM]: wait for connections; PID mus
 }
 
 # postgres_conf DATA PORT MAX_CONNECTIONS SHARED_BUFFERS [LINE...]: append the benchmark's
-# settings to DATA/postgresql.conf (127.0.0.1 only, not durable); LINEs go after max_connections.
+# settings to DATA/postgresql.conf (127.0.0.1 only); LINEs go after max_connections. Not durable
+# (fsync, full_page_writes and synchronous_commit off) unless DURABLE=1: then all three on.
 postgres_conf() {
   local data=$1 port=$2 max_conn=$3 buffers=$4
   shift 4
@@ -196,10 +216,20 @@ postgres_conf() {
     echo "max_connections = $max_conn"
     [ "$#" -eq 0 ] || printf '%s\n' "$@"
     echo "shared_buffers = $buffers"
-    echo "fsync = off"
-    echo "full_page_writes = off"
-    echo "synchronous_commit = off"
+    local on=off
+    [ "${DURABLE:-0}" = 1 ] && on=on
+    echo "fsync = $on"
+    echo "full_page_writes = $on"
+    echo "synchronous_commit = $on"
   } >>"$data/postgresql.conf"
+}
+
+durability_line() {  # what postgres_conf sets, for the header
+  if [ "${DURABLE:-0}" = 1 ]; then
+    echo "fsync=on full_page_writes=on synchronous_commit=on (durable)"
+  else
+    echo "fsync=off full_page_writes=off synchronous_commit=off (NOT durable)"
+  fi
 }
 
 start_postgres() {  # start_postgres NAME DATA LOG: start a server as postgres; SERVER_PID[NAME]
@@ -276,13 +306,37 @@ auth = "md5"
 EOF
 }
 
-# start_sharded_pgrange POOL LOG_LEVEL LOG: pgrange with WORKERS workers over s1, s2 and s3
-# (metadata on s1) on a free port; sets PGRANGE_PORT and PGRANGE_PID and waits for connections.
+# pgbench_tables_toml SCALE: [[table]] entries for pgbench's four tables at that scale, each
+# split in thirds of its keys (as split_into TABLE 3 MAX would), so that pgbench -i through
+# pgrange makes them split and spread over three shards; pgbench_history (no primary key) is
+# keyed by aid, split like pgbench_accounts.
+pgbench_tables_toml() {
+  local scale=$1 t key max
+  for t in pgbench_accounts:aid:100000 pgbench_history:aid:100000 pgbench_tellers:tid:10 \
+    pgbench_branches:bid:1; do
+    IFS=: read -r t key max <<<"$t"
+    max=$((max * scale))
+    cat <<EOF
+
+[[table]]
+name = "$t"
+key = ["$key"]
+split_at = [$((max / 3 + 1)), $((max * 2 / 3 + 1))]
+EOF
+  done
+}
+
+# start_sharded_pgrange POOL LOG_LEVEL LOG [EXTRA]: pgrange with WORKERS workers over s1, s2 and
+# s3 (metadata on s1) on a free port, the TOML text EXTRA appended to its configuration; sets
+# PGRANGE_PORT and PGRANGE_PID and waits for connections.
 start_sharded_pgrange() {
   pick_port PGRANGE_PORT
-  # shellcheck disable=SC2153 # WORKERS is the script's setting
-  pgrange_toml "$PGRANGE_PORT" "$WORKERS" "$2" "${SERVER_PORT[s1]}" "$1" "s1:${SERVER_PORT[s1]}" \
-    "s2:${SERVER_PORT[s2]}" "s3:${SERVER_PORT[s3]}" >"$TMP/pgrange.toml"
+  {
+    # shellcheck disable=SC2153 # WORKERS is the script's setting
+    pgrange_toml "$PGRANGE_PORT" "$WORKERS" "$2" "${SERVER_PORT[s1]}" "$1" "s1:${SERVER_PORT[s1]}" \
+      "s2:${SERVER_PORT[s2]}" "s3:${SERVER_PORT[s3]}"
+    [ -z "${4:-}" ] || printf '%s\n' "$4"
+  } >"$TMP/pgrange.toml"
   "$PGRANGE" --config "$TMP/pgrange.toml" >"$3" 2>&1 &
   PGRANGE_PID=$!
   wait_ready pgrange "$PGRANGE_PORT" "$PGRANGE_PID"

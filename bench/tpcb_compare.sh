@@ -1,40 +1,46 @@
 #!/usr/bin/env bash
-# End-to-end TPC-B benchmark (a benchmark, not a test): pgbench's default read-write script
-#   BEGIN; UPDATE pgbench_accounts …; SELECT abalance …; UPDATE pgbench_tellers …;
-#   UPDATE pgbench_branches …; INSERT INTO pgbench_history …; END;
-# against
-#   direct   one PostgreSQL 15 server initialised with pgbench -i -s SCALE,
-#   pgrange  pgrange (transaction pooling) over three PostgreSQL 15 shards holding the same tables,
-#            imported (IMPORT TABLE) and spread: pgbench_accounts in 12 ranges, pgbench_tellers in
-#            6, pgbench_branches in 3, placed round-robin on the shards with RELOCATE;
-#            pgbench_history has no key, so it stays unsharded on s1.
-# Most transactions then touch two or three shards, which pgrange coordinates and commits with
-# two-phase commit (PREPARE TRANSACTION on each shard, a decision row in its metadata store,
-# COMMIT PREPARED). Runs pgbench -M simple --max-tries=MAX_TRIES interleaved direct / pgrange for
-# ROUNDS rounds, then one -M prepared run each, direct and pgrange, after a libpq probe of one
-# such block in the extended protocol (a pgrange that refuses transaction blocks over several
-# shards there, with 0A000, is reported as "refused", not as an error). Also times pgbench -i
-# on the direct server (pgbench -i through pgrange over several shards is not supported yet: its
-# DDL runs inside a transaction block). Afterwards it checks the bank invariant through pgrange and
-# on the shards themselves — sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta), no row
-# lost or duplicated, nothing left in pg_prepared_xacts — stops pgrange with SIGTERM and reads
-# the number of two-phase commits from its last log line. Exits 1 if the invariant is violated.
+# End-to-end pgbench benchmark with writes (a benchmark, not a test), one PostgreSQL 15 server
+# (direct) against pgrange (transaction pooling) over three PostgreSQL 15 shards, where the
+# tables are made by pgbench -i THROUGH pgrange: its configuration keys the four pgbench tables
+# (pgbench_history by aid) and splits each in thirds, so pgbench -i's CREATE TABLEs make them split
+# and spread over the three shards and its COPY sends every row to its shard. Interleaved, pair by
+# pair:
+#   1. pgbench -i -s SCALE, timed (wall clock), INIT_ROUNDS pairs, direct then pgrange;
+#   2. ROUNDS rounds of, for each WORKLOAD (tpcb: pgbench's default TPC-B script,
+#        BEGIN; UPDATE pgbench_accounts …; SELECT abalance …; UPDATE pgbench_tellers …;
+#        UPDATE pgbench_branches …; INSERT INTO pgbench_history …; END;
+#      select: pgbench -S) and each MODE (simple, prepared): direct, then pgrange.
+# A TPC-B transaction whose account, teller and branch are not all on one shard is coordinated by
+# pgrange and committed with two-phase commit (PREPARE TRANSACTION on each shard, a decision row
+# in its metadata store, COMMIT PREPARED). pgrange is started afresh for every pgbench through it,
+# so the count of two-phase commits its shutdown line gives belongs to that one run.
+# Afterwards it checks the bank invariant through pgrange and on the shards themselves —
+# sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta), no row lost or duplicated, nothing
+# left in pg_prepared_xacts. Exits 1 if the invariant is violated.
 #
-# It starts four PostgreSQL servers (fsync=off, full_page_writes=off, synchronous_commit=off:
-# not durable, so WAL flushes — including the ones PREPARE TRANSACTION and COMMIT PREPARED
-# force — cost nothing here; the shards have max_prepared_transactions=100) and one pgrange on
-# free ports in 20000-32000, and removes them on exit (also on Ctrl-C).
+# It starts four PostgreSQL servers (by default fsync=off, full_page_writes=off,
+# synchronous_commit=off: not durable, so the WAL flushes PREPARE TRANSACTION and COMMIT PREPARED
+# force cost nothing; DURABLE=1 turns all three on; the shards have max_prepared_transactions=100)
+# and pgrange on free ports in 20000-32000, and removes them on exit (also on Ctrl-C).
 #
-# Usage: bench/tpcb_compare.sh      (as root; about 2 minutes with the defaults)
+# Usage: bench/tpcb_compare.sh           (as root; about 7 minutes with the defaults)
+#        DURABLE=1 bench/tpcb_compare.sh
 # Settings (environment):
 #   ROUNDS=3 DURATION=10 CLIENTS=8 JOBS=2  pgbench shape; DURATION in seconds per run
 #   SCALE=10                               pgbench -i -s (at least 3)
+#   INIT_ROUNDS=3                          timed pgbench -i pairs (the last one's tables are used)
+#   WORKLOADS="tpcb select"                pgbench's default script and/or -S
+#   MODES="simple prepared"                pgbench -M protocols
 #   MAX_TRIES=10                           pgbench --max-tries (retries of 40001 / 40P01)
-#   PROBE_DURATION=10                      seconds of the -M prepared runs, direct and pgrange (0: skip)
+#   DURABLE=0                              1: fsync, full_page_writes, synchronous_commit on
 #   WORKERS=1                              pgrange worker threads
-#   WARMUP=2                               unmeasured seconds per target before round 1
+#   WARMUP=2                               unmeasured seconds of TPC-B per target before round 1
+#   LOAD_MAX=1.5 LOAD_WAIT=180             before the first timed run, wait up to LOAD_WAIT s for
+#                                          the 1-minute load average to be at most LOAD_MAX
+#   LOAD_EACH=0                            1: that wait before every timed run
 #   SKIP_BUILD=1                           do not run scripts/build.sh --target pgrange first
-#   LOG_DIR=DIR                            logs and results.tsv (default /tmp/tpcb_compare-logs.<time>)
+#   LOG_DIR=DIR                            logs, results.tsv, init.tsv (default
+#                                          /tmp/tpcb_compare-logs.<time>)
 #   PGBIN=DIR  PGRANGE=build/proxy/pgrange binaries to use
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -46,40 +52,56 @@ DURATION=${DURATION:-10}
 CLIENTS=${CLIENTS:-8}
 JOBS=${JOBS:-2}
 SCALE=${SCALE:-10}
+INIT_ROUNDS=${INIT_ROUNDS:-3}
+WORKLOADS=${WORKLOADS:-tpcb select}
+MODES=${MODES:-simple prepared}
 MAX_TRIES=${MAX_TRIES:-10}
-PROBE_DURATION=${PROBE_DURATION:-10}
+DURABLE=${DURABLE:-0}
 WORKERS=${WORKERS:-1}
 WARMUP=${WARMUP:-2}
+LOAD_MAX=${LOAD_MAX:-1.5}
+LOAD_WAIT=${LOAD_WAIT:-180}
+LOAD_EACH=${LOAD_EACH:-0}
 SKIP_BUILD=${SKIP_BUILD:-0}
 LOG_DIR=${LOG_DIR:-/tmp/tpcb_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
 
-require_counts ROUNDS DURATION CLIENTS JOBS SCALE MAX_TRIES PROBE_DURATION WORKERS WARMUP
+require_counts ROUNDS DURATION CLIENTS JOBS SCALE INIT_ROUNDS MAX_TRIES WORKERS WARMUP LOAD_WAIT
 if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ] ||
-  [ "$WORKERS" -lt 1 ] || [ "$MAX_TRIES" -lt 1 ]; then
-  die "ROUNDS, DURATION, CLIENTS, JOBS, WORKERS and MAX_TRIES must be at least 1"
+  [ "$WORKERS" -lt 1 ] || [ "$MAX_TRIES" -lt 1 ] || [ "$INIT_ROUNDS" -lt 1 ]; then
+  die "ROUNDS, DURATION, CLIENTS, JOBS, WORKERS, MAX_TRIES and INIT_ROUNDS must be at least 1"
 fi
 [ "$SCALE" -ge 3 ] || die "SCALE must be at least 3, so that the branches spread over 3 shards"
-require_environment pgbench psql pg_isready setpriv ss awk cc timeout
-require_libpq
+[ "$DURABLE" = 0 ] || [ "$DURABLE" = 1 ] || die "DURABLE must be 0 or 1"
+[[ $LOAD_MAX =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "LOAD_MAX must be a number"
+# shellcheck disable=SC2086 # lists on purpose
+require_modes $MODES
+for w in $WORKLOADS; do
+  [ "$w" = tpcb ] || [ "$w" = select ] || die "WORKLOADS may contain tpcb and select (got \"$w\")"
+done
+require_environment pgbench psql pg_isready setpriv ss awk timeout
 
 ACCOUNTS=$((SCALE * 100000))
 TELLERS=$((SCALE * 10))
 BRANCHES=$SCALE
-# The TPC-B run; --failures-detailed and --verbose-errors only add to what pgbench prints.
+# Every run; --failures-detailed and --verbose-errors only add to what pgbench prints.
 PGBENCH_OPTS=(-n -c "$CLIENTS" -j "$JOBS" --max-tries="$MAX_TRIES" --failures-detailed --verbose-errors)
+TABLES_TOML=$(pgbench_tables_toml "$SCALE")
 
 # ---------------------------------------------------------------- header
-echo "== pgrange TPC-B benchmark: direct PostgreSQL vs pgrange over 3 shards (two-phase commit)"
+echo "== pgrange pgbench benchmark: direct PostgreSQL vs pgrange over 3 shards, tables made by"
+echo "   pgbench -i through pgrange (two-phase commit for TPC-B over several shards)"
 echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS SCALE=$SCALE" \
-  "MAX_TRIES=$MAX_TRIES PROBE_DURATION=$PROBE_DURATION WORKERS=$WORKERS WARMUP=$WARMUP" \
-  "SKIP_BUILD=$SKIP_BUILD $0 $*"
-echo "pgbench: pgbench ${PGBENCH_OPTS[*]} -T $DURATION -M simple   (TPC-B, the default script)"
+  "INIT_ROUNDS=$INIT_ROUNDS WORKLOADS=\"$WORKLOADS\" MODES=\"$MODES\" MAX_TRIES=$MAX_TRIES" \
+  "DURABLE=$DURABLE WORKERS=$WORKERS WARMUP=$WARMUP LOAD_MAX=$LOAD_MAX LOAD_WAIT=$LOAD_WAIT" \
+  "LOAD_EACH=$LOAD_EACH SKIP_BUILD=$SKIP_BUILD $0 $*"
+echo "pgbench: pgbench ${PGBENCH_OPTS[*]} -T $DURATION -M MODE [-S]"
 print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $(pgbench --version)"
-echo "servers: fsync=off full_page_writes=off synchronous_commit=off — NOT durable: WAL flushes"
-echo "         (also those of PREPARE TRANSACTION / COMMIT PREPARED) cost nothing here;"
-echo "         shards: max_prepared_transactions=100"
+echo "servers: $(durability_line); shards max_prepared_transactions=100"
+echo "pgrange tables (split in thirds):" \
+  "$(awk -F'"' '/^name = / {n = $2} /^key = / {k = $2} /^split_at/ {printf "%s by %s at %s; ", n, k, $0}' \
+    <<<"$TABLES_TOML" | sed 's/split_at = //g')"
 echo "logs:    $LOG_DIR"
 echo
 
@@ -87,141 +109,146 @@ build_pgrange
 print_pgrange_build
 T_START=$(date +%s)
 bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
-
-# ---------------------------------------------------------------- the probe
-# Runs a transaction block the way pgbench -M prepared does: BEGIN, then each statement with
-# PQprepare + PQexecPrepared (one parameter each), then ROLLBACK. Prints one line per statement:
-# "ok" or "error <SQLSTATE> <message>".
-build_probe <<'EOF'
-#include <libpq-fe.h>
-#include <stdio.h>
-int main(int argc, char** argv) {
-  if (argc < 4 || argc % 2 != 0) return 2;
-  PGconn* c = PQconnectdb(argv[1]);
-  if (PQstatus(c) != CONNECTION_OK) {
-    printf("error connect %s\n", PQerrorMessage(c));
-    return 1;
-  }
-  PQclear(PQexec(c, "BEGIN"));
-  for (int i = 2; i + 1 < argc; i += 2) {
-    char name[16];
-    snprintf(name, sizeof name, "p%d", i);
-    PGresult* r = PQprepare(c, name, argv[i], 1, NULL);
-    if (PQresultStatus(r) == PGRES_COMMAND_OK) {
-      PQclear(r);
-      const char* values[1] = {argv[i + 1]};
-      r = PQexecPrepared(c, name, 1, values, NULL, NULL, 0);
-    }
-    if (PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK) {
-      printf("ok %s\n", argv[i]);
-    } else {
-      const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-      const char* msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-      printf("error %s %s (%s)\n", state ? state : "?????", msg ? msg : PQerrorMessage(c), argv[i]);
-      PQclear(r);
-      break;
-    }
-    PQclear(r);
-  }
-  PQclear(PQexec(c, "ROLLBACK"));
-  PQfinish(c);
-  return 0;
-}
-EOF
-
-# ---------------------------------------------------------------- four PostgreSQL servers
 start_four_servers 100
-
-# pgbench -i on direct, alone and timed; then the same on s1 (later imported and spread), and
-# empty tables with their keys on s2 and s3.
-echo "pgbench -i -s $SCALE on direct (timed)"
-t0=$(date +%s.%N)
-pgbench -i -s "$SCALE" -h 127.0.0.1 -p "${SERVER_PORT[direct]}" -U bench bench \
-  >"$LOG_DIR/pgbench-init-direct.log" 2>&1 || die "pgbench -i on direct failed (see $LOG_DIR)"
-t1=$(date +%s.%N)
-INIT_SECONDS=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
-INIT_DETAIL=$(grep -m1 '^done in' "$LOG_DIR/pgbench-init-direct.log" || true)
-INIT_DETAIL=${INIT_DETAIL%.}
-echo "  ${INIT_SECONDS} s wall clock; pgbench: ${INIT_DETAIL:-?}"
-echo "  (pgbench -i through pgrange over several shards is not supported yet: its DDL runs"
-echo "   inside a transaction block; not tried)"
-echo "pgbench -i -s $SCALE on s1, empty tables on s2 and s3"
-pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U bench bench \
-  >"$LOG_DIR/pgbench-init-s1.log" 2>&1 || die "pgbench -i on s1 failed (see $LOG_DIR)"
-empty_pgbench_tables s2 s3
-
-# ---------------------------------------------------------------- pgrange
-# A coordinated transaction holds a connection on every shard it touched.
-POOL=$((2 * CLIENTS * WORKERS > 20 ? 2 * CLIENTS * WORKERS : 20))
-PGRANGE_LOG="$LOG_DIR/pgrange.log"
-start_sharded_pgrange "$POOL" info "$PGRANGE_LOG"
 export PGPASSWORD=bench
 
-echo "pgbench tables through pgrange: IMPORT TABLE; accounts in 12 ranges, tellers in 6, branches"
-echo "in 3, RELOCATE round-robin (rows move); pgbench_history has no key: unsharded, on s1"
-t0=$(date +%s)
-for t in pgbench_accounts pgbench_branches pgbench_tellers pgbench_history; do
-  via_pgrange "IMPORT TABLE $t FROM SHARD 's1'" >>"$LOG_DIR/import.txt" 2>&1 ||
-    die "IMPORT TABLE $t failed (see $LOG_DIR/import.txt)"
+# ---------------------------------------------------------------- pgrange, one per pgbench
+# A coordinated transaction holds a connection on every shard it touched.
+POOL=$((2 * CLIENTS * WORKERS > 20 ? 2 * CLIENTS * WORKERS : 20))
+MISBEHAVIOUR=()
+PGRANGE_STARTS=0
+declare -A PORT
+PORT[direct]=${SERVER_PORT[direct]}
+
+start_pgrange() {  # start_pgrange LABEL: a fresh pgrange; its log is pgrange-N-LABEL.log
+  PGRANGE_STARTS=$((PGRANGE_STARTS + 1))
+  PGRANGE_LOG="$LOG_DIR/pgrange-$(printf '%02d' "$PGRANGE_STARTS")-$1.log"
+  start_sharded_pgrange "$POOL" info "$PGRANGE_LOG" "$TABLES_TOML"
+  PORT[pgrange]=$PGRANGE_PORT
+}
+
+# stop_pgrange: SIGTERM, then TWO_PC from its last log line, "pgrange stopped (N pins, M two-phase
+# commits during its run)" ("NA" if that line is missing). M counts every two-phase commit pgrange
+# began, so it includes any whose PREPARE then failed.
+stop_pgrange() {
+  local i stopped=0 last
+  kill -s TERM "$PGRANGE_PID"
+  for ((i = 0; i < 300; i++)); do
+    if ! kill -0 "$PGRANGE_PID" 2>/dev/null; then stopped=1; break; fi
+    sleep 0.1
+  done
+  if [ "$stopped" = 1 ]; then
+    wait "$PGRANGE_PID" 2>/dev/null || true
+  else
+    MISBEHAVIOUR+=("pgrange did not stop within 30 s of SIGTERM (see $PGRANGE_LOG)")
+    stop_pid "$PGRANGE_PID" KILL
+  fi
+  PGRANGE_PID=""
+  last=$(tail -n 1 "$PGRANGE_LOG")
+  TWO_PC=$(sed -nE 's/.*pgrange stopped \(([0-9]+) pins, ([0-9]+) two-phase commits.*/\2/p' <<<"$last")
+  if [ -z "$TWO_PC" ]; then
+    TWO_PC=NA
+    MISBEHAVIOUR+=("the last line of $PGRANGE_LOG is not pgrange's \"pgrange stopped (…)\" line")
+  fi
+}
+
+timed_run() {  # timed_run: the load gate before a timed run when LOAD_EACH=1
+  [ "$LOAD_EACH" != 1 ] || wait_for_load "$LOAD_MAX" "$LOAD_WAIT"
+}
+
+# ---------------------------------------------------------------- 1. pgbench -i pairs
+echo "waiting for a quiet machine: 1-minute load average at most $LOAD_MAX (up to $LOAD_WAIT s)"
+wait_for_load "$LOAD_MAX" "$LOAD_WAIT"
+LOAD_BEFORE=$(load_average)
+echo "load average before the timed runs: $LOAD_BEFORE"
+echo
+INIT="$LOG_DIR/init.tsv"
+printf 'pair\ttarget\twall_s\tstatus\ttwo_pc\tload1\tpgbench_done\n' >"$INIT"
+echo "== pgbench -i -s $SCALE, $INIT_ROUNDS pairs (direct, then through pgrange over 3 shards)"
+printf '%-5s %-8s %8s %6s %7s  %s\n' pair target "wall s" load1 "2PC" "pgbench"
+for ((pair = 1; pair <= INIT_ROUNDS; pair++)); do
+  for t in direct pgrange; do
+    [ "$t" = direct ] || start_pgrange "init$pair"
+    timed_run
+    log="$LOG_DIR/init$pair-$t.log"
+    load1=$(load_1min)
+    rc=0
+    t0=$(date +%s.%N)
+    timeout -s INT -k 10 900 pgbench -i -s "$SCALE" -h 127.0.0.1 -p "${PORT[$t]}" -U bench bench \
+      >"$log" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    TWO_PC=""
+    [ "$t" = direct ] || stop_pgrange
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+    status=ok
+    [ "$rc" = 0 ] || status="rc=$rc"
+    done_line=$(grep -m1 '^done in' "$log" || true)
+    done_line=${done_line%.}
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$t" "$wall" "$status" "${TWO_PC:-}" "$load1" \
+      "$done_line" >>"$INIT"
+    printf '%-5s %-8s %8s %6s %7s  %s\n' "$pair" "$t" "$wall" "$load1" "${TWO_PC:--}" \
+      "$([ "$status" = ok ] && echo "${done_line:-?}" || echo "FAILED $status: $(tail -n 2 "$log" | tr '\n' ' ')")"
+    [ "$status" = ok ] || die "pgbench -i on $t failed (see $log)"
+  done
 done
-split_into pgbench_accounts 12 "$ACCOUNTS"
-split_into pgbench_tellers 6 "$TELLERS"
-split_into pgbench_branches 3 "$BRANCHES"
-for t in pgbench_accounts pgbench_tellers pgbench_branches; do place_ranges "$t"; done
-for s in s1 s2 s3; do
-  sql_on "$s" "VACUUM ANALYZE pgbench_accounts" "VACUUM ANALYZE pgbench_tellers" \
-    "VACUUM ANALYZE pgbench_branches" "VACUUM ANALYZE pgbench_history"
-done
+
+# The layout pgbench -i made through pgrange, and where the rows are.
+start_pgrange layout
 LAYOUT="$LOG_DIR/ranges.txt"
 : >"$LAYOUT"
-for t in pgbench_accounts pgbench_tellers pgbench_branches pgbench_history; do
+for t in pgbench_accounts pgbench_history pgbench_tellers pgbench_branches; do
   via_pgrange "SHOW RANGES FROM TABLE $t" | sed "s/^/$t|/" >>"$LAYOUT"
 done
 for t in pgbench_accounts:$ACCOUNTS pgbench_tellers:$TELLERS pgbench_branches:$BRANCHES; do
   n=$(via_pgrange "SELECT count(*) FROM ${t%%:*}")
   [ "$n" = "${t##*:}" ] || die "pgrange counts $n rows of ${t%%:*}, expected ${t##*:}"
 done
-HISTORY_SHARD=$(awk -F'|' '$1 == "pgbench_history" {print $5; exit}' "$LAYOUT")
-
-# The share of each table's keys on each shard, from the layout: bound …/1/N, or the table's ends.
-# share[table,shard] = keys of the table on the shard / all its keys.
-layout_shares() {
-  awk -F'|' -v A="$ACCOUNTS" -v T="$TELLERS" -v B="$BRANCHES" '
-    function bound(p, dflt) { if (p ~ /\/1\/[0-9]+$/) { sub(/.*\//, "", p); return p + 0 } return dflt }
-    $1 != "pgbench_history" {
-      max = ($1 == "pgbench_accounts") ? A : ($1 == "pgbench_tellers") ? T : B
-      lo = bound($2, 1); hi = bound($3, max + 1) - 1; if (hi > max) hi = max
-      if (hi >= lo) n[$1 "," $5] += hi - lo + 1
-      total[$1] = max }
-    END { for (k in n) { split(k, p, ","); printf "%s %s %.6f\n", p[1], p[2], n[k] / total[p[1]] } }' "$LAYOUT"
-}
-SHARES=$(layout_shares)
-share() { awk -v t="$1" -v s="$2" '$1 == t && $2 == s {v = $3} END {print v + 0}' <<<"$SHARES"; }
-echo "  placed in $(($(date +%s) - t0)) s; ranges per shard:"
-for t in pgbench_accounts pgbench_tellers pgbench_branches; do
-  printf '    %-17s %s\n' "$t" "$(awk -F'|' -v t="$t" '$1 == t {print $5}' "$LAYOUT" | sort | uniq -c |
-    awk '{printf "%s: %s  ", $2, $1}')"
+stop_pgrange
+echo "  layout through pgrange (ranges per shard; rows per shard, counted on the shards):"
+for t in pgbench_accounts pgbench_tellers pgbench_branches pgbench_history; do
+  rows=""
+  for s in s1 s2 s3; do rows+="$s: $(sql_on "$s" "SELECT count(*) FROM $t")  "; done
+  printf '    %-17s ranges %s rows %s\n' "$t" "$(awk -F'|' -v t="$t" '$1 == t {print $5}' "$LAYOUT" |
+    sort | uniq -c | awk '{printf "%s: %s  ", $2, $1}')" "$rows"
 done
-echo "    pgbench_history   unsharded, on $HISTORY_SHARD"
-# A TPC-B transaction stays on one shard only if its account, teller and branch are all on the
-# shard of pgbench_history (its INSERT goes there).
-P_ONE=$(awk -v a="$(share pgbench_accounts "$HISTORY_SHARD")" -v t="$(share pgbench_tellers "$HISTORY_SHARD")" \
-  -v b="$(share pgbench_branches "$HISTORY_SHARD")" 'BEGIN {printf "%.4f", a * t * b}')
-P_SEVERAL=$(awk -v p="$P_ONE" 'BEGIN {printf "%.1f", (1 - p) * 100}')
+for s in s1 s2 s3; do
+  [ "$(sql_on "$s" "SELECT count(*) > 0 FROM pgbench_accounts")" = t ] ||
+    MISBEHAVIOUR+=("pgbench -i through pgrange left no account on $s: the tables are not spread (see $LAYOUT)")
+done
+
+# The share of TPC-B transactions expected to touch several shards, from the layout: one stays on
+# one shard only if its account, its history row (keyed by the same aid), its teller and its branch
+# are all on one shard; aid, tid and bid are drawn independently and uniformly. Bounds are …/1/N
+# or the table's ends.
+P_SEVERAL=$(awk -F'|' -v A="$ACCOUNTS" -v T="$TELLERS" -v B="$BRANCHES" '
+  function bound(p, dflt) { if (p ~ /\/1\/[0-9]+$/) { sub(/.*\//, "", p); return p + 0 } return dflt }
+  {
+    max = ($1 == "pgbench_tellers") ? T : ($1 == "pgbench_branches") ? B : A
+    lo = bound($2, 1); hi = bound($3, max + 1) - 1; if (hi > max) hi = max
+    if ($1 == "pgbench_accounts" || $1 == "pgbench_history") {
+      k = $1; n[k]++; L[k, n[k]] = lo; H[k, n[k]] = hi; S[k, n[k]] = $5
+    } else if (hi >= lo) share[$1, $5] += (hi - lo + 1) / max
+  }
+  END {
+    a = "pgbench_accounts"; h = "pgbench_history"; one = 0
+    for (i = 1; i <= n[a]; i++) for (j = 1; j <= n[h]; j++) {
+      if (S[a, i] != S[h, j]) continue
+      lo = L[a, i] > L[h, j] ? L[a, i] : L[h, j]; hi = H[a, i] < H[h, j] ? H[a, i] : H[h, j]
+      if (hi >= lo) one += (hi - lo + 1) / A * share["pgbench_tellers", S[a, i]] * share["pgbench_branches", S[a, i]]
+    }
+    printf "%.1f", (1 - one) * 100
+  }' "$LAYOUT")
 echo "  expected share of TPC-B transactions over several shards (uniform aid/tid/bid): $P_SEVERAL %"
-echo "setup took $(($(date +%s) - T_START)) s"
 echo
 
-declare -A PORT
-PORT[direct]=${SERVER_PORT[direct]}
-PORT[pgrange]=$PGRANGE_PORT
-
-# run_pgbench TARGET MODE SECONDS LOG: pgbench's exit status; 124 when it overran SECONDS + 60
-# (a hang).
+# ---------------------------------------------------------------- 2. the runs
+# run_pgbench TARGET WORKLOAD MODE SECONDS LOG: pgbench's exit status; 124 when it overran
+# SECONDS + 60 (a hang).
 run_pgbench() {
-  local target=$1 mode=$2 secs=$3 log=$4
-  timeout -s INT -k 10 $((secs + 60)) pgbench "${PGBENCH_OPTS[@]}" -M "$mode" -T "$secs" \
-    -h 127.0.0.1 -p "${PORT[$target]}" -U bench bench >"$log" 2>&1 &
+  local target=$1 workload=$2 mode=$3 secs=$4 log=$5 extra=()
+  [ "$workload" = select ] && extra=(-S)
+  timeout -s INT -k 10 $((secs + 60)) pgbench "${PGBENCH_OPTS[@]}" "${extra[@]}" -M "$mode" \
+    -T "$secs" -h 127.0.0.1 -p "${PORT[$target]}" -U bench bench >"$log" 2>&1 &
   PGBENCH_PID=$!
   local rc=0
   wait "$PGBENCH_PID" || rc=$?
@@ -229,13 +256,13 @@ run_pgbench() {
   return $rc
 }
 
-# Transactions processed through pgrange in every run (warm-up and probe included), to compare
-# with the history rows and the two-phase commits afterwards.
-PGR_TXNS_ALL=0
-add_pgrange_txns() {  # add_pgrange_txns LOG
+# TPC-B transactions processed through pgrange since the last pgbench -i (warm-up included), to
+# compare with the history rows afterwards.
+PGR_TPCB_ALL=0
+add_pgrange_tpcb() {  # add_pgrange_tpcb LOG
   local n
   n=$(pgbench_field "$1" "number of transactions actually processed")
-  [[ $n =~ ^[0-9]+$ ]] && PGR_TXNS_ALL=$((PGR_TXNS_ALL + n))
+  [[ $n =~ ^[0-9]+$ ]] && PGR_TPCB_ALL=$((PGR_TPCB_ALL + n))
   return 0
 }
 # Errors pgbench saw, by message: retried ones are "repeats the transaction after the error",
@@ -251,155 +278,114 @@ retry_causes() {  # retry_causes LOG: what the retried errors were
 }
 
 if [ "$WARMUP" -gt 0 ]; then
-  echo "warm-up: ${WARMUP}s per target (simple; not counted in the table)"
+  echo "warm-up: ${WARMUP}s of TPC-B per target (simple; not counted in the tables)"
   for t in direct pgrange; do
-    run_pgbench "$t" simple "$WARMUP" "$LOG_DIR/warmup-$t.log" || true
+    [ "$t" = direct ] || start_pgrange warmup
+    run_pgbench "$t" tpcb simple "$WARMUP" "$LOG_DIR/warmup-$t.log" || true
+    [ "$t" = direct ] || { stop_pgrange; add_pgrange_tpcb "$LOG_DIR/warmup-$t.log"; }
   done
-  add_pgrange_txns "$LOG_DIR/warmup-pgrange.log"
 fi
 
-RESULTS="$LOG_DIR/results.tsv" # round target tps processed failed retried retries aborted pgrange_cpu_s
-printf 'round\ttarget\ttps\tprocessed\tfailed\tretried\tretries\tstatus\tpgrange_cpu_s\n' >"$RESULTS"
-printf '%-6s %-8s %10s %10s %8s %9s %9s  %s\n' round target TPS processed failed retried retries note
-MISBEHAVIOUR=()
-PGR_TXNS=0
+RESULTS="$LOG_DIR/results.tsv"
+printf 'round\tworkload\tmode\ttarget\ttps\tprocessed\tfailed\tretried\tretries\tstatus\tpgrange_cpu_s\ttwo_pc\tload1\tlatency_ms\n' >"$RESULTS"
+echo "== pgbench -T $DURATION -c $CLIENTS -j $JOBS, $ROUNDS rounds, direct then pgrange"
+printf '%-5s %-6s %-8s %-8s %9s %9s %6s %7s %7s %6s %7s %6s  %s\n' round work mode target TPS processed \
+  failed retried retries "lat ms" "2PC" load1 note
 for ((round = 1; round <= ROUNDS; round++)); do
-  for t in direct pgrange; do
-    log="$LOG_DIR/r$round-$t.log"
-    before=$(proc_ticks "$PGRANGE_PID")
-    rc=0
-    run_pgbench "$t" simple "$DURATION" "$log" || rc=$?
-    after=$(proc_ticks "$PGRANGE_PID")
-    tps=$(pgbench_tps "$log")
-    processed=$(pgbench_field "$log" "number of transactions actually processed")
-    failed=$(pgbench_field "$log" "number of failed transactions")
-    retried=$(pgbench_field "$log" "number of transactions retried")
-    retries=$(pgbench_field "$log" "total number of retries")
-    status=ok
-    [ "$rc" = 0 ] || status="rc=$rc"
-    [ "$rc" = 124 ] && status=hang
-    grep -q 'aborted in command' "$log" && status="$status,clients-aborted"
-    [ "$t" = pgrange ] && add_pgrange_txns "$log"
-    [ "$t" = pgrange ] && [[ ${processed:-} =~ ^[0-9]+$ ]] && PGR_TXNS=$((PGR_TXNS + processed))
-    cpu=NA
-    [ "$t" = pgrange ] && cpu=$(ticks_to_seconds $((after - before)))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$t" "${tps:-NA}" "${processed:-NA}" \
-      "${failed:-NA}" "${retried:-NA}" "${retries:-NA}" "$status" "$cpu" >>"$RESULTS"
-    note=""
-    [ "$status" = ok ] || note="$status"
-    causes=$(retry_causes "$log")
-    [ -n "$causes" ] && note="$note retried on: $causes"
-    printf '%-6s %-8s %10s %10s %8s %9s %9s  %s\n' "$round" "$t" "$(awk -v v="${tps:-NA}" \
-      'BEGIN {if (v == "NA") print v; else printf "%.1f", v}')" "${processed:-NA}" "${failed:-NA}" \
-      "${retried:-NA}" "${retries:-NA}" "$note"
-    if [ "$status" != ok ]; then
-      MISBEHAVIOUR+=("round $round $t: $status (see $log)")
-      while read -r line; do MISBEHAVIOUR+=("    $line"); done < <(summarise_errors "$log")
-    fi
+  for w in $WORKLOADS; do
+    for m in $MODES; do
+      for t in direct pgrange; do
+        [ "$t" = direct ] || start_pgrange "r$round-$w-$m"
+        timed_run
+        log="$LOG_DIR/r$round-$w-$m-$t.log"
+        load1=$(load_1min)
+        before=0
+        [ "$t" = direct ] || before=$(proc_ticks "$PGRANGE_PID")
+        rc=0
+        run_pgbench "$t" "$w" "$m" "$DURATION" "$log" || rc=$?
+        cpu=NA
+        TWO_PC=NA
+        if [ "$t" = pgrange ]; then
+          cpu=$(ticks_to_seconds $(($(proc_ticks "$PGRANGE_PID") - before)))
+          stop_pgrange
+          [ "$w" = tpcb ] && add_pgrange_tpcb "$log"
+        fi
+        tps=$(pgbench_tps "$log")
+        processed=$(pgbench_field "$log" "number of transactions actually processed")
+        failed=$(pgbench_field "$log" "number of failed transactions")
+        retried=$(pgbench_field "$log" "number of transactions retried")
+        retries=$(pgbench_field "$log" "total number of retries")
+        latency=$(awk '/^latency average = / {print $4; exit}' "$log")
+        status=ok
+        [ "$rc" = 0 ] || status="rc=$rc"
+        [ "$rc" = 124 ] && status=hang
+        grep -q 'aborted in command' "$log" && status="$status,clients-aborted"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$w" "$m" "$t" \
+          "${tps:-NA}" "${processed:-NA}" "${failed:-NA}" "${retried:-NA}" "${retries:-NA}" "$status" \
+          "$cpu" "$TWO_PC" "$load1" "${latency:-NA}" >>"$RESULTS"
+        note=""
+        [ "$status" = ok ] || note="$status"
+        causes=$(retry_causes "$log")
+        [ -n "$causes" ] && note="$note retried on: $causes"
+        printf '%-5s %-6s %-8s %-8s %9s %9s %6s %7s %7s %6s %7s %6s  %s\n' "$round" "$w" "$m" "$t" \
+          "$(awk -v v="${tps:-NA}" 'BEGIN {if (v == "NA") print v; else printf "%.1f", v}')" \
+          "${processed:-NA}" "${failed:-NA}" "${retried:-NA}" "${retries:-NA}" "${latency:-NA}" \
+          "$([ "$t" = pgrange ] && echo "$TWO_PC" || echo -)" "$load1" "$note"
+        if [ "$status" != ok ] || { [[ ${failed:-x} =~ ^[0-9]+$ ]] && [ "$failed" -gt 0 ]; }; then
+          MISBEHAVIOUR+=("round $round $w $m $t: $status, ${failed:-NA} failed (see $log)")
+          while read -r line; do MISBEHAVIOUR+=("    $line"); done < <(summarise_errors "$log")
+        fi
+      done
+    done
   done
 done
-
-# ---------------------------------------------------------------- the -M prepared probe
-# First one transaction block by hand (libpq, extended protocol) whose second statement needs
-# another shard, for the SQLSTATE; then pgbench -M prepared for PROBE_DURATION seconds, directly
-# and through pgrange. "refused" when pgrange answers 0A000.
-PREPARED_NOTE="not run (PROBE_DURATION=0)"
-if [ "$PROBE_DURATION" -gt 0 ]; then
-  echo
-  echo "-M prepared probe"
-  shard_a=$(awk -F'|' '$1 == "pgbench_accounts" {print $5; exit}' "$LAYOUT")
-  tid=$(awk -F'|' -v s="$shard_a" '
-    $1 == "pgbench_tellers" && $5 != s { p = $2; if (p ~ /\/1\/[0-9]+$/) { sub(/.*\//, "", p); print p } else print 1; exit }' "$LAYOUT")
-  # shellcheck disable=SC2016 # $1 is a statement parameter
-  probe_out=$("$TMP/probe" "host=127.0.0.1 port=$PGRANGE_PORT dbname=bench user=bench password=bench" \
-    'UPDATE pgbench_accounts SET abalance = abalance + 0 WHERE aid = $1' 1 \
-    'UPDATE pgbench_tellers SET tbalance = tbalance + 0 WHERE tid = $1' "$tid" 2>&1 || true)
-  echo "$probe_out" >"$LOG_DIR/probe-prepared.txt"
-  echo "  libpq through pgrange: BEGIN; UPDATE account 1 (on $shard_a); UPDATE teller $tid (another shard); ROLLBACK:"
-  while read -r line; do echo "    $line"; done <<<"$probe_out"
-  declare -A PTPS
-  for t in direct pgrange; do
-    log="$LOG_DIR/prepared-$t.log"
-    rc=0
-    before=$(proc_ticks "$PGRANGE_PID")
-    run_pgbench "$t" prepared "$PROBE_DURATION" "$log" || rc=$?
-    after=$(proc_ticks "$PGRANGE_PID")
-    [ "$t" = pgrange ] && add_pgrange_txns "$log"
-    tps=$(pgbench_tps "$log")
-    processed=$(pgbench_field "$log" "number of transactions actually processed")
-    failed=$(pgbench_field "$log" "number of failed transactions")
-    retried=$(pgbench_field "$log" "number of transactions retried")
-    aborted=$(grep -c 'aborted in command' "$log" || true)
-    [ -n "$tps" ] && tps=$(awk -v v="$tps" 'BEGIN {printf "%.1f", v}')
-    PTPS[$t]=${tps:-NA}
-    note="${tps:-NA} TPS, ${processed:-NA} processed, ${failed:-NA} failed, ${retried:-NA} retried"
-    if [ "$t" = pgrange ] && [[ ${processed:-} =~ ^[0-9]+$ ]] && [ "$processed" -gt 0 ]; then
-      note="$note, pgrange CPU $(awk -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$processed" \
-        'BEGIN {printf "%.3f", t / hz / n * 10000}') s/10k txn"
-    fi
-    if [ "$t" = pgrange ] && { grep -q '0A000' <<<"$probe_out" || grep -q 'not supported' "$log"; }; then
-      msg=$(grep -m1 -oE 'ERROR: +[^"]*not supported[^"]*' "$log" || grep -m1 -oE 'error 0A000 .*' <<<"$probe_out" || true)
-      note="refused (0A000: ${msg#ERROR:  }); $aborted of $CLIENTS clients aborted, ${processed:-0} transactions (those on one shard) processed before"
-      PTPS[$t]=refused
-    elif [ "$rc" != 0 ]; then
-      note="error: pgbench rc=$rc, $aborted clients aborted; $note"
-      [ "$rc" = 124 ] && note="hang: $note"
-      [ "$t" = pgrange ] && MISBEHAVIOUR+=("-M prepared, pgrange: $note (see $log)")
-      [ "$t" = pgrange ] && while read -r line; do MISBEHAVIOUR+=("    $line"); done < <(summarise_errors "$log")
-    fi
-    causes=$(retry_causes "$log")
-    [ -n "$causes" ] && note="$note; retried on: $causes"
-    printf '  pgbench -M prepared -T %s, %-8s %s\n' "$PROBE_DURATION" "$t:" "$note"
-    [ "$t" = pgrange ] && PREPARED_NOTE=$note
-  done
-  if [[ ${PTPS[pgrange]} =~ ^[0-9.]+$ ]] && [[ ${PTPS[direct]} =~ ^[0-9.]+$ ]]; then
-    PREPARED_NOTE="$PREPARED_NOTE; direct ${PTPS[direct]} TPS, ratio $(awk -v a="${PTPS[pgrange]}" -v b="${PTPS[direct]}" 'BEGIN {printf "%.3f", a / b}') (one run each)"
-  fi
-fi
-
-# pgrange's own CPU while no client is connected, for scale (should be ~0).
-before=$(proc_ticks "$PGRANGE_PID")
-sleep 3
-IDLE_CPU=$(ticks_to_seconds $(($(proc_ticks "$PGRANGE_PID") - before)))
-# CPU seconds of each pgrange thread since it started (thread ids in start order: the acceptor,
-# the workers, then the control plane's threads).
-THREAD_CPU=$(for task in /proc/"$PGRANGE_PID"/task/*; do
-  printf '%s:%s ' "${task##*/}" "$(awk -v t="$(proc_ticks "$PGRANGE_PID/task/${task##*/}")" -v hz="$CLK_TCK" \
-    'BEGIN {printf "%.1fs", t / hz}')"
-done)
+LOAD_AFTER=$(load_average)
 
 # ---------------------------------------------------------------- summary
-column_of() {  # column_of TARGET COLUMN: one value per round (runs that printed a TPS)
-  awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t && $3 != "NA" {print $c}' "$RESULTS"
-}
-d=$(column_of direct 3 | median)
-p=$(column_of pgrange 3 | median)
-ratio=$(awk -v a="$p" -v b="$d" 'BEGIN {if (b > 0 && a != "NA") printf "%.3f", a / b; else print "NA"}')
-pairs=$(awk -F'\t' 'NR > 1 && $3 != "NA" { if ($2 == "pgrange") x[$1] = $3; if ($2 == "direct") y[$1] = $3 }
-  END { for (r in x) if (r in y && y[r] > 0) printf "%.3f\n", x[r] / y[r] }' "$RESULTS" | sort -g | paste -sd' ' -)
-cpu=$(awk -F'\t' 'NR > 1 && $2 == "pgrange" && $4 > 0 {print $9 / $4 * 10000}' "$RESULTS" | median)
-sum_col() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t && $c ~ /^[0-9]+$/ {s += $c} END {print s + 0}' "$RESULTS"; }
+fmt1() { awk -v v="$1" 'BEGIN {if (v == "NA" || v == "") print "NA"; else printf "%.1f", v}'; }
+ratio_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a != "NA" && b != "NA" && b > 0) printf "%.3f", a / b; else print "NA"}'; }
 
 echo
-echo "== TPC-B, medians over $ROUNDS rounds (pgbench -c $CLIENTS -j $JOBS -T $DURATION -M simple" \
-  "--max-tries=$MAX_TRIES; scale $SCALE; pgrange workers=$WORKERS, transaction pooling)"
-printf '%-8s %10s %10s %8s %9s %9s\n' target "median TPS" processed failed retried retries
-for t in direct pgrange; do
-  printf '%-8s %10s %10s %8s %9s %9s\n' "$t" "$(awk -v v="$(column_of "$t" 3 | median)" \
-    'BEGIN {if (v == "NA") print v; else printf "%.1f", v}')" "$(sum_col "$t" 4)" "$(sum_col "$t" 5)" \
-    "$(sum_col "$t" 6)" "$(sum_col "$t" 7)"
+echo "== summary (medians; per pair / per round ratios in brackets; $(durability_line))"
+init_col() { awk -F'\t' -v t="$1" 'NR > 1 && $2 == t && $4 == "ok" {print $3}' "$INIT"; }
+di=$(init_col direct | median)
+pi=$(init_col pgrange | median)
+pairs=$(awk -F'\t' 'NR > 1 && $4 == "ok" { if ($2 == "pgrange") x[$1] = $3; else y[$1] = $3 }
+  END { for (r in x) if (r in y && y[r] > 0) printf "%.2f\n", x[r] / y[r] }' "$INIT" | sort -g | paste -sd' ' -)
+init_2pc=$(awk -F'\t' 'NR > 1 && $2 == "pgrange" {print $5}' "$INIT" | sort -u | paste -sd/ -)
+echo "pgbench -i -s $SCALE wall clock: direct $(fmt1 "$di") s, pgrange $(fmt1 "$pi") s," \
+  "ratio pgrange/direct $(ratio_of "$pi" "$di") ($pairs); two-phase commits per pgbench -i through pgrange: $init_2pc"
+printf '%-6s %-8s %10s %10s %7s  %-21s %7s %7s %9s %9s  %s\n' workload mode "direct TPS" "pgrange TPS" \
+  ratio "(per round)" "lat d" "lat p" "failed" "retried" "pgrange CPU s/10k txn; two-phase commits"
+col() {  # col WORKLOAD MODE TARGET COLUMN: one value per round (runs that printed a TPS)
+  awk -F'\t' -v w="$1" -v m="$2" -v t="$3" -v c="$4" 'NR > 1 && $2 == w && $3 == m && $4 == t && $5 != "NA" {print $c}' "$RESULTS"
+}
+sum_of() { awk -F'\t' -v w="$1" -v m="$2" -v t="$3" -v c="$4" 'NR > 1 && $2 == w && $3 == m && $4 == t && $c ~ /^[0-9]+$/ {s += $c} END {print s + 0}' "$RESULTS"; }
+for w in $WORKLOADS; do
+  for m in $MODES; do
+    d=$(col "$w" "$m" direct 5 | median)
+    p=$(col "$w" "$m" pgrange 5 | median)
+    rr=$(awk -F'\t' -v w="$w" -v m="$m" 'NR > 1 && $2 == w && $3 == m && $5 != "NA" {
+        if ($4 == "pgrange") x[$1] = $5; else y[$1] = $5 }
+      END { for (r in x) if (r in y && y[r] > 0) printf "%.2f\n", x[r] / y[r] }' "$RESULTS" | sort -g | paste -sd' ' -)
+    cpu=$(awk -F'\t' -v w="$w" -v m="$m" 'NR > 1 && $2 == w && $3 == m && $4 == "pgrange" && $6 > 0 {print $11 / $6 * 10000}' "$RESULTS" | median)
+    twopc=$(sum_of "$w" "$m" pgrange 12)
+    proc=$(sum_of "$w" "$m" pgrange 6)
+    printf '%-6s %-8s %10s %10s %7s  %-21s %7s %7s %9s %9s  %s\n' "$w" "$m" "$(fmt1 "$d")" "$(fmt1 "$p")" \
+      "$(ratio_of "$p" "$d")" "($rr)" "$(col "$w" "$m" direct 14 | median)" "$(col "$w" "$m" pgrange 14 | median)" \
+      "$(sum_of "$w" "$m" direct 7)/$(sum_of "$w" "$m" pgrange 7)" "$(sum_of "$w" "$m" direct 8)/$(sum_of "$w" "$m" pgrange 8)" \
+      "$(awk -v v="$cpu" 'BEGIN {if (v == "NA") print v; else printf "%.3f", v}'); $twopc of $proc ($(awk -v a="$twopc" -v b="$proc" 'BEGIN {if (b > 0) printf "%.1f", a / b * 100; else print "NA"}') %)"
+  done
 done
-echo "ratio pgrange/direct: $ratio  (per round: $pairs)"
-echo "pgrange CPU: $(awk -v v="$cpu" 'BEGIN {if (v == "NA") print v; else printf "%.3f", v}') s per 10,000 transactions" \
-  "(utime+stime, all threads; median of the rounds); ${IDLE_CPU} s over 3 s idle"
-echo "pgrange CPU per thread since start (tid:seconds): $THREAD_CPU"
-echo "-M prepared: $PREPARED_NOTE"
-echo "pgbench -i -s $SCALE on direct: $INIT_SECONDS s wall clock (pgbench: ${INIT_DETAIL:-?})"
-echo "pgbench -i through pgrange over several shards: not supported yet (DDL inside a transaction block)"
+echo "(lat d / lat p: median latency average in ms, direct / pgrange; failed and retried: direct/pgrange," \
+  "summed over the rounds; two-phase commits: summed from pgrange's shutdown lines, of the transactions"
+echo " pgbench processed through it; expected for TPC-B from the layout: $P_SEVERAL %)"
+echo "load average: $LOAD_BEFORE before the timed runs, $LOAD_AFTER after"
 
 # ---------------------------------------------------------------- the bank invariant
 echo
-echo "== bank invariant after the pgrange runs"
+echo "== bank invariant after the runs"
+start_pgrange check
 VIOLATIONS=()
 check() {  # check WHAT OK-CONDITION(0/1)
   if [ "$2" = 1 ]; then echo "  ok    $1"; else echo "  FAIL  $1"; VIOLATIONS+=("$1"); fi
@@ -416,8 +402,8 @@ check "through pgrange: sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delt
   "$([ "$pa" = "$pb" ] && [ "$pb" = "$pt" ] && [ "$pt" = "$ph" ] && echo 1 || echo 0)"
 check "through pgrange: $ACCOUNTS accounts, $BRANCHES branches, $TELLERS tellers" \
   "$([ "$pac" = "$ACCOUNTS" ] && [ "$pbc" = "$BRANCHES" ] && [ "$ptc" = "$TELLERS" ] && echo 1 || echo 0)"
-check "history rows ($phc) = transactions pgbench processed through pgrange ($PGR_TXNS_ALL, warm-up and probe included)" \
-  "$([ "$phc" = "$PGR_TXNS_ALL" ] && echo 1 || echo 0)"
+check "history rows ($phc) = TPC-B transactions pgbench processed through pgrange since its last pgbench -i ($PGR_TPCB_ALL, warm-up included)" \
+  "$([ "$phc" = "$PGR_TPCB_ALL" ] && echo 1 || echo 0)"
 
 # On the shards themselves: add up each shard's sums and counts.
 SA=0 SB=0 ST=0 SH=0 CA=0 CB=0 CT=0 CH=0
@@ -454,46 +440,23 @@ check "direct server: sum(abalance)=$da = sum(bbalance)=$db = sum(tbalance)=$dt 
   "$([ "$da" = "$db" ] && [ "$db" = "$dt" ] && [ "$dt" = "$dh" ] && echo 1 || echo 0)"
 
 # ---------------------------------------------------------------- stop pgrange
-echo
-echo "== stopping pgrange (SIGTERM)"
-kill -s TERM "$PGRANGE_PID"
-stopped=0
-for ((i = 0; i < 300; i++)); do
-  if ! kill -0 "$PGRANGE_PID" 2>/dev/null; then stopped=1; break; fi
-  sleep 0.1
-done
-if [ "$stopped" = 1 ]; then
-  wait "$PGRANGE_PID" 2>/dev/null || true
-else
-  MISBEHAVIOUR+=("pgrange did not stop within 30 s of SIGTERM")
-  stop_pid "$PGRANGE_PID" KILL
-fi
-PGRANGE_PID=""
-last=$(tail -n 1 "$PGRANGE_LOG")
-echo "  last log line: $last"
-TWO_PC=$(sed -nE 's/.*pgrange stopped \(([0-9]+) pins, ([0-9]+) two-phase commits.*/\2/p' <<<"$last")
-PINS=$(sed -nE 's/.*pgrange stopped \(([0-9]+) pins.*/\1/p' <<<"$last")
-if [ -n "$TWO_PC" ]; then
-  echo "  two-phase commits during the run: $TWO_PC, of $PGR_TXNS_ALL transactions pgbench processed" \
-    "through pgrange ($(awk -v a="$TWO_PC" -v b="$PGR_TXNS_ALL" 'BEGIN {if (b > 0) printf "%.1f", a / b * 100; else print "NA"}') %;" \
-    "expected about $P_SEVERAL % from the layout); $PGR_TXNS in the measured rounds; pins: $PINS"
-else
-  MISBEHAVIOUR+=("pgrange's last log line is not the \"pgrange stopped (…)\" line")
-fi
+stop_pgrange
+echo "  pgrange stopped; two-phase commits while it served the checks: $TWO_PC"
 prepared_check "(pgrange stopped)"
-warn_lines=$(grep -cE '\[(warning|error|critical)\]' "$PGRANGE_LOG" || true)
-echo "  pgrange log: $warn_lines warning/error lines$([ "$warn_lines" -gt 0 ] && echo ', the most frequent:')"
-grep -E '\[(warning|error|critical)\]' "$PGRANGE_LOG" | sed -E 's/^\[[^]]*\] //; s/session [0-9]+/session N/g; s/[0-9a-f]{8,}|[0-9]{2,}/N/g' |
+warn_lines=$(cat "$LOG_DIR"/pgrange-*.log | grep -cE '\[(warning|error|critical)\]' || true)
+echo "  pgrange logs ($PGRANGE_STARTS starts): $warn_lines warning/error lines$([ "$warn_lines" -gt 0 ] && echo ', the most frequent:')"
+cat "$LOG_DIR"/pgrange-*.log | grep -E '\[(warning|error|critical)\]' |
+  sed -E 's/^\[[^]]*\] //; s/session [0-9]+/session N/g; s/[0-9a-f]{8,}|[0-9]{2,}/N/g' |
   sort | uniq -c | sort -rn | head -6 | sed 's/^/   /' || true
 
 echo
 if [ "${#MISBEHAVIOUR[@]}" -gt 0 ]; then
-  echo "== pgrange misbehaviour (errors other than retried 40001/40P01, hangs)"
+  echo "== misbehaviour (failed transactions, errors other than retried 40001/40P01, hangs)"
   printf '  %s\n' "${MISBEHAVIOUR[@]}"
 else
-  echo "== no pgbench run through pgrange ended with an error other than retried ones, none hung"
+  echo "== no pgbench run failed a transaction or ended with an error other than retried ones, none hung"
 fi
-echo "Raw per-run figures: $RESULTS; pgbench outputs, server and pgrange logs: $LOG_DIR"
+echo "Raw per-run figures: $RESULTS and $INIT; pgbench outputs, server and pgrange logs: $LOG_DIR"
 echo "finished $(date -u '+%Y-%m-%d %H:%M:%S UTC') after $(($(date +%s) - T_START)) s," \
   "load average $(load_average)"
 if [ "${#VIOLATIONS[@]}" -gt 0 ]; then
