@@ -10,6 +10,7 @@
 #include "proxy/frame_reader.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -70,14 +71,7 @@ bool is_broadcast(const sql::StatementInfo& s) {
   }
 }
 
-std::string sql_literal(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
+using sql::quote_literal;
 
 /// A statement that makes the backend raise `e`, so a transaction there fails exactly as it
 /// would have if PostgreSQL itself had refused the statement.
@@ -86,21 +80,15 @@ std::string raise_sql(const Error& e) {
     for (size_t p; (p = s.find("$pgrange$")) != std::string::npos;) s.erase(p, 1);
     return s;
   };
-  std::string sql = "DO $pgrange$BEGIN RAISE EXCEPTION USING ERRCODE = " + sql_literal(e.sqlstate) +
-                    ", MESSAGE = " + sql_literal(clean(e.message));
-  if (!e.detail.empty()) sql += ", DETAIL = " + sql_literal(clean(e.detail));
-  if (!e.hint.empty()) sql += ", HINT = " + sql_literal(clean(e.hint));
+  std::string sql =
+      "DO $pgrange$BEGIN RAISE EXCEPTION USING ERRCODE = " + quote_literal(e.sqlstate) +
+      ", MESSAGE = " + quote_literal(clean(e.message));
+  if (!e.detail.empty()) sql += ", DETAIL = " + quote_literal(clean(e.detail));
+  if (!e.hint.empty()) sql += ", HINT = " + quote_literal(clean(e.hint));
   return sql + "; END$pgrange$";
 }
 
-std::string quote_ident(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+using sql::quote_ident;
 
 Error not_supported(std::string msg, std::string hint = {}) {
   Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
@@ -236,7 +224,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     // Parse only prepares: the Bind routes, with its parameter values. A statement that needs
     // them (or a transaction's shard) waits for its Bind without a backend.
     p.route.uses.clear();
-    if (p.route.refusal || p.route.shards.size() > 1) {
+    if (p.route.refusal || p.route.shards.size() > 1 || p.route.moves_keys) {
       p.route = {};
       defer_parse_ = !backend_;
     } else if (!p.route.shards.empty() && !backend_) {
@@ -291,11 +279,12 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       return refuse_with(not_supported("statement spans shards"));
     }
     p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.shards.size() > 1 && p.route.distributed_write && in_block &&
+  } else if ((p.route.shards.size() > 1 || p.route.moves_keys) && p.route.distributed_write &&
+             in_block &&
              (type == 'Q' || (type == 'B' && infos.front().kind != sql::StatementKind::kInsert)) &&
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.shards.size() > 1 && p.route.distributed_write) {
+  } else if ((p.route.shards.size() > 1 || p.route.moves_keys) && p.route.distributed_write) {
     if (type != 'Q' || backend_ || in_block) {
       return refuse_with(not_supported(
           "a write touching several shards runs only as a simple query outside a transaction "

@@ -11,6 +11,7 @@
 #include "proxy/message_writer.hpp"
 #include "proxy/scram.hpp"
 #include "proxy/worker.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 namespace {

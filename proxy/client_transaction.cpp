@@ -9,6 +9,7 @@
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "sql/quoting.hpp"
 #include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {
@@ -49,14 +50,7 @@ std::string leading_word(std::string_view sql) {
   return word;
 }
 
-std::string quote_ident(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+using sql::quote_ident;
 
 bool is_setting(sql::SessionEffectKind k) {
   return k == sql::SessionEffectKind::kSet || k == sql::SessionEffectKind::kReset ||
@@ -391,6 +385,23 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
 
   // What each shard runs; a statement on no pgrange table runs on the first shard.
   const routing::Route& route = plan.route;
+  if (route.moves_keys && !route.shards.empty()) {
+    // An UPDATE of the key: rows move to the shards owning their new keys (client_key_move.cpp).
+    KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
+    if (answer.shard_error) {
+      MessageWriter(out).begin('E').bytes(*answer.shard_error).end();
+      c.failed = true;
+      txn_status_ = 'E';
+    } else if (answer.error) {
+      reply_error(*answer.error);
+    } else {
+      out += answer.rows;
+      MessageWriter(out).begin('C').cstr(answer.tag).end();
+      txn_status_ = 'T';
+    }
+    send();
+    co_return true;
+  }
   auto statements = statements_by_shard(text, info, route);
   if (!statements) {
     reply_error(statements.error());

@@ -7,27 +7,13 @@
 #include <vector>
 
 #include "routing/key_space.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::routing {
 namespace {
 
-std::string quote_ident(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string quote_literal(std::string_view value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
+using sql::quote_ident;
+using sql::quote_literal;
 
 /// A piece of a boolean SQL expression: a single term, or an AND or OR of terms.
 struct Sql {

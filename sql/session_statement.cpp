@@ -343,19 +343,4 @@ std::vector<SessionEffect> session_effects(std::string_view query) {
   return out;
 }
 
-std::string quote_literal(std::string_view s) {
-  bool backslash = s.find('\\') != std::string_view::npos;
-  std::string out = backslash ? "E'" : "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "''";
-    else if (c == '\\')
-      out += "\\\\";
-    else
-      out.push_back(c);
-  }
-  out.push_back('\'');
-  return out;
-}
-
 }  // namespace pgrange::sql

@@ -52,7 +52,4 @@ struct SessionEffect {
 /// not reported.
 std::vector<SessionEffect> session_effects(std::string_view query);
 
-/// Quotes a string as an SQL literal ('…' with quotes doubled; E'' when it has backslashes).
-std::string quote_literal(std::string_view s);
-
 }  // namespace pgrange::sql

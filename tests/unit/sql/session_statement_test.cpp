@@ -129,12 +129,5 @@ TEST(SessionEffects, SavepointsExecuteAndPositions) {
   EXPECT_EQ(e[0].name, "s");
 }
 
-TEST(QuoteLiteral, EscapesQuotesAndBackslashes) {
-  EXPECT_EQ(quote_literal("abc"), "'abc'");
-  EXPECT_EQ(quote_literal("it's"), "'it''s'");
-  EXPECT_EQ(quote_literal("a\\b"), "E'a\\\\b'");
-  EXPECT_EQ(quote_literal(""), "''");
-}
-
 }  // namespace
 }  // namespace pgrange::sql
