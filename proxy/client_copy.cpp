@@ -18,6 +18,7 @@
 #include "routing/range_data.hpp"
 #include "sql/copy_rows.hpp"
 #include "sql/copy_statement.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -80,23 +81,9 @@ ShardError map_error_line(std::string_view body,
   return out;
 }
 
-std::string quote_ident(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+using sql::quote_ident;
 
-std::string quote_literal(std::string_view s) {
-  std::string out = "E'";
-  for (char c : s) {
-    if (c == '\'' || c == '\\') out += c;
-    out += c;
-  }
-  return out + "'";
-}
+using sql::quote_literal;
 
 /// The WITH (…) of a COPY … TO with these options.
 std::string copy_to_options(const sql::CopyOptions& o) {
@@ -384,14 +371,14 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
         auto r = binary ? routing::append_binary_value(copy.key, copy.table.key[i].column, value)
                         : routing::append_text_value(copy.key, copy.table.key[i].column, value);
         if (!r) {
+          // As PostgreSQL's input function would have failed: the column, and in text and CSV
+          // the value.
           copy.failure = r.error();
           copy.failure->context = "COPY " + copy.table.name + ", line " + std::to_string(row.line) +
-                                  ", column " + copy.table.key[i].name + ": \"" +
-                                  (binary ? std::string("") : std::string(value.value_or(""))) +
-                                  "\"";
-          if (binary) {
-            copy.failure->context = "COPY " + copy.table.name + ", line " +
-                                    std::to_string(row.line) + ", column " + copy.table.key[i].name;
+                                  ", column " + copy.table.key[i].name;
+          if (!binary) {
+            copy.failure->context +=
+                ": \"" + sql::CopyRowReader::printout(value.value_or("")) + "\"";
           }
           copy.failure_line = row.line;
           return;
@@ -425,9 +412,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
   auto record = [&](std::optional<sql::CopyRowReader::Failure> f) {
     if (!f || copy.failure) return;
     copy.failure = f->error;
-    std::string context = "COPY " + copy.table.name + ", line " + std::to_string(f->line);
-    if (!f->column.empty()) context += ", column " + f->column;
-    copy.failure->context = context;
+    copy.failure->context = f->context(copy.table.name);
     copy.failure_line = f->line;
   };
 

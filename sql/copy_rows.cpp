@@ -184,14 +184,14 @@ CopyRowReader::Step CopyRowReader::step(const char* d, size_t n, bool eof, size_
 void CopyRowReader::fail(std::string message, std::string hint, std::string column) {
   Error e = Error::make(kBadCopyFileFormat, std::move(message));
   e.hint = std::move(hint);
-  failure_ = Failure{std::move(e), line_, std::move(column)};
+  failure_ = Failure{std::move(e), line_, std::move(column), std::nullopt};
 }
 
 void CopyRowReader::fail_code(std::string_view code, std::string message, std::string detail,
                               std::string column) {
   Error e = Error::make(code, std::move(message));
   e.detail = std::move(detail);
-  failure_ = Failure{std::move(e), line_, std::move(column)};
+  failure_ = Failure{std::move(e), line_, std::move(column), std::nullopt};
 }
 
 void CopyRowReader::reset_line() {
@@ -523,27 +523,48 @@ std::optional<size_t> CopyRowReader::split_fields(
   return fieldno;
 }
 
+std::string CopyRowReader::Failure::context(std::string_view table) const {
+  if (line == 0) return "";
+  std::string out = "COPY " + std::string(table) + ", line " + std::to_string(line);
+  if (!column.empty()) out += ", column " + column;
+  if (text) out += ": \"" + *text + "\"";
+  return out;
+}
+
+std::string CopyRowReader::printout(std::string_view s) {
+  constexpr size_t kMax = 100;  // copyfrom.c MAX_COPY_DATA_DISPLAY
+  if (s.size() <= kMax) return std::string(s);
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "...";
+}
+
+bool CopyRowReader::quote_line(const char* p, size_t len) {
+  if (failure_) failure_->text = printout(std::string_view(p, len));
+  return false;
+}
+
 // copyfromparse.c NextCopyFromRawFields, HEADER MATCH.
 bool CopyRowReader::check_header(const char* p, size_t len) {
   header_fields_.clear();
   auto count = split_fields(p, len, true, header_fields_);
-  if (!count) return false;
+  if (!count) return quote_line(p, len);
   if (*count != columns_.size()) {
     fail("wrong number of fields in header line: got " + std::to_string(*count) + ", expected " +
          std::to_string(columns_.size()));
-    return false;
+    return quote_line(p, len);
   }
   for (size_t i = 0; i < columns_.size(); ++i) {
     const auto& name = header_fields_[i];
     if (!name) {
       fail("column name mismatch in header line field " + std::to_string(i + 1) +
            ": got null value (\"" + opts_.null_string + "\"), expected \"" + columns_[i] + "\"");
-      return false;
+      return quote_line(p, len);
     }
     if (c_string(*name) != columns_[i]) {
       fail("column name mismatch in header line field " + std::to_string(i + 1) + ": got \"" +
            std::string(c_string(*name)) + "\", expected \"" + columns_[i] + "\"");
-      return false;
+      return quote_line(p, len);
     }
   }
   return true;
@@ -552,15 +573,15 @@ bool CopyRowReader::check_header(const char* p, size_t len) {
 // copyfromparse.c NextCopyFrom for text and CSV, up to the input functions.
 bool CopyRowReader::emit_line(const char* d, size_t content, size_t raw, const RowFn& on_row) {
   auto count = split_fields(d, content, false, row_.fields);
-  if (!count) return false;
+  if (!count) return quote_line(d, content);
   const size_t ncols = columns_.size();
   if (ncols > 0 && *count > ncols) {
     fail("extra data after last expected column");
-    return false;
+    return quote_line(d, content);
   }
   if (*count < ncols) {
     fail("missing data for column \"" + columns_[*count] + "\"");
-    return false;
+    return quote_line(d, content);
   }
   if (csv_) {
     for (size_t k = 0; k < wanted_.size(); ++k) {

@@ -47,7 +47,16 @@ class CopyRowReader {
     Error error;
     uint64_t line = 0;
     std::string column;
+    /// Text and CSV errors about a whole line: the line as PostgreSQL's CONTEXT quotes it
+    /// (`COPY t, line 3: "…"`, at most 100 bytes and "..."); nullopt when it quotes none.
+    std::optional<std::string> text;
+    /// PostgreSQL's CONTEXT for the failure of a COPY into `table` ("" when it has none).
+    std::string context(std::string_view table) const;
   };
+
+  /// PostgreSQL's cut of a value or line quoted in a COPY error's CONTEXT (limit_printout_length:
+  /// at most 100 bytes, not splitting a UTF-8 character, then "...").
+  static std::string printout(std::string_view s);
 
   using RowFn = std::function<void(const Row&)>;
 
@@ -94,6 +103,8 @@ class CopyRowReader {
                                      std::vector<std::optional<std::string_view>>& out);
   bool check_header(const char* p, size_t len);
   bool emit_line(const char* d, size_t content, size_t raw, const RowFn& on_row);
+  /// The failure just set is about the line p[0, len): quote it, as PostgreSQL does.
+  bool quote_line(const char* p, size_t len);
   void reset_line();
   void fail(std::string message, std::string hint = {}, std::string column = {});
   void fail_code(std::string_view code, std::string message, std::string detail,

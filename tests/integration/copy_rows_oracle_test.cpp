@@ -35,6 +35,7 @@ struct Outcome {
   std::string sqlstate, message;
   uint64_t line = 0;
   std::string column;
+  std::string context;  ///< the whole CONTEXT
 };
 
 std::ostream& operator<<(std::ostream& os, const Outcome& o) {
@@ -109,6 +110,7 @@ class CopyRowsOracleTest : public ::testing::Test {
       static const std::regex kContext("^COPY o, line ([0-9]+)(, column ([a-z]+))?");
       std::smatch m;
       const std::string context = field(PG_DIAG_CONTEXT);
+      out.context = context;
       if (std::regex_search(context, m, kContext)) {
         out.line = std::stoull(m[1]);
         out.column = m[3];
@@ -157,6 +159,7 @@ class CopyRowsOracleTest : public ::testing::Test {
       out.message = failure->error.message;
       out.line = failure->line;
       out.column = failure->column;
+      out.context = failure->context("o");
     }
     return out;
   }
@@ -183,6 +186,7 @@ class CopyRowsOracleTest : public ::testing::Test {
       EXPECT_EQ(ours.message, pg.message) << options << "\n" << shown;
       EXPECT_EQ(ours.line, pg.line) << pg.message << "\n" << options << "\n" << shown;
       EXPECT_EQ(ours.column, pg.column) << pg.message << "\n" << options << "\n" << shown;
+      EXPECT_EQ(ours.context, pg.context) << pg.message << "\n" << options << "\n" << shown;
     }
   }
 
