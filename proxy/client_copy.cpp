@@ -132,7 +132,6 @@ struct ClientSession::CopyIn {
   uint64_t header_lines = 0;
   std::map<int, Target> targets;
   int first_shard = -1;
-  bool implicit = false;           ///< outside a transaction block: pgrange's own transaction
   std::optional<Error> failure;    ///< pgrange's own: a malformed row, a key it cannot read
   uint64_t failure_line = 0;       ///< …and its line
   std::optional<Error> transport;  ///< a shard connection failed
@@ -229,10 +228,10 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
 
   // The transaction the rows go into: the block's (over several shards from now on), or one
   // pgrange opens and commits.
-  copy->implicit = txn_status_ == 'I' && deferred_begin_.empty() && !coord_;
-  if (copy->implicit) {
+  if (txn_status_ == 'I' && deferred_begin_.empty() && !coord_) {
     coord_.emplace();
     coord_->begin_sql = "BEGIN";
+    coord_->implicit = true;
   } else if (!coord_) {
     co_await become_coordinated();
   }
@@ -241,7 +240,7 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
   auto conn = co_await copy_target(copy->first_shard);
   if (!conn) {
     copy_in_.reset();
-    if (copy->implicit) co_await end_copy_transaction(false);
+    if (coord_->implicit) co_await end_implicit_transaction(false);
     refuse_now(conn.error());
     co_return true;
   }
@@ -265,8 +264,8 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
   }
   if (!response) {
     copy_in_.reset();
-    if (copy->implicit) {
-      co_await end_copy_transaction(false);
+    if (coord_->implicit) {
+      co_await end_implicit_transaction(false);
     } else {
       coord_->failed = true;
       txn_status_ = 'E';
@@ -507,8 +506,8 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
     write_error(out, *copy.failure);
   }
   copy_in_.reset();
-  if (copy.implicit) {
-    auto error = co_await end_copy_transaction(ok);
+  if (coord_->implicit) {
+    auto error = co_await end_implicit_transaction(ok);
     if (ok && error) {
       write_error(out, *error);
       ok = false;
@@ -523,7 +522,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
   co_return true;
 }
 
-awaitable<std::optional<Error>> ClientSession::end_copy_transaction(bool commit) {
+awaitable<std::optional<Error>> ClientSession::end_implicit_transaction(bool commit) {
   Coordinated c = std::move(*coord_);
   coord_.reset();
   std::vector<TxnPart> parts;

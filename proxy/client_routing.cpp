@@ -285,13 +285,19 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
   } else if ((p.route.shards.size() > 1 || p.route.moves_keys) && p.route.distributed_write) {
-    if (type != 'Q' || backend_ || in_block) {
+    if (type == 'B' && !backend_ && !in_block && transaction_pooling_ &&
+        infos.front().kind != sql::StatementKind::kInsert) {
+      // The extended protocol's implicit transaction: pgrange's own over the shards, from this
+      // Execute to the Sync (client_transaction.cpp), committed there as PostgreSQL would.
+      p.kind = Plan::Kind::kCoordinate;
+    } else if (type != 'Q' || backend_ || in_block) {
       return refuse_with(not_supported(
-          "a write touching several shards runs only as a simple query outside a transaction "
-          "block for now",
+          "a write touching several shards runs only outside a transaction block in a session "
+          "tied to no connection, or inside one over several shards, for now",
           "give every key column with = so that the statement runs on one shard"));
+    } else {
+      p.kind = Plan::Kind::kWrite;
     }
-    p.kind = Plan::Kind::kWrite;
   } else if (p.route.shards.size() > 1) {
     if (!p.merge) return refuse_with(not_supported("statement spans shards"));
     if (in_block && (type == 'Q' || type == 'B') && can_coordinate()) {

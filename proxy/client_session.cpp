@@ -923,6 +923,10 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
       unsynced_ = false;  // no backend waits for this Sync
       std::string z;
       emit_ready_synthetics(z);  // what was answered before the error comes first
+      if (coord_ && coord_->implicit) {
+        // The extended protocol's implicit transaction ends at its Sync.
+        if (auto e = co_await end_implicit_transaction(!coord_->failed)) write_error(z, *e);
+      }
       write_ready_for_query(z, txn_status_);
       channel_.send(std::move(z));
       co_return true;

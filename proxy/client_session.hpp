@@ -168,6 +168,25 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
                                         const routing::Route& route);
+  /// What an UPDATE that moves rows between shards answered: the client's RowDescription (or
+  /// NoData) and DataRows in `rows` (without CommandComplete), its tag, or what failed it (a
+  /// shard's ErrorResponse body or pgrange's error).
+  struct KeyMoveAnswer {
+    std::string rows;
+    std::string tag;
+    std::optional<std::string> shard_error;
+    std::optional<Error> error;
+  };
+  /// Runs an UPDATE assigning a key column (route.moves_keys, client_key_move.cpp) on the
+  /// route's shards and moves each row whose new key another shard owns there, in the
+  /// statement's transaction: the coordinated block's (`parts` null) or one pgrange opens on
+  /// each shard it needs, added to `parts` for the caller to end. `ext`: bound through the
+  /// extended protocol (its parameters, result formats and Describe).
+  awaitable<KeyMoveAnswer> run_key_move(const std::string& text, const sql::StatementInfo& info,
+                                        const routing::Route& route, std::vector<TxnPart>* parts,
+                                        const ExtendedMerge* ext);
+  /// run_key_move's connection on `shard`, in the statement's transaction there.
+  awaitable<Result<BackendConnection*>> key_move_part(int shard, std::vector<TxnPart>* parts);
   /// A transaction block over several shards: pgrange holds a connection in the transaction on
   /// each shard it touched and runs the client's statements itself; COMMIT is a two-phase
   /// commit. Simple protocol only.
@@ -176,6 +195,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string begin_sql;  ///< what opens the transaction on one more shard
     int first_shard = -1;   ///< where statements on no pgrange table run
     bool failed = false;    ///< a statement failed: only ROLLBACK (or COMMIT) goes on
+    /// No transaction block: pgrange's own transaction for a COPY, or for the extended
+    /// protocol's implicit transaction (a write over several shards), ended at its Sync.
+    bool implicit = false;
     /// The savepoints and settings in force, in the order they were made: a part opened later
     /// runs them after its BEGIN, so every part holds the same savepoint stack.
     struct Replayed {
@@ -201,8 +223,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<Result<BackendConnection*>> copy_target(int shard);
   /// Sends the rows gathered for `shard` once there are enough of them (or any, with `all`).
   awaitable<bool> flush_copy_target(int shard, bool all);
-  /// Ends the transaction a COPY outside a transaction block ran in.
-  awaitable<std::optional<Error>> end_copy_transaction(bool commit);
+  /// Ends the coordinated transaction pgrange opened outside a transaction block (a COPY, or
+  /// the extended protocol's implicit transaction): commits (two-phase commit over several
+  /// shards) or rolls back; the error for the client, if any.
+  awaitable<std::optional<Error>> end_implicit_transaction(bool commit);
   /// COPY … TO STDOUT of a table (range by range, in key order) or of a plain query (shard by
   /// shard) on several shards.
   awaitable<bool> run_copy_out(std::string_view sql, const Plan& plan);

@@ -290,7 +290,11 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   };
 
   // The statement that needs a second shard (or several): the transaction becomes ours.
-  if (!coord_) co_await become_coordinated();
+  if (!coord_) {
+    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
+    co_await become_coordinated();
+    coord_->implicit = implicit;
+  }
   Coordinated& c = *coord_;
   if (infos.size() > 1) {
     // Only the first would run below: refuse rather than drop the others.

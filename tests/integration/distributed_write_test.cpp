@@ -143,6 +143,46 @@ TEST_F(DistributedWriteTest, UpdatesAndDeletesByRangeApplyOnEveryShardTheyTouch)
   EXPECT_EQ(prepared_left(), 0);
 }
 
+TEST_F(DistributedWriteTest, ExtendedProtocolWritesAcrossShardsCommitAtTheirSync) {
+  auto c = pq_connect(proxy_->dsn());
+  auto exec_params = [&](const std::string& sql, std::vector<std::string> values) {
+    std::vector<const char*> p;
+    for (const auto& v : values) p.push_back(v.c_str());
+    return take_result(PQexecParams(c.get(), sql.c_str(), static_cast<int>(p.size()), nullptr,
+                                    p.data(), nullptr, nullptr, 0),
+                       c.get());
+  };
+  // Unnamed statements (Parse, Bind, Execute, Sync each time), outside a transaction block.
+  SqlResult r = exec_params("UPDATE acc SET note = $1 WHERE id BETWEEN $2 AND $3 RETURNING id",
+                            {"ext", "95", "205"});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows.size(), 111u);
+  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 111);
+  // One failing shard: nothing changes anywhere.
+  r = exec_params("UPDATE acc SET bal = 1 / (id - $1) WHERE id BETWEEN 1 AND 300", {"250"});
+  EXPECT_EQ(r.sqlstate, "22012") << r.message;
+  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE bal <> 0"), 0);
+  r = exec_params("UPDATE acc SET note = NULL WHERE note = $1 AND id > $2", {"ext", "200"});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 106);
+  // Named prepared statements, as drivers send them.
+  SqlResult prepared = take_result(
+      PQprepare(c.get(), "mark", "UPDATE acc SET note = $1 WHERE id IN ($2, $3)", 0, nullptr),
+      c.get());
+  ASSERT_TRUE(prepared.ok()) << prepared.message;
+  const char* values[] = {"named", "5", "295"};
+  r = take_result(PQexecPrepared(c.get(), "mark", 3, values, nullptr, nullptr, 0), c.get());
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'named'"), 2);
+  // The session goes on in autocommit.
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE note = 'named'").at(), "2");
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE note IS NOT NULL").ok());
+  // What two shards' INSERT rows through the extended protocol would need stays refused.
+  r = exec_params("INSERT INTO acc VALUES ($1, 0, NULL), ($2, 0, NULL)", {"2001", "-2001"});
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  EXPECT_EQ(prepared_left(), 0);
+}
+
 TEST_F(DistributedWriteTest, ConcurrentTransfersAcrossShardsNeitherDeadlockNorLoseUpdates) {
   constexpr int kClients = 4, kEach = 60;
   std::atomic<int> failures{0};
