@@ -262,6 +262,27 @@ TEST_F(DistributedWriteTest, TransactionBlocksAcrossShardsCommitAtomicallyUnderC
   EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(5)));
 }
 
+TEST_F(DistributedWriteTest, ASerializationFailureOnAShardReachesTheClientAs40001) {
+  // A REPEATABLE READ block over two shards (the client's BEGIN opens it on each) whose row was
+  // changed by another client after its snapshot: PostgreSQL's 40001, so the client retries.
+  auto c = pq_connect(proxy_->dsn());
+  auto other = pq_connect(proxy_->dsn());
+  for (std::string sql :
+       {"BEGIN ISOLATION LEVEL REPEATABLE READ", "SELECT bal FROM acc WHERE id = 7",
+        "SELECT bal FROM acc WHERE id = 277"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  EXPECT_EQ(pq_exec(c.get(), "SHOW transaction_isolation").at(), "repeatable read");
+  ASSERT_TRUE(pq_exec(other.get(), "UPDATE acc SET note = 'first' WHERE id = 277").ok());
+  SqlResult r = pq_exec(c.get(), "UPDATE acc SET note = 'second' WHERE id = 277");
+  EXPECT_EQ(r.sqlstate, "40001") << r.message;
+  EXPECT_TRUE(pq_exec(c.get(), "COMMIT").ok());  // of a failed block: it rolls back
+  EXPECT_EQ(pq_exec(c.get(), "SELECT note FROM acc WHERE id = 277").at(), "first");
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE id = 277").ok());
+  EXPECT_EQ(prepared_left(), 0);
+}
+
 TEST_F(DistributedWriteTest, ADeadlockAcrossShardsEndsAs40P01) {
   // Each transaction holds a row on one shard and waits for the other's row on another shard:
   // no shard sees the cycle. The waits end as deadlocks (40P01) instead of hanging.
