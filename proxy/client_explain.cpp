@@ -95,6 +95,15 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
                           "EXPLAIN through pgrange writes its plan in FORMAT TEXT only");
     return p;
   }
+  if (opts.find("analy") != std::string::npos && info.kind == sql::StatementKind::kUpdate &&
+      routing::route_statements(*view, **analysis).moves_keys) {
+    // Each shard would run the UPDATE as it is: rows would stay where their new key is not.
+    p.kind = Plan::Kind::kRefuse;
+    p.error = Error::make(sqlstate::kFeatureNotSupported,
+                          "EXPLAIN ANALYZE of an UPDATE that may move rows between shards is not "
+                          "supported");
+    return p;
+  }
   p.kind = Plan::Kind::kExplain;
   p.analysis = analysis;
   p.explain_options = parts->first;

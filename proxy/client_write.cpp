@@ -96,6 +96,21 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   };
 
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  if (route.moves_keys) {
+    // An UPDATE of the key: its rows may move to shards the WHERE does not reach.
+    std::vector<TxnPart> parts;
+    KeyMoveAnswer answer = co_await run_key_move(text, info, route, &parts, nullptr);
+    bool ok = !answer.error && !answer.shard_error;
+    auto outcome = co_await end_transaction(parts, ok);
+    error = ok ? outcome : answer.error;
+    shard_error = std::move(answer.shard_error);
+    if (ok && !outcome) {
+      out += answer.rows;
+      MessageWriter(out).begin('C').cstr(answer.tag).end();
+    }
+    finish();
+    co_return true;
+  }
   auto statements = statements_by_shard(text, info, route);
   if (!statements) {
     error = statements.error();

@@ -62,6 +62,11 @@ std::string describe_table_route(const TableRoute& t) {
   return out;
 }
 
+/// What a key-moving UPDATE adds to its plan's summary.
+constexpr const char* kMovesRows =
+    "; a row whose new key another shard owns moves there (deleted, inserted) in the statement's "
+    "transaction";
+
 std::string describe_plan_summary(const ClusterView& view, const Route& route) {
   std::string out = "pgrange plan: ";
   if (route.refusal) {
@@ -83,12 +88,14 @@ std::string describe_plan_summary(const ClusterView& view, const Route& route) {
                std::to_string(t.ranges.front().range_id) + ")";
       }
     }
+    if (route.moves_keys) out += kMovesRows;
     return out;
   }
   out += "fan-out to " + std::to_string(route.shards.size()) + " shards (" +
          shard_list(view, route.shards) + ")";
   if (route.distributed_write) {
     out += ", one transaction on each, committed on all or none (two-phase commit)";
+    if (route.moves_keys) out += kMovesRows;
   } else if (route.sum_counts) {
     out += ", counts summed";
   } else if (route.fanout_select) {

@@ -718,8 +718,11 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     if (mine.size() > 1 && multi_shard == nullptr) multi_shard = &s;
     route.shards.insert(route.shards.end(), mine.begin(), mine.end());
   }
-  // An UPDATE that assigns a key column may move the row to another range: refuse it unless the
-  // table lives on one shard, where every range's rows are.
+  // An UPDATE that assigns a key column may move a row to another range, and so to another
+  // shard, when the table's ranges are on several shards: the proxy runs it on the shards its
+  // WHERE reaches and moves the rows whose new key another shard owns (deleted there, inserted
+  // on the new shard, in the statement's transaction). The new key may belong to any range of
+  // the table, so the statement writes (and waits for moves of) every one of them.
   for (const sql::StatementInfo& s : statements) {
     if (s.set_columns.empty() || route.refusal) continue;
     const TableDescriptor* t = view.find_table(s.target.schema, s.target.name);
@@ -734,12 +737,28 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
       }
       std::sort(holders.begin(), holders.end());
       holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
-      if (holders.size() > 1) {
-        route.refusal =
-            Error::make(sqlstate::kFeatureNotSupported,
-                        "an UPDATE that assigns key column \"" + k.name + "\" of table \"" +
-                            t->name + "\" may move rows between shards, which is not supported yet")
-                .with_hint("DELETE the row and INSERT it with its new key");
+      if (holders.size() <= 1) break;
+      std::string assigns = "key column \"" + k.name + "\" of table \"" + t->name + "\"";
+      if (s.kind != sql::StatementKind::kUpdate) {
+        route.refusal = Error::make(sqlstate::kFeatureNotSupported,
+                                    "INSERT … ON CONFLICT DO UPDATE assigning " + assigns +
+                                        " may move rows between shards, which is not supported")
+                            .with_hint("UPDATE the row's key in a statement of its own");
+      } else if (statements.size() > 1) {
+        route.refusal = Error::make(sqlstate::kFeatureNotSupported,
+                                    "an UPDATE that assigns " + assigns +
+                                        " in a query string of several statements is not "
+                                        "supported yet")
+                            .with_hint("send the statements one at a time");
+      } else {
+        route.moves_keys = true;
+        for (size_t i : view.table_ranges(t->table_id)) {
+          const RangeDescriptor& r = ranges.at(i);
+          int shard = view.shard_index(r.shard);
+          if (shard < 0) continue;  // refused above if the statement reaches it
+          route.uses.push_back(RangeActivity::Use{r.range_id, r.generation, shard, true, false,
+                                                  r.start_key, r.end_key});
+        }
       }
       break;
     }
@@ -751,6 +770,8 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
            std::tie(b.range_id, b.generation, b.shard, b.write, b.scan);
   });
   route.uses.erase(std::unique(route.uses.begin(), route.uses.end()), route.uses.end());
+  // Even on one shard, a key-moving UPDATE may need another for its rows' new keys.
+  if (route.moves_keys && !route.refusal && !route.shards.empty()) route.distributed_write = true;
   if (route.refusal || route.shards.size() <= 1) return route;
 
   auto names = [&] {

@@ -73,6 +73,10 @@ struct Route {
   /// Several shards and one INSERT … VALUES (every row's key known), UPDATE or DELETE: it runs
   /// as one transaction on every shard it touches, committed with two-phase commit.
   bool distributed_write = false;
+  /// An UPDATE that assigns a key column of a table whose ranges are on several shards: rows
+  /// whose new key another shard owns move there (deleted, inserted) in the statement's
+  /// transaction, so it runs as a distributed write even on one shard (`distributed_write`).
+  bool moves_keys = false;
   /// An INSERT … VALUES on a pgrange table: the shard (pool index) of each VALUES row, in
   /// order (-1 for a row whose key no range holds).
   std::vector<int> row_shards;

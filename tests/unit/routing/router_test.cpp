@@ -245,16 +245,38 @@ TEST_F(RouterTest, CastsThatMayChangeAValueDoNotPickAShard) {
   EXPECT_EQ(r.shards, (std::vector<int>{0, 1, 2}));
 }
 
-TEST_F(RouterTest, AnUpdateOfTheKeyIsRefusedWhenItCouldMoveTheRow) {
+TEST_F(RouterTest, AnUpdateOfTheKeyMovesRowsAsADistributedWrite) {
+  // Routed where its WHERE reaches, but run as a distributed write even on one shard: the new
+  // key may belong to another.
   Route r = route("UPDATE users SET id = 5 WHERE id = 150");
+  EXPECT_FALSE(r.refusal);
+  EXPECT_TRUE(r.moves_keys);
+  EXPECT_TRUE(r.distributed_write);
+  EXPECT_EQ(r.shards, (std::vector<int>{1}));
+  // It writes every range of the table (a move of any of them waits for it).
+  size_t written = 0;
+  for (const auto& u : r.uses) written += u.write ? 1 : 0;
+  EXPECT_EQ(written, 3u);
+  r = route("UPDATE users SET id = id + 1 WHERE id > 150");
+  EXPECT_TRUE(r.moves_keys);
+  EXPECT_TRUE(r.distributed_write);
+  EXPECT_EQ(r.shards, (std::vector<int>{1, 2}));
+  // Refused: ON CONFLICT DO UPDATE of the key, and a key update among several statements.
+  r = route("INSERT INTO users (id, name) VALUES (5, 'a') ON CONFLICT (id) DO UPDATE SET id = 6");
   ASSERT_TRUE(r.refusal);
   EXPECT_EQ(r.refusal->sqlstate, "0A000");
   EXPECT_NE(r.refusal->message.find("\"id\""), std::string::npos) << r.refusal->message;
-  r = route("INSERT INTO users (id, name) VALUES (5, 'a') ON CONFLICT (id) DO UPDATE SET id = 6");
-  EXPECT_TRUE(r.refusal);
-  // Other columns, and keys of a table that lives on one shard, are fine.
-  EXPECT_FALSE(route("UPDATE users SET name = 'n' WHERE id = 150").refusal);
-  EXPECT_FALSE(route("UPDATE pairs SET a = 2 WHERE a = 1 AND b = 'x'").refusal);
+  r = route("UPDATE users SET id = 5 WHERE id = 150; SELECT 1");
+  ASSERT_TRUE(r.refusal);
+  EXPECT_EQ(r.refusal->sqlstate, "0A000");
+  // Other columns, and keys of a table that lives on one shard, move nothing.
+  r = route("UPDATE users SET name = 'n' WHERE id = 150");
+  EXPECT_FALSE(r.refusal);
+  EXPECT_FALSE(r.moves_keys);
+  EXPECT_FALSE(r.distributed_write);
+  r = route("UPDATE pairs SET a = 2 WHERE a = 1 AND b = 'x'");
+  EXPECT_FALSE(r.refusal);
+  EXPECT_FALSE(r.moves_keys);
 }
 
 TEST_F(RouterTest, WhatCannotBeConcatenatedOrCommittedAtomicallyIsRefused) {
