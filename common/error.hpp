@@ -68,6 +68,13 @@ struct Error {
   std::string to_string() const;
 };
 
+/// PostgreSQL's 25P02 for a statement in a transaction block that already failed.
+inline Error aborted_transaction_error() {
+  return Error::make("25P02",
+                     "current transaction is aborted, commands ignored until end of transaction "
+                     "block");
+}
+
 /// The data plane's return type: a value or the Error that ends the statement.
 template <typename T>
 using Result = tl::expected<T, Error>;

@@ -164,6 +164,10 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
     leave_ranges_if_idle();
   };
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  if (coord_ && coord_->failed) {
+    refuse_now(aborted_transaction_error());
+    co_return true;
+  }
   auto stmt = sql::read_copy_statement(text);
   if (!stmt) {
     refuse_now(stmt.error());
@@ -558,6 +562,10 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
     channel_.send(std::move(out));
     leave_ranges_if_idle();
   };
+  if (coord_ && coord_->failed) {
+    fail_now(aborted_transaction_error());
+    co_return true;
+  }
   auto stmt = sql::read_copy_statement(text);
   if (!stmt) {
     fail_now(stmt.error());

@@ -211,9 +211,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   }
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
-    return refuse_with(Error::make("25P02",
-                                   "current transaction is aborted, commands ignored until end "
-                                   "of transaction block"));
+    return refuse_with(aborted_transaction_error());
   }
   const auto& view = worker_.view();
   if (view == nullptr)

@@ -22,11 +22,6 @@ constexpr size_t kBatch = 64 * 1024;
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
 constexpr size_t kBacklog = 256 * 1024;
 
-Error aborted_error() {
-  return Error::make("25P02",
-                     "current transaction is aborted, commands ignored until end of transaction "
-                     "block");
-}
 
 /// The first word of a statement, lower case (leading blanks and comments skipped).
 std::string leading_word(std::string_view sql) {
@@ -328,7 +323,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     } else if (tk == "savepoint" || tk == "release" || tk == "rollback_to") {
       // After an error only ROLLBACK TO goes on, as in PostgreSQL.
       if (c.failed && tk != "rollback_to") {
-        reply_error(aborted_error());
+        reply_error(aborted_transaction_error());
       } else {
         co_await run_on_every_part(info,
                                    std::string(sql_text.substr(info.begin, info.end - info.begin)),
@@ -343,7 +338,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     co_return true;
   }
   if (c.failed) {
-    reply_error(aborted_error());
+    reply_error(aborted_transaction_error());
     send();
     co_return true;
   }
