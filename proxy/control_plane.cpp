@@ -534,12 +534,15 @@ Result<routing::TableDescriptor> ControlPlane::register_described(routing::Table
     auto changes = (*map)->apply(ops);
     if (!changes) return tl::unexpected(changes.error());
     // The table is new and empty: its ranges can start anywhere. With configured split points
-    // they go to the shards in turn, from the least loaded one.
+    // range i goes to shard i (in turn from the first shard), so that tables split at the same
+    // points (pgbench_accounts and pgbench_history by aid) hold the same keys on the same shard.
     std::vector<std::string> starts{start};
     starts.insert(starts.end(), split_keys->begin(), split_keys->end());
+    size_t first_shard = split_keys->empty() ? best : 0;
     for (size_t i = 0; i < starts.size(); ++i) {
       const routing::RangeDescriptor* r = (*map)->snapshot()->lookup(starts[i]);
-      auto moved = (*map)->reassign(r->range_id, shard_order_[(best + i) % shard_order_.size()]);
+      auto moved =
+          (*map)->reassign(r->range_id, shard_order_[(first_shard + i) % shard_order_.size()]);
       if (!moved) return tl::unexpected(moved.error());
       changes->push_back(*moved);
     }

@@ -100,7 +100,7 @@ class ControlPlane : public routing::ClusterControl {
   /// The encoded split keys the configuration gives for a new table (`[[table]] split_at`).
   Result<std::vector<std::string>> configured_splits(const routing::TableDescriptor& table) const;
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
-  /// with configured split points, its ranges go to the shards in turn from there).
+  /// with configured split points, range i goes to shard i, in turn from the first).
   Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
   /// IMPORT TABLE: adopts a table that exists on the shards but was made without pgrange.
   Result<routing::ResultSet> import_table(const sql::AdminStatement& stmt);
