@@ -38,8 +38,12 @@ Result<double> parse_float_text(std::string_view text, bool single) {
       single ? static_cast<double>(std::strtof(buf.c_str(), &end)) : std::strtod(buf.c_str(), &end);
   if (end != buf.c_str() + buf.size() || end == buf.c_str()) return syntax();
   if (errno == ERANGE && (v == 0 || std::isinf(v))) {
-    return fail(sqlstate::kNumericValueOutOfRange,
-                "\"" + std::string(t) + "\" is out of range for type " + type_name);
+    // Appended piece by piece: g++ 12 -O3 warns (-Wrestrict) on "\"" + std::string(…).
+    std::string message = "\"";
+    message += t;
+    message += "\" is out of range for type ";
+    message += type_name;
+    return fail(sqlstate::kNumericValueOutOfRange, std::move(message));
   }
   // strtod also takes "nan(...)"/"infinity" spellings PostgreSQL rejected above.
   if (std::isnan(v) || std::isinf(v)) return syntax();
