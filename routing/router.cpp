@@ -752,6 +752,12 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
                             .with_hint("send the statements one at a time");
       } else {
         route.moves_keys = true;
+        for (TableRoute& ex : route.explanation) {
+          if (ex.table_id == t->table_id && ex.write) {
+            ex.reasons.push_back(
+                {"SET " + k.name, "a row may move to any range of the table: all are written"});
+          }
+        }
         for (size_t i : view.table_ranges(t->table_id)) {
           const RangeDescriptor& r = ranges.at(i);
           int shard = view.shard_index(r.shard);
