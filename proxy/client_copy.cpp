@@ -577,6 +577,9 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
                  .with_hint("use COPY … TO STDOUT (psql's \\copy)"));
     co_return true;
   }
+  // Inside a transaction block the rows come from the block's own connections (it sees its own
+  // writes): the block becomes one over several shards.
+  if (!coord_ && (txn_status_ != 'I' || !deferred_begin_.empty())) co_await become_coordinated();
   auto view = worker_.view();
   // What each step runs, in output order: (shard, statement).
   std::vector<std::pair<int, std::string>> steps;

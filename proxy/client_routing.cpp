@@ -254,6 +254,14 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
             "COPY over several shards through the extended query protocol is not supported yet",
             "send it as a simple query (as psql's \\copy does)"));
       }
+      if (in_block && !coord_ && !can_coordinate()) {
+        // The block is tied to its one connection (session pooling, or state pgrange cannot
+        // move): its COPY cannot reach the other shards inside its transaction.
+        return refuse_with(not_supported(
+            "COPY of a table on several shards inside a transaction block tied to one "
+            "connection is not supported",
+            "run the COPY outside the transaction block, or use transaction pooling"));
+      }
       copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
       p.route.refusal.reset();
     }

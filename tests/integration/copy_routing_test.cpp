@@ -373,6 +373,9 @@ TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
       pq_exec(c.get(), "SELECT name FROM items WHERE id = " + std::to_string(make_row(9, 30000).id))
           .at(),
       *make_row(9, 30000).name);
+  CopyResult inside = copy_out(c.get(), "COPY items (id) TO STDOUT");
+  ASSERT_TRUE(inside.ok) << inside.message;
+  EXPECT_EQ(inside.tag, "COPY 30000");
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
   EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 0);
 
@@ -388,6 +391,16 @@ TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
   ASSERT_TRUE(commit.ok()) << commit.message;
   EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 30000);
   EXPECT_EQ(sum_direct("SELECT count(*) FROM pg_prepared_xacts"), 0);
+
+  // A block on one shard whose COPY TO needs every shard reads its own writes too.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(
+      pq_exec(c.get(), "DELETE FROM items WHERE id = " + std::to_string(make_row(9, 30000).id))
+          .ok());
+  CopyResult after_delete = copy_out(c.get(), "COPY items (id) TO STDOUT");
+  ASSERT_TRUE(after_delete.ok) << after_delete.message;
+  EXPECT_EQ(after_delete.tag, "COPY 29999");
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
 
   // A failed COPY aborts the block, as PostgreSQL's does.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
