@@ -247,4 +247,39 @@ awaitable<void> send_cancel_request(const config::ShardConfig& shard, int32_t pi
   co_await sock.async_read_some(asio::buffer(&c, 1), no_throw(wec));
 }
 
+awaitable<Result<BackendReply>> read_replies(BackendConnection& conn, int readies) {
+  BackendReply reply;
+  while (readies > 0) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      co_return tl::unexpected(r.error());
+    }
+    switch (type) {
+      case 'Z':
+        --readies;
+        break;
+      case 'T':
+        reply.description = std::move(body);
+        break;
+      case 'D':
+        reply.rows.push_back(std::move(body));
+        break;
+      case 'C':
+        reply.tag.assign(body.c_str());
+        break;
+      case 'E':
+        if (!reply.error) reply.error = std::move(body);
+        break;
+      case 'N':
+        reply.notices.push_back(std::move(body));
+        break;
+      default:
+        break;
+    }
+  }
+  co_return reply;
+}
+
 }  // namespace pgrange::proxy

@@ -3,8 +3,10 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "common/error.hpp"
 #include "config/config.hpp"
@@ -71,6 +73,20 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::map<std::string, std::string> settings_;
   std::unordered_set<std::string> prepared_;
 };
+
+/// What a backend answered, up to its `readies`-th ReadyForQuery: the (last) RowDescription,
+/// the DataRow bodies, the NoticeResponse bodies, the last CommandComplete tag and the first
+/// ErrorResponse body.
+struct BackendReply {
+  std::optional<std::string> description;
+  std::vector<std::string> rows;
+  std::vector<std::string> notices;
+  std::string tag;
+  std::optional<std::string> error;
+};
+
+/// Reads a backend's answer to what was sent (marks the connection broken if reading fails).
+awaitable<Result<BackendReply>> read_replies(BackendConnection& conn, int readies = 1);
 
 /// Sends a CancelRequest for (pid, secret) to a shard (protocol §55.2.7).
 awaitable<void> send_cancel_request(const config::ShardConfig& shard, int32_t pid, int32_t secret);

@@ -132,50 +132,6 @@ bool parse_data_row(std::string_view body, Values& values) {
   return true;
 }
 
-/// What a shard answered, up to its ReadyForQuery(s).
-struct ShardReply {
-  std::optional<std::string> description;
-  std::vector<std::string> rows;
-  std::vector<std::string> notices;
-  std::string tag;
-  std::optional<std::string> error;
-};
-
-awaitable<Result<ShardReply>> read_replies(BackendConnection& conn, int readies) {
-  ShardReply reply;
-  while (readies > 0) {
-    char type = 0;
-    std::string body;
-    if (auto r = co_await conn.read_message(type, body); !r) {
-      conn.mark_broken();
-      co_return tl::unexpected(r.error());
-    }
-    switch (type) {
-      case 'Z':
-        --readies;
-        break;
-      case 'T':
-        reply.description = std::move(body);
-        break;
-      case 'D':
-        reply.rows.push_back(std::move(body));
-        break;
-      case 'C':
-        reply.tag.assign(body.c_str());
-        break;
-      case 'E':
-        if (!reply.error) reply.error = std::move(body);
-        break;
-      case 'N':
-        reply.notices.push_back(std::move(body));
-        break;
-      default:
-        break;
-    }
-  }
-  co_return reply;
-}
-
 /// The Bind body after its portal and statement names, split at its result format codes.
 bool split_bind(std::string_view rest, std::string& params, std::vector<int16_t>& formats) {
   BodyReader r(rest);
@@ -397,7 +353,7 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
     }
     // Where each key column is among the row's columns.
     std::vector<size_t> key_at;
-    for (const routing::KeyColumnDef& k : table->key) {
+    for (const routing::KeyColumnDef& k : routing::row_key_columns(*table)) {
       size_t i = 1;
       while (i < src.row_end && src.fields[i].name != k.name) ++i;
       if (i == src.row_end) {

@@ -17,48 +17,6 @@
 #include "sql/insert_rows.hpp"
 
 namespace pgrange::proxy {
-namespace {
-
-/// What a shard answered one simple Query with.
-struct Reply {
-  std::optional<std::string> row_description;
-  std::vector<std::string> rows;     ///< DataRow bodies
-  std::vector<std::string> notices;  ///< NoticeResponse bodies
-  std::string tag;                   ///< the last CommandComplete tag
-  std::optional<std::string> error;  ///< the ErrorResponse body, if any
-};
-
-awaitable<Result<Reply>> read_reply(BackendConnection& conn) {
-  Reply reply;
-  for (;;) {
-    char type = 0;
-    std::string body;
-    if (auto r = co_await conn.read_message(type, body); !r) co_return tl::unexpected(r.error());
-    switch (type) {
-      case 'Z':
-        co_return reply;
-      case 'T':
-        reply.row_description = std::move(body);
-        break;
-      case 'D':
-        reply.rows.push_back(std::move(body));
-        break;
-      case 'C':
-        reply.tag.assign(body.c_str());
-        break;
-      case 'E':
-        if (!reply.error) reply.error = std::move(body);
-        break;
-      case 'N':
-        reply.notices.push_back(std::move(body));
-        break;
-      default:
-        break;
-    }
-  }
-}
-
-}  // namespace
 
 Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
                                                        const sql::StatementInfo& info,
@@ -143,9 +101,9 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
       break;
     }
     part.in_transaction = true;
-    Reply reply;
+    BackendReply reply;
     for (int i = 0; i < 2; ++i) {
-      auto r = co_await read_reply(*part.conn);
+      auto r = co_await read_replies(*part.conn);
       if (!r) {
         error = r.error();
         part.broken = true;
@@ -159,7 +117,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
       shard_error = std::move(reply.error);
       break;
     }
-    if (!description && reply.row_description) description = std::move(reply.row_description);
+    if (!description && reply.description) description = std::move(reply.description);
     for (auto& row : reply.rows) rows.push_back(std::move(row));
     tag = add_tag_counts(tag, reply.tag);
   }
