@@ -8,6 +8,7 @@
 #include <pqxx/pqxx>
 #include <random>
 
+#include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
 #include "routing/prepared_recovery.hpp"
 #include "sql/merge_query.hpp"
@@ -461,10 +462,16 @@ Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_
   return std::pair{t, std::string()};
 }
 
-Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info) {
+Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info,
+                                                 uint32_t hash_buckets) {
   auto described = describe_table(info.target.schema, info.target.name);
   if (!described) return tl::unexpected(described.error());
   auto& [table, notice] = *described;
+  if (hash_buckets > 0 && !table.key.empty()) {
+    routing::make_hash_sharded(table, hash_buckets);
+  } else if (hash_buckets > 0) {
+    notice += " (so its USING HASH has no effect)";
+  }
   if (view()->find_table(table.schema, table.name) != nullptr) return notice;
   auto registered = register_described(table, -1);
   if (!registered) return tl::unexpected(registered.error());
@@ -474,6 +481,13 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info)
 Result<std::vector<std::string>> ControlPlane::configured_splits(
     const routing::TableDescriptor& table) const {
   std::vector<std::string> keys;
+  // A hash-sharded table starts with one range per bucket: [/1/b, /1/b+1).
+  for (uint32_t b = 1; b < table.hash_buckets; ++b) {
+    std::string key = routing::index_prefix(table.table_id, 1);
+    routing::append_key_value(key, table.key.front().column,
+                              routing::KeyValue{static_cast<int64_t>(b)});
+    keys.push_back(std::move(key));
+  }
   if (table.key_source != routing::KeySource::kConfig) return keys;
   for (const auto& tc : config_.tables) {
     if (tc.name != table.name && tc.name != table.schema + "." + table.name) continue;
@@ -662,14 +676,14 @@ Result<std::string> ControlPlane::rekey_table(const routing::TableDescriptor& ta
   return notice;
 }
 
-Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info) {
+Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint32_t hash_buckets) {
   if (!store_) return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
   try {
     auto v = reload();
     switch (info.kind) {
       case sql::StatementKind::kCreateTable:
         if (info.temporary) return std::string();
-        return register_table(info);
+        return register_table(info, hash_buckets);
       case sql::StatementKind::kDropTable: {
         bool changed = false;
         for (const auto& ref : info.tables) {

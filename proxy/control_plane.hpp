@@ -68,8 +68,9 @@ class ControlPlane : public routing::ClusterControl {
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 
   /// The catalog side of a DDL statement that succeeded on every shard (blocking; control
-  /// thread). Returns a notice for the client, if any.
-  Result<std::string> after_ddl(const sql::StatementInfo& info);
+  /// thread). Returns a notice for the client, if any. `hash_buckets` > 0: the CREATE TABLE's
+  /// primary key was hash-sharded into that many buckets (its USING HASH stripped).
+  Result<std::string> after_ddl(const sql::StatementInfo& info, uint32_t hash_buckets = 0);
 
   /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
   Result<void> check_ddl(const sql::StatementInfo& info) const;
@@ -96,8 +97,9 @@ class ControlPlane : public routing::ClusterControl {
   /// Publishes a freshly loaded view: holds new range moves, lets go of finished ones, waits
   /// for this instance's sessions to stop using what moved, then reports the version served.
   void publish(std::shared_ptr<const routing::ClusterView> next);
-  Result<std::string> register_table(const sql::StatementInfo& info);
-  /// The encoded split keys the configuration gives for a new table (`[[table]] split_at`).
+  Result<std::string> register_table(const sql::StatementInfo& info, uint32_t hash_buckets);
+  /// The encoded split keys a new table starts with: a hash-sharded table's buckets, and those
+  /// the configuration gives (`[[table]] split_at`).
   Result<std::vector<std::string>> configured_splits(const routing::TableDescriptor& table) const;
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).

@@ -65,7 +65,8 @@ std::shared_ptr<const Result<sql::MergeQuery>> Worker::merge_plan(
     }
   }
   std::vector<std::string> keys;
-  for (const auto& k : table.key) keys.push_back(k.name);
+  // A hash-sharded key's bucket follows from its columns: they alone decide the shard.
+  for (const auto& k : routing::row_key_columns(table)) keys.push_back(k.name);
   auto plan =
       std::make_shared<const Result<sql::MergeQuery>>(sql::plan_merge(sql, keys, table.columns));
   if (shape && *plan && (*plan)->shard_sql_is_text) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,25 @@ struct TableDescriptor {
   std::vector<KeyColumnDef> key;
   /// Every column in table order (what an INSERT without a column list fills), when known.
   std::vector<std::string> columns;
+  /// A hash-sharded key (PRIMARY KEY … USING HASH WITH (bucket_count = N)): N > 0, and key[0]
+  /// is the hidden bucket, hash_bucket of the other key columns mod N (no column of the rows).
+  uint32_t hash_buckets = 0;
   bool operator==(const TableDescriptor&) const = default;
 };
+
+/// The key columns whose values a row gives: the key without a hash-sharded table's bucket.
+std::span<const KeyColumnDef> row_key_columns(const TableDescriptor& t);
+
+/// The name of a hash-sharded key's bucket column (CockroachDB's: crdb_internal_<cols>_shard_N).
+std::string hash_bucket_column_name(const std::vector<KeyColumnDef>& hashed, uint32_t buckets);
+
+/// Makes a table's key hash-sharded into `buckets` buckets: the bucket column goes first.
+void make_hash_sharded(TableDescriptor& t, uint32_t buckets);
+
+/// The default bucket count of USING HASH without WITH (bucket_count = N), as CockroachDB's.
+inline constexpr uint32_t kDefaultHashBuckets = 16;
+/// The largest bucket count pgrange accepts (each bucket starts as a range of its own).
+inline constexpr uint32_t kMaxHashBuckets = 2048;
 
 /// A shard as the metadata store records it.
 struct ShardRecord {

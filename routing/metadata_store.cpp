@@ -185,6 +185,14 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (4)");
   }
+  if (current < 5) {
+    // v5: hash-sharded keys (their first key column is the bucket of the others).
+    tx.exec0(
+        "ALTER TABLE pgrange_tables ADD COLUMN hash_buckets int NOT NULL DEFAULT 0 "
+        "CHECK (hash_buckets >= 0)");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (5)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -208,7 +216,7 @@ MetadataSnapshot MetadataStore::load() {
     snap.shards.push_back(ShardRecord{row[0].as<std::string>(), row[1].as<std::string>()});
   }
   for (const auto& row :
-       tx.exec("SELECT table_id, schema_name, name, key_source FROM pgrange_tables "
+       tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets FROM pgrange_tables "
                "ORDER BY table_id")) {
     TableDescriptor t;
     t.table_id = row[0].as<uint64_t>();
@@ -217,6 +225,7 @@ MetadataSnapshot MetadataStore::load() {
     auto src = key_source_from_name(row[3].as<std::string>());
     if (!src) throw std::runtime_error("metadata store: bad key_source for table " + t.name);
     t.key_source = *src;
+    t.hash_buckets = row[4].as<uint32_t>();
     snap.tables.push_back(std::move(t));
   }
   for (const auto& row :
@@ -272,10 +281,10 @@ void insert_columns(pqxx::work& tx, uint64_t table_id, const std::vector<std::st
 
 void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   tx.exec_params0(
-      "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source) "
-      "VALUES ($1, $2, $3, $4)",
+      "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets) "
+      "VALUES ($1, $2, $3, $4, $5)",
       static_cast<int64_t>(table.table_id), table.schema, table.name,
-      std::string(key_source_name(table.key_source)));
+      std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets));
   for (size_t i = 0; i < table.key.size(); ++i) {
     const KeyColumnDef& k = table.key[i];
     tx.exec_params0(

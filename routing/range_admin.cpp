@@ -14,6 +14,7 @@
 #include "routing/key_space.hpp"
 #include "routing/pretty_key.hpp"
 #include "routing/range_data.hpp"
+#include "routing/router.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -738,6 +739,23 @@ Result<ResultSet> RangeAdmin::show_range_for_row(const sql::AdminStatement& stmt
   std::string key;
   if ((*t)->key.empty()) {
     key = table_prefix((*t)->table_id);  // an unsharded table is one range
+  } else if ((*t)->hash_buckets > 0) {
+    // A row gives its key columns; the bucket is computed from them, as for the row itself.
+    auto columns = row_key_columns(**t);
+    if (stmt.rows[0].size() != columns.size()) {
+      return admin_error(sqlstate::kSyntaxError,
+                         "FOR ROW needs a value for each of the " + std::to_string(columns.size()) +
+                             " key column" + (columns.size() == 1 ? "" : "s") +
+                             " of hash-sharded table \"" + (*t)->name +
+                             "\" (not its bucket), got " + std::to_string(stmt.rows[0].size()));
+    }
+    std::vector<std::optional<std::string>> values;
+    for (const auto& v : stmt.rows[0]) {
+      values.push_back(v.is_null ? std::nullopt : std::optional<std::string>(v.text));
+    }
+    auto k = point_key(**t, values);
+    if (!k) return tl::unexpected(k.error());
+    key = *k;
   } else {
     if (stmt.rows[0].size() != (*t)->key.size()) {
       return admin_error(

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "routing/hash_sharding.hpp"
 #include "routing/key_space.hpp"
 #include "sql/quoting.hpp"
 
@@ -334,12 +335,15 @@ Result<std::string> key_range_predicate(const TableDescriptor& table, std::strin
   if (end_key <= lo || start_key >= hi) return std::string("false");
 
   std::vector<PredicateColumn> cols;
-  for (const auto& def : table.key) {
+  const std::vector<std::string> column_sql = key_column_sql(table);
+  for (size_t i = 0; i < table.key.size(); ++i) {
+    const KeyColumnDef& def = table.key[i];
     PredicateColumn c;
-    c.name = quote_ident(def.name);
+    c.name = column_sql[i];
     c.expr = is_text_type(def.column.type) ? c.name + " COLLATE \"C\"" : c.name;
     c.column = def.column;
-    c.nullable = table.key_source != KeySource::kPrimaryKey;
+    // A hash-sharded key's bucket is computed, never NULL (a NULL column hashes to 0).
+    c.nullable = table.key_source != KeySource::kPrimaryKey && !(table.hash_buckets > 0 && i == 0);
     cols.push_back(std::move(c));
   }
   Sql lower = kTrue;

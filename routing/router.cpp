@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "routing/hash_sharding.hpp"
 #include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
 #include "routing/span.hpp"
@@ -211,11 +212,12 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
                                                    std::vector<RouteReason>* notes = nullptr) {
   if (t.key.empty() || !s.single_table) return std::nullopt;
   using K = sql::StatementKind;
+  const auto key_columns = row_key_columns(t);  // a hash-sharded key's bucket is computed
   std::vector<std::string> keys;
   if (s.kind == K::kSelect || s.kind == K::kUpdate || s.kind == K::kDelete) {
     std::vector<std::optional<std::string>> values;
     std::string shown;
-    for (const KeyColumnDef& col : t.key) {
+    for (const KeyColumnDef& col : key_columns) {
       const sql::ValueRef* found = nullptr;
       for (const auto& [name, value] : s.equalities) {
         if (name == col.name) {
@@ -237,7 +239,7 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
     if (notes != nullptr) {
       note(notes, std::move(shown), "point");
       // Further equalities on key columns (a contradiction finds no row on the shard anyway).
-      for (const KeyColumnDef& col : t.key) {
+      for (const KeyColumnDef& col : key_columns) {
         bool first = true;
         for (const auto& [name, value] : s.equalities) {
           if (name != col.name) continue;
@@ -255,7 +257,7 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
   const std::vector<std::string>& columns = s.insert_columns.empty() ? t.columns : s.insert_columns;
   if (s.kind == K::kInsert && s.insert_values && !columns.empty()) {
     std::vector<size_t> positions;
-    for (const KeyColumnDef& col : t.key) {
+    for (const KeyColumnDef& col : key_columns) {
       auto it = std::find(columns.begin(), columns.end(), col.name);
       if (it == columns.end()) {  // a default fills the key
         if (notes != nullptr)
@@ -272,15 +274,15 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
       auto where = [&] { return "VALUES row " + std::to_string(r + 1) + ": "; };
       for (size_t i = 0; i < positions.size(); ++i) {
         size_t p = positions[i];
-        const std::string& name = t.key[i].name;
+        const std::string& name = key_columns[i].name;
         if (p >= row.size() || !row[p]) {
           if (notes != nullptr)
             note(notes, where() + name, "not a constant or parameter: not read");
           return std::nullopt;
         }
         std::string why;
-        auto text =
-            value_text(*row[p], t.key[i].column.type, params, notes != nullptr ? &why : nullptr);
+        auto text = value_text(*row[p], key_columns[i].column.type, params,
+                               notes != nullptr ? &why : nullptr);
         if (!text) {
           if (notes != nullptr)
             note(notes, where() + name + " = " + value_display(*row[p]), "not read: " + why);
@@ -575,10 +577,46 @@ bool all_points(const SpanSet& spans) {
   return true;
 }
 
+/// The key spans a WHERE condition allows (see SpanBuilder). A hash-sharded table's are those
+/// of its hashed columns placed in the buckets: points in their own, other spans in every one.
+std::optional<SpanSet> key_spans(const TableDescriptor& t, const sql::Condition& where,
+                                 const BindParams* params, std::vector<RouteReason>* notes) {
+  if (t.hash_buckets == 0) return SpanBuilder(t, params, notes).spans(where);
+  TableDescriptor hashed = t;
+  hashed.key.erase(hashed.key.begin());
+  hashed.hash_buckets = 0;
+  auto spans = SpanBuilder(hashed, params, notes).spans(where);
+  if (!spans) return std::nullopt;
+  SpanSet placed = spread_over_buckets(t, *spans);
+  if (notes != nullptr && !spans->empty()) {
+    note(notes, "hash-sharded key (" + std::to_string(t.hash_buckets) + " buckets)",
+         all_points(*spans) ? "each point in its bucket" : "the spans in every bucket");
+  }
+  return placed;
+}
+
 }  // namespace
 
 Result<std::string> point_key(const TableDescriptor& table,
                               std::span<const std::optional<std::string>> values) {
+  if (table.hash_buckets > 0) {
+    // The bucket comes from the values: parse them first.
+    auto columns = row_key_columns(table);
+    if (values.size() != columns.size()) {
+      return fail(sqlstate::kSyntaxError, "a hash-sharded key needs a value for every key column");
+    }
+    std::vector<std::optional<KeyValue>> parsed;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!values[i]) {
+        parsed.emplace_back();
+        continue;
+      }
+      auto v = parse_text_value(columns[i].column.type, *values[i]);
+      if (!v) return tl::unexpected(v.error());
+      parsed.emplace_back(std::move(*v));
+    }
+    return row_key(table, parsed);
+  }
   std::vector<KeyColumn> columns;
   std::vector<std::optional<std::string_view>> views;
   for (const KeyColumnDef& k : table.key) columns.push_back(k.column);
@@ -675,7 +713,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
       std::optional<SpanSet> spans;
       if (!keys && !t->key.empty() && s.single_table && s.where &&
           (is_target || s.kind == sql::StatementKind::kSelect)) {
-        spans = SpanBuilder(*t, params, notes).spans(*s.where);
+        spans = key_spans(*t, *s.where, params, notes);
       }
       if (keys) {
         bool rows = s.kind == sql::StatementKind::kInsert && is_target;

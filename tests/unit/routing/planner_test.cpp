@@ -5,11 +5,13 @@
 //
 //   shards s1 s2 s3
 //       The shards, in pool order (the order `expect shards:` lists them in).
-//   table <name> <id> key (<column> <type> [desc], …) [columns (<column>, …)]
+//   table <name> <id> key (<column> <type> [desc], …) [hash <N>] [columns (<column>, …)]
 //   table <name> <id> unsharded [columns (<column>, …)]
 //       A table of schema public: its id in the key space, its key columns in key order (type
 //       names as PostgreSQL spells them: int8, text, uuid, timestamptz, …) and every column in
 //       table order (what an INSERT without a column list fills; default: the key columns).
+//       `hash N`: the key is hash-sharded into N buckets (its first key column is the bucket,
+//       so a range's values start with it).
 //   range <range id> <table> start <shard>
 //   range <range id> <table> (<value>, …) <shard>
 //       A range of the table starting at its first key (/Table/<id>) or at the key of the
@@ -266,6 +268,12 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
           d.key.push_back({cw[0], kc});
         }
         after = key->second;
+        if (size_t h = t.find(" hash ", after); h != std::string::npos) {
+          size_t end = 0;
+          uint32_t buckets = static_cast<uint32_t>(std::stoul(t.substr(h + 6), &end));
+          make_hash_sharded(d, buckets);
+          after = h + 6 + end;
+        }
       } else {
         return fail(i, "table <name> <id> key (…) | unsharded");
       }
@@ -274,7 +282,7 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         if (!cols) return fail(i, "columns (…) expected");
         for (const auto& c : parse_values(cols->first)) d.columns.push_back(c.value_or(""));
       } else {
-        for (const auto& k : d.key) d.columns.push_back(k.name);
+        for (const auto& k : row_key_columns(d)) d.columns.push_back(k.name);
       }
       file.snapshot.tables.push_back(d);
     } else if (w[0] == "range" && w.size() >= 5) {
@@ -411,7 +419,7 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
     const sql::StatementInfo& s = infos->front();
     if (const TableDescriptor* t = view.find_table(s.tables[0].schema, s.tables[0].name)) {
       std::vector<std::string> keys;
-      for (const auto& k : t->key) keys.push_back(k.name);
+      for (const auto& k : row_key_columns(*t)) keys.push_back(k.name);
       auto merge = sql::plan_merge(c.sql, keys, t->columns);
       if (merge) {
         route.refusal.reset();

@@ -192,5 +192,23 @@ TEST(KeyRangePredicateTest, QualifiedTableName) {
   EXPECT_EQ(qualified_table_name(t), R"("My""Schema"."Items")");
 }
 
+// A hash-sharded (id int8) in 8 buckets: the bucket is hash_bucket_sql over "id", compared
+// first, never NULL.
+TEST(KeyRangePredicateTest, HashShardedRangesSelectTheirBucket) {
+  auto t = int8_table();
+  make_hash_sharded(t, 8);
+  const std::string bucket = R"(((coalesce(hashint8(("id")), 0)::int8 & 4294967295) % 8))";
+  // One bucket's range: [/1/3, /1/4).
+  EXPECT_EQ(pred(t, key_of(t, {"3"}), key_of(t, {"4"})),
+            bucket + " >= '3'::int4 AND " + bucket + " < '4'::int4");
+  // The first and last buckets' ranges start and end at the table's bounds.
+  EXPECT_EQ(pred(t, table_prefix(kId), key_of(t, {"1"})), bucket + " < '1'::int4");
+  EXPECT_EQ(pred(t, key_of(t, {"7"}), table_prefix(kId + 1)), bucket + " >= '7'::int4");
+  // A split inside a bucket at id 1000: the bucket, then the key.
+  EXPECT_EQ(pred(t, key_of(t, {"3", "1000"}), key_of(t, {"4"})),
+            bucket + " >= '3'::int4 AND (" + bucket + " > '3'::int4 OR (" + bucket +
+                " = '3'::int4 AND \"id\" >= '1000'::int8)) AND " + bucket + " < '4'::int4");
+}
+
 }  // namespace
 }  // namespace pgrange::routing
