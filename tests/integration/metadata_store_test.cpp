@@ -164,5 +164,36 @@ TEST_F(MetadataStoreTest, ReopeningKeepsEverything) {
   EXPECT_TRUE(snap.tables[0].key[1].column.descending);
 }
 
+TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {
+  std::string dsn = fresh_dsn();
+  {
+    auto store = MetadataStore::open(dsn, shards());
+    store->create_table(keyed_table("plain"));
+    // A store as schema version 4 left it: no hash_buckets column yet.
+    pqxx::connection c(dsn);
+    pqxx::work tx(c);
+    tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN hash_buckets");
+    tx.exec0("UPDATE pgrange_schema SET version = 4");
+    tx.commit();
+  }
+  auto store = MetadataStore::open(dsn, shards());
+  TableDescriptor hashed = keyed_table("hashed");
+  make_hash_sharded(hashed, 8);
+  store->create_table(hashed);
+  MetadataSnapshot snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 2u);
+  EXPECT_EQ(snap.tables[0].name, "plain");
+  EXPECT_EQ(snap.tables[0].hash_buckets, 0u);
+  EXPECT_EQ(snap.tables[1].hash_buckets, 8u);
+  ASSERT_EQ(snap.tables[1].key.size(), 3u);
+  EXPECT_EQ(snap.tables[1].key[0].name, "crdb_internal_tenant_ts_shard_8");
+  EXPECT_EQ(snap.tables[1].key[0].column.type, KeyType::kInt4);
+  EXPECT_EQ(row_key_columns(snap.tables[1]).size(), 2u);
+  pqxx::connection c(dsn);
+  pqxx::work tx(c);
+  EXPECT_EQ(tx.exec1("SELECT version FROM pgrange_schema")[0].as<int>(),
+            MetadataStore::kSchemaVersion);
+}
+
 }  // namespace
 }  // namespace pgrange::routing
