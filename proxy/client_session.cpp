@@ -647,12 +647,14 @@ void ClientSession::finish_sync_point(StatementLog log, bool error, char start_s
       }
     }
     if (!in_block) continue;
-    if (tag == "COMMIT") {
+    // PREPARE TRANSACTION keeps the block's session settings, as COMMIT does, whatever
+    // COMMIT/ROLLBACK PREPARED decides later (PostgreSQL ends the GUC changes at PREPARE).
+    if (tag == "COMMIT" || tag == "PREPARE TRANSACTION") {
       apply_effects(txn_effects_, true);
       txn_effects_.clear();
       savepoints_.clear();
       in_block = false;
-    } else if ((tag == "ROLLBACK" && !rollback_to) || tag == "PREPARE TRANSACTION") {
+    } else if (tag == "ROLLBACK" && !rollback_to) {
       txn_effects_.clear();
       savepoints_.clear();
       in_block = false;

@@ -504,6 +504,23 @@ TEST_F(ProxySessionStateTest, SetRolledBackToSavepointDoesNotStick) {
   expect_swapped(run);
 }
 
+TEST_F(ProxySessionStateTest, SetInAPreparedTransactionSticksWhateverIsDecided) {
+  ScriptRun run = compare({
+      "begin",
+      "set work_mem = '9MB'",
+      "prepare transaction 'pgrange_state_test'",
+      "show work_mem",
+      "rollback prepared 'pgrange_state_test'",
+      "@hop",
+      "@pid",
+      "show work_mem",
+      "@hop",
+      "@pid",
+      "show work_mem",
+  });
+  expect_swapped(run);
+}
+
 TEST_F(ProxySessionStateTest, SetThroughExtendedProtocolFollowsTheClient) {
   // libpq's PQexecParams (and drivers like libpqxx's exec_params, JDBC) send SET as
   // Parse/Bind/Execute: the setting is still the session's.
