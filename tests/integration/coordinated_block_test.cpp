@@ -1,165 +1,75 @@
 // Transaction blocks over several shards through pgrange, compared with one plain PostgreSQL:
 // SELECTs over several shards inside a block (seeing the block's own writes), savepoints, and
 // SET / SET LOCAL / RESET. Each script runs statement by statement through pgrange (three real
-// PostgreSQL 15 shards) and directly on a single server holding the same rows; every answer
-// (status, SQLSTATE, message, command tag, rows) must be the same on both.
+// PostgreSQL 15 shards) and directly on one plain PostgreSQL database holding the same rows (a
+// database of its own on the first shard's server); every answer (status, SQLSTATE, message,
+// command tag, rows) must be the same on both.
 #include <gtest/gtest.h>
 
-#include <sstream>
-
-#include "tests/support/pg_server.hpp"
-#include "tests/support/proxy_process.hpp"
+#include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
 namespace {
 
-/// One statement of a script: a simple Query, or (`extended`) PQexecParams with `params`.
-struct Step {
-  Step(const char* s) : sql(s) {}  // NOLINT: scripts are lists of plain strings
-  Step(std::string s, std::vector<std::string> p) : sql(std::move(s)), params(std::move(p)) {
-    extended = true;
-  }
-  std::string sql;
-  std::vector<std::string> params;
-  bool extended = false;
-  std::string prepare;  ///< PQprepare `sql` as this name
-  std::string execute;  ///< PQexecPrepared this name with `params` (`sql` is for messages)
-};
-
-Step ext(std::string sql, std::vector<std::string> params = {}) {
-  return Step(std::move(sql), std::move(params));
-}
-Step prepare(std::string name, std::string sql) {
-  Step s(std::move(sql), {});
+/// A PQprepare of `sql` as the statement `name`.
+ScriptStep prepare(std::string name, std::string sql) {
+  ScriptStep s(std::move(sql), {});
   s.prepare = std::move(name);
   return s;
 }
-Step execute(std::string name, std::vector<std::string> params) {
-  Step s("EXECUTE " + name, std::move(params));
+/// A PQexecPrepared of the statement `name` with `params`.
+ScriptStep execute(std::string name, std::vector<std::string> params) {
+  ScriptStep s("EXECUTE " + name, std::move(params));
   s.execute = std::move(name);
   return s;
-}
-
-/// Everything a client sees of one statement's answer, as text.
-std::string answer(PGconn* conn, const Step& step) {
-  PGresult* res = nullptr;
-  std::vector<const char*> values;
-  for (const auto& p : step.params) values.push_back(p.c_str());
-  if (!step.prepare.empty()) {
-    res = PQprepare(conn, step.prepare.c_str(), step.sql.c_str(), 0, nullptr);
-  } else if (!step.execute.empty()) {
-    res = PQexecPrepared(conn, step.execute.c_str(), static_cast<int>(values.size()), values.data(),
-                         nullptr, nullptr, 0);
-  } else if (step.extended) {
-    res = PQexecParams(conn, step.sql.c_str(), static_cast<int>(values.size()), nullptr,
-                       values.data(), nullptr, nullptr, 0);
-  } else {
-    res = PQexec(conn, step.sql.c_str());
-  }
-  std::ostringstream out;
-  if (res == nullptr) {
-    out << "no result: " << PQerrorMessage(conn);
-    return out.str();
-  }
-  ExecStatusType st = PQresultStatus(res);
-  out << PQresStatus(st) << " " << PQcmdStatus(res);
-  if (const char* s = PQresultErrorField(res, PG_DIAG_SQLSTATE)) out << " " << s;
-  if (const char* m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)) out << " " << m;
-  if (st == PGRES_TUPLES_OK) {
-    out << "\n";
-    for (int c = 0; c < PQnfields(res); ++c) out << (c ? "|" : "") << PQfname(res, c);
-    for (int r = 0; r < PQntuples(res); ++r) {
-      out << "\n";
-      for (int c = 0; c < PQnfields(res); ++c) {
-        out << (c ? "|" : "") << (PQgetisnull(res, r, c) ? "<null>" : PQgetvalue(res, r, c));
-      }
-    }
-  }
-  PQclear(res);
-  return out.str();
 }
 
 class CoordinatedBlockTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PgServer::Options o;
-    o.databases = {"app"};
-    for (auto*& s : shards_) s = PgServer::start(o).release();
-    reference_ = PgServer::start(o).release();
-    std::vector<std::string> dsns;
-    for (auto* s : shards_) dsns.push_back(s->dsn("app"));
-    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns, 8)).release();
-    auto c = pq_connect(proxy_->dsn());
-    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
-    auto r = pq_connect(reference_->dsn("app"));
-    const char* create = "CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text)";
-    const char* fill = "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 300) g";
-    for (const char* sql : {create, fill}) {
-      SqlResult a = pq_exec(c.get(), sql);
-      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
-      SqlResult b = pq_exec(r.get(), sql);
-      ASSERT_TRUE(b.ok()) << sql << ": " << b.message;
-    }
-    for (const char* sql :
-         {"ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER"}) {
-      SqlResult a = pq_exec(c.get(), sql);
-      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
-    }
+    ShardCluster::Options o;
+    o.databases = {"app", "ref"};
+    cluster_ = ShardCluster::start(o);
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text)",
+                   "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 300) g"},
+                  ShardCluster::Target::kPgrangeAndReference),
+              "");
+    ASSERT_EQ(cluster_->run_setup(
+                  {"ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER"}),
+              "");
     // The rows 10, 150 and 250 live on three different shards (the scripts rely on it).
-    for (int i = 0; i < 3; ++i) {
-      auto d = pq_connect(shards_[i]->dsn("app"));
-      EXPECT_EQ(pq_exec(d.get(), "SELECT count(*) FROM t WHERE id IN (10, 150, 250)").at(), "1")
-          << i;
-    }
+    EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM t WHERE id IN (10, 150, 250)"),
+              (std::vector<std::string>{"1", "1", "1"}));
   }
-  static void TearDownTestSuite() {
-    delete proxy_;
-    delete reference_;
-    for (auto*& s : shards_) {
-      delete s;
-      s = nullptr;
-    }
-  }
+  static void TearDownTestSuite() { cluster_.reset(); }
 
-  /// Runs `script` through pgrange and on the reference server, statement by statement; the
+  /// Runs `script` through pgrange and on the reference database, statement by statement; the
   /// answers must match. Then the table must hold the same rows on both.
-  static void same_answers(const std::vector<Step>& script, const std::string& options = {}) {
-    auto p = pq_connect(proxy_->dsn() + options);
-    auto r = pq_connect(reference_->dsn("app") + options);
+  static void same_answers(const std::vector<ScriptStep>& script, const std::string& options = {}) {
+    auto p = pq_connect(cluster_->proxy().dsn() + options);
+    auto r = pq_connect(cluster_->shard(0).dsn("ref") + options);
     ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
     ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
     same_answers(p.get(), r.get(), script);
   }
-  static void same_answers(PGconn* p, PGconn* r, const std::vector<Step>& script) {
+  static void same_answers(PGconn* p, PGconn* r, const std::vector<ScriptStep>& script) {
     for (size_t i = 0; i < script.size(); ++i) {
-      std::string via = answer(p, script[i]);
-      std::string direct = answer(r, script[i]);
+      std::string via = answer_text(p, script[i]);
+      std::string direct = answer_text(r, script[i]);
       EXPECT_EQ(via, direct) << "statement " << i << ": " << script[i].sql << "\n"
                              << first_difference(direct, via);
     }
     if (PQtransactionStatus(p) == PQTRANS_IDLE) {
-      Step all = "SELECT id, v, note FROM t ORDER BY id";
-      EXPECT_EQ(answer(p, all), answer(r, all)) << "the table differs after the script";
+      ScriptStep all = "SELECT id, v, note FROM t ORDER BY id";
+      EXPECT_EQ(answer_text(p, all), answer_text(r, all)) << "the table differs after the script";
     }
-  }
-  /// Prepared transactions left on the shards.
-  static int64_t prepared_left() {
-    int64_t n = 0;
-    for (auto* s : shards_) {
-      auto d = pq_connect(s->dsn("app"));
-      n += std::stoll(pq_exec(d.get(), "SELECT count(*) FROM pg_prepared_xacts").at());
-    }
-    return n;
   }
 
-  static PgServer* shards_[3];
-  static PgServer* reference_;
-  static ProxyProcess* proxy_;
+  static std::unique_ptr<ShardCluster> cluster_;
 };
 
-PgServer* CoordinatedBlockTest::shards_[3] = {};
-PgServer* CoordinatedBlockTest::reference_ = nullptr;
-ProxyProcess* CoordinatedBlockTest::proxy_ = nullptr;
+std::unique_ptr<ShardCluster> CoordinatedBlockTest::cluster_;
 
 // The value of a setting on each shard: the rows 10, 150 and 250 live on the three shards.
 constexpr const char* kSettingsEverywhere =
@@ -197,7 +107,7 @@ TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsSeesTheBlocksOwnWrites) {
       "SELECT sum(v) FROM t",
       "COMMIT",
   });
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsInABlockThroughTheExtendedProtocol) {
@@ -241,7 +151,7 @@ TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsInABlockThroughTheExtendedP
       ext("SELECT 1"),
       "ROLLBACK",
   });
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
@@ -290,7 +200,7 @@ TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
       "SELECT count(*) FROM t WHERE v = 0 AND id IN (11, 151, 252)",
       "COMMIT",
   });
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(CoordinatedBlockTest, RollbackToASavepointEndsTheFailedState) {
@@ -332,12 +242,12 @@ TEST_F(CoordinatedBlockTest, RollbackToASavepointEndsTheFailedState) {
       "COMMIT",
       "SELECT count(*) FROM t WHERE v = 99",
   });
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(CoordinatedBlockTest, SetAndResetApplyOnEveryShardAndLastAsInPostgreSQL) {
-  auto p = pq_connect(proxy_->dsn());
-  auto r = pq_connect(reference_->dsn("app"));
+  auto p = cluster_->client();
+  auto r = cluster_->reference();
   same_answers(p.get(), r.get(),
                {
                    "BEGIN",

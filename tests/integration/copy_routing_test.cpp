@@ -10,8 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "tests/support/pg_server.hpp"
-#include "tests/support/proxy_process.hpp"
+#include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -179,57 +178,30 @@ std::string csv_data(int n) {
 class CopyRoutingTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PgServer::Options o;
+    ShardCluster::Options o;
     o.databases = {"app", "ref"};
-    for (auto*& s : shards_) s = PgServer::start(o).release();
-    std::vector<std::string> dsns;
-    for (auto* s : shards_) dsns.push_back(s->dsn("app") + " user=postgres");
-    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns, 8)).release();
-    auto c = pq_connect(proxy_->dsn());
-    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
-    auto ref = reference();
-    const std::string create =
-        "CREATE TABLE items (id int8 PRIMARY KEY, grp int4, name text, price numeric(12,2))";
-    ASSERT_TRUE(pq_exec(ref.get(), create).ok());
-    for (std::string sql : {create,
-                            std::string("ALTER TABLE items SPLIT AT VALUES (250000), "
-                                        "(500000), (750000)"),
-                            std::string("ALTER TABLE items SCATTER")}) {
-      SqlResult r = pq_exec(c.get(), sql);
-      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
-    }
+    cluster_ = ShardCluster::start(o);
+    ASSERT_EQ(cluster_->run_setup({"CREATE TABLE items (id int8 PRIMARY KEY, grp int4, name text, "
+                                   "price numeric(12,2))"},
+                                  ShardCluster::Target::kPgrangeAndReference),
+              "");
+    ASSERT_EQ(cluster_->run_setup({"ALTER TABLE items SPLIT AT VALUES (250000), (500000), (750000)",
+                                   "ALTER TABLE items SCATTER"}),
+              "");
   }
-  static void TearDownTestSuite() {
-    delete proxy_;
-    for (auto*& s : shards_) {
-      delete s;
-      s = nullptr;
-    }
-  }
+  static void TearDownTestSuite() { cluster_.reset(); }
   void SetUp() override {
-    auto c = pq_connect(proxy_->dsn());
+    auto c = cluster_->client();
     ASSERT_TRUE(pq_exec(c.get(), "TRUNCATE items").ok());
-    auto ref = reference();
+    auto ref = cluster_->reference();
     ASSERT_TRUE(pq_exec(ref.get(), "TRUNCATE items").ok());
   }
 
-  static PgConnPtr reference() { return pq_connect(shards_[0]->dsn("ref") + " user=postgres"); }
-  static PgConnPtr direct(int i) { return pq_connect(shards_[i]->dsn("app") + " user=postgres"); }
-  static int64_t sum_direct(const std::string& sql) {
-    int64_t total = 0;
-    for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
-      SqlResult r = pq_exec(d.get(), sql);
-      EXPECT_TRUE(r.ok()) << r.message;
-      if (r.ok() && r.at() != "<null>") total += std::stoll(r.at());
-    }
-    return total;
-  }
   /// Every shard's rows lie in the ranges pgrange gives that shard, and every shard has some.
   static void expect_rows_where_ranges_say() {
-    auto c = pq_connect(proxy_->dsn());
+    auto c = cluster_->client();
     for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
+      auto d = cluster_->direct(i);
       SqlResult r = pq_exec(d.get(), "SELECT id FROM items");
       ASSERT_TRUE(r.ok()) << r.message;
       EXPECT_FALSE(r.rows.empty()) << "shard " << i << " got no row";
@@ -244,8 +216,8 @@ class CopyRoutingTest : public ::testing::Test {
   }
   /// The table through pgrange (COPY TO, key order) and on the reference, as text.
   static void expect_same_table() {
-    auto c = pq_connect(proxy_->dsn());
-    auto ref = reference();
+    auto c = cluster_->client();
+    auto ref = cluster_->reference();
     CopyResult ours = copy_out(c.get(), "COPY items TO STDOUT");
     CopyResult theirs = copy_out(ref.get(), "COPY (SELECT * FROM items ORDER BY id) TO STDOUT");
     ASSERT_TRUE(ours.ok) << ours.message;
@@ -255,8 +227,8 @@ class CopyRoutingTest : public ::testing::Test {
   }
   /// The same COPY FROM through pgrange and on the reference: same outcome, same error.
   static CopyResult copy_both(const std::string& sql, const std::string& data, unsigned seed) {
-    auto c = pq_connect(proxy_->dsn());
-    auto ref = reference();
+    auto c = cluster_->client();
+    auto ref = cluster_->reference();
     CopyResult theirs = copy_in(ref.get(), sql, data, seed);
     CopyResult ours = copy_in(c.get(), sql, data, seed + 1);
     EXPECT_EQ(ours.ok, theirs.ok) << ours.message << " / " << theirs.message;
@@ -269,19 +241,17 @@ class CopyRoutingTest : public ::testing::Test {
     return ours;
   }
 
-  static PgServer* shards_[3];
-  static ProxyProcess* proxy_;
+  static std::unique_ptr<ShardCluster> cluster_;
 };
 
-PgServer* CopyRoutingTest::shards_[3] = {};
-ProxyProcess* CopyRoutingTest::proxy_ = nullptr;
+std::unique_ptr<ShardCluster> CopyRoutingTest::cluster_;
 
 TEST_F(CopyRoutingTest, AMillionRowsInTextFormat) {
   CopyResult r = copy_both("COPY items FROM STDIN", text_data(kMillion), 1);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.tag, "COPY 1000000");
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), kMillion);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM pg_prepared_xacts"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), kMillion);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
   expect_rows_where_ranges_say();
   expect_same_table();
 }
@@ -292,14 +262,14 @@ TEST_F(CopyRoutingTest, AMillionRowsInCsvWithHeader) {
                 csv_data(kMillion), 2);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_EQ(r.tag, "COPY 1000000");
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), kMillion);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), kMillion);
   expect_rows_where_ranges_say();
   expect_same_table();
 }
 
 TEST_F(CopyRoutingTest, AMillionRowsInBinaryFormat) {
   // The binary data PostgreSQL itself writes for the rows.
-  auto ref = reference();
+  auto ref = cluster_->reference();
   ASSERT_TRUE(copy_in(ref.get(), "COPY items FROM STDIN", text_data(kMillion), 3).ok);
   CopyResult binary = copy_out(ref.get(), "COPY items TO STDOUT (FORMAT binary)");
   ASSERT_TRUE(binary.ok) << binary.message;
@@ -310,7 +280,7 @@ TEST_F(CopyRoutingTest, AMillionRowsInBinaryFormat) {
   expect_rows_where_ranges_say();
   expect_same_table();
   // Binary out: the same bytes as PostgreSQL's, in key order.
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   CopyResult ours = copy_out(c.get(), "COPY items TO STDOUT (FORMAT binary)");
   CopyResult theirs =
       copy_out(ref.get(), "COPY (SELECT * FROM items ORDER BY id) TO STDOUT (FORMAT binary)");
@@ -341,30 +311,30 @@ TEST_F(CopyRoutingTest, ABadRowLoadsNothingAnywhere) {
     CopyResult r = copy_both("COPY items FROM STDIN", data, static_cast<unsigned>(line));
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.context.find("line " + std::to_string(line)), std::string::npos) << r.context;
-    EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 0);
-    EXPECT_EQ(sum_direct("SELECT count(*) FROM pg_prepared_xacts"), 0);
+    EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 0);
+    EXPECT_EQ(cluster_->prepared_left(), 0);
   }
   // A CSV quote never closed.
   CopyResult r = copy_both("COPY items FROM STDIN (FORMAT csv)", "1,1,a,1\n2,2,\"b,2\n", 9);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 0);
 }
 
 TEST_F(CopyRoutingTest, TheClientGivingUpLoadsNothing) {
-  auto c = pq_connect(proxy_->dsn());
-  auto ref = reference();
+  auto c = cluster_->client();
+  auto ref = cluster_->reference();
   std::string data = text_data(50000);
   CopyResult ours = copy_in(c.get(), "COPY items FROM STDIN", data, 5, "no, thanks");
   CopyResult theirs = copy_in(ref.get(), "COPY items FROM STDIN", data, 5, "no, thanks");
   EXPECT_FALSE(ours.ok);
   EXPECT_EQ(ours.sqlstate, theirs.sqlstate);
   EXPECT_EQ(ours.message, theirs.message);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 0);
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM items").at(), "0");
 }
 
 TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   std::string data = text_data(30000);
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
   ASSERT_TRUE(copy_in(c.get(), "COPY items FROM STDIN", data, 6).ok);
@@ -377,7 +347,7 @@ TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
   ASSERT_TRUE(inside.ok) << inside.message;
   EXPECT_EQ(inside.tag, "COPY 30000");
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 0);
 
   // As pgbench -i loads its tables: TRUNCATE and COPY … FREEZE in one block.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
@@ -389,8 +359,8 @@ TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
   EXPECT_EQ(r.tag, "COPY 30000");
   SqlResult commit = pq_exec(c.get(), "COMMIT");
   ASSERT_TRUE(commit.ok()) << commit.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 30000);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM pg_prepared_xacts"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 30000);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 
   // A block on one shard whose COPY TO needs every shard reads its own writes too.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
@@ -407,13 +377,13 @@ TEST_F(CopyRoutingTest, CopyInsideATransactionBlockCommitsOrRollsBackWithIt) {
   EXPECT_FALSE(copy_in(c.get(), "COPY items FROM STDIN", "1\tx\ta\t1\n", 8).ok);
   EXPECT_EQ(pq_exec(c.get(), "SELECT 1").sqlstate, "25P02");
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM items"), 30000);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM items"), 30000);
 }
 
 TEST_F(CopyRoutingTest, CopyToGivesPostgresqlsBytesInKeyOrder) {
   ASSERT_TRUE(copy_both("COPY items FROM STDIN", text_data(100000), 10).ok);
-  auto c = pq_connect(proxy_->dsn());
-  auto ref = reference();
+  auto c = cluster_->client();
+  auto ref = cluster_->reference();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"COPY items TO STDOUT WITH (FORMAT csv, HEADER)",
        "COPY (SELECT * FROM items ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)"},

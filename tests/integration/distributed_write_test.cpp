@@ -8,13 +8,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <thread>
 
-#include "tests/support/pg_server.hpp"
-#include "tests/support/proxy_process.hpp"
+#include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -22,57 +20,18 @@ namespace {
 class DistributedWriteTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PgServer::Options o;
-    o.databases = {"app"};
-    for (auto*& s : shards_) s = PgServer::start(o).release();
-    proxy_ = start_proxy().release();
-    auto c = pq_connect(proxy_->dsn());
-    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
-    for (std::string sql :
-         {"CREATE TABLE acc (id int8 PRIMARY KEY, bal int8 NOT NULL, note text)",
-          "INSERT INTO acc SELECT g, 0, NULL FROM generate_series(1, 300) g",
-          "ALTER TABLE acc SPLIT AT VALUES (100), (200)", "ALTER TABLE acc SCATTER"}) {
-      SqlResult r = pq_exec(c.get(), sql);
-      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
-    }
+    cluster_ = ShardCluster::start(ShardCluster::Options{});
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE acc (id int8 PRIMARY KEY, bal int8 NOT NULL, note text)",
+                   "INSERT INTO acc SELECT g, 0, NULL FROM generate_series(1, 300) g",
+                   "ALTER TABLE acc SPLIT AT VALUES (100), (200)", "ALTER TABLE acc SCATTER"}),
+              "");
   }
-  static void TearDownTestSuite() {
-    delete proxy_;
-    for (auto*& s : shards_) {
-      delete s;
-      s = nullptr;
-    }
-  }
+  static void TearDownTestSuite() { cluster_.reset(); }
 
-  /// A pgrange over the three shards (all sharing one metadata store); `fault` sets
-  /// PGRANGE_TEST_FAULT for it (where it dies in the two-phase commit).
-  static std::unique_ptr<ProxyProcess> start_proxy(const char* fault = nullptr) {
-    std::vector<std::string> dsns;
-    for (auto* s : shards_) dsns.push_back(s->dsn("app") + " user=postgres");
-    ProxyConfig cfg = ProxyConfig::with_shards(dsns, 8);
-    if (fault != nullptr) setenv("PGRANGE_TEST_FAULT", fault, 1);
-    auto p = ProxyProcess::start(cfg);
-    unsetenv("PGRANGE_TEST_FAULT");
-    return p;
-  }
-
-  static PgConnPtr direct(int shard) {
-    return pq_connect(shards_[shard]->dsn("app") + " user=postgres");
-  }
-  /// A value read on every shard and added up.
-  static int64_t sum_direct(const std::string& sql) {
-    int64_t total = 0;
-    for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
-      SqlResult r = pq_exec(d.get(), sql);
-      EXPECT_TRUE(r.ok()) << r.message;
-      if (r.ok() && r.at() != "<null>") total += std::stoll(r.at());
-    }
-    return total;
-  }
-  static int64_t prepared_left() { return sum_direct("SELECT count(*) FROM pg_prepared_xacts"); }
+  /// Decisions to commit still recorded in the metadata store (on the first shard's server).
   static int64_t decisions_left() {
-    auto d = pq_connect(shards_[0]->dsn("pgrange_meta") + " user=postgres");
+    auto d = pq_connect(cluster_->shard(0).dsn("pgrange_meta"));
     SqlResult r = pq_exec(d.get(), "SELECT count(*) FROM pgrange_decisions");
     EXPECT_TRUE(r.ok()) << r.message;
     return r.ok() ? std::stoll(r.at()) : -1;
@@ -81,7 +40,7 @@ class DistributedWriteTest : public ::testing::Test {
   static int holder(int64_t id) {
     int found = -1;
     for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
+      auto d = cluster_->direct(i);
       if (!pq_exec(d.get(), "SELECT 1 FROM acc WHERE id = " + std::to_string(id)).rows.empty()) {
         EXPECT_EQ(found, -1) << "row " << id << " on two shards";
         found = i;
@@ -100,51 +59,49 @@ class DistributedWriteTest : public ::testing::Test {
     return done();
   }
 
-  static PgServer* shards_[3];
-  static ProxyProcess* proxy_;
+  static std::unique_ptr<ShardCluster> cluster_;
 };
 
-PgServer* DistributedWriteTest::shards_[3] = {};
-ProxyProcess* DistributedWriteTest::proxy_ = nullptr;
+std::unique_ptr<ShardCluster> DistributedWriteTest::cluster_;
 
 TEST_F(DistributedWriteTest, AMultiRowInsertLandsEachRowOnItsShardAtomically) {
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   SqlResult r = pq_exec(c.get(),
                         "INSERT INTO acc VALUES (1001, 5, 'a'), (-7, 5, 'b'), (150, 0, 'dup') "
                         "ON CONFLICT (id) DO NOTHING RETURNING id");
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows.size(), 2u);  // 150 exists: nothing for it
   EXPECT_NE(holder(1001), holder(-7));
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (1001, -7)"), 2);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id IN (1001, -7)"), 2);
   // One row that fails on its shard: no row lands anywhere.
   r = pq_exec(c.get(), "INSERT INTO acc VALUES (1002, 1, 'x'), (-8, 1, 'y'), (250, 1, 'dup')");
   EXPECT_EQ(r.sqlstate, "23505") << r.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (1002, -8)"), 0);
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id IN (1002, -8)"), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
   EXPECT_EQ(decisions_left(), 0);
   // The session goes on.
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE id > 1000").at(), "1");
 }
 
 TEST_F(DistributedWriteTest, UpdatesAndDeletesByRangeApplyOnEveryShardTheyTouch) {
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   SqlResult r = pq_exec(c.get(), "UPDATE acc SET note = 'between' WHERE id BETWEEN 90 AND 210");
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.status, PGRES_COMMAND_OK);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'between'"), 121);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE note = 'between'"), 121);
   r = pq_exec(c.get(), "DELETE FROM acc WHERE id < 0 OR id > 1000 RETURNING id");
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows.size(), 2u);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id < 0 OR id > 1000"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id < 0 OR id > 1000"), 0);
   // An UPDATE failing on one shard changes nothing on the others.
   r = pq_exec(c.get(), "UPDATE acc SET bal = 1 / (id - 250) WHERE id BETWEEN 1 AND 300");
   EXPECT_EQ(r.sqlstate, "22012") << r.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE bal <> 0"), 0);
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE bal <> 0"), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(DistributedWriteTest, ExtendedProtocolWritesAcrossShardsCommitAtTheirSync) {
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   auto exec_params = [&](const std::string& sql, std::vector<std::string> values) {
     std::vector<const char*> p;
     for (const auto& v : values) p.push_back(v.c_str());
@@ -157,14 +114,14 @@ TEST_F(DistributedWriteTest, ExtendedProtocolWritesAcrossShardsCommitAtTheirSync
                             {"ext", "95", "205"});
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows.size(), 111u);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 111);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 111);
   // One failing shard: nothing changes anywhere.
   r = exec_params("UPDATE acc SET bal = 1 / (id - $1) WHERE id BETWEEN 1 AND 300", {"250"});
   EXPECT_EQ(r.sqlstate, "22012") << r.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE bal <> 0"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE bal <> 0"), 0);
   r = exec_params("UPDATE acc SET note = NULL WHERE note = $1 AND id > $2", {"ext", "200"});
   ASSERT_TRUE(r.ok()) << r.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 106);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE note = 'ext'"), 106);
   // Named prepared statements, as drivers send them.
   SqlResult prepared = take_result(
       PQprepare(c.get(), "mark", "UPDATE acc SET note = $1 WHERE id IN ($2, $3)", 0, nullptr),
@@ -173,14 +130,14 @@ TEST_F(DistributedWriteTest, ExtendedProtocolWritesAcrossShardsCommitAtTheirSync
   const char* values[] = {"named", "5", "295"};
   r = take_result(PQexecPrepared(c.get(), "mark", 3, values, nullptr, nullptr, 0), c.get());
   ASSERT_TRUE(r.ok()) << r.message;
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE note = 'named'"), 2);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE note = 'named'"), 2);
   // The session goes on in autocommit.
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE note = 'named'").at(), "2");
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE note IS NOT NULL").ok());
   // What two shards' INSERT rows through the extended protocol would need stays refused.
   r = exec_params("INSERT INTO acc VALUES ($1, 0, NULL), ($2, 0, NULL)", {"2001", "-2001"});
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(DistributedWriteTest, ConcurrentTransfersAcrossShardsNeitherDeadlockNorLoseUpdates) {
@@ -189,7 +146,7 @@ TEST_F(DistributedWriteTest, ConcurrentTransfersAcrossShardsNeitherDeadlockNorLo
   std::vector<std::thread> threads;
   for (int t = 0; t < kClients; ++t) {
     threads.emplace_back([&, t] {
-      auto c = pq_connect(proxy_->dsn());
+      auto c = cluster_->client();
       std::mt19937 rng(static_cast<unsigned>(t + 1));
       for (int i = 0; i < kEach; ++i) {
         // A debit on one shard and a credit on another, in either order of the ids.
@@ -208,9 +165,9 @@ TEST_F(DistributedWriteTest, ConcurrentTransfersAcrossShardsNeitherDeadlockNorLo
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_EQ(sum_direct("SELECT sum(bal) FROM acc"), 0);
-  EXPECT_EQ(sum_direct("SELECT sum(abs(bal)) FROM acc") > 0, true);
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(bal) FROM acc"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(abs(bal)) FROM acc") > 0, true);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
   EXPECT_EQ(decisions_left(), 0);
 }
 
@@ -222,7 +179,7 @@ TEST_F(DistributedWriteTest, TransactionBlocksAcrossShardsCommitAtomicallyUnderC
   std::vector<std::thread> threads;
   for (int t = 0; t < kClients; ++t) {
     threads.emplace_back([&, t] {
-      auto c = pq_connect(proxy_->dsn());
+      auto c = cluster_->client();
       std::mt19937 rng(static_cast<unsigned>(100 + t));
       for (int i = 0; i < kEach; ++i) {
         int a = 1 + static_cast<int>(rng() % 20), b = 281 + static_cast<int>(rng() % 20);
@@ -256,17 +213,17 @@ TEST_F(DistributedWriteTest, TransactionBlocksAcrossShardsCommitAtomicallyUnderC
   EXPECT_EQ(failures.load(), 0);
   std::cout << "[distributed] " << kClients * kEach << " transfers, " << retries.load()
             << " retried after a deadlock across shards\n";
-  EXPECT_EQ(sum_direct("SELECT sum(bal) FROM acc"), 0);
-  auto c = pq_connect(proxy_->dsn());
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(bal) FROM acc"), 0);
+  auto c = cluster_->client();
   EXPECT_EQ(pq_exec(c.get(), "SELECT sum(bal) FROM acc").at(), "0");
-  EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(5)));
+  EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(5)));
 }
 
 TEST_F(DistributedWriteTest, ASerializationFailureOnAShardReachesTheClientAs40001) {
   // A REPEATABLE READ block over two shards (the client's BEGIN opens it on each) whose row was
   // changed by another client after its snapshot: PostgreSQL's 40001, so the client retries.
-  auto c = pq_connect(proxy_->dsn());
-  auto other = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
+  auto other = cluster_->client();
   for (std::string sql :
        {"BEGIN ISOLATION LEVEL REPEATABLE READ", "SELECT bal FROM acc WHERE id = 7",
         "SELECT bal FROM acc WHERE id = 277"}) {
@@ -280,15 +237,15 @@ TEST_F(DistributedWriteTest, ASerializationFailureOnAShardReachesTheClientAs4000
   EXPECT_TRUE(pq_exec(c.get(), "COMMIT").ok());  // of a failed block: it rolls back
   EXPECT_EQ(pq_exec(c.get(), "SELECT note FROM acc WHERE id = 277").at(), "first");
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE id = 277").ok());
-  EXPECT_EQ(prepared_left(), 0);
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(DistributedWriteTest, ADeadlockAcrossShardsEndsAs40P01) {
   // Each transaction holds a row on one shard and waits for the other's row on another shard:
   // no shard sees the cycle. The waits end as deadlocks (40P01) instead of hanging.
-  int64_t before = sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)");
-  auto c1 = pq_connect(proxy_->dsn());
-  auto c2 = pq_connect(proxy_->dsn());
+  int64_t before = cluster_->sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)");
+  auto c1 = cluster_->client();
+  auto c2 = cluster_->client();
   ASSERT_TRUE(pq_exec(c1.get(), "BEGIN").ok());
   ASSERT_TRUE(pq_exec(c1.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 50").ok());
   ASSERT_TRUE(pq_exec(c2.get(), "BEGIN").ok());
@@ -315,23 +272,23 @@ TEST_F(DistributedWriteTest, ADeadlockAcrossShardsEndsAs40P01) {
     ASSERT_TRUE(pq_exec(c1.get(), "COMMIT").ok());
   }
   // Whatever committed committed whole: each transaction moves nothing in total.
-  EXPECT_EQ(sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)"), before);
-  EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(5)));
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 250)"), before);
+  EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(5)));
 }
 
 TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   // Killed after PREPARE on every shard, before the decision: rolled back.
   {
-    auto dying = start_proxy("after_prepare");
+    auto dying = cluster_->start_proxy("after_prepare");
     auto c = pq_connect(dying->dsn());
     SqlResult r = pq_exec(c.get(), "INSERT INTO acc VALUES (5001, 0, 'p'), (-5001, 0, 'p')");
     EXPECT_FALSE(r.ok());
     EXPECT_TRUE(eventually([&] { return !dying->running(); }, std::chrono::seconds(10)));
   }
-  EXPECT_EQ(prepared_left(), 2);  // held by nobody: the shards keep them
+  EXPECT_EQ(cluster_->prepared_left(), 2);  // held by nobody: the shards keep them
   // Killed after the decision to commit, before COMMIT PREPARED: committed.
   {
-    auto dying = start_proxy("after_decision");
+    auto dying = cluster_->start_proxy("after_decision");
     auto c = pq_connect(dying->dsn());
     SqlResult r = pq_exec(c.get(), "INSERT INTO acc VALUES (5002, 0, 'd'), (-5002, 0, 'd')");
     EXPECT_FALSE(r.ok());
@@ -339,7 +296,7 @@ TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   }
   // The same for a transaction block over two shards, killed after its decision.
   {
-    auto dying = start_proxy("after_decision");
+    auto dying = cluster_->start_proxy("after_decision");
     auto c = pq_connect(dying->dsn());
     for (std::string sql : {"BEGIN", "INSERT INTO acc VALUES (5003, 0, 'b')",
                             "INSERT INTO acc VALUES (-5003, 0, 'b')"}) {
@@ -349,16 +306,16 @@ TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
     EXPECT_FALSE(pq_exec(c.get(), "COMMIT").ok());
     EXPECT_TRUE(eventually([&] { return !dying->running(); }, std::chrono::seconds(10)));
   }
-  EXPECT_EQ(prepared_left(), 6);
+  EXPECT_EQ(cluster_->prepared_left(), 6);
   EXPECT_EQ(decisions_left(), 2);
   // The running pgrange finishes both once the dead instance has been silent long enough.
-  EXPECT_TRUE(eventually([] { return prepared_left() == 0; }, std::chrono::seconds(30)))
-      << proxy_->log_tail();
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5001, -5001)"), 0);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5002, -5002)"), 2);
-  EXPECT_EQ(sum_direct("SELECT count(*) FROM acc WHERE id IN (5003, -5003)"), 2);
+  EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(30)))
+      << cluster_->proxy().log_tail();
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id IN (5001, -5001)"), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id IN (5002, -5002)"), 2);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id IN (5003, -5003)"), 2);
   EXPECT_TRUE(eventually([] { return decisions_left() == 0; }, std::chrono::seconds(10)));
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE id IN (5002, -5002)").at(), "2");
 }
 

@@ -7,158 +7,72 @@
 // shards directly), and no prepared transaction may be left on any shard.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 
-#include "tests/support/pg_server.hpp"
-#include "tests/support/proxy_process.hpp"
+#include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
 namespace {
 
-/// One statement of a script: a simple Query, or (`extended`) PQexecParams with `params`.
-struct Step {
-  Step(const char* s) : sql(s) {}  // NOLINT: scripts are lists of plain strings
-  std::string sql;
-  std::vector<std::string> params;
-  bool extended = false;
-};
-
-Step ext(std::string sql, std::vector<std::string> params) {
-  Step s(sql.c_str());
-  s.params = std::move(params);
-  s.extended = true;
-  return s;
-}
-
-/// Everything a client sees of one statement's answer, as text. The rows of an UPDATE …
-/// RETURNING are sorted: pgrange returns them shard by shard, PostgreSQL in its scan order.
-std::string answer(PGconn* conn, const Step& step) {
-  PGresult* res = nullptr;
-  if (step.extended) {
-    std::vector<const char*> values;
-    for (const auto& p : step.params) values.push_back(p.c_str());
-    res = PQexecParams(conn, step.sql.c_str(), static_cast<int>(values.size()), nullptr,
-                       values.data(), nullptr, nullptr, 0);
-  } else {
-    res = PQexec(conn, step.sql.c_str());
-  }
-  std::ostringstream out;
-  if (res == nullptr) return std::string("no result: ") + PQerrorMessage(conn);
-  ExecStatusType st = PQresultStatus(res);
-  out << PQresStatus(st) << " " << PQcmdStatus(res);
-  if (const char* s = PQresultErrorField(res, PG_DIAG_SQLSTATE)) out << " " << s;
-  if (const char* m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)) out << " " << m;
-  if (st == PGRES_TUPLES_OK) {
-    out << "\n";
-    for (int c = 0; c < PQnfields(res); ++c) out << (c ? "|" : "") << PQfname(res, c);
-    std::vector<std::string> rows;
-    for (int r = 0; r < PQntuples(res); ++r) {
-      std::string row;
-      for (int c = 0; c < PQnfields(res); ++c) {
-        row += (c ? "|" : "");
-        row += PQgetisnull(res, r, c) ? "<null>" : PQgetvalue(res, r, c);
-      }
-      rows.push_back(std::move(row));
-    }
-    if (step.sql.find("RETURNING") != std::string::npos) std::sort(rows.begin(), rows.end());
-    for (const auto& row : rows) out << "\n" << row;
-  }
-  PQclear(res);
-  return out.str();
-}
-
 class KeyMoveTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PgServer::Options o;
+    ShardCluster::Options o;
     o.databases = {"app", "ref"};
-    for (auto*& s : shards_) s = PgServer::start(o).release();
-    std::vector<std::string> dsns;
-    for (auto* s : shards_) dsns.push_back(s->dsn("app") + " user=postgres");
-    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns, 8)).release();
-    auto c = pq_connect(proxy_->dsn());
-    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
-    auto r = reference();
+    cluster_ = ShardCluster::start(o);
     // Even ids 2..300 (odd ones are free to move to); a generated column and a default, which
     // the moved rows keep as the UPDATE left them.
-    std::vector<std::string> setup = {
-        "CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text, "
-        "twice int8 GENERATED ALWAYS AS (v * 2) STORED, made date DEFAULT '2020-01-01')",
-        "INSERT INTO t (id, v, note) SELECT 2 * g, g % 7, 'row ' || g FROM "
-        "generate_series(1, 150) g",
-        "CREATE TABLE p (a int4, b text, v int4, PRIMARY KEY (a, b))",
-        "INSERT INTO p SELECT g, b, g FROM generate_series(1, 300, 7) g, "
-        "(VALUES ('x'), ('y')) AS bs(b)"};
-    for (const std::string& sql : setup) {
-      SqlResult a = pq_exec(c.get(), sql);
-      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
-      SqlResult b = pq_exec(r.get(), sql);
-      ASSERT_TRUE(b.ok()) << sql << ": " << b.message;
-    }
-    for (const char* sql :
-         {"ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER",
-          "ALTER TABLE p SPLIT AT VALUES (100), (200)", "ALTER TABLE p SCATTER"}) {
-      SqlResult a = pq_exec(c.get(), sql);
-      ASSERT_TRUE(a.ok()) << sql << ": " << a.message;
-    }
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text, "
+                   "twice int8 GENERATED ALWAYS AS (v * 2) STORED, made date DEFAULT '2020-01-01')",
+                   "INSERT INTO t (id, v, note) SELECT 2 * g, g % 7, 'row ' || g FROM "
+                   "generate_series(1, 150) g",
+                   "CREATE TABLE p (a int4, b text, v int4, PRIMARY KEY (a, b))",
+                   "INSERT INTO p SELECT g, b, g FROM generate_series(1, 300, 7) g, "
+                   "(VALUES ('x'), ('y')) AS bs(b)"},
+                  ShardCluster::Target::kPgrangeAndReference),
+              "");
+    ASSERT_EQ(cluster_->run_setup(
+                  {"ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER",
+                   "ALTER TABLE p SPLIT AT VALUES (100), (200)", "ALTER TABLE p SCATTER"}),
+              "");
     // The rows 10, 150 and 250 live on three different shards (the scripts rely on it).
-    for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
-      EXPECT_EQ(pq_exec(d.get(), "SELECT count(*) FROM t WHERE id IN (10, 150, 250)").at(), "1")
-          << i;
-    }
+    EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM t WHERE id IN (10, 150, 250)"),
+              (std::vector<std::string>{"1", "1", "1"}));
   }
-  static void TearDownTestSuite() {
-    delete proxy_;
-    for (auto*& s : shards_) {
-      delete s;
-      s = nullptr;
-    }
-  }
-
-  static PgConnPtr direct(int shard) {
-    return pq_connect(shards_[shard]->dsn("app") + " user=postgres");
-  }
-  static PgConnPtr reference() { return pq_connect(shards_[0]->dsn("ref") + " user=postgres"); }
+  static void TearDownTestSuite() { cluster_.reset(); }
 
   /// Runs the script through pgrange and on the reference, answer by answer, then compares the
   /// tables and checks where every row is.
-  static void run_script(const std::vector<Step>& script) {
-    auto c = pq_connect(proxy_->dsn());
-    auto r = reference();
-    for (const Step& step : script) {
-      std::string got = answer(c.get(), step);
-      std::string want = answer(r.get(), step);
+  static void run_script(const std::vector<ScriptStep>& script) {
+    auto c = cluster_->client();
+    auto r = cluster_->reference();
+    for (const ScriptStep& step : script) {
+      std::string got = answer_text(c.get(), step);
+      std::string want = answer_text(r.get(), step);
       EXPECT_EQ(got, want) << step.sql;
     }
     compare_tables();
   }
 
   static void compare_tables() {
-    auto c = pq_connect(proxy_->dsn());
-    auto r = reference();
+    auto c = cluster_->client();
+    auto r = cluster_->reference();
     for (const char* sql : {"SELECT * FROM t ORDER BY id", "SELECT * FROM p ORDER BY a, b"}) {
-      EXPECT_EQ(answer(c.get(), sql), answer(r.get(), sql)) << sql;
+      EXPECT_EQ(answer_text(c.get(), sql), answer_text(r.get(), sql)) << sql;
     }
     check_placement("t", "id");
     check_placement("p", "a, b");
-    int64_t prepared = 0;
-    for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
-      prepared += std::stoll(pq_exec(d.get(), "SELECT count(*) FROM pg_prepared_xacts").at());
-    }
-    EXPECT_EQ(prepared, 0) << "prepared transactions left on the shards";
+    EXPECT_EQ(cluster_->prepared_left(), 0) << "prepared transactions left on the shards";
   }
 
   /// Every row of `table` is on exactly the shard SHOW RANGE FROM TABLE … FOR ROW names.
   static void check_placement(const std::string& table, const std::string& key) {
-    auto c = pq_connect(proxy_->dsn());
+    auto c = cluster_->client();
     std::map<std::string, std::set<std::string>> on_shard;  // key text → shard names
     for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
+      auto d = cluster_->direct(i);
       SqlResult rows = pq_exec(d.get(), "SELECT " + key + " FROM " + table);
       ASSERT_TRUE(rows.ok()) << rows.message;
       for (const auto& row : rows.rows) {
@@ -174,12 +88,10 @@ class KeyMoveTest : public ::testing::Test {
     }
   }
 
-  static PgServer* shards_[3];
-  static ProxyProcess* proxy_;
+  static std::unique_ptr<ShardCluster> cluster_;
 };
 
-PgServer* KeyMoveTest::shards_[3] = {};
-ProxyProcess* KeyMoveTest::proxy_ = nullptr;
+std::unique_ptr<ShardCluster> KeyMoveTest::cluster_;
 
 TEST_F(KeyMoveTest, ASingleRowMovesToTheShardOwningItsNewKey) {
   run_script({
@@ -296,7 +208,7 @@ TEST_F(KeyMoveTest, ReturningGivesTheNewRows) {
 }
 
 TEST_F(KeyMoveTest, WhatCannotMoveCorrectlyIsRefused) {
-  auto c = pq_connect(proxy_->dsn());
+  auto c = cluster_->client();
   // A subquery in RETURNING would read the old shard's rows only.
   SqlResult r = pq_exec(c.get(), "UPDATE t SET id = 1201 WHERE id = 202 RETURNING (SELECT 1)");
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;

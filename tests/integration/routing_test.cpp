@@ -9,8 +9,7 @@
 #include <cstring>
 #include <map>
 
-#include "tests/support/pg_server.hpp"
-#include "tests/support/proxy_process.hpp"
+#include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -18,38 +17,17 @@ namespace {
 class RoutingTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    PgServer::Options o;
-    o.databases = {"app"};
-    for (auto*& s : shards_) s = PgServer::start(o).release();
-    proxy_ = ProxyProcess::start(ProxyConfig::with_shards(dsns("app"), 6)).release();
-    auto c = pq_connect(proxy_->dsn());
-    ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
-    for (std::string sql :
-         {"CREATE TABLE t (id int8 PRIMARY KEY, name text, hits int NOT NULL DEFAULT 0)",
-          "INSERT INTO t (id, name) SELECT g, 'n' || g FROM generate_series(1, 300) g",
-          "ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER"}) {
-      SqlResult r = pq_exec(c.get(), sql);
-      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
-    }
+    ShardCluster::Options o;
+    o.pool_size = 6;
+    cluster_ = ShardCluster::start(o);
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE t (id int8 PRIMARY KEY, name text, hits int NOT NULL DEFAULT 0)",
+                   "INSERT INTO t (id, name) SELECT g, 'n' || g FROM generate_series(1, 300) g",
+                   "ALTER TABLE t SPLIT AT VALUES (100), (200)", "ALTER TABLE t SCATTER"}),
+              "");
   }
-  static void TearDownTestSuite() {
-    delete proxy_;
-    for (auto*& s : shards_) {
-      delete s;
-      s = nullptr;
-    }
-  }
+  static void TearDownTestSuite() { cluster_.reset(); }
 
-  static PgConnPtr client() { return pq_connect(proxy_->dsn()); }
-  /// The shards' DSNs for database `db`.
-  static std::vector<std::string> dsns(const std::string& db) {
-    std::vector<std::string> out;
-    for (auto* s : shards_) out.push_back(s->dsn(db) + " user=postgres");
-    return out;
-  }
-  static PgConnPtr direct(int shard) {
-    return pq_connect(shards_[shard]->dsn("app") + " user=postgres");
-  }
   /// The shard index (0..2) the map gives the row with this id, from pgrange itself.
   static int owner(PGconn* c, int64_t id) {
     SqlResult r = pq_exec(c, "SHOW RANGE FROM TABLE t FOR ROW (" + std::to_string(id) + ")");
@@ -61,7 +39,7 @@ class RoutingTest : public ::testing::Test {
     int copies = 0;
     std::string row;
     for (int i = 0; i < 3; ++i) {
-      auto d = direct(i);
+      auto d = cluster_->direct(i);
       SqlResult r =
           pq_exec(d.get(), "SELECT name || '/' || hits FROM t WHERE id = " + std::to_string(id));
       if (!r.rows.empty()) {
@@ -72,20 +50,18 @@ class RoutingTest : public ::testing::Test {
     return {copies, row};
   }
 
-  static PgServer* shards_[3];
-  static ProxyProcess* proxy_;
+  static std::unique_ptr<ShardCluster> cluster_;
 };
-PgServer* RoutingTest::shards_[3] = {nullptr, nullptr, nullptr};
-ProxyProcess* RoutingTest::proxy_ = nullptr;
+std::unique_ptr<ShardCluster> RoutingTest::cluster_;
 
 TEST_F(RoutingTest, ScatterPutsEachRangeOnItsShard) {
-  auto c = client();
+  auto c = cluster_->client();
   std::map<int, int> owners;
   for (int64_t id : {1, 99, 100, 150, 199, 200, 300}) {
     int o = owner(c.get(), id);
     ++owners[o];
     // The owner holds the row and no other shard does.
-    auto d = direct(o);
+    auto d = cluster_->direct(o);
     EXPECT_EQ(pq_exec(d.get(), "SELECT name FROM t WHERE id = " + std::to_string(id)).at(),
               "n" + std::to_string(id));
     EXPECT_EQ(where(id).first, 1) << id;
@@ -94,7 +70,7 @@ TEST_F(RoutingTest, ScatterPutsEachRangeOnItsShard) {
 }
 
 TEST_F(RoutingTest, PointStatementsInTheSimpleProtocol) {
-  auto c = client();
+  auto c = cluster_->client();
   for (int64_t id : {5, 120, 250}) {
     SqlResult r = pq_exec(c.get(), "SELECT name FROM t WHERE id = " + std::to_string(id));
     ASSERT_TRUE(r.ok()) << r.message;
@@ -106,7 +82,7 @@ TEST_F(RoutingTest, PointStatementsInTheSimpleProtocol) {
   SqlResult ins = pq_exec(c.get(), "INSERT INTO t VALUES (1001, 'new', 0)");  // no column list
   ASSERT_TRUE(ins.ok()) << ins.message;
   EXPECT_EQ(where(1001).first, 1);
-  auto d = direct(owner(c.get(), 1001));
+  auto d = cluster_->direct(owner(c.get(), 1001));
   EXPECT_EQ(pq_exec(d.get(), "SELECT name FROM t WHERE id = 1001").at(), "new");
   // A count over every shard is the sum of theirs.
   SqlResult n = pq_exec(c.get(), "SELECT count(*) FROM t WHERE id <= 300");
@@ -119,7 +95,7 @@ TEST_F(RoutingTest, PointStatementsInTheSimpleProtocol) {
 }
 
 TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
-  auto c = client();
+  auto c = cluster_->client();
   // Unnamed statement, text parameter.
   for (int64_t id : {7, 133, 266}) {
     std::string v = std::to_string(id);
@@ -187,7 +163,7 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
 }
 
 TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
-  auto c = client();
+  auto c = cluster_->client();
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET hits = hits + 100 WHERE id = 10").ok());
   // A statement on another shard: the transaction now spans both.
@@ -232,7 +208,7 @@ TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
 }
 
 TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
-  auto c = client();
+  auto c = cluster_->client();
   for (std::string sql :
        {"SELECT count(DISTINCT name) FROM t", "SELECT id, row_number() OVER () FROM t",
         "INSERT INTO t (id, name) VALUES (60, 'x') ON CONFLICT (id) DO UPDATE SET id = 1060",
@@ -251,7 +227,7 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
 TEST_F(RoutingTest, TextsOfOneShapeShareAMergePlanOnlyWhereTheyMeanTheSame) {
   // Texts that differ only in literals share a plan, unless the plan read those literals
   // (LIMIT, OFFSET, ORDER BY positions).
-  auto c = client();
+  auto c = cluster_->client();
   using Rows = std::vector<std::vector<std::string>>;
   auto rows = [&](const std::string& sql) {
     SqlResult r = pq_exec(c.get(), sql);
@@ -275,17 +251,17 @@ TEST_F(RoutingTest, TextsOfOneShapeShareAMergePlanOnlyWhereTheyMeanTheSame) {
 
 TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
   // Shards whose database orders text by ICU's rules: pgrange cannot merge text in that order.
-  for (auto* shard : shards_) {
-    auto d = pq_connect(shard->dsn("postgres") + " user=postgres");
+  for (int i = 0; i < cluster_->size(); ++i) {
+    auto d = pq_connect(cluster_->shard(i).dsn("postgres"));
     SqlResult r = pq_exec(d.get(),
                           "CREATE DATABASE icu LOCALE_PROVIDER icu ICU_LOCALE 'en-US' "
                           "TEMPLATE template0");
     ASSERT_TRUE(r.ok()) << r.message;
   }
-  ProxyConfig cfg = ProxyConfig::with_shards(dsns("icu"), 4);
-  cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("icu_meta") + " user=postgres\"\n";
+  ProxyConfig cfg = ProxyConfig::with_shards(cluster_->dsns("icu"), 4);
+  cfg.extra_toml = "\n[metadata]\ndsn = \"" + cluster_->shard(0).dsn("icu_meta") + "\"\n";
   {
-    auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
+    auto d = pq_connect(cluster_->shard(0).dsn("postgres"));
     ASSERT_TRUE(pq_exec(d.get(), "CREATE DATABASE icu_meta").ok());
   }
   auto proxy = ProxyProcess::start(cfg);
@@ -322,16 +298,16 @@ TEST_F(RoutingTest, TextIsMergedOnlyWhereTheShardsOrderItBytewise) {
 }
 
 TEST_F(RoutingTest, ImportTableWorksAsTheFirstStatementOfAnEmptyCatalog) {
-  ProxyConfig cfg = ProxyConfig::with_shards(dsns("app"), 2);
+  ProxyConfig cfg = ProxyConfig::with_shards(cluster_->dsns("app"), 2);
   for (int i = 0; i < 3; ++i) {
-    auto d = direct(i);
+    auto d = cluster_->direct(i);
     ASSERT_TRUE(pq_exec(d.get(), "CREATE TABLE adopted (k int8 PRIMARY KEY, v text)").ok());
   }
   {
-    auto d = pq_connect(shards_[0]->dsn("postgres") + " user=postgres");
+    auto d = pq_connect(cluster_->shard(0).dsn("postgres"));
     ASSERT_TRUE(pq_exec(d.get(), "CREATE DATABASE empty_meta").ok());
   }
-  cfg.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("empty_meta") + " user=postgres\"\n";
+  cfg.extra_toml = "\n[metadata]\ndsn = \"" + cluster_->shard(0).dsn("empty_meta") + "\"\n";
   auto proxy = ProxyProcess::start(cfg);
   auto c = pq_connect(proxy->dsn());
   SqlResult r = pq_exec(c.get(), "IMPORT TABLE adopted");
@@ -340,13 +316,13 @@ TEST_F(RoutingTest, ImportTableWorksAsTheFirstStatementOfAnEmptyCatalog) {
 }
 
 TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
-  auto c = client();
+  auto c = cluster_->client();
   ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE plain (v text)").ok());
   SqlResult sr = pq_exec(c.get(), "ALTER TABLE plain SPLIT AT VALUES ('x')");
   EXPECT_EQ(sr.sqlstate, "0A000") << sr.message;  // unsharded: says why it cannot split
   ASSERT_TRUE(pq_exec(c.get(), "ALTER TABLE plain ADD COLUMN id int8").ok());
   for (int i = 0; i < 3; ++i) {
-    auto d = direct(i);
+    auto d = cluster_->direct(i);
     EXPECT_EQ(pq_exec(d.get(),
                       "SELECT count(*) FROM information_schema.columns WHERE "
                       "table_name = 'plain'")
@@ -358,13 +334,13 @@ TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
   SqlResult split = pq_exec(c.get(), "ALTER TABLE plain SPLIT AT VALUES (10)");
   EXPECT_TRUE(split.ok()) << split.message;  // keyed now
   // A CREATE TABLE that fails on one shard is undone on the others.
-  auto d3 = direct(2);
+  auto d3 = cluster_->direct(2);
   ASSERT_TRUE(pq_exec(d3.get(), "CREATE TABLE clash (x int)").ok());
   SqlResult clash = pq_exec(c.get(), "CREATE TABLE clash (id int PRIMARY KEY)");
   EXPECT_EQ(clash.sqlstate, "42P07") << clash.message;
   EXPECT_NE(clash.message.find("s3"), std::string::npos) << clash.message;
   for (int i = 0; i < 2; ++i) {
-    auto d = direct(i);
+    auto d = cluster_->direct(i);
     EXPECT_EQ(pq_exec(d.get(), "SELECT to_regclass('clash') IS NULL").at(), "t") << i;
   }
   SqlResult shown = pq_exec(c.get(), "SHOW RANGES FROM TABLE clash");
@@ -378,7 +354,7 @@ TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
 }
 
 TEST_F(RoutingTest, AFailedMoveLeavesTheOldPlacementIntact) {
-  auto c = client();
+  auto c = cluster_->client();
   ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE fragile (id int8 PRIMARY KEY, v text)").ok());
   ASSERT_TRUE(
       pq_exec(c.get(), "INSERT INTO fragile SELECT g, 'v' || g FROM generate_series(1, 50) g")
@@ -388,7 +364,7 @@ TEST_F(RoutingTest, AFailedMoveLeavesTheOldPlacementIntact) {
   std::string range_id = where_now.at(0, 2), shard = where_now.at(0, 3);
   int target = shard == "s1" ? 1 : 0;
   // The target lost the table behind pgrange's back: the copy fails there.
-  auto d = direct(target);
+  auto d = cluster_->direct(target);
   ASSERT_TRUE(pq_exec(d.get(), "DROP TABLE fragile").ok());
   SqlResult moved = pq_exec(
       c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's" + std::to_string(target + 1) + "'");
@@ -398,7 +374,7 @@ TEST_F(RoutingTest, AFailedMoveLeavesTheOldPlacementIntact) {
   EXPECT_EQ(pq_exec(c.get(), "SHOW RANGE FROM TABLE fragile FOR ROW (1)").at(0, 3), shard);
   SqlResult upd = pq_exec(c.get(), "UPDATE fragile SET v = 'w' WHERE id = 7");
   ASSERT_TRUE(upd.ok()) << upd.message;
-  auto src = direct(std::stoi(shard.substr(1)) - 1);
+  auto src = cluster_->direct(std::stoi(shard.substr(1)) - 1);
   EXPECT_EQ(pq_exec(src.get(), "SELECT count(*) FROM fragile").at(), "50");
   EXPECT_EQ(pq_exec(src.get(), "SELECT v FROM fragile WHERE id = 7").at(), "w");
 }
