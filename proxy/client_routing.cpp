@@ -10,6 +10,7 @@
 #include "proxy/frame_reader.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "sql/hash_sharded_key.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
@@ -144,6 +145,36 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
     if (auto p = plan_explain(sql)) return *p;
   }
+  if (kw == "create" || kw == "alter") {
+    // PRIMARY KEY … USING HASH: the shards get the plain PRIMARY KEY, the catalog the buckets.
+    auto hashed = sql::strip_hash_sharding(sql);
+    if (!hashed || *hashed) {
+      Plan p;
+      p.kind = Plan::Kind::kRefuse;
+      if (!hashed) {
+        p.error = hashed.error();
+        return p;
+      }
+      p = plan_analysis(type, worker_.analyze((*hashed)->sql), nullptr, (*hashed)->sql);
+      if (p.kind == Plan::Kind::kRefuse) return p;
+      bool one_create = p.analysis && *p.analysis && (*p.analysis)->size() == 1 &&
+                        (**p.analysis)[0].kind == sql::StatementKind::kCreateTable &&
+                        !(**p.analysis)[0].temporary;
+      if (p.kind != Plan::Kind::kBroadcast || !one_create) {
+        p.kind = Plan::Kind::kRefuse;
+        p.error = not_supported(
+            "a hash-sharded primary key (USING HASH) is supported by pgrange in a CREATE TABLE "
+            "of its own, through the simple query protocol, outside transaction blocks");
+        return p;
+      }
+      auto infos = **p.analysis;
+      infos[0].hash_buckets = (*hashed)->buckets;
+      infos[0].hash_stripped_sql = std::move((*hashed)->sql);
+      p.analysis =
+          std::make_shared<const Result<std::vector<sql::StatementInfo>>>(std::move(infos));
+      return p;
+    }
+  }
   return plan_analysis(type, worker_.analyze(sql), nullptr, sql);
 }
 
@@ -261,6 +292,14 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
             "COPY of a table on several shards inside a transaction block tied to one "
             "connection is not supported",
             "run the COPY outside the transaction block, or use transaction pooling"));
+      }
+      const routing::TableDescriptor* table =
+          infos[0].copy_query ? nullptr
+                              : view->find_table(infos[0].target.schema, infos[0].target.name);
+      if (table != nullptr && table->hash_buckets > 0) {
+        return refuse_with(not_supported("COPY of hash-sharded table \"" + table->name +
+                                             "\" over several shards is not supported yet",
+                                         "load it with INSERT … VALUES"));
       }
       copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
       p.route.refusal.reset();
@@ -593,7 +632,9 @@ awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& 
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                                              const std::vector<sql::StatementInfo>& infos) {
   ControlPlane* cp = worker_.shared().control;
-  std::string sql(sql_text);
+  // A hash-sharded CREATE TABLE runs on the shards without its USING HASH.
+  std::string sql(infos.size() == 1 && infos[0].hash_buckets > 0 ? infos[0].hash_stripped_sql
+                                                                 : sql_text);
   std::string out;
   for (const auto& info : infos) {
     if (auto ok = cp->check_ddl(info); !ok) {
@@ -693,7 +734,9 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   out = std::move(first_reply);
   for (const auto& info : infos) {
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
-    std::function<Result<std::string>()> task = [cp, &info]() { return cp->after_ddl(info); };
+    std::function<Result<std::string>()> task = [cp, &info]() {
+      return cp->after_ddl(info, info.hash_buckets);
+    };
     auto r = co_await cp->call<Result<std::string>>(std::move(task));
     if (!r) {
       write_error(out, r.error());

@@ -148,6 +148,11 @@ struct StatementInfo {
   bool if_exists = false;      ///< DROP … IF EXISTS, ALTER TABLE IF EXISTS
   bool temporary = false;      ///< CREATE TEMP TABLE, SELECT INTO TEMP
   bool create_as = false;      ///< CREATE TABLE … AS, SELECT … INTO
+  /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N,
+  /// and the query string as the shards run it, without the clause (the session strips it,
+  /// strip_hash_sharding, before analysis: libpg_query cannot parse it).
+  uint32_t hash_buckets = 0;
+  std::string hash_stripped_sql;
   /// CREATE TABLE (LIKE …) / INHERITS / PARTITION OF / PARTITION BY / OF type.
   bool has_like_or_inherits = false;
   std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN
