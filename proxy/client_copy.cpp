@@ -13,6 +13,7 @@
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/hash_sharding.hpp"
 #include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
 #include "routing/range_data.hpp"
@@ -191,7 +192,7 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
   }
   std::vector<std::string> columns = stmt->columns.empty() ? t->columns : stmt->columns;
   std::vector<size_t> wanted;
-  for (const routing::KeyColumnDef& k : t->key) {
+  for (const routing::KeyColumnDef& k : routing::row_key_columns(*t)) {
     auto it = std::find(columns.begin(), columns.end(), k.name);
     if (it == columns.end()) {
       refuse_now(Error::make(sqlstate::kFeatureNotSupported,
@@ -367,18 +368,36 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
     if (!copy.table.key.empty()) {
       copy.key = routing::index_prefix(copy.table.table_id, 1);
       bool binary = copy.binary;
-      for (size_t i = 0; i < copy.table.key.size(); ++i) {
+      const auto key_columns = routing::row_key_columns(copy.table);
+      // A hash-sharded key starts with the bucket of the values: read them all first.
+      std::vector<std::optional<routing::KeyValue>> hashed;
+      for (size_t i = 0; i < key_columns.size(); ++i) {
         const auto& v = row.fields[i];
         std::optional<std::string_view> value;
         if (v) value = *v;
-        auto r = binary ? routing::append_binary_value(copy.key, copy.table.key[i].column, value)
-                        : routing::append_text_value(copy.key, copy.table.key[i].column, value);
+        Result<void> r;
+        if (copy.table.hash_buckets > 0) {
+          if (!value) {
+            hashed.emplace_back();
+          } else {
+            auto parsed = binary ? routing::parse_binary_value(key_columns[i].column.type, *value)
+                                 : routing::parse_text_value(key_columns[i].column.type, *value);
+            if (parsed) {
+              hashed.emplace_back(std::move(*parsed));
+            } else {
+              r = tl::unexpected(parsed.error());
+            }
+          }
+        } else {
+          r = binary ? routing::append_binary_value(copy.key, key_columns[i].column, value)
+                     : routing::append_text_value(copy.key, key_columns[i].column, value);
+        }
         if (!r) {
           // As PostgreSQL's input function would have failed: the column, and in text and CSV
           // the value.
           copy.failure = r.error();
           copy.failure->context = "COPY " + copy.table.name + ", line " + std::to_string(row.line) +
-                                  ", column " + copy.table.key[i].name;
+                                  ", column " + key_columns[i].name;
           if (!binary) {
             copy.failure->context +=
                 ": \"" + sql::CopyRowReader::printout(value.value_or("")) + "\"";
@@ -387,6 +406,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
           return;
         }
       }
+      if (copy.table.hash_buckets > 0) copy.key = routing::row_key(copy.table, hashed);
       const routing::RangeDescriptor* r = ranges.lookup(copy.key);
       shard = r != nullptr ? copy.view->shard_index(r->shard) : -1;
       if (shard < 0) {
@@ -527,16 +547,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
 }
 
 awaitable<std::optional<Error>> ClientSession::end_implicit_transaction(bool commit) {
-  Coordinated c = std::move(*coord_);
-  coord_.reset();
-  std::vector<TxnPart> parts;
-  for (auto& [shard, conn] : c.parts) {
-    TxnPart& part = parts.emplace_back();
-    part.shard = shard;
-    part.conn = std::move(conn);
-    part.in_transaction = true;
-    part.broken = part.conn->broken();
-  }
+  std::vector<TxnPart> parts = take_coordinated_parts();
   auto error = co_await end_transaction(parts, commit);
   txn_status_ = 'I';
   leave_ranges();
@@ -596,11 +607,12 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
       columns += (columns.empty() ? "" : ", ") + quote_ident(c);
     if (columns.empty()) columns = "*";
     std::string order;
-    for (const routing::KeyColumnDef& k : t->key) {
+    const std::vector<std::string> key_sql = routing::key_column_sql(*t);
+    for (size_t k = 0; k < t->key.size(); ++k) {
       order += order.empty() ? " ORDER BY " : ", ";
-      order += quote_ident(k.name);
-      if (routing::is_text_type(k.column.type)) order += " COLLATE \"C\"";
-      if (k.column.descending) order += " DESC";
+      order += key_sql[k];  // a hash-sharded key's bucket is an expression
+      if (routing::is_text_type(t->key[k].column.type)) order += " COLLATE \"C\"";
+      if (t->key[k].column.descending) order += " DESC";
     }
     // Range by range in key order: the table's rows come out in key order.
     for (size_t i : view->table_ranges(t->table_id)) {

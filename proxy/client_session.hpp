@@ -250,6 +250,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
   bool coordinated_message(char type, std::string_view body, std::string_view raw,
                            std::string& out);
+  /// The coordinated transaction's connections as parts in their transactions (coord_ ends).
+  std::vector<TxnPart> take_coordinated_parts();
   /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
   /// rollback; appends the answer (without ReadyForQuery) to `out`.
   awaitable<void> finish_coordinated(bool commit, std::string& out);

@@ -570,17 +570,21 @@ bool ClientSession::coordinated_message(char type, std::string_view body, std::s
   }
 }
 
-awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
-  Coordinated c = std::move(*coord_);
-  coord_.reset();
+std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {
   std::vector<TxnPart> parts;
-  for (auto& [shard, conn] : c.parts) {
+  for (auto& [shard, conn] : coord_->parts) {
     TxnPart& part = parts.emplace_back();
     part.shard = shard;
     part.conn = std::move(conn);
     part.in_transaction = true;
     part.broken = part.conn->broken();
   }
+  coord_.reset();
+  return parts;
+}
+
+awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
+  std::vector<TxnPart> parts = take_coordinated_parts();
   std::vector<sql::SessionEffect> effects = std::move(txn_effects_);
   txn_effects_.clear();
   savepoints_.clear();
