@@ -293,14 +293,6 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
             "connection is not supported",
             "run the COPY outside the transaction block, or use transaction pooling"));
       }
-      const routing::TableDescriptor* table =
-          infos[0].copy_query ? nullptr
-                              : view->find_table(infos[0].target.schema, infos[0].target.name);
-      if (table != nullptr && table->hash_buckets > 0) {
-        return refuse_with(not_supported("COPY of hash-sharded table \"" + table->name +
-                                             "\" over several shards is not supported yet",
-                                         "load it with INSERT … VALUES"));
-      }
       copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
       p.route.refusal.reset();
     }
