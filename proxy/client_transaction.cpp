@@ -22,7 +22,6 @@ constexpr size_t kBatch = 64 * 1024;
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
 constexpr size_t kBacklog = 256 * 1024;
 
-
 /// The first word of a statement, lower case (leading blanks and comments skipped).
 std::string leading_word(std::string_view sql) {
   size_t i = 0;
