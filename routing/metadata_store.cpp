@@ -61,6 +61,55 @@ void insert_range(pqxx::work& tx, const RangeDescriptor& r) {
                              : std::optional<int64_t>());
 }
 
+/// A key column as stored: its name, its type's name and its direction.
+KeyColumnDef key_column_from(const pqxx::field& name, const pqxx::field& type_name,
+                             const pqxx::field& descending) {
+  auto type = key_type_from_name(type_name.as<std::string>());
+  if (!type) throw std::runtime_error("metadata store: " + type.error().message);
+  KeyColumnDef def;
+  def.name = name.as<std::string>();
+  def.column.type = *type;
+  def.column.descending = descending.as<bool>();
+  return def;
+}
+
+/// How an index state is stored.
+std::string index_state_name(IndexDescriptor::State s) {
+  switch (s) {
+    case IndexDescriptor::State::kWriteOnly:
+      return "write_only";
+    case IndexDescriptor::State::kPublic:
+      return "public";
+  }
+  throw std::logic_error("bad index state");
+}
+
+/// The index state stored as `name`.
+IndexDescriptor::State index_state_from_name(const std::string& name) {
+  if (name == "write_only") return IndexDescriptor::State::kWriteOnly;
+  if (name == "public") return IndexDescriptor::State::kPublic;
+  throw std::runtime_error("metadata store: bad index state " + name);
+}
+
+/// The loaded table with id `id`, or null.
+TableDescriptor* find_loaded(std::vector<TableDescriptor>& tables, uint64_t id) {
+  for (TableDescriptor& t : tables) {
+    if (t.table_id == id) return &t;
+  }
+  return nullptr;
+}
+
+/// The loaded index `index_id` of the loaded table `table_id`, or null.
+IndexDescriptor* find_loaded(std::vector<TableDescriptor>& tables, uint64_t table_id,
+                             uint32_t index_id) {
+  TableDescriptor* t = find_loaded(tables, table_id);
+  if (t == nullptr) return nullptr;
+  for (IndexDescriptor& i : t->indexes) {
+    if (i.index_id == index_id) return &i;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 struct MetadataStore::Impl {
@@ -193,6 +242,40 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (5)");
   }
+  if (current < 6) {
+    // v6: global secondary indexes. Their ids count per table from 2 (1 is the primary index)
+    // and are never reused, so a dropped index's keys can never be mistaken for a new one's.
+    tx.exec0(R"sql(
+      ALTER TABLE pgrange_tables ADD COLUMN next_index_id int NOT NULL DEFAULT 2
+        CHECK (next_index_id >= 2);
+      CREATE TABLE pgrange_indexes (
+        table_id bigint NOT NULL REFERENCES pgrange_tables ON DELETE CASCADE,
+        index_id int NOT NULL CHECK (index_id >= 2),
+        name text NOT NULL,
+        is_unique bool NOT NULL,
+        state text NOT NULL CHECK (state IN ('write_only', 'public')),
+        PRIMARY KEY (table_id, index_id),
+        UNIQUE (table_id, name));
+      CREATE TABLE pgrange_index_columns (
+        table_id bigint NOT NULL,
+        index_id int NOT NULL,
+        ordinal int NOT NULL,
+        column_name text NOT NULL,
+        type_name text NOT NULL,
+        descending bool NOT NULL,
+        PRIMARY KEY (table_id, index_id, ordinal),
+        FOREIGN KEY (table_id, index_id) REFERENCES pgrange_indexes ON DELETE CASCADE);
+      CREATE TABLE pgrange_index_storing (
+        table_id bigint NOT NULL,
+        index_id int NOT NULL,
+        ordinal int NOT NULL,
+        column_name text NOT NULL,
+        PRIMARY KEY (table_id, index_id, ordinal),
+        FOREIGN KEY (table_id, index_id) REFERENCES pgrange_indexes ON DELETE CASCADE);
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (6)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -231,23 +314,42 @@ MetadataSnapshot MetadataStore::load() {
   for (const auto& row :
        tx.exec("SELECT table_id, column_name, type_name, descending FROM pgrange_table_keys "
                "ORDER BY table_id, ordinal")) {
-    uint64_t id = row[0].as<uint64_t>();
-    for (TableDescriptor& t : snap.tables) {
-      if (t.table_id != id) continue;
-      auto type = key_type_from_name(row[2].as<std::string>());
-      if (!type) throw std::runtime_error("metadata store: " + type.error().message);
-      KeyColumnDef def;
-      def.name = row[1].as<std::string>();
-      def.column.type = *type;
-      def.column.descending = row[3].as<bool>();
-      t.key.push_back(std::move(def));
+    if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
+      t->key.push_back(key_column_from(row[1], row[2], row[3]));
     }
   }
   for (const auto& row : tx.exec(
            "SELECT table_id, column_name FROM pgrange_table_columns ORDER BY table_id, ordinal")) {
-    uint64_t id = row[0].as<uint64_t>();
-    for (TableDescriptor& t : snap.tables) {
-      if (t.table_id == id) t.columns.push_back(row[1].as<std::string>());
+    if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
+      t->columns.push_back(row[1].as<std::string>());
+    }
+  }
+  for (const auto& row :
+       tx.exec("SELECT table_id, index_id, name, is_unique, state FROM pgrange_indexes "
+               "ORDER BY table_id, index_id")) {
+    if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
+      IndexDescriptor i;
+      i.index_id = row[1].as<uint32_t>();
+      i.name = row[2].as<std::string>();
+      i.unique = row[3].as<bool>();
+      i.state = index_state_from_name(row[4].as<std::string>());
+      t->indexes.push_back(std::move(i));
+    }
+  }
+  for (const auto& row :
+       tx.exec("SELECT table_id, index_id, column_name, type_name, descending FROM "
+               "pgrange_index_columns ORDER BY table_id, index_id, ordinal")) {
+    if (IndexDescriptor* i =
+            find_loaded(snap.tables, row[0].as<uint64_t>(), row[1].as<uint32_t>())) {
+      i->columns.push_back(key_column_from(row[2], row[3], row[4]));
+    }
+  }
+  for (const auto& row :
+       tx.exec("SELECT table_id, index_id, column_name FROM pgrange_index_storing "
+               "ORDER BY table_id, index_id, ordinal")) {
+    if (IndexDescriptor* i =
+            find_loaded(snap.tables, row[0].as<uint64_t>(), row[1].as<uint32_t>())) {
+      i->storing.push_back(row[2].as<std::string>());
     }
   }
   for (const auto& row : tx.exec("SELECT range_id FROM pgrange_range_holds ORDER BY range_id")) {
@@ -279,21 +381,53 @@ void insert_columns(pqxx::work& tx, uint64_t table_id, const std::vector<std::st
   }
 }
 
+/// Writes a table's key columns in order.
+void insert_key(pqxx::work& tx, uint64_t table_id, const std::vector<KeyColumnDef>& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_table_keys (table_id, ordinal, column_name, type_name, descending) "
+        "VALUES ($1, $2, $3, $4, $5)",
+        static_cast<int64_t>(table_id), static_cast<int>(i), key[i].name,
+        std::string(key_type_name(key[i].column.type)), key[i].column.descending);
+  }
+}
+
 void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets) "
       "VALUES ($1, $2, $3, $4, $5)",
       static_cast<int64_t>(table.table_id), table.schema, table.name,
       std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets));
-  for (size_t i = 0; i < table.key.size(); ++i) {
-    const KeyColumnDef& k = table.key[i];
-    tx.exec_params0(
-        "INSERT INTO pgrange_table_keys (table_id, ordinal, column_name, type_name, descending) "
-        "VALUES ($1, $2, $3, $4, $5)",
-        static_cast<int64_t>(table.table_id), static_cast<int>(i), k.name,
-        std::string(key_type_name(k.column.type)), k.column.descending);
-  }
+  insert_key(tx, table.table_id, table.key);
   insert_columns(tx, table.table_id, table.columns);
+}
+
+/// Writes an index of a table under its index_id: its row, its key columns and its stored
+/// columns, in order. Throws DuplicateIndexError if the table has an index of that name.
+void insert_index(pqxx::work& tx, uint64_t table_id, const IndexDescriptor& index) {
+  auto tid = static_cast<int64_t>(table_id);
+  auto iid = static_cast<int64_t>(index.index_id);
+  pqxx::result r = tx.exec_params(
+      "INSERT INTO pgrange_indexes (table_id, index_id, name, is_unique, state) "
+      "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id, name) DO NOTHING",
+      tid, iid, index.name, index.unique, index_state_name(index.state));
+  if (r.affected_rows() != 1) {
+    throw DuplicateIndexError("relation \"" + index.name + "\" already exists");
+  }
+  for (size_t i = 0; i < index.columns.size(); ++i) {
+    const KeyColumnDef& k = index.columns[i];
+    tx.exec_params0(
+        "INSERT INTO pgrange_index_columns (table_id, index_id, ordinal, column_name, type_name, "
+        "descending) VALUES ($1, $2, $3, $4, $5, $6)",
+        tid, iid, static_cast<int>(i), k.name, std::string(key_type_name(k.column.type)),
+        k.column.descending);
+  }
+  for (size_t i = 0; i < index.storing.size(); ++i) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_index_storing (table_id, index_id, ordinal, column_name) "
+        "VALUES ($1, $2, $3, $4)",
+        tid, iid, static_cast<int>(i), index.storing[i]);
+  }
 }
 
 void write_range_changes(pqxx::work& tx, const std::vector<RangeChange>& changes) {
@@ -319,6 +453,15 @@ void write_range_changes(pqxx::work& tx, const std::vector<RangeChange>& changes
       "(SELECT max(range_id) + 1 FROM pgrange_ranges)))");
 }
 
+/// Ends a change: writes its range changes (if any), bumps the version (with NOTIFY) and
+/// commits. Returns the new version.
+int64_t commit_change(pqxx::work& tx, const std::vector<RangeChange>& changes = {}) {
+  if (!changes.empty()) write_range_changes(tx, changes);
+  int64_t v = bump_version(tx);
+  tx.commit();
+  return v;
+}
+
 }  // namespace
 
 TableDescriptor MetadataStore::create_table(TableDescriptor table) {
@@ -341,9 +484,7 @@ void MetadataStore::register_table(const TableDescriptor& table,
                                    const std::vector<RangeChange>& changes) {
   pqxx::work tx(impl_->conn);
   insert_table(tx, table);
-  write_range_changes(tx, changes);
-  bump_version(tx);
-  tx.commit();
+  commit_change(tx, changes);
 }
 
 void MetadataStore::set_table_columns(uint64_t table_id, const std::vector<std::string>& columns) {
@@ -396,9 +537,55 @@ Result<int64_t> MetadataStore::expiration_micros(const std::string& literal,
 
 void MetadataStore::drop_table(uint64_t table_id) {
   pqxx::work tx(impl_->conn);
+  // Its keys, columns and indexes go with it (ON DELETE CASCADE).
   tx.exec_params0("DELETE FROM pgrange_tables WHERE table_id = $1", static_cast<int64_t>(table_id));
   bump_version(tx);
   tx.commit();
+}
+
+IndexDescriptor MetadataStore::add_index(uint64_t table_id, IndexDescriptor index,
+                                         const std::vector<RangeChange>& changes) {
+  pqxx::work tx(impl_->conn);
+  // Taking the id locks the table's row: concurrent additions to one table queue up here.
+  pqxx::result r = tx.exec_params(
+      "UPDATE pgrange_tables SET next_index_id = next_index_id + 1 WHERE table_id = $1 "
+      "RETURNING next_index_id - 1",
+      static_cast<int64_t>(table_id));
+  if (r.empty()) {
+    throw std::runtime_error("metadata store: no table with id " + std::to_string(table_id));
+  }
+  index.index_id = r[0][0].as<uint32_t>();
+  index.state = IndexDescriptor::State::kWriteOnly;
+  insert_index(tx, table_id, index);
+  commit_change(tx, changes);
+  return index;
+}
+
+void MetadataStore::set_index_state(uint64_t table_id, uint32_t index_id,
+                                    IndexDescriptor::State state) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "UPDATE pgrange_indexes SET state = $3 WHERE table_id = $1 AND index_id = $2",
+      static_cast<int64_t>(table_id), static_cast<int64_t>(index_id), index_state_name(state));
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("metadata store: no index " + std::to_string(index_id) + " on table " +
+                             std::to_string(table_id));
+  }
+  commit_change(tx);
+}
+
+void MetadataStore::drop_index(uint64_t table_id, uint32_t index_id,
+                               const std::vector<RangeChange>& changes) {
+  pqxx::work tx(impl_->conn);
+  // Its columns go with it (ON DELETE CASCADE); next_index_id stays, so the id is not reused.
+  pqxx::result r =
+      tx.exec_params("DELETE FROM pgrange_indexes WHERE table_id = $1 AND index_id = $2",
+                     static_cast<int64_t>(table_id), static_cast<int64_t>(index_id));
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("metadata store: no index " + std::to_string(index_id) + " on table " +
+                             std::to_string(table_id));
+  }
+  commit_change(tx, changes);
 }
 
 void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
@@ -412,13 +599,7 @@ void MetadataStore::update_table_key(uint64_t table_id, KeySource source,
   }
   tx.exec_params0("DELETE FROM pgrange_table_keys WHERE table_id = $1",
                   static_cast<int64_t>(table_id));
-  for (size_t i = 0; i < key.size(); ++i) {
-    tx.exec_params0(
-        "INSERT INTO pgrange_table_keys (table_id, ordinal, column_name, type_name, descending) "
-        "VALUES ($1, $2, $3, $4, $5)",
-        static_cast<int64_t>(table_id), static_cast<int>(i), key[i].name,
-        std::string(key_type_name(key[i].column.type)), key[i].column.descending);
-  }
+  insert_key(tx, table_id, key);
   bump_version(tx);
   tx.commit();
 }
@@ -436,10 +617,7 @@ int64_t MetadataStore::apply_range_changes(const std::vector<RangeChange>& chang
                                " was taken away (its move was presumed dead)");
     }
   }
-  write_range_changes(tx, changes);
-  int64_t v = bump_version(tx);
-  tx.commit();
-  return v;
+  return commit_change(tx, changes);
 }
 
 int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,13 @@ struct MetadataSnapshot {
   std::vector<uint64_t> held_ranges;    ///< ranges being moved: writes to them wait
 };
 
+/// Thrown by MetadataStore::add_index when the table has an index of that name already (the
+/// caller's 42P07). Not a pqxx::unique_violation, which callers retry as a concurrent change.
+class DuplicateIndexError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// The durable catalog and range map in a PostgreSQL database (the control plane; libpqxx).
 /// Every change is one transaction that bumps the version and sends NOTIFY pgrange_metadata, so
 /// other pgrange instances can reload. Control-plane code: methods throw on failure
@@ -30,7 +38,7 @@ struct MetadataSnapshot {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -58,7 +66,19 @@ class MetadataStore {
   /// counts from now) to µs since the Unix epoch.
   Result<int64_t> expiration_micros(const std::string& literal, const std::string& type);
 
-  /// Forgets a table (its ranges are the caller's to merge away).
+  /// Registers a global secondary index of a table in state kWriteOnly under a fresh index id
+  /// (from 2, never reused on that table; index.index_id is ignored) together with the range
+  /// changes that give it its own ranges (as apply_range_changes), in one transaction. Returns
+  /// the index as registered. Throws DuplicateIndexError if the table has an index of that name.
+  IndexDescriptor add_index(uint64_t table_id, IndexDescriptor index,
+                            const std::vector<RangeChange>& changes);
+  /// Moves an index to `state` (kPublic once it is built).
+  void set_index_state(uint64_t table_id, uint32_t index_id, IndexDescriptor::State state);
+  /// Forgets an index together with the range changes that merge its ranges away (as
+  /// apply_range_changes), in one transaction. Its id is not reused.
+  void drop_index(uint64_t table_id, uint32_t index_id, const std::vector<RangeChange>& changes);
+
+  /// Forgets a table and its indexes (its ranges are the caller's to merge away).
   void drop_table(uint64_t table_id);
   /// Replaces a table's key (ALTER TABLE … ADD PRIMARY KEY on an unsharded table).
   void update_table_key(uint64_t table_id, KeySource source, const std::vector<KeyColumnDef>& key);

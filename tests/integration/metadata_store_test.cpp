@@ -1,5 +1,5 @@
 // The metadata store against a real PostgreSQL 15: schema creation, table ids, durable range
-// changes with generation checks, and NOTIFY on every change.
+// changes with generation checks, global secondary indexes, and NOTIFY on every change.
 #include "routing/metadata_store.hpp"
 
 #include <gtest/gtest.h>
@@ -41,6 +41,13 @@ TableDescriptor keyed_table(std::string name) {
   t.key.push_back(KeyColumnDef{"tenant", KeyColumn{KeyType::kInt8, false}});
   t.key.push_back(KeyColumnDef{"ts", KeyColumn{KeyType::kTimestamptz, true}});
   return t;
+}
+
+/// Takes a store back to what schema version 5 left: no indexes and no index id counter.
+void undo_version_6(pqxx::work& tx) {
+  tx.exec0("DROP TABLE pgrange_index_storing, pgrange_index_columns, pgrange_indexes");
+  tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN next_index_id");
+  tx.exec0("UPDATE pgrange_schema SET version = 5");
 }
 
 TEST_F(MetadataStoreTest, NewStoreHasOneRangeOverTheWholeSpace) {
@@ -172,6 +179,7 @@ TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {
     // A store as schema version 4 left it: no hash_buckets column yet.
     pqxx::connection c(dsn);
     pqxx::work tx(c);
+    undo_version_6(tx);
     tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN hash_buckets");
     tx.exec0("UPDATE pgrange_schema SET version = 4");
     tx.commit();
@@ -189,6 +197,168 @@ TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {
   EXPECT_EQ(snap.tables[1].key[0].name, "crdb_internal_tenant_ts_shard_8");
   EXPECT_EQ(snap.tables[1].key[0].column.type, KeyType::kInt4);
   EXPECT_EQ(row_key_columns(snap.tables[1]).size(), 2u);
+  pqxx::connection c(dsn);
+  pqxx::work tx(c);
+  EXPECT_EQ(tx.exec1("SELECT version FROM pgrange_schema")[0].as<int>(),
+            MetadataStore::kSchemaVersion);
+}
+
+/// An index over `columns` (int8, ascending) storing `storing`.
+IndexDescriptor index_on(std::string name, std::vector<std::string> columns,
+                         std::vector<std::string> storing = {}) {
+  IndexDescriptor i;
+  i.name = std::move(name);
+  for (std::string& c : columns) {
+    i.columns.push_back(KeyColumnDef{std::move(c), KeyColumn{KeyType::kInt8, false}});
+  }
+  i.storing = std::move(storing);
+  return i;
+}
+
+/// Range changes that split off `key` in the store's current map.
+std::vector<RangeChange> split_off(MetadataStore& store, const std::string& key) {
+  auto map = RangeMap::from_descriptors(store.load().ranges);
+  EXPECT_TRUE(map);
+  auto c = (*map)->split(key);
+  EXPECT_TRUE(c) << c.error().message;
+  return {*c};
+}
+
+TEST_F(MetadataStoreTest, IndexesRoundTripThroughLoad) {
+  std::string dsn = fresh_dsn();
+  auto store = MetadataStore::open(dsn, shards());
+  TableDescriptor t = store->create_table(keyed_table("orders"));
+  int64_t v0 = store->version();
+  IndexDescriptor by_customer = index_on("orders_by_customer", {"customer"}, {"total", "note"});
+  by_customer.columns.push_back(KeyColumnDef{"placed", KeyColumn{KeyType::kTimestamptz, true}});
+  by_customer.unique = true;
+  by_customer.index_id = 77;                            // ignored: the store allocates
+  by_customer.state = IndexDescriptor::State::kPublic;  // ignored: a new index is write-only
+  IndexDescriptor a =
+      store->add_index(t.table_id, by_customer, split_off(*store, table_prefix(500)));
+  EXPECT_EQ(a.index_id, 2u);
+  EXPECT_EQ(a.state, IndexDescriptor::State::kWriteOnly);
+  EXPECT_GT(store->version(), v0);
+  IndexDescriptor b = store->add_index(t.table_id, index_on("orders_by_note", {"note"}), {});
+  EXPECT_EQ(b.index_id, 3u);
+  IndexDescriptor other = store->add_index(store->create_table(keyed_table("other")).table_id,
+                                           index_on("orders_by_customer", {"x"}), {});
+  EXPECT_EQ(other.index_id, 2u);  // ids and names count per table
+
+  // Another instance reads the same indexes, in index id order, and the range change.
+  auto reader = MetadataStore::open(dsn, shards());
+  MetadataSnapshot snap = reader->load();
+  ASSERT_EQ(snap.tables.size(), 2u);
+  EXPECT_EQ(snap.ranges.size(), 2u);
+  ASSERT_EQ(snap.tables[0].indexes.size(), 2u);
+  EXPECT_EQ(snap.tables[0].indexes[0], a);
+  EXPECT_EQ(snap.tables[0].indexes[1], b);
+  EXPECT_EQ(snap.tables[0].indexes[0].storing, (std::vector<std::string>{"total", "note"}));
+  ASSERT_EQ(snap.tables[0].indexes[0].columns.size(), 2u);
+  EXPECT_TRUE(snap.tables[0].indexes[0].columns[1].column.descending);
+  EXPECT_TRUE(snap.tables[0].indexes[0].unique);
+  ASSERT_EQ(snap.tables[1].indexes.size(), 1u);
+  EXPECT_EQ(snap.tables[1].indexes[0], other);
+}
+
+TEST_F(MetadataStoreTest, IndexIdsAreNeverReusedAfterADrop) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  TableDescriptor t = store->create_table(keyed_table("t"));
+  IndexDescriptor a = store->add_index(t.table_id, index_on("a", {"x"}), {});
+  IndexDescriptor b = store->add_index(t.table_id, index_on("b", {"y"}), {});
+  EXPECT_EQ(b.index_id, 3u);
+  int64_t v0 = store->version();
+  store->drop_index(t.table_id, b.index_id, split_off(*store, table_prefix(500)));
+  EXPECT_GT(store->version(), v0);
+  MetadataSnapshot snap = store->load();
+  EXPECT_EQ(snap.ranges.size(), 2u);  // the range change went with the drop
+  ASSERT_EQ(snap.tables[0].indexes.size(), 1u);
+  EXPECT_EQ(snap.tables[0].indexes[0], a);
+  // Neither the dropped id nor the dropped name's id comes back.
+  EXPECT_EQ(store->add_index(t.table_id, index_on("b", {"y"}), {}).index_id, 4u);
+  EXPECT_THROW(store->drop_index(t.table_id, b.index_id, {}), std::runtime_error);
+}
+
+TEST_F(MetadataStoreTest, DuplicateIndexNamesAreRefusedAtomically) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  TableDescriptor t = store->create_table(keyed_table("t"));
+  store->add_index(t.table_id, index_on("t_x", {"x"}), {});
+  int64_t v0 = store->version();
+  try {
+    store->add_index(t.table_id, index_on("t_x", {"y"}), split_off(*store, table_prefix(500)));
+    ADD_FAILURE() << "a duplicate index name was accepted";
+  } catch (const DuplicateIndexError& e) {
+    EXPECT_STREQ(e.what(), "relation \"t_x\" already exists");
+  }
+  // Nothing of it stayed: no version, no range change, no index id used up.
+  EXPECT_EQ(store->version(), v0);
+  MetadataSnapshot snap = store->load();
+  EXPECT_EQ(snap.ranges.size(), 1u);
+  ASSERT_EQ(snap.tables[0].indexes.size(), 1u);
+  EXPECT_EQ(snap.tables[0].indexes[0].columns[0].name, "x");
+  EXPECT_EQ(store->add_index(t.table_id, index_on("t_y", {"y"}), {}).index_id, 3u);
+  EXPECT_THROW(store->add_index(999, index_on("u", {"y"}), {}), std::runtime_error);
+}
+
+TEST_F(MetadataStoreTest, IndexRangeChangesAreCheckedLikeAnyOther) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  TableDescriptor t = store->create_table(keyed_table("t"));
+  std::vector<RangeChange> stale = split_off(*store, table_prefix(600));
+  store->apply_range_changes(split_off(*store, table_prefix(500)));
+  EXPECT_THROW(store->add_index(t.table_id, index_on("t_x", {"x"}), stale),
+               pqxx::serialization_failure);
+  EXPECT_TRUE(store->load().tables[0].indexes.empty());
+  EXPECT_EQ(store->add_index(t.table_id, index_on("t_x", {"x"}), {}).index_id, 2u);
+}
+
+TEST_F(MetadataStoreTest, IndexStateChanges) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  TableDescriptor t = store->create_table(keyed_table("t"));
+  IndexDescriptor i = store->add_index(t.table_id, index_on("t_x", {"x"}), {});
+  EXPECT_EQ(store->load().tables[0].indexes[0].state, IndexDescriptor::State::kWriteOnly);
+  int64_t v0 = store->version();
+  store->set_index_state(t.table_id, i.index_id, IndexDescriptor::State::kPublic);
+  EXPECT_GT(store->version(), v0);
+  EXPECT_EQ(store->load().tables[0].indexes[0].state, IndexDescriptor::State::kPublic);
+  store->set_index_state(t.table_id, i.index_id, IndexDescriptor::State::kWriteOnly);
+  EXPECT_EQ(store->load().tables[0].indexes[0].state, IndexDescriptor::State::kWriteOnly);
+  EXPECT_THROW(store->set_index_state(t.table_id, 9, IndexDescriptor::State::kPublic),
+               std::runtime_error);
+}
+
+TEST_F(MetadataStoreTest, DroppingATableForgetsItsIndexes) {
+  std::string dsn = fresh_dsn();
+  auto store = MetadataStore::open(dsn, shards());
+  TableDescriptor t = store->create_table(keyed_table("t"));
+  store->add_index(t.table_id, index_on("t_x", {"x"}, {"z"}), {});
+  store->rename_table(t.table_id, "public", "renamed");
+  EXPECT_EQ(store->load().tables[0].indexes.size(), 1u);  // a rename keeps them
+  store->drop_table(t.table_id);
+  EXPECT_TRUE(store->load().tables.empty());
+  pqxx::connection c(dsn);
+  pqxx::work tx(c);
+  for (const char* table : {"pgrange_indexes", "pgrange_index_columns", "pgrange_index_storing"}) {
+    EXPECT_EQ(tx.exec1("SELECT count(*) FROM " + std::string(table))[0].as<int>(), 0) << table;
+  }
+}
+
+TEST_F(MetadataStoreTest, IndexesAfterMigratingAVersion5Store) {
+  std::string dsn = fresh_dsn();
+  {
+    auto store = MetadataStore::open(dsn, shards());
+    store->create_table(keyed_table("old"));
+    pqxx::connection c(dsn);
+    pqxx::work tx(c);
+    undo_version_6(tx);
+    tx.commit();
+  }
+  auto store = MetadataStore::open(dsn, shards());
+  MetadataSnapshot snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 1u);
+  EXPECT_TRUE(snap.tables[0].indexes.empty());
+  IndexDescriptor i = store->add_index(snap.tables[0].table_id, index_on("old_x", {"x"}), {});
+  EXPECT_EQ(i.index_id, 2u);
+  EXPECT_EQ(store->load().tables[0].indexes, std::vector<IndexDescriptor>{i});
   pqxx::connection c(dsn);
   pqxx::work tx(c);
   EXPECT_EQ(tx.exec1("SELECT version FROM pgrange_schema")[0].as<int>(),
