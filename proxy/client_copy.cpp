@@ -366,7 +366,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
     if (copy.failure) return;
     int shard = copy.first_shard;
     if (!copy.table.key.empty()) {
-      copy.key = routing::index_prefix(copy.table.table_id, 1);
+      copy.key = routing::index_prefix(copy.table.table_id, copy.table.index_id);
       bool binary = copy.binary;
       const auto key_columns = routing::row_key_columns(copy.table);
       // A hash-sharded key starts with the bucket of the values: read them all first.

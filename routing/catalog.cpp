@@ -1,5 +1,7 @@
 #include "routing/catalog.hpp"
 
+#include <algorithm>
+
 namespace pgrange::routing {
 
 std::string_view key_source_name(KeySource s) {
@@ -39,6 +41,48 @@ void make_hash_sharded(TableDescriptor& t, uint32_t buckets) {
   bucket.column = KeyColumn{KeyType::kInt4, false, NullsOrder::kDefault};
   t.key.insert(t.key.begin(), std::move(bucket));
   t.hash_buckets = buckets;
+}
+
+std::string index_table_name(const TableDescriptor& t, const IndexDescriptor& i) {
+  return t.name + "@" + i.name;
+}
+
+TableDescriptor index_relation(const TableDescriptor& t, const IndexDescriptor& i) {
+  TableDescriptor r;
+  r.table_id = t.table_id;
+  r.index_id = i.index_id;
+  r.schema = t.schema;
+  r.name = index_table_name(t, i);
+  r.key_source = KeySource::kConfig;  // indexed columns may be NULL, and need not be unique
+  r.key = i.columns;
+  for (const KeyColumnDef& k : row_key_columns(t)) {
+    bool indexed = std::any_of(i.columns.begin(), i.columns.end(),
+                               [&](const KeyColumnDef& c) { return c.name == k.name; });
+    if (!indexed) r.key.push_back(k);
+  }
+  for (const KeyColumnDef& k : r.key) r.columns.push_back(k.name);
+  r.columns.insert(r.columns.end(), i.storing.begin(), i.storing.end());
+  return r;
+}
+
+const IndexDescriptor* find_index(const TableDescriptor& t, std::string_view name) {
+  for (const IndexDescriptor& i : t.indexes) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> index_source_columns(const TableDescriptor& t) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
+  for (const KeyColumnDef& k : row_key_columns(t)) add(k.name);
+  for (const IndexDescriptor& i : t.indexes) {
+    for (const KeyColumnDef& k : i.columns) add(k.name);
+    for (const std::string& c : i.storing) add(c);
+  }
+  return out;
 }
 
 }  // namespace pgrange::routing

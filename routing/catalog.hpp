@@ -24,6 +24,22 @@ struct KeyColumnDef {
   bool operator==(const KeyColumnDef&) const = default;
 };
 
+/// A global secondary index of a table: its entries are rows of a backend table of their own
+/// ("<table>@<index>" on the shards), keyed /Table/<table_id>/<index_id>/<columns>/<row key>
+/// and placed by ranges of their own.
+struct IndexDescriptor {
+  /// Where a new index stands: written by every write from kWriteOnly on (while it is built),
+  /// read by lookups only once kPublic.
+  enum class State { kWriteOnly, kPublic };
+  uint32_t index_id = 0;  ///< 2, 3, … in creation order (1 is the primary index)
+  std::string name;
+  std::vector<KeyColumnDef> columns;  ///< the indexed columns, in index order
+  std::vector<std::string> storing;   ///< STORING/INCLUDE columns (in neither columns nor key)
+  bool unique = false;
+  State state = State::kWriteOnly;
+  bool operator==(const IndexDescriptor&) const = default;
+};
+
 /// A table pgrange knows: its id in the key space and its key.
 struct TableDescriptor {
   uint64_t table_id = 0;
@@ -36,8 +52,27 @@ struct TableDescriptor {
   /// A hash-sharded key (PRIMARY KEY … USING HASH WITH (bucket_count = N)): N > 0, and key[0]
   /// is the hidden bucket, hash_bucket of the other key columns mod N (no column of the rows).
   uint32_t hash_buckets = 0;
+  /// The global secondary indexes, by index id.
+  std::vector<IndexDescriptor> indexes = {};
+  /// The index whose keys `key` describes: 1 for a table; an index's id for index_relation().
+  uint32_t index_id = 1;
   bool operator==(const TableDescriptor&) const = default;
 };
+
+/// The backend table holding an index's entries on the shards: "<table>@<index>".
+std::string index_table_name(const TableDescriptor& t, const IndexDescriptor& i);
+
+/// An index seen as a keyed relation of its own (for routing, splits, moves, range data): the
+/// backend table index_table_name(), key = the indexed columns then the row key columns not
+/// among them, columns = that key then the stored columns, index_id = the index's.
+TableDescriptor index_relation(const TableDescriptor& t, const IndexDescriptor& i);
+
+/// The table's index named `name`, or null.
+const IndexDescriptor* find_index(const TableDescriptor& t, std::string_view name);
+
+/// The columns a write must report for the table's indexes to follow it: the row key columns,
+/// then each index's columns and stored columns, each once, in that order.
+std::vector<std::string> index_source_columns(const TableDescriptor& t);
 
 /// The key columns whose values a row gives: the key without a hash-sharded table's bucket.
 std::span<const KeyColumnDef> row_key_columns(const TableDescriptor& t);

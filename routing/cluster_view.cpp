@@ -20,6 +20,10 @@ Result<std::shared_ptr<const ClusterView>> ClusterView::build(
   view->shards_ = std::move(snapshot.shards);
   view->tables_ = std::move(snapshot.tables);
   view->held_ = std::move(snapshot.held_ranges);
+  view->relations_ = view->tables_;
+  for (const TableDescriptor& t : view->tables_) {
+    for (const IndexDescriptor& i : t.indexes) view->relations_.push_back(index_relation(t, i));
+  }
   for (size_t i = 0; i < view->tables_.size(); ++i) {
     view->by_name_[qualified_table_name(view->tables_[i].schema, view->tables_[i].name)] = i;
   }
@@ -57,9 +61,9 @@ int ClusterView::shard_index(std::string_view shard) const {
   return it == shard_index_.end() ? -1 : it->second;
 }
 
-std::vector<size_t> ClusterView::table_ranges(uint64_t table_id) const {
-  std::string start = table_prefix(table_id);
-  std::string end = table_prefix(table_id + 1);
+std::vector<size_t> ClusterView::index_ranges(uint64_t table_id, uint64_t index_id) const {
+  std::string start = index_prefix(table_id, index_id);
+  std::string end = index_prefix(table_id, index_id + 1);
   std::vector<size_t> out;
   for (size_t i = ranges_->find_index(start); i < ranges_->size(); ++i) {
     if (ranges_->at(i).start_key >= end) break;

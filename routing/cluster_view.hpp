@@ -27,6 +27,9 @@ class ClusterView {
   const RangeMapSnapshot& ranges() const { return *ranges_; }
   const std::vector<ShardRecord>& shards() const { return shards_; }
   const std::vector<TableDescriptor>& tables() const { return tables_; }
+  /// Every keyed relation whose rows ranges hold: each table, then each global index as
+  /// index_relation() sees it. What moves with a range.
+  const std::vector<TableDescriptor>& relations() const { return relations_; }
   /// Ranges being moved (writes to them wait until the move lets go).
   const std::vector<uint64_t>& held_ranges() const { return held_; }
   /// The range with this id, or nullptr.
@@ -43,13 +46,17 @@ class ClusterView {
     return shard_order_.at(static_cast<size_t>(index));
   }
 
-  /// The indexes (into ranges()) of the ranges that hold rows of a table: those overlapping
-  /// [/Table/<id>, /Table/<id+1>).
-  std::vector<size_t> table_ranges(uint64_t table_id) const;
+  /// The indexes (into ranges()) of the ranges that hold rows of a table: those overlapping its
+  /// primary index, [/Table/<id>/1, /Table/<id>/2).
+  std::vector<size_t> table_ranges(uint64_t table_id) const { return index_ranges(table_id, 1); }
+  /// …of the ranges that hold entries of one index of a table: those overlapping
+  /// [/Table/<id>/<index>, /Table/<id>/<index+1>).
+  std::vector<size_t> index_ranges(uint64_t table_id, uint64_t index_id) const;
 
  private:
   int64_t version_ = 0;
   std::vector<ShardRecord> shards_;
+  std::vector<TableDescriptor> relations_;
   std::vector<TableDescriptor> tables_;
   std::vector<uint64_t> held_;
   std::unordered_map<std::string, size_t> by_name_;  ///< "schema.name" → index into tables_

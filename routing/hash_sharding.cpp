@@ -13,7 +13,7 @@ uint32_t row_bucket(const TableDescriptor& table, std::span<const std::optional<
 }
 
 std::string row_key(const TableDescriptor& table, std::span<const std::optional<KeyValue>> values) {
-  std::string key = index_prefix(table.table_id, 1);
+  std::string key = index_prefix(table.table_id, table.index_id);
   if (table.hash_buckets > 0) {
     append_key_value(key, table.key.front().column,
                      KeyValue{static_cast<int64_t>(row_bucket(table, values))});
@@ -47,7 +47,7 @@ std::optional<uint32_t> point_bucket(const TableDescriptor& table, std::string_v
 }  // namespace
 
 SpanSet spread_over_buckets(const TableDescriptor& table, const SpanSet& spans) {
-  const std::string index = index_prefix(table.table_id, 1);
+  const std::string index = index_prefix(table.table_id, table.index_id);
   const KeyColumn& bucket_column = table.key.front().column;
   auto bucket_prefix = [&](uint32_t b) {
     std::string p = index;

@@ -40,6 +40,19 @@ Result<const TableDescriptor*> find_table(const ClusterView& view, const std::st
   return t;
 }
 
+/// What an admin statement's `t@index` names: the table (its primary index: no index,
+/// "primary" or "<t>_pkey") or one of its global indexes, as a keyed relation.
+Result<TableDescriptor> named_relation(const ClusterView& view, const sql::AdminStatement& stmt) {
+  auto t = find_table(view, stmt.table);
+  if (!t) return tl::unexpected(t.error());
+  if (stmt.index.empty() || stmt.index == "primary" || stmt.index == (*t)->name + "_pkey") {
+    return **t;
+  }
+  if (const IndexDescriptor* i = find_index(**t, stmt.index)) return index_relation(**t, *i);
+  return admin_error("42704",
+                     "index \"" + stmt.index + "\" does not exist on table \"" + (*t)->name + "\"");
+}
+
 std::vector<KeyColumn> key_columns(const TableDescriptor& t) {
   std::vector<KeyColumn> cols;
   for (const auto& k : t.key) cols.push_back(k.column);
@@ -69,13 +82,13 @@ Result<std::string> tuple_key(const TableDescriptor& t, const std::vector<sql::A
     values.push_back(v.is_null ? std::nullopt : std::optional<std::string_view>(v.text));
   }
   auto cols = key_columns(t);
-  auto key = encode_key_text(t.table_id, 1, std::span(cols).first(row.size()), values);
+  auto key = encode_key_text(t.table_id, t.index_id, std::span(cols).first(row.size()), values);
   if (!key) {
     Error e = key.error();
     // Say which column the value was for, as PostgreSQL would for a bad literal.
     for (size_t i = 0; i < row.size(); ++i) {
       std::optional<std::string_view> one[1] = {values[i]};
-      auto single = encode_key_text(t.table_id, 1, std::span(cols).subspan(i, 1), one);
+      auto single = encode_key_text(t.table_id, t.index_id, std::span(cols).subspan(i, 1), one);
       if (!single) {
         e.detail = "value for key column \"" + t.key[i].name + "\" (" +
                    std::string(key_type_name(t.key[i].column.type)) + ")";
@@ -274,13 +287,23 @@ Result<void> RangeAdmin::apply_ops(const std::vector<RangeOp>& ops) {
 
 Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
   auto view = control_.view();
-  auto t = find_table(*view, stmt.table);
-  if (!t) return tl::unexpected(t.error());
-  if (!stmt.index.empty() && stmt.index != "primary" && stmt.index != (*t)->name + "_pkey") {
-    return admin_error("42704", "index \"" + stmt.index + "\" does not exist on table \"" +
-                                    (*t)->name + "\" (pgrange knows only its primary index yet)");
+  auto relation = named_relation(*view, stmt);
+  if (!relation) return tl::unexpected(relation.error());
+  const TableDescriptor* t = &*relation;
+  if (auto ok = require_sharded(*t, "be split"); !ok) return tl::unexpected(ok.error());
+  if (t->index_id != 1) {
+    // A UNIQUE index keeps each value's entries in one range, where its shard checks them.
+    auto table = find_table(*view, stmt.table);
+    const IndexDescriptor* index = find_index(**table, stmt.index);
+    for (const auto& row : stmt.rows) {
+      if (index->unique && row.size() > index->columns.size()) {
+        return admin_error(sqlstate::kFeatureNotSupported,
+                           "a UNIQUE index splits only at values of its indexed columns (" +
+                               std::to_string(index->columns.size()) +
+                               "), so that equal values stay in one range");
+      }
+    }
   }
-  if (auto ok = require_sharded(**t, "be split"); !ok) return tl::unexpected(ok.error());
   std::optional<int64_t> until = INT64_MAX;
   if (stmt.expiration) {
     auto e = expiration_micros(control_.store(), *stmt.expiration);
@@ -293,7 +316,7 @@ Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
                 {"pretty", type_oid::kText},
                 {"split_enforced_until", type_oid::kTimestamp}};
   for (const auto& row : stmt.rows) {
-    auto key = tuple_key(**t, row);
+    auto key = tuple_key(*t, row);
     if (!key) return tl::unexpected(key.error());
     ops.push_back(RangeOp::split(*key, until));
     rs.rows.push_back(
@@ -480,7 +503,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   }
   // 2. Copy the rows of every table the range overlaps (the source keeps them, locked).
   std::vector<RangeMove> moves;
-  for (const TableDescriptor& t : view->tables()) {
+  for (const TableDescriptor& t : view->relations()) {
     std::string ts = table_prefix(t.table_id), te = table_prefix(t.table_id + 1);
     std::string s = std::max(moving.start_key, ts);
     std::string e = std::min(moving.end_key, te);
@@ -544,7 +567,7 @@ Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {
   if (range != nullptr) {
     for (const ShardRecord& shard : view->shards()) {
       if (shard.name == range->shard || view->shard_index(shard.name) < 0) continue;
-      for (const TableDescriptor& t : view->tables()) {
+      for (const TableDescriptor& t : view->relations()) {
         std::string s = std::max(range->start_key, table_prefix(t.table_id));
         std::string e = std::min(range->end_key, table_prefix(t.table_id + 1));
         if (s >= e) continue;
@@ -630,11 +653,9 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
     lo = table_prefix(table->table_id);
     hi = table_prefix(table->table_id + 1);
     if (stmt.scope == sql::RangeScope::kIndex) {
-      if (stmt.index != "primary" && stmt.index != table->name + "_pkey") {
-        return admin_error("42704", "index \"" + stmt.index + "\" does not exist on table \"" +
-                                        table->name + "\"");
-      }
-      lo = index_prefix(table->table_id, 1);
+      auto relation = named_relation(*view, stmt);
+      if (!relation) return tl::unexpected(relation.error());
+      lo = index_prefix(table->table_id, relation->index_id);
       hi = prefix_end(lo);
     }
   } else if (!stmt.database.empty() && stmt.database != control_.database()) {
@@ -666,13 +687,16 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
   for (size_t i = ranges.find_index(lo); i < ranges.size(); ++i) {
     const RangeDescriptor& r = ranges.at(i);
     if (r.start_key >= hi) break;
-    // A range may cover several tables' keys (before any table splits it off).
+    // A range may cover several tables' keys (before any table splits it off); a global
+    // index's ranges are its own.
     std::vector<const TableDescriptor*> tables;
-    for (const TableDescriptor& t : view->tables()) {
+    for (const TableDescriptor& t : view->relations()) {
       if (table && t.table_id != table->table_id) continue;
-      if (r.start_key < table_prefix(t.table_id + 1) && r.end_key > table_prefix(t.table_id)) {
-        tables.push_back(&t);
-      }
+      std::string ts =
+          t.index_id == 1 ? table_prefix(t.table_id) : index_prefix(t.table_id, t.index_id);
+      std::string te = index_prefix(t.table_id, t.index_id + 1);
+      if (t.index_id == 1 && t.indexes.empty()) te = table_prefix(t.table_id + 1);
+      if (r.start_key < te && r.end_key > ts) tables.push_back(&t);
     }
     std::vector<std::optional<std::string>> row;
     row.push_back(show(r.start_key));
@@ -691,9 +715,16 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
         row.push_back(std::nullopt);
         row.push_back(std::nullopt);
       } else {
-        row.push_back(tables.front()->name);
-        row.push_back(tables.front()->key.empty() ? std::string("(unsharded)")
-                                                  : tables.front()->name + "_pkey");
+        const TableDescriptor* t = tables.front();
+        if (t->index_id != 1) {
+          // An index relation is named "<table>@<index>".
+          size_t at = t->name.rfind('@');
+          row.push_back(t->name.substr(0, at));
+          row.push_back(t->name.substr(at + 1));
+        } else {
+          row.push_back(t->name);
+          row.push_back(t->key.empty() ? std::string("(unsharded)") : t->name + "_pkey");
+        }
       }
     }
     if (stmt.with_details) {

@@ -116,13 +116,33 @@ Sql compare(const PredicateColumn& c, KeyCmp cmp, const std::optional<std::strin
 }
 
 /// (c1..ck) >= (v1..vk) (lower) or (c1..ck) < (v1..vk) (upper), lexicographically in key order,
-/// from column i on.
+/// from column i on; with `after`, the bound is past every key starting with (v1..vk): > and <=.
 Sql lexicographic(const std::vector<PredicateColumn>& cols,
-                  const std::vector<std::optional<std::string>>& values, size_t i, bool lower) {
-  if (i + 1 == values.size()) return compare(cols[i], lower ? KeyCmp::kGe : KeyCmp::kLt, values[i]);
-  return sql_or(
-      compare(cols[i], lower ? KeyCmp::kGt : KeyCmp::kLt, values[i]),
-      sql_and(compare(cols[i], KeyCmp::kEq, values[i]), lexicographic(cols, values, i + 1, lower)));
+                  const std::vector<std::optional<std::string>>& values, size_t i, bool lower,
+                  bool after) {
+  if (i + 1 == values.size()) {
+    KeyCmp last = lower ? (after ? KeyCmp::kGt : KeyCmp::kGe) : (after ? KeyCmp::kLe : KeyCmp::kLt);
+    return compare(cols[i], last, values[i]);
+  }
+  return sql_or(compare(cols[i], lower ? KeyCmp::kGt : KeyCmp::kLt, values[i]),
+                sql_and(compare(cols[i], KeyCmp::kEq, values[i]),
+                        lexicographic(cols, values, i + 1, lower, after)));
+}
+
+/// The key whose prefix_end() `key` is, when `key` itself does not decode: a span's bound
+/// past every key with a prefix (a lookup's `col = 'x'` or `col > 'x'`). Decrements the last
+/// byte and tries the trailing 0xff bytes prefix_end dropped.
+std::optional<std::vector<std::optional<std::string>>> decode_prefix_end(
+    std::string_view key, const std::vector<KeyColumn>& columns) {
+  if (key.empty() || key.back() == '\0') return std::nullopt;
+  std::string base(key);
+  base.back() = static_cast<char>(static_cast<unsigned char>(base.back()) - 1);
+  for (int ff = 0; ff <= 16; ++ff) {
+    auto decoded = decode_key_text(base, columns);
+    if (decoded) return std::move(*decoded);
+    base.push_back('\xff');
+  }
+  return std::nullopt;
 }
 
 /// The predicate for one bound key strictly inside the table's primary index.
@@ -131,11 +151,17 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
   std::vector<KeyColumn> columns;
   for (const auto& c : cols) columns.push_back(c.column);
   auto decoded = decode_key_text(key, columns);
+  bool after = false;
   if (!decoded) {
-    Error e = decoded.error();
-    e.message = std::string("range ") + (lower ? "start" : "end") + " key of table " +
-                qualified_table_name(table) + " does not decode: " + e.message;
-    return fail(std::move(e));
+    if (auto before = decode_prefix_end(key, columns)) {
+      decoded = std::move(*before);
+      after = true;
+    } else {
+      Error e = decoded.error();
+      e.message = std::string("range ") + (lower ? "start" : "end") + " key of table " +
+                  qualified_table_name(table) + " does not decode: " + e.message;
+      return fail(std::move(e));
+    }
   }
   if (decoded->empty()) return kTrue;
   std::vector<std::optional<std::string>> values;
@@ -152,7 +178,7 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
     }
     values.push_back(quote_literal(*text) + "::" + std::string(key_type_name(cols[i].column.type)));
   }
-  Sql expr = lexicographic(cols, values, 0, lower);
+  Sql expr = lexicographic(cols, values, 0, lower, after);
   // The first column's own bound is implied; stating it lets PostgreSQL scan an index range.
   if (values.size() > 1) {
     expr = sql_and(compare(cols[0], lower ? KeyCmp::kGe : KeyCmp::kLe, values[0]), expr);
@@ -330,7 +356,7 @@ Result<std::string> key_range_predicate(const TableDescriptor& table, std::strin
     const std::string hi = prefix_end(lo);
     return std::string(end_key <= lo || start_key >= hi ? "false" : "true");
   }
-  const std::string lo = index_prefix(table.table_id, 1);
+  const std::string lo = index_prefix(table.table_id, table.index_id);
   const std::string hi = prefix_end(lo);
   if (end_key <= lo || start_key >= hi) return std::string("false");
 
