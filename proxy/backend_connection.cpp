@@ -81,6 +81,10 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect
   co_return conn;
 }
 
+bool is_index_note(std::string_view notice_body) {
+  return notice_body.find(std::string_view("CPGRIX\0", 7)) != std::string_view::npos;
+}
+
 awaitable<Result<void>> BackendConnection::read_message(char& type, std::string& body) {
   for (;;) {
     FrameResult fr = read_typed_frame(in_.view(), 1u << 30);
@@ -89,6 +93,12 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
       co_return fail(shard_error("invalid message from server: " + fr.reason));
     }
     if (fr.status == FrameStatus::kReady) {
+      if (fr.frame.type == 'N' && is_index_note(fr.frame.body)) {
+        // A write's report for the global indexes: kept for the session, never shown.
+        index_notes_.emplace_back(fr.frame.body);
+        in_.consume(fr.frame.total_size);
+        continue;
+      }
       type = fr.frame.type;
       body.assign(fr.frame.body);
       in_.consume(fr.frame.total_size);

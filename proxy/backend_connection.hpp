@@ -55,6 +55,11 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   awaitable<Result<void>> send(std::string_view bytes);
   awaitable<Result<void>> read_message(char& type, std::string& body);
 
+  /// The index notes (NoticeResponse bodies with SQLSTATE PGRIX, from the trigger that reports
+  /// rows written to a table with global indexes) read_message() took off the stream since
+  /// they were last taken.
+  std::vector<std::string>& index_notes() { return index_notes_; }
+
   /// When the connection last went back to its pool.
   std::chrono::steady_clock::time_point idle_since;
 
@@ -72,7 +77,11 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::map<std::string, std::string> reported_;
   std::map<std::string, std::string> settings_;
   std::unordered_set<std::string> prepared_;
+  std::vector<std::string> index_notes_;
 };
+
+/// Whether a NoticeResponse body is an index note (its SQLSTATE field is PGRIX).
+bool is_index_note(std::string_view notice_body);
 
 /// What a backend answered, up to its `readies`-th ReadyForQuery: the (last) RowDescription,
 /// the DataRow bodies, the NoticeResponse bodies, the last CommandComplete tag and the first

@@ -88,6 +88,7 @@ void BackendPool::release(std::shared_ptr<BackendConnection> conn, bool reusable
     hand_off_slot();
     return;
   }
+  conn->index_notes().clear();  // a transaction that did not apply them rolled back
   if (!waiters_.empty()) {
     auto w = std::move(waiters_.front());
     waiters_.pop_front();

@@ -145,6 +145,22 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
     if (auto p = plan_explain(sql)) return *p;
   }
+  if (kw == "create") {
+    // CREATE INDEX: a global index on a partitioned table, else an ordinary one on every shard.
+    auto spec = sql::read_index_statement(sql);
+    if (!spec) {
+      Plan p;
+      p.kind = Plan::Kind::kRefuse;
+      p.error = spec.error();
+      return p;
+    }
+    if (*spec) return plan_create_index(type, std::move(**spec));
+  }
+  if (kw == "drop") {
+    auto analysis = worker_.analyze(sql);
+    if (auto p = plan_drop_index(type, analysis)) return *p;
+    return plan_analysis(type, analysis, nullptr, sql);
+  }
   if (kw == "create" || kw == "alter") {
     // PRIMARY KEY … USING HASH: the shards get the plain PRIMARY KEY, the catalog the buckets.
     auto hashed = sql::strip_hash_sharding(sql);
@@ -169,7 +185,7 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       }
       auto infos = **p.analysis;
       infos[0].hash_buckets = (*hashed)->buckets;
-      infos[0].hash_stripped_sql = std::move((*hashed)->sql);
+      infos[0].rewritten_sql = std::move((*hashed)->sql);
       p.analysis =
           std::make_shared<const Result<std::vector<sql::StatementInfo>>>(std::move(infos));
       return p;
@@ -279,7 +295,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       (!p.route.refusal || p.route.refusal->sqlstate == sqlstate::kFeatureNotSupported)) {
     bool other_shard = backend_ && p.route.shards.size() == 1 &&
                        p.route.shards.front() != backend_->shard_index() && can_coordinate();
-    if (p.route.shards.size() > 1 || coord_ || other_shard) {
+    if (p.route.shards.size() > 1 || coord_ || other_shard || p.route.maintains_index) {
       if (type != 'Q') {
         return refuse_with(not_supported(
             "COPY over several shards through the extended query protocol is not supported yet",
@@ -298,6 +314,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
+  // Through the extended protocol an INSERT runs coordinated only when its rows need no split.
+  bool one_row = infos.front().kind != sql::StatementKind::kInsert || p.route.shards.size() <= 1;
   if (copy_kind) {
     p.kind = *copy_kind;
   } else if (coord_) {
@@ -316,17 +334,20 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       return refuse_with(not_supported("statement spans shards"));
     }
     p.kind = Plan::Kind::kCoordinate;
-  } else if ((p.route.shards.size() > 1 || p.route.moves_keys) && p.route.distributed_write &&
-             in_block &&
-             (type == 'Q' || (type == 'B' && infos.front().kind != sql::StatementKind::kInsert)) &&
+  } else if (p.route.distributed_write && in_block && (type == 'Q' || (type == 'B' && one_row)) &&
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
-  } else if ((p.route.shards.size() > 1 || p.route.moves_keys) && p.route.distributed_write) {
-    if (type == 'B' && !backend_ && !in_block && transaction_pooling_ &&
-        infos.front().kind != sql::StatementKind::kInsert) {
+  } else if (p.route.distributed_write) {
+    if (type == 'B' && !backend_ && !in_block && transaction_pooling_ && one_row) {
       // The extended protocol's implicit transaction: pgrange's own over the shards, from this
       // Execute to the Sync (client_transaction.cpp), committed there as PostgreSQL would.
       p.kind = Plan::Kind::kCoordinate;
+    } else if ((type != 'Q' || backend_ || in_block) && p.route.maintains_index &&
+               p.route.shards.size() <= 1 && !p.route.moves_keys) {
+      return refuse_with(not_supported(
+          "a write to a table with global indexes runs only outside a transaction block in a "
+          "session tied to no connection, or inside one over several shards, for now",
+          "its index entries are written on other shards in the same transaction"));
     } else if (type != 'Q' || backend_ || in_block) {
       return refuse_with(not_supported(
           "a write touching several shards runs only outside a transaction block in a session "
@@ -340,6 +361,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     if (in_block && (type == 'Q' || type == 'B') && can_coordinate()) {
       // The block's own connections run it, so that it sees the block's writes.
       p.kind = Plan::Kind::kCoordinate;
+    } else if (p.route.index_lookup && type == 'Q' && !backend_ && !in_block && infos.size() == 1) {
+      p.kind = Plan::Kind::kIndexJoin;
     } else if (backend_ || in_block) {
       return refuse_with(not_supported(
           "a SELECT over several shards is not supported in a session tied to one connection "
@@ -526,6 +549,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kCopyIn:
       ok = co_await start_copy_in(text, p);
       co_return false;
+    case Plan::Kind::kIndexJoin:
+      ok = co_await run_index_join(text, p);
+      co_return false;
+    case Plan::Kind::kCreateIndex:
+    case Plan::Kind::kDropIndex:
+      ok = co_await run_index_ddl(p);
+      co_return false;
     case Plan::Kind::kCopyOut:
       ok = co_await run_copy_out(text, p);
       co_return false;
@@ -624,9 +654,10 @@ awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& 
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                                              const std::vector<sql::StatementInfo>& infos) {
   ControlPlane* cp = worker_.shared().control;
-  // A hash-sharded CREATE TABLE runs on the shards without its USING HASH.
-  std::string sql(infos.size() == 1 && infos[0].hash_buckets > 0 ? infos[0].hash_stripped_sql
-                                                                 : sql_text);
+  // A hash-sharded CREATE TABLE runs on the shards without its USING HASH, a local CREATE
+  // INDEX without what only pgrange reads.
+  std::string sql(infos.size() == 1 && !infos[0].rewritten_sql.empty() ? infos[0].rewritten_sql
+                                                                       : sql_text);
   std::string out;
   for (const auto& info : infos) {
     if (auto ok = cp->check_ddl(info); !ok) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "routing/result_set.hpp"
 #include "routing/router.hpp"
 #include "sql/admin_statement.hpp"
+#include "sql/index_statement.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/session_statement.hpp"
 #include "sql/statement_info.hpp"
@@ -104,6 +106,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kWait,        ///< a range it writes to is moving: wait, then plan again
       kCopyIn,   ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
       kCopyOut,  ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
+      kIndexJoin,    ///< a SELECT read through a global index (route.index_lookup)
+      kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
+      kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -114,7 +119,17 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::optional<Error> error;
     std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
     std::string explain_statement;  ///< kExplain: the statement explained
+    std::optional<sql::IndexSpec> index;  ///< kCreateIndex
+    /// kDropIndex: (table id, index id) of each global index dropped.
+    std::vector<std::pair<uint64_t, uint32_t>> dropped;
   };
+  /// CREATE INDEX through pgrange: a global index on a table with a key (unless WITH (local)),
+  /// else an ordinary index on every shard.
+  Plan plan_create_index(char type, sql::IndexSpec spec);
+  /// DROP INDEX naming global indexes (nullopt: none, the shards drop what they have).
+  std::optional<Plan> plan_drop_index(char type, const Analysis& analysis);
+  /// Runs CREATE INDEX of a global index or DROP INDEX of global ones (control_index.cpp).
+  awaitable<bool> run_index_ddl(const Plan& plan);
   /// EXPLAIN [options] statement, when the statement involves pgrange tables.
   std::optional<Plan> plan_explain(std::string_view sql);
   /// Answers an EXPLAIN: pgrange's plan (spans, ranges, shards, merge), then each shard's own
@@ -164,6 +179,19 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// store, COMMIT PREPARED on each); without, or after a failure before the decision, a
   /// rollback everywhere. Returns the error for the client, if any; releases the connections.
   awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit);
+  /// The connection on a shard in the current statement's transaction (opened there if new).
+  using PartOpener = std::function<awaitable<Result<BackendConnection*>>(int)>;
+  /// Writes the index entries of the rows the shards reported (the index notes `sources` took
+  /// since the last call) on the shards owning them, through `part_on`; the error that fails
+  /// the transaction, if any (a UNIQUE index's 23505 among them).
+  awaitable<std::optional<Error>> write_index_entries(
+      const std::vector<BackendConnection*>& sources, const PartOpener& part_on);
+  /// …for a transaction over `parts`, which gains a part (BEGIN) on each new shard it writes.
+  awaitable<std::optional<Error>> write_index_entries(std::vector<TxnPart>& parts);
+  /// Answers a SELECT through a global index (client_index.cpp): the index's entries in the
+  /// route's index spans, then the rows they name from the shards owning their keys (the index
+  /// join), or the index alone when it stores every column the query refers to.
+  awaitable<bool> run_index_join(std::string_view sql, const Plan& plan);
   /// Runs a write on every shard of its route in one transaction each, committed atomically
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,

@@ -146,6 +146,12 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
           .release(part.conn, !part.broken && !part.conn->broken());
     }
   };
+  if (commit) {
+    // The index entries of what the statements wrote (a COPY's rows among them) that are not
+    // written yet: in the same transaction, so that they commit (or fail) with the rows.
+    error = co_await write_index_entries(parts);
+    commit = !error;
+  }
   if (commit && parts.size() == 1) {
     // One shard: a plain commit.
     auto r = co_await parts.front().conn->run_simple("COMMIT");

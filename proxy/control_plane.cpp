@@ -12,6 +12,7 @@
 #include "routing/key_space.hpp"
 #include "routing/prepared_recovery.hpp"
 #include "sql/merge_query.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -369,6 +370,24 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
   if (info.kind == sql::StatementKind::kAlterTable) {
     const routing::TableDescriptor* t = v->find_table(info.target.schema, info.target.name);
     if (t != nullptr) {
+      for (const auto& i : t->indexes) {
+        std::vector<std::string> used = i.storing;
+        for (const auto& k : i.columns) used.push_back(k.name);
+        for (const auto& c : used) {
+          bool dropped = std::find(info.dropped_columns.begin(), info.dropped_columns.end(), c) !=
+                         info.dropped_columns.end();
+          bool retyped =
+              std::find(info.altered_type_columns.begin(), info.altered_type_columns.end(), c) !=
+              info.altered_type_columns.end();
+          if (dropped || retyped) {
+            return fail(
+                Error::make(sqlstate::kFeatureNotSupported,
+                            "cannot " + std::string(dropped ? "drop" : "change the type of") +
+                                " column \"" + c + "\": global index \"" + i.name + "\" uses it")
+                    .with_hint("DROP INDEX " + i.name + " first"));
+          }
+        }
+      }
       for (const auto& k : t->key) {
         for (const auto& c : info.dropped_columns) {
           if (c == k.name) {
@@ -483,7 +502,7 @@ Result<std::vector<std::string>> ControlPlane::configured_splits(
   std::vector<std::string> keys;
   // A hash-sharded table starts with one range per bucket: [/1/b, /1/b+1).
   for (uint32_t b = 1; b < table.hash_buckets; ++b) {
-    std::string key = routing::index_prefix(table.table_id, 1);
+    std::string key = routing::index_prefix(table.table_id, table.index_id);
     routing::append_key_value(key, table.key.front().column,
                               routing::KeyValue{static_cast<int64_t>(b)});
     keys.push_back(std::move(key));
@@ -688,6 +707,7 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         bool changed = false;
         for (const auto& ref : info.tables) {
           if (const auto* t = v->find_table(ref.schema, ref.name)) {
+            drop_index_tables(*t);
             store_->drop_table(t->table_id);
             changed = true;
           }
@@ -700,6 +720,16 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         if (t == nullptr) return std::string();
         routing::TableDescriptor table = *t;
         if (info.rename_to) {
+          // The index backend tables follow: "<table>@<index>".
+          std::string renames;
+          for (const auto& i : table.indexes) {
+            routing::TableDescriptor renamed = table;
+            renamed.name = *info.rename_to;
+            renames += "ALTER TABLE " + sql::quote_ident(table.schema) + "." +
+                       sql::quote_ident(routing::index_table_name(table, i)) + " RENAME TO " +
+                       sql::quote_ident(routing::index_table_name(renamed, i)) + ";\n";
+          }
+          if (!renames.empty()) run_on_every_shard(renames, false);
           store_->rename_table(table.table_id, table.schema, *info.rename_to);
           reload();
           return std::string();

@@ -15,6 +15,7 @@
 #include "routing/cluster_view.hpp"
 #include "routing/range_activity.hpp"
 #include "routing/range_admin.hpp"
+#include "sql/index_statement.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::proxy {
@@ -72,6 +73,16 @@ class ControlPlane : public routing::ClusterControl {
   /// primary key was hash-sharded into that many buckets (its USING HASH stripped).
   Result<std::string> after_ddl(const sql::StatementInfo& info, uint32_t hash_buckets = 0);
 
+  /// CREATE [UNIQUE] INDEX … of a global secondary index on a pgrange table (control_index.cpp):
+  /// its backend table "<table>@<index>" on every shard, its catalog entry and range, the
+  /// trigger that reports writes, the entries of the rows already there; the index is used by
+  /// lookups once all that is done. Everything is undone if a step fails (a UNIQUE index's
+  /// duplicate values: 23505). Returns a notice for the client, if any.
+  Result<std::string> create_global_index(const sql::IndexSpec& spec);
+  /// DROP INDEX of a global index: its catalog entry, its ranges (merged into their left
+  /// neighbour), the trigger (made again without it) and its backend tables. Throws on failure.
+  void drop_global_index(uint64_t table_id, uint32_t index_id);
+
   /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
   Result<void> check_ddl(const sql::StatementInfo& info) const;
 
@@ -107,6 +118,11 @@ class ControlPlane : public routing::ClusterControl {
   /// IMPORT TABLE: adopts a table that exists on the shards but was made without pgrange.
   Result<routing::ResultSet> import_table(const sql::AdminStatement& stmt);
   Result<std::string> rekey_table(const routing::TableDescriptor& table);
+  /// Runs `sql` in a transaction on every shard; throws the first failure unless
+  /// `ignore_errors` (then they are logged).
+  void run_on_every_shard(const std::string& sql, bool ignore_errors);
+  /// Drops a dropped table's index backend tables and trigger function from every shard.
+  void drop_index_tables(const routing::TableDescriptor& table);
   /// The key of a table from the first shard's catalog: the configured key columns, else the
   /// primary key. kUnsharded with a reason when there is none or a type is not supported.
   Result<std::pair<routing::TableDescriptor, std::string>> describe_table(const std::string& schema,

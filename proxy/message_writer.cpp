@@ -142,6 +142,10 @@ ErrorFields parse_error_fields(std::string_view body) {
       f.sqlstate = v;
     else if (code == 'M')
       f.message = v;
+    else if (code == 'D')
+      f.detail = v;
+    else if (code == 'H')
+      f.hint = v;
     else if (code == 'V' || (code == 'S' && f.severity.empty()))
       f.severity = v;
   }

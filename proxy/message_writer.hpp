@@ -78,6 +78,8 @@ struct ErrorFields {
   std::string severity;
   std::string sqlstate;
   std::string message;
+  std::string detail;  ///< 'D'
+  std::string hint;    ///< 'H'
 };
 ErrorFields parse_error_fields(std::string_view body);
 

@@ -328,7 +328,7 @@ class SpanBuilder {
  public:
   SpanBuilder(const TableDescriptor& t, const BindParams* params,
               std::vector<RouteReason>* notes = nullptr)
-      : t_(t), params_(params), notes_(notes), index_(index_prefix(t.table_id, 1)) {}
+      : t_(t), params_(params), notes_(notes), index_(index_prefix(t.table_id, t.index_id)) {}
 
   std::optional<SpanSet> spans(const sql::Condition& c) {
     using K = sql::Condition::Kind;
@@ -669,6 +669,31 @@ RouteReason whole_table_reason(const TableDescriptor& t, const sql::StatementInf
   return {"no condition on the key that pgrange can read", "whole table"};
 }
 
+/// The name of a table's index with that id.
+std::string find_index_id(const TableDescriptor& t, uint32_t index_id) {
+  for (const IndexDescriptor& i : t.indexes) {
+    if (i.index_id == index_id) return i.name;
+  }
+  return std::to_string(index_id);
+}
+
+/// The first public global index of `t` whose key spans the WHERE condition narrows, with them.
+std::optional<Route::IndexLookup> index_lookup(const TableDescriptor& t,
+                                               const sql::Condition& where,
+                                               const BindParams* params) {
+  for (const IndexDescriptor& i : t.indexes) {
+    if (i.state != IndexDescriptor::State::kPublic) continue;
+    auto spans = key_spans(index_relation(t, i), where, params, nullptr);
+    if (!spans) continue;
+    Route::IndexLookup lookup;
+    lookup.table_id = t.table_id;
+    lookup.index_id = i.index_id;
+    lookup.spans = std::move(*spans);
+    return lookup;
+  }
+  return std::nullopt;
+}
+
 Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                  const BindParams* params, bool explain) {
   Route route;
@@ -727,6 +752,29 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         bool points = all_points(*spans);
         for (size_t i : ranges.scan_spans(*spans)) use(ranges.at(i), w, !points);
       } else {
+        // No key condition narrows it: a SELECT may still read through a global index.
+        auto lookup = !keys && s.kind == sql::StatementKind::kSelect && s.single_table && s.where
+                          ? index_lookup(*t, *s.where, params)
+                          : std::nullopt;
+        if (lookup) {
+          for (size_t i : ranges.scan_spans(lookup->spans)) {
+            const RangeDescriptor& r = ranges.at(i);
+            int shard = view.shard_index(r.shard);
+            if (shard < 0) continue;  // refused below, when the rows' ranges are read
+            lookup->shards.push_back(shard);
+            route.uses.push_back(RangeActivity::Use{r.range_id, r.generation, shard, false, true,
+                                                    r.start_key, r.end_key});
+          }
+          std::sort(lookup->shards.begin(), lookup->shards.end());
+          lookup->shards.erase(std::unique(lookup->shards.begin(), lookup->shards.end()),
+                               lookup->shards.end());
+          if (notes != nullptr) {
+            note(notes, "global index " + t->name + "@" + find_index_id(*t, lookup->index_id),
+                 "the index's entries name the rows to read");
+          }
+          route.index_lookup = std::move(lookup);
+        }
+        // Without the index (or until its entries are read) the rows may be in any range.
         for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
       }
       if (ex != nullptr) {
@@ -809,13 +857,32 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
   }
   std::sort(route.shards.begin(), route.shards.end());
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
+  // A write to a table with global indexes writes their entries too, wherever they are.
+  for (const sql::StatementInfo& s : statements) {
+    if (!is_write(s)) continue;
+    const TableDescriptor* t = view.find_table(s.target.schema, s.target.name);
+    if (t == nullptr || t->indexes.empty()) continue;
+    route.maintains_index = true;
+    for (const IndexDescriptor& i : t->indexes) {
+      for (size_t k : view.index_ranges(t->table_id, i.index_id)) {
+        const RangeDescriptor& r = ranges.at(k);
+        int shard = view.shard_index(r.shard);
+        if (shard < 0) continue;
+        route.uses.push_back(RangeActivity::Use{r.range_id, r.generation, shard, true, false,
+                                                r.start_key, r.end_key});
+      }
+    }
+  }
   std::sort(route.uses.begin(), route.uses.end(), [](const auto& a, const auto& b) {
     return std::tie(a.range_id, a.generation, a.shard, a.write, a.scan) <
            std::tie(b.range_id, b.generation, b.shard, b.write, b.scan);
   });
   route.uses.erase(std::unique(route.uses.begin(), route.uses.end()), route.uses.end());
-  // Even on one shard, a key-moving UPDATE may need another for its rows' new keys.
-  if (route.moves_keys && !route.refusal && !route.shards.empty()) route.distributed_write = true;
+  // Even on one shard, a key-moving UPDATE may need another for its rows' new keys, and a write
+  // maintaining a global index the shards of its entries.
+  if ((route.moves_keys || route.maintains_index) && !route.refusal && !route.shards.empty()) {
+    route.distributed_write = true;
+  }
   if (route.refusal || route.shards.size() <= 1) return route;
 
   auto names = [&] {

@@ -77,6 +77,22 @@ struct Route {
   /// whose new key another shard owns move there (deleted, inserted) in the statement's
   /// transaction, so it runs as a distributed write even on one shard (`distributed_write`).
   bool moves_keys = false;
+  /// A write to a table with global indexes: the shards report the rows it wrote (a trigger's
+  /// notes) and pgrange writes their index entries in the statement's transaction, on the
+  /// shards owning them, so it runs as a distributed write even on one shard. `uses` holds
+  /// every range of those indexes, for moves to wait on.
+  bool maintains_index = false;
+  /// A SELECT whose WHERE the router read through a global index of its table (and not through
+  /// its key): the index's key spans and the shards of the index ranges they overlap. The
+  /// proxy reads the matching entries there, then the rows from the shards owning their keys
+  /// (the index join), or the index alone when it stores every column the query needs.
+  struct IndexLookup {
+    uint64_t table_id = 0;
+    uint32_t index_id = 0;
+    SpanSet spans;
+    std::vector<int> shards;
+  };
+  std::optional<IndexLookup> index_lookup;
   /// An INSERT … VALUES on a pgrange table: the shard (pool index) of each VALUES row, in
   /// order (-1 for a row whose key no range holds).
   std::vector<int> row_shards;

@@ -148,11 +148,14 @@ struct StatementInfo {
   bool if_exists = false;      ///< DROP … IF EXISTS, ALTER TABLE IF EXISTS
   bool temporary = false;      ///< CREATE TEMP TABLE, SELECT INTO TEMP
   bool create_as = false;      ///< CREATE TABLE … AS, SELECT … INTO
-  /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N,
-  /// and the query string as the shards run it, without the clause (the session strips it,
-  /// strip_hash_sharding, before analysis: libpg_query cannot parse it).
+  /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N
+  /// (the session strips the clause, strip_hash_sharding, before analysis: libpg_query cannot
+  /// parse it).
   uint32_t hash_buckets = 0;
-  std::string hash_stripped_sql;
+  /// The statement as the shards run it when pgrange rewrote it (a CREATE TABLE without its
+  /// USING HASH, a local CREATE INDEX without STORING or pgrange's storage parameters); empty
+  /// when they run it as written.
+  std::string rewritten_sql;
   /// CREATE TABLE (LIKE …) / INHERITS / PARTITION OF / PARTITION BY / OF type.
   bool has_like_or_inherits = false;
   std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN

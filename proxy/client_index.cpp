@@ -1,0 +1,439 @@
+// ClientSession and global secondary indexes: the index entries of the rows a write reported
+// (written in the write's transaction, on the shards owning them), and SELECTs read through an
+// index (its entries first, then the rows they name: the index join; or the index alone when it
+// stores every column the query needs).
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "routing/index_maintenance.hpp"
+#include "routing/range_data.hpp"
+#include "sql/index_query.hpp"
+#include "sql/quoting.hpp"
+
+namespace pgrange::proxy {
+
+namespace {
+
+/// An ErrorResponse body as an Error (SQLSTATE, message, detail and hint kept).
+Error error_of(std::string_view body) {
+  ErrorFields f = parse_error_fields(body);
+  Error e = Error::make(f.sqlstate, f.message);
+  e.detail = f.detail;
+  e.hint = f.hint;
+  return e;
+}
+
+/// The values of a DataRow body in text format (nullopt = NULL).
+std::vector<std::optional<std::string>> row_values(std::string_view body) {
+  std::vector<std::optional<std::string>> out;
+  BodyReader r(body);
+  int16_t n = 0;
+  if (!r.i16(n)) return out;
+  for (int16_t i = 0; i < n; ++i) {
+    int32_t len = 0;
+    if (!r.i32(len)) break;
+    if (len < 0) {
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    std::string_view v;
+    if (!r.bytes(static_cast<size_t>(len), v)) break;
+    out.emplace_back(std::string(v));
+  }
+  return out;
+}
+
+/// Runs `sql` on a connection (in whatever transaction it holds) and reads its answer.
+awaitable<Result<BackendReply>> run_on(BackendConnection& conn, const std::string& sql) {
+  std::string request;
+  write_query(request, sql);
+  if (auto r = co_await conn.send(request); !r) {
+    conn.mark_broken();
+    co_return tl::unexpected(r.error());
+  }
+  co_return co_await read_replies(conn);
+}
+
+}  // namespace
+
+awaitable<std::optional<Error>> ClientSession::write_index_entries(
+    const std::vector<BackendConnection*>& sources, const PartOpener& part_on) {
+  std::map<uint64_t, std::vector<routing::IndexNote>> by_table;
+  std::optional<Error> bad;
+  for (BackendConnection* c : sources) {
+    for (const std::string& body : c->index_notes()) {
+      auto note = routing::read_index_note(body);
+      if (!note) {
+        if (!bad) bad = note.error();
+      } else if (*note) {
+        by_table[(*note)->table_id].push_back(std::move(**note));
+      }
+    }
+    c->index_notes().clear();
+  }
+  if (bad) co_return bad;
+  if (by_table.empty()) co_return std::nullopt;
+  auto view = worker_.view();
+  for (const auto& [table_id, notes] : by_table) {
+    const routing::TableDescriptor* t = view->find_table_id(table_id);
+    if (t == nullptr || t->indexes.empty()) continue;  // dropped meanwhile
+    auto writes = routing::index_entry_writes(*view, *t, notes);
+    if (!writes) co_return writes.error();
+    for (const auto& [shard, sql] : *writes) {
+      auto part = co_await part_on(shard);
+      if (!part) co_return part.error();
+      auto reply = co_await run_on(**part, sql);
+      if (!reply) co_return reply.error();
+      if (reply->error) co_return error_of(*reply->error);
+    }
+  }
+  co_return std::nullopt;
+}
+
+awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<TxnPart>& parts) {
+  std::vector<BackendConnection*> sources;
+  bool any = false;
+  for (TxnPart& part : parts) {
+    sources.push_back(part.conn.get());
+    any = any || !part.conn->index_notes().empty();
+  }
+  if (!any) co_return std::nullopt;
+  // A shard the transaction has not touched yet: its part opens with a plain BEGIN (the entry
+  // writes name their tables with their schema and need none of the session's settings).
+  PartOpener part_on = [this, &parts](int shard) -> awaitable<Result<BackendConnection*>> {
+    for (TxnPart& part : parts) {
+      if (part.shard == shard) co_return part.conn.get();
+    }
+    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    if (!acquired) co_return tl::unexpected(acquired.error());
+    TxnPart& part = parts.emplace_back();
+    part.shard = shard;
+    part.conn = *acquired;
+    std::string request;
+    write_query(request, "BEGIN");
+    if (auto e = co_await start_request(*part.conn, std::move(request))) {
+      part.broken = true;
+      co_return tl::unexpected(*e);
+    }
+    auto reply = co_await read_replies(*part.conn);
+    if (!reply) {
+      part.broken = true;
+      co_return tl::unexpected(reply.error());
+    }
+    part.in_transaction = true;
+    if (reply->error) co_return tl::unexpected(error_of(*reply->error));
+    co_return part.conn.get();
+  };
+  co_return co_await write_index_entries(sources, part_on);
+}
+
+awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const Plan& plan) {
+  std::string out;
+  auto view = worker_.view();
+  const sql::StatementInfo& info = (**plan.analysis)[0];
+  std::string text(sql_text.substr(info.begin, info.end - info.begin));
+  const routing::Route::IndexLookup& lookup = *plan.route.index_lookup;
+  const routing::TableDescriptor* t = view->find_table_id(lookup.table_id);
+  const routing::IndexDescriptor* index = nullptr;
+  if (t != nullptr) {
+    for (const auto& i : t->indexes) {
+      if (i.index_id == lookup.index_id) index = &i;
+    }
+  }
+  auto finish_with = [&](const Error& e) {
+    write_error(out, e);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    leave_ranges();
+  };
+  if (index == nullptr) {
+    // The index went away since the statement was planned: every shard holding the table.
+    if (plan.merge && *plan.merge) co_return co_await run_merge(**plan.merge, plan.route);
+    finish_with(Error::make("40001", "the index the statement was planned with was dropped"));
+    co_return true;
+  }
+  routing::TableDescriptor rel = routing::index_relation(*t, *index);
+
+  // The index stores every column the query needs: the index alone answers it.
+  auto use = sql::referenced_columns(text);
+  bool covering =
+      use && !use->star &&
+      std::all_of(use->columns.begin(), use->columns.end(), [&](const std::string& c) {
+        return std::find(rel.columns.begin(), rel.columns.end(), c) != rel.columns.end();
+      });
+  if (covering) {
+    auto rewritten = sql::select_from_relation(text, t->schema, rel.name);
+    if (!rewritten) {
+      finish_with(rewritten.error());
+      co_return true;
+    }
+    auto merge = worker_.merge_plan(*rewritten, rel);
+    if (!*merge) {
+      finish_with(merge->error());
+      co_return true;
+    }
+    routing::Route route;
+    route.shards = lookup.shards;
+    co_return co_await run_merge(**merge, route);
+  }
+
+  // 1. The entries in the index's spans, from the shards of the index ranges they overlap.
+  std::string predicate;
+  for (const routing::Span& span : lookup.spans) {
+    auto p = routing::key_range_predicate(rel, span.start, span.end);
+    if (!p) {
+      finish_with(p.error());
+      co_return true;
+    }
+    predicate += (predicate.empty() ? "(" : " OR (") + *p + ")";
+  }
+  if (predicate.empty()) predicate = "false";
+  const auto key_columns = routing::row_key_columns(*t);
+  std::string columns;
+  for (const auto& k : key_columns) {
+    columns += (columns.empty() ? "" : ", ") + sql::quote_ident(k.name);
+  }
+  std::string entries_sql =
+      "SELECT " + columns + " FROM " + routing::qualified_table_name(rel) + " WHERE " + predicate;
+  std::set<std::vector<std::optional<std::string>>> keys;
+  for (int shard : lookup.shards) {
+    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    if (!acquired) {
+      finish_with(acquired.error());
+      co_return true;
+    }
+    auto conn = *acquired;
+    std::optional<Error> failed;
+    if (auto e = co_await start_query(*conn, entries_sql)) {
+      failed = *e;
+    } else {
+      auto reply = co_await read_replies(*conn);
+      if (!reply) {
+        failed = reply.error();
+      } else if (reply->error) {
+        failed = error_of(*reply->error);
+      } else {
+        for (const std::string& row : reply->rows) keys.insert(row_values(row));
+      }
+    }
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+    if (failed) {
+      finish_with(*failed);
+      co_return true;
+    }
+  }
+
+  // 2. The rows those keys name, from the shards owning them (the index join).
+  std::set<int> shards;
+  std::string in_list;
+  for (const auto& values : keys) {
+    auto key = routing::point_key(*t, values);
+    if (!key) {
+      finish_with(key.error());
+      co_return true;
+    }
+    if (const routing::RangeDescriptor* r = view->ranges().lookup(*key)) {
+      int shard = view->shard_index(r->shard);
+      if (shard >= 0) shards.insert(shard);
+    }
+    std::string tuple;
+    for (const auto& v : values) {
+      tuple += (tuple.empty() ? "" : ", ") + (v ? sql::quote_literal(*v) : std::string("NULL"));
+    }
+    in_list += (in_list.empty() ? "(" : ", (") + tuple + ")";
+  }
+  std::string condition =
+      in_list.empty() ? std::string("false") : "(" + columns + ") IN (" + in_list + ")";
+  if (shards.empty()) {
+    // No entry: one shard answers (no row, or the aggregates of none) with the right columns.
+    auto ranges = view->table_ranges(t->table_id);
+    if (!ranges.empty()) shards.insert(view->shard_index(view->ranges().at(ranges[0]).shard));
+  }
+  auto restricted = sql::restrict_select(text, condition);
+  if (!restricted) {
+    finish_with(restricted.error());
+    co_return true;
+  }
+  auto merge = worker_.merge_plan(*restricted, *t);
+  if (!*merge) {
+    finish_with(merge->error());
+    co_return true;
+  }
+  routing::Route route;
+  route.shards.assign(shards.begin(), shards.end());
+  co_return co_await run_merge(**merge, route);
+}
+
+}  // namespace pgrange::proxy
+
+namespace pgrange::proxy {
+
+namespace {
+
+Error index_not_supported(std::string msg, std::string hint = {}) {
+  Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
+  e.hint = std::move(hint);
+  return e;
+}
+
+}  // namespace
+
+ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {
+  Plan p;
+  const auto& view = worker_.view();
+  const routing::TableDescriptor* t = view->find_table(spec.table.schema, spec.table.name);
+  bool several = worker_.pool_count() > 1;
+  bool global = t != nullptr && !t->key.empty() && !spec.local && several;
+  auto refuse_with = [&](Error e) {
+    p.kind = Plan::Kind::kRefuse;
+    p.error = std::move(e);
+    return p;
+  };
+  if (spec.hashed && !global) {
+    return refuse_with(index_not_supported(
+        "a hash-sharded index (USING HASH) is a global index: it needs a table pgrange "
+        "partitions by a key, over several shards"));
+  }
+  if (!global) {
+    // An ordinary index on every shard: the statement as PostgreSQL takes it.
+    std::string text = spec.shard_sql;
+    p = plan_analysis(type, worker_.analyze(text), nullptr, text);
+    if (p.kind == Plan::Kind::kBroadcast && p.analysis && *p.analysis &&
+        (*p.analysis)->size() == 1) {
+      auto infos = **p.analysis;
+      infos[0].rewritten_sql = std::move(text);
+      p.analysis =
+          std::make_shared<const Result<std::vector<sql::StatementInfo>>>(std::move(infos));
+    }
+    return p;
+  }
+  if (!spec.global_blocker.empty()) {
+    return refuse_with(index_not_supported(
+        "a global index with " + spec.global_blocker + " is not supported by pgrange yet",
+        "an ordinary index on every shard takes it: CREATE INDEX … WITH (local = true)"));
+  }
+  if (spec.hashed) {
+    return refuse_with(index_not_supported(
+        "a hash-sharded secondary index (CREATE INDEX … USING HASH) is not supported by pgrange "
+        "yet",
+        "a hash-sharded primary key is: PRIMARY KEY (…) USING HASH in CREATE TABLE"));
+  }
+  if (type != 'Q') {
+    return refuse_with(index_not_supported(
+        "DDL through the extended query protocol is not supported by pgrange yet",
+        "send it as a simple query"));
+  }
+  if (txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
+    return refuse_with(index_not_supported(
+        "CREATE INDEX of a global index inside a transaction block is not supported by pgrange",
+        "it builds the index on every shard, outside any transaction"));
+  }
+  p.kind = Plan::Kind::kCreateIndex;
+  p.index = std::move(spec);
+  return p;
+}
+
+std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
+                                                                  const Analysis& analysis) {
+  if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
+  const sql::StatementInfo& info = (**analysis)[0];
+  if (info.kind != sql::StatementKind::kDropIndex) return std::nullopt;
+  const auto& view = worker_.view();
+  Plan p;
+  p.analysis = analysis;
+  size_t local = 0;
+  for (const sql::TableRef& ref : info.dropped_objects) {
+    bool found = false;
+    for (const routing::TableDescriptor& t : view->tables()) {
+      if (!ref.schema.empty() && ref.schema != t.schema) continue;
+      if (ref.schema.empty() && t.schema != "public") continue;
+      if (const routing::IndexDescriptor* i = routing::find_index(t, ref.name)) {
+        p.dropped.emplace_back(t.table_id, i->index_id);
+        found = true;
+      }
+    }
+    if (!found) ++local;
+  }
+  if (p.dropped.empty()) return std::nullopt;
+  auto refuse_with = [&](Error e) {
+    p.kind = Plan::Kind::kRefuse;
+    p.error = std::move(e);
+    return p;
+  };
+  if (local > 0) {
+    return refuse_with(index_not_supported(
+        "DROP INDEX of global indexes together with other indexes is not supported",
+        "drop the global indexes in a statement of their own"));
+  }
+  if (info.cascade) {
+    return refuse_with(index_not_supported("DROP INDEX … CASCADE of a global index"));
+  }
+  if (type != 'Q' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
+    return refuse_with(index_not_supported(
+        "DROP INDEX of a global index runs only as a simple query outside transaction blocks"));
+  }
+  p.kind = Plan::Kind::kDropIndex;
+  return p;
+}
+
+awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
+  ControlPlane* cp = worker_.shared().control;
+  std::string out;
+  if (plan.kind == Plan::Kind::kCreateIndex) {
+    sql::IndexSpec spec = *plan.index;
+    // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
+    std::function<Result<std::string>()> task = [cp, spec]() {
+      return cp->create_global_index(spec);
+    };
+    auto r = co_await cp->call<Result<std::string>>(std::move(task));
+    if (!r) {
+      write_error(out, r.error());
+    } else {
+      if (!r->empty()) {
+        MessageWriter(out)
+            .begin('N')
+            .byte('S')
+            .cstr("NOTICE")
+            .byte('V')
+            .cstr("NOTICE")
+            .byte('C')
+            .cstr("42P07")
+            .byte('M')
+            .cstr(*r)
+            .byte('\0')
+            .end();
+      }
+      MessageWriter(out).begin('C').cstr("CREATE INDEX").end();
+    }
+  } else {
+    auto dropped = plan.dropped;
+    std::function<Result<void>()> task = [cp, dropped]() -> Result<void> {
+      try {
+        for (const auto& [table_id, index_id] : dropped) cp->drop_global_index(table_id, index_id);
+      } catch (const std::exception& e) {
+        return fail(sqlstate::kInternalError, std::string("DROP INDEX failed: ") + e.what());
+      }
+      return {};
+    };
+    auto r = co_await cp->call<Result<void>>(std::move(task));
+    if (!r) {
+      write_error(out, r.error());
+    } else {
+      MessageWriter(out).begin('C').cstr("DROP INDEX").end();
+    }
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+}  // namespace pgrange::proxy
