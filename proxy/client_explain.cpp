@@ -135,8 +135,21 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   routing::ResultSet rs;
   rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
   rs.tag = "EXPLAIN";
-  for (std::string& line : routing::describe_route(*view, route, infos.size(), merge_lines)) {
-    rs.rows.push_back({std::move(line)});
+  bool through_index = false;
+  if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
+    // A lookup through a global index: its steps, and the index's shards explain the first.
+    auto steps = index_join_steps(plan.explain_statement, route);
+    if (steps) {
+      through_index = true;
+      for (std::string& line : steps->lines) rs.rows.push_back({std::move(line)});
+      shard_sql = std::move(steps->first_step_sql);
+      route.shards = route.index_lookup->shards;
+    }
+  }
+  std::vector<std::string> lines = routing::describe_route(*view, route, infos.size(), merge_lines);
+  // The router's reading of the statement (its first line, the summary, is the steps' above).
+  for (size_t i = through_index ? 1 : 0; i < lines.size(); ++i) {
+    rs.rows.push_back({std::move(lines[i])});
   }
   std::optional<Error> error;
   std::optional<std::string> shard_error;

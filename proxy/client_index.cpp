@@ -15,6 +15,7 @@
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/index_maintenance.hpp"
+#include "routing/plan_description.hpp"
 #include "routing/range_data.hpp"
 #include "sql/index_query.hpp"
 #include "sql/quoting.hpp"
@@ -136,47 +137,111 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<T
   co_return co_await write_index_entries(sources, part_on);
 }
 
+Result<ClientSession::IndexRead> ClientSession::plan_index_read(
+    const std::string& text, const routing::Route::IndexLookup& lookup) {
+  auto view = worker_.view();
+  IndexRead read;
+  read.table = view->find_table_id(lookup.table_id);
+  if (read.table != nullptr) {
+    for (const auto& i : read.table->indexes) {
+      if (i.index_id == lookup.index_id) read.index = &i;
+    }
+  }
+  if (read.index == nullptr) {
+    return fail("40001", "the index the statement was planned with was dropped");
+  }
+  const routing::TableDescriptor& t = *read.table;
+  read.relation = routing::index_relation(t, *read.index);
+  const routing::TableDescriptor& rel = read.relation;
+  // The index stores every column the query needs: the index alone answers it.
+  auto use = sql::referenced_columns(text);
+  read.covering =
+      use && !use->star &&
+      std::all_of(use->columns.begin(), use->columns.end(), [&](const std::string& c) {
+        return std::find(rel.columns.begin(), rel.columns.end(), c) != rel.columns.end();
+      });
+  if (read.covering) {
+    auto rewritten = sql::select_from_relation(text, t.schema, rel.name);
+    if (!rewritten) return tl::unexpected(rewritten.error());
+    read.first_step_sql = std::move(*rewritten);
+    return read;
+  }
+  // Else the keys of the entries in the index's spans.
+  std::string predicate;
+  for (const routing::Span& span : lookup.spans) {
+    auto p = routing::key_range_predicate(rel, span.start, span.end);
+    if (!p) return tl::unexpected(p.error());
+    predicate += (predicate.empty() ? "(" : " OR (") + *p + ")";
+  }
+  if (predicate.empty()) predicate = "false";
+  for (const auto& k : routing::row_key_columns(t)) {
+    read.key_columns += (read.key_columns.empty() ? "" : ", ") + sql::quote_ident(k.name);
+  }
+  read.first_step_sql = "SELECT " + read.key_columns + " FROM " +
+                        routing::qualified_table_name(rel) + " WHERE " + predicate;
+  return read;
+}
+
+Result<ClientSession::IndexJoinSteps> ClientSession::index_join_steps(const std::string& text,
+                                                                      const routing::Route& route) {
+  const routing::Route::IndexLookup& lookup = *route.index_lookup;
+  auto read = plan_index_read(text, lookup);
+  if (!read) return tl::unexpected(read.error());
+  auto view = worker_.view();
+  IndexJoinSteps steps;
+  steps.first_step_sql = read->first_step_sql;
+  std::string name = read->table->name + "@" + read->index->name;
+  std::string ranges;
+  for (size_t i : view->ranges().scan_spans(lookup.spans)) {
+    const routing::RangeDescriptor& r = view->ranges().at(i);
+    ranges += (ranges.empty() ? "" : ", ") + std::to_string(r.range_id) + " (" + r.shard + ")";
+  }
+  if (read->covering) {
+    steps.lines.push_back("pgrange plan: global index " + name +
+                          " stores every column the query uses: the index alone answers it");
+  } else {
+    steps.lines.push_back("pgrange plan: index join through global index " + name +
+                          ", in two steps");
+  }
+  steps.lines.push_back("  step 1: index " + name + ": " +
+                        routing::describe_spans(lookup.spans, lookup.table_id) + " → " +
+                        (ranges.empty() ? std::string("no range") : "ranges " + ranges));
+  if (read->covering) {
+    steps.lines.push_back("  step 1 runs on the index's shards: " + read->first_step_sql);
+  } else {
+    steps.lines.push_back("  step 1 reads the entries' keys (" + read->key_columns +
+                          "): " + read->first_step_sql);
+    steps.lines.push_back("  step 2: table " + read->table->name +
+                          ": the rows of those keys, from the shards owning them (batched per "
+                          "shard: the statement with its WHERE and the keys), merged");
+  }
+  return steps;
+}
+
 awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const Plan& plan) {
   std::string out;
   auto view = worker_.view();
   const sql::StatementInfo& info = (**plan.analysis)[0];
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
   const routing::Route::IndexLookup& lookup = *plan.route.index_lookup;
-  const routing::TableDescriptor* t = view->find_table_id(lookup.table_id);
-  const routing::IndexDescriptor* index = nullptr;
-  if (t != nullptr) {
-    for (const auto& i : t->indexes) {
-      if (i.index_id == lookup.index_id) index = &i;
-    }
-  }
   auto finish_with = [&](const Error& e) {
     write_error(out, e);
     write_ready_for_query(out, txn_status_);
     channel_.send(std::move(out));
     leave_ranges();
   };
-  if (index == nullptr) {
+  auto read = plan_index_read(text, lookup);
+  if (!read && plan.merge && *plan.merge) {
     // The index went away since the statement was planned: every shard holding the table.
-    if (plan.merge && *plan.merge) co_return co_await run_merge(**plan.merge, plan.route);
-    finish_with(Error::make("40001", "the index the statement was planned with was dropped"));
+    co_return co_await run_merge(**plan.merge, plan.route);
+  }
+  if (!read) {
+    finish_with(read.error());
     co_return true;
   }
-  routing::TableDescriptor rel = routing::index_relation(*t, *index);
-
-  // The index stores every column the query needs: the index alone answers it.
-  auto use = sql::referenced_columns(text);
-  bool covering =
-      use && !use->star &&
-      std::all_of(use->columns.begin(), use->columns.end(), [&](const std::string& c) {
-        return std::find(rel.columns.begin(), rel.columns.end(), c) != rel.columns.end();
-      });
-  if (covering) {
-    auto rewritten = sql::select_from_relation(text, t->schema, rel.name);
-    if (!rewritten) {
-      finish_with(rewritten.error());
-      co_return true;
-    }
-    auto merge = worker_.merge_plan(*rewritten, rel);
+  const routing::TableDescriptor* t = read->table;
+  if (read->covering) {
+    auto merge = worker_.merge_plan(read->first_step_sql, read->relation);
     if (!*merge) {
       finish_with(merge->error());
       co_return true;
@@ -187,23 +252,8 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   }
 
   // 1. The entries in the index's spans, from the shards of the index ranges they overlap.
-  std::string predicate;
-  for (const routing::Span& span : lookup.spans) {
-    auto p = routing::key_range_predicate(rel, span.start, span.end);
-    if (!p) {
-      finish_with(p.error());
-      co_return true;
-    }
-    predicate += (predicate.empty() ? "(" : " OR (") + *p + ")";
-  }
-  if (predicate.empty()) predicate = "false";
-  const auto key_columns = routing::row_key_columns(*t);
-  std::string columns;
-  for (const auto& k : key_columns) {
-    columns += (columns.empty() ? "" : ", ") + sql::quote_ident(k.name);
-  }
-  std::string entries_sql =
-      "SELECT " + columns + " FROM " + routing::qualified_table_name(rel) + " WHERE " + predicate;
+  const std::string& entries_sql = read->first_step_sql;
+  const std::string& columns = read->key_columns;
   std::set<std::vector<std::optional<std::string>>> keys;
   for (int shard : lookup.shards) {
     auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
@@ -320,12 +370,6 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     return refuse_with(index_not_supported(
         "a global index with " + spec.global_blocker + " is not supported by pgrange yet",
         "an ordinary index on every shard takes it: CREATE INDEX … WITH (local = true)"));
-  }
-  if (spec.hashed) {
-    return refuse_with(index_not_supported(
-        "a hash-sharded secondary index (CREATE INDEX … USING HASH) is not supported by pgrange "
-        "yet",
-        "a hash-sharded primary key is: PRIMARY KEY (…) USING HASH in CREATE TABLE"));
   }
   if (type != 'Q') {
     return refuse_with(index_not_supported(

@@ -9,6 +9,7 @@
 
 #include "proxy/control_plane.hpp"
 #include "routing/index_maintenance.hpp"
+#include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
 #include "routing/range_data.hpp"
 #include "sql/index_statement.hpp"
@@ -78,7 +79,7 @@ std::string index_table_sql(const routing::TableDescriptor& t, const routing::In
   }
   // The local btree orders text as the key space does (C), so that the range predicates
   // pgrange sends for a lookup can use it.
-  for (const auto& k : rel.key) {
+  for (const auto& k : routing::row_key_columns(rel)) {
     bool key_column = std::any_of(i.columns.begin(), i.columns.end(),
                                   [&](const routing::KeyColumnDef& c) { return c.name == k.name; });
     if (i.unique && !key_column) continue;  // a UNIQUE index: the indexed columns alone
@@ -88,7 +89,7 @@ std::string index_table_sql(const routing::TableDescriptor& t, const routing::In
   for (const std::string& c : i.storing) include += (include.empty() ? "" : ", ") + quote_ident(c);
   if (i.unique) {
     // INCLUDE the rest of the key too: an index-only scan then answers the lookup.
-    for (const auto& k : rel.key) {
+    for (const auto& k : routing::row_key_columns(rel)) {
       bool key_column =
           std::any_of(i.columns.begin(), i.columns.end(),
                       [&](const routing::KeyColumnDef& c) { return c.name == k.name; });
@@ -164,6 +165,7 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
     }
     index.name = name;
     index.unique = spec.unique;
+    index.hash_buckets = spec.hashed ? spec.buckets : 0;
     for (const std::string& c : spec.columns) {
       auto it = types.find(c);
       if (it == types.end()) return fail("42703", "column \"" + c + "\" does not exist");
@@ -222,12 +224,24 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
       std::string end = routing::index_prefix(table.table_id, index.index_id + 1);
       std::vector<routing::RangeOp> ops{routing::RangeOp::split(start),
                                         routing::RangeOp::split(end)};
+      // A hash-sharded index starts with one range per bucket, spread over the shards.
+      std::vector<std::string> starts{start};
+      routing::TableDescriptor rel = routing::index_relation(table, index);
+      for (uint32_t b = 1; b < index.hash_buckets; ++b) {
+        std::string key = start;
+        routing::append_key_value(key, rel.key.front().column,
+                                  routing::KeyValue{static_cast<int64_t>(b)});
+        ops.push_back(routing::RangeOp::split(key));
+        starts.push_back(std::move(key));
+      }
       auto changes = (*map)->apply(ops);
       if (!changes) return tl::unexpected(changes.error());
-      const routing::RangeDescriptor* r = (*map)->snapshot()->lookup(start);
-      auto moved = (*map)->reassign(r->range_id, shard_order_[best]);
-      if (!moved) return tl::unexpected(moved.error());
-      changes->push_back(*moved);
+      for (size_t n = 0; n < starts.size(); ++n) {
+        const routing::RangeDescriptor* r = (*map)->snapshot()->lookup(starts[n]);
+        auto moved = (*map)->reassign(r->range_id, shard_order_[(best + n) % shard_order_.size()]);
+        if (!moved) return tl::unexpected(moved.error());
+        changes->push_back(*moved);
+      }
       try {
         store_->apply_range_changes(*changes);
         next_shard_ = best;

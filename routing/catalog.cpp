@@ -28,6 +28,12 @@ std::span<const KeyColumnDef> row_key_columns(const TableDescriptor& t) {
   return t.hash_buckets > 0 && !key.empty() ? key.subspan(1) : key;
 }
 
+std::span<const KeyColumnDef> hashed_key_columns(const TableDescriptor& t) {
+  auto columns = row_key_columns(t);
+  return t.hashed_columns > 0 && t.hashed_columns < columns.size() ? columns.first(t.hashed_columns)
+                                                                   : columns;
+}
+
 std::string hash_bucket_column_name(const std::vector<KeyColumnDef>& hashed, uint32_t buckets) {
   std::string name = "crdb_internal";
   for (const KeyColumnDef& k : hashed) name += "_" + k.name;
@@ -62,6 +68,15 @@ TableDescriptor index_relation(const TableDescriptor& t, const IndexDescriptor& 
   }
   for (const KeyColumnDef& k : r.key) r.columns.push_back(k.name);
   r.columns.insert(r.columns.end(), i.storing.begin(), i.storing.end());
+  if (i.hash_buckets > 0) {
+    // The bucket hashes the indexed columns: a lookup by them computes it.
+    KeyColumnDef bucket;
+    bucket.name = hash_bucket_column_name(i.columns, i.hash_buckets);
+    bucket.column = KeyColumn{KeyType::kInt4, false, NullsOrder::kDefault};
+    r.key.insert(r.key.begin(), std::move(bucket));
+    r.hash_buckets = i.hash_buckets;
+    r.hashed_columns = static_cast<uint32_t>(i.columns.size());
+  }
   return r;
 }
 

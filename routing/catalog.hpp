@@ -36,6 +36,9 @@ struct IndexDescriptor {
   std::vector<KeyColumnDef> columns;  ///< the indexed columns, in index order
   std::vector<std::string> storing;   ///< STORING/INCLUDE columns (in neither columns nor key)
   bool unique = false;
+  /// A hash-sharded index (CREATE INDEX … USING HASH WITH (bucket_count = N)): N > 0, and its
+  /// keys start with a bucket, hash_bucket of the indexed columns mod N.
+  uint32_t hash_buckets = 0;
   State state = State::kWriteOnly;
   bool operator==(const IndexDescriptor&) const = default;
 };
@@ -52,6 +55,9 @@ struct TableDescriptor {
   /// A hash-sharded key (PRIMARY KEY … USING HASH WITH (bucket_count = N)): N > 0, and key[0]
   /// is the hidden bucket, hash_bucket of the other key columns mod N (no column of the rows).
   uint32_t hash_buckets = 0;
+  /// With hash_buckets: how many of the columns after the bucket the bucket hashes (0: all of
+  /// them; a hash-sharded index's relation hashes only its indexed columns, not the row key).
+  uint32_t hashed_columns = 0;
   /// The global secondary indexes, by index id.
   std::vector<IndexDescriptor> indexes = {};
   /// The index whose keys `key` describes: 1 for a table; an index's id for index_relation().
@@ -76,6 +82,10 @@ std::vector<std::string> index_source_columns(const TableDescriptor& t);
 
 /// The key columns whose values a row gives: the key without a hash-sharded table's bucket.
 std::span<const KeyColumnDef> row_key_columns(const TableDescriptor& t);
+
+/// The columns a hash-sharded key's bucket hashes: the first hashed_columns of
+/// row_key_columns (all of them when 0).
+std::span<const KeyColumnDef> hashed_key_columns(const TableDescriptor& t);
 
 /// The name of a hash-sharded key's bucket column (CockroachDB's: crdb_internal_<cols>_shard_N).
 std::string hash_bucket_column_name(const std::vector<KeyColumnDef>& hashed, uint32_t buckets);

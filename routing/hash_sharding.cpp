@@ -1,5 +1,7 @@
 #include "routing/hash_sharding.hpp"
 
+#include <algorithm>
+
 #include "routing/hash_bucket.hpp"
 #include "routing/key_space.hpp"
 #include "sql/quoting.hpp"
@@ -8,8 +10,9 @@ namespace pgrange::routing {
 
 uint32_t row_bucket(const TableDescriptor& table, std::span<const std::optional<KeyValue>> values) {
   std::vector<KeyType> types;
-  for (const KeyColumnDef& k : row_key_columns(table)) types.push_back(k.column.type);
-  return hash_bucket(types, values, table.hash_buckets);
+  for (const KeyColumnDef& k : hashed_key_columns(table)) types.push_back(k.column.type);
+  return hash_bucket(types, values.first(std::min(values.size(), types.size())),
+                     table.hash_buckets);
 }
 
 std::string row_key(const TableDescriptor& table, std::span<const std::optional<KeyValue>> values) {
@@ -31,16 +34,23 @@ std::string row_key(const TableDescriptor& table, std::span<const std::optional<
 
 namespace {
 
-/// The bucket of a point of the hashed columns (the encoded values after the index prefix),
-/// or nullopt when it is not one full, readable point.
-std::optional<uint32_t> point_bucket(const TableDescriptor& table, std::string_view encoded) {
+/// The one bucket a span (computed without the bucket, under the index prefix) can be in: the
+/// span starts with values of every hashed column and stays among keys with those values
+/// (a point of the whole key, or a prefix of the hashed columns); else nullopt.
+std::optional<uint32_t> span_bucket(const TableDescriptor& table, const std::string& index,
+                                    const Span& s) {
+  if (s.start.size() <= index.size() || s.start.compare(0, index.size(), index) != 0) {
+    return std::nullopt;
+  }
+  std::string_view encoded = std::string_view(s.start).substr(index.size());
   std::vector<std::optional<KeyValue>> values;
-  for (const KeyColumnDef& k : row_key_columns(table)) {
+  for (const KeyColumnDef& k : hashed_key_columns(table)) {
     auto v = read_key_value(encoded, k.column);
     if (!v) return std::nullopt;
     values.push_back(std::move(*v));
   }
-  if (!encoded.empty()) return std::nullopt;
+  const std::string prefix = s.start.substr(0, s.start.size() - encoded.size());
+  if (s.end > prefix_end(prefix)) return std::nullopt;
   return row_bucket(table, values);
 }
 
@@ -64,11 +74,7 @@ SpanSet spread_over_buckets(const TableDescriptor& table, const SpanSet& spans) 
   };
   std::vector<Span> out;
   for (const Span& s : spans) {
-    bool point = s.end.size() == s.start.size() + 1 && s.end.back() == '\0' &&
-                 s.end.compare(0, s.start.size(), s.start) == 0 && s.start.size() > index.size() &&
-                 s.start.compare(0, index.size(), index) == 0;
-    std::optional<uint32_t> only;
-    if (point) only = point_bucket(table, std::string_view(s.start).substr(index.size()));
+    std::optional<uint32_t> only = span_bucket(table, index, s);
     for (uint32_t b = 0; b < table.hash_buckets; ++b) {
       if (only && *only != b) continue;
       std::string prefix = bucket_prefix(b);
@@ -82,7 +88,7 @@ std::vector<std::string> key_column_sql(const TableDescriptor& table) {
   std::vector<std::string> out;
   if (table.hash_buckets > 0) {
     std::vector<HashColumn> hashed;
-    for (const KeyColumnDef& k : row_key_columns(table)) {
+    for (const KeyColumnDef& k : hashed_key_columns(table)) {
       hashed.push_back({sql::quote_ident(k.name), k.column.type});
     }
     out.push_back(hash_bucket_sql(hashed, table.hash_buckets));

@@ -253,6 +253,7 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
         index_id int NOT NULL CHECK (index_id >= 2),
         name text NOT NULL,
         is_unique bool NOT NULL,
+        hash_buckets int NOT NULL DEFAULT 0 CHECK (hash_buckets >= 0),
         state text NOT NULL CHECK (state IN ('write_only', 'public')),
         PRIMARY KEY (table_id, index_id),
         UNIQUE (table_id, name));
@@ -325,14 +326,15 @@ MetadataSnapshot MetadataStore::load() {
     }
   }
   for (const auto& row :
-       tx.exec("SELECT table_id, index_id, name, is_unique, state FROM pgrange_indexes "
-               "ORDER BY table_id, index_id")) {
+       tx.exec("SELECT table_id, index_id, name, is_unique, state, hash_buckets FROM "
+               "pgrange_indexes ORDER BY table_id, index_id")) {
     if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
       IndexDescriptor i;
       i.index_id = row[1].as<uint32_t>();
       i.name = row[2].as<std::string>();
       i.unique = row[3].as<bool>();
       i.state = index_state_from_name(row[4].as<std::string>());
+      i.hash_buckets = row[5].as<uint32_t>();
       t->indexes.push_back(std::move(i));
     }
   }
@@ -408,9 +410,10 @@ void insert_index(pqxx::work& tx, uint64_t table_id, const IndexDescriptor& inde
   auto tid = static_cast<int64_t>(table_id);
   auto iid = static_cast<int64_t>(index.index_id);
   pqxx::result r = tx.exec_params(
-      "INSERT INTO pgrange_indexes (table_id, index_id, name, is_unique, state) "
-      "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (table_id, name) DO NOTHING",
-      tid, iid, index.name, index.unique, index_state_name(index.state));
+      "INSERT INTO pgrange_indexes (table_id, index_id, name, is_unique, state, hash_buckets) "
+      "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (table_id, name) DO NOTHING",
+      tid, iid, index.name, index.unique, index_state_name(index.state),
+      static_cast<int64_t>(index.hash_buckets));
   if (r.affected_rows() != 1) {
     throw DuplicateIndexError("relation \"" + index.name + "\" already exists");
   }

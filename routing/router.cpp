@@ -623,7 +623,7 @@ Result<std::string> point_key(const TableDescriptor& table,
   for (const auto& v : values) {
     views.push_back(v ? std::optional<std::string_view>(*v) : std::nullopt);
   }
-  return encode_key_text(table.table_id, 1, columns, views);
+  return encode_key_text(table.table_id, table.index_id, columns, views);
 }
 
 std::optional<std::string> BindParams::text(int n, KeyType type) const {

@@ -219,6 +219,86 @@ TEST_F(GlobalIndexTest, LookupsThroughTheIndexAnswerAsPostgreSql) {
   }
 }
 
+TEST_F(GlobalIndexTest, ExplainShowsTheTwoSteps) {
+  auto c = cluster_->client();
+  SqlResult r = pq_exec(c.get(), "EXPLAIN SELECT * FROM users WHERE email = 'user17@example.com'");
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::string plan = text_of(r);
+  EXPECT_NE(plan.find("pgrange plan: index join through global index users@users_email, in two "
+                      "steps"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("  step 1: index users@users_email: "), std::string::npos) << plan;
+  EXPECT_NE(plan.find("  step 2: table users: the rows of those keys"), std::string::npos) << plan;
+  // The index's one shard explains the first step: a scan of the backend table.
+  EXPECT_NE(plan.find("users@users_email"), std::string::npos) << plan;
+  SqlResult covering = pq_exec(c.get(), "EXPLAIN SELECT city FROM users WHERE email = 'x'");
+  ASSERT_TRUE(covering.ok()) << covering.message;
+  EXPECT_NE(text_of(covering).find("stores every column the query uses"), std::string::npos)
+      << text_of(covering);
+}
+
+TEST_F(GlobalIndexTest, HashShardedIndexSpreadsTimeOrderedEntries) {
+  const std::string ev = "CREATE TABLE ev (id int8 PRIMARY KEY, ts timestamptz, v text)";
+  ASSERT_EQ(cluster_->run_setup({ev}, ShardCluster::Target::kPgrangeAndReference), "");
+  ASSERT_EQ(cluster_->run_setup(
+                {"ALTER TABLE ev SPLIT AT VALUES (2000), (4000)", "ALTER TABLE ev SCATTER",
+                 "CREATE INDEX ev_ts ON ev (ts) USING HASH WITH (bucket_count = 4)"}),
+            "");
+  auto ref = cluster_->reference();
+  ASSERT_TRUE(pq_exec(ref.get(), "CREATE INDEX ev_ts ON ev (ts)").ok());
+  // 6,000 rows, time-ordered: a plain index on ts would put every new entry in its last range.
+  std::string values;
+  for (int id = 1; id <= 6000; ++id) {
+    values += (values.empty() ? "" : ", ") + ("(" + std::to_string(id)) +
+              ", timestamptz '2026-01-01 00:00:00+00' + interval '1 second' * " +
+              std::to_string(id) + ", 'v" + std::to_string(id % 13) + "')";
+  }
+  ASSERT_EQ(cluster_->run_setup({"INSERT INTO ev VALUES " + values},
+                                ShardCluster::Target::kPgrangeAndReference),
+            "");
+  auto c = cluster_->client();
+  SqlResult ranges = pq_exec(c.get(), "SHOW RANGES FROM INDEX ev@ev_ts WITH DETAILS");
+  ASSERT_TRUE(ranges.ok()) << ranges.message;
+  ASSERT_EQ(ranges.rows.size(), 4u);
+  std::set<std::string> shards;
+  for (size_t b = 0; b < 4; ++b) {
+    int64_t n = std::stoll(ranges.at(b, 6));
+    EXPECT_GE(n, 1500 * 8 / 10) << "bucket " << b;
+    EXPECT_LE(n, 1500 * 12 / 10) << "bucket " << b;
+    shards.insert(ranges.at(b, 3));
+  }
+  EXPECT_EQ(shards.size(), 3u);
+  EXPECT_EQ(ranges.at(1, 0), "…/2/1");  // the index (id 2), bucket 1
+  expect_consistent("ev", "ev_ts", "ts");
+  for (std::string sql : {
+           "SELECT id, v FROM ev WHERE ts = '2026-01-01 00:16:40+00'",
+           "SELECT id FROM ev WHERE ts IN ('2026-01-01 00:00:07+00', '2026-01-01 01:00:00+00') "
+           "ORDER BY id",
+           "SELECT id, ts FROM ev WHERE ts BETWEEN '2026-01-01 00:30:00+00' AND "
+           "'2026-01-01 00:30:09+00' ORDER BY ts",
+           "SELECT ts FROM ev WHERE ts > '2026-01-01 01:00:00+00' ORDER BY ts LIMIT 5",
+           "SELECT count(*) FROM ev WHERE ts < '2026-01-01 00:10:00+00'",
+       }) {
+    expect_same(c.get(), ref.get(), sql);
+  }
+  // Equality computes the bucket: one range, one shard.
+  SqlResult plan = pq_exec(c.get(), "EXPLAIN SELECT v FROM ev WHERE ts = '2026-01-01 00:16:40+00'");
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string step1;
+  for (const auto& row : plan.rows) {
+    if (row[0].rfind("  step 1: index ev@ev_ts: ", 0) == 0) step1 = row[0];
+  }
+  EXPECT_NE(step1.find("→ ranges "), std::string::npos) << step1;
+  EXPECT_EQ(std::count(step1.begin(), step1.end(), '('), 1) << step1;
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE ev SET ts = ts + interval '1 day' WHERE id % 100 = 0").ok());
+  ASSERT_TRUE(
+      pq_exec(ref.get(), "UPDATE ev SET ts = ts + interval '1 day' WHERE id % 100 = 0").ok());
+  expect_consistent("ev", "ev_ts", "ts");
+  expect_same(c.get(), ref.get(),
+              "SELECT id FROM ev WHERE ts >= '2026-01-02' ORDER BY id LIMIT 10");
+}
+
 TEST_F(GlobalIndexTest, UniqueIndexRefusesDuplicatesAcrossShards) {
   auto c = cluster_->client();
   auto ref = cluster_->reference();
@@ -281,6 +361,23 @@ TEST_F(GlobalIndexTest, SplitRelocateAndDropIndexRanges) {
   SqlResult gone = pq_exec(c.get(), "SHOW RANGES FROM INDEX users@users_name");
   EXPECT_EQ(gone.sqlstate, "42704");
   expect_same(c.get(), ref.get(), "SELECT count(*) FROM users WHERE name = 'name30'");
+}
+
+TEST_F(GlobalIndexTest, TruncateEmptiesTheIndexes) {
+  const std::string t = "CREATE TABLE tr (id int8 PRIMARY KEY, k text)";
+  ASSERT_EQ(cluster_->run_setup({t, "ALTER TABLE tr SPLIT AT VALUES (50)", "ALTER TABLE tr SCATTER",
+                                 "CREATE INDEX tr_k ON tr (k)", "INSERT INTO tr VALUES (1, 'a')",
+                                 "INSERT INTO tr VALUES (99, 'b')"}),
+            "");
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM \"tr@tr_k\""), 2);
+  auto c = cluster_->client();
+  ASSERT_TRUE(pq_exec(c.get(), "TRUNCATE tr").ok());
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM \"tr@tr_k\""), 0);
+  ASSERT_TRUE(pq_exec(c.get(), "INSERT INTO tr VALUES (7, 'c')").ok());
+  expect_consistent("tr", "tr_k", "k");
+  // DROP TABLE takes the index tables along.
+  ASSERT_TRUE(pq_exec(c.get(), "DROP TABLE tr").ok());
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM pg_class WHERE relname LIKE 'tr@%'"), 0);
 }
 
 TEST_F(GlobalIndexTest, LocalIndexIsAnOrdinaryIndexOnEveryShard) {
