@@ -4,6 +4,7 @@
 
 #include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
+#include "routing/router.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::routing {
@@ -115,19 +116,26 @@ Result<Entry> entry_of(const ClusterView& view, const TableDescriptor& t,
     }
     e.values.push_back(*v);
   }
-  std::string key = index_prefix(relation.table_id, relation.index_id);
-  for (size_t k = 0; k < relation.key.size(); ++k) {
-    // relation.columns starts with the key columns.
-    const std::optional<std::string>& v = e.values[k];
-    auto ok = append_text_value(key, relation.key[k].column,
-                                v ? std::optional<std::string_view>(*v) : std::nullopt);
-    if (!ok) {
-      Error err = ok.error();
-      err.message = where() + "column " + relation.key[k].name + ": " + err.message;
-      return fail(std::move(err));
+  // relation.columns starts with the key columns a row gives (a hash-sharded index's bucket
+  // is computed from them).
+  auto key_columns = row_key_columns(relation);
+  std::vector<std::optional<std::string>> key_values(
+      e.values.begin(), e.values.begin() + static_cast<std::ptrdiff_t>(key_columns.size()));
+  auto key = point_key(relation, key_values);
+  if (!key) {
+    Error err = key.error();
+    for (size_t k = 0; k < key_columns.size(); ++k) {
+      auto one = key_values[k] ? std::optional<std::string_view>(*key_values[k]) : std::nullopt;
+      std::string probe;
+      if (!append_text_value(probe, key_columns[k].column, one)) {
+        err.message = where() + "column " + key_columns[k].name + ": " + err.message;
+        return fail(std::move(err));
+      }
     }
+    err.message = where() + err.message;
+    return fail(std::move(err));
   }
-  const RangeDescriptor* range = view.ranges().lookup(key);
+  const RangeDescriptor* range = view.ranges().lookup(*key);
   if (range == nullptr) return fail(sqlstate::kInternalError, where() + "no range owns the key");
   e.shard = view.shard_index(range->shard);
   if (e.shard < 0) {
@@ -190,16 +198,37 @@ std::string index_trigger_sql(const TableDescriptor& t) {
   const std::string function = qualified(t.schema, index_trigger_function_name(t));
   const std::string table = qualified(t.schema, t.name);
   const std::string trigger = quote_ident(kIndexTriggerName);
-  return "CREATE OR REPLACE FUNCTION " + function + "() RETURNS trigger LANGUAGE plpgsql AS " +
-         tag + body + tag + ";\n" + "DROP TRIGGER IF EXISTS " + trigger + " ON " + table + ";\n" +
-         "CREATE TRIGGER " + trigger + " AFTER INSERT OR UPDATE OR DELETE ON " + table +
-         " FOR EACH ROW EXECUTE FUNCTION " + function + "();\n";
+  // TRUNCATE fires no row trigger: it empties the index tables too (it runs on every shard).
+  std::string tables;
+  for (const IndexDescriptor& i : t.indexes) {
+    tables += (tables.empty() ? "" : ", ") + qualified(t.schema, index_table_name(t, i));
+  }
+  std::string truncate_body = "BEGIN\n  TRUNCATE " + tables + ";\n  RETURN NULL;\nEND\n";
+  const std::string truncate_tag = dollar_tag(truncate_body);
+  const std::string truncate_function =
+      qualified(t.schema, index_trigger_function_name(t) + "_truncate");
+  const std::string truncate_trigger = quote_ident(std::string(kIndexTriggerName) + "_truncate");
+  std::string out = "CREATE OR REPLACE FUNCTION " + function +
+                    "() RETURNS trigger LANGUAGE plpgsql AS " + tag + body + tag + ";\n" +
+                    "DROP TRIGGER IF EXISTS " + trigger + " ON " + table + ";\n" +
+                    "CREATE TRIGGER " + trigger + " AFTER INSERT OR UPDATE OR DELETE ON " + table +
+                    " FOR EACH ROW EXECUTE FUNCTION " + function + "();\n";
+  if (t.indexes.empty()) return out;
+  return out + "CREATE OR REPLACE FUNCTION " + truncate_function +
+         "() RETURNS trigger LANGUAGE plpgsql AS " + truncate_tag + truncate_body + truncate_tag +
+         ";\n" + "DROP TRIGGER IF EXISTS " + truncate_trigger + " ON " + table + ";\n" +
+         "CREATE TRIGGER " + truncate_trigger + " AFTER TRUNCATE ON " + table +
+         " FOR EACH STATEMENT EXECUTE FUNCTION " + truncate_function + "();\n";
 }
 
 std::string drop_index_trigger_sql(const TableDescriptor& t) {
-  return "DROP TRIGGER IF EXISTS " + quote_ident(kIndexTriggerName) + " ON " +
-         qualified(t.schema, t.name) + ";\nDROP FUNCTION IF EXISTS " +
-         qualified(t.schema, index_trigger_function_name(t)) + "();\n";
+  const std::string table = qualified(t.schema, t.name);
+  const std::string function = qualified(t.schema, index_trigger_function_name(t));
+  return "DROP TRIGGER IF EXISTS " + quote_ident(kIndexTriggerName) + " ON " + table +
+         ";\nDROP FUNCTION IF EXISTS " + function + "();\nDROP TRIGGER IF EXISTS " +
+         quote_ident(std::string(kIndexTriggerName) + "_truncate") + " ON " + table +
+         ";\nDROP FUNCTION IF EXISTS " +
+         qualified(t.schema, index_trigger_function_name(t) + "_truncate") + "();\n";
 }
 
 Result<IndexNote> read_index_note_message(std::string_view message) {

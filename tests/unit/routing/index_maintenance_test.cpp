@@ -141,6 +141,12 @@ TEST(IndexTriggerSqlTest, CreatesFunctionAndTrigger) {
   EXPECT_NE(sql.find("ERRCODE = 'PGRIX'"), std::string::npos);
   EXPECT_EQ(sql.find("note"), std::string::npos);  // not indexed: not reported
   EXPECT_NE(sql.find("AS $pgrange$"), std::string::npos);
+  // TRUNCATE (no row trigger fires) empties the index tables on the shard.
+  EXPECT_NE(sql.find("TRUNCATE \"app\".\"it\"\"ems@by_name\";"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("CREATE TRIGGER \"pgrange_index_truncate\" AFTER TRUNCATE ON "
+                     "\"app\".\"it\"\"ems\" FOR EACH STATEMENT EXECUTE FUNCTION "
+                     "\"app\".\"pgrange_index_50_truncate\"();"),
+            std::string::npos);
 
   // A column name holding the dollar tag moves the tag.
   t.indexes[0].storing = {"$pgrange$"};
@@ -149,7 +155,9 @@ TEST(IndexTriggerSqlTest, CreatesFunctionAndTrigger) {
 
   EXPECT_EQ(drop_index_trigger_sql(t),
             "DROP TRIGGER IF EXISTS \"pgrange_index\" ON \"app\".\"it\"\"ems\";\n"
-            "DROP FUNCTION IF EXISTS \"app\".\"pgrange_index_50\"();\n");
+            "DROP FUNCTION IF EXISTS \"app\".\"pgrange_index_50\"();\n"
+            "DROP TRIGGER IF EXISTS \"pgrange_index_truncate\" ON \"app\".\"it\"\"ems\";\n"
+            "DROP FUNCTION IF EXISTS \"app\".\"pgrange_index_50_truncate\"();\n");
 }
 
 /// Table items (id 50: key id int8; indexes by_name (name text, storing price) and unique by_tag
