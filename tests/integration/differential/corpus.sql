@@ -1044,3 +1044,493 @@ SELECT * FROM t_int WHERE id = 1003
 SELECT id, name FROM t_int WHERE name = 'moving'
 DELETE FROM t_int WHERE id = 59
 SELECT id, name FROM t_int WHERE name = 'moving'
+
+-- Global indexes (setup.sql: accounts, parts, events, metrics; splits.sql spreads their rows and
+-- their index entries over the shards). A SELECT whose WHERE narrows an indexed column reads the
+-- index's entries, then the rows they name (or the index alone when it stores every column).
+-- Writes start by deleting what they insert, so that the second run starts where the first did.
+
+-- group: global index lookups
+SELECT * FROM accounts WHERE email = 'user1@example.com'
+SELECT * FROM accounts WHERE email = 'user299@example.com'
+SELECT id, name FROM accounts WHERE email = 'nobody@example.com'
+SELECT id, email FROM accounts WHERE email = 'shared1@example.com' ORDER BY id
+SELECT count(*) FROM accounts WHERE email = 'shared0@example.com'
+SELECT count(*), sum(balance), min(id), max(id) FROM accounts WHERE email = 'shared2@example.com'
+SELECT * FROM accounts WHERE email = 'MixedCase@Example.com'
+SELECT * FROM accounts WHERE email = 'mixedcase@example.com'
+SELECT id FROM accounts WHERE email IN ('user1@example.com', 'user101@example.com', 'user201@example.com', 'nobody') ORDER BY id
+SELECT id, email FROM accounts WHERE email IN ('shared2@example.com', 'user3@example.com') ORDER BY id
+SELECT id FROM accounts WHERE email IN ('none1', 'none2')
+SELECT id FROM accounts WHERE email BETWEEN 'user10' AND 'user11' ORDER BY id
+SELECT id, email FROM accounts WHERE email > 'user29' AND email < 'user3' ORDER BY email
+SELECT email FROM accounts WHERE email >= 'user9' ORDER BY email LIMIT 5
+SELECT email FROM accounts WHERE email >= 'user9' ORDER BY email LIMIT 5 OFFSET 3
+SELECT email FROM accounts WHERE email < 'user1' ORDER BY email
+SELECT email FROM accounts WHERE email <= 'late@example.com' ORDER BY email
+SELECT id, email FROM accounts WHERE email LIKE 'user12%' ORDER BY email
+SELECT count(*) FROM accounts WHERE email LIKE 'user2%'
+SELECT id FROM accounts WHERE email LIKE 'shared%' ORDER BY id DESC
+SELECT id FROM accounts WHERE email LIKE 'nomatch%'
+SELECT id FROM accounts WHERE email LIKE 'user1_@example.com' ORDER BY id
+SELECT id, email FROM accounts WHERE email = 'user1@example.com' OR email = 'user2@example.com' ORDER BY id
+SELECT id, name, city FROM accounts WHERE email LIKE 'user4%' AND city = 'Paris' ORDER BY id
+SELECT id FROM accounts WHERE email LIKE 'user1%' AND tier = 3 AND balance > 0 ORDER BY id
+SELECT id FROM accounts WHERE email LIKE 'user1%' AND name = 'no such name'
+SELECT id FROM accounts WHERE email = 'user5@example.com' AND id = 5
+SELECT id FROM accounts WHERE email = 'user5@example.com' AND id = 6
+SELECT tier, count(*) FROM accounts WHERE email LIKE 'user1%' GROUP BY tier ORDER BY tier NULLS FIRST
+SELECT city, count(*), sum(balance) FROM accounts WHERE email >= 'user2' AND email < 'user3' GROUP BY city ORDER BY city NULLS LAST
+SELECT DISTINCT tier FROM accounts WHERE email LIKE 'shared%' ORDER BY tier NULLS FIRST
+SELECT DISTINCT email FROM accounts WHERE email LIKE 'shared%' ORDER BY email
+SELECT count(DISTINCT email), count(email), count(*) FROM accounts WHERE email LIKE 'shared%'
+SELECT avg(balance), min(created), max(created) FROM accounts WHERE email BETWEEN 'user100' AND 'user150'
+SELECT id, upper(email) AS e, balance * 2 AS b2 FROM accounts WHERE email = 'user33@example.com'
+SELECT a.id, a.code FROM accounts a WHERE a.email = 'user44@example.com'
+SELECT email, id FROM accounts WHERE email LIKE 'user27%' ORDER BY email DESC LIMIT 3
+SELECT id FROM accounts WHERE email LIKE 'user%' ORDER BY id LIMIT 10 OFFSET 100
+SELECT count(*) FROM accounts WHERE email IS NULL
+SELECT id FROM accounts WHERE email IS NULL AND id < 60 ORDER BY id
+SELECT count(*) FROM accounts WHERE email IS NOT NULL
+
+-- group: unique global index
+SELECT * FROM accounts WHERE code = 'C0001'
+SELECT * FROM accounts WHERE code = 'c0001'
+SELECT id, code FROM accounts WHERE code = 'C0013'
+SELECT id, code FROM accounts WHERE code = 'C9999'
+SELECT id FROM accounts WHERE code IN ('C0002', 'C0150', 'C0299', 'C0300', 'X') ORDER BY id
+SELECT id, code FROM accounts WHERE code BETWEEN 'C0045' AND 'C0055' ORDER BY code
+SELECT code FROM accounts WHERE code > 'C0290' ORDER BY code
+SELECT code FROM accounts WHERE code < 'C0005' ORDER BY code
+SELECT count(*) FROM accounts WHERE code LIKE 'C01%'
+SELECT code, balance FROM accounts WHERE code = 'C0120'
+SELECT code, balance FROM accounts WHERE code IN ('C0120', 'C0121', 'C0122') ORDER BY code
+SELECT sum(balance), count(*) FROM accounts WHERE code LIKE 'C02%'
+SELECT code, balance FROM accounts WHERE code >= 'C0200' AND code < 'C0210' AND balance > 0 ORDER BY code
+SELECT count(*) FROM accounts WHERE code IS NULL
+SELECT id FROM accounts WHERE code IS NULL ORDER BY id
+
+-- group: covering index reads
+SELECT city, name, tier FROM accounts WHERE city = 'Paris' ORDER BY name, tier /*ties*/
+SELECT name FROM accounts WHERE city = 'Oslo' ORDER BY name /*ties*/
+SELECT count(*) FROM accounts WHERE city = 'Berlin'
+SELECT count(*) FROM accounts WHERE city = 'berlin'
+SELECT city, count(*) FROM accounts WHERE city IN ('Rome', 'Lima', 'Nowhere') GROUP BY city ORDER BY city
+SELECT city, count(*), min(tier), max(tier) FROM accounts WHERE city > 'M' GROUP BY city ORDER BY city
+SELECT DISTINCT city FROM accounts WHERE city >= 'B' AND city < 'P' ORDER BY city
+SELECT city, tier FROM accounts WHERE city = 'Zürich' AND tier = 2 /*ties*/
+SELECT name, tier FROM accounts WHERE city = 'São Paulo' ORDER BY name, tier LIMIT 4 /*ties*/
+SELECT tier, count(*) FROM accounts WHERE city LIKE 'B%' GROUP BY tier ORDER BY tier NULLS LAST
+SELECT count(*) FROM accounts WHERE city IS NULL
+SELECT name FROM accounts WHERE city IS NULL AND tier = 1 /*ties*/
+SELECT id, city FROM accounts WHERE city = 'Bern' ORDER BY id
+SELECT id, city, balance FROM accounts WHERE city = 'Bern' AND balance < 0 ORDER BY id
+SELECT * FROM accounts WHERE city = 'Lima' ORDER BY id LIMIT 3
+SELECT v, tag FROM parts WHERE tag = 'tag4' ORDER BY v
+SELECT count(*), sum(v) FROM parts WHERE tag IN ('tag0', 'tag8')
+SELECT tag, count(*) FROM parts WHERE tag >= 'tag5' GROUP BY tag ORDER BY tag
+SELECT a, b, v FROM parts WHERE tag = 'tag7' ORDER BY a, b
+SELECT * FROM parts WHERE tag = 'tag2' AND a > 40 ORDER BY a, b
+SELECT count(*) FROM parts WHERE tag IS NULL
+SELECT score, kind FROM events WHERE kind = 'buy' ORDER BY score /*ties*/
+SELECT kind, count(*), sum(score) FROM events WHERE kind IN ('login', 'logout') GROUP BY kind ORDER BY kind
+SELECT max(score) FROM events WHERE kind = 'view'
+
+-- group: multi-column global index
+SELECT id, tier, created FROM accounts WHERE tier = 2 AND created = '2024-01-14 02:00:00+00'
+SELECT id FROM accounts WHERE tier = 3 ORDER BY id
+SELECT id, created FROM accounts WHERE tier = 1 AND created < '2024-01-15 00:00:00+00' ORDER BY id
+SELECT id, created FROM accounts WHERE tier = 4 AND created BETWEEN '2024-02-01 00:00:00+00' AND '2024-03-01 00:00:00+00' ORDER BY created, id
+SELECT count(*) FROM accounts WHERE tier IN (0, 4)
+SELECT tier, count(*) FROM accounts WHERE tier IN (1, 2, 3) AND created > '2024-05-01 00:00:00+00' GROUP BY tier ORDER BY tier
+SELECT id FROM accounts WHERE tier = 0 AND created IS NULL ORDER BY id
+SELECT count(*) FROM accounts WHERE tier IS NULL
+SELECT id, tier FROM accounts WHERE tier > 3 AND email LIKE 'user1%' ORDER BY id
+SELECT min(created), max(created) FROM accounts WHERE tier = 2
+
+-- group: parts composite key through its index
+SELECT a, b FROM parts WHERE tag = 'tag1' ORDER BY a, b
+SELECT * FROM parts WHERE tag = 'tag3' AND b = 'zz' ORDER BY a
+SELECT b, count(*) FROM parts WHERE tag LIKE 'tag%' GROUP BY b ORDER BY b
+SELECT a, b, tag FROM parts WHERE tag BETWEEN 'tag2' AND 'tag3' ORDER BY tag, a, b
+
+-- group: hash-sharded table with global indexes
+SELECT * FROM events WHERE ts = '2024-03-05 00:00:00+00' ORDER BY id
+SELECT id, kind FROM events WHERE ts = '2024-03-01 00:37:00+00'
+SELECT id, ts FROM events WHERE ts = '2024-03-01 01:37:00+01'
+SELECT id FROM events WHERE ts = '2024-02-01 00:00:00+00'
+SELECT id, ts FROM events WHERE ts IN ('2024-03-01 01:14:00+00', '2024-03-02 00:00:00+00', '2024-03-05 00:00:00+00') ORDER BY id
+SELECT id, ts FROM events WHERE ts BETWEEN '2024-03-03 00:00:00+00' AND '2024-03-03 06:00:00+00' ORDER BY ts, id
+SELECT count(*) FROM events WHERE ts >= '2024-03-08 00:00:00+00'
+SELECT count(*) FROM events WHERE ts < '2024-03-02 00:00:00+00'
+SELECT id, ts FROM events WHERE ts > '2024-03-09 00:00:00+00' ORDER BY ts, id LIMIT 5
+SELECT id, ts FROM events WHERE ts > '2024-03-04 00:00:00+00' ORDER BY ts DESC, id DESC LIMIT 4 OFFSET 2
+SELECT kind, count(*) FROM events WHERE ts >= '2024-03-04 00:00:00+00' AND ts < '2024-03-06 00:00:00+00' GROUP BY kind ORDER BY kind
+SELECT date_trunc('day', ts) AS d, count(*) FROM events WHERE ts >= '2024-03-02 00:00:00+00' GROUP BY d ORDER BY d
+SELECT DISTINCT kind FROM events WHERE ts = '2024-03-05 00:00:00+00' ORDER BY kind
+SELECT id, payload FROM events WHERE ts < '2024-03-01 06:00:00+00' AND payload IS NULL ORDER BY id
+SELECT id FROM events WHERE kind = 'click' AND score > 90 ORDER BY id
+SELECT id, payload FROM events WHERE kind = 'logout' AND ts < '2024-03-01 12:00:00+00' ORDER BY id
+SELECT count(*), min(id), max(id) FROM events WHERE kind = 'view'
+SELECT id FROM events WHERE kind LIKE 'log%' AND id < 30 ORDER BY id
+SELECT id FROM events WHERE kind = 'nope'
+SELECT * FROM events WHERE id = 123
+SELECT id, kind FROM events WHERE id IN (1, 8, 64, 399) ORDER BY id
+SELECT count(*), sum(score) FROM events
+SELECT id, ts FROM metrics WHERE ts = '2024-05-01 01:00:00+00'
+SELECT count(*) FROM metrics WHERE ts BETWEEN '2024-05-01 00:30:00+00' AND '2024-05-01 01:30:00+00'
+SELECT host, count(*), sum(v) FROM metrics WHERE host IN ('host1', 'host4') GROUP BY host ORDER BY host
+SELECT id FROM metrics WHERE host = 'host2' AND v > 40 ORDER BY id
+
+-- group: global index writes
+DELETE FROM accounts WHERE id = 1001
+DELETE FROM accounts WHERE id = 1002
+DELETE FROM accounts WHERE id = 1003
+DELETE FROM accounts WHERE id = 1004
+DELETE FROM accounts WHERE id = 1005
+INSERT INTO accounts VALUES (1001, 'new1@example.com', 'N0001', 'new one', 'Oslo', 1, 5, '2025-01-01 00:00:00+00')
+SELECT id, email, code FROM accounts WHERE email = 'new1@example.com'
+SELECT id, name, tier FROM accounts WHERE code = 'N0001'
+SELECT name, tier FROM accounts WHERE city = 'Oslo' AND name = 'new one'
+SELECT id FROM accounts WHERE tier = 1 AND created = '2025-01-01 00:00:00+00'
+INSERT INTO accounts VALUES (1002, 'new2@example.com', 'N0002', 'new two', 'Lima', 2, 6, NULL), (1003, NULL, NULL, 'new three', NULL, NULL, 7, NULL)
+SELECT id, email FROM accounts WHERE email LIKE 'new%' ORDER BY id
+SELECT id FROM accounts WHERE code LIKE 'N%' ORDER BY id
+UPDATE accounts SET email = 'renamed1@example.com' WHERE id = 1001
+SELECT id FROM accounts WHERE email = 'new1@example.com'
+SELECT id, email FROM accounts WHERE email = 'renamed1@example.com'
+UPDATE accounts SET city = 'Rome', name = 'moved one' WHERE id = 1001
+SELECT name FROM accounts WHERE city = 'Oslo' AND name LIKE '%one'
+SELECT name, tier FROM accounts WHERE city = 'Rome' AND name = 'moved one'
+UPDATE accounts SET tier = 4 WHERE id = 1001 RETURNING id, tier, city
+SELECT name, tier FROM accounts WHERE city = 'Rome' AND name = 'moved one'
+SELECT id FROM accounts WHERE tier = 4 AND created = '2025-01-01 00:00:00+00'
+UPDATE accounts SET code = 'N0003' WHERE id = 1003
+SELECT id, code FROM accounts WHERE code = 'N0003'
+UPDATE accounts SET balance = balance + 100 WHERE code = 'N0002'
+SELECT code, balance FROM accounts WHERE code = 'N0002'
+UPDATE accounts SET email = NULL WHERE id = 1002
+SELECT id FROM accounts WHERE email = 'new2@example.com'
+SELECT count(*) FROM accounts WHERE email IS NULL
+UPDATE accounts SET id = 1004 WHERE id = 1003
+SELECT id, code FROM accounts WHERE code = 'N0003'
+SELECT id FROM accounts WHERE id = 1003
+DELETE FROM accounts WHERE id = 1004 RETURNING id, code
+SELECT id FROM accounts WHERE code = 'N0003'
+INSERT INTO accounts VALUES (1005, 'upsert@example.com', 'N0005', 'upsert', 'Paris', 0, 1, NULL) ON CONFLICT (id) DO UPDATE SET email = excluded.email
+SELECT id, email, code FROM accounts WHERE email = 'upsert@example.com'
+INSERT INTO accounts VALUES (1005, 'upserted@example.com', 'N0005', 'upsert', 'Bern', 0, 1, NULL) ON CONFLICT (id) DO UPDATE SET email = excluded.email, city = excluded.city
+SELECT id FROM accounts WHERE email = 'upsert@example.com'
+SELECT id, email FROM accounts WHERE email = 'upserted@example.com'
+SELECT name, tier FROM accounts WHERE city = 'Bern' AND name = 'upsert'
+INSERT INTO accounts VALUES (1005, 'x@example.com', 'N0005', 'upsert', 'Bern', 0, 1, NULL) ON CONFLICT (id) DO NOTHING
+SELECT id, email FROM accounts WHERE email = 'x@example.com'
+UPDATE accounts SET tier = tier WHERE email = 'user7@example.com'
+UPDATE accounts SET name = 'n' || id WHERE id BETWEEN 1001 AND 1005
+SELECT name, tier FROM accounts WHERE city IN ('Rome', 'Lima', 'Bern') AND name LIKE 'n100%' ORDER BY name
+DELETE FROM accounts WHERE id = 1001
+DELETE FROM accounts WHERE id = 1002
+DELETE FROM accounts WHERE id = 1005
+SELECT id FROM accounts WHERE email LIKE 'new%' OR email LIKE 'renamed%' OR email LIKE 'upsert%'
+SELECT count(*) FROM accounts WHERE code LIKE 'N%'
+SELECT count(*) FROM accounts
+
+-- group: unique violations
+DELETE FROM accounts WHERE id = 1010
+DELETE FROM accounts WHERE id = 1011
+DELETE FROM accounts WHERE id = 1012
+DELETE FROM accounts WHERE id = 1013
+INSERT INTO accounts VALUES (1010, NULL, 'C0001', 'dup', NULL, NULL, 0, NULL)
+INSERT INTO accounts VALUES (1010, NULL, 'C0260', 'dup', NULL, NULL, 0, NULL)
+INSERT INTO accounts VALUES (1010, NULL, 'C0299', 'dup', NULL, NULL, 0, NULL)
+SELECT id FROM accounts WHERE id = 1010
+SELECT id, code FROM accounts WHERE code IN ('C0001', 'C0260', 'C0299') ORDER BY id
+INSERT INTO accounts VALUES (1010, NULL, 'U1010', 'ok', NULL, NULL, 0, NULL)
+INSERT INTO accounts VALUES (1011, NULL, 'U1010', 'dup', NULL, NULL, 0, NULL)
+INSERT INTO accounts VALUES (1011, NULL, 'U1011', 'ok', NULL, NULL, 0, NULL), (1012, NULL, 'U1011', 'dup', NULL, NULL, 0, NULL)
+SELECT id, code FROM accounts WHERE code LIKE 'U%' ORDER BY id
+INSERT INTO accounts VALUES (1011, NULL, NULL, 'null code', NULL, NULL, 0, NULL), (1012, NULL, NULL, 'null code', NULL, NULL, 0, NULL)
+SELECT id, code FROM accounts WHERE code IS NULL AND id > 1000 ORDER BY id
+UPDATE accounts SET code = 'C0002' WHERE id = 1011
+UPDATE accounts SET code = 'C0290' WHERE id = 1011
+UPDATE accounts SET code = 'U1010' WHERE id = 1012
+SELECT id, code FROM accounts WHERE id IN (1010, 1011, 1012) ORDER BY id
+UPDATE accounts SET code = 'U1011' WHERE id = 1011
+SELECT id, code FROM accounts WHERE code = 'U1011'
+UPDATE accounts SET code = NULL WHERE id = 1011
+UPDATE accounts SET code = 'U1011' WHERE id = 1012
+SELECT id, code FROM accounts WHERE code LIKE 'U%' ORDER BY id
+INSERT INTO accounts VALUES (1013, NULL, 'C0003', 'dup', NULL, NULL, 0, NULL) ON CONFLICT (id) DO NOTHING
+INSERT INTO accounts VALUES (1010, NULL, 'U1011', 'clash', NULL, NULL, 0, NULL) ON CONFLICT (id) DO UPDATE SET code = excluded.code
+SELECT id, code, name FROM accounts WHERE code IN ('U1010', 'U1011') ORDER BY id
+UPDATE accounts SET code = 'c0001' WHERE id = 1010
+SELECT id, code FROM accounts WHERE code IN ('C0001', 'c0001') ORDER BY id
+DELETE FROM accounts WHERE id = 1010
+DELETE FROM accounts WHERE id = 1011
+DELETE FROM accounts WHERE id = 1012
+SELECT count(*) FROM accounts WHERE id > 1000
+
+-- group: parts writes
+DELETE FROM parts WHERE a = 100 AND b = 'x'
+DELETE FROM parts WHERE a = 100 AND b = 'y'
+INSERT INTO parts VALUES (100, 'x', 1, 'tag4')
+INSERT INTO parts VALUES (100, 'y', 2, 'newtag')
+SELECT a, b, v FROM parts WHERE tag = 'tag4' AND a = 100
+SELECT v, tag FROM parts WHERE tag = 'newtag'
+UPDATE parts SET tag = 'newtag', v = 11 WHERE a = 100 AND b = 'x'
+SELECT a, b, v FROM parts WHERE tag = 'newtag' ORDER BY a, b
+SELECT count(*) FROM parts WHERE tag = 'tag4'
+UPDATE parts SET b = 'w' WHERE a = 100 AND b = 'y'
+SELECT a, b, v FROM parts WHERE tag = 'newtag' ORDER BY a, b
+DELETE FROM parts WHERE a = 100 AND b = 'w'
+DELETE FROM parts WHERE a = 100 AND b = 'x'
+SELECT a, b FROM parts WHERE tag = 'newtag'
+
+-- group: hash-sharded table writes
+DELETE FROM events WHERE id = 5001
+DELETE FROM events WHERE id = 5002
+DELETE FROM events WHERE id = 5003
+INSERT INTO events VALUES (5001, '2024-04-01 00:00:00+00', 'buy', 'new', 50)
+SELECT id, kind, score FROM events WHERE ts = '2024-04-01 00:00:00+00'
+SELECT score FROM events WHERE kind = 'buy' AND score = 50 ORDER BY score /*ties*/
+INSERT INTO events VALUES (5002, '2024-03-05 00:00:00+00', 'view', NULL, 1), (5003, '2024-04-01 00:00:00+00', 'refund', 'r', 99)
+SELECT id, kind FROM events WHERE ts = '2024-03-05 00:00:00+00' ORDER BY id
+SELECT id, kind FROM events WHERE ts = '2024-04-01 00:00:00+00' ORDER BY id
+SELECT count(*) FROM events WHERE ts >= '2024-03-31 00:00:00+00'
+UPDATE events SET ts = '2024-04-02 00:00:00+00' WHERE id = 5001
+SELECT id FROM events WHERE ts = '2024-04-01 00:00:00+00' ORDER BY id
+SELECT id, ts FROM events WHERE ts > '2024-04-01 12:00:00+00' ORDER BY id
+UPDATE events SET kind = 'refund', score = score + 1 WHERE id = 5001 RETURNING id, kind, score
+SELECT kind, score FROM events WHERE kind = 'refund' ORDER BY score
+SELECT id, kind FROM events WHERE kind = 'buy' AND id > 5000
+UPDATE events SET id = 5004 WHERE id = 5003
+SELECT id, ts, kind FROM events WHERE kind = 'refund' ORDER BY id
+INSERT INTO events VALUES (5004, '2024-04-03 00:00:00+00', 'view', 'again', 2) ON CONFLICT (id) DO UPDATE SET ts = excluded.ts, payload = excluded.payload
+SELECT id, ts, payload FROM events WHERE ts >= '2024-04-01 00:00:00+00' ORDER BY id
+INSERT INTO events VALUES (5001, '2024-04-01 00:00:00+00', 'dup', NULL, 0)
+DELETE FROM events WHERE id = 5001
+DELETE FROM events WHERE id = 5002
+DELETE FROM events WHERE id = 5004
+SELECT id FROM events WHERE ts >= '2024-03-31 00:00:00+00'
+SELECT count(*) FROM events WHERE kind = 'refund'
+SELECT count(*) FROM events WHERE ts = '2024-03-05 00:00:00+00'
+DELETE FROM metrics WHERE id = 9001
+INSERT INTO metrics VALUES (9001, '2024-05-01 01:00:00+00', 'host1', 7)
+SELECT id, host FROM metrics WHERE ts = '2024-05-01 01:00:00+00' ORDER BY id
+UPDATE metrics SET host = 'hostX', v = 8 WHERE id = 9001
+SELECT id, v FROM metrics WHERE host = 'hostX'
+DELETE FROM metrics WHERE id = 9001
+SELECT id FROM metrics WHERE host = 'hostX'
+
+-- group: reads after index writes
+SELECT count(*), count(email), count(DISTINCT email), count(code), count(city) FROM accounts
+SELECT city, count(*) FROM accounts WHERE city IS NOT NULL GROUP BY city ORDER BY city
+SELECT id, email, code FROM accounts WHERE email LIKE 'user10%' ORDER BY id
+SELECT code FROM accounts WHERE code >= 'C0295' ORDER BY code
+SELECT count(*) FROM events WHERE ts BETWEEN '2024-03-01 00:00:00+00' AND '2024-03-11 00:00:00+00'
+SELECT kind, count(*) FROM events GROUP BY kind ORDER BY kind
+SELECT count(*), sum(v) FROM parts
+
+-- group: global index edge cases
+SELECT a.name FROM accounts a WHERE a.city = 'Oslo' ORDER BY a.name /*ties*/
+SELECT accounts.name, accounts.tier FROM accounts WHERE accounts.city = 'Rome' ORDER BY 1, 2 /*ties*/
+SELECT name FROM public.accounts WHERE city = 'Lima' ORDER BY name /*ties*/
+SELECT "name" FROM accounts WHERE "city" = 'Bern' ORDER BY "name" /*ties*/
+SELECT name FROM accounts WHERE city = 'Oslo' ORDER BY id
+SELECT name FROM accounts WHERE city = 'Oslo' ORDER BY balance, id
+SELECT lower(name) AS l, tier + 1 AS t FROM accounts WHERE city = 'Paris' AND balance > 100 ORDER BY l, t /*ties*/
+SELECT count(*) FROM accounts WHERE city = 'Oslo' AND created IS NULL
+SELECT 1 AS one FROM accounts WHERE city = 'Oslo' LIMIT 1
+SELECT count(1) FROM accounts WHERE city = 'Oslo'
+SELECT count(*) FROM accounts WHERE city = 'Nowhere'
+SELECT city, max(name), min(tier) FROM accounts WHERE city IN ('Oslo', 'Rome') GROUP BY city ORDER BY city
+SELECT tableoid::regclass AS t, name FROM accounts WHERE city = 'Oslo' ORDER BY name LIMIT 1
+SELECT tableoid::regclass AS t, email FROM accounts WHERE email = 'user1@example.com'
+SELECT a.* FROM accounts a WHERE a.city = 'Bern' ORDER BY a.id LIMIT 5
+SELECT row_to_json(a)::text AS j FROM accounts a WHERE a.city = 'Bern' AND a.id < 40 ORDER BY a.id
+SELECT id FROM accounts WHERE email = NULL
+SELECT id FROM accounts WHERE email IN ('user1@example.com', NULL) ORDER BY id
+SELECT id FROM accounts WHERE city = ''
+SELECT count(*) FROM accounts WHERE email LIKE '%'
+SELECT id FROM accounts WHERE email LIKE 'user1\_%' ORDER BY id
+SELECT id FROM accounts WHERE city LIKE 'Z_rich' ORDER BY id
+SELECT count(*) FROM accounts WHERE city LIKE 'Zü%'
+SELECT count(*) FROM accounts WHERE city ILIKE 'oslo'
+SELECT id FROM accounts WHERE email BETWEEN SYMMETRIC 'user11' AND 'user10' ORDER BY id
+SELECT id FROM accounts WHERE NOT (email <> 'user1@example.com')
+SELECT id FROM accounts WHERE email = 'user1@example.com' OR id = 2 ORDER BY id
+SELECT count(*), sum(balance) FROM accounts WHERE code = 'C0001' AND code = 'C0002'
+SELECT max(balance), min(email) FROM accounts WHERE email = 'nobody@example.com'
+SELECT city, count(*) FROM accounts WHERE email = 'nobody@example.com' GROUP BY city
+SELECT id FROM accounts WHERE email = 'user1@example.com' LIMIT 0
+SELECT id FROM accounts WHERE city = 'Oslo'::varchar(2)
+SELECT count(*) FROM accounts WHERE city = 'Oslo'::char(2)
+SELECT count(*) FROM accounts WHERE city = 'Os'::char(4)
+SELECT id FROM accounts WHERE code = 'C0001 '::char(6)
+SELECT count(*) FROM accounts WHERE tier = 2.5
+SELECT count(*) FROM accounts WHERE tier = '2'
+SELECT count(*) FROM accounts WHERE tier IN (1.0, 2)
+SELECT count(*) FROM accounts WHERE tier < 2.5
+SELECT count(*) FROM accounts WHERE tier > 1.5 AND tier <= 3
+SELECT count(*) FROM accounts WHERE tier = 9999999999
+SELECT id FROM accounts WHERE (tier, created) = (2, '2024-01-09 19:00:00+00')
+SELECT count(*) FROM accounts WHERE (tier, created) > (3, '2024-06-01 00:00:00+00')
+SELECT id FROM accounts WHERE tier = 1 AND created = '2024-01-01 13:00:00+00'
+SELECT id FROM accounts WHERE tier = 1 AND created = '2024-01-01'::date
+SELECT id FROM events WHERE ts = '2024-03-05 00:00:00+00' AND id = 100
+SELECT id FROM events WHERE ts = '2024-03-05'::date ORDER BY id
+SELECT count(*) FROM events WHERE ts = '2024-03-05 00:00:00'::timestamp
+SELECT count(*) FROM events WHERE ts > 'infinity'
+SELECT count(*) FROM events WHERE ts < '-infinity'
+SELECT count(*) FROM events WHERE ts > '-infinity'
+SELECT id, name FROM accounts WHERE email = 'user1@example.com' FOR UPDATE
+SELECT count(*) FROM accounts WHERE email = 'user2@example.com' AND email LIKE 'user%'
+SELECT count(*) FROM accounts WHERE email > 'user2' AND email > 'user3' AND email < 'user4'
+
+-- group: global index lookups in another time zone
+SET TimeZone = 'Asia/Kolkata'
+SELECT id, ts FROM events WHERE ts = '2024-03-01 06:07:00'
+SELECT id, ts FROM events WHERE ts = '2024-03-01 00:37:00+00'
+SELECT count(*) FROM events WHERE ts >= '2024-03-05' AND ts < '2024-03-06'
+SELECT id FROM events WHERE ts = '2024-03-05'::date ORDER BY id
+SELECT id, created FROM accounts WHERE tier = 1 AND created < '2024-01-05 00:00:00' ORDER BY id
+RESET TimeZone
+SELECT id, ts FROM events WHERE ts = '2024-03-01 06:07:00'
+
+-- group: global index writes by indexed column
+DELETE FROM accounts WHERE id = 1020
+DELETE FROM accounts WHERE id = 1021
+INSERT INTO accounts VALUES (1020, 'atomic@example.com', 'A1020', 'atomic', 'Oslo', 1, 1, NULL), (1, 'again@example.com', 'A0001', 'dup key', 'Oslo', 1, 1, NULL)
+SELECT id FROM accounts WHERE email = 'atomic@example.com'
+SELECT id FROM accounts WHERE code = 'A1020'
+SELECT name FROM accounts WHERE city = 'Oslo' AND name = 'atomic'
+INSERT INTO accounts VALUES (1020, 'atomic@example.com', 'A1020', 'atomic', 'Oslo', 1, 1, NULL), (1021, 'atomic2@example.com', 'C0100', 'dup code', 'Rome', 1, 1, NULL)
+SELECT id FROM accounts WHERE email LIKE 'atomic%'
+SELECT count(*) FROM accounts WHERE id IN (1020, 1021)
+INSERT INTO accounts VALUES (1020, 'tmp@example.com', 'T1020', 'tmp', 'Oslo', 1, 1, NULL), (1021, 'tmp@example.com', 'T1021', 'tmp', 'Rome', 2, 2, NULL)
+SELECT id, code FROM accounts WHERE email = 'tmp@example.com' ORDER BY id
+UPDATE accounts SET email = 'user1@example.com' WHERE email = 'tmp@example.com'
+SELECT id FROM accounts WHERE email = 'user1@example.com' ORDER BY id
+UPDATE accounts SET city = 'Lima' WHERE code = 'T1020' RETURNING id, city
+SELECT name FROM accounts WHERE city = 'Lima' AND name = 'tmp'
+UPDATE accounts SET code = 'T' || code WHERE email = 'user1@example.com' AND id > 1000
+SELECT id, code FROM accounts WHERE code LIKE 'TT%' ORDER BY id
+DELETE FROM accounts WHERE email = 'user1@example.com' AND id > 1000 RETURNING id
+SELECT id FROM accounts WHERE email = 'user1@example.com' ORDER BY id
+SELECT count(*) FROM accounts WHERE code LIKE 'T%'
+SELECT count(*) FROM accounts
+
+-- group: hash-sharded secondary indexes
+SELECT v FROM metrics WHERE host = 'host3' ORDER BY v /*ties*/
+SELECT host, v FROM metrics WHERE host = 'host0' AND v < 10 ORDER BY v /*ties*/
+SELECT id, v FROM metrics WHERE host IN ('host2', 'host5') AND id < 40 ORDER BY id
+SELECT count(*) FROM metrics WHERE host LIKE 'host%'
+SELECT count(*) FROM metrics WHERE host > 'host3'
+SELECT id, ts FROM metrics WHERE ts = '2024-05-01 02:00:00+00'
+SELECT id FROM metrics WHERE ts IN ('2024-05-01 00:01:00+00', '2024-05-01 03:59:00+00', '2024-05-02 00:00:00+00') ORDER BY id
+SELECT ts FROM metrics WHERE ts BETWEEN '2024-05-01 01:55:00+00' AND '2024-05-01 02:05:00+00' ORDER BY ts
+SELECT ts, host FROM metrics WHERE ts > '2024-05-01 03:50:00+00' ORDER BY ts DESC LIMIT 3
+SELECT host, count(*) FROM metrics WHERE ts < '2024-05-01 01:00:00+00' GROUP BY host ORDER BY host
+SELECT * FROM metrics WHERE ts = '2024-05-01 00:42:00+00'
+DELETE FROM metrics WHERE id = 9002
+DELETE FROM metrics WHERE id = 9003
+INSERT INTO metrics VALUES (9002, '2024-05-01 02:00:00+00', 'host9', 1), (9003, '2024-06-01 00:00:00+00', 'host9', 2)
+SELECT id, v FROM metrics WHERE host = 'host9' ORDER BY id
+SELECT id, host FROM metrics WHERE ts = '2024-05-01 02:00:00+00' ORDER BY id
+UPDATE metrics SET ts = '2024-06-02 00:00:00+00', v = 3 WHERE id = 9003
+SELECT id, ts, v FROM metrics WHERE ts >= '2024-06-01 00:00:00+00' ORDER BY id
+SELECT v FROM metrics WHERE host = 'host9' ORDER BY v
+UPDATE metrics SET host = 'host1' WHERE host = 'host9'
+SELECT count(*) FROM metrics WHERE host = 'host9'
+SELECT count(*), sum(v) FROM metrics WHERE host = 'host1'
+DELETE FROM metrics WHERE id = 9002
+DELETE FROM metrics WHERE id = 9003
+SELECT count(*), sum(v) FROM metrics WHERE host = 'host1'
+
+-- group: global index writes over many rows
+UPDATE accounts SET tier = tier + 10 WHERE id BETWEEN 40 AND 60
+SELECT id, tier FROM accounts WHERE tier >= 10 ORDER BY id
+SELECT count(*) FROM accounts WHERE tier = 2
+UPDATE accounts SET tier = tier - 10 WHERE tier >= 10
+SELECT count(*) FROM accounts WHERE tier >= 10
+SELECT tier, count(*) FROM accounts GROUP BY tier ORDER BY tier NULLS FIRST
+DELETE FROM parts WHERE a >= 200
+INSERT INTO parts VALUES (200, 'q', 200, 'scratch'), (201, 'q', 201, 'scratch'), (202, 'q', 202, 'scratch'), (203, 'q', 203, 'scratch'), (204, 'q', 204, 'scratch'), (205, 'q', 205, 'scratch'), (206, 'q', 206, 'scratch'), (207, 'q', 207, 'scratch'), (208, 'q', 208, 'scratch'), (209, 'q', 209, 'scratch')
+SELECT a, v FROM parts WHERE tag = 'scratch' ORDER BY a
+UPDATE parts SET tag = 'scratch2', v = v + 1 WHERE tag = 'scratch' AND a % 2 = 0
+SELECT tag, count(*), sum(v) FROM parts WHERE tag LIKE 'scratch%' GROUP BY tag ORDER BY tag
+DELETE FROM parts WHERE tag = 'scratch2' RETURNING a, b
+SELECT a FROM parts WHERE tag LIKE 'scratch%' ORDER BY a
+DELETE FROM parts WHERE a >= 200
+SELECT count(*) FROM parts WHERE tag LIKE 'scratch%'
+
+-- group: global indexes in transaction blocks
+DELETE FROM accounts WHERE id = 1030
+BEGIN
+INSERT INTO accounts VALUES (1030, 'block@example.com', 'B1030', 'block', 'Oslo', 3, 3, NULL)
+SELECT id, code FROM accounts WHERE email = 'block@example.com'
+UPDATE accounts SET email = 'block2@example.com' WHERE id = 1030
+SELECT id FROM accounts WHERE email LIKE 'block%'
+ROLLBACK
+SELECT id FROM accounts WHERE email LIKE 'block%'
+SELECT id FROM accounts WHERE code = 'B1030'
+BEGIN
+INSERT INTO accounts VALUES (1030, 'block@example.com', 'B1030', 'block', 'Oslo', 3, 3, NULL)
+COMMIT
+SELECT id, email FROM accounts WHERE email = 'block@example.com'
+SELECT name, tier FROM accounts WHERE city = 'Oslo' AND name = 'block'
+BEGIN
+INSERT INTO accounts VALUES (1031, NULL, 'B1030', 'clash', NULL, NULL, 0, NULL)
+ROLLBACK
+DELETE FROM accounts WHERE id = 1030
+SELECT id FROM accounts WHERE code LIKE 'B%'
+
+-- group: global index values that need quoting
+DELETE FROM accounts WHERE id = 1040
+DELETE FROM accounts WHERE id = 1041
+DELETE FROM accounts WHERE id = 1042
+INSERT INTO accounts VALUES (1040, 'o''brien@example.com', 'Q''1', 'quote', 'São Paulo', 1, 1, NULL)
+INSERT INTO accounts VALUES (1041, '', 'Q\2', 'empty email', '', 2, 2, NULL)
+INSERT INTO accounts VALUES (1042, 'back\slash@example.com', '', 'empty code', 'Zürich', 3, 3, NULL)
+SELECT id, code FROM accounts WHERE email = 'o''brien@example.com'
+SELECT id, email FROM accounts WHERE code = 'Q''1'
+SELECT id, email FROM accounts WHERE code = 'Q\2'
+SELECT id, code FROM accounts WHERE email = ''
+SELECT id FROM accounts WHERE email < 'a' ORDER BY id
+SELECT id, email FROM accounts WHERE email LIKE 'back\\%' ORDER BY id
+SELECT id, email FROM accounts WHERE code = ''
+SELECT name, tier FROM accounts WHERE city = ''
+SELECT name, tier FROM accounts WHERE city = 'São Paulo' AND name = 'quote'
+SELECT count(*) FROM accounts WHERE city >= 'S' AND city < 'T'
+SELECT id, email FROM accounts WHERE email LIKE 'o''%' ORDER BY id
+DELETE FROM accounts WHERE id = 1040
+DELETE FROM accounts WHERE id = 1041
+DELETE FROM accounts WHERE id = 1042
+SELECT id FROM accounts WHERE email = 'o''brien@example.com' OR code = 'Q\2'
+
+-- group: global index lookups with other clauses
+SELECT name AS balance FROM accounts WHERE city = 'Oslo' ORDER BY balance /*ties*/
+SELECT balance AS name FROM accounts WHERE city = 'Oslo' ORDER BY name /*ties*/
+SELECT name, count(*) FROM accounts WHERE city = 'Paris' GROUP BY name HAVING count(*) > 1 ORDER BY name
+SELECT name FROM accounts WHERE city = 'Oslo' AND tier = 2 ORDER BY 1 /*ties*/
+SELECT * FROM accounts WHERE email LIKE 'user1%' ORDER BY balance DESC, id LIMIT 3
+SELECT id FROM accounts WHERE email LIKE 'user1%' ORDER BY id OFFSET 100
+SELECT id FROM accounts WHERE email = 'user1@example.com' AND email = 'user2@example.com'
+SELECT id FROM accounts WHERE code IN (SELECT code FROM accounts WHERE id = 5)
+SELECT id, tier FROM accounts WHERE email LIKE 'user3%' AND tier IS NULL ORDER BY id
+SELECT CASE WHEN tier > 2 THEN 'high' ELSE 'low' END AS band, count(*) FROM accounts WHERE city = 'Rome' GROUP BY band ORDER BY band
+SELECT id, coalesce(email, '-') AS e FROM accounts WHERE code BETWEEN 'C0010' AND 'C0020' ORDER BY id
+
+-- group: ON CONFLICT and the unique global index
+-- (ON CONFLICT that a UNIQUE global index's value would decide: known_wrong.sql.)
+DELETE FROM accounts WHERE id = 1050
+INSERT INTO accounts VALUES (1050, NULL, 'X1050', 'fresh', NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING
+SELECT id, code FROM accounts WHERE code = 'X1050'
+INSERT INTO accounts VALUES (1050, NULL, 'Y1050', 'again', NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING
+SELECT id, code, name FROM accounts WHERE id = 1050
+SELECT id FROM accounts WHERE code = 'Y1050'
+INSERT INTO accounts VALUES (1050, NULL, 'C0004', 'clash', NULL, NULL, 0, NULL) ON CONFLICT (id) DO UPDATE SET code = excluded.code
+INSERT INTO accounts VALUES (1050, NULL, 'Z1050', 'moved', NULL, NULL, 0, NULL) ON CONFLICT (id) DO UPDATE SET code = excluded.code, name = excluded.name
+SELECT id, code, name FROM accounts WHERE code IN ('X1050', 'Z1050', 'C0004') ORDER BY id
+DELETE FROM accounts WHERE id = 1050
+SELECT id, name FROM accounts WHERE code = 'C0004'
