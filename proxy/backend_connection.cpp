@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+
 #include "proxy/frame_reader.hpp"
 #include "proxy/md5_auth.hpp"
 #include "proxy/message_writer.hpp"
@@ -95,7 +97,9 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
     if (fr.status == FrameStatus::kReady) {
       if (fr.frame.type == 'N' && is_index_note(fr.frame.body)) {
         // A write's report for the global indexes: kept for the session, never shown.
-        index_notes_.emplace_back(fr.frame.body);
+        static std::atomic<uint64_t> read_order{0};
+        index_notes_.emplace_back(read_order.fetch_add(1, std::memory_order_relaxed),
+                                  std::string(fr.frame.body));
         in_.consume(fr.frame.total_size);
         continue;
       }

@@ -57,8 +57,9 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
 
   /// The index notes (NoticeResponse bodies with SQLSTATE PGRIX, from the trigger that reports
   /// rows written to a table with global indexes) read_message() took off the stream since
-  /// they were last taken.
-  std::vector<std::string>& index_notes() { return index_notes_; }
+  /// they were last taken, each with its place in the order this process read notes in (one
+  /// statement's parts run one after the other, so that is the order of the writes).
+  std::vector<std::pair<uint64_t, std::string>>& index_notes() { return index_notes_; }
 
   /// When the connection last went back to its pool.
   std::chrono::steady_clock::time_point idle_since;
@@ -77,7 +78,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::map<std::string, std::string> reported_;
   std::map<std::string, std::string> settings_;
   std::unordered_set<std::string> prepared_;
-  std::vector<std::string> index_notes_;
+  std::vector<std::pair<uint64_t, std::string>> index_notes_;
 };
 
 /// Whether a NoticeResponse body is an index note (its SQLSTATE field is PGRIX).

@@ -68,18 +68,24 @@ awaitable<Result<BackendReply>> run_on(BackendConnection& conn, const std::strin
 
 awaitable<std::optional<Error>> ClientSession::write_index_entries(
     const std::vector<BackendConnection*>& sources, const PartOpener& part_on) {
+  // The notes of every part, in the order they were read: a row written on one shard and
+  // then on another (a key moving in a transaction block) nets out right.
+  std::vector<std::pair<uint64_t, std::string>> read;
+  for (BackendConnection* c : sources) {
+    for (auto& n : c->index_notes()) read.push_back(std::move(n));
+    c->index_notes().clear();
+  }
+  std::sort(read.begin(), read.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::map<uint64_t, std::vector<routing::IndexNote>> by_table;
   std::optional<Error> bad;
-  for (BackendConnection* c : sources) {
-    for (const std::string& body : c->index_notes()) {
-      auto note = routing::read_index_note(body);
-      if (!note) {
-        if (!bad) bad = note.error();
-      } else if (*note) {
-        by_table[(*note)->table_id].push_back(std::move(**note));
-      }
+  for (const auto& [order, body] : read) {
+    auto note = routing::read_index_note(body);
+    if (!note) {
+      if (!bad) bad = note.error();
+    } else if (*note) {
+      by_table[(*note)->table_id].push_back(std::move(**note));
     }
-    c->index_notes().clear();
   }
   if (bad) co_return bad;
   if (by_table.empty()) co_return std::nullopt;
@@ -216,6 +222,13 @@ Result<ClientSession::IndexJoinSteps> ClientSession::index_join_steps(const std:
                           "shard: the statement with its WHERE and the keys), merged");
   }
   return steps;
+}
+
+awaitable<std::optional<Error>> ClientSession::write_coordinated_index_entries() {
+  std::vector<BackendConnection*> sources;
+  for (const auto& [shard, conn] : coord_->parts) sources.push_back(conn.get());
+  PartOpener part_on = [this](int shard) { return coordinated_part(shard); };
+  co_return co_await write_index_entries(sources, part_on);
 }
 
 awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const Plan& plan) {

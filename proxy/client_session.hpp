@@ -186,6 +186,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// the transaction, if any (a UNIQUE index's 23505 among them).
   awaitable<std::optional<Error>> write_index_entries(
       const std::vector<BackendConnection*>& sources, const PartOpener& part_on);
+  /// …for the coordinated transaction (coord_), which gains a part on each new shard.
+  awaitable<std::optional<Error>> write_coordinated_index_entries();
   /// …for a transaction over `parts`, which gains a part (BEGIN) on each new shard it writes.
   awaitable<std::optional<Error>> write_index_entries(std::vector<TxnPart>& parts);
   /// Answers a SELECT through a global index (client_index.cpp): the index's entries in the

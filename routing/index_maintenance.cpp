@@ -323,9 +323,18 @@ Result<std::map<int, std::string>> index_entry_writes(const ClusterView& view,
     if (added) rows.push_back(RowNotes{&note, &note});
     rows[it->second].last = &note;
   }
-  // Per shard, per index: the row key tuples to delete and the entries to insert.
-  std::map<int, std::vector<std::string>> deletes;
-  std::map<int, std::vector<std::string>> inserts;
+  // Per shard, per index, in the rows' order: the row key tuples to delete and the entries to
+  // insert.
+  struct Op {
+    bool insert = false;
+    std::string tuple;
+  };
+  std::map<int, std::vector<std::vector<Op>>> ops;
+  auto ops_of = [&](int shard, size_t x) -> std::vector<Op>& {
+    auto& per_index = ops[shard];
+    per_index.resize(t.indexes.size());
+    return per_index[x];
+  };
   for (size_t x = 0; x < t.indexes.size(); ++x) {
     const IndexDescriptor& index = t.indexes[x];
     const TableDescriptor relation = index_relation(t, index);
@@ -346,22 +355,18 @@ Result<std::map<int, std::string>> index_entry_writes(const ClusterView& view,
         continue;  // the entry stays as it is
       }
       if (before) {
-        auto& d = deletes[before->shard];
-        d.resize(t.indexes.size());
         std::string tuple;
         for (const KeyColumnDef& k : row_key) {
           tuple += (tuple.empty() ? "(" : ", ") + literal(*find_value(*row.first, k.name));
         }
-        d[x] += (d[x].empty() ? "" : ", ") + tuple + ")";
+        ops_of(before->shard, x).push_back({false, tuple + ")"});
       }
       if (after) {
-        auto& i = inserts[after->shard];
-        i.resize(t.indexes.size());
         std::string tuple;
         for (const std::optional<std::string>& v : after->values) {
           tuple += (tuple.empty() ? "(" : ", ") + literal(v);
         }
-        i[x] += (i[x].empty() ? "" : ", ") + tuple + ")";
+        ops_of(after->shard, x).push_back({true, tuple + ")"});
       }
     }
   }
@@ -369,25 +374,43 @@ Result<std::map<int, std::string>> index_entry_writes(const ClusterView& view,
   for (const KeyColumnDef& k : row_key) {
     key_list += (key_list.empty() ? "" : ", ") + quote_ident(k.name);
   }
-  for (const auto& [shard, per_index] : deletes) {
+  for (auto& [shard, per_index] : ops) {
     std::string& sql = out[shard];
     for (size_t x = 0; x < per_index.size(); ++x) {
-      if (per_index[x].empty()) continue;
-      sql += "DELETE FROM " + qualified(t.schema, index_table_name(t, t.indexes[x])) + " WHERE (" +
-             key_list + ") IN (" + per_index[x] + ");\n";
-    }
-  }
-  for (const auto& [shard, per_index] : inserts) {
-    std::string& sql = out[shard];
-    for (size_t x = 0; x < per_index.size(); ++x) {
-      if (per_index[x].empty()) continue;
+      std::vector<Op>& list = per_index[x];
+      if (list.empty()) continue;
       const TableDescriptor relation = index_relation(t, t.indexes[x]);
+      const std::string table = qualified(t.schema, relation.name);
       std::string columns;
       for (const std::string& c : relation.columns) {
         columns += (columns.empty() ? "" : ", ") + quote_ident(c);
       }
-      sql += "INSERT INTO " + qualified(t.schema, relation.name) + " (" + columns + ") VALUES " +
-             per_index[x] + ";\n";
+      // A UNIQUE index's entries go in the rows' order, each row's old entry out before its new
+      // one comes in, so that a value still held by a row the statement changes later collides
+      // as in PostgreSQL (its equal values share a range, so one shard sees both). Other
+      // indexes take all their deletes first (an entry's row key is unique).
+      if (!t.indexes[x].unique) {
+        std::stable_partition(list.begin(), list.end(), [](const Op& o) { return !o.insert; });
+      }
+      for (size_t i = 0; i < list.size();) {
+        size_t j = i;
+        std::string tuples;
+        while (j < list.size() && list[j].insert == list[i].insert) {
+          tuples += (tuples.empty() ? "" : ", ") + list[j].tuple;
+          ++j;
+        }
+        if (list[i].insert) {
+          sql += "INSERT INTO " + table + " (" + columns + ") VALUES " + tuples + ";\n";
+        } else {
+          // The entry may be in a transaction still committing on this shard (committed on
+          // the row's shard already): inserting its row key first waits for that
+          // transaction, so the DELETE then sees the entry instead of missing it.
+          sql += "INSERT INTO " + table + " (" + key_list + ") VALUES " + tuples +
+                 " ON CONFLICT (" + key_list + ") DO NOTHING;\nDELETE FROM " + table + " WHERE (" +
+                 key_list + ") IN (" + tuples + ");\n";
+        }
+        i = j;
+      }
     }
   }
   return out;

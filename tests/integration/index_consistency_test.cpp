@@ -806,19 +806,10 @@ TEST_F(IndexConsistencyTest, KeyMovesKeepTheirEntries) {
       });
 }
 
-// DISABLED: fails. In a transaction block, an UPDATE moving a row to a shard that comes
-// earlier in the shard order (s2 -> s1, s3 -> s2, s3 -> s1) leaves the moved row without any
-// entry in any of the table's global indexes: e.g. after BEGIN; UPDATE moves SET id = -13 WHERE
-// id = 1103; COMMIT the row -13|3|e2206|n1103|1103 is on s1 and neither moves@moves_grp nor
-// moves@moves_email has an entry for id -13 (the entries of id 1103 were deleted). The same
-// with another write before or after the move in the block. A single UPDATE (no block) and a
-// block moving the row to a later shard (s1 -> s3) keep the entries. The notes of a
-// coordinated block's statement are gathered per shard in shard order
-// (ClientSession::write_index_entries over coord_->parts, a map by shard index), so for the new
-// key the INSERT on the new, earlier shard comes first and the in-place UPDATE and the DELETE
-// of the moved row on the old shard come last: the row's last note is a delete, and no entry
-// is written.
-TEST_F(IndexConsistencyTest, DISABLED_KeyMovesInABlockToAnEarlierShardKeepTheirEntries) {
+// The notes of a block's statement come from several shards: they are applied in the order
+// they were read, so a row moving to an earlier shard (its INSERT there read last) keeps its
+// entries.
+TEST_F(IndexConsistencyTest, KeyMovesInABlockToAnEarlierShardKeepTheirEntries) {
   run_key_move_scripts(
       {
           {"a block moving a row from s3 to s2, committed",
@@ -841,23 +832,11 @@ TEST_F(IndexConsistencyTest, DISABLED_KeyMovesInABlockToAnEarlierShardKeepTheirE
 // entries and every entry its row, on the right shards, without duplicates, and lookups answer
 // as the full scan does.
 //
-// DISABLED: fails, for two reasons.
-// 1. The writers' blocks move rows to earlier shards (see
-//    DISABLED_KeyMovesInABlockToAnEarlierShardKeepTheirEntries): rows without entries, e.g.
-//    "missing 246|97|n1697 (row on s1, entry on -)" after "w2#1434 [block]: UPDATE acct SET
-//    id = 246 WHERE id = 1697 -> ok" (committed).
-// 2. With no key move in any block (tried locally), entries without rows remain: a write
-//    committed across shards (COMMIT PREPARED shard by shard) and a DELETE of the same row
-//    right after it race. Observed: "@1463 w1 [block 30]: INSERT INTO acct VALUES (366, 61,
-//    NULL, 'n93', 4948)", block committed; "@1473 w2: DELETE FROM acct WHERE id = 366 -> ok".
-//    The DELETE saw the row committed on s1 while its entries (acct@acct_grp on s2,
-//    acct@acct_email on s3) were still prepared: its entry DELETEs by row key did not see (nor
-//    wait for) them, then they committed: entries 366|61|n93 (s2) and 366|<null>|4948 (s3)
-//    without a row. A later "INSERT INTO acct VALUES (366, 96, 'e654', 'n564', 9593)" then
-//    failed with 23505 duplicate key value violates unique constraint "acct@acct_email_pkey"
-//    (Key (id)=(366) already exists.), and a covering lookup (SELECT id, grp FROM … WHERE grp
-//    BETWEEN 30 AND 40) returns such a ghost (190|38 in another run) that a full scan does not.
-TEST_F(IndexConsistencyTest, DISABLED_ConcurrentWritersKeepEveryIndexConsistent) {
+// A DELETE right after a write committed across shards (COMMIT PREPARED shard by shard) may
+// see the row committed while its entries are still prepared on their shards: the entry
+// DELETE first inserts the row key (ON CONFLICT DO NOTHING), which waits for that transaction,
+// so no entry outlives its row.
+TEST_F(IndexConsistencyTest, ConcurrentWritersKeepEveryIndexConsistent) {
   Tally tally;
   WriterGroup group;
   for (int t = 0; t < 4; ++t) {
@@ -884,13 +863,8 @@ TEST_F(IndexConsistencyTest, DISABLED_ConcurrentWritersKeepEveryIndexConsistent)
 // SIGKILL in the middle of its writes. A new pgrange finishes what they left prepared; then the
 // indexes are consistent, lookups answer as the full scan does, and a short run of writers
 // through the new pgrange keeps them so.
-//
-// DISABLED: fails for the same two reasons as DISABLED_ConcurrentWritersKeepEveryIndexConsistent
-// (observed after recovery, with no key move in any block: an entry 190|38|n661 on s2 in the
-// index on grp without its row, after "@11951 k2 [block 63]: UPDATE … SET grp = (grp + 37) %
-// 100 WHERE id BETWEEN 183 AND 191", committed, then "@11970 k0: DELETE … WHERE id = 190 ->
-// ok"; no inconsistency could be tied to the crashes or to recovery themselves).
-TEST_F(IndexConsistencyTest, DISABLED_CrashesInTheMiddleOfWritesLeaveIndexesConsistent) {
+
+TEST_F(IndexConsistencyTest, CrashesInTheMiddleOfWritesLeaveIndexesConsistent) {
   Tally tally;
   WriterGroup group;
   for (int t = 0; t < 4; ++t) {

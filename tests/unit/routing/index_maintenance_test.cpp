@@ -249,6 +249,15 @@ TEST_F(IndexEntryWritesTest, InsertsGoToTheShardsOwningTheEntries) {
             "INSERT INTO \"public\".\"items@by_tag\" (\"tag\", \"id\") VALUES ('t1', '7');\n");
 }
 
+/// What removes entries by row key: an INSERT of the keys that waits for a transaction still
+/// committing one of them on that shard, then the DELETE.
+std::string fenced_delete(const std::string& table, const std::string& keys,
+                          const std::string& tuples) {
+  const std::string t = "\"public\".\"" + table + "\"";
+  return "INSERT INTO " + t + " (" + keys + ") VALUES " + tuples + " ON CONFLICT (" + keys +
+         ") DO NOTHING;\nDELETE FROM " + t + " WHERE (" + keys + ") IN (" + tuples + ");\n";
+}
+
 TEST_F(IndexEntryWritesTest, UpdatesMoveOnlyTheEntriesThatChange) {
   // id 7's name moves from s2 to s3; its tag stays (no write); id 8's price changes in place;
   // id 9's tag moves from s3 to s1.
@@ -262,12 +271,12 @@ TEST_F(IndexEntryWritesTest, UpdatesMoveOnlyTheEntriesThatChange) {
   EXPECT_EQ(writes->at(0),
             "INSERT INTO \"public\".\"items@by_tag\" (\"tag\", \"id\") VALUES "
             "(E'y\\\\z', '9');\n");
-  EXPECT_EQ(writes->at(1), "DELETE FROM \"public\".\"items@by_name\" WHERE (\"id\") IN (('7'));\n");
+  EXPECT_EQ(writes->at(1), fenced_delete("items@by_name", "\"id\"", "('7')"));
   EXPECT_EQ(writes->at(2),
-            "DELETE FROM \"public\".\"items@by_name\" WHERE (\"id\") IN (('8'));\n"
-            "DELETE FROM \"public\".\"items@by_tag\" WHERE (\"id\") IN (('9'));\n"
-            "INSERT INTO \"public\".\"items@by_name\" (\"name\", \"id\", \"price\") VALUES "
-            "('zebra', '7', '3.50'), ('pear', '8', '2');\n");
+            fenced_delete("items@by_name", "\"id\"", "('8')") +
+                "INSERT INTO \"public\".\"items@by_name\" (\"name\", \"id\", \"price\") VALUES "
+                "('zebra', '7', '3.50'), ('pear', '8', '2');\n" +
+                fenced_delete("items@by_tag", "\"id\"", "('9')"));
 }
 
 TEST_F(IndexEntryWritesTest, DeletesAndNetting) {
@@ -284,12 +293,10 @@ TEST_F(IndexEntryWritesTest, DeletesAndNetting) {
   auto writes = index_entry_writes(*view_, items_, notes);
   ASSERT_TRUE(writes) << writes.error().message;
   ASSERT_EQ(writes->size(), 2u);
-  EXPECT_EQ(writes->at(1),
-            "DELETE FROM \"public\".\"items@by_name\" WHERE (\"id\") IN (('7'), "
-            "('9'));\n"
-            "INSERT INTO \"public\".\"items@by_name\" (\"name\", \"id\", "
-            "\"price\") VALUES ('date', '9', '3');\n");
-  EXPECT_EQ(writes->at(2), "DELETE FROM \"public\".\"items@by_tag\" WHERE (\"id\") IN (('7'));\n");
+  EXPECT_EQ(writes->at(1), fenced_delete("items@by_name", "\"id\"", "('7'), ('9')") +
+                               "INSERT INTO \"public\".\"items@by_name\" (\"name\", \"id\", "
+                               "\"price\") VALUES ('date', '9', '3');\n");
+  EXPECT_EQ(writes->at(2), fenced_delete("items@by_tag", "\"id\"", "('7')"));
 
   auto none = index_entry_writes(*view_, items_, std::span<const IndexNote>());
   ASSERT_TRUE(none);
@@ -335,7 +342,7 @@ TEST_F(IndexEntryWritesTest, HashShardedTable) {
   auto writes = index_entry_writes(*view, hashed, notes);
   ASSERT_TRUE(writes) << writes.error().message;
   ASSERT_EQ(writes->size(), 2u);
-  EXPECT_EQ(writes->at(1), "DELETE FROM \"public\".\"items@by_name\" WHERE (\"id\") IN (('7'));\n");
+  EXPECT_EQ(writes->at(1), fenced_delete("items@by_name", "\"id\"", "('7')"));
   EXPECT_EQ(writes->at(2),
             "INSERT INTO \"public\".\"items@by_name\" (\"name\", \"id\", "
             "\"price\") VALUES ('melon', '7', '3.50');\n");
@@ -350,11 +357,9 @@ TEST_F(IndexEntryWritesTest, CompositeRowKey) {
   auto writes = index_entry_writes(*view, pairs, notes);
   ASSERT_TRUE(writes) << writes.error().message;
   ASSERT_EQ(writes->size(), 1u);
-  EXPECT_EQ(writes->at(2),
-            "DELETE FROM \"public\".\"items@by_tag\" WHERE (\"id\", \"name\") IN (('7', "
-            "'apple'));\n"
-            "INSERT INTO \"public\".\"items@by_tag\" (\"tag\", \"id\", \"name\") VALUES ('t2', "
-            "'7', 'apple');\n");
+  EXPECT_EQ(writes->at(2), fenced_delete("items@by_tag", "\"id\", \"name\"", "('7', 'apple')") +
+                               "INSERT INTO \"public\".\"items@by_tag\" (\"tag\", \"id\", "
+                               "\"name\") VALUES ('t2', '7', 'apple');\n");
 }
 
 }  // namespace
