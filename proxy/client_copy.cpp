@@ -530,6 +530,14 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
     write_error(out, *copy.failure);
   }
   copy_in_.reset();
+  if (ok && !coord_->implicit) {
+    // In a transaction block the rows' index entries are written now, so that a UNIQUE
+    // index's violation fails the COPY itself, as in PostgreSQL.
+    if (auto e = co_await write_coordinated_index_entries()) {
+      write_error(out, *e);
+      ok = false;
+    }
+  }
   if (coord_->implicit) {
     auto error = co_await end_implicit_transaction(ok);
     if (ok && error) {

@@ -521,10 +521,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   if (!c.failed) {
     // The index entries of the rows it wrote, before it counts as done: a UNIQUE index's
     // violation fails the statement, as PostgreSQL's would.
-    std::vector<BackendConnection*> sources;
-    for (const auto& [shard, conn] : c.parts) sources.push_back(conn.get());
-    PartOpener part_on = [this](int shard) { return coordinated_part(shard); };
-    if (auto e = co_await write_index_entries(sources, part_on)) reply_error(*e);
+    if (auto e = co_await write_coordinated_index_entries()) reply_error(*e);
   }
   if (!c.failed && !tag.empty()) MessageWriter(out).begin('C').cstr(tag).end();
   if (!c.failed) txn_status_ = 'T';
