@@ -863,6 +863,37 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     const TableDescriptor* t = view.find_table(s.target.schema, s.target.name);
     if (t == nullptr || t->indexes.empty()) continue;
     route.maintains_index = true;
+    if (s.on_conflict && !route.refusal) {
+      // The shards see the table's own unique constraints only: a conflict in a UNIQUE global
+      // index is found when its entry is written, too late to do nothing (or update) instead.
+      for (const IndexDescriptor& i : t->indexes) {
+        if (!i.unique) continue;
+        bool named = s.conflict_constraint == i.name;
+        bool same = s.conflict_columns.size() == i.columns.size() &&
+                    std::all_of(i.columns.begin(), i.columns.end(), [&](const KeyColumnDef& k) {
+                      return std::find(s.conflict_columns.begin(), s.conflict_columns.end(),
+                                       k.name) != s.conflict_columns.end();
+                    });
+        bool any = s.conflict_columns.empty() && s.conflict_constraint.empty();
+        if (named || same || any) {
+          route.refusal =
+              Error::make(sqlstate::kFeatureNotSupported,
+                          "INSERT … ON CONFLICT " +
+                              std::string(any ? "without a conflict target" : "on") +
+                              (any ? " on table \"" + t->name + "\", which has" : "") +
+                              " UNIQUE global index \"" + i.name +
+                              "\" is not supported: its conflicts are found on another shard")
+                  .with_hint("name the table's key as the conflict target: ON CONFLICT (" + [&] {
+                    std::string cols;
+                    for (const auto& k : row_key_columns(*t)) {
+                      cols += (cols.empty() ? "" : ", ") + k.name;
+                    }
+                    return cols;
+                  }() + ")");
+          break;
+        }
+      }
+    }
     for (const IndexDescriptor& i : t->indexes) {
       for (size_t k : view.index_ranges(t->table_id, i.index_id)) {
         const RangeDescriptor& r = ranges.at(k);

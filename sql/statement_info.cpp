@@ -629,6 +629,17 @@ void describe_insert(const PgQuery__InsertStmt* s, StatementInfo& info) {
   info.on_conflict = s->on_conflict_clause != nullptr;
   if (info.on_conflict) {
     add_set_columns(s->on_conflict_clause->target_list, s->on_conflict_clause->n_target_list, info);
+    if (const PgQuery__InferClause* infer = s->on_conflict_clause->infer) {
+      if (infer->conname != nullptr && infer->conname[0] != '\0') {
+        info.conflict_constraint = infer->conname;
+      }
+      for (size_t i = 0; i < infer->n_index_elems; ++i) {
+        const PgQuery__Node* n = infer->index_elems[i];
+        bool column = n->node_case == PG_QUERY__NODE__NODE_INDEX_ELEM &&
+                      n->index_elem->name != nullptr && n->index_elem->name[0] != '\0';
+        info.conflict_columns.push_back(column ? n->index_elem->name : "");
+      }
+    }
   }
   info.on_conflict_update = info.on_conflict && s->on_conflict_clause->action ==
                                                     PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE;

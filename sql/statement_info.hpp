@@ -125,6 +125,10 @@ struct StatementInfo {
   bool insert_values = false;
   bool on_conflict = false;
   bool on_conflict_update = false;  ///< ON CONFLICT … DO UPDATE
+  /// ON CONFLICT (columns): the conflict target's columns ("" for an expression); empty when
+  /// it names none (or names a constraint: conflict_constraint).
+  std::vector<std::string> conflict_columns;
+  std::string conflict_constraint;  ///< ON CONFLICT ON CONSTRAINT name
   bool returning = false;
   /// SELECT: why the results of running it on several shards cannot simply be concatenated: a
   /// short SQL construct name ("ORDER BY", "LIMIT", "OFFSET", "aggregate count()", "GROUP BY",

@@ -11,7 +11,7 @@
 // are comments; `-- group: NAME` starts a group (counted in the summary). A statement whose top-
 // level ORDER BY leaves ties is marked `/*ties*/` and compared as a multiset. Set
 // PGRANGE_DIFFERENTIAL_EXTRA to the path of another file of that format to run it after the
-// corpus (e.g. differential/known_wrong.sql: statements that pgrange answers wrongly today).
+// corpus (e.g. statements under investigation, kept out of the corpus).
 //
 // setup.sql may use pgrange's own CREATE TABLE / CREATE INDEX syntax (USING HASH WITH
 // (bucket_count = n), STORING (…), WITH (local = true)): the reference server gets the statement

@@ -1522,7 +1522,7 @@ SELECT CASE WHEN tier > 2 THEN 'high' ELSE 'low' END AS band, count(*) FROM acco
 SELECT id, coalesce(email, '-') AS e FROM accounts WHERE code BETWEEN 'C0010' AND 'C0020' ORDER BY id
 
 -- group: ON CONFLICT and the unique global index
--- (ON CONFLICT that a UNIQUE global index's value would decide: known_wrong.sql.)
+-- (An ON CONFLICT that a UNIQUE global index would decide is refused with 0A000: see the last group.)
 DELETE FROM accounts WHERE id = 1050
 INSERT INTO accounts VALUES (1050, NULL, 'X1050', 'fresh', NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING
 SELECT id, code FROM accounts WHERE code = 'X1050'
@@ -1534,3 +1534,35 @@ INSERT INTO accounts VALUES (1050, NULL, 'Z1050', 'moved', NULL, NULL, 0, NULL) 
 SELECT id, code, name FROM accounts WHERE code IN ('X1050', 'Z1050', 'C0004') ORDER BY id
 DELETE FROM accounts WHERE id = 1050
 SELECT id, name FROM accounts WHERE code = 'C0004'
+
+-- group: ON CONFLICT decided by a UNIQUE global index
+-- accounts_code is a UNIQUE global index: the shards' accounts tables have no unique index on
+-- code (the uniqueness is kept in accounts@accounts_code), so an ON CONFLICT it would decide
+-- (no conflict target, or its columns) is refused with 0A000 rather than misanswered.
+-- Code 'C0004' belongs to row 4 (another shard than 1050's).
+DELETE FROM accounts WHERE id = 1050
+-- PostgreSQL: INSERT 0 0 (the conflict on code is skipped).
+INSERT INTO accounts VALUES (1050, NULL, 'C0004', 'conflict', NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING
+-- The same with code 'C9999' of row 301, in the same range as 1050 (same shard).
+INSERT INTO accounts VALUES (1050, NULL, 'C9999', 'conflict', NULL, NULL, 0, NULL) ON CONFLICT DO NOTHING
+-- PostgreSQL: INSERT 0 0.
+INSERT INTO accounts VALUES (1050, NULL, 'C0004', 'conflict', NULL, NULL, 0, NULL) ON CONFLICT (code) DO NOTHING
+-- PostgreSQL: INSERT 0 1 (row 4 updated).
+INSERT INTO accounts VALUES (1050, NULL, 'C0004', 'conflict', NULL, NULL, 0, NULL) ON CONFLICT (code) DO UPDATE SET name = accounts.name
+-- No conflict at all — PostgreSQL: INSERT 0 1.
+INSERT INTO accounts VALUES (1050, NULL, 'Z1050', 'no conflict', NULL, NULL, 0, NULL) ON CONFLICT (code) DO NOTHING
+SELECT id, code FROM accounts WHERE id = 1050
+DELETE FROM accounts WHERE id = 1050
+
+-- group: a UNIQUE global index's values swapped by one UPDATE
+-- PostgreSQL checks a (non-deferrable) unique index row by row: swapping two rows' codes in one
+-- UPDATE fails with 23505 whatever the order; pgrange writes a UNIQUE index's entries row by
+-- row too (equal values share a range, so one shard sees both).
+DELETE FROM accounts WHERE id = 1060
+DELETE FROM accounts WHERE id = 1061
+INSERT INTO accounts VALUES (1060, NULL, 'S1', 'swap', NULL, NULL, 0, NULL), (1061, NULL, 'S2', 'swap', NULL, NULL, 0, NULL)
+-- 23505 (duplicate key value violates unique constraint "accounts_code").
+UPDATE accounts SET code = CASE id WHEN 1060 THEN 'S2' ELSE 'S1' END WHERE id IN (1060, 1061)
+SELECT id, code FROM accounts WHERE id IN (1060, 1061) ORDER BY id
+DELETE FROM accounts WHERE id = 1060
+DELETE FROM accounts WHERE id = 1061
