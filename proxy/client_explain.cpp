@@ -1,6 +1,8 @@
 // ClientSession's EXPLAIN: what pgrange does with a statement (key spans, ranges, shards, how
 // the shards' results are merged), followed by each shard's own EXPLAIN of its part.
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -139,6 +141,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
     // A lookup through a global index: its steps, and the index's shards explain the first.
     auto steps = index_join_steps(plan.explain_statement, route);
+    if (!steps) spdlog::warn("EXPLAIN of an index lookup: {}", steps.error().message);
     if (steps) {
       through_index = true;
       for (std::string& line : steps->lines) rs.rows.push_back({std::move(line)});

@@ -166,13 +166,8 @@ Result<ClientSession::IndexRead> ClientSession::plan_index_read(
       std::all_of(use->columns.begin(), use->columns.end(), [&](const std::string& c) {
         return std::find(rel.columns.begin(), rel.columns.end(), c) != rel.columns.end();
       });
-  if (read.covering) {
-    auto rewritten = sql::select_from_relation(text, t.schema, rel.name);
-    if (!rewritten) return tl::unexpected(rewritten.error());
-    read.first_step_sql = std::move(*rewritten);
-    return read;
-  }
-  // Else the keys of the entries in the index's spans.
+  // The index's spans as a condition on its backend table, in the key space's (C) order: what
+  // its local btree serves.
   std::string predicate;
   for (const routing::Span& span : lookup.spans) {
     auto p = routing::key_range_predicate(rel, span.start, span.end);
@@ -180,6 +175,17 @@ Result<ClientSession::IndexRead> ClientSession::plan_index_read(
     predicate += (predicate.empty() ? "(" : " OR (") + *p + ")";
   }
   if (predicate.empty()) predicate = "false";
+  if (read.covering) {
+    // The statement itself on the index table, narrowed to the spans as well (its own text
+    // comparisons may be in another collation than the btree's).
+    auto rewritten = sql::select_from_relation(text, t.schema, rel.name);
+    if (!rewritten) return tl::unexpected(rewritten.error());
+    auto narrowed = sql::restrict_select(*rewritten, predicate);
+    if (!narrowed) return tl::unexpected(narrowed.error());
+    read.first_step_sql = std::move(*narrowed);
+    return read;
+  }
+  // Else the keys of the entries in the index's spans.
   for (const auto& k : routing::row_key_columns(t)) {
     read.key_columns += (read.key_columns.empty() ? "" : ", ") + sql::quote_ident(k.name);
   }
@@ -245,7 +251,12 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   };
   auto read = plan_index_read(text, lookup);
   if (!read && plan.merge && *plan.merge) {
-    // The index went away since the statement was planned: every shard holding the table.
+    // The index went away since the statement was planned (or its read cannot be written):
+    // every shard holding the table answers.
+    if (read.error().sqlstate != "40001") {
+      spdlog::warn("reading through index {} of table {}: {}", lookup.index_id, lookup.table_id,
+                   read.error().message);
+    }
     co_return co_await run_merge(**plan.merge, plan.route);
   }
   if (!read) {

@@ -68,8 +68,9 @@ Result<std::string> restrict_select(std::string_view select_sql, std::string_vie
   PgQuery__SelectStmt* select = nullptr;
   auto tree = parse_select(select_sql, select);
   if (!tree) return tl::unexpected(tree.error());
-  // The parser builds the conjunction: (condition) AND true, whose `true` the WHERE replaces.
-  auto templ = parse_tree("SELECT WHERE (" + std::string(condition) + ") AND true");
+  // The parser builds the conjunction: true AND (condition), whose `true` the WHERE replaces
+  // (`true` first: the grammar flattens an AND on its left into the list).
+  auto templ = parse_tree("SELECT WHERE true AND (" + std::string(condition) + ")");
   if (!templ) return tl::unexpected(templ.error());
   PgQuery__SelectStmt* t = only_select(templ->get());
   if (t == nullptr || t->where_clause == nullptr ||
@@ -79,16 +80,16 @@ Result<std::string> restrict_select(std::string_view select_sql, std::string_vie
   }
   PgQuery__Node* where = select->where_clause;
   PgQuery__Node** args = t->where_clause->bool_expr->args;
-  PgQuery__Node* placeholder = args[1];
+  PgQuery__Node* placeholder = args[0];
   // Each tree keeps owning its nodes: the borrowed ones are put back before they are freed.
   if (where != nullptr) {
-    args[1] = where;
+    args[0] = where;
     select->where_clause = t->where_clause;
   } else {
-    select->where_clause = args[0];
+    select->where_clause = args[1];
   }
   auto text = deparse_tree(tree->get());
-  args[1] = placeholder;
+  args[0] = placeholder;
   select->where_clause = where;
   return text;
 }
