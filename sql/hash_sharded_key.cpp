@@ -1,12 +1,11 @@
 #include "sql/hash_sharded_key.hpp"
 
-#include <pg_query.h>
-#include <pg_query/pg_query.pb-c.h>
-
 #include <cctype>
 #include <charconv>
 #include <memory>
 #include <vector>
+
+#include "sql/sql_tokens.hpp"
 
 namespace pgrange::sql {
 namespace {
@@ -15,37 +14,10 @@ constexpr uint32_t kDefaultBuckets = 16;  // CockroachDB's default bucket_count
 constexpr int64_t kMinBuckets = 2;
 constexpr int64_t kMaxBuckets = 2048;
 
-/// A token of libpg_query's scanner (comments left out).
-struct Token {
-  std::string_view text;
-  PgQuery__Token kind;
-  size_t start;
-  size_t end;
-};
+using Token = SqlToken;
 
 Result<std::vector<Token>> scan(const std::string& sql) {
-  PgQueryScanResult r = pg_query_scan(sql.c_str());
-  std::unique_ptr<PgQueryScanResult, void (*)(PgQueryScanResult*)> guard(
-      new PgQueryScanResult(r), [](PgQueryScanResult* p) {
-        pg_query_free_scan_result(*p);
-        delete p;
-      });
-  if (r.error) return fail(sqlstate::kSyntaxError, std::string(r.error->message));
-  PgQuery__ScanResult* sr = pg_query__scan_result__unpack(
-      nullptr, r.pbuf.len, reinterpret_cast<const uint8_t*>(r.pbuf.data));
-  if (sr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the scanner's output");
-  std::vector<Token> out;
-  for (size_t i = 0; i < sr->n_tokens; ++i) {
-    const PgQuery__ScanToken* t = sr->tokens[i];
-    if (t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT) {
-      continue;
-    }
-    auto start = static_cast<size_t>(t->start);
-    auto end = static_cast<size_t>(t->end);
-    out.push_back({std::string_view(sql).substr(start, end - start), t->token, start, end});
-  }
-  pg_query__scan_result__free_unpacked(sr, nullptr);
-  return out;
+  return scan_tokens(sql);
 }
 
 /// True when the token is the (unquoted) word `w`, case-insensitively.

@@ -1,8 +1,5 @@
 #include "sql/index_statement.hpp"
 
-#include <pg_query.h>
-#include <pg_query/pg_query.pb-c.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -10,6 +7,7 @@
 #include <utility>
 
 #include "sql/parse_node.hpp"
+#include "sql/sql_tokens.hpp"
 
 namespace pgrange::sql {
 namespace {
@@ -19,38 +17,13 @@ constexpr int64_t kMinBuckets = 2;
 constexpr int64_t kMaxBuckets = 2048;
 constexpr size_t kMaxNameBytes = 63;  // NAMEDATALEN - 1
 
-/// A token of libpg_query's scanner (comments left out).
-struct Token {
-  std::string_view text;
-  PgQuery__Token kind;
-  size_t start;
-  size_t end;
-};
+using Token = SqlToken;
 
 /// The tokens of `sql` (which must outlive them); nullopt when it cannot be scanned.
 std::optional<std::vector<Token>> scan(const std::string& sql) {
-  PgQueryScanResult r = pg_query_scan(sql.c_str());
-  std::unique_ptr<PgQueryScanResult, void (*)(PgQueryScanResult*)> guard(
-      new PgQueryScanResult(r), [](PgQueryScanResult* p) {
-        pg_query_free_scan_result(*p);
-        delete p;
-      });
-  if (r.error) return std::nullopt;
-  PgQuery__ScanResult* sr = pg_query__scan_result__unpack(
-      nullptr, r.pbuf.len, reinterpret_cast<const uint8_t*>(r.pbuf.data));
-  if (sr == nullptr) return std::nullopt;
-  std::vector<Token> out;
-  for (size_t i = 0; i < sr->n_tokens; ++i) {
-    const PgQuery__ScanToken* t = sr->tokens[i];
-    if (t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT) {
-      continue;
-    }
-    auto start = static_cast<size_t>(t->start);
-    auto end = static_cast<size_t>(t->end);
-    out.push_back({std::string_view(sql).substr(start, end - start), t->token, start, end});
-  }
-  pg_query__scan_result__free_unpacked(sr, nullptr);
-  return out;
+  auto tokens = scan_tokens(sql);
+  if (!tokens) return std::nullopt;
+  return std::move(*tokens);
 }
 
 bool same_word(std::string_view text, std::string_view w) {

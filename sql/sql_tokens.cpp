@@ -1,0 +1,34 @@
+#include "sql/sql_tokens.hpp"
+
+#include <pg_query.h>
+
+#include <memory>
+
+namespace pgrange::sql {
+
+Result<std::vector<SqlToken>> scan_tokens(const std::string& sql) {
+  PgQueryScanResult r = pg_query_scan(sql.c_str());
+  std::unique_ptr<PgQueryScanResult, void (*)(PgQueryScanResult*)> guard(
+      new PgQueryScanResult(r), [](PgQueryScanResult* p) {
+        pg_query_free_scan_result(*p);
+        delete p;
+      });
+  if (r.error) return fail(sqlstate::kSyntaxError, std::string(r.error->message));
+  PgQuery__ScanResult* sr = pg_query__scan_result__unpack(
+      nullptr, r.pbuf.len, reinterpret_cast<const uint8_t*>(r.pbuf.data));
+  if (sr == nullptr) return fail(sqlstate::kInternalError, "cannot decode the scanner's output");
+  std::vector<SqlToken> out;
+  for (size_t i = 0; i < sr->n_tokens; ++i) {
+    const PgQuery__ScanToken* t = sr->tokens[i];
+    if (t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT) {
+      continue;
+    }
+    auto start = static_cast<size_t>(t->start);
+    auto end = static_cast<size_t>(t->end);
+    out.push_back({std::string_view(sql).substr(start, end - start), t->token, start, end});
+  }
+  pg_query__scan_result__free_unpacked(sr, nullptr);
+  return out;
+}
+
+}  // namespace pgrange::sql
