@@ -68,6 +68,13 @@ struct Error {
   std::string to_string() const;
 };
 
+/// SQLSTATE 0A000 for what pgrange cannot do (correctly), naming the construct, with a hint.
+inline Error not_supported(std::string msg, std::string hint = {}) {
+  Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
+  e.hint = std::move(hint);
+  return e;
+}
+
 /// PostgreSQL's 25P02 for a statement in a transaction block that already failed.
 inline Error aborted_transaction_error() {
   return Error::make("25P02",

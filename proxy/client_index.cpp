@@ -347,20 +347,6 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   co_return co_await run_merge(**merge, route);
 }
 
-}  // namespace pgrange::proxy
-
-namespace pgrange::proxy {
-
-namespace {
-
-Error index_not_supported(std::string msg, std::string hint = {}) {
-  Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
-  e.hint = std::move(hint);
-  return e;
-}
-
-}  // namespace
-
 ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {
   Plan p;
   const auto& view = worker_.view();
@@ -373,7 +359,7 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     return p;
   };
   if (spec.hashed && !global) {
-    return refuse_with(index_not_supported(
+    return refuse_with(not_supported(
         "a hash-sharded index (USING HASH) is a global index: it needs a table pgrange "
         "partitions by a key, over several shards"));
   }
@@ -391,17 +377,17 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     return p;
   }
   if (!spec.global_blocker.empty()) {
-    return refuse_with(index_not_supported(
+    return refuse_with(not_supported(
         "a global index with " + spec.global_blocker + " is not supported by pgrange yet",
         "an ordinary index on every shard takes it: CREATE INDEX … WITH (local = true)"));
   }
   if (type != 'Q') {
-    return refuse_with(index_not_supported(
-        "DDL through the extended query protocol is not supported by pgrange yet",
-        "send it as a simple query"));
+    return refuse_with(
+        not_supported("DDL through the extended query protocol is not supported by pgrange yet",
+                      "send it as a simple query"));
   }
   if (txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
-    return refuse_with(index_not_supported(
+    return refuse_with(not_supported(
         "CREATE INDEX of a global index inside a transaction block is not supported by pgrange",
         "it builds the index on every shard, outside any transaction"));
   }
@@ -438,15 +424,15 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
     return p;
   };
   if (local > 0) {
-    return refuse_with(index_not_supported(
-        "DROP INDEX of global indexes together with other indexes is not supported",
-        "drop the global indexes in a statement of their own"));
+    return refuse_with(
+        not_supported("DROP INDEX of global indexes together with other indexes is not supported",
+                      "drop the global indexes in a statement of their own"));
   }
   if (info.cascade) {
-    return refuse_with(index_not_supported("DROP INDEX … CASCADE of a global index"));
+    return refuse_with(not_supported("DROP INDEX … CASCADE of a global index"));
   }
   if (type != 'Q' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
-    return refuse_with(index_not_supported(
+    return refuse_with(not_supported(
         "DROP INDEX of a global index runs only as a simple query outside transaction blocks"));
   }
   p.kind = Plan::Kind::kDropIndex;

@@ -91,12 +91,6 @@ std::string raise_sql(const Error& e) {
 
 using sql::quote_ident;
 
-Error not_supported(std::string msg, std::string hint = {}) {
-  Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
-  e.hint = std::move(hint);
-  return e;
-}
-
 }  // namespace
 
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {

@@ -274,14 +274,28 @@ TEST_F(IndexTriggerTest, NotesKeepTheIndexTablesInStep) {
       "COMMIT");
   apply_and_check(11);
 
-  // Unique entries swapping values in one batch: the deletes go first.
+  // Unique values changing hands through a temporary one, statement by statement (pgrange
+  // writes a statement's entries before the next statement runs).
+  exec("UPDATE events SET body = 'tmp' WHERE region = 'ap' AND id = 1");
+  apply_and_check(2);
+  exec("UPDATE events SET body = 'eins' WHERE id = 7");
+  apply_and_check(2);
+  exec("UPDATE events SET body = 'seven' WHERE region = 'ap' AND id = 1");
+  apply_and_check(2);
+  // Swapped by one statement: a UNIQUE index's entries go row by row, so the first row's new
+  // value meets the second row's old one, as PostgreSQL's own unique check would.
+  exec("BEGIN");
   exec(
-      "BEGIN;"
-      "UPDATE events SET body = 'tmp' WHERE region = 'ap' AND id = 1;"
-      "UPDATE events SET body = 'eins' WHERE id = 7;"
-      "UPDATE events SET body = 'seven' WHERE region = 'ap' AND id = 1;"
-      "COMMIT");
-  apply_and_check(6);
+      "UPDATE events SET body = CASE id WHEN 7 THEN 'seven' ELSE 'eins' END WHERE id IN (1, 7) "
+      "AND region IN ('ap', 'eu') AND body IN ('seven', 'eins')");
+  std::vector<IndexNote> swap = take_notes();
+  EXPECT_EQ(swap.size(), 4u);
+  auto writes = index_entry_writes(*view_, table_, swap);
+  ASSERT_TRUE(writes) << writes.error().message;
+  PgResult failed(PQexec(conn_.get(), writes->at(0).c_str()));
+  EXPECT_STREQ(PQresultErrorField(failed.get(), PG_DIAG_SQLSTATE), "23505");
+  exec("ROLLBACK");
+  take_notes();
 
   exec("DELETE FROM events WHERE region <> 'us'");
   apply_and_check(6);
