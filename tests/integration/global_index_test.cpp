@@ -186,7 +186,8 @@ TEST_F(GlobalIndexTest, WritesKeepTheEntriesInStep) {
   ASSERT_TRUE(pq_exec(ref.get(), "INSERT INTO users (id, n) VALUES (6002, 79)").ok());
   expect_consistent("users", "users_n", "n");
   // COPY: every row's entry, in the COPY's transaction.
-  ASSERT_EQ(PQresultStatus(PQexec(c.get(), "COPY users (id, n) FROM STDIN")), PGRES_COPY_IN);
+  ASSERT_EQ(take_result(PQexec(c.get(), "COPY users (id, n) FROM STDIN"), c.get()).status,
+            PGRES_COPY_IN);
   std::string data;
   for (int id = 7000; id < 7300; ++id)
     data += std::to_string(id) + "\t" + std::to_string(id % 5) + "\n";
@@ -356,7 +357,8 @@ TEST_F(GlobalIndexTest, UniqueIndexRefusesDuplicatesAcrossShards) {
   expect_consistent("users", "users_name_u", "email");
   // In a transaction block, a COPY whose row collides fails itself (and the block).
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
-  ASSERT_EQ(PQresultStatus(PQexec(c.get(), "COPY users (id, email) FROM STDIN")), PGRES_COPY_IN);
+  ASSERT_EQ(take_result(PQexec(c.get(), "COPY users (id, email) FROM STDIN"), c.get()).status,
+            PGRES_COPY_IN);
   std::string data = "9100\tunique-one@x\n9101\tuser3@example.com\n";
   ASSERT_EQ(PQputCopyData(c.get(), data.data(), static_cast<int>(data.size())), 1);
   ASSERT_EQ(PQputCopyEnd(c.get(), nullptr), 1);
