@@ -52,9 +52,10 @@ inline const ProtobufCMessage* message_at(const ProtobufCMessage* m, unsigned of
 }
 
 /// Calls `f` on every direct sub-message of `m` (a Node is looked through to its one member),
-/// except the fields numbered `skip_a` and `skip_b`.
+/// except the fields numbered `skip_a`, `skip_b` and `skip_c`.
 template <typename F>
-void for_each_child(const ProtobufCMessage* m, F&& f, uint32_t skip_a = 0, uint32_t skip_b = 0) {
+void for_each_child(const ProtobufCMessage* m, F&& f, uint32_t skip_a = 0, uint32_t skip_b = 0,
+                    uint32_t skip_c = 0) {
   const ProtobufCMessageDescriptor* d = m->descriptor;
   if (d == &pg_query__node__descriptor) {
     const auto* n = reinterpret_cast<const PgQuery__Node*>(m);
@@ -68,7 +69,10 @@ void for_each_child(const ProtobufCMessage* m, F&& f, uint32_t skip_a = 0, uint3
   const char* base = reinterpret_cast<const char*>(m);
   for (unsigned i = 0; i < d->n_fields; ++i) {
     const ProtobufCFieldDescriptor& fd = d->fields[i];
-    if (fd.type != PROTOBUF_C_TYPE_MESSAGE || fd.id == skip_a || fd.id == skip_b) continue;
+    if (fd.type != PROTOBUF_C_TYPE_MESSAGE || fd.id == skip_a || fd.id == skip_b ||
+        fd.id == skip_c) {
+      continue;
+    }
     if (fd.label == PROTOBUF_C_LABEL_REPEATED) {
       size_t count = *reinterpret_cast<const size_t*>(base + fd.quantifier_offset);
       const auto* items =

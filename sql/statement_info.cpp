@@ -10,15 +10,11 @@
 #include <memory>
 
 #include "sql/parse_node.hpp"
+#include "sql/relation_uses.hpp"
+#include "sql/where_condition.hpp"
 
 namespace pgrange::sql {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 /// A name list such as DROP TABLE's objects ([catalog.][schema.]name) as a TableRef.
 TableRef table_of_names(PgQuery__Node* const* names, size_t n) {
@@ -35,80 +31,6 @@ TableRef table_of_names(PgQuery__Node* const* names, size_t n) {
 TableRef table_of(const PgQuery__RangeVar* rv) {
   if (rv == nullptr) return {};
   return TableRef{rv->schemaname, rv->relname};
-}
-
-/// The canonical name of a type as written in a cast or column definition.
-std::string type_name(const PgQuery__TypeName* t) {
-  if (t == nullptr || t->n_names == 0) return {};
-  const char* last = string_of(t->names[t->n_names - 1]);
-  std::string name = lower(last == nullptr ? "" : last);
-  if (name == "serial4") {
-    name = "serial";
-  } else if (name == "serial8") {
-    name = "bigserial";
-  } else if (name == "serial2") {
-    name = "smallserial";
-  }
-  if (t->n_array_bounds > 0) name += "[]";
-  return name;
-}
-
-/// The constant, NULL or $n that `n` is (possibly cast, possibly a negated number).
-std::optional<ValueRef> value_of(const PgQuery__Node* n) {
-  if (n == nullptr) return std::nullopt;
-  switch (n->node_case) {
-    case PG_QUERY__NODE__NODE_A_CONST: {
-      const PgQuery__AConst* c = n->a_const;
-      ValueRef v;
-      v.location = c->location;
-      if (c->isnull) {
-        v.kind = ValueRef::Kind::kNull;
-        return v;
-      }
-      auto text = constant_text(c);
-      if (!text) return std::nullopt;
-      v.text = std::move(*text);
-      return v;
-    }
-    case PG_QUERY__NODE__NODE_TYPE_CAST: {
-      auto v = value_of(n->type_cast->arg);
-      if (v) v->cast_type = type_name(n->type_cast->type_name);
-      return v;
-    }
-    case PG_QUERY__NODE__NODE_PARAM_REF: {
-      ValueRef v;
-      v.kind = ValueRef::Kind::kParam;
-      v.param = n->param_ref->number;
-      return v;
-    }
-    case PG_QUERY__NODE__NODE_A_EXPR: {
-      // Unary minus on a numeric constant (the grammar usually folds it already).
-      const PgQuery__AExpr* e = n->a_expr;
-      if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->lexpr != nullptr || e->n_name != 1) {
-        return std::nullopt;
-      }
-      const char* op = string_of(e->name[0]);
-      if (op == nullptr || std::string_view(op) != "-" || e->rexpr == nullptr ||
-          e->rexpr->node_case != PG_QUERY__NODE__NODE_A_CONST) {
-        return std::nullopt;
-      }
-      const PgQuery__AConst* c = e->rexpr->a_const;
-      if (c->isnull || (c->val_case != PG_QUERY__A__CONST__VAL_IVAL &&
-                        c->val_case != PG_QUERY__A__CONST__VAL_FVAL)) {
-        return std::nullopt;
-      }
-      auto v = value_of(e->rexpr);
-      if (!v) return v;
-      if (!v->text.empty() && v->text.front() == '-') {
-        v->text.erase(0, 1);
-      } else {
-        v->text.insert(0, "-");
-      }
-      return v;
-    }
-    default:
-      return std::nullopt;
-  }
 }
 
 /// Walks a whole statement once: collects every relation (minding CTE scopes) and notes the
@@ -134,6 +56,12 @@ class Walker {
       tablesample = true;
     } else if (d == &pg_query__join_expr__descriptor) {
       join = true;
+    } else if (d == &pg_query__func_call__descriptor) {
+      const auto* fc = reinterpret_cast<const PgQuery__FuncCall*>(m);
+      TableRef f = table_of_names(fc->funcname, fc->n_funcname);
+      if (!f.name.empty() && std::find(functions.begin(), functions.end(), f) == functions.end()) {
+        functions.push_back(std::move(f));
+      }
     } else if (d == &pg_query__select_stmt__descriptor) {
       const auto* s = reinterpret_cast<const PgQuery__SelectStmt*>(m);
       if (s->op != PG_QUERY__SET_OPERATION__SETOP_NONE &&
@@ -186,6 +114,7 @@ class Walker {
   bool join = false;
   bool cte = false;
   std::string set_operation;
+  std::vector<TableRef> functions;
 
  private:
   /// A relation: a CTE's name when one is in scope (only if `may_be_cte`), else a table.
@@ -242,52 +171,6 @@ class Walker {
   std::vector<std::string> scope_;
 };
 
-/// The column `n` names if it is a plain column reference to the statement's one table.
-std::optional<std::string> column_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv) {
-  if (n == nullptr || n->node_case != PG_QUERY__NODE__NODE_COLUMN_REF) return std::nullopt;
-  const PgQuery__ColumnRef* c = n->column_ref;
-  std::array<const char*, 3> parts{};
-  if (c->n_fields == 0 || c->n_fields > 3) return std::nullopt;
-  for (size_t i = 0; i < c->n_fields; ++i) {
-    parts[i] = string_of(c->fields[i]);
-    if (parts[i] == nullptr) return std::nullopt;  // t.* and the like
-  }
-  const bool aliased = rv->alias != nullptr && rv->alias->aliasname[0] != '\0';
-  if (c->n_fields == 2) {
-    std::string_view qualifier = parts[0];
-    if (qualifier != (aliased ? std::string_view(rv->alias->aliasname) : rv->relname)) {
-      return std::nullopt;
-    }
-  } else if (c->n_fields == 3) {
-    if (aliased || std::string_view(parts[1]) != rv->relname) return std::nullopt;
-    if (rv->schemaname[0] != '\0' && std::string_view(parts[0]) != rv->schemaname) {
-      return std::nullopt;
-    }
-  }
-  return std::string(parts[c->n_fields - 1]);
-}
-
-void conjuncts(const PgQuery__Node* n, std::vector<const PgQuery__Node*>& out) {
-  if (n == nullptr) return;
-  if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR &&
-      n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {
-    for (size_t i = 0; i < n->bool_expr->n_args; ++i) conjuncts(n->bool_expr->args[i], out);
-    return;
-  }
-  out.push_back(n);
-}
-
-bool is_equals(const PgQuery__AExpr* e) {
-  if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->n_name == 0 || e->n_name > 2) return false;
-  const char* op = string_of(e->name[e->n_name - 1]);
-  if (op == nullptr || std::string_view(op) != "=") return false;
-  if (e->n_name == 2) {
-    const char* schema = string_of(e->name[0]);
-    return schema != nullptr && std::string_view(schema) == "pg_catalog";
-  }
-  return true;
-}
-
 void collect_equalities(const PgQuery__Node* where, const PgQuery__RangeVar* rv,
                         StatementInfo& info) {
   std::vector<const PgQuery__Node*> parts;
@@ -305,131 +188,6 @@ void collect_equalities(const PgQuery__Node* where, const PgQuery__RangeVar* rv,
     }
     if (!col || !val || val->kind == ValueRef::Kind::kNull) continue;
     info.equalities.emplace_back(std::move(*col), std::move(*val));
-  }
-}
-
-const char* operator_of(const PgQuery__AExpr* e) {
-  if (e->n_name == 0 || e->n_name > 2) return nullptr;
-  if (e->n_name == 2) {
-    const char* schema = string_of(e->name[0]);
-    if (schema == nullptr || std::string_view(schema) != "pg_catalog") return nullptr;
-  }
-  return string_of(e->name[e->n_name - 1]);
-}
-
-std::string flip(std::string_view op) {
-  if (op == "<") return ">";
-  if (op == "<=") return ">=";
-  if (op == ">") return "<";
-  if (op == ">=") return "<=";
-  return std::string(op);
-}
-
-Condition compare(std::string column, std::string op, ValueRef v) {
-  Condition c;
-  c.kind = Condition::Kind::kCompare;
-  c.column = std::move(column);
-  c.op = std::move(op);
-  c.values.push_back(std::move(v));
-  return c;
-}
-
-/// What `n` says about the columns of the table `rv` names.
-Condition condition_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv) {
-  Condition opaque;
-  if (n == nullptr) return opaque;
-  switch (n->node_case) {
-    case PG_QUERY__NODE__NODE_BOOL_EXPR: {
-      const PgQuery__BoolExpr* b = n->bool_expr;
-      if (b->boolop == PG_QUERY__BOOL_EXPR_TYPE__NOT_EXPR) return opaque;
-      Condition c;
-      c.kind = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR ? Condition::Kind::kAnd
-                                                               : Condition::Kind::kOr;
-      for (size_t i = 0; i < b->n_args; ++i) c.children.push_back(condition_of(b->args[i], rv));
-      return c;
-    }
-    case PG_QUERY__NODE__NODE_NULL_TEST: {
-      const PgQuery__NullTest* t = n->null_test;
-      if (t->nulltesttype != PG_QUERY__NULL_TEST_TYPE__IS_NULL) return opaque;
-      auto col = column_of(t->arg, rv);
-      if (!col) return opaque;
-      Condition c;
-      c.kind = Condition::Kind::kIsNull;
-      c.column = std::move(*col);
-      return c;
-    }
-    case PG_QUERY__NODE__NODE_A_EXPR:
-      break;
-    default:
-      return opaque;
-  }
-  const PgQuery__AExpr* e = n->a_expr;
-  const char* op = operator_of(e);
-  if (op == nullptr) return opaque;
-  std::string_view o(op);
-  switch (e->kind) {
-    case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
-      if (o != "=" && o != "<" && o != "<=" && o != ">" && o != ">=") return opaque;
-      if (auto col = column_of(e->lexpr, rv)) {
-        auto v = value_of(e->rexpr);
-        if (!v || v->kind == ValueRef::Kind::kNull) return opaque;
-        return compare(std::move(*col), std::string(o), std::move(*v));
-      }
-      if (auto col = column_of(e->rexpr, rv)) {
-        auto v = value_of(e->lexpr);
-        if (!v || v->kind == ValueRef::Kind::kNull) return opaque;
-        return compare(std::move(*col), flip(o), std::move(*v));
-      }
-      return opaque;
-    }
-    case PG_QUERY__A__EXPR__KIND__AEXPR_IN: {
-      if (o != "=") return opaque;  // NOT IN
-      auto col = column_of(e->lexpr, rv);
-      if (!col || e->rexpr == nullptr || e->rexpr->node_case != PG_QUERY__NODE__NODE_LIST) {
-        return opaque;
-      }
-      Condition c;
-      c.kind = Condition::Kind::kIn;
-      c.column = std::move(*col);
-      const PgQuery__List* list = e->rexpr->list;
-      for (size_t i = 0; i < list->n_items; ++i) {
-        auto v = value_of(list->items[i]);
-        if (!v) return opaque;
-        if (v->kind == ValueRef::Kind::kNull) continue;  // = NULL is never true
-        c.values.push_back(std::move(*v));
-      }
-      return c;
-    }
-    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN: {
-      auto col = column_of(e->lexpr, rv);
-      if (!col || e->rexpr == nullptr || e->rexpr->node_case != PG_QUERY__NODE__NODE_LIST ||
-          e->rexpr->list->n_items != 2) {
-        return opaque;
-      }
-      auto lo = value_of(e->rexpr->list->items[0]);
-      auto hi = value_of(e->rexpr->list->items[1]);
-      if (!lo || !hi || lo->kind == ValueRef::Kind::kNull || hi->kind == ValueRef::Kind::kNull) {
-        return opaque;
-      }
-      Condition c;
-      c.kind = Condition::Kind::kAnd;
-      c.children.push_back(compare(*col, ">=", std::move(*lo)));
-      c.children.push_back(compare(*col, "<=", std::move(*hi)));
-      return c;
-    }
-    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE: {
-      if (o != "~~") return opaque;  // LIKE, not NOT LIKE
-      auto col = column_of(e->lexpr, rv);
-      auto v = value_of(e->rexpr);
-      if (!col || !v || v->kind == ValueRef::Kind::kNull) return opaque;
-      Condition c;
-      c.kind = Condition::Kind::kLike;
-      c.column = std::move(*col);
-      c.values.push_back(std::move(*v));
-      return c;
-    }
-    default:
-      return opaque;
   }
 }
 
@@ -690,7 +448,9 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
 
 void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
   if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) {
-    info.kind = StatementKind::kOtherUtility;
+    // ALTER VIEW, SEQUENCE, MATERIALIZED VIEW, INDEX, FOREIGN TABLE, TYPE (composite).
+    info.kind = StatementKind::kSchemaDdl;
+    info.target = table_of(s->relation);
     return;
   }
   info.kind = StatementKind::kAlterTable;
@@ -746,7 +506,20 @@ void describe_rename(const PgQuery__RenameStmt* s, StatementInfo& info) {
                           s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABCONSTRAINT) &&
                          s->relation_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE);
   if (!on_table) {
-    info.kind = StatementKind::kOtherUtility;
+    switch (s->rename_type) {
+      case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE:
+      case PG_QUERY__OBJECT_TYPE__OBJECT_ROLE:
+      case PG_QUERY__OBJECT_TYPE__OBJECT_TABLESPACE:
+      case PG_QUERY__OBJECT_TYPE__OBJECT_PUBLICATION:
+      case PG_QUERY__OBJECT_TYPE__OBJECT_SUBSCRIPTION:
+        info.kind = StatementKind::kOtherUtility;  // the server's, not the database's schema
+        break;
+      default:
+        info.kind = StatementKind::kSchemaDdl;
+        info.target = table_of(s->relation);
+        info.rename_to = s->newname;
+        break;
+    }
     return;
   }
   info.kind = StatementKind::kAlterTable;
@@ -770,8 +543,11 @@ void describe_drop(const PgQuery__DropStmt* s, StatementInfo& info) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX:
       info.kind = StatementKind::kDropIndex;
       break;
-    default:
+    case PG_QUERY__OBJECT_TYPE__OBJECT_PUBLICATION:  // the server's, for its replication
       info.kind = StatementKind::kOtherUtility;
+      break;
+    default:
+      info.kind = StatementKind::kSchemaDdl;
       break;
   }
   info.if_exists = s->missing_ok;
@@ -821,15 +597,83 @@ std::string_view transaction_kind(PgQuery__TransactionStmtKind k) {
   }
 }
 
+/// Statements on objects of the database's schema (other than those describe() reads more
+/// closely) that every shard must run alike. Not the server's objects (roles, databases,
+/// tablespaces, publications, subscriptions, ALTER SYSTEM) nor session commands.
+bool is_schema_ddl(PgQuery__Node__NodeCase c) {
+  switch (c) {
+    case PG_QUERY__NODE__NODE_ALTER_DOMAIN_STMT:
+    case PG_QUERY__NODE__NODE_GRANT_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_DEFAULT_PRIVILEGES_STMT:
+    case PG_QUERY__NODE__NODE_CLUSTER_STMT:
+    case PG_QUERY__NODE__NODE_DEFINE_STMT:
+    case PG_QUERY__NODE__NODE_COMMENT_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_FUNCTION_STMT:
+    case PG_QUERY__NODE__NODE_RULE_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_DOMAIN_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_TRIG_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_PLANG_STMT:
+    case PG_QUERY__NODE__NODE_REINDEX_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_CONVERSION_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_CAST_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_OP_CLASS_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_OP_FAMILY_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_OP_FAMILY_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_OBJECT_DEPENDS_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_OPERATOR_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_TYPE_STMT:
+    case PG_QUERY__NODE__NODE_DROP_OWNED_STMT:
+    case PG_QUERY__NODE__NODE_REASSIGN_OWNED_STMT:
+    case PG_QUERY__NODE__NODE_COMPOSITE_TYPE_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_ENUM_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_RANGE_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_ENUM_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_TSDICTIONARY_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_TSCONFIGURATION_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_FDW_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_FDW_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_FOREIGN_SERVER_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_FOREIGN_SERVER_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_USER_MAPPING_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_USER_MAPPING_STMT:
+    case PG_QUERY__NODE__NODE_DROP_USER_MAPPING_STMT:
+    case PG_QUERY__NODE__NODE_SEC_LABEL_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_FOREIGN_TABLE_STMT:
+    case PG_QUERY__NODE__NODE_IMPORT_FOREIGN_SCHEMA_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_EXTENSION_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_EXTENSION_CONTENTS_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_EVENT_TRIG_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_EVENT_TRIG_STMT:
+    case PG_QUERY__NODE__NODE_REFRESH_MAT_VIEW_STMT:
+    case PG_QUERY__NODE__NODE_REPLICA_IDENTITY_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_POLICY_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_POLICY_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_TRANSFORM_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_AM_STMT:
+    case PG_QUERY__NODE__NODE_CREATE_STATS_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_COLLATION_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_STATS_STMT:
+      return true;
+    default:
+      return false;
+  }
+}
+
 StatementInfo describe(const PgQuery__Node* stmt) {
   StatementInfo info;
   if (stmt == nullptr || stmt->node_case == PG_QUERY__NODE__NODE__NOT_SET) return info;
   Walker w;
   w.visit(&stmt->base);
   info.tables = w.tables();
+  info.functions = std::move(w.functions);
   info.single_table = info.tables.size() == 1 && w.relation_mentions == 1 && !w.subquery &&
                       !w.cte && !w.function_in_from && !w.tablesample && !w.join &&
                       w.set_operation.empty();
+  if (!info.single_table && w.relation_mentions > 0) info.relations = relation_uses(stmt);
   info.kind = StatementKind::kOtherUtility;
   switch (stmt->node_case) {
     case PG_QUERY__NODE__NODE_SELECT_STMT:
@@ -864,6 +708,13 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       break;
     case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: {
       const PgQuery__CreateTableAsStmt* s = stmt->create_table_as_stmt;
+      if (s->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW) {
+        info.kind = StatementKind::kCreateView;
+        info.materialized = true;
+        info.if_not_exists = s->if_not_exists;
+        if (s->into != nullptr && s->into->rel != nullptr) info.target = table_of(s->into->rel);
+        break;
+      }
       if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) break;
       info.kind = StatementKind::kCreateTable;
       info.create_as = true;
@@ -884,9 +735,35 @@ StatementInfo describe(const PgQuery__Node* stmt) {
     case PG_QUERY__NODE__NODE_RENAME_STMT:
       describe_rename(stmt->rename_stmt, info);
       break;
+    case PG_QUERY__NODE__NODE_VIEW_STMT: {
+      const PgQuery__ViewStmt* s = stmt->view_stmt;
+      info.kind = StatementKind::kCreateView;
+      info.target = table_of(s->view);
+      info.temporary = s->view != nullptr && std::string_view(s->view->relpersistence) == "t";
+      break;
+    }
+    case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT: {
+      const PgQuery__CreateSeqStmt* s = stmt->create_seq_stmt;
+      info.kind = StatementKind::kSchemaDdl;
+      info.target = table_of(s->sequence);
+      info.if_not_exists = s->if_not_exists;
+      info.temporary =
+          s->sequence != nullptr && std::string_view(s->sequence->relpersistence) == "t";
+      break;
+    }
+    case PG_QUERY__NODE__NODE_CREATE_FUNCTION_STMT: {
+      const PgQuery__CreateFunctionStmt* s = stmt->create_function_stmt;
+      info.kind = StatementKind::kSchemaDdl;
+      info.target = table_of_names(s->funcname, s->n_funcname);
+      info.temporary = info.target.schema == "pg_temp";
+      break;
+    }
     case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT: {
       const PgQuery__AlterObjectSchemaStmt* s = stmt->alter_object_schema_stmt;
-      if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) break;
+      if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) {
+        info.kind = StatementKind::kSchemaDdl;
+        break;
+      }
       info.kind = StatementKind::kAlterTable;
       info.target = table_of(s->relation);
       info.if_exists = s->missing_ok;
@@ -926,6 +803,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       break;
     }
     default:
+      if (is_schema_ddl(stmt->node_case)) info.kind = StatementKind::kSchemaDdl;
       break;
   }
   return info;
@@ -965,6 +843,10 @@ std::string_view statement_kind_name(StatementKind kind) {
       return "copy";
     case StatementKind::kTransaction:
       return "transaction";
+    case StatementKind::kCreateView:
+      return "create_view";
+    case StatementKind::kSchemaDdl:
+      return "schema_ddl";
     case StatementKind::kOtherUtility:
       return "other_utility";
   }

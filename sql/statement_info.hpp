@@ -28,6 +28,13 @@ enum class StatementKind {
   kAnalyze,
   kCopy,
   kTransaction,
+  /// CREATE [OR REPLACE] VIEW, CREATE MATERIALIZED VIEW (`materialized`).
+  kCreateView,
+  /// DDL of any other object of the database's schema that every shard must hold alike: types,
+  /// domains, functions and procedures, sequences, schemas, extensions, views (ALTER, DROP),
+  /// triggers, rules, policies, comments, grants, casts, operators, statistics, foreign
+  /// servers and tables, text search objects, REFRESH MATERIALIZED VIEW, REINDEX, CLUSTER, …
+  kSchemaDdl,
   kOtherUtility
 };
 
@@ -89,6 +96,29 @@ struct Condition {
   std::vector<ValueRef> values;     ///< kCompare: one; kIn: the list; kLike: the pattern
                                     ///< (like_prefix_of tells whether it is a prefix match)
   std::vector<Condition> children;  ///< kAnd, kOr
+
+  bool operator==(const Condition&) const = default;
+};
+
+/// One mention of a relation in a statement, and how the statement uses it.
+struct RelationUse {
+  TableRef table;
+  /// The construct through which the statement reads or writes it, for messages: "FROM",
+  /// "JOIN", "UPDATE … FROM", "DELETE … USING", "MERGE … USING", "INSERT … SELECT", "subquery",
+  /// "subquery in FROM", "LATERAL", "WITH", "UNION", "INTERSECT", "EXCEPT"; for the table an
+  /// INSERT, UPDATE, DELETE, MERGE or COPY writes, that word.
+  std::string construct;
+  /// The statement's own target (INSERT/UPDATE/DELETE/MERGE/COPY, not one inside a WITH).
+  bool target = false;
+  /// The statement writes rows of it: its target, or an INSERT/UPDATE/DELETE/MERGE in a WITH
+  /// (COPY only when FROM).
+  bool writes = false;
+  /// What the conditions of its query level say about its columns: the WHERE clause and the ON
+  /// conditions of the joins above it, as far as no outer join adds rows of NULLs for it (the
+  /// rows of it that fail them count for nothing). nullopt when none can narrow it.
+  std::optional<Condition> where;
+
+  bool operator==(const RelationUse&) const = default;
 };
 
 struct StatementInfo {
@@ -107,6 +137,14 @@ struct StatementInfo {
   /// Exactly one relation, referenced once, and no subquery, CTE, join, function or TABLESAMPLE
   /// in FROM, or set operation anywhere.
   bool single_table = false;
+  /// When the statement names a relation and is not single_table: every mention of a relation,
+  /// with how it is used (sql/relation_uses.hpp), in order of appearance. Empty otherwise (a
+  /// single-table statement's one mention is tables[0], its condition `where`).
+  std::vector<RelationUse> relations;
+  /// The functions the statement calls anywhere (schema empty when not qualified), once each, in
+  /// order of first call: what they read counts as read by the statement (SQL functions pgrange
+  /// knows the body of).
+  std::vector<TableRef> functions;
   /// SELECT/UPDATE/DELETE when single_table: the top-level AND-ed conjuncts of WHERE of the form
   /// `col = value` or `value = col` (col possibly qualified with the table name or alias; value a
   /// constant, a cast constant, a negative number or $n, possibly cast; never NULL), in order.
@@ -150,8 +188,10 @@ struct StatementInfo {
   std::vector<std::string> primary_key;
   bool if_not_exists = false;  ///< CREATE … IF NOT EXISTS, ALTER TABLE … ADD COLUMN IF NOT EXISTS
   bool if_exists = false;      ///< DROP … IF EXISTS, ALTER TABLE IF EXISTS
-  bool temporary = false;      ///< CREATE TEMP TABLE, SELECT INTO TEMP
-  bool create_as = false;      ///< CREATE TABLE … AS, SELECT … INTO
+  /// CREATE TEMP TABLE, SELECT INTO TEMP, CREATE TEMP VIEW/SEQUENCE, an object in pg_temp.
+  bool temporary = false;
+  bool materialized = false;  ///< kCreateView: CREATE MATERIALIZED VIEW
+  bool create_as = false;     ///< CREATE TABLE … AS, SELECT … INTO
   /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N
   /// (the session strips the clause, strip_hash_sharding, before analysis: libpg_query cannot
   /// parse it).
@@ -164,7 +204,8 @@ struct StatementInfo {
   bool has_like_or_inherits = false;
   std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN
   std::vector<std::string> dropped_columns;  ///< ALTER TABLE DROP COLUMN
-  std::optional<std::string> rename_to;      ///< ALTER TABLE t RENAME TO x
+  /// ALTER TABLE t RENAME TO x; for kSchemaDdl, the new name of whatever it renames.
+  std::optional<std::string> rename_to;
   /// ALTER TABLE t RENAME [COLUMN] a TO b: (a, b); alter_other is set too.
   std::optional<std::pair<std::string, std::string>> renamed_column;
   /// ALTER TABLE with any other subcommand (ALTER COLUMN TYPE, SET …, other constraints, …).

@@ -30,6 +30,9 @@ void for_each_value(Infos& infos, F&& f) {
   for (auto& info : infos) {
     for (auto& eq : info.equalities) f(eq.second);
     if (info.where) for_each_condition_value(*info.where, f);
+    for (auto& use : info.relations) {
+      if (use.where) for_each_condition_value(*use.where, f);
+    }
     for (auto& row : info.insert_rows) {
       for (auto& v : row) {
         if (v) f(*v);

@@ -417,7 +417,9 @@ TEST(StatementInfo, CreateTableAs) {
   EXPECT_TRUE(s.columns.empty());
 
   s = one("CREATE MATERIALIZED VIEW mv AS SELECT * FROM t");
-  EXPECT_EQ(s.kind, Kind::kOtherUtility);
+  EXPECT_EQ(s.kind, Kind::kCreateView);
+  EXPECT_TRUE(s.materialized);
+  EXPECT_EQ(s.target, t("mv"));
   EXPECT_FALSE(s.create_as);
 }
 
@@ -521,9 +523,14 @@ TEST(StatementInfo, AlterTable) {
   EXPECT_EQ(s.kind, Kind::kAlterTable);
   EXPECT_TRUE(s.alter_other);
 
-  EXPECT_EQ(one("ALTER INDEX i RENAME TO j").kind, Kind::kOtherUtility);
-  EXPECT_EQ(one("ALTER SEQUENCE s RESTART").kind, Kind::kOtherUtility);
-  EXPECT_EQ(one("ALTER VIEW v RENAME TO w").kind, Kind::kOtherUtility);
+  // Other relations' DDL runs on every shard like a table's.
+  s = one("ALTER INDEX i RENAME TO j");
+  EXPECT_EQ(s.kind, Kind::kSchemaDdl);
+  EXPECT_EQ(s.target, t("i"));
+  EXPECT_EQ(s.rename_to, "j");
+  EXPECT_EQ(one("ALTER SEQUENCE s RESTART").kind, Kind::kSchemaDdl);
+  EXPECT_EQ(one("ALTER VIEW v RENAME TO w").kind, Kind::kSchemaDdl);
+  EXPECT_EQ(one("ALTER DATABASE app RENAME TO other").kind, Kind::kOtherUtility);
 }
 
 TEST(StatementInfo, Indexes) {
@@ -543,7 +550,7 @@ TEST(StatementInfo, Indexes) {
   EXPECT_TRUE(s.tables.empty());
 
   s = one("DROP VIEW v");
-  EXPECT_EQ(s.kind, Kind::kOtherUtility);
+  EXPECT_EQ(s.kind, Kind::kSchemaDdl);
   EXPECT_EQ(s.dropped_objects, std::vector<TableRef>{t("v")});
 }
 
@@ -697,12 +704,73 @@ TEST(StatementInfo, OtherUtilities) {
   EXPECT_TRUE(s.tables.empty());
 
   s = one("CREATE VIEW v AS SELECT * FROM t");
-  EXPECT_EQ(s.kind, Kind::kOtherUtility);
+  EXPECT_EQ(s.kind, Kind::kCreateView);
+  EXPECT_EQ(s.target, t("v"));
+  EXPECT_FALSE(s.temporary);
   EXPECT_EQ(s.tables, (std::vector<TableRef>{t("v"), t("t")}));
+  EXPECT_TRUE(one("CREATE TEMP VIEW v AS SELECT 1").temporary);
 
   EXPECT_EQ(one("LOCK TABLE t IN ACCESS EXCLUSIVE MODE").tables, std::vector<TableRef>{t("t")});
-  EXPECT_EQ(one("CREATE SEQUENCE seq").kind, Kind::kOtherUtility);
+  EXPECT_EQ(one("CREATE SEQUENCE seq").kind, Kind::kSchemaDdl);
+  EXPECT_TRUE(one("CREATE TEMP SEQUENCE seq").temporary);
   EXPECT_EQ(one("SHOW search_path").kind, Kind::kOtherUtility);
+}
+
+TEST(StatementInfo, SchemaObjectsAreSchemaDdl) {
+  // Everything a schema holds besides tables: every shard must hold it alike.
+  for (const char* sql : {
+           "CREATE TYPE mood AS ENUM ('sad', 'ok')",
+           "ALTER TYPE mood ADD VALUE 'happy'",
+           "CREATE TYPE pair AS (a int, b text)",
+           "CREATE TYPE r AS RANGE (subtype = int8)",
+           "CREATE DOMAIN pos AS int CHECK (VALUE > 0)",
+           "ALTER DOMAIN pos SET NOT NULL",
+           "CREATE FUNCTION f(int) RETURNS int LANGUAGE sql AS 'SELECT $1'",
+           "CREATE OR REPLACE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$",
+           "ALTER FUNCTION f(int) STABLE",
+           "DROP FUNCTION f(int)",
+           "CREATE AGGREGATE mysum (int) (sfunc = int4pl, stype = int)",
+           "CREATE SEQUENCE s",
+           "DROP SEQUENCE s",
+           "CREATE SCHEMA app",
+           "DROP SCHEMA app CASCADE",
+           "CREATE EXTENSION IF NOT EXISTS pgcrypto",
+           "ALTER EXTENSION pgcrypto UPDATE",
+           "DROP VIEW v",
+           "ALTER VIEW v RENAME TO w",
+           "DROP MATERIALIZED VIEW mv",
+           "REFRESH MATERIALIZED VIEW mv",
+           "CREATE TRIGGER tr AFTER INSERT ON t FOR EACH ROW EXECUTE FUNCTION g()",
+           "DROP TRIGGER tr ON t",
+           "CREATE POLICY pol ON t USING (true)",
+           "ALTER POLICY pol ON t USING (false)",
+           "COMMENT ON TABLE t IS 'x'",
+           "GRANT SELECT ON t TO PUBLIC",
+           "REVOKE ALL ON t FROM PUBLIC",
+           "ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO PUBLIC",
+           "ALTER FUNCTION f(int) OWNER TO someone",
+           "ALTER FUNCTION f(int) SET SCHEMA other",
+           "CREATE RULE r AS ON INSERT TO t DO NOTHING",
+           "CREATE CAST (int AS text) WITH INOUT",
+           "CREATE STATISTICS st ON a, b FROM t",
+           "CREATE COLLATION c1 (locale = 'C')",
+           "REINDEX TABLE t",
+           "CLUSTER t USING t_pkey",
+       }) {
+    StatementInfo s = one(sql);
+    EXPECT_EQ(s.kind, Kind::kSchemaDdl) << sql;
+    EXPECT_FALSE(s.temporary) << sql;
+  }
+  // The server's objects and session commands are not.
+  for (const char* sql :
+       {"CREATE ROLE r", "ALTER SYSTEM SET work_mem = '1MB'", "CREATE DATABASE d",
+        "CREATE TABLESPACE ts LOCATION '/x'", "CREATE PUBLICATION pub FOR ALL TABLES",
+        "DROP PUBLICATION pub", "LISTEN x", "DO $$ BEGIN END $$", "CALL p()"}) {
+    EXPECT_NE(one(sql).kind, Kind::kSchemaDdl) << sql;
+  }
+  StatementInfo f = one("CREATE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql AS 'SELECT 1'");
+  EXPECT_TRUE(f.temporary);
+  EXPECT_EQ(f.target, t("f", "pg_temp"));
 }
 
 TEST(StatementInfo, KindNames) {
