@@ -100,4 +100,14 @@ std::vector<std::string> index_source_columns(const TableDescriptor& t) {
   return out;
 }
 
+std::string_view reader_kind_name(ReaderDescriptor::Kind k) {
+  return k == ReaderDescriptor::Kind::kView ? "view" : "function";
+}
+
+std::optional<ReaderDescriptor::Kind> reader_kind_from_name(std::string_view s) {
+  if (s == "view") return ReaderDescriptor::Kind::kView;
+  if (s == "function") return ReaderDescriptor::Kind::kFunction;
+  return std::nullopt;
+}
+
 }  // namespace pgrange::routing

@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "routing/key_type.hpp"
@@ -97,6 +98,37 @@ void make_hash_sharded(TableDescriptor& t, uint32_t buckets);
 inline constexpr uint32_t kDefaultHashBuckets = 16;
 /// The largest bucket count pgrange accepts (each bucket starts as a range of its own).
 inline constexpr uint32_t kMaxHashBuckets = 2048;
+
+/// A relation or function as a statement names it (`schema` empty when not qualified).
+struct QualifiedName {
+  std::string schema;
+  std::string name;
+  bool operator==(const QualifiedName&) const = default;
+};
+
+/// A view, or a function in LANGUAGE sql, made through pgrange: what its query or body reads,
+/// so that a statement that reads the view or calls the function accounts for those relations
+/// as if it named them itself.
+struct ReaderDescriptor {
+  enum class Kind { kView, kFunction };
+  Kind kind = Kind::kView;
+  std::string schema = "public";
+  std::string name;
+  /// A function's argument types as CREATE FUNCTION gave them ("int4,text"); empty for a view.
+  std::string signature;
+  std::vector<QualifiedName> reads;   ///< the relations its query or body names
+  std::vector<QualifiedName> writes;  ///< those of them it writes (INSERT/UPDATE/DELETE)
+  std::vector<QualifiedName> calls;   ///< the functions it calls
+  /// A view whose query is a plain SELECT of the rows of one relation (`reads` holds it): no
+  /// join, subquery, CTE, grouping, aggregate, window, DISTINCT, ORDER BY, LIMIT, set operation
+  /// or locking. Its rows on a shard are those of that relation there, so a plain SELECT of the
+  /// view spreads over the shards as one of the relation does.
+  bool plain = false;
+  bool operator==(const ReaderDescriptor&) const = default;
+};
+
+std::string_view reader_kind_name(ReaderDescriptor::Kind k);
+std::optional<ReaderDescriptor::Kind> reader_kind_from_name(std::string_view s);
 
 /// A shard as the metadata store records it.
 struct ShardRecord {

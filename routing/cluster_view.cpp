@@ -27,6 +27,16 @@ Result<std::shared_ptr<const ClusterView>> ClusterView::build(
   for (size_t i = 0; i < view->tables_.size(); ++i) {
     view->by_name_[qualified_table_name(view->tables_[i].schema, view->tables_[i].name)] = i;
   }
+  view->readers_ = std::move(snapshot.readers);
+  for (size_t i = 0; i < view->readers_.size(); ++i) {
+    const ReaderDescriptor& r = view->readers_[i];
+    std::string key = qualified_table_name(r.schema, r.name);
+    if (r.kind == ReaderDescriptor::Kind::kView) {
+      view->views_[key] = i;
+    } else {
+      view->functions_.emplace(key, i);
+    }
+  }
   for (size_t i = 0; i < shard_order.size(); ++i) {
     view->shard_index_[shard_order[i]] = static_cast<int>(i);
   }
@@ -40,6 +50,22 @@ const TableDescriptor* ClusterView::find_table(std::string_view schema,
   if (tables_.empty()) return nullptr;
   auto it = by_name_.find(qualified_table_name(schema, name));
   return it == by_name_.end() ? nullptr : &tables_[it->second];
+}
+
+const ReaderDescriptor* ClusterView::find_view(std::string_view schema,
+                                               std::string_view name) const {
+  if (views_.empty()) return nullptr;
+  auto it = views_.find(qualified_table_name(schema, name));
+  return it == views_.end() ? nullptr : &readers_[it->second];
+}
+
+std::vector<const ReaderDescriptor*> ClusterView::find_functions(std::string_view schema,
+                                                                 std::string_view name) const {
+  std::vector<const ReaderDescriptor*> out;
+  if (functions_.empty()) return out;
+  auto [from, to] = functions_.equal_range(qualified_table_name(schema, name));
+  for (auto it = from; it != to; ++it) out.push_back(&readers_[it->second]);
+  return out;
 }
 
 const TableDescriptor* ClusterView::find_table_id(uint64_t table_id) const {

@@ -38,6 +38,13 @@ class ClusterView {
   /// The table registered under schema.name (an empty schema means "public"), or nullptr.
   const TableDescriptor* find_table(std::string_view schema, std::string_view name) const;
   const TableDescriptor* find_table_id(uint64_t table_id) const;
+  /// The views and SQL functions pgrange knows the bodies of.
+  const std::vector<ReaderDescriptor>& readers() const { return readers_; }
+  /// The view registered under schema.name (an empty schema means "public"), or nullptr.
+  const ReaderDescriptor* find_view(std::string_view schema, std::string_view name) const;
+  /// Every SQL function registered under schema.name (its overloads), possibly none.
+  std::vector<const ReaderDescriptor*> find_functions(std::string_view schema,
+                                                      std::string_view name) const;
 
   /// The pool index of a shard name, or -1 when this pgrange has no such shard configured.
   int shard_index(std::string_view shard) const;
@@ -60,6 +67,10 @@ class ClusterView {
   std::vector<TableDescriptor> tables_;
   std::vector<uint64_t> held_;
   std::unordered_map<std::string, size_t> by_name_;  ///< "schema.name" → index into tables_
+  std::vector<ReaderDescriptor> readers_;
+  /// "schema.name" → indexes into readers_: views, and functions (all overloads).
+  std::unordered_map<std::string, size_t> views_;
+  std::unordered_multimap<std::string, size_t> functions_;
   std::unordered_map<std::string, int> shard_index_;
   std::vector<std::string> shard_order_;
   std::shared_ptr<const RangeMapSnapshot> ranges_;

@@ -2,9 +2,11 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "routing/key_space.hpp"
 
@@ -277,6 +279,33 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (6)");
   }
+  if (current < 7) {
+    // v7: views and SQL functions, with what their bodies read, write and call, so a statement
+    // using them accounts for those relations.
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_readers (
+        kind text NOT NULL CHECK (kind IN ('view', 'function')),
+        schema_name text NOT NULL,
+        name text NOT NULL,
+        signature text NOT NULL,
+        plain bool NOT NULL,
+        PRIMARY KEY (kind, schema_name, name, signature));
+      CREATE TABLE pgrange_reader_names (
+        kind text NOT NULL,
+        schema_name text NOT NULL,
+        name text NOT NULL,
+        signature text NOT NULL,
+        role text NOT NULL CHECK (role IN ('reads', 'writes', 'calls')),
+        ordinal int NOT NULL,
+        ref_schema text NOT NULL,
+        ref_name text NOT NULL,
+        PRIMARY KEY (kind, schema_name, name, signature, role, ordinal),
+        FOREIGN KEY (kind, schema_name, name, signature) REFERENCES pgrange_readers
+          ON DELETE CASCADE);
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (7)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -290,6 +319,47 @@ int64_t MetadataStore::version() {
   pqxx::read_transaction tx(impl_->conn);
   return tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
 }
+
+namespace {
+
+/// The views and SQL functions of the store, in key order, with their names in order.
+template <typename Tx>
+std::vector<ReaderDescriptor> load_readers(Tx& tx) {
+  std::vector<ReaderDescriptor> out;
+  for (const auto& row :
+       tx.exec("SELECT kind, schema_name, name, signature, plain FROM pgrange_readers "
+               "ORDER BY kind, schema_name, name, signature")) {
+    ReaderDescriptor r;
+    auto kind = reader_kind_from_name(row[0].template as<std::string>());
+    if (!kind) throw std::runtime_error("metadata store: bad reader kind");
+    r.kind = *kind;
+    r.schema = row[1].template as<std::string>();
+    r.name = row[2].template as<std::string>();
+    r.signature = row[3].template as<std::string>();
+    r.plain = row[4].template as<bool>();
+    out.push_back(std::move(r));
+  }
+  for (const auto& row :
+       tx.exec("SELECT kind, schema_name, name, signature, role, ref_schema, ref_name FROM "
+               "pgrange_reader_names ORDER BY kind, schema_name, name, signature, role, "
+               "ordinal")) {
+    for (ReaderDescriptor& r : out) {
+      if (reader_kind_name(r.kind) != row[0].template as<std::string>() ||
+          r.schema != row[1].template as<std::string>() ||
+          r.name != row[2].template as<std::string>() ||
+          r.signature != row[3].template as<std::string>()) {
+        continue;
+      }
+      std::string role = row[4].template as<std::string>();
+      QualifiedName n{row[5].template as<std::string>(), row[6].template as<std::string>()};
+      (role == "reads" ? r.reads : role == "writes" ? r.writes : r.calls).push_back(std::move(n));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 MetadataSnapshot MetadataStore::load() {
   MetadataSnapshot snap;
@@ -357,6 +427,7 @@ MetadataSnapshot MetadataStore::load() {
   for (const auto& row : tx.exec("SELECT range_id FROM pgrange_range_holds ORDER BY range_id")) {
     snap.held_ranges.push_back(row[0].as<uint64_t>());
   }
+  snap.readers = load_readers(tx);
   for (const auto& row :
        tx.exec("SELECT range_id, start_key, end_key, shard, generation, split_enforced_until "
                "FROM pgrange_ranges ORDER BY start_key")) {
@@ -506,6 +577,42 @@ void MetadataStore::rename_table(uint64_t table_id, const std::string& schema,
                   static_cast<int64_t>(table_id), schema, name);
   bump_version(tx);
   tx.commit();
+}
+
+bool MetadataStore::replace_readers(const std::vector<ReaderDescriptor>& given) {
+  // In the order load_readers() gives them, to tell whether anything changed.
+  std::vector<ReaderDescriptor> readers = given;
+  std::sort(readers.begin(), readers.end(), [](const auto& a, const auto& b) {
+    return std::tuple(reader_kind_name(a.kind), a.schema, a.name, a.signature) <
+           std::tuple(reader_kind_name(b.kind), b.schema, b.name, b.signature);
+  });
+  pqxx::work tx(impl_->conn);
+  tx.exec("LOCK TABLE pgrange_readers IN EXCLUSIVE MODE");
+  if (load_readers(tx) == readers) return false;
+  tx.exec0("DELETE FROM pgrange_readers");
+  for (const ReaderDescriptor& r : readers) {
+    std::string kind(reader_kind_name(r.kind));
+    tx.exec_params0(
+        "INSERT INTO pgrange_readers (kind, schema_name, name, signature, plain) "
+        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+        kind, r.schema, r.name, r.signature, r.plain);
+    auto names = [&](const char* role, const std::vector<QualifiedName>& list) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        tx.exec_params0(
+            "INSERT INTO pgrange_reader_names (kind, schema_name, name, signature, role, "
+            "ordinal, ref_schema, ref_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+            "ON CONFLICT DO NOTHING",
+            kind, r.schema, r.name, r.signature, std::string(role), static_cast<int>(i),
+            list[i].schema, list[i].name);
+      }
+    };
+    names("reads", r.reads);
+    names("writes", r.writes);
+    names("calls", r.calls);
+  }
+  bump_version(tx);
+  tx.commit();
+  return true;
 }
 
 Result<int64_t> MetadataStore::expiration_micros(const std::string& literal,

@@ -20,8 +20,9 @@ struct MetadataSnapshot {
   int64_t version = 0;
   std::vector<ShardRecord> shards;
   std::vector<TableDescriptor> tables;
-  std::vector<RangeDescriptor> ranges;  ///< sorted by start key
-  std::vector<uint64_t> held_ranges;    ///< ranges being moved: writes to them wait
+  std::vector<RangeDescriptor> ranges;    ///< sorted by start key
+  std::vector<uint64_t> held_ranges;      ///< ranges being moved: writes to them wait
+  std::vector<ReaderDescriptor> readers;  ///< views and SQL functions made through pgrange
 };
 
 /// Thrown by MetadataStore::add_index when the table has an index of that name already (the
@@ -38,7 +39,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -62,6 +63,9 @@ class MetadataStore {
   void set_table_columns(uint64_t table_id, const std::vector<std::string>& columns);
   /// Renames a table (ALTER TABLE … RENAME TO).
   void rename_table(uint64_t table_id, const std::string& schema, const std::string& name);
+  /// Replaces the views and SQL functions pgrange knows the bodies of. Bumps the version only
+  /// when they change; returns whether they did.
+  bool replace_readers(const std::vector<ReaderDescriptor>& readers);
   /// Evaluates a WITH EXPIRATION literal ('…', '…'::timestamptz, '…'::interval; an interval
   /// counts from now) to µs since the Unix epoch.
   Result<int64_t> expiration_micros(const std::string& literal, const std::string& type);

@@ -210,8 +210,10 @@ std::optional<std::vector<std::string>> point_keys(const TableDescriptor& t,
                                                    const sql::StatementInfo& s,
                                                    const BindParams* params,
                                                    std::vector<RouteReason>* notes = nullptr) {
-  if (t.key.empty() || !s.single_table) return std::nullopt;
   using K = sql::StatementKind;
+  // An INSERT's VALUES rows give its keys whatever else it reads (its subqueries are relations
+  // of their own to the router); other statements' equalities are read for one table only.
+  if (t.key.empty() || (!s.single_table && s.kind != K::kInsert)) return std::nullopt;
   const auto key_columns = row_key_columns(t);  // a hash-sharded key's bucket is computed
   std::vector<std::string> keys;
   if (s.kind == K::kSelect || s.kind == K::kUpdate || s.kind == K::kDelete) {
@@ -694,6 +696,169 @@ std::optional<Route::IndexLookup> index_lookup(const TableDescriptor& t,
   return std::nullopt;
 }
 
+/// One relation a statement reads or writes, as the router places it.
+struct Touch {
+  const TableDescriptor* table = nullptr;  ///< null: no table pgrange manages
+  std::string schema, name;                ///< as the statement (or view, function) names it
+  std::string construct;  ///< how the statement reaches it: "UPDATE … FROM", "view \"v\"", …
+  bool target = false;    ///< the statement's own INSERT/UPDATE/DELETE/COPY target
+  bool writes = false;
+  /// The statement's own mention of its one table (or an INSERT's target): its equalities and
+  /// VALUES rows are this relation's (point_keys), and a SELECT may read it through an index.
+  bool own = false;
+  /// Written by the statement's own INSERT/UPDATE/DELETE/COPY, whose index entries pgrange
+  /// writes (not by a WITH, a view or a function).
+  bool own_write = false;
+  /// The relation the statement works on shard by shard (its target, or a single-table
+  /// SELECT's table): run on several shards, each sees its own rows of it, which is right; any
+  /// other relation it reads must be whole on every shard it runs on.
+  bool driver = false;
+  const sql::Condition* where = nullptr;  ///< what narrows it, if anything
+};
+
+constexpr int kMaxReaderDepth = 8;
+
+/// Adds the relation schema.name as the statement reaches it: a table, or the relations a view
+/// reads (and the functions it calls), or a relation pgrange does not manage.
+void add_touch(const ClusterView& view, std::vector<Touch>& out, Touch touch, int depth);
+
+/// Adds what a function of that name reads and writes (every overload pgrange knows).
+void add_function_touches(const ClusterView& view, std::vector<Touch>& out,
+                          const std::string& schema, const std::string& name, int depth) {
+  for (const ReaderDescriptor* f : view.find_functions(schema, name)) {
+    std::string construct = "function " + f->name + "()";
+    if (depth >= kMaxReaderDepth) {
+      Touch t;  // calls nested this deep: what they read is not followed (refused if it matters)
+      t.name = f->name + "()";
+      t.construct = construct;
+      out.push_back(std::move(t));
+      continue;
+    }
+    for (const QualifiedName& r : f->reads) {
+      Touch t;
+      t.schema = r.schema;
+      t.name = r.name;
+      t.construct = construct;
+      t.writes = std::find(f->writes.begin(), f->writes.end(), r) != f->writes.end();
+      add_touch(view, out, std::move(t), depth + 1);
+    }
+    for (const QualifiedName& c : f->calls) {
+      add_function_touches(view, out, c.schema, c.name, depth + 1);
+    }
+  }
+}
+
+void add_touch(const ClusterView& view, std::vector<Touch>& out, Touch touch, int depth) {
+  if (touch.schema == "*" && touch.name == "*") {
+    // A body pgrange could not read: it may read any of its tables.
+    for (const TableDescriptor& t : view.tables()) {
+      Touch any = touch;
+      any.schema = t.schema;
+      any.name = t.name;
+      any.table = &t;
+      any.driver = false;
+      out.push_back(std::move(any));
+    }
+    return;
+  }
+  touch.table = view.find_table(touch.schema, touch.name);
+  if (touch.table != nullptr) {
+    out.push_back(std::move(touch));
+    return;
+  }
+  const ReaderDescriptor* v = view.find_view(touch.schema, touch.name);
+  if (v == nullptr || depth >= kMaxReaderDepth) {
+    out.push_back(std::move(touch));  // pgrange does not know what it holds
+    return;
+  }
+  // Named for the statement's construct that reads the view ("subquery reading view "v""),
+  // or for the view when the statement reads or writes it itself.
+  std::string construct = "view \"" + v->name + "\"";
+  if (!touch.target && !touch.own && touch.construct != "statement" && touch.construct != "FROM" &&
+      !touch.construct.starts_with("view ")) {
+    construct = touch.construct + " reading " + construct;
+  }
+  // A view's rows are those of the relations it reads, each read whole (its conditions are
+  // not read), and written through it when it is written.
+  for (const QualifiedName& r : v->reads) {
+    Touch t;
+    t.schema = r.schema;
+    t.name = r.name;
+    t.construct = construct;
+    t.writes = touch.writes;
+    // A plain view read by a SELECT spreads as its relation does; written through (a key
+    // column may move rows, index entries must follow), it is not pgrange's to split up.
+    t.driver = touch.driver && v->plain && !touch.writes;
+    add_touch(view, out, std::move(t), depth + 1);
+  }
+  for (const QualifiedName& c : v->calls)
+    add_function_touches(view, out, c.schema, c.name, depth + 1);
+}
+
+/// Every relation statement `s` reads or writes, with what narrows it: its own mentions
+/// (sql::RelationUse, or its one table), and what the views it reads and the SQL functions it
+/// calls read, through their bodies.
+std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo& s, bool write) {
+  std::vector<Touch> out;
+  if (!s.relations.empty()) {
+    for (const sql::RelationUse& u : s.relations) {
+      Touch t;
+      t.schema = u.table.schema;
+      t.name = u.table.name;
+      t.construct = u.construct;
+      t.target = u.target;
+      t.writes = u.writes;
+      t.where = u.where ? &*u.where : nullptr;
+      t.own = u.target && s.kind == sql::StatementKind::kInsert;
+      t.own_write = u.target && write;
+      t.driver = u.target;
+      add_touch(view, out, std::move(t), 0);
+    }
+  } else {
+    for (const sql::TableRef& ref : s.tables) {
+      Touch t;
+      t.schema = ref.schema;
+      t.name = ref.name;
+      t.construct = "statement";
+      t.target = ref == s.target;
+      t.writes = write && t.target;
+      bool narrows =
+          s.single_table && s.where && (t.target || s.kind == sql::StatementKind::kSelect);
+      t.where = narrows ? &*s.where : nullptr;
+      t.own = s.single_table;
+      t.own_write = t.writes;
+      t.driver = s.tables.size() == 1;
+      add_touch(view, out, std::move(t), 0);
+    }
+  }
+  for (const sql::TableRef& f : s.functions) add_function_touches(view, out, f.schema, f.name, 0);
+  return out;
+}
+
+/// The refusal of a statement over several shards that reads `side` besides the relation it
+/// works on: each shard would see only its own rows of it (or its own copy of a relation
+/// pgrange does not manage).
+Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unmanaged,
+                           const std::vector<int>& shards) {
+  std::string names;
+  for (int i : shards) names += (names.empty() ? "\"" : ", \"") + view.shard_name(i) + "\"";
+  if (unmanaged) {
+    std::string rel = side.schema.empty() ? side.name : side.schema + "." + side.name;
+    return not_supported("relation \"" + rel + "\" (" + side.construct +
+                         "), which is no table pgrange manages, in a statement over several "
+                         "shards (" +
+                         names + ") is not supported")
+        .with_detail("Each shard would read its own copy of it.")
+        .with_hint("run the statement so that its tables' rows are on one shard");
+  }
+  return not_supported(side.construct + " over tables spread across several shards (" + names +
+                       ") is not supported yet")
+      .with_detail("Each shard would read only its own rows of table \"" + side.table->name + "\".")
+      .with_hint(
+          "give the key of every table it reads with = so that the statement runs on "
+          "one shard");
+}
+
 Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                  const BindParams* params, bool explain) {
   Route route;
@@ -717,11 +882,18 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
       route.uses.push_back(
           RangeActivity::Use{r.range_id, r.generation, shard, w, scan, r.start_key, r.end_key});
     };
-    for (const sql::TableRef& ref : s.tables) {
-      const TableDescriptor* t = view.find_table(ref.schema, ref.name);
-      if (t == nullptr) continue;
-      bool is_target = ref.schema == s.target.schema && ref.name == s.target.name;
-      bool w = write && is_target;
+    std::vector<Touch> touches = touches_of(view, s, write);
+    const Touch* side = nullptr;  // the first relation read besides the one it runs on
+    bool unmanaged_only = true;   // the side relations are none of pgrange's tables
+    for (const Touch& touch : touches) {
+      const TableDescriptor* t = touch.table;
+      if (t == nullptr) {
+        if (!touch.driver && side == nullptr) side = &touch;
+        continue;
+      }
+      bool is_target = touch.target;
+      bool w = touch.writes;
+      size_t before = mine.size();
       ex = nullptr;
       if (explain) {
         ex = &route.explanation.emplace_back();
@@ -732,13 +904,12 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
       }
       std::vector<RouteReason>* notes = ex != nullptr ? &ex->reasons : nullptr;
       std::optional<std::vector<std::string>> keys;
-      if (is_target || s.kind == sql::StatementKind::kSelect) {
+      if (touch.own && (is_target || s.kind == sql::StatementKind::kSelect)) {
         keys = point_keys(*t, s, params, notes);
       }
       std::optional<SpanSet> spans;
-      if (!keys && !t->key.empty() && s.single_table && s.where &&
-          (is_target || s.kind == sql::StatementKind::kSelect)) {
-        spans = key_spans(*t, *s.where, params, notes);
+      if (!keys && !t->key.empty() && touch.where != nullptr) {
+        spans = key_spans(*t, *touch.where, params, notes);
       }
       if (keys) {
         bool rows = s.kind == sql::StatementKind::kInsert && is_target;
@@ -753,9 +924,10 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         for (size_t i : ranges.scan_spans(*spans)) use(ranges.at(i), w, !points);
       } else {
         // No key condition narrows it: a SELECT may still read through a global index.
-        auto lookup = !keys && s.kind == sql::StatementKind::kSelect && s.single_table && s.where
-                          ? index_lookup(*t, *s.where, params)
-                          : std::nullopt;
+        auto lookup =
+            touch.own && s.kind == sql::StatementKind::kSelect && s.single_table && s.where
+                ? index_lookup(*t, *s.where, params)
+                : std::nullopt;
         if (lookup) {
           for (size_t i : ranges.scan_spans(lookup->spans)) {
             const RangeDescriptor& r = ranges.at(i);
@@ -777,6 +949,18 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         // Without the index (or until its entries are read) the rows may be in any range.
         for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
       }
+      // A relation the statement reads besides the one it works on counts only where it
+      // reaches a range (a contradiction reads no row of it anywhere).
+      if (!touch.driver && side == nullptr && mine.size() > before) {
+        side = &touch;
+        unmanaged_only = false;
+      }
+      if (w && !touch.own_write && !t->indexes.empty() && !route.refusal) {
+        route.refusal =
+            not_supported("writing table \"" + t->name + "\", which has global indexes, through " +
+                              std::string(touch.construct) + " is not supported yet",
+                          "write it with an INSERT, UPDATE or DELETE of its own");
+      }
       if (ex != nullptr) {
         if (keys) {
           ex->reach = TableRoute::Reach::kPoints;
@@ -792,7 +976,14 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         } else {
           ex->reach = TableRoute::Reach::kWholeTable;
           ex->spans = SpanSet{table_span(t->table_id)};
-          ex->reasons.push_back(whole_table_reason(*t, s, is_target));
+          if (touch.own) {
+            ex->reasons.push_back(whole_table_reason(*t, s, is_target));
+          } else if (touch.where != nullptr) {
+            ex->reasons.push_back({"no condition on the key that pgrange can read", "whole table"});
+          } else {
+            ex->reasons.push_back(
+                {"read through " + touch.construct + ", no condition on its key", "whole table"});
+          }
         }
         std::sort(ex->ranges.begin(), ex->ranges.end(),
                   [](const auto& a, const auto& b) { return a.start_key < b.start_key; });
@@ -801,6 +992,15 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     }
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    if (side != nullptr) route.side_reads = true;
+    // Run on several shards, a statement sees on each only that shard's rows of every relation
+    // it reads: right for the one relation it works on shard by shard, wrong for any other
+    // (unless it is whole there). A SELECT that is no single-table one is refused below for
+    // its construct (JOIN, subquery, WITH, …).
+    bool select_refused_below = s.kind == sql::StatementKind::kSelect && !s.relations.empty();
+    if (side != nullptr && mine.size() > 1 && !route.refusal && !select_refused_below) {
+      route.refusal = partial_read_refusal(view, *side, unmanaged_only, mine);
+    }
     if (mine.size() > 1 && multi_shard == nullptr) multi_shard = &s;
     route.shards.insert(route.shards.end(), mine.begin(), mine.end());
   }
@@ -992,15 +1192,18 @@ Route explain_statements(const ClusterView& view, std::span<const sql::Statement
 }
 
 bool mergeable_select(std::span<const sql::StatementInfo> statements, const Route& route) {
-  if (statements.size() != 1 || route.shards.size() < 2) return false;
+  if (statements.size() != 1 || route.shards.size() < 2 || route.side_reads) return false;
   const sql::StatementInfo& s = statements.front();
   if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
       s.tables.size() != 1) {
     return false;
   }
   const std::string& b = s.fanout_blocker;
+  // Row locks: every shard locks its own rows, as one server would lock them all.
+  bool locks =
+      b == "FOR UPDATE" || b == "FOR NO KEY UPDATE" || b == "FOR SHARE" || b == "FOR KEY SHARE";
   return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
-         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0;
+         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0 || locks;
 }
 
 }  // namespace pgrange::routing

@@ -70,6 +70,10 @@ struct Route {
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).
   bool writes = false;
+  /// Some statement reads relations besides the one it works on shard by shard (other tables,
+  /// relations pgrange does not manage, what its views and SQL functions read): it can run only
+  /// where those are whole, on one shard; a merge or COPY over several shards must not take it.
+  bool side_reads = false;
   /// Several shards and one INSERT … VALUES (every row's key known), UPDATE or DELETE: it runs
   /// as one transaction on every shard it touches, committed with two-phase commit.
   bool distributed_write = false;

@@ -21,6 +21,12 @@
 //       outside the tables (/Min up to the first table, between tables, up to /Max) are ranges
 //       9001, 9002, … on the first shard.
 //
+//   view <name> [plain] reads (<relation>, …) [calls (<function>, …)]
+//   function <name> reads (<relation>, …) [writes (<relation>, …)] [calls (<function>, …)]
+//       A view or SQL function pgrange knows the body of (schema public; a relation may be
+//       written schema.name): what it reads, writes and calls. `plain`: a plain SELECT of its one
+//       relation's rows.
+//
 //   The cluster lines come before the first case. Each case then is:
 //
 //   sql: <statement, or several separated by ';', on one line>
@@ -293,6 +299,29 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         start = "(" + v->first + ")";
       }
       range_lines.push_back({std::stoull(w[1]), w[2], start, w.back(), static_cast<int>(i)});
+    } else if ((w[0] == "view" || w[0] == "function") && w.size() >= 2) {
+      ReaderDescriptor r;
+      r.kind = w[0] == "view" ? ReaderDescriptor::Kind::kView : ReaderDescriptor::Kind::kFunction;
+      r.name = w[1];
+      r.plain = std::find(w.begin(), w.end(), "plain") != w.end();
+      auto names = [&](std::string_view word) {
+        std::vector<QualifiedName> out;
+        size_t at = t.find(std::string(" ") + std::string(word) + " (");
+        if (at == std::string::npos) return out;
+        auto list = parenthesised(t, at);
+        for (const auto& n : parse_values(list ? list->first : "")) {
+          std::string name = n.value_or("");
+          size_t dot = name.find('.');
+          out.push_back(dot == std::string::npos
+                            ? QualifiedName{"", name}
+                            : QualifiedName{name.substr(0, dot), name.substr(dot + 1)});
+        }
+        return out;
+      };
+      r.reads = names("reads");
+      r.writes = names("writes");
+      r.calls = names("calls");
+      file.snapshot.readers.push_back(std::move(r));
     } else {
       return fail(i, "unknown cluster line");
     }
