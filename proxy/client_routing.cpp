@@ -58,6 +58,8 @@ bool is_broadcast(const sql::StatementInfo& s) {
   using K = sql::StatementKind;
   switch (s.kind) {
     case K::kCreateTable:
+    case K::kCreateView:
+    case K::kSchemaDdl:
       return !s.temporary;
     case K::kDropTable:
     case K::kAlterTable:
@@ -273,11 +275,25 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   }
   if ((p.route.refusal || p.route.fanout_select) && routing::mergeable_select(infos, p.route) &&
       !text.empty()) {
-    const routing::TableDescriptor* t =
-        view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
+    const sql::TableRef& one = infos[0].tables[0];
+    const routing::TableDescriptor* t = view->find_table(one.schema, one.name);
+    // A plain view of a table spread over shards: its columns are not the table's, so the merge
+    // knows neither key nor columns, and GROUP BY (whose names may be columns of the view) is
+    // not merged.
+    routing::TableDescriptor view_rows;
+    if (t == nullptr && view->find_view(one.schema, one.name) != nullptr) {
+      view_rows.name = one.name;
+      t = &view_rows;
+    }
     if (t != nullptr) {
       p.merge = worker_.merge_plan(text, *t);
       if (!*p.merge) return refuse_with(p.merge->error());
+      if (t == &view_rows && (*p.merge)->mode == sql::MergeQuery::Mode::kAggregate &&
+          (*p.merge)->group_columns > 0) {
+        return refuse_with(not_supported("GROUP BY over view \"" + one.name +
+                                         "\" of a table spread across several shards is not "
+                                         "supported yet"));
+      }
       p.route.refusal.reset();
     }
   }
@@ -285,7 +301,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   // pgrange: rows routed one by one into the shards' COPYs, or read range by range.
   std::optional<Plan::Kind> copy_kind;
   if (infos.size() == 1 && infos[0].kind == sql::StatementKind::kCopy && several &&
-      !p.route.shards.empty() &&
+      !p.route.shards.empty() && !(p.route.side_reads && p.route.shards.size() > 1) &&
       (!p.route.refusal || p.route.refusal->sqlstate == sqlstate::kFeatureNotSupported)) {
     bool other_shard = backend_ && p.route.shards.size() == 1 &&
                        p.route.shards.front() != backend_->shard_index() && can_coordinate();

@@ -108,6 +108,13 @@ void ControlPlane::open_store() {
     if (!view) throw std::runtime_error(view.error().message);
     store_ = std::move(store);
     publish(*view);
+    try {
+      // Views and SQL functions made before this instance (or without pgrange) are known
+      // from the start.
+      refresh_readers();
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot read the views and SQL functions of the first shard: {}", e.what());
+    }
     listener_ = std::thread([this] { listen_loop(); });
     schedule_housekeeping();
     spdlog::info("metadata store ready: version {}, {} tables, {} ranges", (*view)->version(),
@@ -357,6 +364,40 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
       return fail(sqlstate::kFeatureNotSupported,
                   "CREATE TABLE with LIKE, INHERITS or PARTITION is not supported through "
                   "pgrange yet");
+    }
+  }
+  if (info.kind == sql::StatementKind::kSchemaDdl && info.rename_to && !info.target.name.empty()) {
+    for (const routing::TableDescriptor& t : v->tables()) {
+      if (routing::find_index(t, info.target.name) != nullptr) {
+        return fail(sqlstate::kFeatureNotSupported,
+                    "renaming global index \"" + info.target.name +
+                        "\" is not supported yet: drop it and create it under the new name");
+      }
+    }
+  }
+  if (info.kind == sql::StatementKind::kCreateView && info.materialized && !info.temporary &&
+      v->shards().size() > 1) {
+    // Each shard would materialize the query over its own rows only.
+    for (const sql::TableRef& t : info.tables) {
+      if (t == info.target) continue;
+      bool managed =
+          v->find_table(t.schema, t.name) != nullptr || v->find_view(t.schema, t.name) != nullptr;
+      if (managed) {
+        return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                "CREATE MATERIALIZED VIEW over \"" + t.name +
+                                    "\" is not supported: every shard would materialize only "
+                                    "its own rows of it")
+                        .with_hint("use a view, or a table filled by INSERT … SELECT"));
+      }
+    }
+    for (const sql::TableRef& f : info.functions) {
+      if (!v->find_functions(f.schema, f.name).empty()) {
+        return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                "CREATE MATERIALIZED VIEW calling function " + f.name +
+                                    "() is not supported: every shard would materialize it over "
+                                    "its own rows only")
+                        .with_hint("use a view, or a table filled by INSERT … SELECT"));
+      }
     }
   }
   for (const std::string& c : info.column_collations) {
@@ -699,6 +740,13 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
   if (!store_) return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
   try {
     auto v = reload();
+    // Views and SQL functions may have come, gone or changed (a table's DROP … CASCADE or
+    // RENAME changes the views over it too).
+    bool readers = info.kind == sql::StatementKind::kCreateView ||
+                   info.kind == sql::StatementKind::kSchemaDdl ||
+                   (!v->readers().empty() && (info.kind == sql::StatementKind::kDropTable ||
+                                              info.kind == sql::StatementKind::kAlterTable));
+    if (readers && !info.temporary) refresh_readers();
     switch (info.kind) {
       case sql::StatementKind::kCreateTable:
         if (info.temporary) return std::string();

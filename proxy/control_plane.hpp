@@ -115,6 +115,9 @@ class ControlPlane : public routing::ClusterControl {
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).
   Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
+  /// Re-reads the views and LANGUAGE sql functions of the first shard's catalog and records
+  /// what their bodies read, write and call (control_readers.cpp). Throws on failure.
+  void refresh_readers();
   /// IMPORT TABLE: adopts a table that exists on the shards but was made without pgrange.
   Result<routing::ResultSet> import_table(const sql::AdminStatement& stmt);
   Result<std::string> rekey_table(const routing::TableDescriptor& table);

@@ -298,7 +298,11 @@ class Planner {
     if (s_->into_clause != nullptr) return tl::unexpected(refuse("SELECT INTO"));
     if (s_->with_clause != nullptr) return tl::unexpected(refuse("WITH"));
     if (s_->n_window_clause > 0) return tl::unexpected(refuse("window function"));
-    if (s_->n_locking_clause > 0) return tl::unexpected(refuse("FOR UPDATE/SHARE"));
+    if (s_->n_locking_clause > 0 && (s_->limit_count != nullptr || s_->limit_offset != nullptr)) {
+      // Each shard would lock the rows of its own LIMIT, more than the client gets.
+      return tl::unexpected(refuse("FOR UPDATE/SHARE with LIMIT or OFFSET",
+                                   "each shard would lock rows that the merged LIMIT drops"));
+    }
     if (s_->n_values_lists > 0) return tl::unexpected(refuse("VALUES"));
     if (s_->group_distinct) return tl::unexpected(refuse("GROUP BY DISTINCT"));
     if (s_->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES) {
