@@ -456,17 +456,23 @@ Result<ResultSet> RangeAdmin::unsplit(const sql::AdminStatement& stmt) {
 Result<void> RangeAdmin::check_spread(
     const ClusterView& view, const std::vector<std::pair<uint64_t, std::string>>& placement,
     const std::string& what) {
-  // The tables whose rows would then be on several shards.
+  // The tables some of whose ranges move, and whose rows would then be on several shards.
   std::map<uint64_t, std::set<std::string>> shards_of;
   for (const TableDescriptor& t : view.tables()) {
+    bool moves = false;
+    std::set<std::string> shards;
     for (size_t i : view.table_ranges(t.table_id)) {
       const RangeDescriptor& r = view.ranges().at(i);
       std::string shard = r.shard;
       for (const auto& [id, target] : placement) {
-        if (id == r.range_id) shard = target;
+        if (id == r.range_id && target != r.shard) {
+          shard = target;
+          moves = true;
+        }
       }
-      shards_of[t.table_id].insert(shard);
+      shards.insert(shard);
     }
+    if (moves) shards_of[t.table_id] = std::move(shards);
   }
   for (const auto& [table_id, shards] : shards_of) {
     if (shards.size() < 2) continue;

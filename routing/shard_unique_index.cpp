@@ -1,10 +1,26 @@
 #include "routing/shard_unique_index.hpp"
 
+#include <cctype>
 #include <pqxx/pqxx>
 
 #include "sql/quoting.hpp"
 
 namespace pgrange::routing {
+namespace {
+
+/// A name as an SQL statement in a hint writes it: bare when it is a plain lower-case
+/// identifier, else quoted.
+std::string sql_name(const std::string& name) {
+  bool plain =
+      !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_');
+  for (char c : name) {
+    plain = plain && (std::islower(static_cast<unsigned char>(c)) != 0 ||
+                      std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '_');
+  }
+  return plain ? name : sql::quote_ident(name);
+}
+
+}  // namespace
 
 std::vector<ShardUniqueIndex> shard_unique_indexes(pqxx::connection& conn,
                                                    const std::string& schema,
@@ -73,9 +89,12 @@ std::optional<Error> spread_blocker(const TableDescriptor& t,
   for (const ShardUniqueIndex& u : indexes) {
     const sql::TableConstraint& c = u.index;
     if (sql::contains_key(c, key)) continue;
-    std::string table = sql::quote_ident(t.name);
-    std::string name = sql::quote_ident(c.name);
+    std::string table = sql_name(t.name);
+    std::string name = sql_name(c.name);
     std::string columns = sql::column_list(c.columns);
+    std::string written;  // the columns as the hint's SQL writes them
+    for (const std::string& col : c.columns)
+      written += (written.empty() ? "" : ", ") + sql_name(col);
     std::string head =
         what + " would spread table \"" + t.name + "\" over several shards, but its ";
     std::string why = ": each shard would enforce it on its own rows only";
@@ -102,12 +121,12 @@ std::optional<Error> spread_blocker(const TableDescriptor& t,
           hint = "drop it, or add the key columns to it";
         } else if (u.index_only) {
           hint = "drop the index and create it again (DROP INDEX " + name +
-                 ", then CREATE UNIQUE INDEX " + name + " ON " + table + " (" + columns +
+                 ", then CREATE UNIQUE INDEX " + name + " ON " + table + " (" + written +
                  ")): pgrange then makes it a global index, enforced across shards";
         } else {
           hint = "drop the constraint and add it again (ALTER TABLE " + table +
                  " DROP CONSTRAINT " + name + ", then ALTER TABLE " + table + " ADD CONSTRAINT " +
-                 name + " UNIQUE (" + columns +
+                 name + " UNIQUE (" + written +
                  ")): pgrange then makes it a global index, enforced across shards";
         }
         break;
