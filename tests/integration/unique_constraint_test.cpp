@@ -335,5 +335,30 @@ TEST_F(UniqueConstraintTest, SpreadingIsRefusedWhileShardsEnforceOnTheirOwnRows)
   EXPECT_NE(m.find("imp_email_key"), std::string::npos) << m;
 }
 
+// A cluster of one shard: that shard holds every row, so its constraints stay its own.
+TEST(UniqueConstraintOneShard, ConstraintsStayTheShards) {
+  ShardCluster::Options o;
+  o.shards = 1;
+  auto cluster = ShardCluster::start(o);
+  auto c = cluster->client();
+  for (const char* sql : {
+           "CREATE TABLE p (id int8 PRIMARY KEY, email text UNIQUE, during tsrange, "
+           "EXCLUDE USING gist (during WITH &&))",
+           "ALTER TABLE p ADD CONSTRAINT p_id_email UNIQUE (email) DEFERRABLE",
+           "INSERT INTO p VALUES (1, 'a@x', '[2020-01-01, 2020-02-01)')",
+       }) {
+    SqlResult r = pq_exec(c.get(), sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  EXPECT_EQ(cluster->on_each_shard("SELECT count(*) FROM pg_constraint WHERE conrelid = "
+                                   "'p'::regclass AND contype IN ('u', 'x')"),
+            std::vector<std::string>{"3"});
+  EXPECT_EQ(cluster->on_each_shard("SELECT count(*) FROM pg_class WHERE relname LIKE 'p@%'"),
+            std::vector<std::string>{"0"});
+  SqlResult dup = pq_exec(c.get(), "INSERT INTO p VALUES (2, 'a@x')");
+  EXPECT_EQ(dup.sqlstate, "23505");
+  EXPECT_EQ(dup.message, "duplicate key value violates unique constraint \"p_email_key\"");
+}
+
 }  // namespace
 }  // namespace pgrange::testing
