@@ -248,6 +248,13 @@ TEST_F(UniqueConstraintTest, RefusedWhenDeclaredAndOrdinaryWithTheKey) {
   EXPECT_NE(refused("ALTER TABLE s ADD CONSTRAINT s_e EXCLUDE USING btree (email WITH =)")
                 .find("EXCLUDE constraint"),
             std::string::npos);
+  // A type a global index cannot take: the CREATE TABLE fails and leaves no table behind.
+  m = refused("CREATE TABLE t_inet (id int PRIMARY KEY, addr inet UNIQUE)");
+  EXPECT_NE(m.find("t_inet_addr_key"), std::string::npos) << m;
+  EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM pg_class WHERE relname = 't_inet'"),
+            (std::vector<std::string>{"0", "0", "0"}));
+  EXPECT_FALSE(pq_exec(c_.get(), "SHOW RANGES FROM TABLE t_inet").ok());
+  same("CREATE TABLE t_inet (id int PRIMARY KEY, addr inet, UNIQUE (addr, id))");
   refused("CREATE TABLE d (id int PRIMARY KEY, v int UNIQUE DEFERRABLE INITIALLY DEFERRED)");
   refused("CREATE TABLE d (id int PRIMARY KEY, v int, UNIQUE (v) WITH (fillfactor = 70))");
   // An ordinary index on every shard would enforce it on each shard's rows only.
