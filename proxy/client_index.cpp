@@ -17,6 +17,7 @@
 #include "routing/index_maintenance.hpp"
 #include "routing/plan_description.hpp"
 #include "routing/range_data.hpp"
+#include "routing/shard_unique_index.hpp"
 #include "sql/index_query.hpp"
 #include "sql/quoting.hpp"
 
@@ -358,6 +359,25 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     p.error = std::move(e);
     return p;
   };
+  // A UNIQUE index without the whole key: two rows with equal values may be on two shards, so
+  // only a global index enforces it (a cluster of one shard enforces anything).
+  std::vector<std::string> key =
+      t != nullptr ? routing::row_key_names(*t) : std::vector<std::string>{};
+  bool spread_unique =
+      spec.unique && several && !key.empty() &&
+      !std::all_of(key.begin(), key.end(), [&](const std::string& k) {
+        return std::find(spec.columns.begin(), spec.columns.end(), k) != spec.columns.end();
+      });
+  std::string key_names = sql::column_list(key);
+  if (spread_unique && spec.local) {
+    return refuse_with(not_supported(
+        "a local UNIQUE index (WITH (local = true)) that does not contain the key of table \"" +
+            t->name + "\" (" + key_names +
+            ") is not supported: each shard would enforce it on "
+            "its own rows only",
+        "drop WITH (local = true): pgrange then makes it a global index, enforced across "
+        "shards"));
+  }
   if (spec.hashed && !global) {
     return refuse_with(not_supported(
         "a hash-sharded index (USING HASH) is a global index: it needs a table pgrange "
@@ -376,19 +396,31 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     }
     return p;
   }
+  if (!spec.global_blocker.empty() && spread_unique) {
+    return refuse_with(not_supported(
+        "a UNIQUE index with " + spec.global_blocker +
+            " that does not contain the key of table \"" + t->name + "\" (" + key_names +
+            ") is not supported by pgrange over several shards",
+        "a global index cannot take it yet, and an index on every shard would enforce it on "
+        "each shard's own rows only"));
+  }
   if (!spec.global_blocker.empty()) {
     return refuse_with(not_supported(
         "a global index with " + spec.global_blocker + " is not supported by pgrange yet",
         "an ordinary index on every shard takes it: CREATE INDEX … WITH (local = true)"));
   }
   if (type != 'Q') {
-    return refuse_with(
-        not_supported("DDL through the extended query protocol is not supported by pgrange yet",
-                      "send it as a simple query"));
+    return refuse_with(not_supported(
+        std::string(spec.constraint ? "ALTER TABLE … ADD CONSTRAINT … UNIQUE" : "DDL") +
+            " through the extended query protocol is not supported by pgrange yet",
+        "send it as a simple query"));
   }
   if (txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
     return refuse_with(not_supported(
-        "CREATE INDEX of a global index inside a transaction block is not supported by pgrange",
+        std::string(spec.constraint ? "ALTER TABLE … ADD CONSTRAINT … UNIQUE (a global index "
+                                      "over several shards)"
+                                    : "CREATE INDEX of a global index") +
+            " inside a transaction block is not supported by pgrange",
         "it builds the index on every shard, outside any transaction"));
   }
   p.kind = Plan::Kind::kCreateIndex;
@@ -423,6 +455,18 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
     p.error = std::move(e);
     return p;
   };
+  for (const auto& [table_id, index_id] : p.dropped) {
+    // PostgreSQL's refusal: the index of a constraint goes with the constraint.
+    const routing::TableDescriptor* t = view->find_table_id(table_id);
+    for (const routing::IndexDescriptor& i : t->indexes) {
+      if (i.index_id != index_id || !i.constraint) continue;
+      return refuse_with(Error::make("2BP01", "cannot drop index " + i.name +
+                                                  " because constraint " + i.name + " on table " +
+                                                  t->name + " requires it")
+                             .with_hint("You can drop constraint " + i.name + " on table " +
+                                        t->name + " instead."));
+    }
+  }
   if (local > 0) {
     return refuse_with(
         not_supported("DROP INDEX of global indexes together with other indexes is not supported",
@@ -436,6 +480,53 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
         "DROP INDEX of a global index runs only as a simple query outside transaction blocks"));
   }
   p.kind = Plan::Kind::kDropIndex;
+  return p;
+}
+
+std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char type,
+                                                                        const Analysis& analysis) {
+  if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
+  const sql::StatementInfo& info = (**analysis)[0];
+  if (info.kind != sql::StatementKind::kAlterTable || info.alter_commands != 1) return std::nullopt;
+  const auto& view = worker_.view();
+  const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
+  if (t == nullptr || t->key.empty() || worker_.pool_count() < 2) return std::nullopt;
+  if (info.dropped_constraints.size() == 1) {
+    // The constraint is a global index of pgrange's: the shards do not have it.
+    const routing::IndexDescriptor* i = routing::find_index(*t, info.dropped_constraints[0]);
+    if (i == nullptr || !i->constraint) return std::nullopt;
+    Plan p;
+    p.analysis = analysis;
+    if (type != 'Q' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
+      p.kind = Plan::Kind::kRefuse;
+      p.error = not_supported(
+          "ALTER TABLE … DROP CONSTRAINT of a UNIQUE constraint pgrange enforces across shards "
+          "runs only as a simple query outside transaction blocks");
+      return p;
+    }
+    p.kind = Plan::Kind::kDropIndex;
+    p.dropped.emplace_back(t->table_id, i->index_id);
+    return p;
+  }
+  // ADD [CONSTRAINT name] UNIQUE (…) without the whole key: a global index. What one cannot
+  // carry is refused when the statement is checked (ControlPlane::check_ddl).
+  if (info.constraints.size() != 1) return std::nullopt;
+  const sql::TableConstraint& c = info.constraints[0];
+  if (c.kind != sql::TableConstraint::Kind::kUnique || c.added_column || c.deferrable ||
+      !c.using_index.empty() || !c.global_blocker.empty() ||
+      sql::contains_key(c, routing::row_key_names(*t))) {
+    return std::nullopt;
+  }
+  sql::IndexSpec spec;
+  spec.unique = true;
+  spec.constraint = true;
+  spec.name = c.name;
+  spec.table = info.target;
+  spec.columns = c.columns;
+  spec.storing = c.include;
+  spec.nulls_not_distinct = c.nulls_not_distinct;
+  Plan p = plan_create_index(type, std::move(spec));
+  p.analysis = analysis;
   return p;
 }
 
@@ -466,7 +557,7 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
             .byte('\0')
             .end();
       }
-      MessageWriter(out).begin('C').cstr("CREATE INDEX").end();
+      MessageWriter(out).begin('C').cstr(spec.constraint ? "ALTER TABLE" : "CREATE INDEX").end();
     }
   } else {
     auto dropped = plan.dropped;
@@ -482,7 +573,10 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
     if (!r) {
       write_error(out, r.error());
     } else {
-      MessageWriter(out).begin('C').cstr("DROP INDEX").end();
+      // ALTER TABLE … DROP CONSTRAINT of a constraint's global index, or DROP INDEX.
+      bool alter = plan.analysis && *plan.analysis && !(*plan.analysis)->empty() &&
+                   (**plan.analysis)[0].kind == sql::StatementKind::kAlterTable;
+      MessageWriter(out).begin('C').cstr(alter ? "ALTER TABLE" : "DROP INDEX").end();
     }
   }
   write_ready_for_query(out, txn_status_);

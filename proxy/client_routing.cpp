@@ -157,6 +157,10 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     if (auto p = plan_drop_index(type, analysis)) return *p;
     return plan_analysis(type, analysis, nullptr, sql);
   }
+  if (kw == "alter") {
+    auto analysis = worker_.analyze(sql);
+    if (auto p = plan_alter_constraint(type, analysis)) return *p;
+  }
   if (kw == "create" || kw == "alter") {
     // PRIMARY KEY … USING HASH: the shards get the plain PRIMARY KEY, the catalog the buckets.
     auto hashed = sql::strip_hash_sharding(sql);

@@ -128,6 +128,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   Plan plan_create_index(char type, sql::IndexSpec spec);
   /// DROP INDEX naming global indexes (nullopt: none, the shards drop what they have).
   std::optional<Plan> plan_drop_index(char type, const Analysis& analysis);
+  /// ALTER TABLE … ADD [CONSTRAINT name] UNIQUE (…) on a table over several shards whose
+  /// columns do not contain its key (a global index, as CREATE UNIQUE INDEX makes), or …
+  /// DROP CONSTRAINT of such a constraint (its global index dropped); nullopt for any other
+  /// ALTER TABLE.
+  std::optional<Plan> plan_alter_constraint(char type, const Analysis& analysis);
   /// Runs CREATE INDEX of a global index or DROP INDEX of global ones (control_index.cpp).
   awaitable<bool> run_index_ddl(const Plan& plan);
   /// EXPLAIN [options] statement, when the statement involves pgrange tables.

@@ -98,7 +98,19 @@ std::string index_table_sql(const routing::TableDescriptor& t, const routing::In
   }
   return "CREATE TABLE " + table + " (" + cols + ", PRIMARY KEY (" + pk + "));\nCREATE " +
          (i.unique ? "UNIQUE " : "") + "INDEX " + quote_ident(i.name) + " ON " + table + " (" +
-         indexed + ")" + (include.empty() ? "" : " INCLUDE (" + include + ")") + ";";
+         indexed + ")" + (include.empty() ? "" : " INCLUDE (" + include + ")") +
+         (i.unique && i.nulls_not_distinct ? " NULLS NOT DISTINCT" : "") + ";";
+}
+
+/// Whether a constraint of that name exists in the schema on a shard (PostgreSQL names a new
+/// constraint so that it does not: ChooseConstraintName).
+bool constraint_exists(pqxx::connection& conn, const std::string& schema, const std::string& name) {
+  pqxx::read_transaction tx(conn);
+  return !tx.exec_params(
+                "SELECT 1 FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
+                "WHERE n.nspname = $1 AND c.conname = $2",
+                schema, name)
+              .empty();
 }
 
 /// PostgreSQL's error for duplicate values found while a UNIQUE index is built.
@@ -146,38 +158,67 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
     std::string rel = quote_ident(table.schema) + "." + quote_ident(table.name);
     auto types = shard_columns(first, rel);
 
-    // The name: the given one, or PostgreSQL's default made unique as PostgreSQL does.
+    // The name: the given one, or PostgreSQL's default made unique as PostgreSQL does
+    // (ChooseRelationName: a constraint's also differs from every constraint's in the schema).
     std::string name = spec.name;
     if (name.empty()) {
       std::vector<std::string> named = spec.columns;  // PostgreSQL names INCLUDE columns too
       named.insert(named.end(), spec.storing.begin(), spec.storing.end());
-      std::string base = sql::default_index_name(table.name, named);
-      name = base;
+      std::string label = spec.constraint ? "key" : "idx";
+      name = sql::default_index_name(table.name, named, label);
       for (int n = 1; relation_exists(first, table.schema, name) ||
-                      routing::find_index(table, name) != nullptr;
+                      routing::find_index(table, name) != nullptr ||
+                      (spec.constraint && constraint_exists(first, table.schema, name));
            ++n) {
-        name = base + std::to_string(n);
+        name = sql::default_index_name(table.name, named, label + std::to_string(n));
       }
     }
     if (routing::find_index(table, name) != nullptr || relation_exists(first, table.schema, name)) {
       if (spec.if_not_exists) return "relation \"" + name + "\" already exists, skipping";
       return fail("42P07", "relation \"" + name + "\" already exists");
     }
+    if (spec.constraint) {
+      pqxx::read_transaction tx(first);
+      if (!tx.exec_params("SELECT 1 FROM pg_constraint WHERE conrelid = to_regclass($1) "
+                          "AND conname = $2",
+                          rel, name)
+               .empty()) {
+        return fail("42710", "constraint \"" + name + "\" for relation \"" + table.name +
+                                 "\" already exists");
+      }
+    }
     index.name = name;
     index.unique = spec.unique;
+    index.nulls_not_distinct = spec.unique && spec.nulls_not_distinct;
+    index.constraint = spec.constraint;
     index.hash_buckets = spec.hashed ? spec.buckets : 0;
     for (const std::string& c : spec.columns) {
       auto it = types.find(c);
-      if (it == types.end()) return fail("42703", "column \"" + c + "\" does not exist");
+      if (it == types.end()) {
+        return fail("42703", "column \"" + c + "\" " + (spec.constraint ? "named in key " : "") +
+                                 "does not exist");
+      }
       auto type = routing::key_type_from_oid(it->second.type_oid);
+      if (!type && spec.constraint) {
+        return fail(sqlstate::kFeatureNotSupported,
+                    "UNIQUE constraint \"" + name + "\" on column \"" + c + "\" of type " +
+                        it->second.type +
+                        " is not supported by pgrange over several shards: it is enforced "
+                        "there as a global index, and that type cannot be an index key yet");
+      }
       if (!type) {
         return fail(Error::make(sqlstate::kFeatureNotSupported,
                                 "column \"" + c + "\" of type " + it->second.type +
                                     " cannot be a key column of a global index yet")
-                        .with_hint("create a local index: CREATE INDEX … WITH (local = true)"));
+                        .with_hint(spec.unique ? ""
+                                               : "create a local index: CREATE INDEX … WITH "
+                                                 "(local = true)"));
       }
       if (std::any_of(index.columns.begin(), index.columns.end(),
                       [&](const routing::KeyColumnDef& k) { return k.name == c; })) {
+        if (spec.constraint) {
+          return fail("42701", "column \"" + c + "\" appears twice in unique constraint");
+        }
         return fail(sqlstate::kFeatureNotSupported,
                     "column \"" + c + "\" appears twice in a global index");
       }
@@ -188,7 +229,8 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
     }
     for (const std::string& c : spec.storing) {
       if (types.find(c) == types.end()) {
-        return fail("42703", "column \"" + c + "\" does not exist");
+        return fail("42703", "column \"" + c + "\" " + (spec.constraint ? "named in key " : "") +
+                                 "does not exist");
       }
       bool keyed = std::any_of(index.columns.begin(), index.columns.end(),
                                [&](const routing::KeyColumnDef& k) { return k.name == c; });

@@ -408,6 +408,7 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
                       "several shards in the C collation's order");
     }
   }
+  if (auto ok = check_constraints(info, *v); !ok) return ok;
   if (info.kind == sql::StatementKind::kAlterTable) {
     const routing::TableDescriptor* t = v->find_table(info.target.schema, info.target.name);
     if (t != nullptr) {
@@ -748,9 +749,16 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
                                               info.kind == sql::StatementKind::kAlterTable));
     if (readers && !info.temporary) refresh_readers();
     switch (info.kind) {
-      case sql::StatementKind::kCreateTable:
+      case sql::StatementKind::kCreateTable: {
         if (info.temporary) return std::string();
-        return register_table(info, hash_buckets);
+        bool known = v->find_table(info.target.schema, info.target.name) != nullptr;
+        auto notice = register_table(info, hash_buckets);
+        if (!notice || known) return notice;
+        if (auto made = make_unique_constraints_global(info.target); !made) {
+          return tl::unexpected(made.error());
+        }
+        return notice;
+      }
       case sql::StatementKind::kDropTable: {
         bool changed = false;
         for (const auto& ref : info.tables) {

@@ -85,6 +85,12 @@ class ControlPlane : public routing::ClusterControl {
 
   /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
   Result<void> check_ddl(const sql::StatementInfo& info) const;
+  /// The part of check_ddl about PRIMARY KEY, UNIQUE and EXCLUDE constraints
+  /// (control_constraint.cpp): over several shards, a constraint of a table with a key that two
+  /// rows on two shards could violate is refused unless pgrange enforces it as a global index (a
+  /// UNIQUE one).
+  Result<void> check_constraints(const sql::StatementInfo& info,
+                                 const routing::ClusterView& v) const;
 
   /// Two-phase commit of a write across shards. A new gid, registered as in flight until
   /// end_distributed (recovery leaves it alone meanwhile). Any thread.
@@ -118,6 +124,11 @@ class ControlPlane : public routing::ClusterControl {
   /// Re-reads the views and LANGUAGE sql functions of the first shard's catalog and records
   /// what their bodies read, write and call (control_readers.cpp). Throws on failure.
   void refresh_readers();
+  /// After CREATE TABLE of a table with a key over several shards: each UNIQUE constraint
+  /// whose columns do not contain the key becomes a global index of the same name (its shards'
+  /// constraints dropped). On failure the table is dropped (catalog and shards) and the error
+  /// returned (control_constraint.cpp).
+  Result<void> make_unique_constraints_global(const sql::TableRef& target);
   /// IMPORT TABLE: adopts a table that exists on the shards but was made without pgrange.
   Result<routing::ResultSet> import_table(const sql::AdminStatement& stmt);
   Result<std::string> rekey_table(const routing::TableDescriptor& table);

@@ -37,6 +37,11 @@ struct IndexDescriptor {
   std::vector<KeyColumnDef> columns;  ///< the indexed columns, in index order
   std::vector<std::string> storing;   ///< STORING/INCLUDE columns (in neither columns nor key)
   bool unique = false;
+  /// A UNIQUE index whose NULLs are equal values (NULLS NOT DISTINCT).
+  bool nulls_not_distinct = false;
+  /// The index of a UNIQUE constraint (named like it, dropped with it by ALTER TABLE … DROP
+  /// CONSTRAINT; DROP INDEX refuses it, as PostgreSQL does).
+  bool constraint = false;
   /// A hash-sharded index (CREATE INDEX … USING HASH WITH (bucket_count = N)): N > 0, and its
   /// keys start with a bucket, hash_bucket of the indexed columns mod N.
   uint32_t hash_buckets = 0;

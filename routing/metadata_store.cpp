@@ -280,7 +280,18 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("INSERT INTO pgrange_schema VALUES (6)");
   }
   if (current < 7) {
-    // v7: views and SQL functions, with what their bodies read, write and call, so a statement
+    // v7: UNIQUE global indexes that treat NULLs as equal, and those that are the index of a
+    // UNIQUE constraint (dropped by ALTER TABLE … DROP CONSTRAINT).
+    tx.exec0(R"sql(
+      ALTER TABLE pgrange_indexes
+        ADD COLUMN nulls_not_distinct bool NOT NULL DEFAULT false,
+        ADD COLUMN is_constraint bool NOT NULL DEFAULT false;
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (7)");
+  }
+  if (current < 8) {
+    // v8: views and SQL functions, with what their bodies read, write and call, so a statement
     // using them accounts for those relations.
     tx.exec0(R"sql(
       CREATE TABLE pgrange_readers (
@@ -304,7 +315,7 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
           ON DELETE CASCADE);
     )sql");
     tx.exec0("DELETE FROM pgrange_schema");
-    tx.exec0("INSERT INTO pgrange_schema VALUES (7)");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (8)");
   }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
@@ -395,9 +406,9 @@ MetadataSnapshot MetadataStore::load() {
       t->columns.push_back(row[1].as<std::string>());
     }
   }
-  for (const auto& row :
-       tx.exec("SELECT table_id, index_id, name, is_unique, state, hash_buckets FROM "
-               "pgrange_indexes ORDER BY table_id, index_id")) {
+  for (const auto& row : tx.exec("SELECT table_id, index_id, name, is_unique, state, hash_buckets, "
+                                 "nulls_not_distinct, is_constraint FROM pgrange_indexes "
+                                 "ORDER BY table_id, index_id")) {
     if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
       IndexDescriptor i;
       i.index_id = row[1].as<uint32_t>();
@@ -405,6 +416,8 @@ MetadataSnapshot MetadataStore::load() {
       i.unique = row[3].as<bool>();
       i.state = index_state_from_name(row[4].as<std::string>());
       i.hash_buckets = row[5].as<uint32_t>();
+      i.nulls_not_distinct = row[6].as<bool>();
+      i.constraint = row[7].as<bool>();
       t->indexes.push_back(std::move(i));
     }
   }
@@ -481,10 +494,11 @@ void insert_index(pqxx::work& tx, uint64_t table_id, const IndexDescriptor& inde
   auto tid = static_cast<int64_t>(table_id);
   auto iid = static_cast<int64_t>(index.index_id);
   pqxx::result r = tx.exec_params(
-      "INSERT INTO pgrange_indexes (table_id, index_id, name, is_unique, state, hash_buckets) "
-      "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (table_id, name) DO NOTHING",
+      "INSERT INTO pgrange_indexes (table_id, index_id, name, is_unique, state, hash_buckets, "
+      "nulls_not_distinct, is_constraint) "
+      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (table_id, name) DO NOTHING",
       tid, iid, index.name, index.unique, index_state_name(index.state),
-      static_cast<int64_t>(index.hash_buckets));
+      static_cast<int64_t>(index.hash_buckets), index.nulls_not_distinct, index.constraint);
   if (r.affected_rows() != 1) {
     throw DuplicateIndexError("relation \"" + index.name + "\" already exists");
   }

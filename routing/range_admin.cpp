@@ -15,6 +15,7 @@
 #include "routing/pretty_key.hpp"
 #include "routing/range_data.hpp"
 #include "routing/router.hpp"
+#include "routing/shard_unique_index.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -452,6 +453,49 @@ Result<ResultSet> RangeAdmin::unsplit(const sql::AdminStatement& stmt) {
   return out;
 }
 
+Result<void> RangeAdmin::check_spread(
+    const ClusterView& view, const std::vector<std::pair<uint64_t, std::string>>& placement,
+    const std::string& what) {
+  // The tables some of whose ranges move, and whose rows would then be on several shards.
+  std::map<uint64_t, std::set<std::string>> shards_of;
+  for (const TableDescriptor& t : view.tables()) {
+    bool moves = false;
+    std::set<std::string> shards;
+    for (size_t i : view.table_ranges(t.table_id)) {
+      const RangeDescriptor& r = view.ranges().at(i);
+      std::string shard = r.shard;
+      for (const auto& [id, target] : placement) {
+        if (id == r.range_id && target != r.shard) {
+          shard = target;
+          moves = true;
+        }
+      }
+      shards.insert(shard);
+    }
+    if (moves) shards_of[t.table_id] = std::move(shards);
+  }
+  for (const auto& [table_id, shards] : shards_of) {
+    if (shards.size() < 2) continue;
+    const TableDescriptor* t = view.find_table_id(table_id);
+    const ShardRecord* holder = nullptr;
+    for (size_t i : view.table_ranges(table_id)) {
+      if (holder == nullptr) holder = find_shard(view, view.ranges().at(i).shard);
+    }
+    if (t == nullptr || holder == nullptr) continue;
+    try {
+      pqxx::connection conn(holder->dsn);
+      if (auto blocked = spread_blocker(*t, shard_unique_indexes(conn, t->schema, t->name), what)) {
+        return tl::unexpected(std::move(*blocked));
+      }
+    } catch (const std::exception& e) {
+      return admin_error(sqlstate::kConnectionFailure, "reading the unique indexes of table \"" +
+                                                           t->name + "\" on shard \"" +
+                                                           holder->name + "\": " + e.what());
+    }
+  }
+  return {};
+}
+
 Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   auto view = control_.view();
   const RangeDescriptor* range = nullptr;
@@ -467,6 +511,14 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     return admin_error(sqlstate::kInvalidParameterValue, "shard \"" + shard + "\" does not exist");
   }
   if (range->shard == shard) return {};
+  // A table's unique indexes that its shards enforce each on its own rows hold only while its
+  // rows are on one shard.
+  if (auto ok =
+          check_spread(*view, {{range_id, shard}},
+                       "moving range " + std::to_string(range_id) + " to shard \"" + shard + "\"");
+      !ok) {
+    return ok;
+  }
   const ShardRecord* source = find_shard(*view, range->shard);
   if (source == nullptr) {
     return admin_error(sqlstate::kInternalError, "shard \"" + range->shard + "\" is unknown");
@@ -630,6 +682,10 @@ Result<ResultSet> RangeAdmin::scatter(const sql::AdminStatement& stmt) {
     const RangeDescriptor& r = view->ranges().at(idx[n]);
     plan.emplace_back(r.range_id, shard_names[n % shard_names.size()]);
     starts.push_back(r.start_key);
+  }
+  // Refused before anything moves.
+  if (auto ok = check_spread(*view, plan, "ALTER TABLE " + (*t)->name + " SCATTER"); !ok) {
+    return tl::unexpected(ok.error());
   }
   ResultSet rs;
   rs.columns = {{"key", type_oid::kBytea}, {"pretty", type_oid::kText}};

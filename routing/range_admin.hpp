@@ -45,6 +45,13 @@ class RangeAdmin {
   Result<void> clean_up_orphaned_hold(uint64_t range_id);
 
  private:
+  /// Refuses (0A000, naming it) a placement of ranges (range id → shard) that would spread a
+  /// table over several shards while it has a unique or exclusion index that each shard can
+  /// enforce only on its own rows (one that does not contain the table's key); `what` names
+  /// the operation in the message.
+  Result<void> check_spread(const ClusterView& view,
+                            const std::vector<std::pair<uint64_t, std::string>>& placement,
+                            const std::string& what);
   Result<ResultSet> split_at(const sql::AdminStatement& stmt);
   Result<ResultSet> unsplit(const sql::AdminStatement& stmt);
   Result<ResultSet> scatter(const sql::AdminStatement& stmt);

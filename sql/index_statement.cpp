@@ -313,7 +313,6 @@ Result<std::string> read_tree(const PgQuery__IndexStmt* s, IndexSpec& spec,
       block("expression");
     }
   }
-  if (s->nulls_not_distinct) block("NULLS NOT DISTINCT");
   std::vector<std::string> others;
   bool local_seen = false;
   for (size_t i = 0; i < s->n_options; ++i) {
@@ -431,6 +430,7 @@ Result<std::optional<IndexSpec>> read_index_statement(std::string_view sql) {
   spec.unique = s->unique;
   spec.if_not_exists = s->if_not_exists;
   spec.concurrently = s->concurrent;
+  spec.nulls_not_distinct = s->nulls_not_distinct;
   spec.name = s->idxname;
   if (s->relation != nullptr) spec.table = TableRef{s->relation->schemaname, s->relation->relname};
   std::optional<uint32_t> buckets = clauses.buckets;
@@ -453,7 +453,8 @@ Result<std::optional<IndexSpec>> read_index_statement(std::string_view sql) {
   return spec;
 }
 
-std::string default_index_name(const std::string& table, const std::vector<std::string>& columns) {
+std::string default_index_name(const std::string& table, const std::vector<std::string>& columns,
+                               std::string_view label) {
   // ChooseIndexColumnNames: each name clipped to 63 bytes, a repeated one numbered.
   std::vector<std::string> chosen;
   for (const std::string& col : columns) {
@@ -471,9 +472,8 @@ std::string default_index_name(const std::string& table, const std::vector<std::
     addition += name;
     if (addition.size() > kMaxNameBytes) break;
   }
-  // makeObjectName(table, addition, "idx"): shorten the longer part until both fit.
-  constexpr std::string_view kLabel = "idx";
-  const size_t available = kMaxNameBytes - 1 - (kLabel.size() + 1);
+  // makeObjectName(table, addition, label): shorten the longer part until both fit.
+  const size_t available = kMaxNameBytes - 1 - (label.size() + 1);
   size_t table_bytes = table.size();
   size_t addition_bytes = addition.size();
   while (table_bytes + addition_bytes > available) {
@@ -484,7 +484,7 @@ std::string default_index_name(const std::string& table, const std::vector<std::
     }
   }
   std::string out(clip(table, table_bytes));
-  out.append("_").append(clip(addition, addition_bytes)).append("_").append(kLabel);
+  out.append("_").append(clip(addition, addition_bytes)).append("_").append(label);
   return out;
 }
 

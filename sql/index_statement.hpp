@@ -27,6 +27,12 @@ struct IndexSpec {
   std::vector<std::string> columns;
   /// STORING (…) (CockroachDB) or INCLUDE (…) columns.
   std::vector<std::string> storing;
+  /// NULLS NOT DISTINCT: NULLs are equal values of the index (PostgreSQL 15).
+  bool nulls_not_distinct = false;
+  /// The index of a UNIQUE constraint (ALTER TABLE … ADD [CONSTRAINT name] UNIQUE, or one of a
+  /// CREATE TABLE): its default name is the constraint's ("<table>_<cols>_key"), and ALTER
+  /// TABLE … DROP CONSTRAINT drops it. Never set by read_index_statement.
+  bool constraint = false;
   /// WITH (local = true|on|1) or WITH (local): an ordinary index on every shard.
   bool local = false;
   /// `(cols) USING HASH` (CockroachDB's hash sharding, after the column list).
@@ -41,7 +47,7 @@ struct IndexSpec {
   /// Why the index cannot be a global one, as a short SQL construct name for a 0A000 message
   /// ("expression", "DESC", "NULLS FIRST", "NULLS LAST", "COLLATE", "operator class", "WHERE",
   /// "USING <method>" for an access method other than btree, "storage parameter fillfactor"
-  /// (every other parameter named, "storage parameters a, b"), "ONLY", "NULLS NOT DISTINCT");
+  /// (every other parameter named, "storage parameters a, b"), "ONLY");
   /// the first one in the statement. Empty when it can be global.
   std::string global_blocker;
 };
@@ -61,8 +67,11 @@ Result<std::optional<IndexSpec>> read_index_statement(std::string_view sql);
 /// indexcmds.c and namespace.c): "<table>_<col1>_<col2>_idx", a repeated column name numbered
 /// ("t_b_b1_idx"), truncated to 63 bytes as makeObjectName does (the longer of the table name and
 /// the column part is shortened first, keeping whole UTF-8 characters). PostgreSQL names an
-/// index after its INCLUDE columns too: pass `columns` followed by `storing`. Without the
-/// suffix PostgreSQL adds when the name is taken ("t_a_idx1").
-std::string default_index_name(const std::string& table, const std::vector<std::string>& columns);
+/// index after its INCLUDE columns too: pass `columns` followed by `storing`. `label` is "idx"
+/// for an index, "key" for a UNIQUE constraint's ("t_a_key"); when that name is taken,
+/// PostgreSQL tries the label followed by 1, 2, … ("idx1", "key1"; ChooseRelationName), which
+/// shortens the rest as needed.
+std::string default_index_name(const std::string& table, const std::vector<std::string>& columns,
+                               std::string_view label = "idx");
 
 }  // namespace pgrange::sql

@@ -438,6 +438,7 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
       table_constraint(s->constraints[i]->constraint);
     }
   }
+  info.constraints = create_table_constraints(s);
   for (ColumnInfo& c : info.columns) {
     if (std::find(info.primary_key.begin(), info.primary_key.end(), c.name) !=
         info.primary_key.end()) {
@@ -459,10 +460,14 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
   for (size_t i = 0; i < s->n_cmds; ++i) {
     const PgQuery__Node* n = s->cmds[i];
     if (n->node_case != PG_QUERY__NODE__NODE_ALTER_TABLE_CMD) {
+      ++info.alter_commands;
       info.alter_other = true;
       continue;
     }
     const PgQuery__AlterTableCmd* cmd = n->alter_table_cmd;
+    ++info.alter_commands;
+    for (TableConstraint& c : alter_table_constraints(cmd))
+      info.constraints.push_back(std::move(c));
     if (cmd->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE) info.cascade = true;
     switch (cmd->subtype) {
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn:
@@ -473,6 +478,10 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
         } else {
           info.alter_other = true;
         }
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint:
+        info.dropped_constraints.emplace_back(cmd->name);
+        info.alter_other = true;
         break;
       case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn:
         info.dropped_columns.emplace_back(cmd->name);

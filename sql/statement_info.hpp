@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "sql/table_constraint.hpp"
 
 namespace pgrange::sql {
 
@@ -208,6 +209,13 @@ struct StatementInfo {
   std::optional<std::string> rename_to;
   /// ALTER TABLE t RENAME [COLUMN] a TO b: (a, b); alter_other is set too.
   std::optional<std::pair<std::string, std::string>> renamed_column;
+  /// CREATE TABLE: its PRIMARY KEY, UNIQUE and EXCLUDE constraints; ALTER TABLE: those its ADD
+  /// CONSTRAINT and ADD COLUMN subcommands add.
+  std::vector<TableConstraint> constraints;
+  /// ALTER TABLE … DROP CONSTRAINT name: the names, in order.
+  std::vector<std::string> dropped_constraints;
+  /// ALTER TABLE: how many subcommands it has.
+  size_t alter_commands = 0;
   /// ALTER TABLE with any other subcommand (ALTER COLUMN TYPE, SET …, other constraints, …).
   bool alter_other = false;
   std::vector<std::string> altered_type_columns;  ///< ALTER TABLE … ALTER COLUMN c TYPE …

@@ -43,15 +43,15 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
-/// Takes a store back to what schema version 6 left: no views or SQL functions.
-void undo_version_7(pqxx::work& tx) {
+/// Takes a store back to what schema version 7 left: no views or SQL functions.
+void undo_version_8(pqxx::work& tx) {
   tx.exec0("DROP TABLE pgrange_reader_names, pgrange_readers");
-  tx.exec0("UPDATE pgrange_schema SET version = 6");
+  tx.exec0("UPDATE pgrange_schema SET version = 7");
 }
 
 /// Takes a store back to what schema version 5 left: no indexes and no index id counter.
 void undo_version_6(pqxx::work& tx) {
-  undo_version_7(tx);
+  undo_version_8(tx);  // version 7 only added columns to the index tables dropped here
   tx.exec0("DROP TABLE pgrange_index_storing, pgrange_index_columns, pgrange_indexes");
   tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN next_index_id");
   tx.exec0("UPDATE pgrange_schema SET version = 5");

@@ -116,6 +116,7 @@ struct SqlResult {
   std::string message;   ///< primary error message
   std::string severity;  ///< non-localized severity (ERROR, FATAL)
   std::string detail;
+  std::string hint;
   std::vector<std::vector<std::string>> rows;  ///< text (NULL as "<null>")
   bool ok() const { return status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK; }
   /// rows[r][c], or "<missing>".

@@ -28,6 +28,8 @@ class ShardCluster {
     std::vector<std::string> databases = {"app"};
     /// Each shard's connection pool in pgrange.
     int pool_size = 8;
+    /// More of pgrange's configuration (TOML appended to it), e.g. [[table]] entries.
+    std::string extra_toml;
   };
 
   /// Starts the shards and pgrange; throws std::runtime_error (with the log tail) when one of

@@ -109,7 +109,8 @@ TEST(IndexStatement, LocalIndexes) {
   IndexSpec glued =
       read("CREATE UNIQUE INDEX i ON t (a) NULLS NOT DISTINCT WITH (local)WHERE a > 1");
   EXPECT_EQ(glued.shard_sql, "CREATE UNIQUE INDEX i ON t (a) NULLS NOT DISTINCT WHERE a > 1");
-  EXPECT_EQ(glued.global_blocker, "NULLS NOT DISTINCT");
+  EXPECT_EQ(glued.global_blocker, "WHERE");
+  EXPECT_TRUE(glued.nulls_not_distinct);
   IndexSpec mixed = read(
       "CREATE INDEX i ON t (a) STORING (b) WITH (fillfactor = 70, local, deduplicate_items = off) "
       "WHERE a > 0");
@@ -190,7 +191,7 @@ TEST(IndexStatement, GlobalBlockers) {
            {"CREATE INDEX i ON t (a) WITH (fillfactor = 70)", "storage parameter fillfactor"},
            {"CREATE INDEX i ON t (a) WITH (toast.x = 1)", "storage parameter toast.x"},
            {"CREATE INDEX i ON ONLY t (a)", "ONLY"},
-           {"CREATE UNIQUE INDEX i ON t (a) NULLS NOT DISTINCT", "NULLS NOT DISTINCT"},
+           {"CREATE UNIQUE INDEX i ON t (a) NULLS NOT DISTINCT", ""},
            {"CREATE INDEX i ON t (a) INCLUDE ((b))", "expression"},
            // The first one in the statement.
            {"CREATE INDEX i ON t USING brin (a DESC) WHERE b", "USING brin"},
@@ -283,6 +284,16 @@ TEST(IndexStatement, DefaultIndexNamesAreThoseOfPostgres) {
   EXPECT_EQ(default_index_name("t", {"Mixed Col"}), "t_Mixed Col_idx");
   EXPECT_EQ(default_index_name("t", {"b", "b"}), "t_b_b1_idx");
   EXPECT_EQ(default_index_name("Tab", {"id"}), "Tab_id_idx");
+  // A UNIQUE constraint's, and the numbered names tried when a name is taken: the number is
+  // part of the label, so a long name is shortened to make room for it.
+  EXPECT_EQ(default_index_name("p", {"email"}, "key"), "p_email_key");
+  EXPECT_EQ(default_index_name("p", {"a", "b"}, "key1"), "p_a_b_key1");
+  EXPECT_EQ(default_index_name("a_rather_long_table_name_for_pgrange_index_naming_tests_xx", {"x"},
+                               "key12"),
+            "a_rather_long_table_name_for_pgrange_index_naming_tests_x_key12");
+  EXPECT_EQ(default_index_name("a_rather_long_table_name_for_pgrange_index_naming_tests_xx", {"x"},
+                               "key1"),
+            "a_rather_long_table_name_for_pgrange_index_naming_tests__x_key1");
   // The longer part is shortened first.
   EXPECT_EQ(default_index_name(
                 "a_rather_long_table_name_for_pgrange_index_naming_tests_xx",
