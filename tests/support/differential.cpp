@@ -179,6 +179,7 @@ void Tally::add_skipped(const std::string& group, const std::string& reason) {
 
 void Tally::add(const std::string& group, const Comparison& c) {
   if (!c.query.values.empty()) ++parameterised;
+  if (!c.refused && !c.want.ok) reference_errors[c.want.sqlstate].push_back(c.where);
   if (c.refused) {
     add_refused(group, c.where, c.got.message);
   } else if (c.identical) {
@@ -204,6 +205,13 @@ std::string Tally::report(const std::string& title) const {
   if (!skip_reasons.empty()) {
     s << "skipped statements by reason:\n";
     for (const auto& [r, n] : skip_reasons) s << "  " << n << "  " << r << "\n";
+  }
+  if (!reference_errors.empty()) {
+    s << "statements the reference answered with an error, by SQLSTATE:\n";
+    for (const auto& [state, where] : reference_errors) {
+      s << "  " << state << ": " << where.size() << "\n";
+      for (const auto& w : where) s << "      " << w << "\n";
+    }
   }
   for (const auto& f : failures) s << "FAILURE " << f << "\n";
   for (const auto& m : mismatches) s << "MISMATCH " << m << "\n";

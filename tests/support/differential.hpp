@@ -73,6 +73,8 @@ struct Tally {
   std::vector<std::string> mismatches;      ///< each wrong answer, with its first difference
   std::map<std::string, int> skip_reasons;  ///< skipped statements by reason
   std::vector<std::string> failures;        ///< what else fails the test (e.g. unnamed refusals)
+  /// Statements the reference answered with an error, by SQLSTATE (to check they are meant).
+  std::map<std::string, std::vector<std::string>> reference_errors;
 
   void add_identical(const std::string& group);
   void add_refused(const std::string& group, const std::string& where, const std::string& message);
