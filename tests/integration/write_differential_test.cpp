@@ -35,6 +35,7 @@
 
 #include "tests/support/differential.hpp"
 #include "tests/support/differential_setup.hpp"
+#include "tests/support/index_entries.hpp"
 #include "tests/support/proxy_process.hpp"
 #include "tests/support/shard_cluster.hpp"
 #include "tests/support/statement_file.hpp"
@@ -117,11 +118,24 @@ class WriteDifferentialTest : public ::testing::Test {
     // A lock wait that should not be there ends instead of hanging the test.
     for (PGconn* c : {p.get(), r.get()}) pq_exec(c, "SET lock_timeout = '5s'");
     WriteComparer comparer(p.get(), r.get(), tables_);
-    // The set-up itself must leave both sides with the same rows.
+    // The set-up itself must leave both sides with the same rows, and the indexes with theirs.
     std::string setup_differences = comparer.compare_tables();
     if (!setup_differences.empty()) {
       setup_.failures.push_back("the tables differ after set-up:" + setup_differences);
     }
+    std::vector<PgConnPtr> direct;
+    std::vector<PGconn*> shards;
+    for (int i = 0; i < cluster_->size(); ++i) {
+      direct.push_back(cluster_->direct(i));
+      shards.push_back(direct.back().get());
+    }
+    IndexEntryCheck indexes(shards);
+    std::string index_differences = indexes.check();
+    if (!index_differences.empty()) {
+      setup_.failures.push_back("global indexes differ from their rows after set-up:" +
+                                index_differences);
+    }
+    comparer.add_check([&indexes] { return indexes.check(); });
     LockHolder holder(*cluster_);
     std::string hold_failed;
     for (const Statement& s : corpus()) {
@@ -149,14 +163,51 @@ class WriteDifferentialTest : public ::testing::Test {
       WriteComparer::count(&t, s.group, s.must_run, comparer.run(s.sql, s.group, s.line, extended));
     }
     holder.release();
+    checks_can_fail(r.get(), shards[0], &comparer, &indexes);
     // Reported as mismatches where they happened; listed again for the summary.
     for (const auto& [table, why] : comparer.diverged()) {
       std::cout << "table " << table
                 << " differed, and the reference could not take pgrange's rows: " << why << "\n";
     }
     std::cout << setup_.report() << "ranges:\n"
-              << ranges_ << "table comparisons: " << comparer.comparisons() << "\n";
+              << ranges_ << "table comparisons: " << comparer.comparisons() << "\n"
+              << "global indexes checked against their rows after every statement:";
+    for (const auto& i : indexes.indexes()) std::cout << " " << i;
+    std::cout << "\n";
     return t;
+  }
+
+  /// The comparisons are not vacuous: a row changed behind pgrange's back on the reference, and
+  /// an index entry removed on a shard, are found (and put back).
+  void checks_can_fail(PGconn* reference, PGconn* shard, WriteComparer* comparer,
+                       IndexEntryCheck* indexes) {
+    EXPECT_GE(tables_.size(), 10u) << "the corpus tables were not found on the reference";
+    pq_exec(reference, "UPDATE a SET v = v || ' changed' WHERE id = (SELECT min(id) FROM a)");
+    EXPECT_NE(comparer->compare_tables(), "") << "a changed row of a went unnoticed";
+    EXPECT_EQ(comparer->compare_tables(), "") << "the reference did not take pgrange's rows";
+    EXPECT_FALSE(indexes->indexes().empty()) << "no global index found on the shards";
+    int removed = 0;
+    for (const auto& index : indexes->indexes()) {
+      std::string name = "\"" + index + "\"";
+      SqlResult gone =
+          pq_exec(shard, "DELETE FROM " + name + " WHERE ctid = (SELECT min(ctid) FROM " + name +
+                             ") RETURNING *");
+      if (!gone.ok() || gone.rows.empty()) continue;  // no entry on this shard
+      ++removed;
+      EXPECT_NE(indexes->check(), "") << "a missing entry of " << index << " went unnoticed";
+      std::string values;
+      for (const auto& v : gone.rows[0]) values += (values.empty() ? "" : ", ") + literal(v);
+      pq_exec(shard, "INSERT INTO " + name + " VALUES (" + values + ")");
+      indexes->check();
+    }
+    EXPECT_GT(removed, 0) << "no index entry on the first shard to test the index check with";
+  }
+
+  static std::string literal(const std::string& v) {
+    if (v == "<null>") return "NULL";
+    std::string out = "'";
+    for (char c : v) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
   }
 
   static std::vector<Statement> corpus() {

@@ -104,6 +104,7 @@ WriteComparer::Verdict WriteComparer::run(const std::string& sql, const std::str
     differences +=
         v.statement.refused ? "\n  the refused statement changed rows:" + tables : tables;
   }
+  for (auto& check : checks_) differences += check();
   if (differences.empty()) {
     v.kind = v.statement.refused ? Verdict::kRefused : Verdict::kIdentical;
   } else {

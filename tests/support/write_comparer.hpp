@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ class WriteComparer {
   /// reference takes pgrange's rows).
   std::string compare_tables();
 
+  /// Adds a check run after every statement's tables are compared: what it returns (when not
+  /// "") makes the statement a mismatch.
+  void add_check(std::function<std::string()> check) { checks_.push_back(std::move(check)); }
+
   /// Counts `v` in `tally`; a refusal naming no construct, or one of a statement that must run,
   /// is also a failure.
   static void count(Tally* tally, const std::string& group, bool must_run, const Verdict& v);
@@ -61,6 +66,7 @@ class WriteComparer {
   std::map<std::string, std::string> diverged_;
   std::map<std::string, std::string> accepted_;  ///< table → the difference that remained
   int comparisons_ = 0;
+  std::vector<std::function<std::string()>> checks_;
 };
 
 }  // namespace pgrange::testing
