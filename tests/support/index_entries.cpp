@@ -1,10 +1,7 @@
 #include "tests/support/index_entries.hpp"
 
-#include <algorithm>
-#include <iterator>
-#include <sstream>
-
 #include "tests/support/proxy_process.hpp"
+#include "tests/support/table_compare.hpp"
 
 namespace pgrange::testing {
 
@@ -42,7 +39,6 @@ std::vector<std::string> IndexEntryCheck::union_of(const std::string& sql) {
       out.push_back(std::move(line));
     }
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -52,21 +48,9 @@ std::string IndexEntryCheck::check() {
     std::vector<std::string> rows = union_of("SELECT " + i.columns + " FROM \"" + i.table + "\"");
     std::vector<std::string> entries =
         union_of("SELECT " + i.columns + " FROM \"" + i.backend + "\"");
-    std::vector<std::string> missing, stale;
-    std::set_difference(rows.begin(), rows.end(), entries.begin(), entries.end(),
-                        std::back_inserter(missing));
-    std::set_difference(entries.begin(), entries.end(), rows.begin(), rows.end(),
-                        std::back_inserter(stale));
-    std::ostringstream d;
-    auto some = [&](const char* label, const std::vector<std::string>& lines) {
-      if (lines.empty()) return;
-      d << "\n    " << lines.size() << " " << label << ":";
-      for (size_t n = 0; n < lines.size() && n < 4; ++n) d << " (" << lines[n] << ")";
-      if (lines.size() > 4) d << " …";
-    };
-    some("row(s) without their entry", missing);
-    some("entries without their row", stale);
-    std::string difference = d.str();
+    LineDifference d = line_difference(std::move(rows), std::move(entries));
+    std::string difference = sample_lines(d.only_first, "row(s) without their entry") +
+                             sample_lines(d.only_second, "entries without their row");
     std::string& last = reported_[i.backend];
     if (difference == last) continue;
     out += "\n  index " + i.backend + " (" + i.columns + ") against its rows on the shards:" +

@@ -30,7 +30,7 @@ class IndexEntryCheck {
     std::string table;
     std::string columns;  ///< the backend table's columns, quoted, comma-separated
   };
-  /// Every row `sql` returns on every shard, as sorted lines; an error as a line of its own.
+  /// Every row `sql` returns on every shard, as lines; an error as a line of its own.
   std::vector<std::string> union_of(const std::string& sql);
 
   std::vector<PGconn*> shards_;

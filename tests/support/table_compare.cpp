@@ -1,5 +1,7 @@
 #include "tests/support/table_compare.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -138,6 +140,26 @@ std::string copy_rows_into(PGconn* reference, const TableSpec& table, const Tabl
   }
   pq_exec(reference, "RESET session_replication_role");
   return failure;
+}
+
+LineDifference line_difference(std::vector<std::string> first, std::vector<std::string> second) {
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  LineDifference d;
+  std::set_difference(first.begin(), first.end(), second.begin(), second.end(),
+                      std::back_inserter(d.only_first));
+  std::set_difference(second.begin(), second.end(), first.begin(), first.end(),
+                      std::back_inserter(d.only_second));
+  return d;
+}
+
+std::string sample_lines(const std::vector<std::string>& lines, const std::string& label) {
+  if (lines.empty()) return "";
+  std::ostringstream s;
+  s << "\n    " << lines.size() << " " << label << ":";
+  for (size_t i = 0; i < lines.size() && i < 4; ++i) s << " (" << lines[i] << ")";
+  if (lines.size() > 4) s << " …";
+  return s.str();
 }
 
 }  // namespace pgrange::testing

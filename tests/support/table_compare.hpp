@@ -39,4 +39,16 @@ TableImage read_table(PGconn* conn, const TableSpec& table);
 /// not (e.g. rows that break a UNIQUE constraint).
 std::string copy_rows_into(PGconn* reference, const TableSpec& table, const TableImage& image);
 
+/// The lines only one of two multisets of lines holds.
+struct LineDifference {
+  std::vector<std::string> only_first, only_second;
+};
+
+/// Compares two multisets of lines (in any order).
+LineDifference line_difference(std::vector<std::string> first, std::vector<std::string> second);
+
+/// "\n    N <label>: (line) (line) (line) (line) …" — a few of `lines`, for a report; "" when
+/// there are none.
+std::string sample_lines(const std::vector<std::string>& lines, const std::string& label);
+
 }  // namespace pgrange::testing

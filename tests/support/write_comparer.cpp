@@ -1,7 +1,5 @@
 #include "tests/support/write_comparer.hpp"
 
-#include <algorithm>
-#include <iterator>
 #include <sstream>
 
 #include "tests/support/proxy_process.hpp"
@@ -49,17 +47,9 @@ struct TableDifference {
 
   /// "2 row(s) only on the reference: …; 1 only through pgrange: …" (a few of each shown).
   std::string text() const {
-    std::ostringstream s;
-    if (!other.empty()) s << "\n    " << other;
-    auto some = [&](const char* label, const std::vector<std::string>& rows) {
-      if (rows.empty()) return;
-      s << "\n    " << rows.size() << " row(s) " << label << ":";
-      for (size_t i = 0; i < rows.size() && i < 4; ++i) s << " (" << rows[i] << ")";
-      if (rows.size() > 4) s << " …";
-    };
-    some("only on the reference", only_reference);
-    some("only through pgrange", only_pgrange);
-    return s.str();
+    std::string s = other.empty() ? "" : "\n    " + other;
+    return s + sample_lines(only_reference, "row(s) only on the reference") +
+           sample_lines(only_pgrange, "row(s) only through pgrange");
   }
 };
 
@@ -72,11 +62,9 @@ TableDifference difference_of(const TableImage& want, const TableImage& got) {
     if (!got.ok) d.other += "\n    pgrange's error: " + got.error;
     return d;
   }
-  std::vector<std::string> a = lines_of(a_text), b = lines_of(b_text);
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(d.only_reference));
-  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(d.only_pgrange));
+  LineDifference lines = line_difference(lines_of(a_text), lines_of(b_text));
+  d.only_reference = std::move(lines.only_first);
+  d.only_pgrange = std::move(lines.only_second);
   // Equal as multisets but not in key order: pgrange's ORDER BY merge put them out of order.
   if (d.empty()) d.other = "same rows, another order: " + first_difference(a_text, b_text);
   return d;
