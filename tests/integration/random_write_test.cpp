@@ -4,7 +4,8 @@
 // writes over random key ranges and point writes — run through pgrange and on one plain
 // PostgreSQL holding the same rows, each in the simple or (at random) the extended protocol.
 // After every statement the answers and then the whole of every table are compared
-// (tests/support/write_comparer.hpp): identical, or refused with 0A000 naming the construct.
+// (tests/support/write_comparer.hpp), and r2's global index must hold r2's rows: identical, or
+// refused with 0A000 naming the construct.
 //
 // The seed is printed; PGRANGE_RANDOM_SEED=N replays a run, PGRANGE_RANDOM_STATEMENTS=N sets how
 // many statements it makes (default 400), and the run stops early after PGRANGE_RANDOM_SECONDS
@@ -20,6 +21,7 @@
 
 #include "tests/support/differential.hpp"
 #include "tests/support/differential_setup.hpp"
+#include "tests/support/index_entries.hpp"
 #include "tests/support/proxy_process.hpp"
 #include "tests/support/shard_cluster.hpp"
 #include "tests/support/statement_file.hpp"
@@ -31,7 +33,8 @@ namespace {
 
 /// r1: ids 1-200 split at 40, 90, 150 (s1, s2, s3, s1); r2: ids 1-200 split at 25, 70, 120, 170
 /// (s2, s3, s1, s2, s3), r1_id pointing into r1 (NULL now and then); r3: ids 1-120 split at 60
-/// (s3, s1). So some rows with equal keys share a shard and most do not.
+/// (s3, s1). So some rows with equal keys share a shard and most do not. r2 has a global index
+/// on w (storing r1_id), split and spread too, whose entries are checked after every write.
 std::vector<Statement> setup_statements() {
   std::vector<std::string> sql = {
       "CREATE TABLE r1 (id int8 PRIMARY KEY, k int4, v text)",
@@ -39,6 +42,7 @@ std::vector<Statement> setup_statements() {
       "CREATE TABLE r2 (id int8 PRIMARY KEY, r1_id int8, w int4)",
       "INSERT INTO r2 SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE (g * 7) % 230 + 1 END, g % 11 "
       "FROM generate_series(1, 200) g",
+      "CREATE INDEX r2_w ON r2 (w) STORING (r1_id)",
       "CREATE TABLE r3 (id int8 PRIMARY KEY, tag text, n int4)",
       "INSERT INTO r3 SELECT g, 't' || (g % 5), CASE WHEN g % 9 = 0 THEN NULL ELSE g % 23 END "
       "FROM generate_series(1, 120) g",
@@ -68,6 +72,8 @@ std::vector<Statement> range_statements() {
       "ALTER TABLE r3 SPLIT AT VALUES (60)",
       "place r3 (1) s3",
       "place r3 (60) s1",
+      "ALTER INDEX r2@r2_w SPLIT AT VALUES (4), (8)",
+      "ALTER INDEX r2@r2_w SCATTER",
   };
   std::vector<Statement> out;
   for (auto& s : sql) {
@@ -312,6 +318,16 @@ TEST(RandomWriteTest, RandomWritesOverTablesSplitDifferentlyWriteLikePostgres) {
   for (PGconn* c : {p.get(), r.get()}) pq_exec(c, "SET lock_timeout = '5s'");
   WriteComparer comparer(p.get(), r.get(), reference_tables(r.get()));
   ASSERT_EQ(comparer.compare_tables(), "") << "the tables differ after set-up";
+  std::vector<PgConnPtr> direct;
+  std::vector<PGconn*> shards;
+  for (int i = 0; i < cluster->size(); ++i) {
+    direct.push_back(cluster->direct(i));
+    shards.push_back(direct.back().get());
+  }
+  IndexEntryCheck index(shards);
+  ASSERT_EQ(index.indexes(), std::vector<std::string>{"r2@r2_w"});
+  ASSERT_EQ(index.check(), "") << "the index differs from its rows after set-up";
+  comparer.add_check([&index] { return index.check(); });
 
   WriteGenerator generate(seed);
   std::mt19937_64 protocol(seed ^ 0x9e3779b97f4a7c15ULL);
