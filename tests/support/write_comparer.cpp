@@ -89,8 +89,9 @@ WriteComparer::Verdict WriteComparer::run(const std::string& sql, const std::str
   if (!status.empty()) differences += "\n  transaction status: " + status;
   std::string tables = compare_tables();
   if (!tables.empty()) {
-    differences +=
-        v.statement.refused ? "\n  the refused statement changed rows:" + tables : tables;
+    differences += v.statement.refused
+                       ? "\n  the tables differ after the refused statement:" + tables
+                       : tables;
   }
   for (auto& check : checks_) differences += check();
   if (differences.empty()) {
