@@ -99,8 +99,9 @@ WriteComparer::Verdict WriteComparer::run(const std::string& sql, const std::str
   } else {
     v.kind = Verdict::kMismatched;
     v.differences = differences;
-    if (v.statement.refused)
+    if (v.statement.refused) {
       v.differences = "\n  refused: " + v.statement.got.message + differences;
+    }
   }
   return v;
 }
