@@ -714,7 +714,15 @@ struct Touch {
   /// other relation it reads must be whole on every shard it runs on.
   bool driver = false;
   const sql::Condition* where = nullptr;  ///< what narrows it, if anything
+  /// Not a relation: state that lives on this one shard (pool index), such as sequences.
+  int home_shard = -1;
 };
+
+/// Whether a function call reads or advances a sequence.
+bool is_sequence_function(const sql::TableRef& f) {
+  if (!f.schema.empty() && f.schema != "pg_catalog") return false;
+  return f.name == "nextval" || f.name == "currval" || f.name == "setval" || f.name == "lastval";
+}
 
 constexpr int kMaxReaderDepth = 8;
 
@@ -831,7 +839,19 @@ std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo&
       add_touch(view, out, std::move(t), 0);
     }
   }
-  for (const sql::TableRef& f : s.functions) add_function_touches(view, out, f.schema, f.name, 0);
+  for (const sql::TableRef& f : s.functions) {
+    if (is_sequence_function(f) && !view.shards().empty()) {
+      // Every shard has each sequence, but only the first one's counts: others would hand
+      // out the same numbers again.
+      Touch t;
+      t.name = f.name + "()";
+      t.construct = "sequence function " + f.name + "()";
+      t.home_shard = 0;
+      out.push_back(std::move(t));
+      continue;
+    }
+    add_function_touches(view, out, f.schema, f.name, 0);
+  }
   return out;
 }
 
@@ -842,6 +862,12 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
                            const std::vector<int>& shards) {
   std::string names;
   for (int i : shards) names += (names.empty() ? "\"" : ", \"") + view.shard_name(i) + "\"";
+  if (side.home_shard >= 0) {
+    return not_supported(side.construct + " in a statement over other shards (" + names +
+                         ") is not supported yet")
+        .with_detail("Sequences count on shard \"" + view.shard_name(side.home_shard) + "\" only.")
+        .with_hint("call it in a statement of its own, and use the value it returns");
+  }
   if (unmanaged) {
     std::string rel = side.schema.empty() ? side.name : side.schema + "." + side.name;
     return not_supported("relation \"" + rel + "\" (" + side.construct +
@@ -888,6 +914,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     for (const Touch& touch : touches) {
       const TableDescriptor* t = touch.table;
       if (t == nullptr) {
+        if (touch.home_shard >= 0) mine.push_back(touch.home_shard);
         if (!touch.driver && side == nullptr) side = &touch;
         continue;
       }
@@ -1150,9 +1177,19 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     return route;
   }
   if (s.kind != sql::StatementKind::kSelect) {
+    // Name what makes the statement impossible to split up by shard.
+    std::string what = std::string(kind_name(s)) + " touching several shards";
+    std::string why = ": it could not be applied atomically";
+    if (s.kind == sql::StatementKind::kInsert) {
+      what = !s.insert_values ? "INSERT … SELECT or DEFAULT VALUES over several shards"
+                              : "INSERT … VALUES whose key a DEFAULT or an expression gives, "
+                                "over several shards";
+      why = ": the rows' keys are known only once they are made";
+    } else if (!s.relations.empty() && s.relations.front().target) {
+      what = s.relations.front().construct + " over several shards";
+    }
     route.refusal = Error::make(sqlstate::kFeatureNotSupported,
-                                std::string(kind_name(s)) + " touching several shards (" + names() +
-                                    ") is not supported yet: it could not be applied atomically")
+                                what + " (" + names() + ") is not supported yet" + why)
                         .with_hint(s.kind == sql::StatementKind::kInsert
                                        ? "insert the rows of each shard with a statement of its "
                                          "own (SHOW RANGE FROM TABLE … FOR ROW tells where a row "
