@@ -93,6 +93,28 @@ std::string raise_sql(const Error& e) {
 
 using sql::quote_ident;
 
+/// currval() and lastval() answer what this session's nextval() gave last. Between transactions
+/// a pooled connection may have served another client since: outside a transaction block they
+/// are right only after a nextval()/setval() in the same query string (its one connection).
+std::optional<Error> session_sequence_refusal(const std::vector<sql::StatementInfo>& infos) {
+  bool advanced = false;
+  for (const sql::StatementInfo& s : infos) {
+    bool session_value = false;
+    for (const sql::TableRef& f : s.functions) {
+      if (!f.schema.empty() && f.schema != "pg_catalog") continue;
+      if (f.name == "nextval" || f.name == "setval") advanced = true;
+      if (f.name == "currval" || f.name == "lastval") session_value = true;
+    }
+    if (session_value && !advanced) {
+      return not_supported(
+          "currval() and lastval() outside a transaction block are not supported with "
+          "transaction pooling: the connection's last nextval() may have been another client's",
+          "call nextval() and currval() in one transaction block, or use INSERT … RETURNING");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
@@ -264,6 +286,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
+  if (transaction_pooling_ && !in_block && !pinned()) {
+    if (auto e = session_sequence_refusal(infos)) return refuse_with(std::move(*e));
+  }
   p.route = routing::route_statements(*view, infos, params);
   if (type == 'P') {
     // Parse only prepares: the Bind routes, with its parameter values. A statement that needs

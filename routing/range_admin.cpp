@@ -15,6 +15,7 @@
 #include "routing/pretty_key.hpp"
 #include "routing/range_data.hpp"
 #include "routing/router.hpp"
+#include "routing/schema_catalog.hpp"
 #include "routing/shard_unique_index.hpp"
 
 namespace pgrange::routing {
@@ -131,12 +132,28 @@ std::string dsn_without_password(const std::string& dsn) {
   return out;
 }
 
-bool reachable(const std::string& dsn) {
+/// What SHOW SHARDS tells of one shard: whether it answers, and the digest of its schema.
+struct ShardProbe {
+  bool reachable = false;
+  std::optional<std::string> schema_digest;
+};
+
+ShardProbe probe(const std::string& dsn) {
+  ShardProbe out;
   std::string conninfo = dsn + " connect_timeout=2";
   PGconn* c = PQconnectdb(conninfo.c_str());
-  bool ok = c != nullptr && PQstatus(c) == CONNECTION_OK;
+  out.reachable = c != nullptr && PQstatus(c) == CONNECTION_OK;
+  if (out.reachable) {
+    PGresult* r = PQexec(c, schema_digest_sql().c_str());
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+      out.schema_digest = PQgetvalue(r, 0, 0);
+    } else {
+      spdlog::warn("SHOW SHARDS: describing the schema failed: {}", PQerrorMessage(c));
+    }
+    PQclear(r);
+  }
   if (c) PQfinish(c);
-  return ok;
+  return out;
 }
 
 const ShardRecord* find_shard(const ClusterView& view, std::string_view name) {
@@ -874,11 +891,9 @@ Result<ResultSet> RangeAdmin::show_range_for_row(const sql::AdminStatement& stmt
 Result<ResultSet> RangeAdmin::show_shards() {
   auto view = control_.view();
   ResultSet rs;
-  rs.columns = {{"name", type_oid::kText},
-                {"dsn", type_oid::kText},
-                {"reachable", type_oid::kBool},
-                {"ranges", type_oid::kInt8},
-                {"tables", type_oid::kInt8}};
+  rs.columns = {{"name", type_oid::kText},      {"dsn", type_oid::kText},
+                {"reachable", type_oid::kBool}, {"ranges", type_oid::kInt8},
+                {"tables", type_oid::kInt8},    {"schema_digest", type_oid::kText}};
   std::vector<const ShardRecord*> shards;
   for (const ShardRecord& s : view->shards()) shards.push_back(&s);
   std::sort(shards.begin(), shards.end(), [&](auto* a, auto* b) {
@@ -899,9 +914,10 @@ Result<ResultSet> RangeAdmin::show_shards() {
         }
       }
     }
+    ShardProbe shard = probe(s->dsn);
     rs.rows.push_back({s->name, dsn_without_password(s->dsn),
-                       std::string(reachable(s->dsn) ? "t" : "f"), std::to_string(nranges),
-                       std::to_string(tables.size())});
+                       std::string(shard.reachable ? "t" : "f"), std::to_string(nranges),
+                       std::to_string(tables.size()), shard.schema_digest});
   }
   rs.tag = "SELECT " + std::to_string(rs.rows.size());
   return rs;

@@ -6,28 +6,15 @@
 // their own rows only are refused until it is made global.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "tests/support/shard_cluster.hpp"
+#include "tests/support/side_by_side.hpp"
 
 namespace pgrange::testing {
 namespace {
-
-/// A statement's outcome as text: its rows, or its error with SQLSTATE, message and detail.
-std::string outcome(const SqlResult& r) {
-  if (!r.ok()) {
-    return "ERROR " + r.sqlstate + ": " + r.message + (r.detail.empty() ? "" : "\nDETAIL: ") +
-           r.detail + "\n";
-  }
-  std::string out;
-  for (const auto& row : r.rows) {
-    for (size_t i = 0; i < row.size(); ++i) out += (i > 0 ? "|" : "") + row[i];
-    out += "\n";
-  }
-  return out;
-}
 
 class UniqueConstraintTest : public ::testing::Test {
  protected:
@@ -42,43 +29,13 @@ class UniqueConstraintTest : public ::testing::Test {
     delete cluster_;
     cluster_ = nullptr;
   }
-  void SetUp() override {
-    c_ = cluster_->client();
-    ref_ = cluster_->reference();
-  }
+  void SetUp() override { sbs_.emplace(*cluster_); }
 
-  /// Runs `sql` through pgrange and on the reference: the same rows, or the same error.
-  void same(const std::string& sql) {
-    SCOPED_TRACE(sql);
-    std::string got = outcome(pq_exec(c_.get(), sql));
-    std::string want = outcome(pq_exec(ref_.get(), sql));
-    EXPECT_EQ(got, want) << first_difference(got, want);
-  }
-  /// The table's rows through pgrange are the reference's.
-  void same_contents(const std::string& table) { same("SELECT * FROM " + table + " ORDER BY 1"); }
-
-  /// A statement through pgrange that must succeed.
-  void ok(const std::string& sql) {
-    SqlResult r = pq_exec(c_.get(), sql);
-    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
-  }
-  /// A statement through pgrange that pgrange refuses with 0A000; its message.
-  std::string refused(const std::string& sql) {
-    SqlResult r = pq_exec(c_.get(), sql);
-    EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << outcome(r);
-    return r.message;
-  }
-  /// Splits the table at the ids and spreads its ranges over the shards.
-  void spread(const std::string& table, const std::string& at) {
-    ASSERT_EQ(cluster_->run_setup({"ALTER TABLE " + table + " SPLIT AT VALUES " + at,
-                                   "ALTER TABLE " + table + " SCATTER"}),
-              "");
-    // Every shard holds a range of it.
-    SqlResult ranges = pq_exec(c_.get(), "SHOW RANGES FROM TABLE " + table);
-    std::set<std::string> shards;
-    for (const auto& row : ranges.rows) shards.insert(row[3]);
-    EXPECT_EQ(shards.size(), 3u) << outcome(ranges);
-  }
+  void same(const std::string& sql) { sbs_->same(sql); }
+  void same_contents(const std::string& table) { sbs_->same_contents(table); }
+  void ok(const std::string& sql) { sbs_->ok(sql); }
+  std::string refused(const std::string& sql) { return sbs_->refused(sql); }
+  void spread(const std::string& table, const std::string& at) { sbs_->spread(table, at); }
   /// How many shards have a constraint of that name on the table.
   int shards_with_constraint(const std::string& table, const std::string& name) {
     int n = 0;
@@ -100,8 +57,7 @@ class UniqueConstraintTest : public ::testing::Test {
   }
 
   static ShardCluster* cluster_;
-  PgConnPtr c_{nullptr, PQfinish};
-  PgConnPtr ref_{nullptr, PQfinish};
+  std::optional<SideBySide> sbs_;
 };
 
 ShardCluster* UniqueConstraintTest::cluster_ = nullptr;
@@ -136,8 +92,8 @@ TEST_F(UniqueConstraintTest, CreateTableConstraintsHoldAcrossShards) {
     // (PostgreSQL's physical order; here the order the shards answer): the DETAIL may differ.
     const std::string swap =
         "UPDATE p SET email = CASE id WHEN 1 THEN 'b@x' ELSE 'a@x' END WHERE id IN (1, 150)";
-    SqlResult got = pq_exec(c_.get(), swap);
-    SqlResult want = pq_exec(ref_.get(), swap);
+    SqlResult got = pq_exec(sbs_->pgrange(), swap);
+    SqlResult want = pq_exec(sbs_->reference(), swap);
     EXPECT_EQ(got.sqlstate, want.sqlstate);
     EXPECT_EQ(got.message, want.message);
     EXPECT_EQ(want.sqlstate, "23505");
@@ -146,8 +102,8 @@ TEST_F(UniqueConstraintTest, CreateTableConstraintsHoldAcrossShards) {
   same("UPDATE p SET email = 'b@x' WHERE id = 1");
   same_contents("p");
   // COPY with a value another shard holds: the whole COPY fails.
-  for (PGconn* conn : {c_.get(), ref_.get()}) {
-    SCOPED_TRACE(conn == c_.get() ? "pgrange" : "reference");
+  for (PGconn* conn : {sbs_->pgrange(), sbs_->reference()}) {
+    SCOPED_TRACE(conn == sbs_->pgrange() ? "pgrange" : "reference");
     ASSERT_EQ(take_result(PQexec(conn, "COPY p (id, email, code) FROM STDIN"), conn).status,
               PGRES_COPY_IN);
     std::string data = "20\tf@x\tc20\n120\tg@x\tc120\n220\te@x\tc220\n";
@@ -189,7 +145,7 @@ TEST_F(UniqueConstraintTest, AddConstraintOverExistingRows) {
     EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM pg_class WHERE relname = '" +
                                       std::string(name) + "'"),
               (std::vector<std::string>{"0", "0", "0"}));
-    EXPECT_FALSE(pq_exec(c_.get(), "SHOW RANGES FROM INDEX q@" + std::string(name)).ok());
+    EXPECT_FALSE(pq_exec(sbs_->pgrange(), "SHOW RANGES FROM INDEX q@" + std::string(name)).ok());
   }
   same("INSERT INTO q VALUES (2, 'c@x', 9, 9)");  // no constraint was left
   same("DELETE FROM q WHERE id IN (2, 250)");
@@ -216,10 +172,10 @@ TEST_F(UniqueConstraintTest, AddConstraintOverExistingRows) {
   EXPECT_NE(refused("ALTER TABLE q ADD UNIQUE (y)").find("ADD CONSTRAINT … UNIQUE"),
             std::string::npos);
   ok("ROLLBACK");
-  SqlResult ext = take_result(PQexecParams(c_.get(), "ALTER TABLE q ADD UNIQUE (y)", 0, nullptr,
-                                           nullptr, nullptr, nullptr, 0),
-                              c_.get());
-  EXPECT_EQ(ext.sqlstate, "0A000") << outcome(ext);
+  SqlResult ext = take_result(PQexecParams(sbs_->pgrange(), "ALTER TABLE q ADD UNIQUE (y)", 0,
+                                           nullptr, nullptr, nullptr, nullptr, 0),
+                              sbs_->pgrange());
+  EXPECT_EQ(ext.sqlstate, "0A000") << outcome_text(ext);
   EXPECT_NE(refused("ALTER TABLE q ADD COLUMN z int UNIQUE").find("ADD COLUMN"), std::string::npos);
   EXPECT_NE(refused("ALTER TABLE q ADD UNIQUE (y), ADD COLUMN z int").find("other subcommands"),
             std::string::npos);
@@ -253,7 +209,7 @@ TEST_F(UniqueConstraintTest, RefusedWhenDeclaredAndOrdinaryWithTheKey) {
   EXPECT_NE(m.find("t_inet_addr_key"), std::string::npos) << m;
   EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM pg_class WHERE relname = 't_inet'"),
             (std::vector<std::string>{"0", "0", "0"}));
-  EXPECT_FALSE(pq_exec(c_.get(), "SHOW RANGES FROM TABLE t_inet").ok());
+  EXPECT_FALSE(pq_exec(sbs_->pgrange(), "SHOW RANGES FROM TABLE t_inet").ok());
   same("CREATE TABLE t_inet (id int PRIMARY KEY, addr inet, UNIQUE (addr, id))");
   refused("CREATE TABLE d (id int PRIMARY KEY, v int UNIQUE DEFERRABLE INITIALLY DEFERRED)");
   refused("CREATE TABLE d (id int PRIMARY KEY, v int, UNIQUE (v) WITH (fillfactor = 70))");
@@ -292,17 +248,17 @@ TEST_F(UniqueConstraintTest, SpreadingIsRefusedWhileShardsEnforceOnTheirOwnRows)
   ok("ALTER TABLE u SPLIT AT VALUES (100), (200)");
   std::string m = refused("ALTER TABLE u SCATTER");
   EXPECT_NE(m.find("UNIQUE constraint \"u_email_key\""), std::string::npos) << m;
-  SqlResult hint = pq_exec(c_.get(), "ALTER TABLE u SCATTER");
+  SqlResult hint = pq_exec(sbs_->pgrange(), "ALTER TABLE u SCATTER");
   EXPECT_EQ(hint.hint,
             "drop the constraint and add it again (ALTER TABLE u DROP CONSTRAINT u_email_key, "
             "then ALTER TABLE u ADD CONSTRAINT u_email_key UNIQUE (email)): pgrange then makes "
             "it a global index, enforced across shards");
-  SqlResult ranges = pq_exec(c_.get(), "SHOW RANGES FROM TABLE u");
+  SqlResult ranges = pq_exec(sbs_->pgrange(), "SHOW RANGES FROM TABLE u");
   ASSERT_EQ(ranges.rows.size(), 3u);
   std::string other = ranges.at(1, 3) == "s1" ? "s2" : "s1";
   SqlResult moved =
-      pq_exec(c_.get(), "ALTER RANGE " + ranges.at(1, 2) + " RELOCATE TO '" + other + "'");
-  EXPECT_EQ(moved.sqlstate, "0A000") << outcome(moved);
+      pq_exec(sbs_->pgrange(), "ALTER RANGE " + ranges.at(1, 2) + " RELOCATE TO '" + other + "'");
+  EXPECT_EQ(moved.sqlstate, "0A000") << outcome_text(moved);
   same_contents("u");
   // What the message says to do makes it global; then the unique index is in the way.
   same("ALTER TABLE u DROP CONSTRAINT u_email_key");

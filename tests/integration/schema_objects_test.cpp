@@ -1,0 +1,286 @@
+// Schema objects, views and SQL functions through pgrange over three real PostgreSQL 15 shards,
+// against one plain PostgreSQL (database "ref" on the first server) running the same statements:
+// DDL of every kind of schema object lands on every shard alike (the shards' catalogs compared
+// line by line, and SHOW SHARDS' digests); the objects work on tables spread over the shards; a
+// statement that reads a view, calls an SQL function or reads another table is placed by what
+// it really reads, and refused (0A000, naming the construct) when a shard would see only part of
+// a table — never run on part of it.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "routing/schema_catalog.hpp"
+#include "tests/support/side_by_side.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+class SchemaObjectsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options o;
+    o.databases = {"app", "ref"};
+    cluster_ = ShardCluster::start(o).release();
+    // a split at 50 and 75, b at 20 and 50: related rows mostly on different shards.
+    SideBySide s(*cluster_);
+    for (const char* sql :
+         {"CREATE TABLE a (id int8 PRIMARY KEY, v text, n int)",
+          "CREATE TABLE b (id int8 PRIMARY KEY, w text)",
+          "CREATE TABLE u (id int8, x text)",  // no key: unsharded, on one shard
+          "INSERT INTO a SELECT g, 'a' || g, g % 7 FROM generate_series(1, 100) g",
+          "INSERT INTO b SELECT g, 'b' || g FROM generate_series(1, 100) g",
+          "INSERT INTO u SELECT g, 'u' || g FROM generate_series(1, 5) g"}) {
+      s.both(sql);
+    }
+    s.spread("a", "(50), (75)");
+    s.spread("b", "(20), (50)");
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { s_.emplace(*cluster_); }
+
+  /// The schema each shard holds, as lines; a failure names the first shard that differs from
+  /// the first one.
+  void shards_hold_the_same_schema() {
+    std::vector<std::vector<std::string>> lines;
+    for (int i = 0; i < cluster_->size(); ++i) {
+      auto c = cluster_->direct(i);
+      SqlResult r = pq_exec(c.get(), routing::schema_lines_sql());
+      ASSERT_TRUE(r.ok()) << "shard " << i + 1 << ": " << r.message;
+      std::vector<std::string> l;
+      for (const auto& row : r.rows) l.push_back(row.at(0));
+      lines.push_back(std::move(l));
+    }
+    for (int i = 1; i < cluster_->size(); ++i) {
+      std::string a, b;
+      for (const auto& l : lines[0]) a += l + "\n";
+      for (const auto& l : lines[static_cast<size_t>(i)]) b += l + "\n";
+      EXPECT_EQ(a, b) << "shard s" << i + 1
+                      << " holds another schema than s1: " << first_difference(a, b);
+    }
+    // SHOW SHARDS says the same: one digest for all.
+    SqlResult shards = pq_exec(s_->pgrange(), "SHOW SHARDS");
+    ASSERT_TRUE(shards.ok()) << shards.message;
+    std::set<std::string> digests;
+    for (const auto& row : shards.rows) digests.insert(row.at(5));
+    EXPECT_EQ(digests.size(), 1u) << outcome_text(shards);
+    EXPECT_EQ(digests.count("<null>"), 0u) << outcome_text(shards);
+  }
+
+  static ShardCluster* cluster_;
+  std::optional<SideBySide> s_;
+};
+
+ShardCluster* SchemaObjectsTest::cluster_ = nullptr;
+
+TEST_F(SchemaObjectsTest, SchemaDdlRunsOnEveryShard) {
+  for (const char* sql : {
+           "CREATE SCHEMA other",
+           "CREATE TYPE mood AS ENUM ('sad', 'ok')",
+           "ALTER TYPE mood ADD VALUE 'happy'",
+           "CREATE TYPE pair AS (l int, r text)",
+           "CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
+           "CREATE SEQUENCE other.seq START 10",
+           "CREATE FUNCTION twice(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT 2 * $1'",
+           "CREATE FUNCTION shout(text) RETURNS text LANGUAGE plpgsql AS "
+           "$$BEGIN RETURN upper($1) || '!'; END$$",
+           "CREATE PROCEDURE noop() LANGUAGE sql AS $$ SELECT 1 $$",
+           "CREATE VIEW va AS SELECT id, v FROM a WHERE n > 2",
+           "CREATE FUNCTION stamp() RETURNS trigger LANGUAGE plpgsql AS "
+           "$$BEGIN NEW.w := NEW.w || '*'; RETURN NEW; END$$",
+           "CREATE TRIGGER stamp_b BEFORE UPDATE OF w ON b FOR EACH ROW EXECUTE FUNCTION stamp()",
+           "COMMENT ON TABLE a IS 'the a table'",
+           "COMMENT ON COLUMN a.v IS 'a value'",
+           "GRANT SELECT ON a TO PUBLIC",
+           "CREATE POLICY only_small ON u USING (id < 100)",
+           "CREATE EXTENSION IF NOT EXISTS pgcrypto",
+           "CREATE INDEX a_n ON a (n) WITH (local = true)",
+           "ALTER SEQUENCE other.seq INCREMENT BY 5",
+           "ALTER VIEW va RENAME TO va2",
+           "ALTER VIEW va2 RENAME TO va",
+           "ALTER FUNCTION twice(int) STABLE",
+           "DROP TRIGGER stamp_b ON b",
+           "DROP PROCEDURE noop()",
+       }) {
+    SCOPED_TRACE(sql);
+    s_->ok(sql);
+    shards_hold_the_same_schema();
+  }
+  // The check can fail: a domain made on one shard behind pgrange's back shows.
+  auto direct = cluster_->direct(1);
+  ASSERT_TRUE(pq_exec(direct.get(), "CREATE DOMAIN stray AS int").ok());
+  SqlResult shards = pq_exec(s_->pgrange(), "SHOW SHARDS");
+  std::set<std::string> digests;
+  for (const auto& row : shards.rows) digests.insert(row.at(5));
+  EXPECT_EQ(digests.size(), 2u) << outcome_text(shards);
+  ASSERT_TRUE(pq_exec(direct.get(), "DROP DOMAIN stray").ok());
+  shards_hold_the_same_schema();
+}
+
+TEST_F(SchemaObjectsTest, ObjectsWorkOnTablesSpreadOverShards) {
+  for (const char* sql :
+       {"CREATE TYPE color AS ENUM ('red', 'green', 'blue')",
+        "CREATE DOMAIN qty AS int CHECK (VALUE >= 0)",
+        "CREATE FUNCTION plus1(int) RETURNS int LANGUAGE sql AS 'SELECT $1 + 1'",
+        "CREATE TABLE tc (id int8 PRIMARY KEY, c color, q qty)",
+        "INSERT INTO tc SELECT g, (ARRAY['red','green','blue'])[g % 3 + 1]::color, "
+        "g FROM generate_series(1, 60) g"}) {
+    s_->both(sql);
+  }
+  s_->spread("tc", "(20), (40)");
+  s_->same("SELECT id, c, q, plus1(q) FROM tc WHERE c = 'green' ORDER BY id");
+  s_->same("SELECT count(*) FROM tc WHERE c <> 'red'");
+  s_->same("SELECT id, c FROM tc WHERE id IN (5, 25, 45) ORDER BY id");
+  s_->same("UPDATE tc SET q = plus1(q) WHERE c = 'blue'");
+  s_->same_contents("tc");
+  // The domain's CHECK holds on every shard.
+  s_->same("INSERT INTO tc VALUES (55, 'red', -1)");
+  s_->same("UPDATE tc SET q = -5 WHERE id = 59");
+  // An ORDER BY on the enum is no value pgrange compares: refused, not merged wrongly.
+  s_->refused("SELECT id FROM tc ORDER BY c, id LIMIT 5");
+}
+
+TEST_F(SchemaObjectsTest, SequencesCountOnTheFirstShard) {
+  s_->both("CREATE SEQUENCE s_seq");
+  // nextval() in a statement of its own (or with rows on the first shard) goes to one place.
+  for (int i = 0; i < 3; ++i) s_->same("SELECT nextval('s_seq')");
+  // currval() is the session's: through transaction pooling only within the transaction (or
+  // query string) that called nextval() on that connection.
+  s_->refused("SELECT currval('s_seq')");
+  s_->same("SELECT nextval('s_seq'), currval('s_seq')");
+  s_->same("BEGIN");
+  s_->same("SELECT nextval('s_seq')");
+  s_->same("SELECT currval('s_seq'), lastval()");
+  s_->same("COMMIT");
+  // With rows elsewhere it would use another shard's sequence: refused.
+  std::string m = s_->refused("UPDATE a SET n = nextval('s_seq') WHERE id = 77");
+  EXPECT_NE(m.find("sequence function nextval()"), std::string::npos) << m;
+  s_->same("SELECT nextval('s_seq')");
+}
+
+TEST_F(SchemaObjectsTest, ViewsAreReadAsTheirQuery) {
+  for (const char* sql : {"CREATE VIEW vb AS SELECT id, w FROM b",
+                          "CREATE VIEW vb_odd AS SELECT * FROM vb WHERE id % 2 = 1",
+                          "CREATE VIEW vab AS SELECT a.id, v, w FROM a JOIN b ON a.id = b.id",
+                          "CREATE VIEW vu AS SELECT * FROM u",
+                          "CREATE VIEW vcount AS "
+                          "SELECT count(*) AS n FROM b"}) {
+    s_->both(sql);
+  }
+  // A plain view of one table spreads like it: concatenated, counted, merged.
+  s_->same("SELECT count(*) FROM vb");
+  s_->same("SELECT * FROM vb WHERE id BETWEEN 18 AND 22 ORDER BY id");
+  s_->same("SELECT * FROM vb ORDER BY id DESC LIMIT 3");
+  s_->same("SELECT count(*) FROM vb_odd");
+  s_->same("SELECT max(w), min(id) FROM vb");
+  s_->refused("SELECT w, count(*) FROM vb GROUP BY w");
+  // Views of an unsharded table go where it is.
+  s_->same("SELECT * FROM vu ORDER BY id");
+  // Anything else over tables spread across shards: refused, naming the view.
+  std::string m = s_->refused("SELECT * FROM vab WHERE id = 5");
+  EXPECT_NE(m.find("view \"vab\""), std::string::npos) << m;
+  m = s_->refused("SELECT * FROM vcount");
+  EXPECT_NE(m.find("view \"vcount\""), std::string::npos) << m;
+  m = s_->refused("UPDATE a SET n = (SELECT n FROM vcount) WHERE id = 1");
+  EXPECT_NE(m.find("vcount"), std::string::npos) << m;
+  // Writes through a view of a spread table are not split up by pgrange.
+  s_->refused("UPDATE vb SET w = 'x' WHERE id = 3");
+  s_->same_contents("b");
+  // A materialized view would hold each shard's own rows only.
+  s_->refused("CREATE MATERIALIZED VIEW mb AS SELECT count(*) FROM b");
+  s_->both("CREATE MATERIALIZED VIEW mconst AS SELECT 42 AS answer");
+  s_->ok("REFRESH MATERIALIZED VIEW mconst");
+  s_->same("SELECT * FROM mconst");
+}
+
+TEST_F(SchemaObjectsTest, SqlFunctionsAreReadThroughTheirBodies) {
+  for (const char* sql :
+       {"CREATE FUNCTION b_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM b'",
+        "CREATE FUNCTION u_label(int8) RETURNS text LANGUAGE sql BEGIN ATOMIC SELECT x FROM u "
+        "WHERE id = $1; END",
+        "CREATE FUNCTION indirect() RETURNS bigint LANGUAGE sql AS 'SELECT b_count()'",
+        "CREATE FUNCTION bump(int8) RETURNS void LANGUAGE sql AS "
+        "'UPDATE b SET w = w || ''+'' WHERE id = $1'"}) {
+    s_->both(sql);
+  }
+  // What b_count() reads is spread over the shards: every call is refused, directly or not.
+  std::string m = s_->refused("SELECT b_count()");
+  EXPECT_NE(m.find("function b_count()"), std::string::npos) << m;
+  s_->refused("SELECT indirect()");
+  s_->refused("UPDATE a SET n = b_count() WHERE id = 1");
+  s_->refused("SELECT id, b_count() FROM a WHERE id = 60");
+  // What u_label() reads is on one shard: a statement there runs, elsewhere it is refused.
+  s_->same("SELECT u_label(3)");
+  s_->refused("UPDATE a SET v = u_label(2) WHERE id BETWEEN 1 AND 100");
+  // A function that writes b, called with b's rows on other shards than the statement's.
+  s_->refused("SELECT bump(id) FROM a WHERE id = 60");
+  s_->same_contents("b");
+  // Functions in other languages are not read: they run where the statement runs.
+  s_->both(
+      "CREATE FUNCTION plpgsql_id(int) RETURNS int LANGUAGE plpgsql AS "
+      "$$BEGIN RETURN $1; END$$");
+  s_->same("SELECT id, plpgsql_id(n) FROM a WHERE id > 95 ORDER BY id");
+}
+
+TEST_F(SchemaObjectsTest, WritesThatReadAnotherTableRunOnlyWhereItIsWhole) {
+  // Over several shards, each would read only its own part of b: refused, naming how.
+  struct Refusal {
+    const char* sql;
+    const char* construct;
+  };
+  for (const Refusal& r : std::vector<Refusal>{
+           {"UPDATE a SET v = 'x' FROM b WHERE a.id = b.id AND b.id < 30", "UPDATE … FROM"},
+           {"UPDATE a SET v = (SELECT w FROM b WHERE b.id = a.id) WHERE a.id < 3", "subquery"},
+           {"DELETE FROM a WHERE id IN (SELECT id FROM b WHERE id BETWEEN 30 AND 32)", "subquery"},
+           {"UPDATE a SET v = 'e' WHERE EXISTS (SELECT 1 FROM b WHERE b.id = a.id AND b.id = 40)",
+            "subquery"},
+           {"WITH x AS (SELECT id FROM b WHERE id = 41) UPDATE a SET v = 'c' FROM x "
+            "WHERE a.id = x.id",
+            "WITH"},
+           {"DELETE FROM a USING b WHERE a.id = b.id AND b.w = 'b7'", "DELETE … USING"},
+           {"INSERT INTO a SELECT id + 1000, w, 0 FROM b WHERE id < 5", "INSERT … SELECT"},
+           {"UPDATE a SET n = (SELECT count(*) FROM u)", "subquery"},
+           {"UPDATE a SET n = 0 WHERE id IN (SELECT id FROM a WHERE v = 'a3')", "subquery"},
+       }) {
+    std::string m = s_->refused(r.sql);
+    EXPECT_NE(m.find(r.construct), std::string::npos) << r.sql << ": " << m;
+  }
+  s_->same_contents("a");
+  // Where every relation's rows are on one shard, the same kinds of statement run there.
+  s_->same("UPDATE a SET v = 'x' FROM b WHERE a.id = b.id AND a.id = 5 AND b.id = 5");
+  s_->same("UPDATE a SET v = (SELECT w FROM b WHERE id = 10) WHERE id = 10");
+  s_->same("DELETE FROM a USING b WHERE a.id = 80 AND b.id = 80 AND b.w = 'b80'");
+  s_->same("INSERT INTO a VALUES (7000, (SELECT w FROM b WHERE id = 75), 1)");
+  s_->same(
+      "UPDATE a SET n = n + 1 WHERE id > 10 AND EXISTS (SELECT 1 FROM b WHERE id > 5 AND id < 3)");
+  s_->same("SELECT a.v, b.w FROM a JOIN b ON a.id = b.id WHERE a.id = 5 AND b.id = 5");
+  s_->same_contents("a");
+  s_->same_contents("b");
+}
+
+TEST_F(SchemaObjectsTest, RowLocksOverSeveralShards) {
+  s_->same("SELECT id FROM a WHERE id BETWEEN 45 AND 55 ORDER BY id FOR UPDATE");
+  s_->same("SELECT id, v FROM a WHERE id > 95 FOR SHARE");
+  // Inside a block the locks hold until it ends, on every shard: another session waits.
+  ASSERT_TRUE(pq_exec(s_->pgrange(), "BEGIN").ok());
+  SqlResult locked = pq_exec(s_->pgrange(), "SELECT id FROM a WHERE id IN (1, 99) FOR UPDATE");
+  ASSERT_TRUE(locked.ok()) << locked.message;
+  EXPECT_EQ(locked.rows.size(), 2u);
+  auto other = cluster_->client();
+  SqlResult nowait = pq_exec(other.get(), "SELECT id FROM a WHERE id = 99 FOR UPDATE NOWAIT");
+  EXPECT_EQ(nowait.sqlstate, "55P03") << outcome_text(nowait);
+  SqlResult skipped = pq_exec(
+      other.get(), "SELECT id FROM a WHERE id IN (1, 2, 99) ORDER BY id FOR UPDATE SKIP LOCKED");
+  EXPECT_EQ(outcome_text(skipped), "2\n");
+  ASSERT_TRUE(pq_exec(s_->pgrange(), "COMMIT").ok());
+  // With LIMIT each shard would lock rows the merge drops: refused.
+  s_->refused("SELECT id FROM a ORDER BY id LIMIT 3 FOR UPDATE");
+}
+
+}  // namespace
+}  // namespace pgrange::testing
