@@ -6,11 +6,15 @@
 #include "sql/relation_uses.hpp"
 
 #include <gtest/gtest.h>
+#include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "sql/parse_node.hpp"
 #include "sql/statement_info.hpp"
+#include "tests/support/statement_file.hpp"
 
 namespace pgrange::sql {
 namespace {
@@ -198,6 +202,62 @@ TEST(RelationUsesTest, FunctionsCalledAnywhereAreListed) {
   ASSERT_TRUE(infos);
   std::vector<TableRef> want = {{"", "f"}, {"g", "h"}, {"", "k"}};
   EXPECT_EQ(infos->front().functions, want);
+}
+
+/// Every RangeVar under `m` that names a relation a statement reads or writes: not the names
+/// of FOR UPDATE OF (FROM items) or of SELECT INTO's new table, nor a CTE's name (any name the
+/// statement gives a CTE, unqualified).
+void every_range_var(const ProtobufCMessage* m, const std::vector<std::string>& ctes,
+                     std::vector<std::string>& out) {
+  if (m->descriptor == &pg_query__locking_clause__descriptor ||
+      m->descriptor == &pg_query__into_clause__descriptor) {
+    return;
+  }
+  if (m->descriptor == &pg_query__range_var__descriptor) {
+    const auto* rv = reinterpret_cast<const PgQuery__RangeVar*>(m);
+    bool cte =
+        rv->schemaname[0] == '\0' && std::find(ctes.begin(), ctes.end(), rv->relname) != ctes.end();
+    if (!cte) out.push_back(std::string(rv->schemaname) + "." + rv->relname);
+    return;
+  }
+  for_each_child(m, [&](const ProtobufCMessage* c) { every_range_var(c, ctes, out); });
+}
+
+void cte_names(const ProtobufCMessage* m, std::vector<std::string>& out) {
+  if (m->descriptor == &pg_query__common_table_expr__descriptor) {
+    out.emplace_back(reinterpret_cast<const PgQuery__CommonTableExpr*>(m)->ctename);
+  }
+  for_each_child(m, [&](const ProtobufCMessage* c) { cte_names(c, out); });
+}
+
+TEST(RelationUsesTest, EveryRelationOfTheDifferentialCorporaIsFound) {
+  // Whatever node types hold them, every relation of every statement the differential tests
+  // run (thousands, of every shape) is one of its relation uses.
+  size_t statements = 0, with_uses = 0;
+  for (const char* file : {"/tests/integration/differential/corpus.sql",
+                           "/tests/integration/differential_writes/corpus.sql"}) {
+    for (const testing::Statement& st :
+         testing::read_statements(std::string(PGRANGE_SOURCE_DIR) + file)) {
+      if (st.meta) continue;  // the test's own commands
+      auto tree = parse_tree(st.sql);
+      if (!tree) continue;  // the corpora's own syntax errors
+      for (size_t i = 0; i < (*tree)->n_stmts; ++i) {
+        const PgQuery__Node* stmt = (*tree)->stmts[i]->stmt;
+        std::vector<std::string> ctes, want, got;
+        cte_names(&stmt->base, ctes);
+        every_range_var(&stmt->base, ctes, want);
+        for (const RelationUse& u : relation_uses(stmt))
+          got.push_back(u.table.schema + "." + u.table.name);
+        std::sort(want.begin(), want.end());
+        std::sort(got.begin(), got.end());
+        ++statements;
+        with_uses += got.empty() ? 0 : 1;
+        EXPECT_EQ(got, want) << file << ":" << st.line;
+      }
+    }
+  }
+  EXPECT_GT(statements, 1800u);
+  EXPECT_GT(with_uses, 1500u);
 }
 
 }  // namespace
