@@ -227,7 +227,7 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
   }
   if (shard_error || error) {
     if (shard_error) {
-      MessageWriter(out).begin('E').bytes(*shard_error).end();
+      write_shard_error(out, *shard_error);
     } else {
       write_error(out, *error);
     }
@@ -387,7 +387,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     // An UPDATE of the key: rows move to the shards owning their new keys (client_key_move.cpp).
     KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
     if (answer.shard_error) {
-      MessageWriter(out).begin('E').bytes(*answer.shard_error).end();
+      write_shard_error(out, *answer.shard_error);
       c.failed = true;
       txn_status_ = 'E';
     } else if (answer.error) {
@@ -463,6 +463,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       std::string body;
       if (auto r = co_await conn.read_message(type, body); !r) {
         conn.mark_broken();
+        if (failed) break;  // after the shard's own error (a FATAL): that one says why
         reply_error(r.error());
         failed = true;
         break;
@@ -479,7 +480,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
                                                 "\" of a transaction over several shards lasted "
                                                 "2 s: it may be part of a deadlock across shards"));
             } else {
-              MessageWriter(out).begin('E').bytes(body).end();
+              write_shard_error(out, body);
             }
           }
           c.failed = true;

@@ -44,7 +44,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   std::optional<std::string> shard_error;
   auto finish = [&]() {
     if (shard_error) {
-      MessageWriter(out).begin('E').bytes(*shard_error).end();
+      write_shard_error(out, *shard_error);
     } else if (error) {
       write_error(out, *error);
     }
