@@ -637,10 +637,7 @@ awaitable<std::optional<Error>> ClientSession::start_query(BackendConnection& co
 
 awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& conn,
                                                              std::string request) {
-  std::string sync = state_sync_sql(conn);
-  if (!sync.empty()) {
-    if (auto r = co_await conn.run_simple(sync); !r) co_return r.error();
-  }
+  if (auto e = co_await sync_settings(conn)) co_return e;
   if (auto r = co_await conn.send(request); !r) co_return r.error();
   co_return std::nullopt;
 }

@@ -8,6 +8,7 @@
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
+#include "proxy/session_settings.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
 #include "sql/session_statement.hpp"
@@ -21,28 +22,6 @@ constexpr size_t kBatch = 64 * 1024;
 /// that clients retry).
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
 constexpr size_t kBacklog = 256 * 1024;
-
-/// The first word of a statement, lower case (leading blanks and comments skipped).
-std::string leading_word(std::string_view sql) {
-  size_t i = 0;
-  while (i < sql.size()) {
-    if (std::isspace(static_cast<unsigned char>(sql[i]))) {
-      ++i;
-    } else if (sql.substr(i, 2) == "--") {
-      i = std::min(sql.size(), sql.find('\n', i));
-    } else if (sql.substr(i, 2) == "/*") {
-      auto end = sql.find("*/", i + 2);
-      i = end == std::string_view::npos ? sql.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  std::string word;
-  for (; i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])); ++i) {
-    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
-  }
-  return word;
-}
 
 using sql::quote_ident;
 
@@ -342,7 +321,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     co_return true;
   }
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
-  std::string word = leading_word(text);
+  std::string word = sql::leading_keyword(text);
   if (word == "set" || word == "reset") {
     // SET, SET LOCAL, RESET, SET TRANSACTION …: on every part, and on the parts opened later.
     co_await run_on_every_part(info, text, ext != nullptr && ext->describe, out);
@@ -594,19 +573,8 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
   txn_effects_.clear();
   savepoints_.clear();
   // The session settings the block's SET and RESET leave behind where they stick.
-  std::map<std::string, std::string> after = desired_settings_;
-  for (const auto& e : effects) {
-    auto startup = startup_settings_.find(e.name);
-    if (e.kind == sql::SessionEffectKind::kSet) {
-      after[e.name] = e.statement;
-    } else if (e.kind == sql::SessionEffectKind::kReset && startup != startup_settings_.end()) {
-      after[e.name] = startup->second;
-    } else if (e.kind == sql::SessionEffectKind::kReset) {
-      after.erase(e.name);
-    } else if (e.kind == sql::SessionEffectKind::kResetAll) {
-      after = startup_settings_;
-    }
-  }
+  SessionSettings after = desired_settings_;
+  for (const auto& e : effects) apply_setting(after, e, startup_settings_);
   std::optional<Error> error = co_await end_transaction(parts, commit);
   bool committed = commit && !error;
   if (committed) apply_effects(effects, true);

@@ -209,6 +209,8 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
     }
     if (!r) {
       all_done = false;
+      // A connection whose rollback failed may still hold the transaction: never reused.
+      if (!part.prepared) part.broken = true;
       spdlog::warn("{} on shard {}: {} (recovery will finish it)", gid, part.conn->shard().name,
                    r.error().message);
     }
