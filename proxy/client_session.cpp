@@ -1446,7 +1446,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
     }
     if (forward) out.append(raw);
     in.consume(f.total_size);
-    if (f.type == 'Z' && can_release()) {
+    if (f.type == 'Z' && can_release() && !handover_requested_) {
       if (!in.empty()) conn.mark_broken();  // unexpected bytes after the end: don't reuse
       release = true;
       return;
@@ -1523,11 +1523,15 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
         asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
     if (ec) {
       if (closing_) break;
-      if (handover_requested_ && ec == asio::error::operation_aborted && pending_.empty()) {
-        // The coordinator of a transaction over several shards takes the backend over.
-        handover_requested_ = false;
-        handed_over_ = conn;
-        break;
+      if (handover_requested_ && ec == asio::error::operation_aborted) {
+        // The session takes the backend over (a coordinator, or a question of its own) once
+        // the replies still due have come.
+        if (pending_.empty()) {
+          handover_requested_ = false;
+          handed_over_ = conn;
+          break;
+        }
+        continue;
       }
       if (release_requested_ && ec == asio::error::operation_aborted) {
         release_requested_ = false;
@@ -1555,6 +1559,11 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     process_backend_messages(*conn, out, release);
     if (!out.empty()) channel_.send_view(out);
     if (release || conn->broken() || closing_) break;
+    if (handover_requested_ && pending_.empty()) {
+      handover_requested_ = false;
+      handed_over_ = conn;
+      break;
+    }
     if (channel_.failed()) {
       closing_ = true;
       break;
