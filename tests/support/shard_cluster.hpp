@@ -28,6 +28,9 @@ class ShardCluster {
     std::vector<std::string> databases = {"app"};
     /// Each shard's connection pool in pgrange.
     int pool_size = 8;
+    /// pgrange's pool_mode and worker threads.
+    std::string pool_mode = "transaction";
+    int workers = 2;
   };
 
   /// Starts the shards and pgrange; throws std::runtime_error (with the log tail) when one of
