@@ -507,6 +507,11 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *e, out);
       co_return false;
     }
+    // What may remove temporary relations (DROP, DISCARD, the end of a transaction with ON
+    // COMMIT DROP or a rolled back CREATE): the next message asks whether any are left.
+    std::string kw = sql::leading_keyword(text);
+    temp_check_due_ = temp_check_due_ || kw == "drop" || kw == "discard" || kw == "commit" ||
+                      kw == "end" || kw == "rollback" || kw == "abort";
   }
   p = plan();
   if (p.kind == Plan::Kind::kWait) {

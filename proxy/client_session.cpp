@@ -1121,9 +1121,9 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
                                 : it != statements_.end() ? std::string_view(it->second.parse_tail)
                                                           : std::string_view();
         if (sql::commits_block(text.substr(0, text.find('\0')))) {
-          commit_portal_.assign(portal);
+          commit_portal_ = std::string(portal);
         } else if (commit_portal_ == portal) {
-          commit_portal_.clear();
+          commit_portal_.reset();
         }
       }
       if (stmt.empty() && !deferred_parse_.empty()) {
@@ -1193,8 +1193,9 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       out.append(raw);
       push(Pending::kExecute);
       std::string_view portal;
-      if (!commit_portal_.empty() && BodyReader(body).cstr(portal) && portal == commit_portal_) {
+      if (commit_portal_ && BodyReader(body).cstr(portal) && portal == *commit_portal_) {
         pending_.back().ends_block = true;
+        commit_portal_.reset();
       }
       if (!portal_effects_.empty() && br.cstr(portal)) {
         auto it = portal_effects_.find(std::string(portal));
@@ -1377,6 +1378,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
               e.detail = "shard \"" + conn.shard().name + "\" closed the connection";
               if (head.ends_block) {
                 // The commit may have happened before the connection went: nobody can tell.
+                commit_lost_ = true;
                 e = Error::make(sqlstate::kTransactionResolutionUnknown,
                                 "lost the connection to shard \"" + conn.shard().name +
                                     "\" during COMMIT: whether the transaction committed is "
@@ -1418,6 +1420,9 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             char start_status = txn_status_;
             txn_status_ = status;
             began_unconfirmed_ = false;
+            // A failed statement may have been the CREATE that pinned the session for its
+            // temporary relation: the next message asks whether any is left.
+            if (temp_objects_ && (head.error || sync_error_)) temp_check_due_ = true;
             if (status == 'I' && !uses_.empty()) leave_ranges();
             if (head.kind == Pending::kQuery &&
                 (!head.effects.empty() || !txn_effects_.empty() || !savepoints_.empty())) {
@@ -1458,8 +1463,10 @@ void ClientSession::fail_pending(bool server_already_reported) {
   std::string out;
   std::string shard = backend_ ? backend_->shard().name : std::string("?");
   bool in_block = block_open();
-  bool commit_lost = std::any_of(pending_.begin(), pending_.end(),
-                                 [](const PendingEntry& p) { return p.ends_block; });
+  bool commit_lost =
+      commit_lost_ || std::any_of(pending_.begin(), pending_.end(),
+                                  [](const PendingEntry& p) { return p.ends_block; });
+  commit_lost_ = false;
   Error lost = Error::make(sqlstate::kConnectionFailure,
                            "lost the connection to shard \"" + shard + "\"" +
                                (in_block ? " inside a transaction block: the transaction is "
@@ -1590,6 +1597,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
       "session {}: backend reader done (release={} closing={} pending={} status={} unsynced={} "
       "pinned={} copy={})",
       key_pid_, release, closing_, pending_.size(), txn_status_, unsynced_, pinned(), in_copy_);
+  commit_lost_ = false;
   reader_running_ = false;
   released_.cancel();
   if (draining_ && !closing_) {

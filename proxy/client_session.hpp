@@ -451,8 +451,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::set<std::string, std::less<>> lost_portals_;
   /// A BEGIN completed since the last ReadyForQuery (txn_status_ does not show it yet).
   bool began_unconfirmed_ = false;
+  /// The connection died under a COMMIT (its FATAL already reported as 08007).
+  bool commit_lost_ = false;
   /// A portal bound to a COMMIT inside a transaction block (its Execute gets ends_block).
-  std::string commit_portal_;
+  std::optional<std::string> commit_portal_;
   bool release_requested_ = false;
   // Session state that cannot move between backends pins the client to its backend.
   int sql_prepared_ = 0;
@@ -467,6 +469,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::set<std::string, std::less<>> temp_names_;
   Analysis temp_analysis_;
   std::set<std::string, std::less<>> temp_answer_;
+  /// Something may have removed the session's temporary relations: ask whether any are left.
+  bool temp_check_due_ = false;
   std::shared_ptr<CancelTarget> cancel_target_;
   int32_t key_pid_ = 0;
   int32_t key_secret_ = 0;

@@ -83,24 +83,28 @@ bool ClientSession::touches_temp(const std::vector<sql::StatementInfo>& infos) c
 
 awaitable<std::optional<Error>> ClientSession::resolve_temp_names(const Analysis& analysis) {
   temp_names_.clear();
-  if (!analysis || !*analysis) co_return std::nullopt;
   const auto& view = worker_.view();
-  // The unqualified names that could mean a temporary relation and where that matters: a
-  // pgrange table's name (else the statement runs on this connection anyway), or any name in
-  // DDL pgrange would run elsewhere.
+  // Where it matters what a name means: in a statement that names a pgrange table (else it
+  // runs on this connection anyway), or in DDL pgrange would run elsewhere. There every
+  // unqualified name is asked about, so that what is refused is refused for what it is.
   std::vector<std::string> names;
-  for (const sql::StatementInfo& s : **analysis) {
-    bool ddl = leaves_connection(s);
+  static const std::vector<sql::StatementInfo> kNone;
+  for (const sql::StatementInfo& s : analysis&&* analysis ? **analysis : kNone) {
+    bool matters = leaves_connection(s);
+    for_each_relation(s, [&](const sql::TableRef& r) {
+      matters = matters || (view != nullptr && view->find_table(r.schema, r.name) != nullptr);
+    });
+    if (!matters) continue;
     const sql::TableRef* created = created_temp(s);
     for_each_relation(s, [&](const sql::TableRef& r) {
       if (!r.schema.empty() || (created != nullptr && *created == r)) return;
-      bool pgrange = view != nullptr && view->find_table("", r.name) != nullptr;
-      if ((ddl || pgrange) && std::find(names.begin(), names.end(), r.name) == names.end()) {
-        names.push_back(r.name);
-      }
+      if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
     });
   }
-  if (names.empty()) co_return std::nullopt;
+  // With nothing to ask, only whether anything temporary is left, once something may have
+  // removed it.
+  bool check = temp_check_due_ && txn_status_ == 'I' && !unsynced_ && !in_copy_;
+  if (names.empty() && !check) co_return std::nullopt;
   if (unsynced_ || in_copy_) {
     // In the middle of an extended-protocol batch the connection cannot be asked (its answers
     // come at the Sync): the answer for the batch's own statement, given at its Parse, holds.
@@ -124,6 +128,7 @@ awaitable<std::optional<Error>> ClientSession::resolve_temp_names(const Analysis
            sql::quote_literal(sql::quote_ident(name)) + ")), ";
   }
   sql += kAnyTempObject;
+  temp_check_due_ = false;
   auto conn = co_await take_backend();
   if (!conn) co_return std::nullopt;  // the connection is gone, and its temporary tables with it
   std::string request;

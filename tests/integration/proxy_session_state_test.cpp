@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/pg_server.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/proxy_process.hpp"
 
 namespace pgrange::testing {
@@ -229,7 +230,8 @@ class ProxySessionStateTest : public ::testing::Test {
     server_ = PgServer::start(o).release();
     server_->exec(
         "create schema myschema; create table myschema.marker (v text); "
-        "insert into myschema.marker values ('in myschema')",
+        "insert into myschema.marker values ('in myschema'); "
+        "create role alice; create role bob; grant bob to alice",
         "app");
     ProxyConfig c = ProxyConfig::with_shard(server_->dsn("app"), kPoolSize);
     c.workers = 1;
@@ -768,6 +770,193 @@ TEST_F(ProxySessionStateTest, SetInsideOneQueryStringTransaction) {
       "show work_mem",
   });
   expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SessionCharacteristicsFollowTheClient) {
+  // Each mode of SET SESSION CHARACTERISTICS is a setting of its own
+  // (default_transaction_isolation, _read_only, _deferrable): all of them follow.
+  ScriptRun run = compare({
+      "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+      "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY, DEFERRABLE",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_isolation",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_deferrable",
+      "BEGIN",
+      "SHOW transaction_isolation",
+      "SHOW transaction_read_only",
+      "COMMIT",
+      "CREATE TEMP TABLE read_only (x int)",
+      "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_isolation",
+      "RESET default_transaction_isolation",
+      "SET default_transaction_deferrable TO DEFAULT",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_isolation",
+      "SHOW default_transaction_deferrable",
+      "SET transaction_isolation = 'serializable'",
+      "SET default_transaction_isolation = 'repeatable read'",
+      "@hop",
+      "@pid",
+      "SHOW transaction_isolation",
+      "SHOW default_transaction_isolation",
+      "params: SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "RESET ALL",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_isolation",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SessionAuthorizationAndRoleFollowTheClient) {
+  ScriptRun run = compare({
+      "SELECT current_user, session_user",
+      "SET SESSION AUTHORIZATION alice",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SHOW role",
+      // SET SESSION AUTHORIZATION ends the role.
+      "SET SESSION AUTHORIZATION alice",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+      "SHOW role",
+      // RESET ALL keeps both.
+      "SET ROLE bob",
+      "RESET ALL",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "RESET ROLE",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+      "RESET SESSION AUTHORIZATION",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "SET SESSION AUTHORIZATION DEFAULT",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SHOW role",
+      "BEGIN",
+      "SET SESSION AUTHORIZATION alice",
+      "ROLLBACK",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "SET ROLE NONE",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, DiscardAllAfterStartupParameters) {
+  // DISCARD ALL is a query of its own (PostgreSQL refuses it inside a transaction block, and
+  // a query of several statements is one): it resets what PostgreSQL's resets, the session
+  // authorization and role included, back to the client's startup values, through both
+  // protocols.
+  ScriptRun run = compare(
+      {
+          "SET work_mem = '9MB'",
+          "SET search_path = public",
+          "SET SESSION AUTHORIZATION alice",
+          "SET ROLE bob",
+          "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+          "DISCARD ALL",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SHOW default_transaction_read_only",
+          "select v from marker",
+          "@hop",
+          "@pid",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SET work_mem = '9MB'",
+          "BEGIN",
+          "DISCARD ALL",
+          "ROLLBACK",
+          "SHOW work_mem",
+          "DISCARD ALL; SELECT 1",
+          "SHOW work_mem",
+          "SET SESSION AUTHORIZATION alice",
+          "params: DISCARD ALL",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "@hop",
+          "@pid",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SET work_mem = '9MB'",
+          "params: RESET work_mem",
+          "SHOW work_mem",
+          "SET search_path = public",
+          "params: RESET ALL",
+          "SHOW search_path",
+          "@hop",
+          "@pid",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "select v from marker",
+      },
+      "application_name=discard_test options='-c search_path=myschema,public -c work_mem=5MB'");
+  expect_swapped(run);
+}
+
+/// Runs psql with `commands` (one -c each: separate queries) against `dsn` with PGOPTIONS and
+/// PGAPPNAME set; its output.
+std::string psql_with_startup_settings(const std::string& dsn,
+                                       const std::vector<std::string>& commands) {
+  ProcessOptions po;
+  po.argv = {pg_bin("psql"), "-X", "-A", "-d", dsn};
+  for (const auto& c : commands) {
+    po.argv.push_back("-c");
+    po.argv.push_back(c);
+  }
+  po.env = {{"PGOPTIONS", "-c search_path=myschema,public -c work_mem=5MB"},
+            {"PGAPPNAME", "psql_discard"}};
+  int rc = -1;
+  return run_process(po, "", &rc, std::chrono::seconds(60));
+}
+
+TEST_F(ProxySessionStateTest, PsqlDiscardAllWithStartupParameters) {
+  const std::vector<std::string> commands = {
+      "SET work_mem = '9MB'",  "SET SESSION AUTHORIZATION alice",
+      "DISCARD ALL",           "SELECT current_user, session_user",
+      "SHOW search_path",      "SHOW work_mem",
+      "SHOW application_name", "SELECT v FROM marker",
+      "BEGIN; DISCARD ALL",    "RESET ALL",
+      "SHOW search_path"};
+  std::string direct = psql_with_startup_settings(server_->dsn("app"), commands);
+  std::string via = psql_with_startup_settings(proxy_->dsn(), commands);
+  EXPECT_EQ(via, direct) << first_difference(direct, via);
+  EXPECT_NE(direct.find("DISCARD ALL"), std::string::npos) << direct;
 }
 
 TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
