@@ -1007,6 +1007,116 @@ TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
   EXPECT_STRNE(PQparameterStatus(b.get(), "application_name"), "leaky");
 }
 
+/// Starts a server (with roles alice and bob, alice a member of bob) and a pgrange in front of
+/// it with one worker.
+std::pair<std::unique_ptr<PgServer>, std::unique_ptr<ProxyProcess>> server_and_proxy(
+    int pool_size, const std::string& pool_mode = "transaction") {
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  server->exec("create role alice; create role bob; grant bob to alice", "app");
+  ProxyConfig c = ProxyConfig::with_shard(server->dsn("app"), pool_size);
+  c.workers = 1;
+  c.pool_mode = pool_mode;
+  return {std::move(server), ProxyProcess::start(c)};
+}
+
+class ProxySessionResetTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProxySessionResetTest, SessionCharacteristicsAndIdentityLeakToNoOne) {
+  // One worker: the next client gets the connection the last one used (the most recent idle
+  // one). Its login must work and nothing of the other client's session may show, while the
+  // other client keeps its own settings.
+  auto [server, proxy] = server_and_proxy(GetParam());
+  auto reference = pq_connect(server->dsn("app"));
+  const std::string probe =
+      "SELECT current_user, session_user, current_setting('role'), "
+      "current_setting('default_transaction_isolation'), "
+      "current_setting('default_transaction_read_only'), "
+      "current_setting('default_transaction_deferrable')";
+  const std::string want = describe(pq_exec(reference.get(), probe));
+  for (const std::string leaky :
+       {"SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION DEFERRABLE",
+        "SET default_transaction_read_only = on", "SET SESSION AUTHORIZATION alice", "SET ROLE bob",
+        "SET SESSION AUTHORIZATION alice; SET ROLE bob"}) {
+    SCOPED_TRACE(leaky);
+    auto a = pq_connect(proxy->dsn());
+    ASSERT_EQ(PQstatus(a.get()), CONNECTION_OK) << PQerrorMessage(a.get());
+    ASSERT_TRUE(pq_exec(a.get(), leaky).ok());
+    std::string mine = describe(pq_exec(a.get(), probe));
+    std::string pid_a = pq_exec(a.get(), "SELECT pg_backend_pid()").at();
+    for (int round = 0; round < 2; ++round) {
+      auto b = pq_connect(proxy->dsn());
+      ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+      EXPECT_EQ(describe(pq_exec(b.get(), probe)), want);
+      if (GetParam() == 1) {
+        EXPECT_EQ(pq_exec(b.get(), "SELECT pg_backend_pid()").at(), pid_a);
+      }
+      SqlResult write = pq_exec(b.get(), "CREATE TABLE written_by_b (x int)");
+      EXPECT_TRUE(write.ok()) << write.sqlstate << " " << write.message;
+      EXPECT_TRUE(pq_exec(b.get(), "DROP TABLE written_by_b").ok());
+      // a keeps what it set, on whichever connection it gets.
+      EXPECT_EQ(describe(pq_exec(a.get(), probe)), mine);
+      if (round == 1) a.reset();  // and when a is gone, nothing of it stays behind either
+    }
+    auto c = pq_connect(proxy->dsn());
+    EXPECT_EQ(describe(pq_exec(c.get(), probe)), want);
+  }
+}
+
+TEST_P(ProxySessionResetTest, AConnectionWhoseSyncFailsIsClosed) {
+  // a's role is dropped while a is idle: a connection cannot be given a's settings any more.
+  // The connection that failed is closed, not handed to anyone; other clients go on.
+  auto [server, proxy] = server_and_proxy(GetParam());
+  server->exec("create role gone", "app");
+  auto a = pq_connect(proxy->dsn());
+  ASSERT_TRUE(pq_exec(a.get(), "SET ROLE gone").ok());
+  std::string pid_a = pq_exec(a.get(), "SELECT pg_backend_pid()").at();
+  server->exec("drop role gone", "app");
+  auto b = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+  EXPECT_EQ(pq_exec(b.get(), "SELECT current_user").at(), "postgres");
+  std::string pid_b = pq_exec(b.get(), "SELECT pg_backend_pid()").at();
+  if (GetParam() == 1) {
+    EXPECT_EQ(pid_b, pid_a);
+  }
+  SqlResult r = pq_exec(a.get(), "SELECT 1");
+  EXPECT_EQ(r.sqlstate, "22023") << r.message;  // as SET ROLE of a role that does not exist
+  EXPECT_NE(r.message.find("role \"gone\" does not exist"), std::string::npos) << r.message;
+  EXPECT_EQ(PQstatus(a.get()), CONNECTION_OK);
+  // The connection the sync failed on is gone from the server.
+  EXPECT_EQ(server->exec("select count(*) from pg_stat_activity where pid = " + pid_b), "0");
+  EXPECT_EQ(pq_exec(b.get(), "SELECT current_user").at(), "postgres");
+  EXPECT_NE(pq_exec(b.get(), "SELECT pg_backend_pid()").at(), pid_b);
+}
+
+TEST_P(ProxySessionResetTest, DiscardAllInSessionPooling) {
+  // In session pooling too, DISCARD ALL returns to the startup parameters (pgrange set them
+  // on a connection that did not start with them).
+  auto [server, proxy] = server_and_proxy(GetParam(), "session");
+  server->exec(
+      "create schema myschema; create table myschema.marker (v text); "
+      "insert into myschema.marker values ('in myschema')",
+      "app");
+  const std::vector<std::string> commands = {
+      "SET search_path = public",
+      "SET SESSION AUTHORIZATION alice",
+      "DISCARD ALL",
+      "SELECT current_user, session_user, current_setting('search_path'), "
+      "current_setting('work_mem'), current_setting('application_name')",
+      "SELECT v FROM marker",
+      "SET work_mem = '1MB'",
+      "RESET work_mem",
+      "SHOW work_mem"};
+  std::string direct = psql_with_startup_settings(server->dsn("app"), commands);
+  std::string via = psql_with_startup_settings(proxy->dsn(), commands);
+  EXPECT_EQ(via, direct) << first_difference(direct, via);
+}
+
+INSTANTIATE_TEST_SUITE_P(PoolSize, ProxySessionResetTest, ::testing::Values(1, 3));
+
 TEST_F(ProxySessionStateTest, CustomSettingsFollowTheClient) {
   ScriptRun run = compare({
       "set myapp.user_id = '42'",
