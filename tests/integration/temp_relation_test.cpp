@@ -315,6 +315,9 @@ TYPED_TEST(TempRelationTest, PsqlScript) {
       TestFixture::own_ +
       ";\n"
       "CREATE TEMP TABLE shadow (x int);\n"
+      "COPY shadow FROM STDIN;\n5\n6\n\\.\n"
+      "SELECT * FROM shadow ORDER BY x;\n"
+      "COPY shadow TO STDOUT;\n"
       "TRUNCATE shadow;\n"
       "\\d shadow\n"
       "ALTER TABLE shadow RENAME TO gone;\n"
