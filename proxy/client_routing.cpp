@@ -493,11 +493,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
   }
+  bool creates_temp = false;
   if (!transaction_pooling_ && !temp_objects_ && type != 'B') {
     // Session pooling pins nothing (the session keeps its connection), but a session with
-    // temporary relations must have its statements on them resolved there.
+    // temporary relations must have its statements on them resolved there (from the next
+    // statement on, as pin_effects does in transaction pooling).
     for (const auto& e : sql::session_effects(text)) {
-      temp_objects_ = temp_objects_ || e.kind == sql::SessionEffectKind::kCreateTemp;
+      creates_temp = creates_temp || e.kind == sql::SessionEffectKind::kCreateTemp;
     }
   }
   temp_names_.clear();
@@ -513,6 +515,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     temp_check_due_ = temp_check_due_ || kw == "drop" || kw == "discard" || kw == "commit" ||
                       kw == "end" || kw == "rollback" || kw == "abort";
   }
+  temp_objects_ = temp_objects_ || creates_temp;
   p = plan();
   if (p.kind == Plan::Kind::kWait) {
     // A range this statement writes is moving: wait until the move lets go of it.

@@ -212,6 +212,13 @@ ClientSession::Plan ClientSession::plan_temp(char type, const Analysis& analysis
         permanent = ref.name;
       }
     });
+    if (created_temp(s) != nullptr) {
+      // CREATE TEMP … (LIKE t) reads only t's definition, which every shard has; CREATE TEMP
+      // … AS reads rows, which must be on this connection's shard (checked below).
+      if (!s.create_as) r.tables.clear();
+      if (pgrange_name.empty() && s.create_as) pgrange_name = permanent;
+      continue;
+    }
     if (pgrange_name.empty()) pgrange_name = permanent;
     if (!leaves_connection(s)) continue;
     if (temp && !permanent.empty()) {

@@ -65,13 +65,12 @@ class TempRelationTest : public ::testing::Test {
     o.workers = Setup::kWorkers;
     o.pool_mode = Setup::kMode;
     cluster_ = ShardCluster::start(o);
-    ASSERT_EQ(cluster_->run_setup(
-                  {"CREATE TABLE shadow (id int8 PRIMARY KEY, v text)",
-                   "INSERT INTO shadow SELECT g, 'v' || g FROM "
-                   "generate_series(1, 300) g",
-                   "CREATE TABLE other (id int8 PRIMARY KEY)",
-                   "CREATE TABLE near (id int8 PRIMARY KEY)"},
-                  ShardCluster::Target::kPgrangeAndReference),
+    ASSERT_EQ(cluster_->run_setup({"CREATE TABLE shadow (id int8 PRIMARY KEY, v text)",
+                                   "INSERT INTO shadow SELECT g, 'v' || g FROM "
+                                   "generate_series(1, 300) g",
+                                   "CREATE TABLE other (id int8 PRIMARY KEY)",
+                                   "CREATE TABLE near (id int8 PRIMARY KEY)"},
+                                  ShardCluster::Target::kPgrangeAndReference),
               "");
     // `near` lives on the first shard, `other` elsewhere.
     auto c = cluster_->client();
@@ -226,6 +225,9 @@ TYPED_TEST(TempRelationTest, DdlOfEveryKindOnATemporaryTable) {
       "SELECT 1 AS a INTO TEMP shadow3",
       "ALTER TABLE shadow3 RENAME TO shadow4",
       "SELECT a FROM shadow4",
+      "CREATE TEMP TABLE shadow_like (LIKE shadow INCLUDING ALL)",
+      "SELECT count(*) FROM shadow_like",
+      "DROP TABLE shadow_like",
       "CREATE TABLE pg_temp.shadow5 (b int)",
       "INSERT INTO shadow5 VALUES (7)",
       "SELECT b FROM pg_temp.shadow5",
@@ -239,6 +241,11 @@ TYPED_TEST(TempRelationTest, TemporaryTablesThatAreGone) {
   // permanent table again.
   ScriptStep point = query("SELECT id, v FROM shadow WHERE id = " + TestFixture::own_);
   this->same_answers({
+      // The permanent table's definition, in a temporary table.
+      "CREATE TEMP TABLE copy_of (LIKE shadow)",
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'copy_of' "
+      "ORDER BY 1",
+      "DROP TABLE copy_of",
       "BEGIN",
       "CREATE TEMP TABLE shadow (x int) ON COMMIT DROP",
       "INSERT INTO shadow VALUES (1)",
