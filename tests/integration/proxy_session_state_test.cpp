@@ -1092,27 +1092,30 @@ TEST_P(ProxySessionResetTest, AConnectionWhoseSyncFailsIsClosed) {
   EXPECT_NE(pq_exec(b.get(), "SELECT pg_backend_pid()").at(), pid_b);
 }
 
-TEST_P(ProxySessionResetTest, DiscardAllInSessionPooling) {
-  // In session pooling too, DISCARD ALL returns to the startup parameters (pgrange set them
-  // on a connection that did not start with them).
-  auto [server, proxy] = server_and_proxy(GetParam(), "session");
-  server->exec(
-      "create schema myschema; create table myschema.marker (v text); "
-      "insert into myschema.marker values ('in myschema')",
-      "app");
-  const std::vector<std::string> commands = {
-      "SET search_path = public",
-      "SET SESSION AUTHORIZATION alice",
-      "DISCARD ALL",
-      "SELECT current_user, session_user, current_setting('search_path'), "
-      "current_setting('work_mem'), current_setting('application_name')",
-      "SELECT v FROM marker",
-      "SET work_mem = '1MB'",
-      "RESET work_mem",
-      "SHOW work_mem"};
-  std::string direct = psql_with_startup_settings(server->dsn("app"), commands);
-  std::string via = psql_with_startup_settings(proxy->dsn(), commands);
-  EXPECT_EQ(via, direct) << first_difference(direct, via);
+TEST_P(ProxySessionResetTest, DiscardAllWithStartupParameters) {
+  // DISCARD ALL returns to the startup parameters (pgrange set them on a connection that did
+  // not start with them) and ends SET SESSION AUTHORIZATION, in session pooling too.
+  for (const char* mode : {"transaction", "session"}) {
+    SCOPED_TRACE(mode);
+    auto [server, proxy] = server_and_proxy(GetParam(), mode);
+    server->exec(
+        "create schema myschema; create table myschema.marker (v text); "
+        "insert into myschema.marker values ('in myschema')",
+        "app");
+    const std::vector<std::string> commands = {
+        "SET search_path = public",
+        "SET SESSION AUTHORIZATION alice",
+        "DISCARD ALL",
+        "SELECT current_user, session_user, current_setting('search_path'), "
+        "current_setting('work_mem'), current_setting('application_name')",
+        "SELECT v FROM marker",
+        "SET work_mem = '1MB'",
+        "RESET work_mem",
+        "SHOW work_mem"};
+    std::string direct = psql_with_startup_settings(server->dsn("app"), commands);
+    std::string via = psql_with_startup_settings(proxy->dsn(), commands);
+    EXPECT_EQ(via, direct) << first_difference(direct, via);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(PoolSize, ProxySessionResetTest, ::testing::Values(1, 3));
