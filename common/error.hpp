@@ -24,6 +24,8 @@ inline constexpr std::string_view kInvalidParameterValue = "22023";
 inline constexpr std::string_view kSerializationFailure = "40001";
 inline constexpr std::string_view kTooManyConnections = "53300";
 inline constexpr std::string_view kQueryCanceled = "57014";
+inline constexpr std::string_view kInFailedSqlTransaction = "25P02";
+inline constexpr std::string_view kTransactionResolutionUnknown = "08007";
 inline constexpr std::string_view kInternalError = "XX000";
 inline constexpr std::string_view kConfigFileError = "F0000";
 }  // namespace sqlstate
@@ -77,7 +79,7 @@ inline Error not_supported(std::string msg, std::string hint = {}) {
 
 /// PostgreSQL's 25P02 for a statement in a transaction block that already failed.
 inline Error aborted_transaction_error() {
-  return Error::make("25P02",
+  return Error::make(sqlstate::kInFailedSqlTransaction,
                      "current transaction is aborted, commands ignored until end of transaction "
                      "block");
 }

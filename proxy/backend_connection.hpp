@@ -47,6 +47,11 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   /// Marks the connection unusable; the pool closes it instead of reusing it.
   void mark_broken() { broken_ = true; }
   bool broken() const { return broken_ || !socket_.is_open(); }
+  /// Marks the connection to be closed when it goes back to its pool, never handed to another
+  /// client: its session is not in the state pgrange believes (restoring settings failed). The
+  /// session holding it may still finish what it sent.
+  void retire() { retired_ = true; }
+  bool retired() const { return retired_; }
 
   /// Sends a simple Query and reads until ReadyForQuery, discarding results; returns the first
   /// error the server reported. Only for use while no other reader is active on the socket.
@@ -74,6 +79,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   int32_t pid_ = 0;
   int32_t secret_ = 0;
   bool broken_ = false;
+  bool retired_ = false;
   ByteBuffer in_;
   std::map<std::string, std::string> reported_;
   std::map<std::string, std::string> settings_;

@@ -27,7 +27,8 @@ class BackendPool {
   /// An idle healthy connection, or nullptr (then acquire() opens one or waits).
   std::shared_ptr<BackendConnection> take_idle();
 
-  /// Returns a connection. Unless `reusable` and healthy, it is closed and its slot freed.
+  /// Returns a connection. Unless `reusable`, healthy and not retired, it is closed and its
+  /// slot freed.
   void release(std::shared_ptr<BackendConnection> conn, bool reusable);
 
   /// Closes idle connections and makes new acquires fail (shutdown).

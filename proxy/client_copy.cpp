@@ -276,7 +276,7 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
       txn_status_ = 'E';
     }
     if (error) {
-      MessageWriter(out).begin('E').bytes(*error).end();
+      write_shard_error(out, *error);
     } else {
       write_error(out, copy->transport.value_or(
                            Error::make(sqlstate::kConnectionFailure, "the shard ended the COPY")));
@@ -525,7 +525,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
   if (copy.transport) {
     write_error(out, *copy.transport);
   } else if (first_error && (!copy.failure || first_error->line < copy.failure_line)) {
-    MessageWriter(out).begin('E').bytes(first_error->body).end();
+    write_shard_error(out, first_error->body);
   } else if (copy.failure) {
     write_error(out, *copy.failure);
   }
@@ -767,7 +767,7 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
   }
   if (failure || shard_error) {
     if (shard_error) {
-      MessageWriter(out).begin('E').bytes(*shard_error).end();
+      write_shard_error(out, *shard_error);
     } else {
       write_error(out, *failure);
     }

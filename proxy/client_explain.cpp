@@ -194,7 +194,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     }
   }
   if (shard_error) {
-    MessageWriter(out).begin('E').bytes(*shard_error).end();
+    write_shard_error(out, *shard_error);
   } else if (error) {
     write_error(out, *error);
   } else {

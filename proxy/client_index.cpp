@@ -34,26 +34,6 @@ Error error_of(std::string_view body) {
   return e;
 }
 
-/// The values of a DataRow body in text format (nullopt = NULL).
-std::vector<std::optional<std::string>> row_values(std::string_view body) {
-  std::vector<std::optional<std::string>> out;
-  BodyReader r(body);
-  int16_t n = 0;
-  if (!r.i16(n)) return out;
-  for (int16_t i = 0; i < n; ++i) {
-    int32_t len = 0;
-    if (!r.i32(len)) break;
-    if (len < 0) {
-      out.emplace_back(std::nullopt);
-      continue;
-    }
-    std::string_view v;
-    if (!r.bytes(static_cast<size_t>(len), v)) break;
-    out.emplace_back(std::string(v));
-  }
-  return out;
-}
-
 /// Runs `sql` on a connection (in whatever transaction it holds) and reads its answer.
 awaitable<Result<BackendReply>> run_on(BackendConnection& conn, const std::string& sql) {
   std::string request;
@@ -297,7 +277,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
       } else if (reply->error) {
         failed = error_of(*reply->error);
       } else {
-        for (const std::string& row : reply->rows) keys.insert(row_values(row));
+        for (const std::string& row : reply->rows) keys.insert(data_row_values(row));
       }
     }
     worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());

@@ -379,7 +379,7 @@ awaitable<bool> ClientSession::stream_merge(
   }
 
   if (shard_error) {
-    MessageWriter(buf).begin('E').bytes(*shard_error).end();
+    write_shard_error(buf, *shard_error);
   } else if (error) {
     write_error(buf, *error);
   } else {

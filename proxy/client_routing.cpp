@@ -18,30 +18,6 @@ namespace {
 
 constexpr auto kMoveWaitLimit = std::chrono::seconds(30);
 
-/// The first keyword of a statement, lower case (comments and whitespace skipped).
-std::string first_keyword(std::string_view sql) {
-  size_t i = 0;
-  while (i < sql.size()) {
-    char c = sql[i];
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ';') {
-      ++i;
-    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
-      while (i < sql.size() && sql[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
-      auto end = sql.find("*/", i + 2);
-      i = end == std::string_view::npos ? sql.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  std::string word;
-  while (i < sql.size() && word.size() < 16 && std::isalpha(static_cast<unsigned char>(sql[i]))) {
-    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
-    ++i;
-  }
-  return word;
-}
-
 /// Words that start a statement pgrange must look at even when it has no tables yet.
 bool needs_analysis(const std::string& kw, bool several_shards) {
   // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
@@ -130,7 +106,12 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     return p;
   }
   bool several = worker_.pool_count() > 1;
-  std::string kw = first_keyword(sql);
+  std::string kw = sql::leading_keyword(sql);
+  if (temp_objects_) {
+    // Before what pgrange does with DDL, EXPLAIN or CREATE INDEX of its tables' names.
+    auto analysis = worker_.analyze(sql);
+    if (*analysis && touches_temp(**analysis)) return plan_temp(type, analysis, nullptr);
+  }
   if (view->tables().empty() && !needs_analysis(kw, several)) return {};
   if (kw == "alter" || kw == "show" || kw == "import") {
     auto admin = sql::parse_admin_statement(sql);
@@ -231,7 +212,15 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   };
   bool several = worker_.pool_count() > 1;
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
-  if (std::any_of(infos.begin(), infos.end(), is_broadcast)) {
+  bool broadcast = std::any_of(infos.begin(), infos.end(), is_broadcast);
+  // A temporary relation is the session's connection's alone (client_temp.cpp); a statement
+  // that makes one (or DDL naming pg_temp) may name it even outside such a session.
+  if ((temp_objects_ || broadcast ||
+       std::any_of(infos.begin(), infos.end(), [](const auto& s) { return s.temporary; })) &&
+      touches_temp(infos)) {
+    return plan_temp(type, analysis, params);
+  }
+  if (broadcast) {
     if (!several && (in_block || type != 'Q')) {
       return p;  // one shard: it can run the DDL as it comes (the catalog does not follow)
     }
@@ -423,19 +412,24 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
                         "run the statements for each shard in transactions of their own"));
     }
   }
-  if (!p.route.uses.empty()) {
-    if (!cp->activity().enter(p.route.uses)) {
-      p.kind = Plan::Kind::kWait;
-      return p;
-    }
-    if (cp->published_version() != view->version()) {
-      // The map changed while we routed: route again with the new one.
-      cp->activity().leave(p.route.uses);
-      p.kind = Plan::Kind::kWait;
-      return p;
-    }
-    uses_.insert(uses_.end(), p.route.uses.begin(), p.route.uses.end());
+  return hold_ranges(std::move(p));
+}
+
+ClientSession::Plan ClientSession::hold_ranges(Plan p) {
+  if (p.route.uses.empty()) return p;
+  ControlPlane* cp = worker_.shared().control;
+  const auto& view = worker_.view();
+  if (!cp->activity().enter(p.route.uses)) {
+    p.kind = Plan::Kind::kWait;
+    return p;
   }
+  if (view == nullptr || cp->published_version() != view->version()) {
+    // The map changed while we routed: route again with the new one.
+    cp->activity().leave(p.route.uses);
+    p.kind = Plan::Kind::kWait;
+    return p;
+  }
+  uses_.insert(uses_.end(), p.route.uses.begin(), p.route.uses.end());
   return p;
 }
 
@@ -476,6 +470,15 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
   unsynced_ = true;
   skip_until_sync_ = true;
   return true;
+}
+
+ClientSession::Analysis ClientSession::bound_analysis(std::string_view bind_body) const {
+  std::string_view portal, stmt;
+  BodyReader b(bind_body);
+  if (!b.cstr(portal) || !b.cstr(stmt)) return nullptr;
+  if (stmt.empty()) return unnamed_analysis_;
+  auto it = statements_.find(std::string(stmt));
+  return it == statements_.end() ? nullptr : it->second.analysis;
 }
 
 awaitable<bool> ClientSession::route_message(char type, std::string_view body, std::string_view raw,
@@ -535,6 +538,29 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
   }
+  bool creates_temp = false;
+  if (!transaction_pooling_ && !temp_objects_ && type != 'B') {
+    // Session pooling pins nothing (the session keeps its connection), but a session with
+    // temporary relations must have its statements on them resolved there (from the next
+    // statement on, as pin_effects does in transaction pooling).
+    for (const auto& e : sql::session_effects(text)) {
+      creates_temp = creates_temp || e.kind == sql::SessionEffectKind::kCreateTemp;
+    }
+  }
+  temp_names_.clear();
+  if (temp_objects_ && backend_) {
+    Analysis analysis = type == 'B' ? bound_analysis(body) : worker_.analyze(text);
+    if (auto e = co_await resolve_temp_names(analysis)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
+    // What may remove temporary relations (DROP, DISCARD, the end of a transaction with ON
+    // COMMIT DROP or a rolled back CREATE): the next message asks whether any are left.
+    std::string kw = sql::leading_keyword(text);
+    temp_check_due_ = temp_check_due_ || kw == "drop" || kw == "discard" || kw == "commit" ||
+                      kw == "end" || kw == "rollback" || kw == "abort";
+  }
+  temp_objects_ = temp_objects_ || creates_temp;
   p = plan();
   if (p.kind == Plan::Kind::kWait) {
     // A range this statement writes is moving: wait until the move lets go of it.
@@ -682,10 +708,7 @@ awaitable<std::optional<Error>> ClientSession::start_query(BackendConnection& co
 
 awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& conn,
                                                              std::string request) {
-  std::string sync = state_sync_sql(conn);
-  if (!sync.empty()) {
-    if (auto r = co_await conn.run_simple(sync); !r) co_return r.error();
-  }
+  if (auto e = co_await sync_settings(conn)) co_return e;
   if (auto r = co_await conn.send(request); !r) co_return r.error();
   co_return std::nullopt;
 }

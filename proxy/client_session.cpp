@@ -5,11 +5,13 @@
 
 #include <array>
 #include <cstring>
+#include <set>
 
 #include "proxy/frame_reader.hpp"
 #include "proxy/md5_auth.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/scram.hpp"
+#include "proxy/session_settings.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
 
@@ -27,10 +29,10 @@ bool is_connection_param(std::string_view k) {
          k.substr(0, 4) == "_pq_";
 }
 
-std::string set_config_sql(const std::string& name, const std::string& value) {
+std::string set_config_call(const std::string& name, const std::string& value) {
   // set_config() takes the value exactly as a startup packet gives it (lists included).
-  return "SELECT pg_catalog.set_config(" + sql::quote_literal(name) + ", " +
-         sql::quote_literal(value) + ", false)";
+  return "pg_catalog.set_config(" + sql::quote_literal(name) + ", " + sql::quote_literal(value) +
+         ", false)";
 }
 
 /// Splits libpq's "options" startup parameter ("-c a=b --c=d") into settings.
@@ -142,6 +144,10 @@ awaitable<void> ClientSession::run() {
   } else if (backend_) {
     release_backend(false);
   }
+  if (idle_taken_) {
+    worker_.pool(static_cast<size_t>(idle_taken_->shard_index())).release(idle_taken_, true);
+    idle_taken_.reset();
+  }
   if (coord_) {
     // A transaction over several shards the client left open: closed connections roll back.
     for (auto& [shard, conn] : coord_->parts) {
@@ -235,10 +241,10 @@ awaitable<bool> ClientSession::startup() {
         unknown_options.emplace_back(k);
       } else if (k == "options") {
         for (auto& [name, value] : parse_options(v)) {
-          startup_settings_[lower(name)] = set_config_sql(lower(name), value);
+          startup_calls_[lower(name)] = set_config_call(lower(name), value);
         }
       } else if (!is_connection_param(k)) {
-        startup_settings_[lower(k)] = set_config_sql(lower(k), std::string(v));
+        startup_calls_[lower(k)] = set_config_call(lower(k), std::string(v));
       }
     }
     if ((code & 0xffff) != 0 || !unknown_options.empty()) {
@@ -256,6 +262,7 @@ awaitable<bool> ClientSession::startup() {
       co_return false;
     }
     if (database_.empty()) database_ = user_;
+    for (const auto& [name, call] : startup_calls_) startup_settings_[name] = "SELECT " + call;
     co_return co_await authenticate(user_);
   }
 }
@@ -357,7 +364,8 @@ awaitable<bool> ClientSession::login() {
   write_auth_request(out, kAuthOk);
   channel_.send(std::move(out));
 
-  auto conn = co_await worker_.pool(0).acquire();
+  // A bad startup setting (say, an unknown TimeZone) fails the login as PostgreSQL does.
+  auto conn = co_await acquire_synced(0);
   if (!conn) {
     Error e = conn.error();
     e.severity = Severity::kFatal;
@@ -365,18 +373,6 @@ awaitable<bool> ClientSession::login() {
     co_return false;
   }
   backend_ = *conn;
-  std::string sync = state_sync_sql(*backend_);
-  if (!sync.empty()) {
-    auto r = co_await backend_->run_simple(sync);
-    if (!r) {
-      // A bad startup setting (say, an unknown TimeZone) fails the login as PostgreSQL does.
-      Error e = r.error();
-      e.severity = Severity::kFatal;
-      send_error(e);
-      release_backend(!backend_->broken());
-      co_return false;
-    }
-  }
   out.clear();
   for (auto& [k, v] : backend_->reported_params()) write_parameter_status(out, k, v);
   std::tie(key_pid_, key_secret_) = worker_.shared().cancels.add(cancel_target_);
@@ -396,31 +392,42 @@ awaitable<bool> ClientSession::login() {
   co_return true;
 }
 
-std::string ClientSession::state_sync_sql(BackendConnection& conn) {
-  std::string sql;
-  auto& have = conn.session_settings();
-  for (auto& [name, stmt] : desired_settings_) {
-    auto it = have.find(name);
-    if (it == have.end() || it->second != stmt) {
-      sql += stmt;
-      sql += ";";
+awaitable<std::optional<Error>> ClientSession::sync_settings(BackendConnection& conn) {
+  std::string sync = settings_sync_sql(conn.session_settings(), desired_settings_);
+  if (sync.empty()) co_return std::nullopt;
+  auto r = co_await conn.run_simple(std::move(sync));
+  if (!r) {
+    // Its session is now in a state pgrange does not know: it must not serve anyone.
+    conn.mark_broken();
+    spdlog::warn("shard {}: bringing a connection to a client's session settings failed: {}",
+                 conn.shard().name, r.error().message);
+    co_return r.error();
+  }
+  conn.session_settings() = desired_settings_;
+  co_return std::nullopt;
+}
+
+awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_synced(
+    size_t shard, std::shared_ptr<BackendConnection> conn) {
+  for (int attempt = 0;; ++attempt) {
+    if (!conn) {
+      auto acquired = co_await worker_.pool(shard).acquire();
+      if (!acquired) co_return tl::unexpected(acquired.error());
+      conn = std::move(*acquired);
+    }
+    // A failure on a connection another client left its settings on may be theirs: one more
+    // try (the pool has closed the failed one).
+    bool carried = !conn->session_settings().empty();
+    std::optional<Error> failed = co_await sync_settings(*conn);
+    if (!failed) co_return conn;
+    worker_.pool(shard).release(std::move(conn), false);
+    conn.reset();
+    if (!carried || attempt > 0) {
+      failed->detail = "pgrange could not give a connection to shard \"" +
+                       worker_.pool(shard).shard().name + "\" this session's settings";
+      co_return tl::unexpected(*failed);
     }
   }
-  for (auto& [name, stmt] : have) {
-    if (!desired_settings_.count(name)) {
-      if (name == "session_authorization") {
-        sql += "RESET SESSION AUTHORIZATION;";
-      } else if (name == "session_characteristics") {
-        sql += "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL DEFAULT;";
-      } else if (name == "timezone") {
-        sql += "RESET TIME ZONE;";
-      } else {
-        sql += "RESET \"" + name + "\";";
-      }
-    }
-  }
-  if (!sql.empty()) have = desired_settings_;
-  return sql;
 }
 
 void ClientSession::release_backend(bool reusable) {
@@ -450,7 +457,14 @@ void ClientSession::push(Pending kind, std::string name) {
 
 awaitable<bool> ClientSession::ensure_backend(std::string& out) {
   if (backend_) co_return true;
-  auto conn = co_await worker_.pool(static_cast<size_t>(route_shard())).acquire();
+  std::shared_ptr<BackendConnection> taken = std::move(idle_taken_);
+  idle_taken_.reset();
+  auto shard = static_cast<size_t>(route_shard());
+  if (taken && static_cast<size_t>(taken->shard_index()) != shard) {
+    worker_.pool(static_cast<size_t>(taken->shard_index())).release(std::move(taken), true);
+    taken.reset();
+  }
+  auto conn = co_await acquire_synced(shard, std::move(taken));
   if (!conn) {
     std::string answered;
     emit_ready_synthetics(answered);  // keep the order of replies
@@ -465,26 +479,31 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
 bool ClientSession::try_attach_idle(std::string& out) {
   auto conn = worker_.pool(static_cast<size_t>(route_shard())).take_idle();
   if (!conn) return false;
+  if (conn->session_settings() != desired_settings_) {
+    // Its settings must be brought to the client's before anything of the client's runs on
+    // it, and a failure must keep the client's statement off it: ensure_backend waits for that.
+    idle_taken_ = std::move(conn);
+    return false;
+  }
   attach(std::move(conn), out);
   return true;
 }
 
 void ClientSession::attach(std::shared_ptr<BackendConnection> conn, std::string& out) {
-  backend_ = std::move(conn);
-  cancel_target_->pid = backend_->pid();
-  cancel_target_->secret = backend_->secret();
-  cancel_target_->shard_index = backend_->shard_index();
-  std::string sync = state_sync_sql(*backend_);
-  if (!sync.empty()) {
-    write_query(out, sync);
-    push(Pending::kSwallowQuery);
-  }
   if (!deferred_begin_.empty()) {
     // The transaction's first statement chose this shard: open the client's BEGIN here.
     write_query(out, deferred_begin_);
     push(Pending::kSwallowQuery);
     deferred_begin_.clear();
   }
+  start_reader(std::move(conn));
+}
+
+void ClientSession::start_reader(std::shared_ptr<BackendConnection> conn) {
+  backend_ = std::move(conn);
+  cancel_target_->pid = backend_->pid();
+  cancel_target_->secret = backend_->secret();
+  cancel_target_->shard_index = backend_->shard_index();
   reader_running_ = true;
   asio::co_spawn(worker_.io(), backend_loop(backend_), asio::detached);
 }
@@ -535,28 +554,11 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
   bool before = pinned();
   auto* conn = backend_.get();
   for (const auto& e : effects) {
+    // pgrange restored the startup values a RESET, RESET ALL or DISCARD ALL returned to on the
+    // connection (see handle_query_effects), so it follows the client.
+    apply_setting(desired_settings_, e, startup_settings_);
+    if (conn) apply_setting(conn->session_settings(), e, startup_settings_);
     switch (e.kind) {
-      case sql::SessionEffectKind::kSet:
-        desired_settings_[e.name] = e.statement;
-        if (conn) conn->session_settings()[e.name] = e.statement;
-        break;
-      case sql::SessionEffectKind::kReset: {
-        auto it = startup_settings_.find(e.name);
-        if (it != startup_settings_.end()) {
-          desired_settings_[e.name] = it->second;
-        } else {
-          desired_settings_.erase(e.name);
-        }
-        // pgrange restored the startup value after the RESET (see handle_query_effects).
-        if (conn) {
-          if (it != startup_settings_.end()) {
-            conn->session_settings()[e.name] = it->second;
-          } else {
-            conn->session_settings().erase(e.name);
-          }
-        }
-        break;
-      }
       case sql::SessionEffectKind::kDiscardAll:
         if (conn) conn->prepared().clear();
         statements_.clear();
@@ -566,10 +568,6 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
         temp_objects_ = false;
         advisory_locks_ = false;
         set_config_used_ = false;
-        [[fallthrough]];
-      case sql::SessionEffectKind::kResetAll:
-        desired_settings_ = startup_settings_;
-        if (conn) conn->session_settings() = startup_settings_;
         break;
       case sql::SessionEffectKind::kDiscardTemp:
         temp_objects_ = false;
@@ -670,9 +668,11 @@ void ClientSession::finish_sync_point(StatementLog log, bool error, char start_s
 bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, std::string& out) {
   e.effects = sql::session_effects(sql);
   if (e.effects.empty()) return false;
-  pin_effects(e.effects);
+  if (transaction_pooling_) pin_effects(e.effects);
   const sql::SessionEffect& first = e.effects.front();
-  if (first.sole_statement && first.kind == sql::SessionEffectKind::kDeallocate) {
+  // In session pooling statement names are the client's own: only RESET needs help there.
+  bool pooled_names = transaction_pooling_;
+  if (pooled_names && first.sole_statement && first.kind == sql::SessionEffectKind::kDeallocate) {
     // Drivers drop protocol-level statements with SQL DEALLOCATE: only this client forgets it;
     // the backend keeps it for the other clients that share it.
     auto it = statements_.find(first.name);
@@ -685,7 +685,7 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
       return true;
     }
   }
-  if (first.sole_statement && first.kind == sql::SessionEffectKind::kExecute) {
+  if (pooled_names && first.sole_statement && first.kind == sql::SessionEffectKind::kExecute) {
     // EXECUTE of a protocol-level statement runs it under its backend name.
     auto it = statements_.find(first.name);
     if (it != statements_.end()) {
@@ -701,17 +701,20 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
   // RESET goes back to the value the session started with, which on a pooled backend is the
   // server's default, not the client's startup value. So a RESET of a startup parameter runs
   // as set_config() of that value, exactly as the startup packet set it (its row is hidden and
-  // the client sees the tag RESET), and RESET ALL / DISCARD ALL are followed by hidden
-  // set_config() calls for every startup value.
+  // the client sees the tag RESET), and RESET ALL is followed by hidden set_config() calls for
+  // every startup value. DISCARD ALL runs only as a query of its own (PostgreSQL refuses it in
+  // a transaction block, which a query of several statements is): the calls follow it as a
+  // query of their own.
   std::string rewritten;
   size_t copied = 0;
   std::vector<uint8_t> actions;
   size_t extra = 0;  // statements added so far shift the CommandComplete ordinals
+  bool discard_all = false;
   for (const auto& fx : e.effects) {
+    if (fx.kind == sql::SessionEffectKind::kDiscardAll) discard_all = fx.sole_statement;
     bool reset_one =
         fx.kind == sql::SessionEffectKind::kReset && startup_settings_.count(fx.name) != 0;
-    bool reset_all = fx.kind == sql::SessionEffectKind::kResetAll ||
-                     fx.kind == sql::SessionEffectKind::kDiscardAll;
+    bool reset_all = fx.kind == sql::SessionEffectKind::kResetAll;
     if (!reset_one && (!reset_all || startup_settings_.empty())) continue;
     if (actions.size() < fx.statement_index + extra) {
       actions.resize(fx.statement_index + extra, 0);
@@ -734,14 +737,56 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
   if (actions.empty()) {
     pending_.push_back(std::move(e));
     MessageWriter(out).begin('Q').bytes(sql).byte('\0').end();
-    return true;
+  } else {
+    // Statements after the last rewritten one keep action 0 (beyond the vector).
+    rewritten.append(sql.substr(copied));
+    e.tag_actions = std::move(actions);
+    pending_.push_back(std::move(e));
+    write_query(out, rewritten);
   }
-  // Statements after the last rewritten one keep action 0 (beyond the vector).
-  rewritten.append(sql.substr(copied));
-  e.tag_actions = std::move(actions);
-  pending_.push_back(std::move(e));
-  write_query(out, rewritten);
+  if (discard_all && !startup_calls_.empty()) {
+    // If DISCARD ALL failed (inside a transaction block) nothing changed, and the calls fail
+    // too, as the block is aborted: that failure is expected.
+    std::string calls;
+    for (const auto& [name, call] : startup_calls_) calls += (calls.empty() ? "" : ", ") + call;
+    write_query(out, "SELECT " + calls);
+    push(Pending::kSwallowQuery);
+    pending_.back().tolerate_aborted = true;
+  }
   return true;
+}
+
+void ClientSession::restore_in_batch(const std::vector<sql::SessionEffect>& effects,
+                                     std::string& out) {
+  // Through the extended protocol the RESET runs as the client sent it, returning to the
+  // server's default: right behind it, in the same implicit transaction (skipped with it if it
+  // fails), pgrange sets the startup values again under names of its own, hidden.
+  std::set<std::string> names;
+  for (const auto& e : effects) {
+    for (const auto& [name, call] : startup_calls_) {
+      bool all = e.kind == sql::SessionEffectKind::kResetAll ||
+                 e.kind == sql::SessionEffectKind::kDiscardAll;
+      if (all || (e.kind == sql::SessionEffectKind::kReset && e.name == name)) names.insert(name);
+    }
+  }
+  if (names.empty()) return;
+  std::string calls;
+  for (const auto& name : names) calls += (calls.empty() ? "" : ", ") + startup_calls_.at(name);
+  static constexpr const char* kName = "pgrange_restore_settings";
+  MessageWriter(out).begin('P').cstr(kName).cstr("SELECT " + calls).i16(0).end();
+  push(Pending::kSwallowParse);
+  MessageWriter(out).begin('B').cstr(kName).cstr(kName).i16(0).i16(0).i16(0).end();
+  push(Pending::kBind);
+  pending_.back().hidden = true;
+  MessageWriter(out).begin('E').cstr(kName).i32(0).end();
+  push(Pending::kExecute);
+  pending_.back().hidden = true;
+  MessageWriter(out).begin('C').byte('P').cstr(kName).end();
+  push(Pending::kClose);
+  pending_.back().hidden = true;
+  MessageWriter(out).begin('C').byte('S').cstr(kName).end();
+  push(Pending::kClose);
+  pending_.back().hidden = true;
 }
 
 void ClientSession::request_release() {
@@ -800,7 +845,7 @@ awaitable<void> ClientSession::message_loop() {
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
-      bool plain = !lost_error_ && !skip_until_sync_;
+      bool plain = !lost_error_ && !skip_until_sync_ && !txn_lost_;
       if (copy_in_) {
         // A COPY pgrange routes row by row takes every message until it ends.
         bool ok = co_await continue_copy_in(f.type, f.body);
@@ -904,18 +949,31 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
   SPDLOG_TRACE("session {}: client '{}' backend={} pending={}", key_pid_, type, backend_ != nullptr,
                pending_.size());
   if (lost_error_ && type != 'H' && type != 'd' && type != 'c' && type != 'f') {
-    // The backend died under an open transaction: say so once, as PostgreSQL's client would
-    // have seen its connection fail, then carry on with a fresh backend.
-    send_error(*lost_error_);
-    lost_error_.reset();
-    if (type == 'Q' || type == 'F' || type == 'S') {
-      std::string z;
-      write_ready_for_query(z, 'I');
-      channel_.send(std::move(z));
-    } else {
-      skip_until_sync_ = true;
+    // The backend died while the client was idle (inside a transaction block, or holding
+    // session state): its next message learns it, in place of running. A transaction block
+    // stays failed (txn_lost_) until the client ends it, which a ROLLBACK does at once.
+    bool rollback = false;
+    if (txn_lost_ && type == 'Q') {
+      BodyReader br(body);
+      std::string_view text;
+      if (br.cstr(text)) {
+        std::string kw = sql::leading_keyword(text);
+        rollback = (kw == "rollback" || kw == "abort") && sql::session_effects(text).empty();
+      }
     }
-    co_return true;
+    if (!rollback) {
+      send_error(*lost_error_);
+      lost_error_.reset();
+      if (type == 'Q' || type == 'F' || type == 'S') {
+        std::string z;
+        write_ready_for_query(z, txn_status_);
+        channel_.send(std::move(z));
+      } else {
+        skip_until_sync_ = true;
+      }
+      co_return true;
+    }
+    lost_error_.reset();
   }
   if (skip_until_sync_) {
     // After an error pgrange raised itself, skip to Sync like PostgreSQL does (§55.2.3).
@@ -935,6 +993,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
     }
     // With a backend, the Sync goes through so its ReadyForQuery comes in order.
   }
+  if (txn_lost_) co_return co_await run_in_lost_transaction(type, body, raw, out);
   if (type == 'H' && (!backend_ || (pending_.empty() && !unsynced_))) {
     co_return true;  // nothing to flush
   }
@@ -968,7 +1027,12 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       PendingEntry e;
       e.kind = Pending::kQuery;
       std::string_view sql;
-      if (!transaction_pooling_ || !br.cstr(sql)) {
+      if (block_open()) {
+        BodyReader text(body);
+        e.ends_block = text.cstr(sql) && sql::commits_block(sql);
+      }
+      // In session pooling only a client with startup settings needs help (for RESET).
+      if ((!transaction_pooling_ && startup_calls_.empty()) || !br.cstr(sql)) {
         pending_.push_back(std::move(e));
         out.append(raw);
         break;
@@ -991,7 +1055,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
         deferred_parse_.clear();
       }
       if (name.empty() || !transaction_pooling_) {
-        if (transaction_pooling_) {
+        if (name.empty() && (transaction_pooling_ || !startup_calls_.empty())) {
           std::string_view query;
           unnamed_effects_ =
               br.cstr(query) ? sql::session_effects(query) : std::vector<sql::SessionEffect>{};
@@ -1041,7 +1105,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       }
       auto it = stmt.empty() || !transaction_pooling_ ? statements_.end()
                                                       : statements_.find(std::string(stmt));
-      if (transaction_pooling_) {
+      if (transaction_pooling_ || !startup_calls_.empty()) {
         const auto& effects = it != statements_.end() ? it->second.effects
                               : stmt.empty()          ? unnamed_effects_
                                                       : std::vector<sql::SessionEffect>{};
@@ -1049,6 +1113,17 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
           if (!portal_effects_.empty()) portal_effects_.erase(std::string(portal));
         } else {
           portal_effects_[std::string(portal)] = effects;
+        }
+      }
+      if (block_open()) {
+        // Which portal runs a COMMIT: a connection lost under it leaves the outcome unknown.
+        std::string_view text = stmt.empty()              ? std::string_view(unnamed_tail_)
+                                : it != statements_.end() ? std::string_view(it->second.parse_tail)
+                                                          : std::string_view();
+        if (sql::commits_block(text.substr(0, text.find('\0')))) {
+          commit_portal_ = std::string(portal);
+        } else if (commit_portal_ == portal) {
+          commit_portal_.reset();
         }
       }
       if (stmt.empty() && !deferred_parse_.empty()) {
@@ -1118,11 +1193,18 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       out.append(raw);
       push(Pending::kExecute);
       std::string_view portal;
-      if (transaction_pooling_ && !portal_effects_.empty() && br.cstr(portal)) {
+      if (commit_portal_ && BodyReader(body).cstr(portal) && portal == *commit_portal_) {
+        pending_.back().ends_block = true;
+        commit_portal_.reset();
+      }
+      if (!portal_effects_.empty() && br.cstr(portal)) {
         auto it = portal_effects_.find(std::string(portal));
         if (it != portal_effects_.end()) {
-          pin_effects(it->second);
-          pending_.back().effects = it->second;
+          if (transaction_pooling_) {
+            pin_effects(it->second);
+            pending_.back().effects = it->second;
+          }
+          restore_in_batch(it->second, out);
         }
       }
       break;
@@ -1174,12 +1256,14 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
         // news for the client's next statement instead of a FATAL it would take as its own.
         conn.mark_broken();
         fatal_seen_ = true;
-        if (txn_status_ != 'I' || !transaction_pooling_) {
+        bool in_block = block_open();
+        if (in_block || !transaction_pooling_) {
           Error e = Error::make(ef.sqlstate, ef.message);
-          e.detail = "shard \"" + conn.shard().name +
-                     "\" closed the connection; the open transaction was rolled back";
+          e.detail = "shard \"" + conn.shard().name + "\" closed the connection" +
+                     (in_block ? "; the transaction is rolled back: end it with ROLLBACK" : "");
           lost_error_ = std::move(e);
         }
+        lose_transaction(in_block);
         in.consume(f.total_size);
         continue;
       }
@@ -1189,8 +1273,13 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
       if (head.kind == Pending::kSwallowQuery) {
         forward = false;
         if (f.type == 'E') {
-          spdlog::warn("shard {}: restoring session settings failed: {}", conn.shard().name,
-                       parse_error_fields(f.body).message);
+          ErrorFields ef = parse_error_fields(f.body);
+          if (!head.tolerate_aborted || ef.sqlstate != sqlstate::kInFailedSqlTransaction) {
+            // Its session is not what pgrange believes: never hand it to another client.
+            conn.retire();
+            spdlog::warn("shard {}: a statement pgrange added failed: {}", conn.shard().name,
+                         ef.message);
+          }
         } else if (f.type == 'Z') {
           pending_.pop_front();
         }
@@ -1202,6 +1291,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             break;
           case '2':
           case '3':
+            forward = !head.hidden;
             pending_.pop_front();
             break;
           case 'T':
@@ -1209,6 +1299,8 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           case 'D':
             if (head.kind == Pending::kDescribe) {
               if (f.type != 'D') pending_.pop_front();
+            } else if (head.hidden) {
+              forward = false;
             } else if (head.kind == Pending::kQuery && head.completions < head.tag_actions.size() &&
                        head.tag_actions[head.completions] != 0) {
               // Rows of a set_config() pgrange put in place of a RESET are not the client's.
@@ -1218,7 +1310,13 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           case 'C': {
             std::string tag(f.body.substr(0, f.body.find('\0')));
             in_copy_ = false;
-            if (head.kind == Pending::kExecute) {
+            if (txn_status_ == 'I' && (tag == "BEGIN" || tag == "START TRANSACTION")) {
+              began_unconfirmed_ = true;
+            }
+            if (head.hidden) {
+              forward = false;
+              pending_.pop_front();
+            } else if (head.kind == Pending::kExecute) {
               sync_log_.emplace_back(tag, std::move(head.effects));
               pending_.pop_front();
             } else if (head.kind == Pending::kQuery) {
@@ -1249,6 +1347,11 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             in_copy_ = true;
             break;
           case 'E': {
+            if (head.hidden || head.kind == Pending::kSwallowParse) {
+              // What pgrange added to the client's requests failed: the client's requests after
+              // it are skipped, so it sees this error; the connection serves nobody else.
+              conn.retire();
+            }
             if (head.raised) {
               // pgrange's own refusal, raised on the backend: without the PL/pgSQL context.
               MessageWriter w(out);
@@ -1273,6 +1376,15 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
               conn.mark_broken();
               Error e = Error::make(ef.sqlstate, ef.message);
               e.detail = "shard \"" + conn.shard().name + "\" closed the connection";
+              if (head.ends_block) {
+                // The commit may have happened before the connection went: nobody can tell.
+                commit_lost_ = true;
+                e = Error::make(sqlstate::kTransactionResolutionUnknown,
+                                "lost the connection to shard \"" + conn.shard().name +
+                                    "\" during COMMIT: whether the transaction committed is "
+                                    "unknown")
+                        .with_detail("the shard said: " + ef.message);
+              }
               write_error(out, e);
               forward = false;
             }
@@ -1307,6 +1419,10 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
             char status = f.body.empty() ? 'I' : f.body[0];
             char start_status = txn_status_;
             txn_status_ = status;
+            began_unconfirmed_ = false;
+            // A failed statement may have been the CREATE that pinned the session for its
+            // temporary relation: the next message asks whether any is left.
+            if (temp_objects_ && (head.error || sync_error_)) temp_check_due_ = true;
             if (status == 'I' && !uses_.empty()) leave_ranges();
             if (head.kind == Pending::kQuery &&
                 (!head.effects.empty() || !txn_effects_.empty() || !savepoints_.empty())) {
@@ -1335,7 +1451,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
     }
     if (forward) out.append(raw);
     in.consume(f.total_size);
-    if (f.type == 'Z' && can_release()) {
+    if (f.type == 'Z' && can_release() && !handover_requested_) {
       if (!in.empty()) conn.mark_broken();  // unexpected bytes after the end: don't reuse
       release = true;
       return;
@@ -1345,28 +1461,61 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
 
 void ClientSession::fail_pending(bool server_already_reported) {
   std::string out;
-  if (!server_already_reported && !pending_.empty()) {
-    Error e = Error::make(sqlstate::kConnectionFailure,
-                          "lost the connection to shard \"" +
-                              (backend_ ? backend_->shard().name : std::string("?")) +
-                              "\"; the current transaction, if any, was rolled back");
-    write_error(out, e);
+  std::string shard = backend_ ? backend_->shard().name : std::string("?");
+  bool in_block = block_open();
+  bool commit_lost =
+      commit_lost_ || std::any_of(pending_.begin(), pending_.end(),
+                                  [](const PendingEntry& p) { return p.ends_block; });
+  commit_lost_ = false;
+  Error lost = Error::make(sqlstate::kConnectionFailure,
+                           "lost the connection to shard \"" + shard + "\"" +
+                               (in_block ? " inside a transaction block: the transaction is "
+                                           "rolled back; end it with ROLLBACK"
+                                         : ""));
+  if (commit_lost) {
+    // Whatever the COMMIT did, the block is over.
+    lost = Error::make(sqlstate::kTransactionResolutionUnknown,
+                       "lost the connection to shard \"" + shard +
+                           "\" during COMMIT: whether the transaction committed is unknown");
+    in_block = false;
   }
-  for (auto& p : pending_) {
-    if (p.kind == Pending::kSync || p.kind == Pending::kQuery || p.kind == Pending::kFunctionCall) {
-      write_ready_for_query(out, 'I');
+  // Each request that ends with ReadyForQuery gets an error: the one the loss interrupted
+  // says why (unless the server said so already), later ones in a failed block get 25P02.
+  bool reported = server_already_reported;
+  bool first = true;
+  bool open_batch = false;  // extended-protocol requests not followed by their Sync yet
+  auto fail_one = [&] {
+    if (!reported) write_error(out, first || !in_block ? lost : aborted_transaction_error());
+    reported = false;
+    first = false;
+  };
+  for (const auto& p : pending_) {
+    switch (p.kind) {
+      case Pending::kSync:
+      case Pending::kQuery:
+      case Pending::kFunctionCall:
+      case Pending::kSyntheticQuery:
+        fail_one();
+        write_ready_for_query(out, in_block ? 'E' : 'I');
+        open_batch = false;
+        break;
+      case Pending::kSwallowQuery:
+      case Pending::kSwallowParse:
+        break;
+      default:
+        open_batch = open_batch || !p.hidden;
+        break;
     }
+  }
+  if (open_batch) {
+    // The client's Sync is still to come: what it sends until then is skipped (§55.2.3).
+    fail_one();
+    skip_until_sync_ = true;
   }
   pending_.clear();
   unsynced_ = false;
   in_copy_ = false;
-  txn_status_ = 'I';
-  deferred_begin_.clear();
-  leave_ranges();
-  txn_effects_.clear();
-  savepoints_.clear();
-  sync_log_.clear();
-  sync_error_ = false;
+  lose_transaction(in_block);
   channel_.send(std::move(out));
 }
 
@@ -1381,11 +1530,15 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
         asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
     if (ec) {
       if (closing_) break;
-      if (handover_requested_ && ec == asio::error::operation_aborted && pending_.empty()) {
-        // The coordinator of a transaction over several shards takes the backend over.
-        handover_requested_ = false;
-        handed_over_ = conn;
-        break;
+      if (handover_requested_ && ec == asio::error::operation_aborted) {
+        // The session takes the backend over (a coordinator, or a question of its own) once
+        // the replies still due have come.
+        if (pending_.empty()) {
+          handover_requested_ = false;
+          handed_over_ = conn;
+          break;
+        }
+        continue;
       }
       if (release_requested_ && ec == asio::error::operation_aborted) {
         release_requested_ = false;
@@ -1397,10 +1550,13 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
       }
       spdlog::warn("shard {}: connection lost: {}", conn->shard().name, ec.message());
       conn->mark_broken();
-      if (pending_.empty() && !lost_error_ && (txn_status_ != 'I' || !transaction_pooling_)) {
+      if (pending_.empty() && !lost_error_ && (block_open() || !transaction_pooling_)) {
         lost_error_ = Error::make(sqlstate::kConnectionFailure,
-                                  "lost the connection to shard \"" + conn->shard().name +
-                                      "\"; the open transaction was rolled back");
+                                  "lost the connection to shard \"" + conn->shard().name + "\"" +
+                                      (block_open() ? " inside a transaction block: the "
+                                                      "transaction is rolled back; end it with "
+                                                      "ROLLBACK"
+                                                    : ""));
       }
       fail_pending(fatal_seen_);
       break;
@@ -1410,6 +1566,11 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     process_backend_messages(*conn, out, release);
     if (!out.empty()) channel_.send_view(out);
     if (release || conn->broken() || closing_) break;
+    if (handover_requested_ && pending_.empty()) {
+      handover_requested_ = false;
+      handed_over_ = conn;
+      break;
+    }
     if (channel_.failed()) {
       closing_ = true;
       break;
@@ -1426,15 +1587,17 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     if (conn->broken() && !pending_.empty()) fail_pending(true);
     release_backend(clean);
     if (conn->broken()) {
-      // Whatever the backend had prepared is gone with it.
+      // Whatever the backend had prepared is gone with it, its temporary relations too.
       pending_.clear();
       unsynced_ = false;
+      temp_objects_ = false;
     }
   }
   spdlog::debug(
       "session {}: backend reader done (release={} closing={} pending={} status={} unsynced={} "
       "pinned={} copy={})",
       key_pid_, release, closing_, pending_.size(), txn_status_, unsynced_, pinned(), in_copy_);
+  commit_lost_ = false;
   reader_running_ = false;
   released_.cancel();
   if (draining_ && !closing_) {

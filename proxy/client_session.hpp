@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -71,7 +72,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     Pending kind;
     bool error = false;   ///< an ErrorResponse came for this Query
     bool raised = false;  ///< a statement pgrange made fail on purpose: hide where it was raised
-    std::string name;     ///< backend statement name for Parse entries
+    bool hidden = false;  ///< a request pgrange added (Bind, Execute, Close): hide its answer
+    /// A Query or Execute of COMMIT (END, PREPARE TRANSACTION) inside a transaction block: if
+    /// the connection is lost under it, whether it committed is unknown.
+    bool ends_block = false;
+    /// kSwallowQuery: failing because the transaction is aborted (25P02) is expected.
+    bool tolerate_aborted = false;
+    std::string name;                         ///< backend statement name for Parse entries
     std::string client_name;                  ///< the client's statement name for Parse entries
     std::string payload;                      ///< bytes a synthetic entry sends
     std::vector<sql::SessionEffect> effects;  ///< session effects of a Query or Execute
@@ -145,14 +152,29 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});
-  /// Registers the plan's range uses (false: a range is held by a move).
-  bool enter_ranges(const routing::Route& route);
+  /// Registers the plan's range uses for the open transaction; kWait when a move holds one
+  /// of them or the map changed meanwhile.
+  Plan hold_ranges(Plan p);
+  /// Whether a relation a statement names is one of the session's temporary relations: named
+  /// in pg_temp, made temporary by the statement itself, or among temp_names_.
+  bool names_temp(const sql::StatementInfo& s, const sql::TableRef& ref) const;
+  /// Whether any statement names one of the session's temporary relations.
+  bool touches_temp(const std::vector<sql::StatementInfo>& infos) const;
+  /// Asks the session's connection which of the unqualified names in `analysis` that matter
+  /// (pgrange tables' names, names in DDL) are temporary relations there now (temp_names_);
+  /// the error to refuse the statement with, if any (client_temp.cpp).
+  awaitable<std::optional<Error>> resolve_temp_names(const Analysis& analysis);
+  /// A statement naming temporary relations: on the session's connection, DDL included, unless
+  /// it also needs rows of pgrange tables from other shards (refused, 0A000).
+  Plan plan_temp(char type, const Analysis& analysis, const routing::BindParams* params);
   void leave_ranges();
   /// Routes one client message before it is dispatched. Returns false when it was consumed
   /// here (answered, refused or run specially); may suspend.
   awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
                                 std::string& out, bool& ok);
   bool refuse(char type, const Error& e, std::string& out);
+  /// The analysis of the statement a Bind binds (nullptr when there is none).
+  Analysis bound_analysis(std::string_view bind_body) const;
   awaitable<bool> run_admin(const sql::AdminStatement& stmt);
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
@@ -309,8 +331,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
   /// rollback; appends the answer (without ReadyForQuery) to `out`.
   awaitable<void> finish_coordinated(bool commit, std::string& out);
-  /// Takes the session's backend out of the reader's hands (no reply pending), for the
-  /// coordinator; nullptr when there is none.
+  /// Takes the session's backend out of the reader's hands once no reply is pending (for the
+  /// coordinator, or to ask it something); nullptr when there is none (or it died meanwhile).
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
   /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
   /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
@@ -352,8 +374,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> ensure_backend(std::string& out);
   /// Attaches an idle pooled connection if there is one, without suspending.
   bool try_attach_idle(std::string& out);
-  /// Makes `conn` this session's backend: cancel target, session-state sync, reader.
+  /// Makes `conn` (whose settings are the client's) this session's backend: cancel target,
+  /// a deferred BEGIN, reader.
   void attach(std::shared_ptr<BackendConnection> conn, std::string& out);
+  /// Makes `conn` this session's backend and starts its reader.
+  void start_reader(std::shared_ptr<BackendConnection> conn);
   void push(Pending kind, std::string name = {});
   void ensure_prepared(const ClientStatement& st, std::string& out);
   void emit_ready_synthetics(std::string& out);
@@ -361,26 +386,52 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void finish_sync_point(StatementLog log, bool error, char start_status, char end_status);
   void add_txn_effect(sql::SessionEffect e);
   bool handle_query_effects(std::string_view sql, PendingEntry& entry, std::string& out);
+  /// After the Execute of a RESET, RESET ALL or DISCARD ALL: hidden requests, in its implicit
+  /// transaction, that set the client's startup values it returned to the server's defaults.
+  void restore_in_batch(const std::vector<sql::SessionEffect>& effects, std::string& out);
   void request_release();
   void apply_effects(const std::vector<sql::SessionEffect>& effects, bool committed);
   void pin_effects(const std::vector<sql::SessionEffect>& effects);
   bool pinned() const;
   bool can_release() const;
-  std::string state_sync_sql(BackendConnection& conn);
+  /// Brings `conn` (no reader on it) to the client's session settings and waits for that: the
+  /// error when it failed (the connection is then marked broken).
+  awaitable<std::optional<Error>> sync_settings(BackendConnection& conn);
+  /// A connection to `shard` with the client's settings: `conn` if given, else one from the
+  /// pool. A connection whose settings cannot be brought to the client's is closed, never
+  /// handed to anyone; one more is tried when it carried another client's settings.
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire_synced(
+      size_t shard, std::shared_ptr<BackendConnection> conn = nullptr);
   void release_backend(bool reusable);
   void send_error(const Error& e);
   void fail_pending(bool server_already_reported);
+  /// The backend died: the transaction block it held, if any, is gone. The client then stays
+  /// in the failed-transaction state until it ends the block (txn_lost_).
+  void lose_transaction(bool in_block);
+  /// Whether the backend may hold a transaction block of the client's (so losing it loses the
+  /// transaction).
+  bool block_open() const {
+    return txn_status_ != 'I' || began_unconfirmed_ || !deferred_begin_.empty();
+  }
+  /// A client message while txn_lost_ (client_lost.cpp): answered as PostgreSQL answers it in
+  /// a failed transaction block (25P02, or the tag ROLLBACK for COMMIT and ROLLBACK).
+  awaitable<bool> run_in_lost_transaction(char type, std::string_view body, std::string_view raw,
+                                          std::string& out);
 
   Worker& worker_;
   ClientChannel channel_;
   ByteBuffer in_;
   std::string user_;
   std::string database_;
-  /// Startup parameters as the statements that restore them: name → set_config(…).
+  /// Startup parameters as set_config(…) calls that restore them, by name.
+  std::map<std::string, std::string> startup_calls_;
+  /// …and as statements (SELECT set_config(…)), the settings the client's session starts with.
   std::map<std::string, std::string> startup_settings_;
   std::map<std::string, std::string> desired_settings_;
   bool transaction_pooling_ = true;
   std::shared_ptr<BackendConnection> backend_;
+  /// An idle connection taken for the next message whose settings must be synced first.
+  std::shared_ptr<BackendConnection> idle_taken_;
   bool reader_running_ = false;
   std::deque<PendingEntry> pending_;
   bool unsynced_ = false;
@@ -397,7 +448,18 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::unordered_map<std::string, std::vector<sql::SessionEffect>> portal_effects_;
   StatementLog sync_log_;            ///< Executes completed since the last Sync
   bool sync_error_ = false;          ///< an error since the last Sync
-  std::optional<Error> lost_error_;  ///< the backend died mid-transaction: tell the client
+  std::optional<Error> lost_error_;  ///< the backend died while idle: tell the client
+  /// The transaction block lost its shard connection: failed until COMMIT or ROLLBACK.
+  bool txn_lost_ = false;
+  /// Statements and portals of COMMIT/ROLLBACK made while txn_lost_ (the client may run them).
+  std::set<std::string, std::less<>> lost_statements_;
+  std::set<std::string, std::less<>> lost_portals_;
+  /// A BEGIN completed since the last ReadyForQuery (txn_status_ does not show it yet).
+  bool began_unconfirmed_ = false;
+  /// The connection died under a COMMIT (its FATAL already reported as 08007).
+  bool commit_lost_ = false;
+  /// A portal bound to a COMMIT inside a transaction block (its Execute gets ends_block).
+  std::optional<std::string> commit_portal_;
   bool release_requested_ = false;
   // Session state that cannot move between backends pins the client to its backend.
   int sql_prepared_ = 0;
@@ -407,6 +469,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool advisory_locks_ = false;
   bool set_config_used_ = false;
   bool was_pinned_ = false;
+  /// The unqualified names that are temporary relations on the session's connection, for the
+  /// message being routed (resolve_temp_names), and the analysis they were asked for.
+  std::set<std::string, std::less<>> temp_names_;
+  Analysis temp_analysis_;
+  std::set<std::string, std::less<>> temp_answer_;
+  /// Something may have removed the session's temporary relations: ask whether any are left.
+  bool temp_check_due_ = false;
   std::shared_ptr<CancelTarget> cancel_target_;
   int32_t key_pid_ = 0;
   int32_t key_secret_ = 0;

@@ -8,6 +8,7 @@
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
+#include "proxy/session_settings.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
 #include "sql/session_statement.hpp"
@@ -21,28 +22,6 @@ constexpr size_t kBatch = 64 * 1024;
 /// that clients retry).
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
 constexpr size_t kBacklog = 256 * 1024;
-
-/// The first word of a statement, lower case (leading blanks and comments skipped).
-std::string leading_word(std::string_view sql) {
-  size_t i = 0;
-  while (i < sql.size()) {
-    if (std::isspace(static_cast<unsigned char>(sql[i]))) {
-      ++i;
-    } else if (sql.substr(i, 2) == "--") {
-      i = std::min(sql.size(), sql.find('\n', i));
-    } else if (sql.substr(i, 2) == "/*") {
-      auto end = sql.find("*/", i + 2);
-      i = end == std::string_view::npos ? sql.size() : end + 2;
-    } else {
-      break;
-    }
-  }
-  std::string word;
-  for (; i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])); ++i) {
-    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
-  }
-  return word;
-}
 
 using sql::quote_ident;
 
@@ -227,7 +206,7 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
   }
   if (shard_error || error) {
     if (shard_error) {
-      MessageWriter(out).begin('E').bytes(*shard_error).end();
+      write_shard_error(out, *shard_error);
     } else {
       write_error(out, *error);
     }
@@ -342,7 +321,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     co_return true;
   }
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
-  std::string word = leading_word(text);
+  std::string word = sql::leading_keyword(text);
   if (word == "set" || word == "reset") {
     // SET, SET LOCAL, RESET, SET TRANSACTION …: on every part, and on the parts opened later.
     co_await run_on_every_part(info, text, ext != nullptr && ext->describe, out);
@@ -387,7 +366,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     // An UPDATE of the key: rows move to the shards owning their new keys (client_key_move.cpp).
     KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
     if (answer.shard_error) {
-      MessageWriter(out).begin('E').bytes(*answer.shard_error).end();
+      write_shard_error(out, *answer.shard_error);
       c.failed = true;
       txn_status_ = 'E';
     } else if (answer.error) {
@@ -463,6 +442,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       std::string body;
       if (auto r = co_await conn.read_message(type, body); !r) {
         conn.mark_broken();
+        if (failed) break;  // after the shard's own error (a FATAL): that one says why
         reply_error(r.error());
         failed = true;
         break;
@@ -479,7 +459,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
                                                 "\" of a transaction over several shards lasted "
                                                 "2 s: it may be part of a deadlock across shards"));
             } else {
-              MessageWriter(out).begin('E').bytes(body).end();
+              write_shard_error(out, body);
             }
           }
           c.failed = true;
@@ -593,19 +573,8 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
   txn_effects_.clear();
   savepoints_.clear();
   // The session settings the block's SET and RESET leave behind where they stick.
-  std::map<std::string, std::string> after = desired_settings_;
-  for (const auto& e : effects) {
-    auto startup = startup_settings_.find(e.name);
-    if (e.kind == sql::SessionEffectKind::kSet) {
-      after[e.name] = e.statement;
-    } else if (e.kind == sql::SessionEffectKind::kReset && startup != startup_settings_.end()) {
-      after[e.name] = startup->second;
-    } else if (e.kind == sql::SessionEffectKind::kReset) {
-      after.erase(e.name);
-    } else if (e.kind == sql::SessionEffectKind::kResetAll) {
-      after = startup_settings_;
-    }
-  }
+  SessionSettings after = desired_settings_;
+  for (const auto& e : effects) apply_setting(after, e, startup_settings_);
   std::optional<Error> error = co_await end_transaction(parts, commit);
   bool committed = commit && !error;
   if (committed) apply_effects(effects, true);

@@ -44,7 +44,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   std::optional<std::string> shard_error;
   auto finish = [&]() {
     if (shard_error) {
-      MessageWriter(out).begin('E').bytes(*shard_error).end();
+      write_shard_error(out, *shard_error);
     } else if (error) {
       write_error(out, *error);
     }
@@ -209,6 +209,8 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
     }
     if (!r) {
       all_done = false;
+      // A connection whose rollback failed may still hold the transaction: never reused.
+      if (!part.prepared) part.broken = true;
       spdlog::warn("{} on shard {}: {} (recovery will finish it)", gid, part.conn->shard().name,
                    r.error().message);
     }

@@ -152,6 +152,39 @@ ErrorFields parse_error_fields(std::string_view body) {
   return f;
 }
 
+std::vector<std::optional<std::string>> data_row_values(std::string_view body) {
+  std::vector<std::optional<std::string>> out;
+  BodyReader r(body);
+  int16_t n = 0;
+  if (!r.i16(n)) return out;
+  for (int16_t i = 0; i < n; ++i) {
+    int32_t len = 0;
+    if (!r.i32(len)) break;
+    if (len < 0) {
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    std::string_view v;
+    if (!r.bytes(static_cast<size_t>(len), v)) break;
+    out.emplace_back(std::string(v));
+  }
+  return out;
+}
+
+void write_shard_error(std::string& out, std::string_view body) {
+  MessageWriter w(out);
+  w.begin('E');
+  BodyReader r(body);
+  char code = 0;
+  while (r.byte(code) && code != '\0') {
+    std::string_view v;
+    if (!r.cstr(v)) break;
+    if ((code == 'S' || code == 'V') && (v == "FATAL" || v == "PANIC")) v = "ERROR";
+    w.byte(code).cstr(v);
+  }
+  w.byte('\0').end();
+}
+
 std::string add_tag_counts(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   size_t sa = a.rfind(' '), sb = b.rfind(' ');

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -82,6 +83,14 @@ struct ErrorFields {
   std::string hint;    ///< 'H'
 };
 ErrorFields parse_error_fields(std::string_view body);
+
+/// A shard's ErrorResponse body, passed on to a client as an ErrorResponse ('E'). A FATAL (or
+/// PANIC) ends the shard's connection, not the client's connection to pgrange, so the client
+/// gets it as an ERROR (fields S and V), everything else as the shard sent it.
+void write_shard_error(std::string& out, std::string_view body);
+
+/// The values of a DataRow body in text format (nullopt = NULL).
+std::vector<std::optional<std::string>> data_row_values(std::string_view body);
 
 /// Two CommandComplete tags of one statement on several shards as one: their counts added
 /// ("INSERT 0 3" and "INSERT 0 4" → "INSERT 0 7"); `a` empty → `b`.

@@ -139,11 +139,55 @@ std::string dotted_name(const std::vector<Token>& t, size_t& i) {
   return name;
 }
 
+/// SET SESSION CHARACTERISTICS AS TRANSACTION modes (from token i): each mode is the session
+/// default of a setting of its own, replayed as that setting so that another backend gets it.
+template <typename Add>
+void session_characteristics(const std::vector<Token>& t, size_t i, Add& add) {
+  if (!is(t, i, "as") || !is(t, i + 1, "transaction")) return;
+  struct Mode {
+    std::string name, value;
+  };
+  std::vector<Mode> modes;
+  for (i += 2; i < t.size();) {
+    if (t[i].text == ",") {
+      ++i;
+    } else if (is(t, i, "isolation") && is(t, i + 1, "level")) {
+      i += 2;
+      std::string level;
+      if (is(t, i, "serializable")) {
+        level = "serializable";
+        i += 1;
+      } else if (is(t, i, "repeatable") && is(t, i + 1, "read")) {
+        level = "repeatable read";
+        i += 2;
+      } else if (is(t, i, "read") && (is(t, i + 1, "committed") || is(t, i + 1, "uncommitted"))) {
+        level = "read " + t[i + 1].text;
+        i += 2;
+      } else {
+        return;  // not PostgreSQL's syntax: the server refuses it
+      }
+      modes.push_back({"default_transaction_isolation", "'" + level + "'"});
+    } else if (is(t, i, "read") && (is(t, i + 1, "only") || is(t, i + 1, "write"))) {
+      modes.push_back({"default_transaction_read_only", is(t, i + 1, "only") ? "on" : "off"});
+      i += 2;
+    } else if (is(t, i, "not") && is(t, i + 1, "deferrable")) {
+      modes.push_back({"default_transaction_deferrable", "off"});
+      i += 2;
+    } else if (is(t, i, "deferrable")) {
+      modes.push_back({"default_transaction_deferrable", "on"});
+      i += 1;
+    } else {
+      return;
+    }
+  }
+  for (auto& m : modes) add(SessionEffectKind::kSet, m.name, "SET " + m.name + " = " + m.value);
+}
+
 void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t index,
               std::vector<SessionEffect>& out) {
   std::string stmt(q.substr(t.front().begin, t.back().end - t.front().begin));
-  auto add = [&](SessionEffectKind k, std::string name) {
-    SessionEffect e{k, std::move(name), stmt};
+  auto add = [&](SessionEffectKind k, std::string name, std::string replay = {}) {
+    SessionEffect e{k, std::move(name), replay.empty() ? stmt : std::move(replay)};
     e.sole_statement = sole;
     e.statement_index = index;
     e.statement_begin = t.front().begin;
@@ -180,15 +224,34 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t
     if (is(t, i, "local") || is(t, i, "transaction") || is(t, i, "constraints")) return;
     if (is(t, i, "session")) {
       ++i;
-      if (is(t, i, "authorization")) return add(SessionEffectKind::kSet, "session_authorization");
-      if (is(t, i, "characteristics")) {
-        return add(SessionEffectKind::kSet, "session_characteristics");
+      if (is(t, i, "authorization")) {
+        bool reset = is(t, i + 1, "default") && t.size() == i + 2;
+        return add(reset ? SessionEffectKind::kReset : SessionEffectKind::kSet,
+                   "session_authorization");
       }
+      if (is(t, i, "characteristics")) return session_characteristics(t, i + 1, add);
     }
-    if (is(t, i, "time") && is(t, i + 1, "zone")) return add(SessionEffectKind::kSet, "timezone");
-    if (is(t, i, "names")) return add(SessionEffectKind::kSet, "client_encoding");
+    if (is(t, i, "time") && is(t, i + 1, "zone")) {
+      bool reset = (is(t, i + 2, "default") || is(t, i + 2, "local")) && t.size() == i + 3;
+      return add(reset ? SessionEffectKind::kReset : SessionEffectKind::kSet, "timezone");
+    }
+    if (is(t, i, "names")) {
+      bool reset = is(t, i + 1, "default") && t.size() == i + 2;
+      return add(reset ? SessionEffectKind::kReset : SessionEffectKind::kSet, "client_encoding");
+    }
+    if (is(t, i, "role") && is(t, i + 1, "none") && t.size() == i + 2) {
+      return add(SessionEffectKind::kReset, "role");
+    }
     std::string name = dotted_name(t, i);
-    if (!name.empty()) add(SessionEffectKind::kSet, name);
+    // These last for the transaction only (SET TRANSACTION under another name).
+    if (name.empty() || name == "transaction_isolation" || name == "transaction_read_only" ||
+        name == "transaction_deferrable") {
+      return;
+    }
+    // SET x TO DEFAULT is RESET x.
+    bool reset = (is(t, i, "to") || (i < t.size() && t[i].text == "=")) &&
+                 is(t, i + 1, "default") && t.size() == i + 2;
+    add(reset ? SessionEffectKind::kReset : SessionEffectKind::kSet, name);
   } else if (first == "reset") {
     if (is(t, i, "all")) return add(SessionEffectKind::kResetAll, "");
     if (is(t, i, "time") && is(t, i + 1, "zone")) {
@@ -250,13 +313,19 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t
   } else if (first == "create") {
     if (is(t, i, "or") && is(t, i + 1, "replace")) i += 2;
     if (is(t, i, "global") || is(t, i, "local")) ++i;
-    if (is(t, i, "temp") || is(t, i, "temporary")) add(SessionEffectKind::kCreateTemp, "");
-  } else if (first == "select" && is(t, i, "into")) {
-    // SELECT … INTO TEMP t
+    if (is(t, i, "temp") || is(t, i, "temporary")) return add(SessionEffectKind::kCreateTemp, "");
+    // An object made in the session's temporary schema by name (pg_temp.x) is temporary too.
+    for (size_t j = i; j + 1 < t.size(); ++j) {
+      if (t[j].word && t[j].text.rfind("pg_temp", 0) == 0 && t[j + 1].text == ".") {
+        return add(SessionEffectKind::kCreateTemp, "");
+      }
+    }
   }
   if (first == "select") {
     for (size_t j = 1; j + 1 < t.size(); ++j) {
-      if (is(t, j, "into") && (is(t, j + 1, "temp") || is(t, j + 1, "temporary"))) {
+      bool temp_schema = j + 2 < t.size() && t[j + 1].word &&
+                         t[j + 1].text.rfind("pg_temp", 0) == 0 && t[j + 2].text == ".";
+      if (is(t, j, "into") && (is(t, j + 1, "temp") || is(t, j + 1, "temporary") || temp_schema)) {
         return add(SessionEffectKind::kCreateTemp, "");
       }
     }
@@ -319,7 +388,7 @@ bool may_have_effects(std::string_view q) {
       }
       if (len >= 4 && (w.front() == 'p' || w.front() == 's' || w.front() == 't')) {
         if (w.substr(0, 11) == "pg_advisory" || w.substr(0, 15) == "pg_try_advisory" ||
-            w == "set_config" || w == "temp" || w == "temporary") {
+            w == "set_config" || w == "temp" || w == "temporary" || w.substr(0, 7) == "pg_temp") {
           return true;
         }
       }
@@ -332,6 +401,40 @@ bool may_have_effects(std::string_view q) {
 }
 
 }  // namespace
+
+std::string leading_keyword(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    char c = sql[i];
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ';') {
+      ++i;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      auto end = sql.find("*/", i + 2);
+      i = end == std::string_view::npos ? sql.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  while (i < sql.size() && word.size() < 16 && std::isalpha(static_cast<unsigned char>(sql[i]))) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+    ++i;
+  }
+  return word;
+}
+
+bool commits_block(std::string_view query) {
+  std::string kw = leading_keyword(query);
+  if (kw == "commit" || kw == "end") return true;
+  if (kw != "prepare") return false;
+  // PREPARE name AS … prepares a statement; PREPARE TRANSACTION has no session effect.
+  for (const auto& e : session_effects(query)) {
+    if (e.kind == SessionEffectKind::kPrepare) return false;
+  }
+  return true;
+}
 
 std::vector<SessionEffect> session_effects(std::string_view query) {
   if (!may_have_effects(query)) return {};

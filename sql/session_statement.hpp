@@ -10,7 +10,7 @@ namespace pgrange::sql {
 /// transaction-pooling proxy must carry to the next backend or pin the client for.
 enum class SessionEffectKind {
   kSet,                ///< SET / SET SESSION name …   (name = the parameter, lowercased)
-  kReset,              ///< RESET name
+  kReset,              ///< RESET name, SET name TO DEFAULT, SET ROLE NONE, …
   kResetAll,           ///< RESET ALL
   kDiscardAll,         ///< DISCARD ALL
   kDiscardTemp,        ///< DISCARD TEMP / TEMPORARY
@@ -23,7 +23,7 @@ enum class SessionEffectKind {
   kDeclareHold,        ///< DECLARE name … WITH HOLD
   kClose,              ///< CLOSE name
   kCloseAll,           ///< CLOSE ALL
-  kCreateTemp,         ///< CREATE TEMP/TEMPORARY TABLE/VIEW/SEQUENCE
+  kCreateTemp,         ///< CREATE TEMP …, CREATE … pg_temp.x, SELECT … INTO TEMP
   kAdvisoryLock,       ///< a session-level pg_advisory_lock / pg_try_advisory_lock call
   kAdvisoryUnlockAll,  ///< pg_advisory_unlock_all()
   kSetConfig,          ///< set_config(…): its scope is only known at run time
@@ -48,8 +48,19 @@ struct SessionEffect {
 
 /// Finds the session effects of each statement in a simple-protocol query string. A small lexer
 /// (comments, quoted strings and identifiers, dollar quotes) so that text inside literals never
-/// counts. SET LOCAL, SET TRANSACTION and SET CONSTRAINTS only last for the transaction and are
-/// not reported.
+/// counts. SET LOCAL, SET TRANSACTION (also as SET transaction_isolation …) and SET CONSTRAINTS
+/// only last for the transaction and are not reported. SET SESSION CHARACTERISTICS AS
+/// TRANSACTION reports one kSet per mode, named for the setting it changes
+/// (default_transaction_isolation, default_transaction_read_only, default_transaction_deferrable)
+/// with a statement that sets it alone.
 std::vector<SessionEffect> session_effects(std::string_view query);
+
+/// The first keyword of a query in lower case ("" when it starts with something else), after
+/// blanks, comments, '(' and ';': what kind of statement it is, without parsing it.
+std::string leading_keyword(std::string_view query);
+
+/// Whether a query (its first statement) ends a transaction block by committing it: COMMIT,
+/// END, or PREPARE TRANSACTION.
+bool commits_block(std::string_view query);
 
 }  // namespace pgrange::sql

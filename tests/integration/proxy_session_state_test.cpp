@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/pg_server.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/proxy_process.hpp"
 
 namespace pgrange::testing {
@@ -229,7 +230,8 @@ class ProxySessionStateTest : public ::testing::Test {
     server_ = PgServer::start(o).release();
     server_->exec(
         "create schema myschema; create table myschema.marker (v text); "
-        "insert into myschema.marker values ('in myschema')",
+        "insert into myschema.marker values ('in myschema'); "
+        "create role alice; create role bob; grant bob to alice",
         "app");
     ProxyConfig c = ProxyConfig::with_shard(server_->dsn("app"), kPoolSize);
     c.workers = 1;
@@ -770,6 +772,193 @@ TEST_F(ProxySessionStateTest, SetInsideOneQueryStringTransaction) {
   expect_swapped(run);
 }
 
+TEST_F(ProxySessionStateTest, SessionCharacteristicsFollowTheClient) {
+  // Each mode of SET SESSION CHARACTERISTICS is a setting of its own
+  // (default_transaction_isolation, _read_only, _deferrable): all of them follow.
+  ScriptRun run = compare({
+      "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+      "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY, DEFERRABLE",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_isolation",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_deferrable",
+      "BEGIN",
+      "SHOW transaction_isolation",
+      "SHOW transaction_read_only",
+      "COMMIT",
+      "CREATE TEMP TABLE read_only (x int)",
+      "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_isolation",
+      "RESET default_transaction_isolation",
+      "SET default_transaction_deferrable TO DEFAULT",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_isolation",
+      "SHOW default_transaction_deferrable",
+      "SET transaction_isolation = 'serializable'",
+      "SET default_transaction_isolation = 'repeatable read'",
+      "@hop",
+      "@pid",
+      "SHOW transaction_isolation",
+      "SHOW default_transaction_isolation",
+      "params: SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "RESET ALL",
+      "@hop",
+      "@pid",
+      "SHOW default_transaction_read_only",
+      "SHOW default_transaction_isolation",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, SessionAuthorizationAndRoleFollowTheClient) {
+  ScriptRun run = compare({
+      "SELECT current_user, session_user",
+      "SET SESSION AUTHORIZATION alice",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SHOW role",
+      // SET SESSION AUTHORIZATION ends the role.
+      "SET SESSION AUTHORIZATION alice",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+      "SHOW role",
+      // RESET ALL keeps both.
+      "SET ROLE bob",
+      "RESET ALL",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "RESET ROLE",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+      "RESET SESSION AUTHORIZATION",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "SET SESSION AUTHORIZATION DEFAULT",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SHOW role",
+      "BEGIN",
+      "SET SESSION AUTHORIZATION alice",
+      "ROLLBACK",
+      "@hop",
+      "@pid",
+      "SELECT current_user, session_user",
+      "SET ROLE bob",
+      "SET ROLE NONE",
+      "@hop",
+      "@pid",
+      "SELECT current_user",
+  });
+  expect_swapped(run);
+}
+
+TEST_F(ProxySessionStateTest, DiscardAllAfterStartupParameters) {
+  // DISCARD ALL is a query of its own (PostgreSQL refuses it inside a transaction block, and
+  // a query of several statements is one): it resets what PostgreSQL's resets, the session
+  // authorization and role included, back to the client's startup values, through both
+  // protocols.
+  ScriptRun run = compare(
+      {
+          "SET work_mem = '9MB'",
+          "SET search_path = public",
+          "SET SESSION AUTHORIZATION alice",
+          "SET ROLE bob",
+          "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+          "DISCARD ALL",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SHOW default_transaction_read_only",
+          "select v from marker",
+          "@hop",
+          "@pid",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SET work_mem = '9MB'",
+          "BEGIN",
+          "DISCARD ALL",
+          "ROLLBACK",
+          "SHOW work_mem",
+          "DISCARD ALL; SELECT 1",
+          "SHOW work_mem",
+          "SET SESSION AUTHORIZATION alice",
+          "params: DISCARD ALL",
+          "SELECT current_user, session_user",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "@hop",
+          "@pid",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "SHOW application_name",
+          "SET work_mem = '9MB'",
+          "params: RESET work_mem",
+          "SHOW work_mem",
+          "SET search_path = public",
+          "params: RESET ALL",
+          "SHOW search_path",
+          "@hop",
+          "@pid",
+          "SHOW work_mem",
+          "SHOW search_path",
+          "select v from marker",
+      },
+      "application_name=discard_test options='-c search_path=myschema,public -c work_mem=5MB'");
+  expect_swapped(run);
+}
+
+/// Runs psql with `commands` (one -c each: separate queries) against `dsn` with PGOPTIONS and
+/// PGAPPNAME set; its output.
+std::string psql_with_startup_settings(const std::string& dsn,
+                                       const std::vector<std::string>& commands) {
+  ProcessOptions po;
+  po.argv = {pg_bin("psql"), "-X", "-A", "-d", dsn};
+  for (const auto& c : commands) {
+    po.argv.push_back("-c");
+    po.argv.push_back(c);
+  }
+  po.env = {{"PGOPTIONS", "-c search_path=myschema,public -c work_mem=5MB"},
+            {"PGAPPNAME", "psql_discard"}};
+  int rc = -1;
+  return run_process(po, "", &rc, std::chrono::seconds(60));
+}
+
+TEST_F(ProxySessionStateTest, PsqlDiscardAllWithStartupParameters) {
+  const std::vector<std::string> commands = {
+      "SET work_mem = '9MB'",  "SET SESSION AUTHORIZATION alice",
+      "DISCARD ALL",           "SELECT current_user, session_user",
+      "SHOW search_path",      "SHOW work_mem",
+      "SHOW application_name", "SELECT v FROM marker",
+      "BEGIN; DISCARD ALL",    "RESET ALL",
+      "SHOW search_path"};
+  std::string direct = psql_with_startup_settings(server_->dsn("app"), commands);
+  std::string via = psql_with_startup_settings(proxy_->dsn(), commands);
+  EXPECT_EQ(via, direct) << first_difference(direct, via);
+  EXPECT_NE(direct.find("DISCARD ALL"), std::string::npos) << direct;
+}
+
 TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
   // workers=1, pool_size=1: b gets the very backend a used. Nothing a set may show through,
   // neither in results nor in the ParameterStatus values b is given at login.
@@ -817,6 +1006,119 @@ TEST(ProxyStateLeakTest, DisconnectedClientLeavesNoStateBehind) {
   EXPECT_NE(custom.at(), "42");
   EXPECT_STRNE(PQparameterStatus(b.get(), "application_name"), "leaky");
 }
+
+/// Starts a server (with roles alice and bob, alice a member of bob) and a pgrange in front of
+/// it with one worker.
+std::pair<std::unique_ptr<PgServer>, std::unique_ptr<ProxyProcess>> server_and_proxy(
+    int pool_size, const std::string& pool_mode = "transaction") {
+  PgServer::Options o;
+  o.databases = {"app"};
+  auto server = PgServer::start(o);
+  server->exec("create role alice; create role bob; grant bob to alice", "app");
+  ProxyConfig c = ProxyConfig::with_shard(server->dsn("app"), pool_size);
+  c.workers = 1;
+  c.pool_mode = pool_mode;
+  return {std::move(server), ProxyProcess::start(c)};
+}
+
+class ProxySessionResetTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProxySessionResetTest, SessionCharacteristicsAndIdentityLeakToNoOne) {
+  // One worker: the next client gets the connection the last one used (the most recent idle
+  // one). Its login must work and nothing of the other client's session may show, while the
+  // other client keeps its own settings.
+  auto [server, proxy] = server_and_proxy(GetParam());
+  auto reference = pq_connect(server->dsn("app"));
+  const std::string probe =
+      "SELECT current_user, session_user, current_setting('role'), "
+      "current_setting('default_transaction_isolation'), "
+      "current_setting('default_transaction_read_only'), "
+      "current_setting('default_transaction_deferrable')";
+  const std::string want = describe(pq_exec(reference.get(), probe));
+  for (const std::string leaky :
+       {"SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION DEFERRABLE",
+        "SET default_transaction_read_only = on", "SET SESSION AUTHORIZATION alice", "SET ROLE bob",
+        "SET SESSION AUTHORIZATION alice; SET ROLE bob"}) {
+    SCOPED_TRACE(leaky);
+    auto a = pq_connect(proxy->dsn());
+    ASSERT_EQ(PQstatus(a.get()), CONNECTION_OK) << PQerrorMessage(a.get());
+    ASSERT_TRUE(pq_exec(a.get(), leaky).ok());
+    std::string mine = describe(pq_exec(a.get(), probe));
+    std::string pid_a = pq_exec(a.get(), "SELECT pg_backend_pid()").at();
+    for (int round = 0; round < 2; ++round) {
+      auto b = pq_connect(proxy->dsn());
+      ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+      EXPECT_EQ(describe(pq_exec(b.get(), probe)), want);
+      if (GetParam() == 1) {
+        EXPECT_EQ(pq_exec(b.get(), "SELECT pg_backend_pid()").at(), pid_a);
+      }
+      SqlResult write = pq_exec(b.get(), "CREATE TABLE written_by_b (x int)");
+      EXPECT_TRUE(write.ok()) << write.sqlstate << " " << write.message;
+      EXPECT_TRUE(pq_exec(b.get(), "DROP TABLE written_by_b").ok());
+      // a keeps what it set, on whichever connection it gets.
+      EXPECT_EQ(describe(pq_exec(a.get(), probe)), mine);
+      if (round == 1) a.reset();  // and when a is gone, nothing of it stays behind either
+    }
+    auto c = pq_connect(proxy->dsn());
+    EXPECT_EQ(describe(pq_exec(c.get(), probe)), want);
+  }
+}
+
+TEST_P(ProxySessionResetTest, AConnectionWhoseSyncFailsIsClosed) {
+  // a's role is dropped while a is idle: a connection cannot be given a's settings any more.
+  // The connection that failed is closed, not handed to anyone; other clients go on.
+  auto [server, proxy] = server_and_proxy(GetParam());
+  server->exec("create role gone", "app");
+  auto a = pq_connect(proxy->dsn());
+  ASSERT_TRUE(pq_exec(a.get(), "SET ROLE gone").ok());
+  std::string pid_a = pq_exec(a.get(), "SELECT pg_backend_pid()").at();
+  server->exec("drop role gone", "app");
+  auto b = pq_connect(proxy->dsn());
+  ASSERT_EQ(PQstatus(b.get()), CONNECTION_OK) << PQerrorMessage(b.get());
+  EXPECT_EQ(pq_exec(b.get(), "SELECT current_user").at(), "postgres");
+  std::string pid_b = pq_exec(b.get(), "SELECT pg_backend_pid()").at();
+  if (GetParam() == 1) {
+    EXPECT_EQ(pid_b, pid_a);
+  }
+  SqlResult r = pq_exec(a.get(), "SELECT 1");
+  EXPECT_EQ(r.sqlstate, "22023") << r.message;  // as SET ROLE of a role that does not exist
+  EXPECT_NE(r.message.find("role \"gone\" does not exist"), std::string::npos) << r.message;
+  EXPECT_EQ(PQstatus(a.get()), CONNECTION_OK);
+  // The connection the sync failed on is gone from the server.
+  EXPECT_EQ(server->exec("select count(*) from pg_stat_activity where pid = " + pid_b), "0");
+  EXPECT_EQ(pq_exec(b.get(), "SELECT current_user").at(), "postgres");
+  EXPECT_NE(pq_exec(b.get(), "SELECT pg_backend_pid()").at(), pid_b);
+}
+
+TEST_P(ProxySessionResetTest, DiscardAllWithStartupParameters) {
+  // DISCARD ALL returns to the startup parameters (pgrange set them on a connection that did
+  // not start with them) and ends SET SESSION AUTHORIZATION, in session pooling too.
+  for (const char* mode : {"transaction", "session"}) {
+    SCOPED_TRACE(mode);
+    auto [server, proxy] = server_and_proxy(GetParam(), mode);
+    server->exec(
+        "create schema myschema; create table myschema.marker (v text); "
+        "insert into myschema.marker values ('in myschema')",
+        "app");
+    const std::vector<std::string> commands = {
+        "SET search_path = public",
+        "SET SESSION AUTHORIZATION alice",
+        "DISCARD ALL",
+        "SELECT current_user, session_user, current_setting('search_path'), "
+        "current_setting('work_mem'), current_setting('application_name')",
+        "SELECT v FROM marker",
+        "SET work_mem = '1MB'",
+        "RESET work_mem",
+        "SHOW work_mem"};
+    std::string direct = psql_with_startup_settings(server->dsn("app"), commands);
+    std::string via = psql_with_startup_settings(proxy->dsn(), commands);
+    EXPECT_EQ(via, direct) << first_difference(direct, via);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PoolSize, ProxySessionResetTest, ::testing::Values(1, 3));
 
 TEST_F(ProxySessionStateTest, CustomSettingsFollowTheClient) {
   ScriptRun run = compare({

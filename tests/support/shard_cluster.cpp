@@ -33,6 +33,8 @@ std::vector<std::string> ShardCluster::dsns(std::string_view dbname) const {
 std::unique_ptr<ProxyProcess> ShardCluster::start_proxy(std::string_view fault) const {
   ProxyConfig config = ProxyConfig::with_shards(dsns(), options_.pool_size);
   config.extra_toml += options_.extra_toml;
+  config.pool_mode = options_.pool_mode;
+  config.workers = options_.workers;
   // pgrange reads the fault at start-up, so it need not outlive ProxyProcess::start.
   if (!fault.empty()) setenv("PGRANGE_TEST_FAULT", std::string(fault).c_str(), 1);
   auto proxy = ProxyProcess::start(config);

@@ -30,6 +30,9 @@ class ShardCluster {
     int pool_size = 8;
     /// More of pgrange's configuration (TOML appended to it), e.g. [[table]] entries.
     std::string extra_toml;
+    /// pgrange's pool_mode and worker threads.
+    std::string pool_mode = "transaction";
+    int workers = 2;
   };
 
   /// Starts the shards and pgrange; throws std::runtime_error (with the log tail) when one of

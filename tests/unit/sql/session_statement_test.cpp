@@ -55,6 +55,67 @@ TEST(SessionEffects, TransactionScopedSetsAreIgnored) {
   EXPECT_TRUE(session_effects("SET CONSTRAINTS ALL DEFERRED").empty());
 }
 
+TEST(SessionEffects, SessionCharacteristicsAreTheirOwnSettings) {
+  // Each mode is a setting of its own, replayed alone: a later SET SESSION CHARACTERISTICS of
+  // another mode must not undo an earlier one on the next backend.
+  auto e = session_effects(
+      "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY "
+      "NOT DEFERRABLE");
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].name, "default_transaction_isolation");
+  EXPECT_EQ(e[0].statement, "SET default_transaction_isolation = 'repeatable read'");
+  EXPECT_EQ(e[1].name, "default_transaction_read_only");
+  EXPECT_EQ(e[1].statement, "SET default_transaction_read_only = on");
+  EXPECT_EQ(e[2].name, "default_transaction_deferrable");
+  EXPECT_EQ(e[2].statement, "SET default_transaction_deferrable = off");
+  for (const auto& x : e) {
+    EXPECT_EQ(x.kind, K::kSet);
+    EXPECT_EQ(x.statement_index, 0u);
+  }
+  e = session_effects("set session characteristics as transaction read write, deferrable");
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].statement, "SET default_transaction_read_only = off");
+  EXPECT_EQ(e[1].statement, "SET default_transaction_deferrable = on");
+  e = session_effects("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL read committed");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].statement, "SET default_transaction_isolation = 'read committed'");
+  // Not PostgreSQL's syntax: nothing to replay (the server refuses it).
+  EXPECT_TRUE(session_effects("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL DEFAULT")
+                  .empty());
+}
+
+TEST(SessionEffects, SetToDefaultIsAReset) {
+  auto e = session_effects("SET search_path TO DEFAULT");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kReset);
+  EXPECT_EQ(e[0].name, "search_path");
+  EXPECT_EQ(kinds("set work_mem = default"), std::vector<K>{K::kReset});
+  EXPECT_EQ(kinds("SET search_path TO \"default\""), std::vector<K>{K::kSet});
+  EXPECT_EQ(kinds("SET search_path TO default, public"), std::vector<K>{K::kSet});
+  e = session_effects("SET SESSION AUTHORIZATION DEFAULT");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kReset);
+  EXPECT_EQ(e[0].name, "session_authorization");
+  e = session_effects("SET ROLE NONE");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kReset);
+  EXPECT_EQ(e[0].name, "role");
+  e = session_effects("SET ROLE bob");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kSet);
+  EXPECT_EQ(e[0].name, "role");
+  e = session_effects("SET TIME ZONE LOCAL");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].kind, K::kReset);
+  EXPECT_EQ(e[0].name, "timezone");
+}
+
+TEST(SessionEffects, TransactionSettingsUnderTheirOwnNamesAreIgnored) {
+  EXPECT_TRUE(session_effects("SET transaction_isolation = 'serializable'").empty());
+  EXPECT_TRUE(session_effects("SET SESSION transaction_read_only TO on").empty());
+  EXPECT_TRUE(session_effects("set transaction_deferrable = on").empty());
+}
+
 TEST(SessionEffects, ResetForms) {
   EXPECT_EQ(kinds("RESET ALL"), std::vector<K>{K::kResetAll});
   auto e = session_effects("reset DateStyle");
@@ -84,6 +145,12 @@ TEST(SessionEffects, PinningStatements) {
   EXPECT_EQ(kinds("create local temporary table x (a int)"), std::vector<K>{K::kCreateTemp});
   EXPECT_EQ(kinds("SELECT * INTO TEMP x FROM t"), std::vector<K>{K::kCreateTemp});
   EXPECT_TRUE(session_effects("CREATE TABLE temp (a int)").empty());
+  EXPECT_EQ(kinds("CREATE TABLE pg_temp.x (a int)"), std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("create function \"pg_temp\".f() returns int as 'select 1' language sql"),
+            std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("SELECT 1 AS a INTO pg_temp.y"), std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("CREATE TEMP VIEW v AS SELECT 1"), std::vector<K>{K::kCreateTemp});
+  EXPECT_EQ(kinds("CREATE TEMPORARY SEQUENCE s"), std::vector<K>{K::kCreateTemp});
   EXPECT_EQ(kinds("SELECT pg_advisory_lock(1)"), std::vector<K>{K::kAdvisoryLock});
   EXPECT_TRUE(session_effects("SELECT pg_advisory_xact_lock(1)").empty());
   EXPECT_EQ(kinds("select pg_advisory_unlock_all()"), std::vector<K>{K::kAdvisoryUnlockAll});
