@@ -42,6 +42,9 @@ bool leaves_connection(const sql::StatementInfo& s) {
     case K::kVacuum:
     case K::kAnalyze:
       return true;
+    case K::kCreateView:
+    case K::kSchemaDdl:
+      return !s.temporary;
     default:
       return false;
   }
@@ -50,8 +53,10 @@ bool leaves_connection(const sql::StatementInfo& s) {
 /// The relation a CREATE makes in the temporary schema (CREATE TEMP TABLE, … INTO TEMP, CREATE
 /// TABLE pg_temp.x), if any.
 const sql::TableRef* created_temp(const sql::StatementInfo& s) {
-  bool creates =
-      s.kind == sql::StatementKind::kCreateTable && (s.temporary || temp_schema(s.target.schema));
+  using K = sql::StatementKind;
+  bool creates = (s.kind == K::kCreateTable || s.kind == K::kCreateView ||
+                  (s.kind == K::kSchemaDdl && s.temporary)) &&
+                 (s.temporary || temp_schema(s.target.schema)) && !s.target.name.empty();
   return creates ? &s.target : nullptr;
 }
 
@@ -61,6 +66,7 @@ void for_each_relation(const sql::StatementInfo& s, F&& f) {
   if (!s.target.name.empty()) f(s.target);
   for (const sql::TableRef& r : s.tables) f(r);
   for (const sql::TableRef& r : s.dropped_objects) f(r);
+  for (const sql::RelationUse& u : s.relations) f(u.table);
 }
 
 }  // namespace
@@ -205,6 +211,7 @@ ClientSession::Plan ClientSession::plan_temp(char type, const Analysis& analysis
     };
     std::erase_if(r.tables, is_temp);
     std::erase_if(r.dropped_objects, is_temp);
+    std::erase_if(r.relations, [&](const sql::RelationUse& u) { return is_temp(u.table); });
     if (!s.target.name.empty() && is_temp(s.target)) r.target = {};
     std::string permanent;
     for_each_relation(r, [&](const sql::TableRef& ref) {
@@ -213,9 +220,20 @@ ClientSession::Plan ClientSession::plan_temp(char type, const Analysis& analysis
       }
     });
     if (created_temp(s) != nullptr) {
+      if (s.kind == sql::StatementKind::kCreateView && !permanent.empty() &&
+          worker_.pool_count() > 1) {
+        // Its query would read the pgrange table on this session's connection only, each time.
+        return refuse_with(not_supported(
+            "a temporary view over pgrange table \"" + permanent +
+                "\" is not supported: it would read the rows on this session's connection only",
+            "make it a view (not TEMPORARY): pgrange routes views as their query"));
+      }
       // CREATE TEMP … (LIKE t) reads only t's definition, which every shard has; CREATE TEMP
       // … AS reads rows, which must be on this connection's shard (checked below).
-      if (!s.create_as) r.tables.clear();
+      if (!s.create_as) {
+        r.tables.clear();
+        r.relations.clear();
+      }
       if (pgrange_name.empty() && s.create_as) pgrange_name = permanent;
       continue;
     }

@@ -289,9 +289,15 @@ TYPED_TEST(TempRelationTest, RowsOfPgrangeTablesOnOtherShardsAreRefused) {
   SqlResult near = pq_exec(c.get(), "INSERT INTO tmp SELECT id FROM near");
   EXPECT_TRUE(near.ok()) << near.message;
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM tmp JOIN near ON id = x").at(), "1");
+  // So is a row of a spread table whose range is on the connection's shard.
+  SqlResult own =
+      pq_exec(c.get(), "INSERT INTO tmp SELECT id FROM shadow WHERE id = " + TestFixture::own_);
+  EXPECT_TRUE(own.ok()) << own.message;
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM tmp WHERE x = " + TestFixture::own_).at(), "1");
+  EXPECT_TRUE(pq_exec(c.get(), "DELETE FROM tmp WHERE x = " + TestFixture::own_).ok());
   for (std::string sql : {std::string("INSERT INTO tmp SELECT id FROM other"),
                           std::string("INSERT INTO tmp SELECT id FROM shadow"),
-                          "INSERT INTO tmp SELECT id FROM shadow WHERE id = " + TestFixture::own_,
+                          "INSERT INTO tmp SELECT id FROM shadow WHERE id = " + TestFixture::other_,
                           std::string("SELECT count(*) FROM tmp JOIN shadow ON id = x"),
                           std::string("UPDATE shadow SET v = 'x' FROM tmp WHERE id = x"),
                           std::string("DELETE FROM other USING tmp WHERE id = x")}) {
