@@ -54,9 +54,34 @@ std::string described(const sql::TableConstraint& c) {
 
 }  // namespace
 
+Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info) const {
+  if (info.foreign_keys.empty() || info.temporary) return {};
+  // Each shard would check a FOREIGN KEY against its own rows only: a false 23503 where the
+  // referenced row is on another shard, a missed one where nothing is there to check, and
+  // ON DELETE / ON UPDATE actions that reach the shard's own rows only. pgrange does not
+  // enforce them across shards (yet), and ranges move, so no placement keeps them local.
+  const sql::ForeignKeyConstraint& fk = info.foreign_keys.front();
+  std::string referenced =
+      (fk.referenced_schema.empty() ? "" : fk.referenced_schema + ".") + fk.referenced_table;
+  std::string what =
+      "FOREIGN KEY" + (fk.name.empty() ? "" : " \"" + fk.name + "\"") + " (" +
+      sql::column_list(fk.columns) + ") REFERENCES " + referenced +
+      (fk.referenced_columns.empty() ? "" : " (" + sql::column_list(fk.referenced_columns) + ")");
+  return fail(Error::make(sqlstate::kFeatureNotSupported,
+                          what + " of table \"" + info.target.name +
+                              "\" is not supported by pgrange over several shards")
+                  .with_detail("each shard would check it against its own rows only: the "
+                               "referenced row may be on another shard, and ON DELETE and "
+                               "ON UPDATE actions would reach one shard's rows only")
+                  .with_hint("declare the table without it and check the reference in the "
+                             "application, or run pgrange with one shard, where PostgreSQL "
+                             "enforces it"));
+}
+
 Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
                                              const routing::ClusterView& v) const {
   if (config_.shards.size() < 2) return {};  // one shard enforces every constraint
+  if (auto ok = check_foreign_keys(info); !ok) return ok;
   std::vector<std::string> key;
   bool configured = false;
   std::string table = info.target.name;

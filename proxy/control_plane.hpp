@@ -91,6 +91,8 @@ class ControlPlane : public routing::ClusterControl {
   /// UNIQUE one).
   Result<void> check_constraints(const sql::StatementInfo& info,
                                  const routing::ClusterView& v) const;
+  /// …and about FOREIGN KEYs: over several shards, refused when declared (0A000).
+  Result<void> check_foreign_keys(const sql::StatementInfo& info) const;
 
   /// Two-phase commit of a write across shards. A new gid, registered as in flight until
   /// end_distributed (recovery leaves it alone meanwhile). Any thread.

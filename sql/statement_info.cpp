@@ -439,6 +439,7 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
     }
   }
   info.constraints = create_table_constraints(s);
+  info.foreign_keys = create_table_foreign_keys(s);
   for (ColumnInfo& c : info.columns) {
     if (std::find(info.primary_key.begin(), info.primary_key.end(), c.name) !=
         info.primary_key.end()) {
@@ -468,6 +469,8 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
     ++info.alter_commands;
     for (TableConstraint& c : alter_table_constraints(cmd))
       info.constraints.push_back(std::move(c));
+    for (ForeignKeyConstraint& c : alter_table_foreign_keys(cmd))
+      info.foreign_keys.push_back(std::move(c));
     if (cmd->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE) info.cascade = true;
     switch (cmd->subtype) {
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn:
@@ -809,6 +812,29 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.kind = StatementKind::kTransaction;
       info.transaction_kind = transaction_kind(s->kind);
       info.transaction_name = s->savepoint_name[0] != '\0' ? s->savepoint_name : s->gid;
+      break;
+    }
+    case PG_QUERY__NODE__NODE_COMMENT_STMT: {
+      // COMMENT ON TABLE / VIEW / SEQUENCE … names its relation as a list of names, COMMENT ON
+      // COLUMN as one with the column last: the relation counts among the tables it names.
+      const PgQuery__CommentStmt* s = stmt->comment_stmt;
+      info.kind = StatementKind::kSchemaDdl;
+      if (s->object == nullptr || s->object->node_case != PG_QUERY__NODE__NODE_LIST) break;
+      size_t n = s->object->list->n_items;
+      switch (s->objtype) {
+        case PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN:
+          if (n > 0) --n;
+          [[fallthrough]];
+        case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE:
+        case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW:
+        case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW:
+        case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE:
+        case PG_QUERY__OBJECT_TYPE__OBJECT_FOREIGN_TABLE:
+          if (n > 0) info.tables.push_back(table_of_names(s->object->list->items, n));
+          break;
+        default:
+          break;
+      }
       break;
     }
     default:

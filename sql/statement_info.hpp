@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "sql/foreign_key_constraint.hpp"
 #include "sql/table_constraint.hpp"
 
 namespace pgrange::sql {
@@ -212,6 +213,9 @@ struct StatementInfo {
   /// CREATE TABLE: its PRIMARY KEY, UNIQUE and EXCLUDE constraints; ALTER TABLE: those its ADD
   /// CONSTRAINT and ADD COLUMN subcommands add.
   std::vector<TableConstraint> constraints;
+  /// CREATE TABLE: its FOREIGN KEY constraints; ALTER TABLE: those its ADD CONSTRAINT and ADD
+  /// COLUMN subcommands add.
+  std::vector<ForeignKeyConstraint> foreign_keys;
   /// ALTER TABLE … DROP CONSTRAINT name: the names, in order.
   std::vector<std::string> dropped_constraints;
   /// ALTER TABLE: how many subcommands it has.

@@ -773,6 +773,17 @@ TEST(StatementInfo, SchemaObjectsAreSchemaDdl) {
   EXPECT_EQ(f.target, t("f", "pg_temp"));
 }
 
+TEST(StatementInfo, CommentOnARelationNamesIt) {
+  // What a session's temporary relation may shadow: COMMENT names its relation as a list of
+  // names (the column's last), not as a RangeVar.
+  EXPECT_EQ(one("COMMENT ON TABLE t IS 'x'").tables, std::vector<TableRef>{t("t")});
+  EXPECT_EQ(one("COMMENT ON COLUMN s.t.c IS 'x'").tables, std::vector<TableRef>{t("t", "s")});
+  EXPECT_EQ(one("COMMENT ON VIEW v IS NULL").tables, std::vector<TableRef>{t("v")});
+  EXPECT_EQ(one("COMMENT ON SEQUENCE q IS 'x'").tables, std::vector<TableRef>{t("q")});
+  EXPECT_TRUE(one("COMMENT ON FUNCTION f(int) IS 'x'").tables.empty());
+  EXPECT_TRUE(one("COMMENT ON SCHEMA s IS 'x'").tables.empty());
+}
+
 TEST(StatementInfo, KindNames) {
   EXPECT_EQ(statement_kind_name(Kind::kEmpty), "empty");
   EXPECT_EQ(statement_kind_name(Kind::kCreateTable), "create_table");
