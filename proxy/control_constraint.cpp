@@ -67,15 +67,16 @@ Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info) co
       "FOREIGN KEY" + (fk.name.empty() ? "" : " \"" + fk.name + "\"") + " (" +
       sql::column_list(fk.columns) + ") REFERENCES " + referenced +
       (fk.referenced_columns.empty() ? "" : " (" + sql::column_list(fk.referenced_columns) + ")");
-  return fail(Error::make(sqlstate::kFeatureNotSupported,
-                          what + " of table \"" + info.target.name +
-                              "\" is not supported by pgrange over several shards")
-                  .with_detail("each shard would check it against its own rows only: the "
-                               "referenced row may be on another shard, and ON DELETE and "
-                               "ON UPDATE actions would reach one shard's rows only")
-                  .with_hint("declare the table without it and check the reference in the "
-                             "application, or run pgrange with one shard, where PostgreSQL "
-                             "enforces it"));
+  return fail(
+      Error::make(sqlstate::kFeatureNotSupported,
+                  what + " of table \"" + info.target.name +
+                      "\" is not supported by pgrange over several shards")
+          .with_detail("Each shard would check it against its own rows only: the referenced row "
+                       "may be on another shard, and ON DELETE and ON UPDATE actions "
+                       "would reach one shard's rows only.")
+          .with_hint("declare the table without it and check the reference in the "
+                     "application, or run pgrange with one shard, where PostgreSQL "
+                     "enforces it"));
 }
 
 Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
