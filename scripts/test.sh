@@ -29,7 +29,7 @@ if [ $quick -eq 0 ]; then
   (cd build-asan && ctest --output-on-failure -j 2 --timeout 600) || status=1
   if [ -x scripts/fuzz.sh ]; then
     echo "== fuzz (short runs)"
-    scripts/fuzz.sh 20 || status=1
+    scripts/fuzz.sh 10 || status=1
   fi
 fi
 exit $status
