@@ -515,6 +515,9 @@ INSERT INTO uq SELECT id + 300, 'sel' || id, a, b + 60, code + 7 FROM uq WHERE i
 UPDATE uq SET email = (SELECT email FROM uq u2 WHERE u2.id = 33) WHERE id = 14
 DELETE FROM uq WHERE id = 33
 UPDATE uq SET email = 'u33@x' WHERE id = 14
+
+-- group: a deferrable UNIQUE constraint
+-- requires: unique, unique_deferrable
 BEGIN
 SET CONSTRAINTS ALL DEFERRED
 UPDATE uq SET code = 150 WHERE id = 16
