@@ -33,6 +33,11 @@ RecoveryReport recover_prepared(MetadataStore& store,
   RecoveryReport report;
   std::vector<std::string> live = store.live_instances(silence);
   live.push_back(self);
+  // The decisions are read before the shards are: a decision is recorded only once every part
+  // of its transaction is prepared, so a part the scan below does not find was finished. Read
+  // after the scan, a decision for a transaction prepared meanwhile would look finished, and be
+  // forgotten while its parts wait for it.
+  const std::vector<std::pair<std::string, std::string>> decisions = store.decisions();
   std::set<std::string> prepared;  // every pgrange gid still prepared somewhere
   for (const auto& [name, dsn] : shards) {
     try {
@@ -73,7 +78,7 @@ RecoveryReport recover_prepared(MetadataStore& store,
     }
   }
   if (!report.unreachable.empty()) return report;
-  for (const auto& [gid, decision] : store.decisions()) {
+  for (const auto& [gid, decision] : decisions) {
     if (prepared.count(gid) > 0) continue;
     std::optional<std::string> owner = gid_instance(gid);
     bool working =
