@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <pqxx/pqxx>
-#include <set>
 
 namespace pgrange::routing {
 namespace {
@@ -38,7 +38,8 @@ RecoveryReport recover_prepared(MetadataStore& store,
   // after the scan, a decision for a transaction prepared meanwhile would look finished, and be
   // forgotten while its parts wait for it.
   const std::vector<std::pair<std::string, std::string>> decisions = store.decisions();
-  std::set<std::string> prepared;  // every pgrange gid still prepared somewhere
+  // Every pgrange gid still prepared somewhere: on how many shards.
+  std::map<std::string, int> prepared;
   for (const auto& [name, dsn] : shards) {
     try {
       pqxx::connection conn(dsn);
@@ -48,7 +49,7 @@ RecoveryReport recover_prepared(MetadataStore& store,
           "gid LIKE 'pgrange:%' ORDER BY prepared");
       for (const auto& row : rows) {
         std::string gid = row[0].as<std::string>();
-        prepared.insert(gid);
+        ++prepared[gid];
         std::optional<std::string> owner = gid_instance(gid);
         if (!owner) continue;
         bool mine = *owner == self;
@@ -66,7 +67,7 @@ RecoveryReport recover_prepared(MetadataStore& store,
             ++report.rolled_back;
             spdlog::info("recovery: rolled back {} on shard {}", gid, name);
           }
-          prepared.erase(gid);
+          --prepared[gid];  // finished here; it may still be prepared on another shard
         } catch (const pqxx::sql_error& e) {
           // Finished meanwhile by its committer (or another instance): the next pass sees.
           spdlog::info("recovery: {} on shard {}: {}", gid, name, e.what());
@@ -79,7 +80,7 @@ RecoveryReport recover_prepared(MetadataStore& store,
   }
   if (!report.unreachable.empty()) return report;
   for (const auto& [gid, decision] : decisions) {
-    if (prepared.count(gid) > 0) continue;
+    if (auto p = prepared.find(gid); p != prepared.end() && p->second > 0) continue;
     std::optional<std::string> owner = gid_instance(gid);
     bool working =
         owner && (*owner == self ? in_flight(gid)
