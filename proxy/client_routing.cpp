@@ -532,11 +532,36 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
     return plan_analysis('B', *analysis, &params, tail.substr(0, tail.find('\0')));
   };
+  rewritten_query_.clear();
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
+    // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
+    // text.
+    auto filled = co_await fill_generated_keys(text);
+    if (!filled) {
+      ok = refuse(type, filled.error(), out);
+      co_return false;
+    }
+    if (*filled) {
+      write_query(rewritten_query_, **filled);
+      text = std::string_view(rewritten_query_).substr(5, (*filled)->size());
+    }
   } else if (type == 'P') {
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
+    auto fill = generated_key_fill(text);
+    if (!fill || *fill) {
+      ok = refuse(
+          type,
+          !fill ? fill.error()
+                : not_supported("an INSERT that leaves key column \"" +
+                                    (*fill)->columns.front().first.column +
+                                    "\" to the default pgrange makes is supported through the "
+                                    "simple query protocol only, for now",
+                                "send it as a simple query, or give the key's value"),
+          out);
+      co_return false;
+    }
   }
   bool creates_temp = false;
   if (!transaction_pooling_ && !temp_objects_ && type != 'B') {

@@ -842,6 +842,7 @@ awaitable<void> ClientSession::message_loop() {
         break;
       }
       std::string_view raw(in_.data(), f.total_size);
+      std::string_view body = f.body;
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
@@ -892,6 +893,10 @@ awaitable<void> ClientSession::message_loop() {
           }
           continue;
         }
+        if (!rewritten_query_.empty()) {
+          raw = rewritten_query_;  // the INSERT with the keys pgrange made
+          body = raw.substr(5);
+        }
       }
       // A message that needs a backend usually finds an idle one: attach it without suspending.
       if (plain && !backend_ && !defer_parse_ &&
@@ -901,8 +906,8 @@ awaitable<void> ClientSession::message_loop() {
       }
       bool deferred = defer_parse_;
       defer_parse_ = false;
-      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, f.body, raw, out)
-                                                : co_await handle_message(f.type, f.body, raw, out);
+      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, body, raw, out)
+                                                : co_await handle_message(f.type, body, raw, out);
       in_.consume(f.total_size);
       if (!ok) {
         keep_going = false;

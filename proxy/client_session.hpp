@@ -168,6 +168,18 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// it also needs rows of pgrange tables from other shards (refused, 0A000).
   Plan plan_temp(char type, const Analysis& analysis, const routing::BindParams* params);
   void leave_ranges();
+  /// The key columns an INSERT leaves to a default pgrange makes, and how many values each needs.
+  struct KeyFill {
+    routing::TableDescriptor table;
+    std::vector<std::pair<routing::GeneratedKey, size_t>> columns;
+  };
+  /// Whether the statement `sql` is an INSERT that leaves keys pgrange makes to their defaults
+  /// (client_generated_key.cpp): nullopt when not; PostgreSQL's 428C9 for a value given to a
+  /// GENERATED ALWAYS key without OVERRIDING SYSTEM VALUE.
+  Result<std::optional<KeyFill>> generated_key_fill(std::string_view sql);
+  /// That INSERT with the values made (sequence values reserved by the control plane, random
+  /// uuids) written into its rows; nullopt when it leaves no such key to its default.
+  awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
   /// Routes one client message before it is dispatched. Returns false when it was consumed
   /// here (answered, refused or run specially); may suspend.
   awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
@@ -488,7 +500,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   Analysis parse_analysis_;     ///< of the Parse being dispatched
   bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
   std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
-  std::string unnamed_tail_;    ///< the unnamed statement's Parse body after its name
+  /// The Query message pgrange forwards instead of the client's, when it wrote made keys into
+  /// the client's INSERT (empty otherwise).
+  std::string rewritten_query_;
+  std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;
   std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
