@@ -101,6 +101,10 @@ awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys
       auto values = co_await cp->call<Result<std::vector<int64_t>>>(std::move(task));
       if (!values) co_return tl::unexpected(values.error());
       for (int64_t v : *values) literals.push_back(std::to_string(v));
+      // The defaults' nextval() calls are the session's, as on PostgreSQL (currval, lastval).
+      std::string key = g.sequence_schema + "." + g.sequence_name;
+      sequence_values_[key] = values->back();
+      last_sequence_ = key;
     }
     bool overriding = g.kind == routing::GeneratedKey::Kind::kIdentityAlways;
     auto next = sql::insert_with_column_values(text, g.column, (*fill)->table.columns, literals,

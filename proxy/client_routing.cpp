@@ -535,6 +535,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   rewritten_query_.clear();
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
+    if (co_await answer_sequence_call(text, out, ok)) co_return false;
     // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
     // text.
     auto filled = co_await fill_generated_keys(text);

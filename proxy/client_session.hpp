@@ -180,6 +180,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// That INSERT with the values made (sequence values reserved by the control plane, random
   /// uuids) written into its rows; nullopt when it leaves no such key to its default.
   awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
+  /// A simple-protocol statement calling nextval, currval, setval or lastval on a cluster-wide
+  /// sequence (client_sequence.cpp): answered by pgrange when it is a SELECT of that one call,
+  /// refused (0A000) when the call is part of something else. False when it is not such a
+  /// statement.
+  awaitable<bool> answer_sequence_call(std::string_view sql, std::string& out, bool& ok);
   /// Routes one client message before it is dispatched. Returns false when it was consumed
   /// here (answered, refused or run specially); may suspend.
   awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
@@ -503,6 +508,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The Query message pgrange forwards instead of the client's, when it wrote made keys into
   /// the client's INSERT (empty otherwise).
   std::string rewritten_query_;
+  /// The values this session's nextval() and setval() gave, by "schema.name" of the
+  /// cluster-wide sequence (currval), and the one nextval() used last (lastval).
+  std::map<std::string, int64_t> sequence_values_;
+  std::string last_sequence_;
   std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;

@@ -73,6 +73,11 @@ class ControlPlane : public routing::ClusterControl {
   Result<std::vector<int64_t>> next_values(const std::string& schema, const std::string& name,
                                            int64_t count);
 
+  /// setval(schema.name, value, is_called) on a cluster-wide sequence: recorded in the metadata
+  /// store, this instance's reserved values of it dropped. Returns `value`. Control thread.
+  Result<int64_t> set_sequence(const std::string& schema, const std::string& name, int64_t value,
+                               bool is_called);
+
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 

@@ -70,4 +70,26 @@ Result<std::vector<int64_t>> ControlPlane::next_values(const std::string& schema
   return out;
 }
 
+Result<int64_t> ControlPlane::set_sequence(const std::string& schema, const std::string& name,
+                                           int64_t value, bool is_called) {
+  if (store_ == nullptr) {
+    return fail(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable");
+  }
+  sequence_caches_.erase(schema + "." + name);
+  Result<routing::SequenceBlock> done;
+  try {
+    done = store_->update_sequence(
+        schema, name, [&](routing::SequenceState& s) -> Result<routing::SequenceBlock> {
+          auto set = routing::set_value(s, value, is_called, name);
+          if (!set) return tl::unexpected(set.error());
+          return routing::SequenceBlock{};
+        });
+  } catch (const std::exception& e) {
+    return fail(sqlstate::kConnectionFailure, std::string("pgrange could not set sequence \"") +
+                                                  name + "\" in its metadata store: " + e.what());
+  }
+  if (!done) return tl::unexpected(done.error());
+  return value;
+}
+
 }  // namespace pgrange::proxy

@@ -232,7 +232,9 @@ TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
   }
 
   const std::vector<std::string> statements = {
+      "SELECT currval('a_id_seq')",
       "INSERT INTO a (v) VALUES ('a1'), ('a2'), ('a3') RETURNING id, v",
+      "SELECT currval('a_id_seq')",
       "INSERT INTO a (id, v) VALUES (DEFAULT, 'a4'), (DEFAULT, 'a5') RETURNING *",
       "INSERT INTO a VALUES (DEFAULT, 'a6')",
       "INSERT INTO a DEFAULT VALUES RETURNING id",
@@ -247,6 +249,16 @@ TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
       "INSERT INTO c (v) VALUES ('c1'), ('c2'), ('c3'), ('c4'), ('c5') RETURNING id",
       "INSERT INTO c VALUES (DEFAULT, 'c6') RETURNING *",
       "SELECT id, v FROM c ORDER BY id",
+      "SELECT lastval()",
+      "SELECT nextval('c_id_seq')",
+      "SELECT setval('c_id_seq', 100)",
+      "SELECT nextval('public.c_id_seq') AS n",
+      "SELECT setval('c_id_seq', 200, false)",
+      "SELECT currval('c_id_seq')",
+      "SELECT nextval('c_id_seq')",
+      "INSERT INTO c (v) VALUES ('c7') RETURNING id",
+      "SELECT lastval()",
+      "SELECT setval('e_id_seq', 99)",
       "INSERT INTO d (v) VALUES ('d1'), ('d2'), ('d3'), ('d4'), ('d5') RETURNING id",
       "SELECT id, v FROM d ORDER BY id",
       "INSERT INTO e (v) VALUES ('e1'), ('e2'), ('e3') RETURNING id",
@@ -264,6 +276,10 @@ TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
   // The errors compared are those of PostgreSQL, not a refusal of pgrange's.
   EXPECT_EQ(run(p.get(), "INSERT INTO a (id, v) VALUES (100, 'no')").sqlstate, "428C9");
   EXPECT_EQ(run(p.get(), "INSERT INTO e (v) VALUES ('e7')").sqlstate, "2200H");
+
+  // A sequence function inside other work is refused, not run on one shard's sequence.
+  EXPECT_EQ(run(p.get(), "SELECT nextval('c_id_seq') + 1").sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "SELECT id, nextval('b_id_seq') FROM b").sqlstate, "0A000");
 
   // Each row sits where the range map puts it.
   for (const std::string t : {"a", "b", "c", "d", "e"}) {
