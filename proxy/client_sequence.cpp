@@ -32,7 +32,16 @@ std::optional<std::pair<std::string, std::string>> cluster_sequence(
 
 /// A cheap test before parsing: the text may call nextval, currval, setval or lastval.
 bool mentions_sequence_function(std::string_view sql) {
-  return sql.find("val") != std::string_view::npos || sql.find("VAL") != std::string_view::npos;
+  for (size_t p = 0; (p = sql.find_first_of("vV", p)) != std::string_view::npos; ++p) {
+    if (p < 3 || p + 2 >= sql.size()) continue;
+    auto lower = [&](size_t i) { return static_cast<char>(sql[i] | 0x20); };
+    if (lower(p + 1) != 'a' || lower(p + 2) != 'l') continue;
+    std::string before{lower(p - 3), lower(p - 2), lower(p - 1)};
+    if (before == "ext" || before == "urr" || before == "ast" || (before.substr(1) == "et")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -41,20 +50,20 @@ awaitable<bool> ClientSession::answer_sequence_call(std::string_view sql, std::s
                                                     bool& ok) {
   const auto& view = worker_.view();
   if (view == nullptr || !mentions_sequence_function(sql)) co_return false;
+  bool any =
+      !last_sequence_.empty() || std::any_of(view->tables().begin(), view->tables().end(),
+                                             [](const auto& t) { return !t.generated.empty(); });
+  if (!any) co_return false;
   auto calls = sql::sequence_calls(sql);
   bool ours = false;
-  std::string named;
   for (const auto& c : calls) {
     if (c.function == "lastval") {
       ours = ours || !last_sequence_.empty();
     } else if (!c.args.empty() && cluster_sequence(*view, c.args[0])) {
       ours = true;
-      named = *c.args[0];
     } else if (!c.args.empty() && !c.args[0] && c.function != "lastval") {
       // nextval(some_expression): which sequence is known only as it runs.
-      bool any = std::any_of(view->tables().begin(), view->tables().end(),
-                             [](const auto& t) { return !t.generated.empty(); });
-      ours = ours || any;
+      ours = true;
     }
   }
   if (!ours) co_return false;
