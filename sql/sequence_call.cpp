@@ -86,7 +86,23 @@ std::vector<SequenceCall> sequence_calls(std::string_view sql) {
   std::vector<SequenceCall> out;
   auto tree = parse_tree(sql);
   if (!tree) return out;
-  collect(&tree->get()->base, out);
+  const PgQuery__ParseResult* pr = tree->get();
+  for (size_t i = 0; i < pr->n_stmts; ++i) {
+    const PgQuery__Node* st = pr->stmts[i]->stmt;
+    if (st == nullptr) continue;
+    // DDL that names a sequence function (a column's DEFAULT) does not call it.
+    switch (st->node_case) {
+      case PG_QUERY__NODE__NODE_SELECT_STMT:
+      case PG_QUERY__NODE__NODE_INSERT_STMT:
+      case PG_QUERY__NODE__NODE_UPDATE_STMT:
+      case PG_QUERY__NODE__NODE_DELETE_STMT:
+      case PG_QUERY__NODE__NODE_MERGE_STMT:
+        collect(&st->base, out);
+        break;
+      default:
+        break;
+    }
+  }
   return out;
 }
 

@@ -21,7 +21,8 @@ struct SequenceCall {
 /// sequence functions: that call. nullopt for anything else (or text that does not parse).
 std::optional<SequenceCall> sole_sequence_call(std::string_view sql);
 
-/// Every call of a sequence function anywhere in `sql` (a statement or several), in order.
+/// Every call of a sequence function anywhere in the SELECT, INSERT, UPDATE, DELETE and MERGE
+/// statements of `sql`, in order (DDL naming one, as a DEFAULT, calls nothing).
 std::vector<SequenceCall> sequence_calls(std::string_view sql);
 
 /// The schema and name of a sequence as nextval('…') reads its text argument: an unquoted part
