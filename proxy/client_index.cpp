@@ -330,7 +330,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
 
 ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {
   Plan p;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   const routing::TableDescriptor* t = view->find_table(spec.table.schema, spec.table.name);
   bool several = worker_.pool_count() > 1;
   bool global = t != nullptr && !t->key.empty() && !spec.local && several;
@@ -413,7 +413,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kDropIndex) return std::nullopt;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   Plan p;
   p.analysis = analysis;
   size_t local = 0;
@@ -468,7 +468,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kAlterTable || info.alter_commands != 1) return std::nullopt;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
   if (t == nullptr || t->key.empty() || worker_.pool_count() < 2) return std::nullopt;
   if (info.dropped_constraints.size() == 1) {

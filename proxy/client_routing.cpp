@@ -96,7 +96,7 @@ std::optional<Error> session_sequence_refusal(const std::vector<sql::StatementIn
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
   if (cp == nullptr) return {};
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (view == nullptr) {
     Plan p;
     p.kind = Plan::Kind::kRefuse;
@@ -271,7 +271,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
     return refuse_with(aborted_transaction_error());
   }
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
@@ -418,7 +418,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
 ClientSession::Plan ClientSession::hold_ranges(Plan p) {
   if (p.route.uses.empty()) return p;
   ControlPlane* cp = worker_.shared().control;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (!cp->activity().enter(p.route.uses)) {
     p.kind = Plan::Kind::kWait;
     return p;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -152,6 +153,12 @@ bool ProxyProcess::launch(const std::string& toml_text, std::chrono::millisecond
 }
 
 ProxyProcess::~ProxyProcess() {
+  // A pgrange that died on its own (a crash, a sanitizer report) shows why in the test's
+  // output, which is all a CI run keeps.
+  if (child_ && !child_->running() && !stopped_) {
+    std::fprintf(stderr, "pgrange exited on its own (status %d); the end of its log:\n%s\n",
+                 child_->exit_status().value_or(-1), log_tail(16384).c_str());
+  }
   if (child_) child_->terminate(std::chrono::seconds(2));
   const char* keep = ::getenv("PGRANGE_KEEP_TEST_DIRS");
   if (!dir_.empty() && !(keep && std::string(keep) == "1")) {
@@ -179,6 +186,7 @@ std::string ProxyProcess::log() const {
 
 std::optional<int> ProxyProcess::stop(std::chrono::milliseconds timeout) {
   if (!child_) return std::nullopt;
+  stopped_ = true;
   if (!child_->running()) return child_->exit_status();
   child_->signal(SIGTERM);
   return child_->wait(timeout);

@@ -101,6 +101,7 @@ class ProxyProcess {
   std::string database_ = "app";
   int port_ = 0;
   std::unique_ptr<ChildProcess> child_;
+  bool stopped_ = false;  // stop() was asked: its exit is expected
 };
 
 /// An owned libpq connection (PQfinish on destruction).
