@@ -85,6 +85,60 @@ std::vector<std::string> pipeline(PGconn* c, const std::vector<std::string>& sta
   return out;
 }
 
+/// Extended-protocol messages, as a driver writes them.
+std::string parse(const std::string& name, const std::string& sql,
+                  std::vector<int32_t> types = {}) {
+  std::string body = name + '\0' + sql + '\0' + RawClient::i16(static_cast<int16_t>(types.size()));
+  for (int32_t t : types) body += RawClient::i32(t);
+  return RawClient::message('P', body);
+}
+std::string bind(const std::string& portal, const std::string& statement,
+                 std::vector<std::string> params = {}) {
+  std::string body = portal + '\0' + statement + '\0' + RawClient::i16(0) +
+                     RawClient::i16(static_cast<int16_t>(params.size()));
+  for (const auto& v : params) body += RawClient::i32(static_cast<int32_t>(v.size())) + v;
+  return RawClient::message('B', body + RawClient::i16(0));
+}
+std::string describe(char what, const std::string& name) {
+  return RawClient::message('D', std::string(1, what) + name + '\0');
+}
+std::string execute(const std::string& portal) {
+  return RawClient::message('E', portal + '\0' + RawClient::i32(0));
+}
+std::string sync() {
+  return RawClient::message('S', "");
+}
+
+/// What a server answers each batch with, up to each one's ReadyForQuery: the message types in
+/// order (an error's SQLSTATE after its 'E', a CommandComplete's tag after its 'C').
+std::vector<std::string> answers(int port, const std::string& user, const std::string& database,
+                                 const std::vector<std::string>& batches) {
+  std::vector<std::string> out;
+  RawClient raw(port);
+  raw.send_startup({{"user", user}, {"database", database}});
+  if (raw.read_until('Z').type != 'Z') return {"no login"};
+  for (const std::string& batch : batches) {
+    raw.send(batch);
+    std::string kinds;
+    for (;;) {
+      RawMessage m = raw.read();
+      if (m.type == 0) {
+        kinds += " <closed>";
+        break;
+      }
+      kinds += std::string(kinds.empty() ? "" : " ") + m.type;
+      if (m.type == 'E') kinds += m.fields()['C'];
+      if (m.type == 'C') kinds += "(" + m.body.substr(0, m.body.find('\0')) + ")";
+      if (m.type == 'Z') {
+        kinds += m.body;  // the transaction status
+        break;
+      }
+    }
+    out.push_back(kinds);
+  }
+  return out;
+}
+
 class ExtendedDdlTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -173,6 +227,44 @@ TEST_F(ExtendedDdlTest, DdlThroughExecParamsAndTheCatalogFollows) {
   EXPECT_EQ(shards_holding("x"), 0);
   SqlResult gone = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE x");
   EXPECT_FALSE(gone.ok()) << "the catalog still knows table x";
+}
+
+TEST_F(ExtendedDdlTest, RepliesComeInPostgresKindsAndOrder) {
+  std::vector<std::string> batches = {
+      // The unnamed statement, described and executed, as libpq's PQexecParams sends it.
+      parse("", "CREATE TABLE r1 (id int8 PRIMARY KEY)") + bind("", "") + describe('P', "") +
+          execute("") + sync(),
+      // A named one: described first (ParameterDescription, NoData), then run twice (the
+      // second time PostgreSQL's notice: it is gone already).
+      parse("drop_r1", "DROP TABLE IF EXISTS r1") + describe('S', "drop_r1") + sync(),
+      bind("", "drop_r1") + execute("") + sync(),
+      bind("", "drop_r1") + describe('P', "") + execute("") + sync(),
+      // A parameter PostgreSQL refuses in DDL: the shards' own error, at the Execute.
+      parse("", "CREATE TABLE r2 (a int DEFAULT $1)", {23}) + bind("", "", {"5"}) + execute("") +
+          sync(),
+      // A pipeline: the second CREATE fails, the rest is skipped until the Sync.
+      parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
+          parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
+          parse("", "CREATE TABLE r4 (id int8 PRIMARY KEY)") + bind("", "") + execute("") + sync(),
+      // Close of a statement and a portal, then DDL of a name that exists: 42P07.
+      parse("mk", "CREATE TABLE a (id int8)") + bind("p", "mk") + execute("p") +
+          RawClient::message('C', std::string("P") + "p" + '\0') +
+          RawClient::message('C', std::string("S") + "mk" + '\0') + sync(),
+  };
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(got.size(), batches.size());
+  EXPECT_EQ(got[0], "1 2 n C(CREATE TABLE) ZI");
+  EXPECT_EQ(got[1], "1 t n ZI");
+  EXPECT_EQ(got[3], "2 n N C(DROP TABLE) ZI");
+  EXPECT_EQ(got[5], "1 2 C(CREATE TABLE) 1 2 E42P07 ZI");
+  EXPECT_EQ(shards_holding("r4"), 0);
+  for (const char* t : {"r1", "r2", "r3", "r4"}) {
+    std::string drop = std::string("DROP TABLE IF EXISTS ") + t;
+    EXPECT_TRUE(pq_exec(s_->pgrange(), drop).ok());
+    EXPECT_TRUE(pq_exec(s_->reference(), drop).ok());
+  }
 }
 
 TEST_F(ExtendedDdlTest, PreparedDdlRunsEachTimeItIsExecuted) {
