@@ -535,6 +535,31 @@ bool ClientSession::refuse_ddl_bind(const Error& e, std::string& out) {
   return true;
 }
 
+std::optional<Error> ClientSession::bind_count_error(const ExtendedMerge& m,
+                                                     std::string_view bind_body) const {
+  BodyReader declared(m.parameter_types);
+  int16_t wanted = 0;
+  declared.i16(wanted);  // no parameter types: none
+  BodyReader b(m.bind_rest);
+  int16_t formats = 0, supplied = 0;
+  bool readable = b.i16(formats) && formats >= 0;
+  for (int16_t i = 0; readable && i < formats; ++i) {
+    int16_t f = 0;
+    readable = b.i16(f);
+  }
+  readable = readable && b.i16(supplied);
+  if (readable && supplied == wanted) return std::nullopt;
+  std::string_view portal, statement;
+  BodyReader names(bind_body);
+  names.cstr(portal);
+  names.cstr(statement);
+  if (!readable) return Error::make(sqlstate::kProtocolViolation, "invalid Bind message");
+  return Error::make(sqlstate::kProtocolViolation,
+                     "bind message supplies " + std::to_string(supplied) +
+                         " parameters, but prepared statement \"" + std::string(statement) +
+                         "\" requires " + std::to_string(wanted));
+}
+
 bool ClientSession::runs_as_ddl(std::string_view sql) {
   const Analysis analysis = worker_.analyze(sql);
   if (*analysis) return std::any_of((*analysis)->begin(), (*analysis)->end(), is_broadcast);
@@ -677,6 +702,10 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the DDL runs at its Execute.
         ExtendedMerge m = answer_bind(body);
+        if (auto e = bind_count_error(m, body)) {
+          ok = refuse(type, *e, out);
+          co_return false;
+        }
         m.utility = std::move(p);
         extended_merge_ = std::move(m);
         co_return false;

@@ -196,6 +196,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Refuses the Bind of DDL: the transaction it is in (the backend's, a deferred BEGIN's)
   /// aborts as PostgreSQL's would, and everything up to the Sync is skipped.
   bool refuse_ddl_bind(const Error& e, std::string& out);
+  /// PostgreSQL's refusal (08P01) of a Bind pgrange answers whose parameter count is not the
+  /// one the statement was parsed with.
+  std::optional<Error> bind_count_error(const ExtendedMerge& m, std::string_view bind_body) const;
   /// Whether a statement's text is DDL pgrange runs on every shard or in its catalog (planned
   /// from its text at each Bind).
   bool runs_as_ddl(std::string_view sql);

@@ -214,6 +214,20 @@ TEST_F(ExtendedDdlTest, DdlThroughExecParamsAndTheCatalogFollows) {
   s_->same("SELECT id, v, w FROM x WHERE w = 300 ORDER BY id");
   s_->same("SELECT id, v, w FROM x WHERE w = 7");
 
+  // A hash-sharded primary key (pgrange's own clause): one range per bucket.
+  EXPECT_EQ(exec_params(s_->pgrange(),
+                        "CREATE TABLE hs (id int8, v text, PRIMARY KEY (id) USING "
+                        "HASH WITH (bucket_count = 4))"),
+            "CREATE TABLE");
+  SqlResult buckets = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE hs");
+  EXPECT_EQ(buckets.rows.size(), 4u) << outcome_text(buckets);
+  for (int id = 1; id <= 20; ++id) {
+    EXPECT_EQ(exec_params(s_->pgrange(), "INSERT INTO hs VALUES ($1, 'h')", {std::to_string(id)}),
+              "INSERT 0 1");
+  }
+  EXPECT_EQ(exec_params(s_->pgrange(), "SELECT count(*), sum(id) FROM hs"), "SELECT 1: 20|210");
+  EXPECT_EQ(exec_params(s_->pgrange(), "DROP TABLE hs"), "DROP TABLE");
+
   EXPECT_EQ(both_params("CREATE VIEW xv AS SELECT id, w FROM x WHERE w IS NOT NULL"),
             "CREATE VIEW");
   EXPECT_EQ(shards_holding("xv"), 3);
@@ -242,6 +256,9 @@ TEST_F(ExtendedDdlTest, RepliesComeInPostgresKindsAndOrder) {
       // A parameter PostgreSQL refuses in DDL: the shards' own error, at the Execute.
       parse("", "CREATE TABLE r2 (a int DEFAULT $1)", {23}) + bind("", "", {"5"}) + execute("") +
           sync(),
+      // More parameters than the statement has: PostgreSQL refuses the Bind itself.
+      parse("two", "CREATE TABLE r2 (a int)") + bind("", "two", {"5"}) + describe('P', "") +
+          execute("") + sync(),
       // A pipeline: the second CREATE fails, the rest is skipped until the Sync.
       parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
           parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
@@ -258,7 +275,8 @@ TEST_F(ExtendedDdlTest, RepliesComeInPostgresKindsAndOrder) {
   EXPECT_EQ(got[0], "1 2 n C(CREATE TABLE) ZI");
   EXPECT_EQ(got[1], "1 t n ZI");
   EXPECT_EQ(got[3], "2 n N C(DROP TABLE) ZI");
-  EXPECT_EQ(got[5], "1 2 C(CREATE TABLE) 1 2 E42P07 ZI");
+  EXPECT_EQ(got[5], "1 E08P01 ZI");
+  EXPECT_EQ(got[6], "1 2 C(CREATE TABLE) 1 2 E42P07 ZI");
   EXPECT_EQ(shards_holding("r4"), 0);
   for (const char* t : {"r1", "r2", "r3", "r4"}) {
     std::string drop = std::string("DROP TABLE IF EXISTS ") + t;
