@@ -605,7 +605,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       analysis = &it->second.analysis;
       tail = it->second.parse_tail;
     }
-    if (std::string_view statement = tail.substr(0, tail.find('\0')); runs_as_ddl(statement)) {
+    // DDL is planned again from its text (what its Parse analysed says whether it is DDL; only
+    // a text libpg_query could not parse is looked at again).
+    std::string_view statement = tail.substr(0, tail.find('\0'));
+    bool ddl_text = *analysis && **analysis
+                        ? std::any_of((**analysis)->begin(), (**analysis)->end(), is_broadcast)
+                        : *analysis && runs_as_ddl(statement);
+    if (ddl_text) {
       Plan ddl = plan_text('B', statement);
       ddl.ddl = true;
       return ddl;
