@@ -381,11 +381,19 @@ TEST_F(ExtendedDdlTest, PipelinesRunDdlAndSkipToSyncAfterAnError) {
 }
 
 TEST_F(ExtendedDdlTest, DdlInsideABlockStaysRefusedAndAbortsIt) {
-  for (const char* first : {"", "SELECT v FROM a WHERE id = 1"}) {
-    SCOPED_TRACE(std::string("block starting with: ") + first);
+  // A BEGIN alone (pgrange defers it), a block on one shard, a block over two shards.
+  std::vector<std::vector<std::string>> openings = {
+      {},
+      {"SELECT v FROM a WHERE id = 1"},
+      {"SELECT v FROM a WHERE id = 1", "SELECT v FROM a WHERE id = 90"},
+  };
+  for (const auto& opening : openings) {
+    SCOPED_TRACE("block reading " + std::to_string(opening.size()) + " rows first");
     ASSERT_EQ(pq_exec(s_->pgrange(), "BEGIN").status, PGRES_COMMAND_OK);
-    if (*first != '\0') {
-      EXPECT_EQ(exec_params(s_->pgrange(), first), "SELECT 1: a1");
+    for (const auto& sql : opening) {
+      // As a simple query: an extended-protocol Bind on a second shard is not coordinated yet.
+      SqlResult r = pq_exec(s_->pgrange(), sql);
+      EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
     }
     EXPECT_EQ(exec_params(s_->pgrange(), "CREATE TABLE inblock (id int8)"), "ERROR 0A000");
     EXPECT_EQ(exec_params(s_->pgrange(), "SELECT 1"), "ERROR 25P02");
