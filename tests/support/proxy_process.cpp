@@ -388,4 +388,32 @@ bool RawClient::wait_closed(std::chrono::milliseconds timeout) {
   }
 }
 
+std::string RawClient::read_to_close(bool& closed, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  closed = false;
+  std::string got = std::move(buf_);
+  buf_.clear();
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) return got;
+    pollfd p{fd_, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r <= 0) continue;
+    char tmp[4096];
+    ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
+    if (n > 0) {
+      got.append(tmp, static_cast<size_t>(n));
+    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      closed = true;
+      return got;
+    }
+  }
+}
+
+void RawClient::shutdown_write() {
+  ::shutdown(fd_, SHUT_WR);
+}
+
 }  // namespace pgrange::testing
