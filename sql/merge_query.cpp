@@ -85,15 +85,14 @@ class Arena {
       c.val_case = PG_QUERY__A__CONST__VAL_FVAL;
       c.fval = make(f);
     }
-    c.location = -1;
-    Node n = PG_QUERY__NODE__INIT;
-    n.node_case = PG_QUERY__NODE__NODE_A_CONST;
-    n.a_const = make(c);
-    return make(n);
+    return node(c);
   }
   Node* null_const() {
     PgQuery__AConst c = PG_QUERY__A__CONST__INIT;
     c.isnull = true;
+    return node(c);
+  }
+  Node* node(PgQuery__AConst c) {
     c.location = -1;
     Node n = PG_QUERY__NODE__INIT;
     n.node_case = PG_QUERY__NODE__NODE_A_CONST;
