@@ -78,7 +78,7 @@ std::optional<std::pair<std::string, std::string>> split_explain(std::string_vie
 }  // namespace
 
 std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql) {
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (view == nullptr) return std::nullopt;
   auto parts = split_explain(sql);
   if (!parts) return std::nullopt;
@@ -115,7 +115,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
 
 awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::string out;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   const auto& infos = **plan.analysis;
   routing::Route route = routing::explain_statements(*view, infos);
   std::vector<std::string> merge_lines;

@@ -330,7 +330,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
 
 ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {
   Plan p;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   const routing::TableDescriptor* t = view->find_table(spec.table.schema, spec.table.name);
   bool several = worker_.pool_count() > 1;
   bool global = t != nullptr && !t->key.empty() && !spec.local && several;
@@ -389,12 +389,6 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
         "a global index with " + spec.global_blocker + " is not supported by pgrange yet",
         "an ordinary index on every shard takes it: CREATE INDEX … WITH (local = true)"));
   }
-  if (type != 'Q') {
-    return refuse_with(not_supported(
-        std::string(spec.constraint ? "ALTER TABLE … ADD CONSTRAINT … UNIQUE" : "DDL") +
-            " through the extended query protocol is not supported by pgrange yet",
-        "send it as a simple query"));
-  }
   if (txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
     return refuse_with(not_supported(
         std::string(spec.constraint ? "ALTER TABLE … ADD CONSTRAINT … UNIQUE (a global index "
@@ -413,7 +407,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kDropIndex) return std::nullopt;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   Plan p;
   p.analysis = analysis;
   size_t local = 0;
@@ -455,9 +449,10 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
   if (info.cascade) {
     return refuse_with(not_supported("DROP INDEX … CASCADE of a global index"));
   }
-  if (type != 'Q' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
+  if (type == 'P' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
     return refuse_with(not_supported(
-        "DROP INDEX of a global index runs only as a simple query outside transaction blocks"));
+        "DROP INDEX of a global index runs only outside transaction blocks, in a session tied "
+        "to no connection"));
   }
   p.kind = Plan::Kind::kDropIndex;
   return p;
@@ -468,7 +463,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kAlterTable || info.alter_commands != 1) return std::nullopt;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
   if (t == nullptr || t->key.empty() || worker_.pool_count() < 2) return std::nullopt;
   if (info.dropped_constraints.size() == 1) {
@@ -477,11 +472,11 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
     if (i == nullptr || !i->constraint) return std::nullopt;
     Plan p;
     p.analysis = analysis;
-    if (type != 'Q' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
+    if (type == 'P' || txn_status_ != 'I' || !deferred_begin_.empty() || backend_) {
       p.kind = Plan::Kind::kRefuse;
       p.error = not_supported(
           "ALTER TABLE … DROP CONSTRAINT of a UNIQUE constraint pgrange enforces across shards "
-          "runs only as a simple query outside transaction blocks");
+          "runs only outside transaction blocks, in a session tied to no connection");
       return p;
     }
     p.kind = Plan::Kind::kDropIndex;
@@ -510,9 +505,11 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   return p;
 }
 
-awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
+awaitable<bool> ClientSession::run_index_ddl(const Plan& plan, ExtendedMerge* ext) {
   ControlPlane* cp = worker_.shared().control;
   std::string out;
+  begin_answer(ext, out);
+  bool failed = false;
   if (plan.kind == Plan::Kind::kCreateIndex) {
     sql::IndexSpec spec = *plan.index;
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
@@ -522,6 +519,7 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
     auto r = co_await cp->call<Result<std::string>>(std::move(task));
     if (!r) {
       write_error(out, r.error());
+      failed = true;
     } else {
       if (!r->empty()) {
         MessageWriter(out)
@@ -552,6 +550,7 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
     auto r = co_await cp->call<Result<void>>(std::move(task));
     if (!r) {
       write_error(out, r.error());
+      failed = true;
     } else {
       // ALTER TABLE … DROP CONSTRAINT of a constraint's global index, or DROP INDEX.
       bool alter = plan.analysis && *plan.analysis && !(*plan.analysis)->empty() &&
@@ -559,8 +558,7 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan) {
       MessageWriter(out).begin('C').cstr(alter ? "ALTER TABLE" : "DROP INDEX").end();
     }
   }
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
+  end_answer(ext, failed, out);
   co_return true;
 }
 

@@ -131,6 +131,17 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       std::string_view portal;
       int32_t max_rows = 0;
       if (!br.cstr(portal) || !br.i32(max_rows) || portal != m.portal) break;
+      if (m.utility) {
+        // DDL: PostgreSQL ignores a row limit for it. What follows its Execute goes on as usual
+        // (a pipeline), unless it fails.
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        const Plan& plan = *run.utility;
+        if (plan.kind == Plan::Kind::kBroadcast) {
+          co_return co_await run_broadcast(run.statement_text, **plan.analysis, &run);
+        }
+        co_return co_await run_index_ddl(plan, &run);
+      }
       if (max_rows != 0) {
         give_up(Error::make(sqlstate::kFeatureNotSupported,
                             "fetching the rows of a SELECT over several shards in parts (Execute "
@@ -162,8 +173,10 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
   }
   (void)out;
   give_up(Error::make(sqlstate::kFeatureNotSupported,
-                      "after the Bind of a SELECT over several shards pgrange expects its Execute "
-                      "(and Sync) next; pipelining other messages is not supported"));
+                      std::string("after the Bind of ") +
+                          (m.utility ? "DDL" : "a SELECT over several shards") +
+                          " pgrange expects its Execute (and Sync) next; pipelining other "
+                          "messages is not supported"));
   co_return true;
 }
 

@@ -50,6 +50,18 @@ bool is_broadcast(const sql::StatementInfo& s) {
   }
 }
 
+/// PostgreSQL's own refusal (25001) of the first statement it does not run inside a
+/// transaction block.
+std::optional<Error> block_refusal(const Result<std::vector<sql::StatementInfo>>& infos) {
+  if (!infos) return std::nullopt;
+  for (const sql::StatementInfo& s : *infos) {
+    if (!s.block_refusal.empty()) {
+      return Error::make("25001", s.block_refusal + " cannot run inside a transaction block");
+    }
+  }
+  return std::nullopt;
+}
+
 using sql::quote_literal;
 
 /// A statement that makes the backend raise `e`, so a transaction there fails exactly as it
@@ -96,7 +108,7 @@ std::optional<Error> session_sequence_refusal(const std::vector<sql::StatementIn
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
   if (cp == nullptr) return {};
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (view == nullptr) {
     Plan p;
     p.kind = Plan::Kind::kRefuse;
@@ -144,6 +156,23 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
     if (auto p = plan_explain(sql)) return *p;
   }
+  if (type == 'P' && runs_as_ddl(sql)) {
+    // Parse only prepares: DDL is planned from its text at each Bind, with the map and the
+    // transaction state of that moment, and runs at its Execute.
+    Plan p;
+    p.analysis = worker_.analyze(sql);
+    defer_parse_ = !backend_;
+    return p;
+  }
+  if (txn_status_ == 'T' && (kw == "create" || kw == "drop")) {
+    // Before what pgrange itself refuses inside a block: PostgreSQL's own refusal.
+    if (auto e = block_refusal(*worker_.analyze(sql))) {
+      Plan p;
+      p.kind = Plan::Kind::kRefuse;
+      p.error = std::move(*e);
+      return p;
+    }
+  }
   if (kw == "create") {
     // CREATE INDEX: a global index on a partitioned table, else an ordinary one on every shard.
     auto spec = sql::read_index_statement(sql);
@@ -183,7 +212,7 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
         p.kind = Plan::Kind::kRefuse;
         p.error = not_supported(
             "a hash-sharded primary key (USING HASH) is supported by pgrange in a CREATE TABLE "
-            "of its own, through the simple query protocol, outside transaction blocks");
+            "of its own, outside transaction blocks");
         return p;
       }
       auto infos = **p.analysis;
@@ -224,17 +253,24 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     if (!several && (in_block || type != 'Q')) {
       return p;  // one shard: it can run the DDL as it comes (the catalog does not follow)
     }
-    if (type != 'Q') {
-      return refuse_with(
-          not_supported("DDL through the extended query protocol is not supported by pgrange yet",
-                        "send it as a simple query"));
+    if (txn_status_ == 'T') {
+      if (auto e = block_refusal(*analysis)) return refuse_with(std::move(*e));
+    }
+    if (type != 'Q' && !in_block && (backend_ || coord_)) {
+      // The statements before it hold a transaction on a shard until the Sync: DDL run beside
+      // it, outside that transaction, could wait for its locks forever.
+      return refuse_with(not_supported(
+          "DDL through the extended query protocol after statements before the same Sync (in "
+          "their implicit transaction), or in a session tied to one connection, is not "
+          "supported by pgrange yet",
+          "send a Sync before the DDL (end the pipeline there)"));
     }
     if (in_block) {
       // TRUNCATE and ANALYZE leave the catalog as it is: they run on every shard inside the
       // block's transaction there (so COPY … FREEZE after a TRUNCATE works on each shard).
       bool transactional = infos.size() == 1 && (infos[0].kind == sql::StatementKind::kTruncate ||
                                                  infos[0].kind == sql::StatementKind::kAnalyze);
-      if (transactional && (coord_ || can_coordinate())) {
+      if (transactional && type == 'Q' && (coord_ || can_coordinate())) {
         for (size_t i = 0; i < worker_.pool_count(); ++i) {
           p.route.shards.push_back(static_cast<int>(i));
         }
@@ -271,7 +307,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
     return refuse_with(aborted_transaction_error());
   }
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
@@ -306,6 +342,11 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     if (t != nullptr) {
       p.merge = worker_.merge_plan(text, *t);
       if (!*p.merge) return refuse_with(p.merge->error());
+      if (params != nullptr && ((*p.merge)->limit_param > 0 || (*p.merge)->offset_param > 0)) {
+        auto bound = sql::bind_bounds(**p.merge, [&](int n) { return params->bigint(n); });
+        if (!bound) return refuse_with(bound.error());
+        p.merge = std::make_shared<const Result<sql::MergeQuery>>(std::move(*bound));
+      }
       if (t == &view_rows && (*p.merge)->mode == sql::MergeQuery::Mode::kAggregate &&
           (*p.merge)->group_columns > 0) {
         return refuse_with(not_supported("GROUP BY over view \"" + one.name +
@@ -418,7 +459,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
 ClientSession::Plan ClientSession::hold_ranges(Plan p) {
   if (p.route.uses.empty()) return p;
   ControlPlane* cp = worker_.shared().control;
-  const auto& view = worker_.view();
+  auto view = worker_.view();
   if (!cp->activity().enter(p.route.uses)) {
     p.kind = Plan::Kind::kWait;
     return p;
@@ -472,6 +513,70 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
   return true;
 }
 
+bool ClientSession::refuse_ddl_bind(const Error& e, std::string& out) {
+  if (!backend_) {
+    // A deferred BEGIN: the block is aborted as PostgreSQL's would be.
+    if (!deferred_begin_.empty() && !coord_) txn_status_ = 'E';
+    return refuse('B', e, out);
+  }
+  // The backend holds the client's transaction (a block, or the implicit one of the statements
+  // before the same Sync): fail a statement there, so that it aborts as PostgreSQL's would, and
+  // skip to the Sync. The backend's unnamed statement is pgrange's then: the client's goes
+  // there again before the client uses it.
+  MessageWriter(out).begin('P').cstr("").cstr(raise_sql(e)).i16(0).end();
+  push(Pending::kSwallowParse);
+  MessageWriter(out).begin('B').cstr("").cstr("").i16(0).i16(0).i16(0).end();
+  push(Pending::kBind);
+  pending_.back().hidden = true;
+  MessageWriter(out).begin('E').cstr("").i32(0).end();
+  push(Pending::kExecute);
+  pending_.back().raised = true;
+  if (!unnamed_tail_.empty()) {
+    deferred_parse_.clear();
+    MessageWriter(deferred_parse_).begin('P').cstr("").bytes(unnamed_tail_).end();
+  }
+  unsynced_ = true;
+  skip_until_sync_ = true;
+  return true;
+}
+
+std::optional<Error> ClientSession::bind_count_error(const ExtendedMerge& m,
+                                                     std::string_view bind_body) const {
+  BodyReader declared(m.parameter_types);
+  int16_t wanted = 0;
+  declared.i16(wanted);  // no parameter types: none
+  BodyReader b(m.bind_rest);
+  int16_t formats = 0, supplied = 0;
+  bool readable = b.i16(formats) && formats >= 0;
+  for (int16_t i = 0; readable && i < formats; ++i) {
+    int16_t f = 0;
+    readable = b.i16(f);
+  }
+  readable = readable && b.i16(supplied);
+  if (readable && supplied == wanted) return std::nullopt;
+  std::string_view portal, statement;
+  BodyReader names(bind_body);
+  names.cstr(portal);
+  names.cstr(statement);
+  if (!readable) return Error::make(sqlstate::kProtocolViolation, "invalid Bind message");
+  return Error::make(sqlstate::kProtocolViolation,
+                     "bind message supplies " + std::to_string(supplied) +
+                         " parameters, but prepared statement \"" + std::string(statement) +
+                         "\" requires " + std::to_string(wanted));
+}
+
+bool ClientSession::runs_as_ddl(std::string_view sql) {
+  const Analysis analysis = worker_.analyze(sql);
+  if (*analysis) return std::any_of((*analysis)->begin(), (*analysis)->end(), is_broadcast);
+  // What libpg_query cannot parse: pgrange's own clauses.
+  std::string kw = sql::leading_keyword(sql);
+  if (kw != "create" && kw != "alter") return false;
+  auto hashed = sql::strip_hash_sharding(sql);
+  if (hashed && *hashed) return true;
+  auto index = sql::read_index_statement(sql);
+  return index && *index;
+}
+
 ClientSession::Analysis ClientSession::bound_analysis(std::string_view bind_body) const {
   std::string_view portal, stmt;
   BodyReader b(bind_body);
@@ -504,6 +609,17 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       if (it == statements_.end()) return Plan{};
       analysis = &it->second.analysis;
       tail = it->second.parse_tail;
+    }
+    // DDL is planned again from its text (what its Parse analysed says whether it is DDL; only
+    // a text libpg_query could not parse is looked at again).
+    std::string_view statement = tail.substr(0, tail.find('\0'));
+    bool ddl_text = *analysis && **analysis
+                        ? std::any_of((**analysis)->begin(), (**analysis)->end(), is_broadcast)
+                        : *analysis && runs_as_ddl(statement);
+    if (ddl_text) {
+      Plan ddl = plan_text('B', statement);
+      ddl.ddl = true;
+      return ddl;
     }
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
@@ -612,13 +728,27 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return true;
     case Plan::Kind::kWait:
     case Plan::Kind::kRefuse:
-      ok = refuse(type, *p.error, out);
+      ok = p.ddl && type == 'B' ? refuse_ddl_bind(*p.error, out) : refuse(type, *p.error, out);
       co_return false;
     case Plan::Kind::kAdmin:
       ok = co_await run_admin(*p.admin);
       co_return false;
     case Plan::Kind::kBroadcast:
-      ok = co_await run_broadcast(text, **p.analysis);
+    case Plan::Kind::kCreateIndex:
+    case Plan::Kind::kDropIndex:
+      if (type == 'B') {
+        // Extended protocol: the Bind is answered here, the DDL runs at its Execute.
+        ExtendedMerge m = answer_bind(body);
+        if (auto e = bind_count_error(m, body)) {
+          ok = refuse(type, *e, out);
+          co_return false;
+        }
+        m.utility = std::move(p);
+        extended_merge_ = std::move(m);
+        co_return false;
+      }
+      ok = p.kind == Plan::Kind::kBroadcast ? co_await run_broadcast(text, **p.analysis)
+                                            : co_await run_index_ddl(p);
       co_return false;
     case Plan::Kind::kExplain:
       ok = co_await run_explain(p);
@@ -642,10 +772,6 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kIndexJoin:
       ok = co_await run_index_join(text, p);
-      co_return false;
-    case Plan::Kind::kCreateIndex:
-    case Plan::Kind::kDropIndex:
-      ok = co_await run_index_ddl(p);
       co_return false;
     case Plan::Kind::kCopyOut:
       ok = co_await run_copy_out(text, p);
@@ -740,20 +866,32 @@ awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& 
 }
 
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
-                                             const std::vector<sql::StatementInfo>& infos) {
+                                             const std::vector<sql::StatementInfo>& infos,
+                                             ExtendedMerge* ext) {
   ControlPlane* cp = worker_.shared().control;
   // A hash-sharded CREATE TABLE runs on the shards without its USING HASH, a local CREATE
   // INDEX without what only pgrange reads.
   std::string sql(infos.size() == 1 && !infos[0].rewritten_sql.empty() ? infos[0].rewritten_sql
                                                                        : sql_text);
   std::string out;
+  begin_answer(ext, out);
   for (const auto& info : infos) {
     if (auto ok = cp->check_ddl(info); !ok) {
       write_error(out, ok.error());
-      write_ready_for_query(out, txn_status_);
-      channel_.send(std::move(out));
+      end_answer(ext, true, out);
       co_return true;
     }
+  }
+  // Through the extended protocol the shards get it so too, with the client's parameters:
+  // PostgreSQL refuses them in DDL, and the client sees a shard's own words for it.
+  std::string request;
+  if (ext == nullptr) {
+    write_query(request, sql);
+  } else {
+    MessageWriter(request).begin('P').cstr("").cstr(sql).bytes(ext->parameter_types).end();
+    MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
+    MessageWriter(request).begin('E').cstr("").i32(0).end();
+    MessageWriter(request).begin('S').end();
   }
   std::string first_reply;
   std::optional<Error> failure;
@@ -767,7 +905,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
       break;
     }
     auto conn = *acquired;
-    std::optional<Error> err = co_await start_query(*conn, sql);
+    std::optional<Error> err = co_await start_request(*conn, request);
     while (!err) {
       char type = 0;
       std::string body;
@@ -777,6 +915,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
         break;
       }
       if (type == 'Z') break;
+      if (type == '1' || type == '2') continue;  // ParseComplete, BindComplete: pgrange's own
       if (type == 'E' && !err) {
         ErrorFields ef = parse_error_fields(body);
         // Keep reading to ReadyForQuery; remember the first error.
@@ -797,10 +936,9 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   }
   if (failure && failed_at == 0) {
     if (first_reply.empty()) write_error(first_reply, *failure);
-    out = std::move(first_reply);
     // A CommandComplete from an earlier statement of the string may precede the error.
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    out += first_reply;
+    end_answer(ext, true, out);
     co_return true;
   }
   if (failure) {
@@ -838,11 +976,11 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                  "EXISTS make that safe).";
     }
     write_error(out, e);
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    end_answer(ext, true, out);
     co_return true;
   }
-  out = std::move(first_reply);
+  out += first_reply;
+  bool failed = false;
   for (const auto& info : infos) {
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.
     std::function<Result<std::string>()> task = [cp, &info]() {
@@ -851,6 +989,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
     auto r = co_await cp->call<Result<std::string>>(std::move(task));
     if (!r) {
       write_error(out, r.error());
+      failed = true;
       break;
     }
     if (!r->empty()) {
@@ -868,9 +1007,25 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
           .end();
     }
   }
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
+  end_answer(ext, failed, out);
   co_return true;
+}
+
+void ClientSession::begin_answer(ExtendedMerge* ext, std::string& out) {
+  if (ext == nullptr) return;
+  emit_ready_synthetics(out);  // a ParseComplete answered before comes first
+  if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+  ext->bind_answered = true;
+  if (ext->describe) MessageWriter(out).begin('n').end();  // NoData: DDL returns no rows
+}
+
+void ClientSession::end_answer(ExtendedMerge* ext, bool failed, std::string& out) {
+  if (ext == nullptr) {
+    write_ready_for_query(out, txn_status_);
+  } else if (failed) {
+    skip_until_sync_ = true;  // PostgreSQL's rule: after an error, everything up to Sync goes
+  }
+  channel_.send(std::move(out));
 }
 
 }  // namespace pgrange::proxy

@@ -165,7 +165,14 @@ awaitable<bool> ClientSession::read_client_frame(bool startup, std::string& body
     // During authentication only small messages are expected (a password, a SASL response).
     FrameResult fr = startup ? read_startup_frame(in_.view()) : read_typed_frame(in_.view(), 65536);
     if (fr.status == FrameStatus::kInvalid) {
-      send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
+      // PostgreSQL only logs a startup packet of an invalid length (COMMERROR) and closes the
+      // connection without a word: a client that sends Terminate before its startup packet
+      // (node-postgres' connect() then end()) expects nothing back.
+      if (startup) {
+        spdlog::debug("closing a connection: {}", fr.reason);
+      } else {
+        send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
+      }
       co_return false;
     }
     if (fr.status == FrameStatus::kReady) {
@@ -221,7 +228,7 @@ awaitable<bool> ClientSession::startup() {
       co_return false;  // the protocol closes a cancel connection without a reply
     }
     if ((code >> 16) != 3) {
-      send_error(Error::fatal(sqlstate::kProtocolViolation,
+      send_error(Error::fatal(sqlstate::kFeatureNotSupported,
                               "unsupported frontend protocol " + std::to_string(code >> 16) + "." +
                                   std::to_string(code & 0xffff) + ": server supports 3.0 to 3.0"));
       co_return false;

@@ -129,6 +129,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::optional<sql::IndexSpec> index;  ///< kCreateIndex
     /// kDropIndex: (table id, index id) of each global index dropped.
     std::vector<std::pair<uint64_t, uint32_t>> dropped;
+    /// DDL bound through the extended protocol (planned from its text at the Bind).
+    bool ddl = false;
   };
   /// CREATE INDEX through pgrange: a global index on a table with a key (unless WITH (local)),
   /// else an ordinary index on every shard.
@@ -140,8 +142,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// DROP CONSTRAINT of such a constraint (its global index dropped); nullopt for any other
   /// ALTER TABLE.
   std::optional<Plan> plan_alter_constraint(char type, const Analysis& analysis);
-  /// Runs CREATE INDEX of a global index or DROP INDEX of global ones (control_index.cpp).
-  awaitable<bool> run_index_ddl(const Plan& plan);
+  struct ExtendedMerge;
+  /// Runs CREATE INDEX of a global index or DROP INDEX of global ones (control_index.cpp); for
+  /// an extended-protocol Execute when `ext` is given.
+  awaitable<bool> run_index_ddl(const Plan& plan, ExtendedMerge* ext = nullptr);
   /// EXPLAIN [options] statement, when the statement involves pgrange tables.
   std::optional<Plan> plan_explain(std::string_view sql);
   /// Answers an EXPLAIN: pgrange's plan (spans, ranges, shards, merge), then each shard's own
@@ -195,7 +199,26 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> run_admin(const sql::AdminStatement& stmt);
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
-  awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos);
+  /// Runs DDL on every shard, then the catalog follows (ControlPlane::after_ddl); for an
+  /// extended-protocol Execute when `ext` is given (no ReadyForQuery: its Sync brings it).
+  awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos,
+                                ExtendedMerge* ext = nullptr);
+  /// The start of the answer to a statement pgrange runs itself at an extended-protocol
+  /// Execute (`ext`; nothing for a simple Query): what was answered before it (ParseComplete),
+  /// its BindComplete, NoData for a Describe of its portal.
+  void begin_answer(ExtendedMerge* ext, std::string& out);
+  /// Sends the answer: ReadyForQuery ends a simple Query's; after an Execute that failed,
+  /// everything up to the Sync is skipped.
+  void end_answer(ExtendedMerge* ext, bool failed, std::string& out);
+  /// Refuses the Bind of DDL: the transaction it is in (the backend's, a deferred BEGIN's)
+  /// aborts as PostgreSQL's would, and everything up to the Sync is skipped.
+  bool refuse_ddl_bind(const Error& e, std::string& out);
+  /// PostgreSQL's refusal (08P01) of a Bind pgrange answers whose parameter count is not the
+  /// one the statement was parsed with.
+  std::optional<Error> bind_count_error(const ExtendedMerge& m, std::string_view bind_body) const;
+  /// Whether a statement's text is DDL pgrange runs on every shard or in its catalog (planned
+  /// from its text at each Bind).
+  bool runs_as_ddl(std::string_view sql);
   /// A SELECT over several shards bound through the extended protocol: pgrange answered its
   /// Bind and runs it on the shards at its Execute.
   struct ExtendedMerge {
@@ -208,6 +231,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     bool bind_answered = false;  ///< BindComplete already sent
     /// A statement of a coordinated transaction (not a merge): its plan and text.
     std::optional<Plan> coordinated;
+    /// DDL pgrange runs at the Execute (kBroadcast, kCreateIndex, kDropIndex).
+    std::optional<Plan> utility;
     std::string statement_text;
   };
   /// One shard's connection in a transaction pgrange runs over several shards.

@@ -93,7 +93,7 @@ std::shared_ptr<const Result<sql::MergeQuery>> Worker::merge_plan(
   return plan;
 }
 
-const std::shared_ptr<const routing::ClusterView>& Worker::view() {
+std::shared_ptr<const routing::ClusterView> Worker::view() {
   ControlPlane* cp = shared_.control;
   int64_t published = cp->published_version();
   if (published != view_version_ || !view_) {

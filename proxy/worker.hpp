@@ -54,8 +54,10 @@ class Worker {
   const std::string& statement_name(const std::string& parse_tail);
 
   /// The cluster view sessions route with: the control plane's, cached on this thread while
-  /// its version stands (nullptr while the metadata store has not been opened).
-  const std::shared_ptr<const routing::ClusterView>& view();
+  /// its version stands (nullptr while the metadata store has not been opened). A copy: a
+  /// newer map replaces the cached one whenever any session asks, and pointers into the view a
+  /// statement planned with must outlive that.
+  std::shared_ptr<const routing::ClusterView> view();
 
   /// The analysis of a statement text, cached per worker by text and by literal-free shape
   /// (texts repeat, or differ only in their literals). A syntax error is cached too.

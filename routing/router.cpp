@@ -1,6 +1,8 @@
 #include "routing/router.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 
 #include "routing/hash_sharding.hpp"
 #include "routing/key_codec.hpp"
@@ -640,6 +642,49 @@ std::optional<std::string> BindParams::text(int n, KeyType type) const {
   auto value = parse_binary_value(type, *v);
   if (!value) return std::nullopt;
   return format_text_value(type, *value);
+}
+
+Result<std::optional<int64_t>> BindParams::bigint(int n) const {
+  if (n < 1 || static_cast<size_t>(n) > values.size()) {
+    return tl::unexpected(Error::make(sqlstate::kProtocolViolation,
+                                      "bind message supplies " + std::to_string(values.size()) +
+                                          " parameters, but the statement uses $" +
+                                          std::to_string(n)));
+  }
+  const auto& v = values[static_cast<size_t>(n - 1)];
+  if (!v) return std::optional<int64_t>{};
+  int16_t format = formats.empty()                            ? 0
+                   : formats.size() == 1                      ? formats[0]
+                   : static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)]
+                                                              : 0;
+  std::string_view s = *v;
+  if (format != 0) {
+    if (s.size() != 2 && s.size() != 4 && s.size() != 8) {
+      return tl::unexpected(Error::make(
+          "22P03", "incorrect binary data format in bind parameter " + std::to_string(n)));
+    }
+    uint64_t u = 0;
+    for (char c : s) u = (u << 8) | static_cast<unsigned char>(c);
+    int64_t value = s.size() == 8   ? static_cast<int64_t>(u)
+                    : s.size() == 4 ? static_cast<int32_t>(static_cast<uint32_t>(u))
+                                    : static_cast<int16_t>(static_cast<uint16_t>(u));
+    return std::optional<int64_t>{value};
+  }
+  // int8in: blanks around an optionally signed run of digits.
+  std::string_view t = s;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) {
+    return tl::unexpected(
+        Error::make(ec == std::errc::result_out_of_range ? "22003" : "22P02",
+                    ec == std::errc::result_out_of_range
+                        ? "value \"" + std::string(s) + "\" is out of range for type bigint"
+                        : "invalid input syntax for type bigint: \"" + std::string(s) + "\""));
+  }
+  return std::optional<int64_t>{value};
 }
 
 std::string RouteReason::text() const {

@@ -112,6 +112,9 @@ struct BindParams {
   /// Parameter n (1-based) as PostgreSQL's text form of a `type` value; nullopt when it is
   /// missing, NULL, or its binary form does not decode as `type`.
   std::optional<std::string> text(int n, KeyType type) const;
+  /// Parameter n (1-based) as an integer (text, or binary int2/int4/int8 by its length), as a
+  /// LIMIT or OFFSET reads it: nullopt for NULL; PostgreSQL's error for a value that is not one.
+  Result<std::optional<int64_t>> bigint(int n) const;
 };
 
 /// Routes the analysed statements of one message with the view: a statement that gives every

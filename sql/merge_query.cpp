@@ -85,10 +85,48 @@ class Arena {
       c.val_case = PG_QUERY__A__CONST__VAL_FVAL;
       c.fval = make(f);
     }
+    return node(c);
+  }
+  Node* null_const() {
+    PgQuery__AConst c = PG_QUERY__A__CONST__INIT;
+    c.isnull = true;
+    return node(c);
+  }
+  Node* node(PgQuery__AConst c) {
     c.location = -1;
     Node n = PG_QUERY__NODE__INIT;
     n.node_case = PG_QUERY__NODE__NODE_A_CONST;
     n.a_const = make(c);
+    return make(n);
+  }
+  /// `what::pg_catalog.int8`
+  Node* bigint(Node* what) {
+    PgQuery__TypeName t = PG_QUERY__TYPE_NAME__INIT;
+    t.n_names = 2;
+    t.names = nodes({string("pg_catalog"), string("int8")});
+    t.typemod = -1;
+    t.location = -1;
+    PgQuery__TypeCast c = PG_QUERY__TYPE_CAST__INIT;
+    c.arg = what;
+    c.type_name = make(t);
+    c.location = -1;
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_TYPE_CAST;
+    n.type_cast = make(c);
+    return make(n);
+  }
+  /// `a + b`
+  Node* plus(Node* a, Node* b) {
+    PgQuery__AExpr e = PG_QUERY__A__EXPR__INIT;
+    e.kind = PG_QUERY__A__EXPR__KIND__AEXPR_OP;
+    e.n_name = 1;
+    e.name = nodes({string("+")});
+    e.lexpr = a;
+    e.rexpr = b;
+    e.location = -1;
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_A_EXPR;
+    n.a_expr = make(e);
     return make(n);
   }
   Node* target(Node* val, const char* name = nullptr) {
@@ -187,16 +225,30 @@ bool contains_aggregate(const Node* n) {
   return n != nullptr && find_call(&n->base, &is_aggregate_call) != nullptr;
 }
 
-/// LIMIT/OFFSET: nullopt for none (absent, NULL, ALL); an Error for what pgrange cannot apply.
-Result<std::optional<int64_t>> bound_of(const Node* n, const char* clause) {
-  if (n == nullptr) return std::optional<int64_t>{};
-  if (is_node(n, PG_QUERY__NODE__NODE_A_CONST) && n->a_const->isnull) {
-    return std::optional<int64_t>{};
-  }
+/// The number of `$n`, or of `$n::type`; 0 for anything else.
+int param_number(const Node* n) {
+  if (is_node(n, PG_QUERY__NODE__NODE_TYPE_CAST)) n = n->type_cast->arg;
+  return is_node(n, PG_QUERY__NODE__NODE_PARAM_REF) ? n->param_ref->number : 0;
+}
+
+/// A LIMIT or OFFSET: a constant (nullopt for none: absent, NULL, ALL) or a parameter.
+struct Bound {
+  std::optional<int64_t> value;
+  int param = 0;
+};
+
+/// An Error for a LIMIT/OFFSET pgrange cannot apply.
+Result<Bound> bound_of(const Node* n, const char* clause) {
+  if (n == nullptr) return Bound{};
+  if (is_node(n, PG_QUERY__NODE__NODE_A_CONST) && n->a_const->isnull) return Bound{};
+  if (int param = param_number(n); param > 0) return Bound{std::nullopt, param};
   std::optional<int64_t> v = integer_of(n);
-  if (!v) return tl::unexpected(refuse(std::string(clause) + " with anything but a constant"));
+  if (!v) {
+    return tl::unexpected(
+        refuse(std::string(clause) + " with anything but a constant or a parameter"));
+  }
   if (*v < 0) return tl::unexpected(refuse(std::string("a negative ") + clause));
-  return v;
+  return Bound{v, 0};
 }
 
 void sort_options(const PgQuery__SortBy* s, MergeSortKey& key);
@@ -279,8 +331,12 @@ class Planner {
     if (!limit) return tl::unexpected(limit.error());
     auto offset = bound_of(s_->limit_offset, "OFFSET");
     if (!offset) return tl::unexpected(offset.error());
-    q_.limit = *limit;
-    q_.offset = offset->value_or(0);
+    q_.limit = limit->value;
+    q_.limit_param = limit->param;
+    q_.offset = offset->value.value_or(0);
+    q_.offset_param = offset->param;
+    limit_node_ = s_->limit_count;
+    offset_node_ = s_->limit_offset;
 
     bool aggregates = s_->having_clause != nullptr;
     for (const Target& t : targets_) aggregates = aggregates || contains_aggregate(t.val);
@@ -374,7 +430,8 @@ class Planner {
   Result<MergeQuery> ordered() {
     q_.mode = MergeQuery::Mode::kOrdered;
     q_.visible = star_ ? -1 : static_cast<int>(targets_.size());
-    if (s_->n_sort_clause == 0 && !q_.limit && q_.offset == 0 && !q_.distinct) {
+    if (s_->n_sort_clause == 0 && !q_.limit && q_.limit_param == 0 && q_.offset == 0 &&
+        q_.offset_param == 0 && !q_.distinct) {
       unchanged_ = true;
       return q_;
     }
@@ -435,7 +492,7 @@ class Planner {
     }
     q_.hidden = static_cast<int>(hidden.size());
     // LIMIT n with nothing added and no OFFSET: the client's text is the shard query.
-    unchanged_ = hidden.empty() && !q_.distinct && q_.offset == 0;
+    unchanged_ = hidden.empty() && !q_.distinct && q_.offset == 0 && q_.offset_param == 0;
     for (MergeSortKey& k : q_.order) {
       // Hidden columns count from the end: -1 is the first hidden one, which is column
       // (columns - hidden); the merge resolves them once it knows the number of columns.
@@ -445,17 +502,44 @@ class Planner {
     targets.insert(targets.end(), hidden.begin(), hidden.end());
     set_targets(targets);
     set_sort(sort);
+    set_shard_limit(true);
+    return q_;
+  }
+
+  /// The shard query's LIMIT (no OFFSET: the merge skips rows): offset+limit when `push`, else
+  /// none.
+  void set_shard_limit(bool push) {
     s_->limit_offset = nullptr;
-    if (q_.limit) {
+    s_->limit_count = nullptr;
+    s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+    bool has_limit = q_.limit || q_.limit_param > 0;
+    if (q_.limit_param == 0 && q_.offset_param == 0) {
+      if (!push || !has_limit) return;
       int64_t pushed = *q_.limit > INT64_MAX - q_.offset ? INT64_MAX : *q_.limit + q_.offset;
       s_->limit_count = arena_.integer(pushed);
-      s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_COUNT;
-      q_.limit_pushed = true;
     } else {
-      s_->limit_count = nullptr;
-      s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+      // Parameters are known at Bind only: the shard adds them up itself. A shard query that
+      // pushes no limit still names each parameter (NULL + …: no limit), so that PostgreSQL
+      // infers its type as it does for the client's statement.
+      std::vector<Node*> terms;
+      if (push && has_limit) {
+        terms.push_back(q_.limit_param > 0 ? arena_.bigint(limit_node_)
+                                           : arena_.integer(*q_.limit));
+      } else {
+        terms.push_back(arena_.null_const());
+        if (q_.limit_param > 0) terms.push_back(arena_.bigint(limit_node_));
+      }
+      if (q_.offset_param > 0) {
+        terms.push_back(arena_.bigint(offset_node_));
+      } else if (q_.offset > 0) {
+        terms.push_back(arena_.integer(q_.offset));
+      }
+      Node* sum = terms[0];
+      for (size_t i = 1; i < terms.size(); ++i) sum = arena_.plus(sum, terms[i]);
+      s_->limit_count = sum;
     }
-    return q_;
+    s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_COUNT;
+    q_.limit_pushed = push && has_limit;
   }
 
   // --- aggregate mode ---
@@ -735,9 +819,7 @@ class Planner {
     s_->having_clause = nullptr;
     s_->n_distinct_clause = 0;
     s_->distinct_clause = nullptr;
-    s_->limit_count = nullptr;
-    s_->limit_offset = nullptr;
-    s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_DEFAULT;
+    set_shard_limit(false);
     return q_;
   }
 
@@ -755,6 +837,8 @@ class Planner {
   std::span<const std::string> columns_;
   Arena arena_;
   MergeQuery q_;
+  Node* limit_node_ = nullptr;   ///< the client's LIMIT expression
+  Node* offset_node_ = nullptr;  ///< the client's OFFSET expression
   std::vector<Target> targets_;
   bool star_ = false;
   std::vector<Node*> groups_;
@@ -817,7 +901,14 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
     return s;
   };
   auto cut = [&]() {
+    if (q.offset_param > 0 && q.offset == 0) {
+      out.push_back("OFFSET $" + std::to_string(q.offset_param) + " after the merge");
+    }
     if (q.offset > 0) out.push_back("OFFSET " + std::to_string(q.offset) + " after the merge");
+    if (q.limit_param > 0 && !q.limit) {
+      out.push_back("LIMIT $" + std::to_string(q.limit_param) + " after the merge" +
+                    (q.limit_pushed ? " (the shards add up LIMIT and OFFSET themselves)" : ""));
+    }
     if (q.limit) {
       std::string line = "LIMIT " + std::to_string(*q.limit) + " after the merge";
       if (q.limit_pushed) {
@@ -861,6 +952,23 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
     out.push_back("ORDER BY " + keys(q.order, "output") + " of the combined rows");
   cut();
   return out;
+}
+
+Result<MergeQuery> bind_bounds(MergeQuery query,
+                               const std::function<Result<std::optional<int64_t>>(int)>& value) {
+  if (query.limit_param > 0) {
+    auto v = value(query.limit_param);
+    if (!v) return tl::unexpected(v.error());
+    if (*v && **v < 0) return tl::unexpected(Error::make("2201W", "LIMIT must not be negative"));
+    query.limit = *v;
+  }
+  if (query.offset_param > 0) {
+    auto v = value(query.offset_param);
+    if (!v) return tl::unexpected(v.error());
+    if (*v && **v < 0) return tl::unexpected(Error::make("2201X", "OFFSET must not be negative"));
+    query.offset = v->value_or(0);
+  }
+  return query;
 }
 
 }  // namespace pgrange::sql

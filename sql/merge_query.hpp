@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -95,6 +96,10 @@ struct MergeQuery {
   bool distinct = false;
   std::optional<int64_t> limit;  ///< nullopt: none
   int64_t offset = 0;
+  /// `LIMIT $n` / `OFFSET $n`: the parameter (1-based) whose value sets `limit` / `offset` once
+  /// a Bind gives it (bind_bounds); 0 for a constant or none.
+  int limit_param = 0;
+  int offset_param = 0;
   /// The shard query carries LIMIT offset+limit: a shard has no more rows than that to send.
   bool limit_pushed = false;
   /// The shard query is the client's text itself: nothing needed rewriting.
@@ -113,6 +118,11 @@ struct MergeQuery {
 /// shards is an Error with SQLSTATE 0A000 naming the construct; a syntax error is 42601.
 Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
                               std::span<const std::string> table_columns);
+
+/// The plan with its `$n` LIMIT and OFFSET set from the Bind's values (`value(n)`: nullopt for
+/// NULL): PostgreSQL's errors for a negative one (2201W, 2201X).
+Result<MergeQuery> bind_bounds(MergeQuery query,
+                               const std::function<Result<std::optional<int64_t>>(int)>& value);
 
 /// A collation that orders (UTF-8) text as its bytes, as pgrange merges text: C, POSIX,
 /// ucs_basic and C.UTF-8 (code point order), in any letter case.

@@ -740,6 +740,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
     }
     case PG_QUERY__NODE__NODE_DROP_STMT:
       describe_drop(stmt->drop_stmt, info);
+      if (stmt->drop_stmt->concurrent) info.block_refusal = "DROP INDEX CONCURRENTLY";
       break;
     case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT:
       describe_alter(stmt->alter_table_stmt, info);
@@ -793,11 +794,40 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.if_not_exists = s->if_not_exists;
       info.index_name = s->idxname;
       info.unique_index = s->unique;
+      if (s->concurrent) info.block_refusal = "CREATE INDEX CONCURRENTLY";
       break;
     }
     case PG_QUERY__NODE__NODE_VACUUM_STMT:
       info.kind =
           stmt->vacuum_stmt->is_vacuumcmd ? StatementKind::kVacuum : StatementKind::kAnalyze;
+      if (stmt->vacuum_stmt->is_vacuumcmd) info.block_refusal = "VACUUM";
+      break;
+    case PG_QUERY__NODE__NODE_REINDEX_STMT: {
+      // PostgreSQL checks CONCURRENTLY first, then the kinds that reindex many tables.
+      const PgQuery__ReindexStmt* s = stmt->reindex_stmt;
+      info.kind = StatementKind::kSchemaDdl;
+      for (size_t i = 0; i < s->n_params; ++i) {
+        const PgQuery__Node* n = s->params[i];
+        if (n->node_case == PG_QUERY__NODE__NODE_DEF_ELEM &&
+            std::string_view(n->def_elem->defname) == "concurrently" &&
+            n->def_elem->arg == nullptr) {
+          info.block_refusal = "REINDEX CONCURRENTLY";
+        }
+      }
+      if (!info.block_refusal.empty()) break;
+      if (s->kind == PG_QUERY__REINDEX_OBJECT_TYPE__REINDEX_OBJECT_SCHEMA) {
+        info.block_refusal = "REINDEX SCHEMA";
+      } else if (s->kind == PG_QUERY__REINDEX_OBJECT_TYPE__REINDEX_OBJECT_SYSTEM) {
+        info.block_refusal = "REINDEX SYSTEM";
+      } else if (s->kind == PG_QUERY__REINDEX_OBJECT_TYPE__REINDEX_OBJECT_DATABASE) {
+        info.block_refusal = "REINDEX DATABASE";
+      }
+      break;
+    }
+    case PG_QUERY__NODE__NODE_CLUSTER_STMT:
+      // CLUSTER of every table clustered before, one transaction each.
+      info.kind = StatementKind::kSchemaDdl;
+      if (stmt->cluster_stmt->relation == nullptr) info.block_refusal = "CLUSTER";
       break;
     case PG_QUERY__NODE__NODE_COPY_STMT: {
       const PgQuery__CopyStmt* s = stmt->copy_stmt;

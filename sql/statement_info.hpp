@@ -202,6 +202,10 @@ struct StatementInfo {
   /// USING HASH, a local CREATE INDEX without STORING or pgrange's storage parameters); empty
   /// when they run it as written.
   std::string rewritten_sql;
+  /// A statement PostgreSQL refuses inside a transaction block (25001, PreventInTransactionBlock):
+  /// the words its message starts with ("CREATE INDEX CONCURRENTLY", "VACUUM", "REINDEX
+  /// DATABASE", …); empty for any other.
+  std::string block_refusal;
   /// CREATE TABLE (LIKE …) / INHERITS / PARTITION OF / PARTITION BY / OF type.
   bool has_like_or_inherits = false;
   std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN

@@ -4,8 +4,8 @@
 // answers exactly what the plain server answers (SQLSTATE, column names, command tag and rows —
 // in order under a total top-level ORDER BY, as multisets otherwise) or refuses with 0A000. The
 // corpus runs twice: in the simple protocol, and in the extended protocol with the constants a
-// WHERE clause compares columns with (and the values of INSERT … VALUES) bound as $n text
-// parameters.
+// WHERE clause compares columns with (and the values of INSERT … VALUES, LIMIT and OFFSET) bound
+// as $n text parameters.
 //
 // Corpus format (tests/support/statement_file.hpp): one statement per line, or several lines up
 // to one ending in ';'. `--` lines are comments; `-- group: NAME` starts a group (counted in the
@@ -122,12 +122,13 @@ ProxyProcess* DifferentialTest::proxy_ = nullptr;
 TEST_F(DifferentialTest, ParameterisationBindsTheComparedConstants) {
   Parameterised p = parameterise(
       "SELECT x, 'lit' FROM t WHERE a = 5 AND b <= 'it''s' AND c IN (1, -2, 'z') AND d BETWEEN 3 "
-      "AND 4 AND e LIKE 'ab%' AND u = 'x'::uuid AND f + 1 = 2 ORDER BY x LIMIT 3");
+      "AND 4 AND e LIKE 'ab%' AND u = 'x'::uuid AND f + 1 = 2 ORDER BY x LIMIT 3 OFFSET 7");
   EXPECT_EQ(p.sql,
             "SELECT x, 'lit' FROM t WHERE a = $1 AND b <= $2 AND c IN ($3, $4, $5) AND d BETWEEN "
-            "$6 AND $7 AND e LIKE $8 AND u = $9::uuid AND f + 1 = $10 ORDER BY x LIMIT 3");
-  EXPECT_EQ(p.values,
-            (std::vector<std::string>{"5", "it's", "1", "-2", "z", "3", "4", "ab%", "x", "2"}));
+            "$6 AND $7 AND e LIKE $8 AND u = $9::uuid AND f + 1 = $10 ORDER BY x LIMIT $11 "
+            "OFFSET $12");
+  EXPECT_EQ(p.values, (std::vector<std::string>{"5", "it's", "1", "-2", "z", "3", "4", "ab%", "x",
+                                                "2", "3", "7"}));
   Parameterised ins = parameterise("INSERT INTO t (a, b) VALUES (1, 'x'), (-2, 'y' || 'z')");
   EXPECT_EQ(ins.sql, "INSERT INTO t (a, b) VALUES ($1, $2), ($3, 'y' || 'z')");
   EXPECT_TRUE(ordered("SELECT * FROM t WHERE a IN (SELECT 1 ORDER BY 1) ORDER BY a"));

@@ -213,29 +213,67 @@ TEST_F(ProxyFailureTest, NoTlsConfigured) {
   EXPECT_NE(d.body.find("plain"), std::string::npos);
 }
 
-TEST_F(ProxyFailureTest, GarbageStartupLength) {
-  auto bystander = must_connect(proxy_->dsn());
-  RawClient raw(proxy_->port());
-  raw.send(RawClient::i32(3) + "abcdefgh");
-  expect_protocol_violation(raw, bystander.get());
+/// What a server sends back for these startup-phase bytes (then, with `half_close`, EOF from
+/// the client) before it closes the connection; "<still open>" when it does not close it.
+std::string startup_answer(int port, const std::string& bytes, bool half_close) {
+  RawClient raw(port);
+  raw.send(bytes);
+  if (half_close) raw.shutdown_write();
+  bool closed = false;
+  std::string got = raw.read_to_close(closed);
+  return closed ? got : got + "<still open>";
 }
 
-TEST_F(ProxyFailureTest, HugeStartupLength) {
+/// Sends each startup packet PostgreSQL closes without a word to PostgreSQL and to pgrange:
+/// neither sends a byte back, both close, and pgrange goes on serving everyone else.
+TEST_F(ProxyFailureTest, StartupPacketsPostgresClosesSilently) {
   auto bystander = must_connect(proxy_->dsn());
-  RawClient raw(proxy_->port());
-  raw.send(RawClient::i32(0x7fffffff) + RawClient::i32(196608) + "user");
-  expect_protocol_violation(raw, bystander.get());
+  struct Case {
+    std::string name;
+    std::string bytes;
+    bool half_close;
+  };
+  std::vector<Case> cases = {
+      // node-postgres' connect() then end(): Terminate before the startup packet.
+      {"Terminate first", std::string("X") + RawClient::i32(4), false},
+      {"length below 8", RawClient::i32(3) + "abcdefgh", false},
+      {"length 4", RawClient::i32(4), false},
+      {"negative length", RawClient::i32(-8) + RawClient::i32(196608), false},
+      {"length above 10000", RawClient::i32(10005) + RawClient::i32(196608) + "user", false},
+      {"huge length", RawClient::i32(0x7fffffff) + RawClient::i32(196608) + "user", false},
+      {"cut short", RawClient::i32(40) + RawClient::i32(196608) + std::string("user\0tru", 8),
+       true},
+      {"half a length word", std::string("\0\0", 2), true},
+      {"nothing at all", "", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(startup_answer(server_->port(), c.bytes, c.half_close), "")
+        << "PostgreSQL itself answers this one";
+    EXPECT_EQ(startup_answer(proxy_->port(), c.bytes, c.half_close), "");
+    EXPECT_TRUE(works(bystander.get()));
+  }
+  auto fresh = must_connect(proxy_->dsn());
+  EXPECT_TRUE(works(fresh.get()));
+  EXPECT_EQ(psql_select(*proxy_), "42\n");
 }
 
 TEST_F(ProxyFailureTest, UnsupportedProtocolVersion) {
+  // PostgreSQL's answer: FATAL 0A000, then it closes the connection (protocol 4.0: one newer
+  // than both, so the error comes in the 3.0 format).
   auto bystander = must_connect(proxy_->dsn());
-  RawClient raw(proxy_->port());
-  std::string body = RawClient::i32(2 << 16) + "user" + '\0' + "trustuser" + '\0' + '\0';
-  raw.send(RawClient::i32(static_cast<int32_t>(body.size() + 4)) + body);
-  RawMessage m = raw.read_until('E');
-  ASSERT_EQ(m.type, 'E');
-  EXPECT_EQ(m.fields()['C'], "08P01");
-  EXPECT_TRUE(raw.wait_closed());
+  for (int port : {server_->port(), proxy_->port()}) {
+    SCOPED_TRACE(port == server_->port() ? "PostgreSQL" : "pgrange");
+    RawClient raw(port);
+    std::string body = RawClient::i32(4 << 16) + "user" + '\0' + "trustuser" + '\0' + '\0';
+    raw.send(RawClient::i32(static_cast<int32_t>(body.size() + 4)) + body);
+    RawMessage m = raw.read_until('E');
+    ASSERT_EQ(m.type, 'E');
+    EXPECT_EQ(m.fields()['S'], "FATAL");
+    EXPECT_EQ(m.fields()['C'], "0A000");
+    EXPECT_EQ(m.fields()['M'], "unsupported frontend protocol 4.0: server supports 3.0 to 3.0");
+    EXPECT_TRUE(raw.wait_closed());
+  }
   EXPECT_TRUE(works(bystander.get()));
 }
 

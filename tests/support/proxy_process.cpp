@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -152,6 +153,12 @@ bool ProxyProcess::launch(const std::string& toml_text, std::chrono::millisecond
 }
 
 ProxyProcess::~ProxyProcess() {
+  // A pgrange that died on its own (a crash, a sanitizer report) shows why in the test's
+  // output, which is all a CI run keeps.
+  if (child_ && !child_->running() && !stopped_) {
+    std::fprintf(stderr, "pgrange exited on its own (status %d); the end of its log:\n%s\n",
+                 child_->exit_status().value_or(-1), log_tail(16384).c_str());
+  }
   if (child_) child_->terminate(std::chrono::seconds(2));
   const char* keep = ::getenv("PGRANGE_KEEP_TEST_DIRS");
   if (!dir_.empty() && !(keep && std::string(keep) == "1")) {
@@ -179,6 +186,7 @@ std::string ProxyProcess::log() const {
 
 std::optional<int> ProxyProcess::stop(std::chrono::milliseconds timeout) {
   if (!child_) return std::nullopt;
+  stopped_ = true;
   if (!child_->running()) return child_->exit_status();
   child_->signal(SIGTERM);
   return child_->wait(timeout);
@@ -378,6 +386,34 @@ bool RawClient::wait_closed(std::chrono::milliseconds timeout) {
     ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
     if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return true;
   }
+}
+
+std::string RawClient::read_to_close(bool& closed, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  closed = false;
+  std::string got = std::move(buf_);
+  buf_.clear();
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) return got;
+    pollfd p{fd_, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r <= 0) continue;
+    char tmp[4096];
+    ssize_t n = ::recv(fd_, tmp, sizeof tmp, 0);
+    if (n > 0) {
+      got.append(tmp, static_cast<size_t>(n));
+    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      closed = true;
+      return got;
+    }
+  }
+}
+
+void RawClient::shutdown_write() {
+  ::shutdown(fd_, SHUT_WR);
 }
 
 }  // namespace pgrange::testing

@@ -101,6 +101,7 @@ class ProxyProcess {
   std::string database_ = "app";
   int port_ = 0;
   std::unique_ptr<ChildProcess> child_;
+  bool stopped_ = false;  // stop() was asked: its exit is expected
 };
 
 /// An owned libpq connection (PQfinish on destruction).
@@ -163,6 +164,12 @@ class RawClient {
   RawMessage read_until(char type, std::chrono::milliseconds timeout = std::chrono::seconds(10));
   /// True if the peer closes the connection (EOF or reset) within `timeout`; discards data.
   bool wait_closed(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Reads until the peer closes the connection or `timeout` passes: every byte it sent (those
+  /// not read yet included); `closed` tells whether it closed.
+  std::string read_to_close(bool& closed,
+                            std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  /// Ends this side's writing (the peer reads EOF) and keeps the socket open for reading.
+  void shutdown_write();
   /// Builds a typed message: type, int32 length, body.
   static std::string message(char type, std::string_view body);
   /// Big-endian int32 / int16 bytes.

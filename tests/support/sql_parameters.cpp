@@ -161,7 +161,10 @@ Parameterised parameterise(const std::string& sql) {
     bool next_ok = next == nullptr || next->kind == Token::kComma || next->kind == Token::kClose ||
                    next->kind == Token::kWord || (next->kind == Token::kOp && next->text == "::");
     bool bind = false;
-    if (in_where) {
+    if (t.kind == Token::kNumber && !negative &&
+        (is_word(prev, "LIMIT") || is_word(prev, "OFFSET"))) {
+      bind = true;  // what ORMs page with: LIMIT $1 OFFSET $2
+    } else if (in_where) {
       if (prev.kind == Token::kOp && std::find(cmp.begin(), cmp.end(), prev.text) != cmp.end()) {
         bind = true;
       } else if (is_word(prev, "LIKE") || is_word(prev, "BETWEEN")) {

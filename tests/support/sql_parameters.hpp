@@ -31,8 +31,9 @@ struct Parameterised {
 
 /// Binds as parameters: in WHERE clauses, each constant (string or number, optionally negative)
 /// that a comparison operator, LIKE, BETWEEN … AND … or an IN list sets against something; in
-/// INSERT … VALUES, each item that is just a constant. Casts written after a constant stay on
-/// the parameter ($1::uuid). Constants inside expressions (x + 1) stay as written.
+/// INSERT … VALUES, each item that is just a constant; the number of a LIMIT or OFFSET. Casts
+/// written after a constant stay on the parameter ($1::uuid). Constants inside expressions (x + 1)
+/// stay as written.
 Parameterised parameterise(const std::string& sql);
 
 }  // namespace pgrange::testing

@@ -700,6 +700,10 @@ SELECT grp, sum(amount) AS s FROM t_int GROUP BY grp ORDER BY s, grp
 SELECT grp, max(amount) FROM t_int GROUP BY grp ORDER BY 2 DESC, 1 LIMIT 3
 SELECT grp, count(*) FROM t_int GROUP BY grp ORDER BY grp LIMIT 5 OFFSET 2
 SELECT grp, avg(amount) FROM t_int GROUP BY grp ORDER BY avg(amount) DESC, grp LIMIT 4
+SELECT grp, count(*) FROM t_int GROUP BY grp ORDER BY grp OFFSET 3
+SELECT count(*), sum(amount) FROM t_int LIMIT 1 OFFSET 0
+SELECT count(*) FROM t_int OFFSET 1
+SELECT DISTINCT grp FROM t_int ORDER BY grp OFFSET 5
 SELECT count(*) FROM t_int GROUP BY grp ORDER BY grp
 SELECT grp FROM t_int GROUP BY grp ORDER BY grp
 SELECT grp, count(*) FROM t_int WHERE id > 500 AND id < 600 GROUP BY grp

@@ -39,6 +39,68 @@ TEST(MergeQuery, OrderByLimitOffsetPushesTheSumDown) {
   EXPECT_TRUE(q.limit_pushed);
 }
 
+TEST(MergeQuery, ParameterLimitAndOffsetAreAddedUpByTheShards) {
+  MergeQuery q = plan("SELECT id, name FROM t WHERE grp = $1 ORDER BY name, id LIMIT $2 OFFSET $3");
+  EXPECT_EQ(q.shard_sql,
+            "SELECT id, name FROM t WHERE grp = $1 ORDER BY name, id "
+            "LIMIT ($2::bigint + $3::bigint)");
+  EXPECT_EQ(q.limit_param, 2);
+  EXPECT_EQ(q.offset_param, 3);
+  EXPECT_FALSE(q.limit);
+  EXPECT_TRUE(q.limit_pushed);
+
+  // A constant beside a parameter, and the client's own cast kept under pgrange's.
+  EXPECT_EQ(plan("SELECT id FROM t ORDER BY id LIMIT 10 OFFSET $1::int4").shard_sql,
+            "SELECT id FROM t ORDER BY id LIMIT (10 + $1::int4::bigint)");
+  EXPECT_EQ(plan("SELECT id FROM t ORDER BY id LIMIT $1 OFFSET 4").shard_sql,
+            "SELECT id FROM t ORDER BY id LIMIT ($1::bigint + 4)");
+  // No LIMIT: the shards send everything, yet still name the parameter so that PostgreSQL
+  // infers its type.
+  MergeQuery offset_only = plan("SELECT id FROM t ORDER BY id OFFSET $1");
+  EXPECT_EQ(offset_only.shard_sql, "SELECT id FROM t ORDER BY id LIMIT (NULL + $1::bigint)");
+  EXPECT_FALSE(offset_only.limit_pushed);
+  // Aggregates: the limit applies to the combined groups, never on the shards.
+  MergeQuery groups = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY grp LIMIT $1");
+  EXPECT_EQ(groups.mode, MergeQuery::Mode::kAggregate);
+  EXPECT_EQ(groups.limit_param, 1);
+  EXPECT_FALSE(groups.limit_pushed);
+  EXPECT_NE(groups.shard_sql.find("LIMIT (NULL + $1::bigint)"), std::string::npos)
+      << groups.shard_sql;
+  // Without ORDER BY or OFFSET the shards run the client's text.
+  EXPECT_EQ(plan("SELECT id FROM t LIMIT $1").shard_sql, "SELECT id FROM t LIMIT $1");
+  // Anything else is still refused.
+  EXPECT_EQ(refusal("SELECT id FROM t ORDER BY id LIMIT $1 + 1"),
+            "LIMIT with anything but a constant or a parameter over a table spread across "
+            "several shards is not supported");
+}
+
+TEST(MergeQuery, BindBoundsSetsTheValuesAndRefusesNegativeOnes) {
+  MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT $1 OFFSET $2");
+  auto values = [](std::optional<int64_t> limit, std::optional<int64_t> offset) {
+    return [=](int n) -> Result<std::optional<int64_t>> { return n == 1 ? limit : offset; };
+  };
+  auto bound = bind_bounds(q, values(10, 5));
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_EQ(bound->limit, 10);
+  EXPECT_EQ(bound->offset, 5);
+  auto nulls = bind_bounds(q, values(std::nullopt, std::nullopt));
+  ASSERT_TRUE(nulls.has_value());
+  EXPECT_FALSE(nulls->limit);  // LIMIT NULL: no limit; OFFSET NULL: none
+  EXPECT_EQ(nulls->offset, 0);
+  auto negative_limit = bind_bounds(q, values(-1, 0));
+  ASSERT_FALSE(negative_limit.has_value());
+  EXPECT_EQ(negative_limit.error().sqlstate, "2201W");
+  EXPECT_EQ(negative_limit.error().message, "LIMIT must not be negative");
+  auto negative_offset = bind_bounds(q, values(1, -3));
+  ASSERT_FALSE(negative_offset.has_value());
+  EXPECT_EQ(negative_offset.error().sqlstate, "2201X");
+  auto bad = bind_bounds(q, [](int) -> Result<std::optional<int64_t>> {
+    return tl::unexpected(Error::make("22P02", "invalid input syntax for type bigint: \"x\""));
+  });
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().sqlstate, "22P02");
+}
+
 TEST(MergeQuery, SortExpressionsNotSelectedBecomeHiddenColumns) {
   MergeQuery q = plan("SELECT name FROM t ORDER BY amount * -1 NULLS FIRST, lower(name), 1");
   EXPECT_EQ(q.shard_sql,
@@ -155,7 +217,8 @@ TEST(MergeQuery, RefusesWhatItCannotCombine) {
             std::string::npos);
   EXPECT_NE(refusal("SELECT id FROM t ORDER BY name COLLATE \"en_US\"").find("COLLATE"),
             std::string::npos);
-  EXPECT_NE(refusal("SELECT id FROM t ORDER BY id LIMIT $1").find("LIMIT"), std::string::npos);
+  EXPECT_NE(refusal("SELECT id FROM t ORDER BY id LIMIT random()::int").find("LIMIT"),
+            std::string::npos);
   EXPECT_NE(refusal("SELECT id FROM t ORDER BY id FETCH FIRST 2 ROWS WITH TIES").find("WITH TIES"),
             std::string::npos);
   EXPECT_NE(refusal("SELECT DISTINCT grp FROM t ORDER BY id").find("DISTINCT"), std::string::npos);

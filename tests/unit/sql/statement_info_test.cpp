@@ -56,6 +56,38 @@ TEST(StatementInfo, EmptyAndCommentsOnly) {
   EXPECT_TRUE(analyze_ok("/* block */ ;;").empty());
 }
 
+TEST(StatementInfo, WhatPostgresRefusesInsideATransactionBlock) {
+  // The words of PostgreSQL's 25001 message for each (PreventInTransactionBlock).
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"CREATE INDEX CONCURRENTLY i ON t (a)", "CREATE INDEX CONCURRENTLY"},
+      {"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS i ON t (a)", "CREATE INDEX CONCURRENTLY"},
+      {"DROP INDEX CONCURRENTLY IF EXISTS i", "DROP INDEX CONCURRENTLY"},
+      {"REINDEX TABLE CONCURRENTLY t", "REINDEX CONCURRENTLY"},
+      {"REINDEX (CONCURRENTLY) INDEX i", "REINDEX CONCURRENTLY"},
+      {"REINDEX SCHEMA CONCURRENTLY public", "REINDEX CONCURRENTLY"},
+      {"REINDEX SCHEMA public", "REINDEX SCHEMA"},
+      {"REINDEX SYSTEM app", "REINDEX SYSTEM"},
+      {"REINDEX DATABASE app", "REINDEX DATABASE"},
+      {"VACUUM", "VACUUM"},
+      {"VACUUM (ANALYZE, VERBOSE) t", "VACUUM"},
+      {"CLUSTER", "CLUSTER"},
+      // What PostgreSQL runs inside a block.
+      {"CREATE INDEX i ON t (a)", ""},
+      {"DROP INDEX i", ""},
+      {"REINDEX TABLE t", ""},
+      {"REINDEX INDEX i", ""},
+      {"ANALYZE t", ""},
+      {"CLUSTER t USING i", ""},
+      {"CLUSTER t", ""},
+      {"SELECT 1", ""},
+  };
+  for (const auto& [sql, words] : cases) {
+    EXPECT_EQ(one(sql).block_refusal, words) << sql;
+  }
+  EXPECT_EQ(one("CLUSTER").kind, Kind::kSchemaDdl);
+  EXPECT_EQ(one("REINDEX TABLE t").kind, Kind::kSchemaDdl);
+}
+
 TEST(StatementInfo, SyntaxErrorIs42601WithPosition) {
   auto r = analyze_statements("SELECT 1; SELEC 2");
   ASSERT_FALSE(r);

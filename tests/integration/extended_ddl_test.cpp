@@ -1,0 +1,458 @@
+// DDL through the extended query protocol (what JDBC and every driver that prepares sends) over
+// three real PostgreSQL 15 shards, against one plain PostgreSQL (database "ref") running the
+// same messages: PQexecParams, PQprepare/PQexecPrepared, PQdescribePrepared and libpq's
+// pipeline mode. The catalog follows (SHOW RANGES, SPLIT AT, rows across shards, an added
+// column, a global index); errors keep PostgreSQL's SQLSTATE and its rule of skipping to the
+// Sync. And the statements PostgreSQL refuses inside a transaction block get its own 25001.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/side_by_side.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+/// A statement's outcome as the client sees it: the command tag, or ERROR and the SQLSTATE
+/// (its message too, with `message`), or the result status when it is neither.
+std::string outcome(PGresult* res, bool message = false) {
+  std::string s;
+  ExecStatusType st = PQresultStatus(res);
+  if (st == PGRES_COMMAND_OK) {
+    s = PQcmdStatus(res);
+  } else if (st == PGRES_TUPLES_OK) {
+    s = std::string(PQcmdStatus(res)) + ":";
+    for (int r = 0; r < PQntuples(res); ++r) {
+      for (int c = 0; c < PQnfields(res); ++c) {
+        s += std::string(c == 0 ? " " : "|") +
+             (PQgetisnull(res, r, c) ? "<null>" : PQgetvalue(res, r, c));
+      }
+    }
+  } else if (st == PGRES_FATAL_ERROR) {
+    const char* code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    s = std::string("ERROR ") + (code ? code : "?");
+    if (message) s += std::string(" ") + PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+  } else {
+    s = PQresStatus(st);
+  }
+  return s;
+}
+
+/// PQexecParams of `sql` with text parameters.
+std::string exec_params(PGconn* c, const std::string& sql, std::vector<std::string> params = {},
+                        bool message = false) {
+  std::vector<const char*> values;
+  for (const auto& p : params) values.push_back(p.c_str());
+  PGresult* res = PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                               values.data(), nullptr, nullptr, 0);
+  std::string s = outcome(res, message);
+  PQclear(res);
+  return s;
+}
+
+/// Sends `statements` in one pipeline (each Parse/Bind/Describe/Execute, one Sync at the end):
+/// each one's outcome, then what the Sync brought, then whether the connection still answers.
+std::vector<std::string> pipeline(PGconn* c, const std::vector<std::string>& statements) {
+  std::vector<std::string> out;
+  if (PQenterPipelineMode(c) != 1) return {"cannot enter pipeline mode"};
+  for (const auto& sql : statements) {
+    if (PQsendQueryParams(c, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) != 1) {
+      out.push_back(std::string("cannot send: ") + PQerrorMessage(c));
+    }
+  }
+  if (PQpipelineSync(c) != 1) out.push_back("cannot sync");
+  for (size_t i = 0; i < statements.size(); ++i) {
+    PGresult* res = PQgetResult(c);
+    if (res == nullptr) {
+      out.push_back("no result");
+      continue;
+    }
+    out.push_back(outcome(res));
+    PQclear(res);
+    if (PGresult* end = PQgetResult(c)) {  // the NULL that ends each statement's results
+      out.push_back("unexpected " + outcome(end));
+      PQclear(end);
+    }
+  }
+  PGresult* sync = PQgetResult(c);
+  out.push_back(sync ? outcome(sync) : "no sync");
+  PQclear(sync);
+  if (PQexitPipelineMode(c) != 1) out.push_back(std::string("stuck: ") + PQerrorMessage(c));
+  out.push_back(exec_params(c, "SELECT 1"));
+  return out;
+}
+
+/// Extended-protocol messages, as a driver writes them.
+std::string parse(const std::string& name, const std::string& sql,
+                  std::vector<int32_t> types = {}) {
+  std::string body = name + '\0' + sql + '\0' + RawClient::i16(static_cast<int16_t>(types.size()));
+  for (int32_t t : types) body += RawClient::i32(t);
+  return RawClient::message('P', body);
+}
+std::string bind(const std::string& portal, const std::string& statement,
+                 std::vector<std::string> params = {}) {
+  std::string body = portal + '\0' + statement + '\0' + RawClient::i16(0) +
+                     RawClient::i16(static_cast<int16_t>(params.size()));
+  for (const auto& v : params) body += RawClient::i32(static_cast<int32_t>(v.size())) + v;
+  return RawClient::message('B', body + RawClient::i16(0));
+}
+std::string describe(char what, const std::string& name) {
+  return RawClient::message('D', std::string(1, what) + name + '\0');
+}
+std::string execute(const std::string& portal) {
+  return RawClient::message('E', portal + '\0' + RawClient::i32(0));
+}
+std::string sync() {
+  return RawClient::message('S', "");
+}
+
+/// What a server answers each batch with, up to each one's ReadyForQuery: the message types in
+/// order (an error's SQLSTATE after its 'E', a CommandComplete's tag after its 'C').
+std::vector<std::string> answers(int port, const std::string& user, const std::string& database,
+                                 const std::vector<std::string>& batches) {
+  std::vector<std::string> out;
+  RawClient raw(port);
+  raw.send_startup({{"user", user}, {"database", database}});
+  if (raw.read_until('Z').type != 'Z') return {"no login"};
+  for (const std::string& batch : batches) {
+    raw.send(batch);
+    std::string kinds;
+    for (;;) {
+      RawMessage m = raw.read();
+      if (m.type == 0) {
+        kinds += " <closed>";
+        break;
+      }
+      kinds += std::string(kinds.empty() ? "" : " ") + m.type;
+      if (m.type == 'E') kinds += m.fields()['C'];
+      if (m.type == 'C') kinds += "(" + m.body.substr(0, m.body.find('\0')) + ")";
+      if (m.type == 'Z') {
+        kinds += m.body;  // the transaction status
+        break;
+      }
+    }
+    out.push_back(kinds);
+  }
+  return out;
+}
+
+class ExtendedDdlTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options o;
+    o.databases = {"app", "ref"};
+    cluster_ = ShardCluster::start(o).release();
+    SideBySide s(*cluster_);
+    s.both("CREATE TABLE a (id int8 PRIMARY KEY, v text, n int)");
+    s.both("INSERT INTO a SELECT g, 'a' || g, g % 7 FROM generate_series(1, 100) g");
+    s.spread("a", "(50), (75)");
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { s_.emplace(*cluster_); }
+
+  /// Runs `sql` through PQexecParams on pgrange and on the reference: the same outcome.
+  std::string both_params(const std::string& sql, std::vector<std::string> params = {}) {
+    std::string got = exec_params(s_->pgrange(), sql, params, true);
+    std::string want = exec_params(s_->reference(), sql, params, true);
+    EXPECT_EQ(got, want) << sql;
+    return got;
+  }
+
+  /// How many of the shards hold a relation of this name.
+  int shards_holding(const std::string& relation) {
+    int n = 0;
+    for (const std::string& v : cluster_->on_each_shard(
+             "SELECT count(*) FROM pg_class WHERE relname = '" + relation + "'")) {
+      n += v == "1" ? 1 : 0;
+    }
+    return n;
+  }
+
+  static ShardCluster* cluster_;
+  std::optional<SideBySide> s_;
+};
+
+ShardCluster* ExtendedDdlTest::cluster_ = nullptr;
+
+TEST_F(ExtendedDdlTest, DdlThroughExecParamsAndTheCatalogFollows) {
+  EXPECT_EQ(both_params("CREATE TABLE x (id int8 PRIMARY KEY, v text)"), "CREATE TABLE");
+  EXPECT_EQ(shards_holding("x"), 3);
+  // The catalog knows it: SHOW RANGES, SPLIT AT and SCATTER work on it, rows go by key.
+  SqlResult ranges = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE x");
+  ASSERT_TRUE(ranges.ok()) << ranges.message;
+  EXPECT_EQ(ranges.rows.size(), 1u) << outcome_text(ranges);
+  s_->spread("x", "(100), (200)");
+  for (int id : {5, 150, 250}) {
+    std::string sql = "INSERT INTO x VALUES ($1, $2)";
+    EXPECT_EQ(both_params(sql, {std::to_string(id), "v" + std::to_string(id)}), "INSERT 0 1");
+  }
+  // Each row on the shard that owns its range, one row per shard.
+  EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM x"),
+            (std::vector<std::string>{"1", "1", "1"}));
+  s_->same("SELECT * FROM x ORDER BY id");
+
+  EXPECT_EQ(both_params("ALTER TABLE x ADD COLUMN w int"), "ALTER TABLE");
+  both_params("UPDATE x SET w = id * 2 WHERE id = $1", {"150"});
+  both_params("INSERT INTO x VALUES ($1, $2, $3)", {"260", "v260", "7"});
+  s_->same("SELECT id, v, w FROM x ORDER BY id");
+
+  // A local index on every shard, a global index in pgrange's catalog.
+  EXPECT_EQ(exec_params(s_->pgrange(), "CREATE INDEX x_v ON x (v) WITH (local = true)"),
+            "CREATE INDEX");
+  EXPECT_EQ(exec_params(s_->reference(), "CREATE INDEX x_v ON x (v)"), "CREATE INDEX");
+  EXPECT_EQ(shards_holding("x_v"), 3);
+  EXPECT_EQ(both_params("CREATE INDEX x_w ON x (w)"), "CREATE INDEX");
+  SqlResult index_ranges = pq_exec(s_->pgrange(), "SHOW RANGES FROM INDEX x@x_w");
+  EXPECT_TRUE(index_ranges.ok()) << index_ranges.message;
+  both_params("INSERT INTO x VALUES ($1, $2, $3)", {"40", "v40", "300"});
+  s_->same("SELECT id, v, w FROM x WHERE w = 300 ORDER BY id");
+  s_->same("SELECT id, v, w FROM x WHERE w = 7");
+
+  // A hash-sharded primary key (pgrange's own clause): one range per bucket.
+  EXPECT_EQ(exec_params(s_->pgrange(),
+                        "CREATE TABLE hs (id int8, v text, PRIMARY KEY (id) USING "
+                        "HASH WITH (bucket_count = 4))"),
+            "CREATE TABLE");
+  SqlResult buckets = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE hs");
+  EXPECT_EQ(buckets.rows.size(), 4u) << outcome_text(buckets);
+  for (int id = 1; id <= 20; ++id) {
+    EXPECT_EQ(exec_params(s_->pgrange(), "INSERT INTO hs VALUES ($1, 'h')", {std::to_string(id)}),
+              "INSERT 0 1");
+  }
+  EXPECT_EQ(exec_params(s_->pgrange(), "SELECT count(*), sum(id) FROM hs"), "SELECT 1: 20|210");
+  EXPECT_EQ(exec_params(s_->pgrange(), "DROP TABLE hs"), "DROP TABLE");
+
+  EXPECT_EQ(both_params("CREATE VIEW xv AS SELECT id, w FROM x WHERE w IS NOT NULL"),
+            "CREATE VIEW");
+  EXPECT_EQ(shards_holding("xv"), 3);
+  s_->same("SELECT * FROM xv ORDER BY id");
+  EXPECT_EQ(both_params("COMMENT ON TABLE x IS 'made through Parse/Bind/Execute'"), "COMMENT");
+  EXPECT_EQ(cluster_->on_each_shard("SELECT obj_description('x'::regclass)"),
+            std::vector<std::string>(3, "made through Parse/Bind/Execute"));
+  EXPECT_EQ(both_params("DROP INDEX x_w"), "DROP INDEX");
+  EXPECT_EQ(both_params("DROP VIEW xv"), "DROP VIEW");
+  EXPECT_EQ(both_params("DROP TABLE x"), "DROP TABLE");
+  EXPECT_EQ(shards_holding("x"), 0);
+  SqlResult gone = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE x");
+  EXPECT_FALSE(gone.ok()) << "the catalog still knows table x";
+}
+
+TEST_F(ExtendedDdlTest, RepliesComeInPostgresKindsAndOrder) {
+  std::vector<std::string> batches = {
+      // The unnamed statement, described and executed, as libpq's PQexecParams sends it.
+      parse("", "CREATE TABLE r1 (id int8 PRIMARY KEY)") + bind("", "") + describe('P', "") +
+          execute("") + sync(),
+      // A named one: described first (ParameterDescription, NoData), then run twice (the
+      // second time PostgreSQL's notice: it is gone already).
+      parse("drop_r1", "DROP TABLE IF EXISTS r1") + describe('S', "drop_r1") + sync(),
+      bind("", "drop_r1") + execute("") + sync(),
+      bind("", "drop_r1") + describe('P', "") + execute("") + sync(),
+      // A parameter PostgreSQL refuses in DDL: the shards' own error, at the Execute.
+      parse("", "CREATE TABLE r2 (a int DEFAULT $1)", {23}) + bind("", "", {"5"}) + execute("") +
+          sync(),
+      // More parameters than the statement has: PostgreSQL refuses the Bind itself.
+      parse("two", "CREATE TABLE r2 (a int)") + bind("", "two", {"5"}) + describe('P', "") +
+          execute("") + sync(),
+      // A pipeline: the second CREATE fails, the rest is skipped until the Sync.
+      parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
+          parse("", "CREATE TABLE r3 (id int8 PRIMARY KEY)") + bind("", "") + execute("") +
+          parse("", "CREATE TABLE r4 (id int8 PRIMARY KEY)") + bind("", "") + execute("") + sync(),
+      // Close of a statement and a portal, then DDL of a name that exists: 42P07.
+      parse("mk", "CREATE TABLE a (id int8)") + bind("p", "mk") + execute("p") +
+          RawClient::message('C', std::string("P") + "p" + '\0') +
+          RawClient::message('C', std::string("S") + "mk" + '\0') + sync(),
+  };
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(got.size(), batches.size());
+  EXPECT_EQ(got[0], "1 2 n C(CREATE TABLE) ZI");
+  EXPECT_EQ(got[1], "1 t n ZI");
+  EXPECT_EQ(got[3], "2 n N C(DROP TABLE) ZI");
+  EXPECT_EQ(got[5], "1 E08P01 ZI");
+  EXPECT_EQ(got[6], "1 2 C(CREATE TABLE) 1 2 E42P07 ZI");
+  EXPECT_EQ(shards_holding("r4"), 0);
+  for (const char* t : {"r1", "r2", "r3", "r4"}) {
+    std::string drop = std::string("DROP TABLE IF EXISTS ") + t;
+    EXPECT_TRUE(pq_exec(s_->pgrange(), drop).ok());
+    EXPECT_TRUE(pq_exec(s_->reference(), drop).ok());
+  }
+}
+
+TEST_F(ExtendedDdlTest, PreparedDdlRunsEachTimeItIsExecuted) {
+  for (PGconn* c : {s_->pgrange(), s_->reference()}) {
+    SCOPED_TRACE(c == s_->pgrange() ? "pgrange" : "PostgreSQL");
+    PGresult* p =
+        PQprepare(c, "mk", "CREATE TABLE IF NOT EXISTS p (id int8 PRIMARY KEY)", 0, nullptr);
+    EXPECT_EQ(PQresultStatus(p), PGRES_COMMAND_OK) << PQresultErrorMessage(p);
+    PQclear(p);
+    p = PQprepare(c, "rm", "DROP TABLE IF EXISTS p", 0, nullptr);
+    EXPECT_EQ(PQresultStatus(p), PGRES_COMMAND_OK) << PQresultErrorMessage(p);
+    PQclear(p);
+    // Describe of a utility statement: no parameters, no columns.
+    PGresult* d = PQdescribePrepared(c, "rm");
+    EXPECT_EQ(PQresultStatus(d), PGRES_COMMAND_OK);
+    EXPECT_EQ(PQnparams(d), 0);
+    EXPECT_EQ(PQnfields(d), 0);
+    PQclear(d);
+    for (int round = 0; round < 3; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      PGresult* r = PQexecPrepared(c, "mk", 0, nullptr, nullptr, nullptr, 0);
+      EXPECT_EQ(outcome(r), "CREATE TABLE");
+      PQclear(r);
+      if (c == s_->pgrange()) {
+        EXPECT_EQ(shards_holding("p"), 3);
+        EXPECT_TRUE(pq_exec(c, "SHOW RANGES FROM TABLE p").ok()) << "not in the catalog";
+      }
+      r = PQexecPrepared(c, "rm", 0, nullptr, nullptr, nullptr, 0);
+      EXPECT_EQ(outcome(r), "DROP TABLE");
+      PQclear(r);
+      r = PQexecPrepared(c, "rm", 0, nullptr, nullptr, nullptr, 0);  // IF EXISTS: a notice
+      EXPECT_EQ(outcome(r), "DROP TABLE");
+      PQclear(r);
+      if (c == s_->pgrange()) {
+        EXPECT_EQ(shards_holding("p"), 0);
+      }
+    }
+    EXPECT_EQ(exec_params(c, "SELECT count(*) FROM a"), "SELECT 1: 100");
+  }
+}
+
+TEST_F(ExtendedDdlTest, FailingDdlGivesPostgresErrorAndTheConnectionGoesOn) {
+  both_params("CREATE TABLE dup (id int8 PRIMARY KEY)");
+  EXPECT_EQ(both_params("CREATE TABLE dup (id int8 PRIMARY KEY)"),
+            "ERROR 42P07 relation \"dup\" already exists");
+  EXPECT_EQ(both_params("SELECT count(*) FROM dup"), "SELECT 1: 0");
+  // Parameters in DDL: PostgreSQL refuses them, each shard too.
+  std::string params = both_params("CREATE TABLE withparam (id int8 DEFAULT $1)", {"1"});
+  EXPECT_EQ(params.rfind("ERROR ", 0), 0u) << params;
+  EXPECT_EQ(shards_holding("withparam"), 0);
+  EXPECT_EQ(both_params("DROP TABLE nosuch"), "ERROR 42P01 table \"nosuch\" does not exist");
+  EXPECT_EQ(both_params("SELECT n FROM a WHERE id = $1", {"9"}), "SELECT 1: 2");
+  both_params("DROP TABLE dup");
+}
+
+TEST_F(ExtendedDdlTest, PipelinesRunDdlAndSkipToSyncAfterAnError) {
+  std::vector<std::string> ok = {
+      "CREATE TABLE pl (id int8 PRIMARY KEY, v text)",
+      "ALTER TABLE pl ADD COLUMN w int",
+      "CREATE VIEW plv AS SELECT id, v FROM pl",
+      "COMMENT ON TABLE pl IS 'pipelined'",
+      "INSERT INTO pl VALUES (1, 'one')",
+      "SELECT id, v FROM pl",
+  };
+  std::vector<std::string> got = pipeline(s_->pgrange(), ok);
+  EXPECT_EQ(got, pipeline(s_->reference(), ok));
+  EXPECT_EQ(got.back(), "SELECT 1: 1");
+  EXPECT_TRUE(pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE pl").ok());
+  EXPECT_EQ(shards_holding("pl"), 3);
+  EXPECT_EQ(shards_holding("plv"), 3);
+
+  // A failing DDL: the rest is skipped until the Sync, as on PostgreSQL.
+  std::vector<std::string> failing = {
+      "CREATE TABLE pl (id int8 PRIMARY KEY)",
+      "INSERT INTO pl VALUES (2, 'two')",
+      "CREATE TABLE pl_never (id int8)",
+  };
+  got = pipeline(s_->pgrange(), failing);
+  EXPECT_EQ(got, pipeline(s_->reference(), failing));
+  EXPECT_EQ(got[0], "ERROR 42P07");
+  EXPECT_EQ(got[1], "PGRES_PIPELINE_ABORTED");
+  EXPECT_EQ(shards_holding("pl_never"), 0);
+  s_->same("SELECT id, v FROM pl ORDER BY id");
+
+  // DDL after a statement that holds a shard's transaction until the Sync: pgrange refuses
+  // it, and that transaction rolls back as PostgreSQL's does after an error.
+  got = pipeline(s_->pgrange(),
+                 {"INSERT INTO pl VALUES (3, 'three')", "CREATE TABLE pl_late (id int8)",
+                  "INSERT INTO pl VALUES (4, 'four')"});
+  EXPECT_EQ(got, (std::vector<std::string>{"INSERT 0 1", "ERROR 0A000", "PGRES_PIPELINE_ABORTED",
+                                           "PGRES_PIPELINE_SYNC", "SELECT 1: 1"}));
+  EXPECT_EQ(exec_params(s_->pgrange(), "SELECT count(*) FROM pl WHERE id > 1"), "SELECT 1: 0");
+  EXPECT_EQ(shards_holding("pl_late"), 0);
+  both_params("DROP VIEW plv");
+  both_params("DROP TABLE pl");
+}
+
+TEST_F(ExtendedDdlTest, DdlInsideABlockStaysRefusedAndAbortsIt) {
+  // A BEGIN alone (pgrange defers it), a block on one shard, a block over two shards.
+  std::vector<std::vector<std::string>> openings = {
+      {},
+      {"SELECT v FROM a WHERE id = 1"},
+      {"SELECT v FROM a WHERE id = 1", "SELECT v FROM a WHERE id = 90"},
+  };
+  for (const auto& opening : openings) {
+    SCOPED_TRACE("block reading " + std::to_string(opening.size()) + " rows first");
+    ASSERT_EQ(pq_exec(s_->pgrange(), "BEGIN").status, PGRES_COMMAND_OK);
+    for (const auto& sql : opening) {
+      // As a simple query: an extended-protocol Bind on a second shard is not coordinated yet.
+      SqlResult r = pq_exec(s_->pgrange(), sql);
+      EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+    }
+    EXPECT_EQ(exec_params(s_->pgrange(), "CREATE TABLE inblock (id int8)"), "ERROR 0A000");
+    EXPECT_EQ(exec_params(s_->pgrange(), "SELECT 1"), "ERROR 25P02");
+    EXPECT_EQ(pq_exec(s_->pgrange(), "ROLLBACK").status, PGRES_COMMAND_OK);
+    EXPECT_EQ(shards_holding("inblock"), 0);
+    EXPECT_EQ(exec_params(s_->pgrange(), "SELECT 1"), "SELECT 1: 1");
+  }
+}
+
+TEST_F(ExtendedDdlTest, StatementsPostgresRefusesInsideABlockGetItsOwnError) {
+  // The block's state before the statement: a BEGIN alone (pgrange defers it), a block on one
+  // shard, a block over two shards (coordinated by pgrange).
+  std::vector<std::vector<std::string>> openings = {
+      {"BEGIN"},
+      {"BEGIN", "SELECT v FROM a WHERE id = 1"},
+      {"BEGIN", "SELECT v FROM a WHERE id = 1", "SELECT v FROM a WHERE id = 90"},
+  };
+  std::vector<std::string> statements = {
+      "CREATE INDEX CONCURRENTLY a_conc ON a (n)",
+      "CREATE UNIQUE INDEX CONCURRENTLY a_conc ON a (v)",
+      "DROP INDEX CONCURRENTLY IF EXISTS a_conc",
+      "REINDEX TABLE CONCURRENTLY a",
+      "REINDEX SCHEMA public",
+      "VACUUM a",
+      "VACUUM",
+      "VACUUM (ANALYZE) a",
+      "CLUSTER",
+      "CREATE DATABASE never_made",
+      "DROP DATABASE IF EXISTS never_made",
+      "ALTER SYSTEM SET work_mem = '4MB'",
+      "CREATE TABLESPACE never_made LOCATION '/nonexistent'",
+      "DROP TABLESPACE IF EXISTS never_made",
+  };
+  for (const auto& opening : openings) {
+    for (const std::string& sql : statements) {
+      for (bool extended : {false, true}) {
+        SCOPED_TRACE(opening.back() + " / " + sql + (extended ? " (extended)" : " (simple)"));
+        std::vector<std::string> seen[2];
+        int side = 0;
+        for (PGconn* c : {s_->pgrange(), s_->reference()}) {
+          for (const auto& o : opening) {
+            SqlResult r = pq_exec(c, o);
+            EXPECT_TRUE(r.ok()) << r.message;
+          }
+          seen[side].push_back(extended ? exec_params(c, sql, {}, true)
+                                        : outcome_text(pq_exec(c, sql)));
+          seen[side].push_back(outcome_text(pq_exec(c, "SELECT 1")));  // aborted: 25P02
+          seen[side].push_back(outcome_text(pq_exec(c, "ROLLBACK")));
+          ++side;
+        }
+        EXPECT_EQ(seen[0], seen[1]);
+        EXPECT_NE(seen[0][0].find("25001"), std::string::npos) << seen[0][0];
+        EXPECT_NE(seen[0][1].find("25P02"), std::string::npos) << seen[0][1];
+      }
+    }
+  }
+  EXPECT_EQ(shards_holding("a_conc"), 0);
+  s_->same("SELECT count(*), sum(n) FROM a");
+}
+
+}  // namespace
+}  // namespace pgrange::testing
