@@ -648,35 +648,30 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
     return plan_analysis('B', *analysis, &params, tail.substr(0, tail.find('\0')));
   };
-  rewritten_query_.clear();
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
     if (co_await answer_sequence_call(text, out, ok)) co_return false;
+    if (auto e = copy_leaves_key(text)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
     // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
     // text.
+    rewritten_message_.clear();
     auto filled = co_await fill_generated_keys(text);
     if (!filled) {
       ok = refuse(type, filled.error(), out);
       co_return false;
     }
     if (*filled) {
-      write_query(rewritten_query_, **filled);
-      text = std::string_view(rewritten_query_).substr(5, (*filled)->size());
+      write_query(rewritten_message_, **filled);
+      text = std::string_view(rewritten_message_).substr(5, (*filled)->size());
     }
   } else if (type == 'P') {
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
-    auto fill = generated_key_fill(text);
-    if (!fill || *fill) {
-      ok = refuse(
-          type,
-          !fill ? fill.error()
-                : not_supported("an INSERT that leaves key column \"" +
-                                    (*fill)->columns.front().first.column +
-                                    "\" to the default pgrange makes is supported through the "
-                                    "simple query protocol only, for now",
-                                "send it as a simple query, or give the key's value"),
-          out);
+    if (auto e = copy_leaves_key(text)) {
+      ok = refuse(type, *e, out);
       co_return false;
     }
   }

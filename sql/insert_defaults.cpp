@@ -79,6 +79,43 @@ std::optional<Layout> layout_of(PgQuery__InsertStmt* ins, PgQuery__SelectStmt* v
   return l;
 }
 
+/// Whether the rows of an INSERT … SELECT leave `column` to its default: the column list
+/// leaves it out, or, without one, the select list has fewer items than the column's position
+/// (a `*` or a set operation in it: unknown, taken as reaching it).
+bool select_leaves_out(PgQuery__InsertStmt* ins, std::string_view column,
+                       std::span<const std::string> table_columns) {
+  if (ins->n_cols > 0) {
+    for (size_t i = 0; i < ins->n_cols; ++i) {
+      const PgQuery__Node* c = ins->cols[i];
+      if (c->node_case == PG_QUERY__NODE__NODE_RES_TARGET && c->res_target->name == column) {
+        return false;
+      }
+    }
+    return true;
+  }
+  size_t p = 0;
+  while (p < table_columns.size() && table_columns[p] != column) ++p;
+  if (p == table_columns.size() || ins->select_stmt == nullptr ||
+      ins->select_stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
+    return false;
+  }
+  const PgQuery__SelectStmt* s = ins->select_stmt->select_stmt;
+  if (s->op != PG_QUERY__SET_OPERATION__SETOP_NONE || s->n_target_list == 0) return false;
+  for (size_t i = 0; i < s->n_target_list; ++i) {
+    const PgQuery__Node* t = s->target_list[i];
+    if (t->node_case != PG_QUERY__NODE__NODE_RES_TARGET || t->res_target->val == nullptr) {
+      return false;
+    }
+    const PgQuery__Node* v = t->res_target->val;
+    if (v->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && v->column_ref->n_fields > 0 &&
+        v->column_ref->fields[v->column_ref->n_fields - 1]->node_case ==
+            PG_QUERY__NODE__NODE_A_STAR) {
+      return false;  // t.* or *: how many columns it gives is unknown here
+    }
+  }
+  return s->n_target_list <= p;
+}
+
 }  // namespace
 
 Result<ColumnDefaults> insert_column_defaults(std::string_view insert_sql, std::string_view column,
@@ -92,7 +129,10 @@ Result<ColumnDefaults> insert_column_defaults(std::string_view insert_sql, std::
   out.overriding_user = ins->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_USER_VALUE;
   bool other = false;
   PgQuery__SelectStmt* values = values_of(ins, other);
-  if (other) return out;
+  if (other) {
+    out.left_out = select_leaves_out(ins, column, table_columns);
+    return out;
+  }
   auto layout = layout_of(ins, values, column, table_columns);
   if (!layout) return out;
   out.fillable = true;

@@ -22,6 +22,10 @@ struct ColumnDefaults {
   std::vector<size_t> rows;
   /// Some row writes a value of its own for the column.
   bool given = false;
+  /// An INSERT … SELECT whose column list leaves the column out (or whose select list, without
+  /// a column list, is too short to reach it): every row gets the column's default, and pgrange
+  /// cannot write values into them.
+  bool left_out = false;
   /// The statement says OVERRIDING SYSTEM VALUE / OVERRIDING USER VALUE.
   bool overriding_system = false;
   bool overriding_user = false;

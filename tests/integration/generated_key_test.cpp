@@ -6,7 +6,14 @@
 //  - SameAnswersAsPostgres: identity, serial and bounded sequences compared statement by
 //    statement with one plain PostgreSQL: rows, RETURNING, command tags and errors (428C9,
 //    2200H).
+//  - SameAnswersThroughExtendedProtocol: the same, each statement sent as Parse/Bind/Execute;
+//    writes whose keys the shards' own defaults would make (INSERT … SELECT, COPY without the
+//    key) are refused in both protocols.
+//  - PreparedInsertsBoundManyTimes: a named INSERT prepared once and bound 33 times (text and
+//    binary parameters), its Describe, a prepared nextval(), a script of INSERTs in one string,
+//    each compared with one plain PostgreSQL.
 //  - UuidKeys: DEFAULT gen_random_uuid() keys are made by pgrange and land where they belong.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
@@ -44,8 +51,8 @@ struct Outcome {
   }
 };
 
-Outcome run(PGconn* c, const std::string& sql) {
-  PGresult* res = PQexec(c, sql.c_str());
+/// The result of `res` (cleared here) as an Outcome.
+Outcome outcome(PGconn* c, PGresult* res) {
   Outcome o;
   if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK) {
     o.tag = PQcmdStatus(res);
@@ -64,6 +71,14 @@ Outcome run(PGconn* c, const std::string& sql) {
   }
   PQclear(res);
   return o;
+}
+
+/// Runs `sql` through the simple query protocol, or the extended one (Parse, Bind, Execute of
+/// the unnamed statement) when `extended`.
+Outcome run(PGconn* c, const std::string& sql, bool extended = false) {
+  return outcome(c, extended
+                        ? PQexecParams(c, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)
+                        : PQexec(c, sql.c_str()));
 }
 
 class GeneratedKeyTest : public ::testing::Test {
@@ -134,6 +149,8 @@ class GeneratedKeyTest : public ::testing::Test {
                                     cfg.to_toml());
   }
 
+  void same_answers(const std::string& db, bool extended);
+
   static PgServer* servers_[kShards];
   std::string db_;
   int block_ = 100;
@@ -203,12 +220,14 @@ TEST_F(GeneratedKeyTest, ConcurrentInsertsThroughTwoInstances) {
   EXPECT_EQ(count.rows.at(0).at(0), std::to_string(returned.size()));
 }
 
-TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
-  ProxyConfig cfg = make_config("genkey_diff", 5);
+/// Identity, serial and bounded sequences compared statement by statement with one plain
+/// PostgreSQL, each statement sent through the simple or the extended protocol.
+void GeneratedKeyTest::same_answers(const std::string& db, bool extended) {
+  ProxyConfig cfg = make_config(db, 5);
   auto proxy = start(cfg);
   auto p = connect(proxy->dsn());
-  servers_[0]->exec("CREATE DATABASE genkey_plain");
-  auto pg = connect(servers_[0]->dsn("genkey_plain"));
+  servers_[0]->exec("CREATE DATABASE " + db + "_plain");
+  auto pg = connect(servers_[0]->dsn(db + "_plain"));
 
   const std::vector<std::string> setup = {
       "CREATE TABLE a (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)",
@@ -269,17 +288,32 @@ TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
   };
   for (const auto& s : statements) {
     SCOPED_TRACE(s);
-    Outcome want = run(pg.get(), s);
-    Outcome got = run(p.get(), s);
+    // Through the extended protocol an INSERT whose rows go to several shards is refused for
+    // now (below): the rows of several are left out on both sides.
+    if (extended && s.find("), (") != std::string::npos) continue;
+    Outcome want = run(pg.get(), s, extended);
+    Outcome got = run(p.get(), s, extended);
     EXPECT_EQ(got.describe(), want.describe()) << proxy->log_tail(2000);
   }
   // The errors compared are those of PostgreSQL, not a refusal of pgrange's.
-  EXPECT_EQ(run(p.get(), "INSERT INTO a (id, v) VALUES (100, 'no')").sqlstate, "428C9");
-  EXPECT_EQ(run(p.get(), "INSERT INTO e (v) VALUES ('e7')").sqlstate, "2200H");
+  EXPECT_EQ(run(p.get(), "INSERT INTO a (id, v) VALUES (100, 'no')", extended).sqlstate, "428C9");
+  Outcome last;  // e's sequence ends at 4
+  for (int i = 0; i < 5 && last.sqlstate.empty(); ++i) {
+    last = run(p.get(), "INSERT INTO e (v) VALUES ('e7')", extended);
+  }
+  EXPECT_EQ(last.sqlstate, "2200H");
 
   // A sequence function inside other work is refused, not run on one shard's sequence.
-  EXPECT_EQ(run(p.get(), "SELECT nextval('c_id_seq') + 1").sqlstate, "0A000");
-  EXPECT_EQ(run(p.get(), "SELECT id, nextval('b_id_seq') FROM b").sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "SELECT nextval('c_id_seq') + 1", extended).sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "SELECT id, nextval('b_id_seq') FROM b", extended).sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "SELECT nextval('c_' || 'id_seq')", extended).sqlstate, "0A000");
+  // So are writes whose keys the shards' own defaults would make.
+  EXPECT_EQ(run(p.get(), "INSERT INTO c (v) SELECT v FROM b", extended).sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "INSERT INTO c SELECT 7", extended).sqlstate, "0A000");
+  EXPECT_EQ(run(p.get(), "COPY c (v) FROM STDIN", extended).sqlstate, "0A000");
+  // Rows of several whose keys all fall into one range (the last) run through either protocol.
+  const std::string rows = "INSERT INTO c (v) VALUES ('m1'), ('m2'), ('m3'), ('m4') RETURNING v";
+  EXPECT_EQ(run(p.get(), rows, extended).describe(), "INSERT 0 4\n  m1\n  m2\n  m3\n  m4");
 
   // Each row sits where the range map puts it.
   for (const std::string t : {"a", "b", "c", "d", "e"}) {
@@ -287,14 +321,113 @@ TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
       EXPECT_EQ(shard, shard_for(p.get(), t, key)) << t << " key " << key;
     }
   }
+}
 
-  // Through the extended protocol such an INSERT is refused, not run with a shard's default.
-  const char* values[] = {"x"};
-  PGresult* r = PQexecParams(p.get(), "INSERT INTO c (v) VALUES ($1) RETURNING id", 1, nullptr,
-                             values, nullptr, nullptr, 0);
-  const char* st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-  EXPECT_STREQ(st ? st : "", "0A000");
-  PQclear(r);
+TEST_F(GeneratedKeyTest, SameAnswersAsPostgres) {
+  same_answers("genkey_diff", false);
+}
+
+TEST_F(GeneratedKeyTest, SameAnswersThroughExtendedProtocol) {
+  same_answers("genkey_ext", true);
+}
+
+// What drivers do: a statement prepared once and bound many times (JDBC past
+// prepareThreshold, node-postgres' named queries), parameters in text and binary, the
+// statement's description, and a script of several INSERTs in one query string.
+TEST_F(GeneratedKeyTest, PreparedInsertsBoundManyTimes) {
+  ProxyConfig cfg = make_config("genkey_prep", 4);
+  auto proxy = start(cfg);
+  auto p = connect(proxy->dsn());
+  servers_[0]->exec("CREATE DATABASE genkey_prep_plain");
+  auto pg = connect(servers_[0]->dsn("genkey_prep_plain"));
+  const std::string ddl =
+      "CREATE TABLE t (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text, n int)";
+  must(p.get(), ddl);
+  must(pg.get(), ddl);
+  must(p.get(), "ALTER TABLE t SPLIT AT VALUES (10), (20)");
+  must(p.get(), "ALTER TABLE t SCATTER");
+
+  for (PGconn* c : {p.get(), pg.get()}) {
+    PGresult* r =
+        PQprepare(c, "ins", "INSERT INTO t (v, n) VALUES ($1, $2) RETURNING id, v, n", 2, nullptr);
+    ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+    PQclear(r);
+    // The client sees its own two parameters, not those pgrange fills.
+    r = PQdescribePrepared(c, "ins");
+    ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+    EXPECT_EQ(PQnparams(r), 2);
+    EXPECT_EQ(PQnfields(r), 3);
+    PQclear(r);
+  }
+  for (int i = 0; i < 30; ++i) {
+    std::string v = "row" + std::to_string(i);
+    uint32_t n_be = htonl(static_cast<uint32_t>(i));
+    const char* values[] = {v.c_str(), reinterpret_cast<const char*>(&n_be)};
+    int lengths[] = {0, 4};
+    int formats[] = {0, 1};  // the int in binary: each parameter its own format code
+    Outcome want =
+        outcome(pg.get(), PQexecPrepared(pg.get(), "ins", 2, values, lengths, formats, 0));
+    Outcome got = outcome(p.get(), PQexecPrepared(p.get(), "ins", 2, values, lengths, formats, 0));
+    EXPECT_EQ(got.describe(), want.describe()) << i << proxy->log_tail(2000);
+  }
+  // All parameters binary (one format code for all).
+  for (int i = 30; i < 33; ++i) {
+    std::string v = "bin" + std::to_string(i);
+    uint32_t n_be = htonl(static_cast<uint32_t>(i));
+    const char* values[] = {v.c_str(), reinterpret_cast<const char*>(&n_be)};
+    int lengths[] = {static_cast<int>(v.size()), 4};
+    int formats[] = {1, 1};
+    Outcome want =
+        outcome(pg.get(), PQexecPrepared(pg.get(), "ins", 2, values, lengths, formats, 0));
+    Outcome got = outcome(p.get(), PQexecPrepared(p.get(), "ins", 2, values, lengths, formats, 0));
+    EXPECT_EQ(got.describe(), want.describe()) << i;
+  }
+  // A wrong number of values is PostgreSQL's error, counting the client's parameters.
+  const char* one[] = {"x"};
+  Outcome wrong = outcome(p.get(), PQexecPrepared(p.get(), "ins", 1, one, nullptr, nullptr, 0));
+  EXPECT_EQ(wrong.sqlstate, "08P01");
+  EXPECT_NE(wrong.message.find("requires 2"), std::string::npos) << wrong.message;
+  // nextval prepared, as Hibernate fetches ids, and currval after it.
+  for (PGconn* c : {p.get(), pg.get()}) {
+    PGresult* r = PQprepare(c, "seq", "SELECT nextval('t_id_seq')", 0, nullptr);
+    ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+    PQclear(r);
+  }
+  for (int i = 0; i < 3; ++i) {
+    Outcome want =
+        outcome(pg.get(), PQexecPrepared(pg.get(), "seq", 0, nullptr, nullptr, nullptr, 0));
+    Outcome got = outcome(p.get(), PQexecPrepared(p.get(), "seq", 0, nullptr, nullptr, nullptr, 0));
+    EXPECT_EQ(got.describe(), want.describe());
+  }
+  {
+    PGresult* r = PQdescribePrepared(p.get(), "seq");
+    EXPECT_EQ(PQnparams(r), 0);
+    ASSERT_EQ(PQnfields(r), 1);
+    EXPECT_STREQ(PQfname(r, 0), "nextval");
+    EXPECT_EQ(PQftype(r, 0), 20u);  // int8
+    PQclear(r);
+  }
+  // A closed statement is gone; the name can be prepared again, with the keys still made.
+  for (PGconn* c : {p.get(), pg.get()}) {
+    PQclear(PQexec(c, "DEALLOCATE ins"));
+    PGresult* r = PQprepare(c, "ins", "INSERT INTO t (v) VALUES ($1) RETURNING id", 1, nullptr);
+    ASSERT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << PQerrorMessage(c);
+    PQclear(r);
+  }
+  const char* again[] = {"again"};
+  EXPECT_EQ(
+      outcome(p.get(), PQexecPrepared(p.get(), "ins", 1, again, nullptr, nullptr, 0)).describe(),
+      outcome(pg.get(), PQexecPrepared(pg.get(), "ins", 1, again, nullptr, nullptr, 0)).describe());
+  // A script of INSERTs in one query string (psycopg2's execute_batch).
+  const std::string script =
+      "INSERT INTO t (v) VALUES ('s1'); INSERT INTO t (v, n) VALUES ('s2', 2), ('s3', 3);"
+      "INSERT INTO t (v) VALUES ('s4')";
+  EXPECT_EQ(run(p.get(), script).describe(), run(pg.get(), script).describe());
+  const std::string all = "SELECT id, v, n FROM t ORDER BY id";
+  EXPECT_EQ(run(p.get(), all).describe(), run(pg.get(), all).describe());
+  for (const auto& [key, shard] : keys_on_shards("t")) {
+    EXPECT_EQ(shard, shard_for(p.get(), "t", key)) << "key " << key;
+  }
 }
 
 TEST_F(GeneratedKeyTest, UuidKeys) {

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "sql/sql_tokens.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -81,6 +83,44 @@ TEST(InsertDefaults, WritesTheValuesIntoTheStatement) {
   auto bad =
       insert_with_column_values("insert into t (v) values ('a')", "id", kColumns, two, false);
   EXPECT_FALSE(bad);
+}
+
+}  // namespace
+}  // namespace pgrange::sql
+
+namespace pgrange::sql {
+namespace {
+
+TEST(InsertDefaults, InsertSelectLeavingTheColumnOutIsSeen) {
+  const std::vector<std::string> cols = {"id", "v", "n"};
+  auto left = [&](const char* sql, const char* column) {
+    auto d = insert_column_defaults(sql, column, cols);
+    EXPECT_TRUE(d.has_value()) << sql;
+    return d && d->left_out;
+  };
+  EXPECT_TRUE(left("INSERT INTO t (v) SELECT v FROM s", "id"));
+  EXPECT_FALSE(left("INSERT INTO t (id, v) SELECT k, v FROM s", "id"));
+  EXPECT_FALSE(left("INSERT INTO t SELECT k, v FROM s", "id"));
+  EXPECT_TRUE(left("INSERT INTO t SELECT k, v FROM s", "n"));
+  EXPECT_FALSE(left("INSERT INTO t SELECT * FROM s", "n"));
+  EXPECT_FALSE(left("INSERT INTO t SELECT s.* FROM s", "n"));
+  EXPECT_FALSE(left("INSERT INTO t SELECT 1 UNION SELECT 2", "n"));
+  EXPECT_FALSE(left("INSERT INTO t (v) VALUES ('x')", "id"));  // VALUES: filled, not left out
+}
+
+TEST(InsertDefaults, ParametersCanBeWrittenForTheColumn) {
+  const std::vector<std::string> cols = {"id", "v"};
+  auto r = insert_with_column_values("INSERT INTO t (v) VALUES ($1), ($2)", "id", cols,
+                                     std::vector<std::string>{"$3", "$4"}, false);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  EXPECT_EQ(*r, "INSERT INTO t (v, id) VALUES ($1, $3), ($2, $4)");
+}
+
+TEST(SqlTokensTest, HighestParameter) {
+  EXPECT_EQ(highest_parameter("SELECT 1"), 0);
+  EXPECT_EQ(highest_parameter("SELECT $2, $10, $3"), 10);
+  EXPECT_EQ(highest_parameter("SELECT '$5', $1 -- $7"), 1);
+  EXPECT_EQ(highest_parameter("SELECT $$ $9 $$"), 0);
 }
 
 }  // namespace
