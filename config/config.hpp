@@ -63,6 +63,9 @@ struct Config {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds shutdown_timeout{10000};
   int max_message_size = 64 * 1024 * 1024;
+  /// How many values of a cluster-wide sequence an instance reserves at a time (a crash or
+  /// restart leaves the rest of its block unused: a gap, as PostgreSQL's CACHE does).
+  int sequence_block_size = 100;
   std::string metadata_dsn;
   std::optional<TlsConfig> tls;
   std::vector<ShardConfig> shards;

@@ -108,6 +108,10 @@ awaitable<bool> ClientSession::run_in_lost_transaction(char type, std::string_vi
       if (worker_.shared().control != nullptr) {
         bool ok = true;
         if (!co_await route_message('Q', rest_body, rest, out, ok)) co_return ok;
+        if (!rewritten_message_.empty()) {
+          rest = rewritten_message_;  // the INSERT with the keys pgrange made
+          rest_body = std::string_view(rest.data() + 5, rest.size() - 5);
+        }
       }
       co_return co_await handle_message('Q', rest_body, rest, out);
     }

@@ -650,9 +650,30 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
+    if (co_await answer_sequence_call(text, out, ok)) co_return false;
+    if (auto e = copy_leaves_key(text)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
+    // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
+    // text.
+    rewritten_message_.clear();
+    auto filled = co_await fill_generated_keys(text);
+    if (!filled) {
+      ok = refuse(type, filled.error(), out);
+      co_return false;
+    }
+    if (*filled) {
+      write_query(rewritten_message_, **filled);
+      text = std::string_view(rewritten_message_).substr(5, (*filled)->size());
+    }
   } else if (type == 'P') {
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
+    if (auto e = copy_leaves_key(text)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
   }
   bool creates_temp = false;
   if (!transaction_pooling_ && !temp_objects_ && type != 'B') {

@@ -569,6 +569,7 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
       case sql::SessionEffectKind::kDiscardAll:
         if (conn) conn->prepared().clear();
         statements_.clear();
+        made_params_.clear();
         sql_prepared_ = 0;
         hold_cursors_ = 0;
         listening_ = false;
@@ -586,6 +587,7 @@ void ClientSession::apply_effects(const std::vector<sql::SessionEffect>& effects
         // DEALLOCATE ALL drops protocol-level statements too, pgrange's names included.
         sql_prepared_ = 0;
         statements_.clear();
+        made_params_.clear();
         if (conn) conn->prepared().clear();
         break;
       case sql::SessionEffectKind::kUnlistenAll:
@@ -685,6 +687,7 @@ bool ClientSession::handle_query_effects(std::string_view sql, PendingEntry& e, 
     auto it = statements_.find(first.name);
     if (it != statements_.end()) {
       statements_.erase(it);
+      made_params_.erase(first.name);
       e.kind = Pending::kSyntheticQuery;
       e.effects.clear();
       MessageWriter(e.payload).begin('C').cstr("DEALLOCATE").end();
@@ -849,6 +852,7 @@ awaitable<void> ClientSession::message_loop() {
         break;
       }
       std::string_view raw(in_.data(), f.total_size);
+      std::string_view body = f.body;
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
       // is only filled by this loop, so the views stay valid until consume().
       // The common case needs no suspension: skip the coroutine frame of handle_message.
@@ -876,9 +880,27 @@ awaitable<void> ClientSession::message_loop() {
         }
         continue;
       }
+      rewritten_message_.clear();
+      if (plain && worker_.shared().control != nullptr &&
+          (f.type == 'P' || f.type == 'B' || (f.type == 'C' && !made_params_.empty()))) {
+        // Values pgrange makes (generated keys, sequence values) become parameters.
+        bool ok = true;
+        if (!co_await add_made_params(f.type, body, out, ok)) {
+          in_.consume(f.total_size);
+          if (!ok) {
+            keep_going = false;
+            break;
+          }
+          continue;
+        }
+        if (!rewritten_message_.empty()) {
+          raw = rewritten_message_;
+          body = raw.substr(5);
+        }
+      }
       if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
         // A coordinated transaction has no backend: pgrange answers these itself.
-        bool ok = coordinated_message(f.type, f.body, raw, out);
+        bool ok = coordinated_message(f.type, body, raw, out);
         in_.consume(f.total_size);
         if (!ok) {
           keep_going = false;
@@ -890,7 +912,7 @@ awaitable<void> ClientSession::message_loop() {
           (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
         // Route: which shard, or something pgrange answers or runs itself.
         bool ok = true;
-        bool forward = co_await route_message(f.type, f.body, raw, out, ok);
+        bool forward = co_await route_message(f.type, body, raw, out, ok);
         if (!forward) {
           in_.consume(f.total_size);
           if (!ok) {
@@ -898,6 +920,10 @@ awaitable<void> ClientSession::message_loop() {
             break;
           }
           continue;
+        }
+        if (!rewritten_message_.empty()) {
+          raw = rewritten_message_;  // the statement with the values pgrange made
+          body = raw.substr(5);
         }
       }
       // A message that needs a backend usually finds an idle one: attach it without suspending.
@@ -908,8 +934,8 @@ awaitable<void> ClientSession::message_loop() {
       }
       bool deferred = defer_parse_;
       defer_parse_ = false;
-      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, f.body, raw, out)
-                                                : co_await handle_message(f.type, f.body, raw, out);
+      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, body, raw, out)
+                                                : co_await handle_message(f.type, body, raw, out);
       in_.consume(f.total_size);
       if (!ok) {
         keep_going = false;
@@ -1175,6 +1201,11 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
         MessageWriter(out).begin('D').byte('S').cstr(it->second.backend_name).end();
       }
       push(Pending::kDescribe);
+      if (what == 'S') {
+        // The parameters pgrange fills are not the client's to see.
+        auto made = made_params_.find(std::string(name));
+        if (made != made_params_.end()) pending_.back().made_params = made->second.made;
+      }
       break;
     }
     case 'C': {
@@ -1300,6 +1331,22 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
           case '3':
             forward = !head.hidden;
             pending_.pop_front();
+            break;
+          case 't':
+            if (head.kind == Pending::kDescribe && head.made_params > 0) {
+              // The client's parameters only: those pgrange fills come last.
+              BodyReader pr(f.body);
+              int16_t n = 0;
+              if (pr.i16(n) && n >= head.made_params) {
+                auto keep = static_cast<int16_t>(n - head.made_params);
+                MessageWriter(out)
+                    .begin('t')
+                    .i16(keep)
+                    .bytes(f.body.substr(2, static_cast<size_t>(keep) * 4))
+                    .end();
+                forward = false;
+              }
+            }
             break;
           case 'T':
           case 'n':

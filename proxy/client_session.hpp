@@ -22,6 +22,7 @@
 #include "sql/admin_statement.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/merge_query.hpp"
+#include "sql/sequence_call.hpp"
 #include "sql/session_statement.hpp"
 #include "sql/statement_info.hpp"
 
@@ -78,6 +79,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     bool ends_block = false;
     /// kSwallowQuery: failing because the transaction is aborted (25P02) is expected.
     bool tolerate_aborted = false;
+    /// kDescribe of a statement with parameters pgrange fills: hidden from its
+    /// ParameterDescription.
+    int16_t made_params = 0;
     std::string name;                         ///< backend statement name for Parse entries
     std::string client_name;                  ///< the client's statement name for Parse entries
     std::string payload;                      ///< bytes a synthetic entry sends
@@ -172,6 +176,54 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// it also needs rows of pgrange tables from other shards (refused, 0A000).
   Plan plan_temp(char type, const Analysis& analysis, const routing::BindParams* params);
   void leave_ranges();
+  /// The key columns an INSERT leaves to a default pgrange makes, and how many values each needs.
+  struct KeyFill {
+    routing::TableDescriptor table;
+    std::vector<std::pair<routing::GeneratedKey, size_t>> columns;
+  };
+  /// Whether the one statement `sql` is an INSERT that leaves keys pgrange makes to their
+  /// defaults (client_generated_key.cpp): nullopt when not; PostgreSQL's 428C9 for a value
+  /// given to a GENERATED ALWAYS key without OVERRIDING SYSTEM VALUE; 0A000 for rows pgrange
+  /// cannot give the values (INSERT … SELECT leaving the key out).
+  Result<std::optional<KeyFill>> generated_key_fill(std::string_view sql);
+  /// The values for the keys of `fill`, column by column, row by row, as text (sequence values
+  /// reserved by the control plane, random uuids); the session's currval/lastval follow.
+  awaitable<Result<std::vector<std::vector<std::string>>>> make_keys(const KeyFill& fill);
+  /// The query string `sql` with the values made written into each of its INSERTs that leaves
+  /// keys pgrange makes to their defaults; nullopt when none does.
+  awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
+  /// A COPY FROM into a table whose key pgrange makes, without that column: refused (0A000),
+  /// since the shards' own defaults would make keys pgrange also hands out.
+  std::optional<Error> copy_leaves_key(std::string_view sql);
+  /// A sequence function call on a cluster-wide sequence that pgrange answers: the call of a
+  /// `SELECT f(…)` of its own, and the sequence ("schema.name"; empty for lastval).
+  struct SequenceAnswer {
+    sql::SequenceCall call;
+    std::string sequence;
+  };
+  /// Whether `sql` calls nextval, currval, setval or lastval on a cluster-wide sequence
+  /// (client_sequence.cpp): nullopt when not; the call when pgrange answers it; 0A000 when the
+  /// call is part of something else.
+  Result<std::optional<SequenceAnswer>> sequence_answer(std::string_view sql);
+  /// The value that call gives, as PostgreSQL's (nextval reserves it, currval/lastval are the
+  /// session's: 55000 before its first value; setval sets it).
+  awaitable<Result<int64_t>> sequence_value(const SequenceAnswer& answer);
+  /// A simple-protocol statement calling a sequence function on a cluster-wide sequence:
+  /// answered by pgrange, or refused. False when it is not such a statement.
+  awaitable<bool> answer_sequence_call(std::string_view sql, std::string& out, bool& ok);
+  /// A statement prepared through the extended protocol to which pgrange gives the values it
+  /// makes as parameters after the client's own: the keys an INSERT leaves to their defaults
+  /// (one per row and column), or the value of the sequence function a SELECT calls.
+  struct MadeParams {
+    int16_t client_params = 0;  ///< what the client binds
+    int16_t made = 0;           ///< what pgrange adds
+    std::optional<KeyFill> keys;
+    std::optional<SequenceAnswer> sequence;
+  };
+  /// Through the extended protocol, a Parse of such a statement gets its text with the
+  /// parameters added, and each Bind of it the values (client_generated_key.cpp). Sets
+  /// rewritten_message_ to the message to use instead; false when the message was refused.
+  awaitable<bool> add_made_params(char type, std::string_view body, std::string& out, bool& ok);
   /// Routes one client message before it is dispatched. Returns false when it was consumed
   /// here (answered, refused or run specially); may suspend.
   awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
@@ -513,7 +565,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   Analysis parse_analysis_;     ///< of the Parse being dispatched
   bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
   std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
-  std::string unnamed_tail_;    ///< the unnamed statement's Parse body after its name
+  /// The message pgrange handles instead of the client's, when it wrote values it made into the
+  /// client's statement (a Query or Parse) or its Bind (empty otherwise).
+  std::string rewritten_message_;
+  /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.
+  std::unordered_map<std::string, MadeParams> made_params_;
+  /// The values this session's nextval() and setval() gave, by "schema.name" of the
+  /// cluster-wide sequence (currval), and the one nextval() used last (lastval).
+  std::map<std::string, int64_t> sequence_values_;
+  std::string last_sequence_;
+  std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;
   std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row

@@ -36,6 +36,30 @@ Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
   return out;
 }
 
+/// The RETURNING rows of an INSERT split by shard (`rows`: each shard's, in shard order, and
+/// `returned` of them from each) in the order of its VALUES rows, as PostgreSQL returns them
+/// (clients map the keys made back to their rows by position). Left in shard order when a
+/// shard returned another number of rows than it was sent (ON CONFLICT skipped some).
+std::vector<std::string> in_values_order(std::vector<std::string> rows,
+                                         const std::map<int, size_t>& returned,
+                                         const routing::Route& route) {
+  std::map<int, size_t> sent;
+  for (int s : route.row_shards) ++sent[s];
+  if (sent.size() < 2 || sent.size() != returned.size()) return rows;
+  std::map<int, size_t> next;  // shard → index in `rows` of its next row
+  size_t offset = 0;
+  for (const auto& [shard, n] : returned) {
+    auto it = sent.find(shard);
+    if (it == sent.end() || it->second != n) return rows;
+    next[shard] = offset;
+    offset += n;
+  }
+  std::vector<std::string> ordered;
+  ordered.reserve(rows.size());
+  for (int s : route.row_shards) ordered.push_back(std::move(rows[next[s]++]));
+  return ordered;
+}
+
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
                                                      const sql::StatementInfo& info,
                                                      const routing::Route& route) {
@@ -79,6 +103,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   std::vector<TxnPart> parts;
   std::optional<std::string> description;
   std::vector<std::string> rows;
+  std::map<int, size_t> returned;  // shard → RETURNING rows it gave
   std::string tag;
 
   // One shard after the other, in shard order: two such writes that need the same rows queue
@@ -118,9 +143,11 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
       break;
     }
     if (!description && reply.description) description = std::move(reply.description);
+    returned[shard] = reply.rows.size();
     for (auto& row : reply.rows) rows.push_back(std::move(row));
     tag = add_tag_counts(tag, reply.tag);
   }
+  if (!error && !shard_error) rows = in_values_order(std::move(rows), returned, route);
 
   auto outcome = co_await end_transaction(parts, !error && !shard_error);
   bool committed = !error && !shard_error && !outcome;

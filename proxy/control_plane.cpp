@@ -23,6 +23,65 @@ std::string shard_dsn_of(const config::Config& cfg, size_t i) {
   return cfg.shards.at(i).dsn;
 }
 
+/// The key columns of table `oid` (`rel`, quoted) whose default pgrange can make itself: an
+/// identity column or a DEFAULT nextval('seq') on an integer key, DEFAULT gen_random_uuid() on a
+/// uuid key. Anything else in a default (nextval('s') * 10, …) is left to the shard.
+std::vector<routing::GeneratedKey> describe_generated_keys(pqxx::transaction_base& tx, int64_t oid,
+                                                           const std::string& rel,
+                                                           const routing::TableDescriptor& t) {
+  std::vector<routing::GeneratedKey> out;
+  for (const routing::KeyColumnDef& k : t.key) {
+    using routing::KeyType;
+    KeyType type = k.column.type;
+    bool integer = type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
+    if (!integer && type != KeyType::kUuid) continue;
+    // The sequence: an identity's or serial's own (pg_get_serial_sequence), else the one the
+    // default's nextval() depends on.
+    pqxx::result r = tx.exec_params(
+        "SELECT a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''), "
+        "coalesce(pg_get_serial_sequence($2, a.attname)::regclass::oid, "
+        "  (SELECT dep.refobjid FROM pg_depend dep JOIN pg_class sc ON sc.oid = dep.refobjid "
+        "   AND sc.relkind = 'S' WHERE dep.classid = 'pg_attrdef'::regclass AND dep.objid = d.oid "
+        "   LIMIT 1))::int8, "
+        "pg_get_serial_sequence($2, a.attname) IS NOT NULL "
+        "FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND "
+        "d.adnum = a.attnum WHERE a.attrelid = $1::oid AND a.attname = $3 AND NOT a.attisdropped",
+        oid, rel, k.name);
+    if (r.empty()) continue;
+    std::string identity = r[0][0].as<std::string>();
+    std::string expr = r[0][1].as<std::string>();
+    routing::GeneratedKey g;
+    g.column = k.name;
+    if (!integer) {
+      if (expr != "gen_random_uuid()") continue;
+      g.kind = routing::GeneratedKey::Kind::kUuid;
+      out.push_back(std::move(g));
+      continue;
+    }
+    if (r[0][2].is_null()) continue;
+    if (identity == "a") {
+      g.kind = routing::GeneratedKey::Kind::kIdentityAlways;
+    } else if (identity == "d") {
+      g.kind = routing::GeneratedKey::Kind::kIdentityByDefault;
+    } else if (expr.rfind("nextval(", 0) == 0 && expr.ends_with("::regclass)") &&
+               expr.find(')') == expr.size() - 1) {
+      g.kind = routing::GeneratedKey::Kind::kSequence;
+    } else {
+      continue;
+    }
+    pqxx::result seq = tx.exec_params(
+        "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
+        "c.relnamespace WHERE c.oid = $1::oid",
+        r[0][2].as<int64_t>());
+    if (seq.empty()) continue;
+    g.sequence_schema = seq[0][0].as<std::string>();
+    g.sequence_name = seq[0][1].as<std::string>();
+    g.owned = r[0][3].as<bool>();
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 /// A libpq connection string with one keyword replaced.
 std::string with_keyword(const std::string& dsn, const std::string& keyword,
                          const std::string& value) {
@@ -520,6 +579,7 @@ Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_
     def.column.descending = desc;
     t.key.push_back(def);
   }
+  t.generated = describe_generated_keys(tx, oid, rel, t);
   return std::pair{t, std::string()};
 }
 
@@ -575,6 +635,8 @@ Result<std::vector<std::string>> ControlPlane::configured_splits(
 
 Result<routing::TableDescriptor> ControlPlane::register_described(routing::TableDescriptor table,
                                                                   int shard) {
+  // Its sequences first: a table the catalog knows finds them in the store.
+  register_sequences(table, shard >= 0 ? static_cast<size_t>(shard) : 0);
   table.table_id = store_->allocate_table_id();
   for (int attempt = 1;; ++attempt) {
     auto v = reload();

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "routing/cluster_view.hpp"
 #include "routing/range_activity.hpp"
 #include "routing/range_admin.hpp"
+#include "routing/sequence_block.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/statement_info.hpp"
 
@@ -64,6 +66,17 @@ class ControlPlane : public routing::ClusterControl {
         co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
     co_return result;
   }
+
+  /// The next `count` values of cluster-wide sequence `schema`.`name`, in the order nextval()
+  /// would give them, from this instance's reserved block (a new block from the metadata store
+  /// when it runs out). Control thread.
+  Result<std::vector<int64_t>> next_values(const std::string& schema, const std::string& name,
+                                           int64_t count);
+
+  /// setval(schema.name, value, is_called) on a cluster-wide sequence: recorded in the metadata
+  /// store, this instance's reserved values of it dropped. Returns `value`. Control thread.
+  Result<int64_t> set_sequence(const std::string& schema, const std::string& name, int64_t value,
+                               bool is_called);
 
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
@@ -123,6 +136,9 @@ class ControlPlane : public routing::ClusterControl {
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).
   Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
+  /// Records the sequences of a table's generated keys in the metadata store with their
+  /// settings and state as shard `shard` has them (control_sequence.cpp). Throws on failure.
+  void register_sequences(const routing::TableDescriptor& table, size_t shard);
   /// Re-reads the views and LANGUAGE sql functions of the first shard's catalog and records
   /// what their bodies read, write and call (control_readers.cpp). Throws on failure.
   void refresh_readers();
@@ -168,6 +184,8 @@ class ControlPlane : public routing::ClusterControl {
   mutable std::mutex error_mu_;
   std::string last_open_error_;
   size_t next_shard_ = 0;
+  /// This instance's reserved values of each cluster-wide sequence ("schema.name").
+  std::map<std::string, routing::SequenceCache> sequence_caches_;
   std::string instance_id_;  ///< this process in pgrange_instances
 };
 

@@ -23,6 +23,28 @@ std::optional<KeySource> key_source_from_name(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view generated_key_kind_name(GeneratedKey::Kind k) {
+  switch (k) {
+    case GeneratedKey::Kind::kSequence:
+      return "sequence";
+    case GeneratedKey::Kind::kIdentityAlways:
+      return "identity_always";
+    case GeneratedKey::Kind::kIdentityByDefault:
+      return "identity_by_default";
+    case GeneratedKey::Kind::kUuid:
+      return "uuid";
+  }
+  return "sequence";
+}
+
+std::optional<GeneratedKey::Kind> generated_key_kind_from_name(std::string_view s) {
+  for (auto k : {GeneratedKey::Kind::kSequence, GeneratedKey::Kind::kIdentityAlways,
+                 GeneratedKey::Kind::kIdentityByDefault, GeneratedKey::Kind::kUuid}) {
+    if (generated_key_kind_name(k) == s) return k;
+  }
+  return std::nullopt;
+}
+
 std::span<const KeyColumnDef> row_key_columns(const TableDescriptor& t) {
   std::span<const KeyColumnDef> key(t.key);
   return t.hash_buckets > 0 && !key.empty() ? key.subspan(1) : key;

@@ -317,6 +317,34 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (8)");
   }
+  if (current < 9) {
+    // v9: cluster-wide sequences (their state; each instance reserves blocks of values) and the
+    // key columns whose defaults pgrange makes.
+    tx.exec0(R"sql(
+      CREATE TABLE pgrange_sequences (
+        schema_name text NOT NULL,
+        name text NOT NULL,
+        last_value bigint NOT NULL,
+        is_called bool NOT NULL,
+        increment bigint NOT NULL CHECK (increment <> 0),
+        min_value bigint NOT NULL,
+        max_value bigint NOT NULL,
+        start_value bigint NOT NULL,
+        cycle bool NOT NULL,
+        PRIMARY KEY (schema_name, name));
+      CREATE TABLE pgrange_generated_keys (
+        table_id bigint NOT NULL REFERENCES pgrange_tables ON DELETE CASCADE,
+        column_name text NOT NULL,
+        kind text NOT NULL
+          CHECK (kind IN ('sequence', 'identity_always', 'identity_by_default', 'uuid')),
+        sequence_schema text NOT NULL,
+        sequence_name text NOT NULL,
+        owned bool NOT NULL,
+        PRIMARY KEY (table_id, column_name));
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (9)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -406,6 +434,16 @@ MetadataSnapshot MetadataStore::load() {
       t->columns.push_back(row[1].as<std::string>());
     }
   }
+  for (const auto& row :
+       tx.exec("SELECT table_id, column_name, kind, sequence_schema, sequence_name, owned FROM "
+               "pgrange_generated_keys ORDER BY table_id, column_name")) {
+    if (TableDescriptor* t = find_loaded(snap.tables, row[0].as<uint64_t>())) {
+      auto kind = generated_key_kind_from_name(row[2].as<std::string>());
+      if (!kind) throw std::runtime_error("metadata store: bad generated key of table " + t->name);
+      t->generated.push_back(GeneratedKey{row[1].as<std::string>(), *kind, row[3].as<std::string>(),
+                                          row[4].as<std::string>(), row[5].as<bool>()});
+    }
+  }
   for (const auto& row : tx.exec("SELECT table_id, index_id, name, is_unique, state, hash_buckets, "
                                  "nulls_not_distinct, is_constraint FROM pgrange_indexes "
                                  "ORDER BY table_id, index_id")) {
@@ -486,6 +524,13 @@ void insert_table(pqxx::work& tx, const TableDescriptor& table) {
       std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets));
   insert_key(tx, table.table_id, table.key);
   insert_columns(tx, table.table_id, table.columns);
+  for (const GeneratedKey& g : table.generated) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_generated_keys (table_id, column_name, kind, sequence_schema, "
+        "sequence_name, owned) VALUES ($1, $2, $3, $4, $5, $6)",
+        static_cast<int64_t>(table.table_id), g.column,
+        std::string(generated_key_kind_name(g.kind)), g.sequence_schema, g.sequence_name, g.owned);
+  }
 }
 
 /// Writes an index of a table under its index_id: its row, its key columns and its stored
@@ -559,6 +604,49 @@ TableDescriptor MetadataStore::create_table(TableDescriptor table) {
   bump_version(tx);
   tx.commit();
   return table;
+}
+
+void MetadataStore::register_sequence(const std::string& schema, const std::string& name,
+                                      const SequenceState& state, bool replace) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0(
+      "INSERT INTO pgrange_sequences (schema_name, name, last_value, is_called, increment, "
+      "min_value, max_value, start_value, cycle) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
+      "ON CONFLICT (schema_name, name) DO " +
+          std::string(replace ? "UPDATE SET last_value = excluded.last_value, is_called = "
+                                "excluded.is_called, increment = excluded.increment, "
+                                "min_value = excluded.min_value, max_value = excluded.max_value, "
+                                "start_value = excluded.start_value, cycle = excluded.cycle"
+                              : "NOTHING"),
+      schema, name, state.last_value, state.is_called, state.increment, state.min_value,
+      state.max_value, state.start_value, state.cycle);
+  tx.commit();
+}
+
+Result<SequenceBlock> MetadataStore::update_sequence(
+    const std::string& schema, const std::string& name,
+    const std::function<Result<SequenceBlock>(SequenceState&)>& change) {
+  pqxx::work tx(impl_->conn);
+  // The row lock makes the read and the write one step for every instance.
+  pqxx::result r = tx.exec_params(
+      "SELECT last_value, is_called, increment, min_value, max_value, start_value, cycle FROM "
+      "pgrange_sequences WHERE schema_name = $1 AND name = $2 FOR UPDATE",
+      schema, name);
+  if (r.empty()) {
+    return fail(sqlstate::kUndefinedTable,
+                "relation \"" + schema + "." + name + "\" does not exist");
+  }
+  SequenceState state{r[0][0].as<int64_t>(), r[0][1].as<bool>(),    r[0][2].as<int64_t>(),
+                      r[0][3].as<int64_t>(), r[0][4].as<int64_t>(), r[0][5].as<int64_t>(),
+                      r[0][6].as<bool>()};
+  auto block = change(state);
+  if (!block) return block;
+  tx.exec_params0(
+      "UPDATE pgrange_sequences SET last_value = $3, is_called = $4 WHERE schema_name = $1 AND "
+      "name = $2",
+      schema, name, state.last_value, state.is_called);
+  tx.commit();
+  return block;
 }
 
 uint64_t MetadataStore::allocate_table_id() {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "common/error.hpp"
 #include "routing/catalog.hpp"
 #include "routing/range_map.hpp"
+#include "routing/sequence_block.hpp"
 
 namespace pgrange::routing {
 
@@ -39,7 +41,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -59,6 +61,17 @@ class MetadataStore {
   /// Registers a table under an id from allocate_table_id() together with the range changes
   /// that give it its own ranges, in one transaction.
   void register_table(const TableDescriptor& table, const std::vector<RangeChange>& changes);
+  /// Records a cluster-wide sequence with its settings and state. An existing record of that
+  /// name is overwritten with `replace` (a table's own sequence, made anew with it), else kept
+  /// (a sequence several tables share).
+  void register_sequence(const std::string& schema, const std::string& name,
+                         const SequenceState& state, bool replace);
+  /// Reads a sequence's state, lets `change` update it (reserve a block, setval, …) and writes
+  /// it back, in one transaction holding the sequence's row: every instance sees each change
+  /// whole. 42P01 for a sequence the store does not know; `change`'s error leaves it as it was.
+  Result<SequenceBlock> update_sequence(
+      const std::string& schema, const std::string& name,
+      const std::function<Result<SequenceBlock>(SequenceState&)>& change);
   /// Records a table's columns in table order (after ALTER TABLE changed them).
   void set_table_columns(uint64_t table_id, const std::vector<std::string>& columns);
   /// Renames a table (ALTER TABLE … RENAME TO).

@@ -2,6 +2,8 @@
 
 #include <pg_query.h>
 
+#include <algorithm>
+#include <charconv>
 #include <memory>
 
 namespace pgrange::sql {
@@ -29,6 +31,19 @@ Result<std::vector<SqlToken>> scan_tokens(const std::string& sql) {
   }
   pg_query__scan_result__free_unpacked(sr, nullptr);
   return out;
+}
+
+int highest_parameter(const std::string& sql) {
+  auto tokens = scan_tokens(sql);
+  if (!tokens) return 0;
+  int highest = 0;
+  for (const SqlToken& t : *tokens) {
+    if (t.kind != PG_QUERY__TOKEN__PARAM || t.text.size() < 2) continue;
+    int n = 0;
+    auto [end, ec] = std::from_chars(t.text.data() + 1, t.text.data() + t.text.size(), n);
+    if (ec == std::errc() && end == t.text.data() + t.text.size()) highest = std::max(highest, n);
+  }
+  return highest;
 }
 
 }  // namespace pgrange::sql

@@ -24,4 +24,7 @@ struct SqlToken {
 /// cannot be scanned.
 Result<std::vector<SqlToken>> scan_tokens(const std::string& sql);
 
+/// The highest parameter number (`$n`) written in `sql`; 0 when none (or it cannot be scanned).
+int highest_parameter(const std::string& sql);
+
 }  // namespace pgrange::sql

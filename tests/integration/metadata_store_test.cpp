@@ -43,8 +43,15 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 8 left: no cluster-wide sequences.
+void undo_version_9(pqxx::work& tx) {
+  tx.exec0("DROP TABLE pgrange_generated_keys, pgrange_sequences");
+  tx.exec0("UPDATE pgrange_schema SET version = 8");
+}
+
 /// Takes a store back to what schema version 7 left: no views or SQL functions.
 void undo_version_8(pqxx::work& tx) {
+  undo_version_9(tx);
   tx.exec0("DROP TABLE pgrange_reader_names, pgrange_readers");
   tx.exec0("UPDATE pgrange_schema SET version = 7");
 }
@@ -55,6 +62,37 @@ void undo_version_6(pqxx::work& tx) {
   tx.exec0("DROP TABLE pgrange_index_storing, pgrange_index_columns, pgrange_indexes");
   tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN next_index_id");
   tx.exec0("UPDATE pgrange_schema SET version = 5");
+}
+
+TEST_F(MetadataStoreTest, SequenceBlocksOfTwoStoresNeverOverlap) {
+  std::string dsn = fresh_dsn();
+  auto a = MetadataStore::open(dsn, shards());
+  auto b = MetadataStore::open(dsn, shards());
+  SequenceState s;
+  s.max_value = 25;
+  a->register_sequence("public", "t_id_seq", s, true);
+  // A sequence several tables share keeps its state when registered again.
+  SequenceState other = s;
+  other.last_value = 20;
+  b->register_sequence("public", "t_id_seq", other, false);
+  auto reserve = [](MetadataStore& m) {
+    return m.update_sequence("public", "t_id_seq",
+                             [](SequenceState& st) { return reserve_block(st, 10, "t_id_seq"); });
+  };
+  auto b1 = reserve(*a);
+  auto b2 = reserve(*b);
+  auto b3 = reserve(*a);
+  ASSERT_TRUE(b1 && b2 && b3);
+  EXPECT_EQ(*b1, (SequenceBlock{1, 1, 10}));
+  EXPECT_EQ(*b2, (SequenceBlock{11, 1, 10}));
+  EXPECT_EQ(*b3, (SequenceBlock{21, 1, 5}));  // up to MAXVALUE
+  auto end = reserve(*b);
+  ASSERT_FALSE(end);
+  EXPECT_EQ(end.error().sqlstate, "2200H");
+  auto missing = b->update_sequence("public", "nope",
+                                    [](SequenceState& st) { return reserve_block(st, 1, "nope"); });
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().sqlstate, "42P01");
 }
 
 TEST_F(MetadataStoreTest, NewStoreHasOneRangeOverTheWholeSpace) {

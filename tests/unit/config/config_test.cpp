@@ -24,6 +24,16 @@ TEST(Config, DefaultsFromAMinimalFile) {
   EXPECT_EQ(cfg->shards[0].password, "pw");
   EXPECT_EQ(cfg->shards[0].pool_size, 20);
   EXPECT_GE(cfg->effective_workers(), 1);
+  EXPECT_EQ(cfg->sequence_block_size, 100);
+}
+
+TEST(Config, SequenceBlockSize) {
+  auto cfg = parse_config(std::string("sequence_block_size = 7\n") + kMinimal);
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->sequence_block_size, 7);
+  auto bad = parse_config(std::string("sequence_block_size = 0\n") + kMinimal);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("sequence_block_size"), std::string::npos);
 }
 
 TEST(Config, TheDocumentedExample) {
