@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -33,6 +34,10 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   int shard_index() const { return shard_index_; }
   int32_t pid() const { return pid_; }
   int32_t secret() const { return secret_; }
+  /// Which use of the connection this is: it changes each time the connection goes back to its
+  /// pool, so a cancel meant for one client's statement never reaches the next user's.
+  uint64_t lease() const { return lease_.load(std::memory_order_acquire); }
+  void end_lease() { lease_.fetch_add(1, std::memory_order_acq_rel); }
 
   /// Incoming bytes not yet processed.
   ByteBuffer& input() { return in_; }
@@ -80,6 +85,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   int32_t secret_ = 0;
   bool broken_ = false;
   bool retired_ = false;
+  std::atomic<uint64_t> lease_{0};
   ByteBuffer in_;
   std::map<std::string, std::string> reported_;
   std::map<std::string, std::string> settings_;

@@ -79,6 +79,7 @@ void BackendPool::hand_off_slot() {
 }
 
 void BackendPool::release(std::shared_ptr<BackendConnection> conn, bool reusable) {
+  conn->end_lease();
   spdlog::debug("pool {}: release reusable={} broken={} open={} idle={} waiters={}", shard_.name,
                 reusable, conn->broken(), open_, idle_.size(), waiters_.size());
   if (!reusable || conn->broken() || conn->retired() || closed_) {

@@ -684,7 +684,7 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
       }
       conn = *part;
     } else {
-      auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
       if (!acquired) {
         failure = acquired.error();
         break;

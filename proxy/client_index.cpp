@@ -101,7 +101,7 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<T
     for (TxnPart& part : parts) {
       if (part.shard == shard) co_return part.conn.get();
     }
-    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
     if (!acquired) co_return tl::unexpected(acquired.error());
     TxnPart& part = parts.emplace_back();
     part.shard = shard;
@@ -261,7 +261,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   const std::string& columns = read->key_columns;
   std::set<std::vector<std::optional<std::string>>> keys;
   for (int shard : lookup.shards) {
-    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
     if (!acquired) {
       finish_with(acquired.error());
       co_return true;

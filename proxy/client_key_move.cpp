@@ -173,7 +173,7 @@ awaitable<Result<BackendConnection*>> ClientSession::key_move_part(int shard,
   for (TxnPart& p : *parts) {
     if (p.shard == shard) co_return p.conn.get();
   }
-  auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+  auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
   if (!acquired) co_return tl::unexpected(acquired.error());
   std::shared_ptr<BackendConnection> conn = *acquired;
   parts->push_back(TxnPart{shard, conn, false, false, false});

@@ -186,7 +186,7 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   std::vector<std::shared_ptr<BackendConnection>> conns;
   std::optional<Error> error;
   for (int shard : route.shards) {
-    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
     if (!acquired) {
       error = acquired.error();
       break;

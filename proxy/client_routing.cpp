@@ -893,7 +893,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   size_t failed_at = 0;
   std::vector<size_t> done;
   for (size_t i = 0; i < worker_.pool_count(); ++i) {
-    auto acquired = co_await worker_.pool(i).acquire();
+    auto acquired = co_await acquire_for_client(i);
     if (!acquired) {
       failure = acquired.error();
       failed_at = i;
@@ -955,7 +955,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
     e.message = "shard \"" + shard + "\": " + e.message;
     if (!undo.empty()) {
       for (size_t i : done) {
-        auto c = co_await worker_.pool(i).acquire();
+        auto c = co_await acquire_for_client(i);
         if (!c) continue;
         auto r = co_await (*c)->run_simple(undo);
         if (!r)

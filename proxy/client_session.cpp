@@ -218,11 +218,12 @@ awaitable<bool> ClientSession::startup() {
     if (code == kCancelRequestCode) {
       int32_t pid = 0, secret = 0;
       if (br.i32(pid) && br.i32(secret)) {
-        auto target = worker_.shared().cancels.resolve(pid, secret);
-        if (target && target->shard_index >= 0 &&
-            static_cast<size_t>(target->shard_index) < worker_.pool_count()) {
-          co_await send_cancel_request(worker_.pool(target->shard_index).shard(), target->pid,
-                                       target->secret);
+        // Every shard the client's statement runs on (PostgreSQL's cancel is for one backend).
+        for (const CancelKey& k : worker_.shared().cancels.resolve(pid, secret)) {
+          if (k.shard_index < 0 || static_cast<size_t>(k.shard_index) >= worker_.pool_count()) {
+            continue;
+          }
+          co_await send_cancel_request(worker_.pool(k.shard_index).shard(), k.pid, k.secret);
         }
       }
       co_return false;  // the protocol closes a cancel connection without a reply
@@ -414,6 +415,13 @@ awaitable<std::optional<Error>> ClientSession::sync_settings(BackendConnection& 
   co_return std::nullopt;
 }
 
+awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_for_client(
+    size_t shard) {
+  auto acquired = co_await worker_.pool(shard).acquire();
+  if (acquired) cancel_target_->track(*acquired);
+  co_return acquired;
+}
+
 awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_synced(
     size_t shard, std::shared_ptr<BackendConnection> conn) {
   for (int attempt = 0;; ++attempt) {
@@ -442,6 +450,7 @@ void ClientSession::release_backend(bool reusable) {
   cancel_target_->shard_index = -1;
   auto conn = std::move(backend_);
   backend_.reset();
+  backend_extended_ = false;
   worker_.pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), reusable);
 }
 
@@ -1054,6 +1063,25 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
 
 bool ClientSession::dispatch_message(char type, std::string_view body, std::string_view raw,
                                      std::string& out) {
+  size_t before = out.size();
+  bool ok = forward_message(type, body, raw, out);
+  if (type == 'S') {
+    backend_extended_ = false;
+  } else if (backend_ && out.size() > before && type != 'Q' && type != 'F') {
+    backend_extended_ = true;
+  }
+  return ok;
+}
+
+bool ClientSession::defer_to_bind() const {
+  // Inside a block a statement may need the block's other shards (the coordinator takes the
+  // connection then): nothing reaches the connection before its Bind says where it runs.
+  return backend_ && transaction_pooling_ && txn_status_ == 'T' && worker_.pool_count() > 1 &&
+         !pinned();
+}
+
+bool ClientSession::forward_message(char type, std::string_view body, std::string_view raw,
+                                    std::string& out) {
   BodyReader br(body);
   switch (type) {
     case 'Q': {
@@ -1093,7 +1121,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
           unnamed_effects_ =
               br.cstr(query) ? sql::session_effects(query) : std::vector<sql::SessionEffect>{};
         }
-        if (!backend_) {
+        if (!backend_ || (transaction_pooling_ && defer_to_bind())) {
           // Its Bind picks the shard: answer now, send the Parse there, before the Bind.
           deferred_parse_.assign(raw);
           push(Pending::kSyntheticParse);
@@ -1118,7 +1146,7 @@ bool ClientSession::dispatch_message(char type, std::string_view body, std::stri
       ClientStatement st{backend_name, parse_analysis_, tail, {}};
       st.effects = sql::session_effects(std::string_view(tail.c_str()));
       statements_[std::string(name)] = st;
-      if (!backend_ || backend_->prepared().count(backend_name)) {
+      if (!backend_ || backend_->prepared().count(backend_name) || defer_to_bind()) {
         // Without a backend (its Bind picks the shard) it is prepared where it first runs.
         push(Pending::kSyntheticParse);
       } else {

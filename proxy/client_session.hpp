@@ -458,6 +458,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void start_reader(std::shared_ptr<BackendConnection> conn);
   void push(Pending kind, std::string name = {});
   void ensure_prepared(const ClientStatement& st, std::string& out);
+  /// Sends a client message on to the backend (or answers it in its place); records whether
+  /// extended-protocol messages reached the backend since its last Sync.
+  bool forward_message(char type, std::string_view body, std::string_view raw, std::string& out);
+  /// A Parse inside a transaction block waits for its Bind, which picks the shard (a statement
+  /// on another shard makes the block one over several shards).
+  bool defer_to_bind() const;
   void emit_ready_synthetics(std::string& out);
   void process_backend_messages(BackendConnection& conn, std::string& out, bool& release);
   void finish_sync_point(StatementLog log, bool error, char start_status, char end_status);
@@ -479,6 +485,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// handed to anyone; one more is tried when it carried another client's settings.
   awaitable<Result<std::shared_ptr<BackendConnection>>> acquire_synced(
       size_t shard, std::shared_ptr<BackendConnection> conn = nullptr);
+  /// A pooled connection to `shard` for the client's statement besides its attached backend (a
+  /// merge, a write or a transaction over several shards): a cancel of the client reaches it
+  /// while the client holds it.
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire_for_client(size_t shard);
   void release_backend(bool reusable);
   void send_error(const Error& e);
   void fail_pending(bool server_already_reported);
@@ -512,6 +522,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool reader_running_ = false;
   std::deque<PendingEntry> pending_;
   bool unsynced_ = false;
+  /// Extended-protocol messages went to the backend since its last Sync.
+  bool backend_extended_ = false;
   bool skip_until_sync_ = false;
   bool in_copy_ = false;
   char txn_status_ = 'I';

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
@@ -38,8 +40,13 @@ bool is_savepoint(sql::SessionEffectKind k) {
 }  // namespace
 
 bool ClientSession::can_coordinate() const {
+  // The connection must wait for nothing: what is pending is answered by pgrange itself (a
+  // Parse deferred to its Bind), and no extended message reached it since its last Sync.
+  bool idle = std::all_of(pending_.begin(), pending_.end(), [](const PendingEntry& e) {
+    return e.kind == Pending::kSyntheticParse || e.kind == Pending::kSyntheticClose;
+  });
   return transaction_pooling_ && worker_.pool_count() > 1 && !pinned() && !in_copy_ &&
-         !extended_merge_ && (!backend_ || (pending_.empty() && !unsynced_)) && txn_status_ == 'T';
+         !extended_merge_ && (!backend_ || (idle && !backend_extended_)) && txn_status_ == 'T';
 }
 
 awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
@@ -59,6 +66,7 @@ awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
   }
   auto conn = std::move(backend_);
   backend_.reset();
+  backend_extended_ = false;
   cancel_target_->shard_index = -1;
   co_return conn;
 }
@@ -72,6 +80,7 @@ awaitable<void> ClientSession::become_coordinated() {
       spdlog::warn("session {}: {}", key_pid_, r.error().message);
     }
     c.first_shard = conn->shard_index();
+    cancel_target_->track(conn);  // no longer the attached backend, still the client's
     c.parts[conn->shard_index()] = std::move(conn);
   }
   // The savepoints and settings the block made so far on its first shard, in their order
@@ -107,7 +116,7 @@ awaitable<void> ClientSession::become_coordinated() {
 awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard) {
   Coordinated& c = *coord_;
   if (auto it = c.parts.find(shard); it != c.parts.end()) co_return it->second.get();
-  auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+  auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
   if (!acquired) co_return tl::unexpected(acquired.error());
   auto conn = *acquired;
   c.parts.emplace(shard, conn);
@@ -404,7 +413,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       it = c.parts.find(shard);
       opening = false;
     } else if (opening) {
-      auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
       if (!acquired) {
         reply_error(acquired.error());
         break;

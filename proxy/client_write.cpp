@@ -109,7 +109,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   // One shard after the other, in shard order: two such writes that need the same rows queue
   // on the first shard they share instead of deadlocking across shards.
   for (const auto& [shard, statement] : *statements) {
-    auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
     if (!acquired) {
       error = acquired.error();
       break;

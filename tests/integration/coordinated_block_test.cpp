@@ -6,6 +6,9 @@
 // command tag, rows) must be the same on both.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
@@ -151,6 +154,108 @@ TEST_F(CoordinatedBlockTest, ASelectOverSeveralShardsInABlockThroughTheExtendedP
       ext("SELECT 1"),
       "ROLLBACK",
   });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+// What JDBC with autocommit off and node-postgres send: every statement of the block through
+// Parse/Bind/Execute, the Parse arriving while the block holds one shard's connection, its Bind
+// then needing another shard.
+TEST_F(CoordinatedBlockTest, StatementsParsedInsideABlockMayGoToAnotherShard) {
+  same_answers({
+      "BEGIN",
+      ext("UPDATE t SET v = v + $1 WHERE id = $2", {"1", "10"}),
+      ext("UPDATE t SET v = v + $1 WHERE id = $2", {"1", "150"}),
+      ext("INSERT INTO t VALUES ($1, $2, 'drv')", {"-30", "1"}),
+      ext("SELECT id, v, note FROM t WHERE id IN ($1, $2, $3) ORDER BY id", {"10", "150", "-30"}),
+      "COMMIT",
+      // Named statements prepared inside the block (JDBC past prepareThreshold).
+      "BEGIN",
+      prepare("u1", "UPDATE t SET v = v - 1 WHERE id = $1"),
+      execute("u1", {"20"}),
+      prepare("u2", "UPDATE t SET note = $2 WHERE id = $1"),
+      execute("u2", {"250", "drv2"}),
+      execute("u1", {"160"}),
+      execute("u2", {"21", "drv3"}),
+      "COMMIT",
+      // Rolled back: nothing of it stays on any shard.
+      "BEGIN",
+      ext("DELETE FROM t WHERE id = $1", {"30"}),
+      ext("DELETE FROM t WHERE id = $1", {"230"}),
+      ext("SELECT count(*) FROM t WHERE id IN ($1, $2)", {"30", "230"}),
+      "ROLLBACK",
+      // A failed statement on the second shard aborts the whole block.
+      "BEGIN",
+      ext("UPDATE t SET v = v + 1 WHERE id = $1", {"40"}),
+      ext("UPDATE t SET v = v / 0 WHERE id = $1", {"240"}),
+      ext("SELECT 1"),
+      "COMMIT",
+  });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+// A cancel (psycopg2's conn.cancel(), JDBC's Statement.cancel()) reaches every shard the
+// statement runs on: a SELECT merged from three shards, a write over three shards (nothing of
+// it stays), a statement of a block over several shards (the block is then aborted).
+TEST_F(CoordinatedBlockTest, CancelReachesEveryShardOfTheStatement) {
+  auto c = pq_connect(cluster_->proxy().dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
+  // A SELECT runs on its shards at once; a write over several shards runs on one after the
+  // other, so its cancel comes while the first of them sleeps.
+  auto cancelled = [&](const std::string& sql, bool at_once) {
+    EXPECT_EQ(PQsendQuery(c.get(), sql.c_str()), 1) << PQerrorMessage(c.get());
+    const std::string running =
+        "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE "
+        "'%pg_sleep(60)%' AND pid <> pg_backend_pid()";
+    auto sleeping = [&] {
+      int n = 0;
+      for (const std::string& v : cluster_->on_each_shard(running)) n += v == "1" ? 1 : 0;
+      return n;
+    };
+    int wanted = at_once ? 3 : 1;
+    for (int i = 0; i < 400 && sleeping() < wanted; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(sleeping(), wanted) << ::testing::PrintToString(cluster_->on_each_shard(
+        "SELECT string_agg(state || ': ' || query, ' / ') FROM pg_stat_activity WHERE "
+        "backend_type = 'client backend' AND pid <> pg_backend_pid()"));
+    PGcancel* cancel = PQgetCancel(c.get());
+    char err[256] = {0};
+    EXPECT_EQ(PQcancel(cancel, err, sizeof err), 1) << err;
+    PQfreeCancel(cancel);
+    std::string state;
+    while (PGresult* r = PQgetResult(c.get())) {
+      const char* st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      if (st != nullptr && state.empty()) state = st;
+      PQclear(r);
+    }
+    // Nothing sleeps on any shard any more.
+    EXPECT_EQ(cluster_->on_each_shard(running), (std::vector<std::string>{"0", "0", "0"}));
+    return state;
+  };
+  ScriptStep sum = "SELECT count(*), sum(v) FROM t";
+  std::string before = answer_text(c.get(), sum);
+  EXPECT_EQ(cancelled("SELECT id FROM t WHERE id IN (10, 150, 250) AND pg_sleep(60) IS NOT NULL "
+                      "ORDER BY id",
+                      true),
+            "57014");
+  EXPECT_EQ(cancelled("UPDATE t SET v = v + 1000 WHERE id IN (11, 151, 251) AND "
+                      "pg_sleep(60) IS NOT NULL",
+                      false),
+            "57014");
+  EXPECT_EQ(answer_text(c.get(), sum), before);
+  ASSERT_EQ(answer_text(c.get(), "BEGIN"), "PGRES_COMMAND_OK BEGIN");
+  EXPECT_EQ(answer_text(c.get(), "UPDATE t SET v = v + 1 WHERE id = 12"),
+            "PGRES_COMMAND_OK UPDATE 1");
+  EXPECT_EQ(answer_text(c.get(), "UPDATE t SET v = v + 1 WHERE id = 152"),
+            "PGRES_COMMAND_OK UPDATE 1");
+  EXPECT_EQ(cancelled("SELECT count(*) FROM t WHERE id IN (10, 150, 250) AND "
+                      "pg_sleep(60) IS NOT NULL",
+                      true),
+            "57014");
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_INERROR);
+  EXPECT_EQ(answer_text(c.get(), "ROLLBACK"), "PGRES_COMMAND_OK ROLLBACK");
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
+  EXPECT_EQ(answer_text(c.get(), sum), before);
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
