@@ -10,6 +10,7 @@
 #include "proxy/control_plane.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/explain_document.hpp"
 #include "routing/plan_description.hpp"
 #include "routing/result_set.hpp"
 
@@ -91,12 +92,6 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
   if (!ours) return std::nullopt;
   Plan p;
   std::string opts = lower(parts->first);
-  if (opts.find("format") != std::string::npos && opts.find("format text") == std::string::npos) {
-    p.kind = Plan::Kind::kRefuse;
-    p.error = Error::make(sqlstate::kFeatureNotSupported,
-                          "EXPLAIN through pgrange writes its plan in FORMAT TEXT only");
-    return p;
-  }
   if (opts.find("analy") != std::string::npos && info.kind == sql::StatementKind::kUpdate &&
       routing::route_statements(*view, **analysis).moves_keys) {
     // Each shard would run the UPDATE as it is: rows would stay where their new key is not.
@@ -154,19 +149,28 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   for (size_t i = through_index ? 1 : 0; i < lines.size(); ++i) {
     rs.rows.push_back({std::move(lines[i])});
   }
+  // In JSON, YAML or XML the shards' plans go into one document under pgrange's own (an unknown
+  // format is the shards' error).
+  auto format =
+      routing::explain_format(plan.explain_options).value_or(routing::ExplainFormat::kText);
+  std::vector<routing::ShardExplain> documents;
   std::optional<Error> error;
   std::optional<std::string> shard_error;
   if (!route.refusal) {
     std::string sql = "EXPLAIN " + plan.explain_options + " " + shard_sql;
     for (int shard : route.shards) {
       if (error || shard_error) break;
-      auto acquired = co_await worker_.pool(static_cast<size_t>(shard)).acquire();
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
       if (!acquired) {
         error = acquired.error();
         break;
       }
       auto conn = *acquired;
-      rs.rows.push_back({"shard " + view->shard_name(shard) + ":"});
+      if (format == routing::ExplainFormat::kText) {
+        rs.rows.push_back({"shard " + view->shard_name(shard) + ":"});
+      } else {
+        documents.push_back({view->shard_name(shard), ""});
+      }
       std::optional<Error> e = co_await start_query(*conn, sql);
       bool broken = e.has_value();
       if (e) error = *e;
@@ -187,11 +191,22 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
         std::string_view v;
         if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 &&
             br.bytes(static_cast<size_t>(len), v)) {
-          rs.rows.push_back({"  " + std::string(v)});
+          if (format == routing::ExplainFormat::kText) {
+            rs.rows.push_back({"  " + std::string(v)});
+          } else {
+            documents.back().document += v;
+          }
         }
       }
       worker_.pool(static_cast<size_t>(shard)).release(conn, !broken && !conn->broken());
     }
+  }
+  if (format != routing::ExplainFormat::kText) {
+    std::vector<std::string> plan_lines;
+    for (auto& row : rs.rows) plan_lines.push_back(row[0].value_or(""));
+    rs.rows = {{routing::explain_document(format, plan_lines, documents)}};
+    if (format == routing::ExplainFormat::kJson) rs.columns[0].type_oid = routing::type_oid::kJson;
+    if (format == routing::ExplainFormat::kXml) rs.columns[0].type_oid = routing::type_oid::kXml;
   }
   if (shard_error) {
     write_shard_error(out, *shard_error);

@@ -24,6 +24,8 @@ inline constexpr uint32_t kBool = 16;
 inline constexpr uint32_t kBytea = 17;
 inline constexpr uint32_t kInt8 = 20;
 inline constexpr uint32_t kText = 25;
+inline constexpr uint32_t kJson = 114;
+inline constexpr uint32_t kXml = 142;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kTimestamp = 1114;
 }  // namespace type_oid

@@ -207,6 +207,76 @@ TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
   EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
 }
 
+// EXPLAIN (FORMAT JSON | YAML | XML) gives one valid document of that format, as PostgreSQL
+// does (tools parse it): pgrange's plan as a Custom Scan node, each shard's own plan under it.
+// The JSON and XML are read back by a plain PostgreSQL server.
+TEST_F(RoutingTest, ExplainInStructuredFormats) {
+  auto c = cluster_->client();
+  auto plain = cluster_->direct(0);
+  const std::string query = "SELECT id, name FROM t WHERE id < 150 ORDER BY id LIMIT 5";
+  // Reads `doc` on a plain server with `sql` ($1 the document).
+  auto read_back = [&](const std::string& doc, const std::string& sql) {
+    const char* values[] = {doc.c_str()};
+    return take_result(
+        PQexecParams(plain.get(), sql.c_str(), 1, nullptr, values, nullptr, nullptr, 0),
+        plain.get());
+  };
+
+  PGresult* r = PQexec(c.get(), ("EXPLAIN (FORMAT JSON, COSTS OFF) " + query).c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(c.get());
+  ASSERT_EQ(PQntuples(r), 1);
+  EXPECT_EQ(PQftype(r, 0), 114u);  // json
+  EXPECT_STREQ(PQfname(r, 0), "QUERY PLAN");
+  std::string json = PQgetvalue(r, 0, 0);
+  PQclear(r);
+  SqlResult j = read_back(
+      json,
+      "SELECT d->0->'Plan'->>'Node Type', d->0->'Plan'->>'Custom Plan Provider', "
+      "json_array_length(d->0->'Plan'->'Shards'), "
+      "(SELECT string_agg(s->>'Shard', ',') FROM json_array_elements(d->0->'Plan'->'Shards') s), "
+      "d->0->'Plan'->'Shards'->0->'Remote Plan'->0->'Plan'->>'Node Type', "
+      "d->0->'Plan'->'pgrange Plan'->>0 FROM (SELECT $1::json AS d) x");
+  ASSERT_TRUE(j.ok()) << j.message << "\n" << json;
+  EXPECT_EQ(j.at(0, 0), "Custom Scan");
+  EXPECT_EQ(j.at(0, 1), "pgrange");
+  EXPECT_EQ(j.at(0, 2), "2") << json;
+  EXPECT_EQ(j.at(0, 3), "s1,s2");
+  EXPECT_EQ(j.at(0, 4), "Limit") << json;
+  EXPECT_EQ(j.at(0, 5).rfind("pgrange plan: fan-out to 2 shards", 0), 0u) << json;
+
+  r = PQexec(c.get(), ("EXPLAIN (FORMAT XML, ANALYZE) " + query).c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(c.get());
+  EXPECT_EQ(PQftype(r, 0), 142u);  // xml
+  std::string xml = PQgetvalue(r, 0, 0);
+  PQclear(r);
+  SqlResult x =
+      read_back(xml,
+                "SELECT xml_is_well_formed_document($1), "
+                "array_length(xpath('/e:explain/e:Query/e:Plan/e:Shards/e:Shard', $1::xml, "
+                "ARRAY[ARRAY['e', 'http://www.postgresql.org/2009/explain']]), 1), "
+                "(xpath('//e:Remote-Plan/e:explain/e:Query/e:Plan/e:Node-Type/text()', $1::xml, "
+                "ARRAY[ARRAY['e', 'http://www.postgresql.org/2009/explain']]))[1]::text");
+  ASSERT_TRUE(x.ok()) << x.message << "\n" << xml;
+  EXPECT_EQ(x.at(0, 0), "t") << xml;
+  EXPECT_EQ(x.at(0, 1), "2") << xml;
+  EXPECT_EQ(x.at(0, 2), "Limit") << xml;
+
+  r = PQexec(c.get(), ("EXPLAIN (FORMAT YAML) " + query).c_str());
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQerrorMessage(c.get());
+  std::string yaml = PQgetvalue(r, 0, 0);
+  PQclear(r);
+  EXPECT_EQ(yaml.rfind("- Plan: \n    Node Type: \"Custom Scan\"\n", 0), 0u) << yaml;
+  EXPECT_NE(yaml.find("      - Shard: \"s2\"\n        Remote Plan: \n          - Plan: \n"),
+            std::string::npos)
+      << yaml;
+
+  // PostgreSQL's own error for a format it does not know; text stays pgrange's lines.
+  EXPECT_EQ(pq_exec(c.get(), "EXPLAIN (FORMAT CSV) " + query).sqlstate, "22023");
+  SqlResult text = pq_exec(c.get(), "EXPLAIN (FORMAT TEXT) " + query);
+  ASSERT_TRUE(text.ok()) << text.message;
+  EXPECT_EQ(text.at(0).rfind("pgrange plan:", 0), 0u);
+}
+
 TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   auto c = cluster_->client();
   for (std::string sql :

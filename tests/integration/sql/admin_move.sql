@@ -73,7 +73,7 @@ explain (costs off) select count(*), max(v) from ti;
 reset enable_seqscan;
 reset enable_bitmapscan;
 explain select string_agg(v, ',') from ti;
-explain (format json) select * from ti;
+explain (format json, costs off) select * from ti;
 explain (costs off) select * from tn;
 select id, v from ti where id between 4 and 11 order by v desc limit 3;
 select count(*), max(v) from ti;
