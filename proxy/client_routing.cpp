@@ -16,8 +16,6 @@
 namespace pgrange::proxy {
 namespace {
 
-constexpr auto kMoveWaitLimit = std::chrono::seconds(30);
-
 /// Words that start a statement pgrange must look at even when it has no tables yet.
 bool needs_analysis(const std::string& kw, bool several_shards) {
   // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
@@ -381,6 +379,14 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
       p.route.refusal.reset();
     }
+  }
+  if (type == 'Q' && infos.size() > 1 && (p.route.several_statements || coord_) &&
+      scriptable(infos, text) && transaction_pooling_ && !pinned() &&
+      (coord_ || (!in_block && !backend_) || (in_block && can_coordinate()))) {
+    // Several statements over several shards: one after the other, in one transaction.
+    p.route.refusal.reset();
+    p.kind = Plan::Kind::kScript;
+    return p;
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
   // Through the extended protocol an INSERT runs coordinated only when its rows need no split.
@@ -770,6 +776,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kCopyOut:
       ok = co_await run_copy_out(text, p);
+      co_return false;
+    case Plan::Kind::kScript:
+      ok = co_await run_script(text, p);
       co_return false;
     case Plan::Kind::kCoordinate:
       if (type == 'B') {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -101,6 +102,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::vector<sql::SessionEffect> effects;  ///< what executing it does to the session
   };
 
+  /// How long a statement waits for a move of a range it writes before it fails (55006).
+  static constexpr std::chrono::seconds kMoveWaitLimit{30};
+
   /// How one client message is routed.
   struct Plan {
     enum class Kind {
@@ -120,6 +124,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kIndexJoin,    ///< a SELECT read through a global index (route.index_lookup)
       kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
       kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
+      kScript,       ///< a query string of several statements over several shards: one transaction
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -398,7 +403,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
   /// that needs a second shard).
   awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
-                                  ExtendedMerge* ext = nullptr);
+                                  ExtendedMerge* ext = nullptr, bool more = false);
+  /// A query string of several statements whose statements run on several shards: one after
+  /// the other in one transaction over those shards (the block's, or one committed after the
+  /// last statement with two-phase commit), stopping at the first error, as PostgreSQL runs
+  /// a query string in one transaction.
+  awaitable<bool> run_script(std::string_view sql, const Plan& plan);
+  /// Whether every statement is one a script over several shards can run (SELECT, INSERT,
+  /// UPDATE, DELETE that change nothing of the session).
+  static bool scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql);
   /// A message of the extended protocol (or Sync) in a coordinated transaction that is not part
   /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
   bool coordinated_message(char type, std::string_view body, std::string_view raw,

@@ -253,7 +253,7 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
 }
 
 awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
-                                               ExtendedMerge* ext) {
+                                               ExtendedMerge* ext, bool more) {
   std::string out;
   emit_ready_synthetics(out);  // a BEGIN or Parse answered before comes first
   if (ext != nullptr && !ext->bind_answered) MessageWriter(out).begin('2').end();
@@ -267,7 +267,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   };
   // The simple protocol ends with ReadyForQuery; the extended one's Sync brings it.
   auto send = [&]() {
-    if (ext == nullptr) write_ready_for_query(out, txn_status_);
+    if (ext == nullptr && !more) write_ready_for_query(out, txn_status_);
     channel_.send(std::move(out));
   };
 
@@ -561,6 +561,64 @@ bool ClientSession::coordinated_message(char type, std::string_view body, std::s
       return true;
     }
   }
+}
+
+bool ClientSession::scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql) {
+  for (const sql::StatementInfo& s : infos) {
+    bool dml = s.kind == sql::StatementKind::kSelect || s.kind == sql::StatementKind::kInsert ||
+               s.kind == sql::StatementKind::kUpdate || s.kind == sql::StatementKind::kDelete;
+    if (!dml || s.select_into) return false;
+    if (!sql::session_effects(sql.substr(s.begin, s.end - s.begin)).empty()) return false;
+  }
+  return infos.size() > 1;
+}
+
+awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan& plan) {
+  const auto& infos = **plan.analysis;
+  // Outside a block the statements share one transaction of their own, as on PostgreSQL.
+  bool implicit = !coord_ && txn_status_ == 'I' && deferred_begin_.empty();
+  if (!coord_) {
+    co_await become_coordinated();
+    coord_->implicit = implicit;
+  }
+  asio::steady_timer timer(worker_.io());
+  for (size_t i = 0; i < infos.size() && !coord_->failed; ++i) {
+    std::string one(sql_text.substr(infos[i].begin, infos[i].end - infos[i].begin));
+    Plan p = plan_text('Q', one);
+    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
+    while (p.kind == Plan::Kind::kWait && std::chrono::steady_clock::now() < deadline) {
+      // A range it writes is moving: wait until the move lets go of it.
+      timer.expires_after(std::chrono::milliseconds(5));
+      error_code ec;
+      co_await timer.async_wait(no_throw(ec));
+      p = plan_text('Q', one);
+    }
+    if (p.kind == Plan::Kind::kCoordinate) {
+      co_await run_coordinated(one, p, nullptr, true);
+      continue;
+    }
+    std::string out;
+    emit_ready_synthetics(out);
+    write_error(out, p.kind == Plan::Kind::kRefuse && p.error ? *p.error
+                     : p.kind == Plan::Kind::kWait
+                         ? Error::make("55006",
+                                       "a range this statement needs stayed busy "
+                                       "moving for " +
+                                           std::to_string(kMoveWaitLimit.count()) + " s")
+                         : not_supported("this statement in a query string over several "
+                                         "shards is not supported yet",
+                                         "send the statements one at a time"));
+    coord_->failed = true;
+    txn_status_ = 'E';
+    channel_.send(std::move(out));
+  }
+  std::string out;
+  if (implicit) {
+    if (auto e = co_await end_implicit_transaction(!coord_->failed)) write_error(out, *e);
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
 }
 
 std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {

@@ -1197,6 +1197,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     return out;
   };
   if (statements.size() > 1) {
+    route.several_statements = true;
     route.refusal = Error::make(sqlstate::kFeatureNotSupported,
                                 "a query string whose statements run on several shards (" +
                                     names() + ") is not supported yet")

@@ -70,6 +70,9 @@ struct Route {
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).
   bool writes = false;
+  /// A query string of several statements that together reach several shards (`refusal` says
+  /// so): the proxy may run them one by one in one transaction over those shards.
+  bool several_statements = false;
   /// Some statement reads relations besides the one it works on shard by shard (other tables,
   /// relations pgrange does not manage, what its views and SQL functions read): it can run only
   /// where those are whole, on one shard; a merge or COPY over several shards must not take it.

@@ -259,6 +259,39 @@ TEST_F(CoordinatedBlockTest, CancelReachesEveryShardOfTheStatement) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+// A query string of several statements whose statements run on different shards (psycopg2's
+// execute_batch, scripts) runs as on PostgreSQL: in one transaction, all of it or nothing.
+TEST_F(CoordinatedBlockTest, QueryStringsOfSeveralStatementsRunAsOneTransaction) {
+  same_answers({
+      "UPDATE t SET v = v + 1 WHERE id = 60; UPDATE t SET v = v + 1 WHERE id = 160; "
+      "SELECT id, v FROM t WHERE id IN (60, 160) ORDER BY id",
+      "SELECT id, v FROM t WHERE id IN (60, 160, 260) ORDER BY id",
+      // An error in the middle undoes the statements before it and skips those after it.
+      "UPDATE t SET v = 0 WHERE id = 61; UPDATE t SET v = v / 0 WHERE id = 161; "
+      "UPDATE t SET v = 0 WHERE id = 261",
+      "SELECT id, v FROM t WHERE id IN (61, 161, 261) ORDER BY id",
+      "INSERT INTO t VALUES (1061, 1, 'batch'); INSERT INTO t VALUES (-61, 2, 'batch'); "
+      "INSERT INTO t VALUES (161161, 3, 'batch'), (162, 4, 'dup')",
+      "INSERT INTO t VALUES (1062, 1, 'batch'); INSERT INTO t VALUES (-62, 2, 'batch'); "
+      "INSERT INTO t VALUES (161162, 3, 'batch')",
+      "SELECT id, note FROM t WHERE note = 'batch' ORDER BY id",
+      // A SELECT over every shard among them, and several results in one answer.
+      "DELETE FROM t WHERE id = 1062; SELECT count(*), sum(v) FROM t; DELETE FROM t WHERE id = -62",
+      // Inside a block: the block's statements, the string's error aborts the block.
+      "BEGIN",
+      "UPDATE t SET v = v + 5 WHERE id = 63; DELETE FROM t WHERE id = 263",
+      "SELECT count(*) FROM t WHERE id IN (63, 263)",
+      "ROLLBACK",
+      "BEGIN",
+      "UPDATE t SET v = v + 5 WHERE id = 64; UPDATE t SET v = v + 5 WHERE id = 264",
+      "UPDATE t SET v = v + 1 WHERE id = 65; UPDATE t SET v = 1 / 0 WHERE id = 265",
+      "SELECT 1",
+      "COMMIT",
+      "SELECT id, v FROM t WHERE id IN (64, 65, 264, 265) ORDER BY id",
+  });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
   same_answers({
       // A savepoint taken on one shard, before the block needed others.
