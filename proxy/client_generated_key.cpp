@@ -6,6 +6,7 @@
 // for each value, after the client's, and each Bind of it the values made then.
 
 #include <openssl/rand.h>
+#include <strings.h>
 
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
@@ -141,6 +142,13 @@ awaitable<Result<std::vector<std::vector<std::string>>>> ClientSession::make_key
 
 awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys(
     std::string_view sql) {
+  // Every simple query passes here: a text without the word INSERT is left at once.
+  bool insert = false;
+  for (size_t p = sql.find_first_of("iI"); p != std::string_view::npos && !insert;
+       p = sql.find_first_of("iI", p + 1)) {
+    insert = sql.size() - p >= 6 && strncasecmp(sql.data() + p, "insert", 6) == 0;
+  }
+  if (!insert) co_return std::nullopt;
   auto view = worker_.view();
   if (view == nullptr || !any_generated(*view)) co_return std::nullopt;
   auto analysis = worker_.analyze(sql);
