@@ -175,7 +175,7 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
     co_return true;
   }
   auto copy = std::make_shared<CopyIn>();
-  copy->view = worker_.view();
+  copy->view = routing_view();
   const routing::TableDescriptor* t = copy->view->find_table(stmt->table.schema, stmt->table.name);
   if (t == nullptr) {
     refuse_now(Error::make(sqlstate::kUndefinedTable,
@@ -599,7 +599,7 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
   // Inside a transaction block the rows come from the block's own connections (it sees its own
   // writes): the block becomes one over several shards.
   if (!coord_ && (txn_status_ != 'I' || !deferred_begin_.empty())) co_await become_coordinated();
-  auto view = worker_.view();
+  auto view = routing_view();
   // What each step runs, in output order: (shard, statement).
   std::vector<std::pair<int, std::string>> steps;
   std::string options = copy_to_options(stmt->options);

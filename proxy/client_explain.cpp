@@ -79,7 +79,7 @@ std::optional<std::pair<std::string, std::string>> split_explain(std::string_vie
 }  // namespace
 
 std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql) {
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr) return std::nullopt;
   auto parts = split_explain(sql);
   if (!parts) return std::nullopt;
@@ -110,7 +110,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
 
 awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::string out;
-  auto view = worker_.view();
+  auto view = routing_view();
   const auto& infos = **plan.analysis;
   routing::Route route = routing::explain_statements(*view, infos);
   std::vector<std::string> merge_lines;

@@ -64,7 +64,7 @@ Result<std::string> with_key_values(
 
 Result<std::optional<ClientSession::KeyFill>> ClientSession::generated_key_fill(
     std::string_view sql) {
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr || sql::leading_keyword(sql) != "insert" || !any_generated(*view)) {
     return std::nullopt;
   }
@@ -149,7 +149,7 @@ awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys
     insert = sql.size() - p >= 6 && strncasecmp(sql.data() + p, "insert", 6) == 0;
   }
   if (!insert) co_return std::nullopt;
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr || !any_generated(*view)) co_return std::nullopt;
   auto analysis = worker_.analyze(sql);
   if (!*analysis) co_return std::nullopt;  // the shard reports what cannot be parsed
@@ -186,7 +186,7 @@ awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys
 
 std::optional<Error> ClientSession::copy_leaves_key(std::string_view sql) {
   if (sql::leading_keyword(sql) != "copy") return std::nullopt;
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr || !any_generated(*view)) return std::nullopt;
   auto copy = sql::read_copy_statement(sql);
   if (!copy || !copy->from) return std::nullopt;
@@ -222,7 +222,7 @@ awaitable<bool> ClientSession::add_made_params(char type, std::string_view body,
       co_return true;  // a second Parse of the name: refused (42P05), the first one stays
     }
     made_params_.erase(key);
-    auto view = worker_.view();
+    auto view = routing_view();
     if (view == nullptr || !any_generated(*view)) co_return true;
     MadeParams made;
     std::string statement(text);

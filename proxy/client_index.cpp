@@ -70,7 +70,7 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(
   }
   if (bad) co_return bad;
   if (by_table.empty()) co_return std::nullopt;
-  auto view = worker_.view();
+  auto view = routing_view();
   for (const auto& [table_id, notes] : by_table) {
     const routing::TableDescriptor* t = view->find_table_id(table_id);
     if (t == nullptr || t->indexes.empty()) continue;  // dropped meanwhile
@@ -126,7 +126,7 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<T
 
 Result<ClientSession::IndexRead> ClientSession::plan_index_read(
     const std::string& text, const routing::Route::IndexLookup& lookup) {
-  auto view = worker_.view();
+  auto view = routing_view();
   IndexRead read;
   read.table = view->find_table_id(lookup.table_id);
   if (read.table != nullptr) {
@@ -180,7 +180,7 @@ Result<ClientSession::IndexJoinSteps> ClientSession::index_join_steps(const std:
   const routing::Route::IndexLookup& lookup = *route.index_lookup;
   auto read = plan_index_read(text, lookup);
   if (!read) return tl::unexpected(read.error());
-  auto view = worker_.view();
+  auto view = routing_view();
   IndexJoinSteps steps;
   steps.first_step_sql = read->first_step_sql;
   std::string name = read->table->name + "@" + read->index->name;
@@ -220,7 +220,7 @@ awaitable<std::optional<Error>> ClientSession::write_coordinated_index_entries()
 
 awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const Plan& plan) {
   std::string out;
-  auto view = worker_.view();
+  auto view = routing_view();
   const sql::StatementInfo& info = (**plan.analysis)[0];
   std::string text(sql_text.substr(info.begin, info.end - info.begin));
   const routing::Route::IndexLookup& lookup = *plan.route.index_lookup;
@@ -330,7 +330,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
 
 ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {
   Plan p;
-  auto view = worker_.view();
+  auto view = routing_view();
   const routing::TableDescriptor* t = view->find_table(spec.table.schema, spec.table.name);
   bool several = worker_.pool_count() > 1;
   bool global = t != nullptr && !t->key.empty() && !spec.local && several;
@@ -363,11 +363,23 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
         "a hash-sharded index (USING HASH) is a global index: it needs a table pgrange "
         "partitions by a key, over several shards"));
   }
+  // Inside a transaction block a global index cannot be built (pgrange builds it outside any
+  // transaction): an index that need not be global for its answers to hold is an ordinary one
+  // on every shard there, which the block commits with the rest.
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty() || backend_;
+  std::string local_notice;
+  if (global && in_block && !spread_unique && !spec.hashed && spec.global_blocker.empty()) {
+    global = false;
+    local_notice = (spec.name.empty() ? std::string("the index") : "index \"" + spec.name + "\"") +
+                   " is made inside a transaction block, so it is an ordinary index on every "
+                   "shard, not a global index";
+  }
   if (!global) {
     // An ordinary index on every shard: the statement as PostgreSQL takes it.
     std::string text = spec.shard_sql;
     p = plan_analysis(type, worker_.analyze(text), nullptr, text);
-    if (p.kind == Plan::Kind::kBroadcast && p.analysis && *p.analysis &&
+    if (p.block_ddl) p.block_notice = std::move(local_notice);
+    if ((p.kind == Plan::Kind::kBroadcast || p.block_ddl) && p.analysis && *p.analysis &&
         (*p.analysis)->size() == 1) {
       auto infos = **p.analysis;
       infos[0].rewritten_sql = std::move(text);
@@ -407,7 +419,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_drop_index(char type,
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kDropIndex) return std::nullopt;
-  auto view = worker_.view();
+  auto view = routing_view();
   Plan p;
   p.analysis = analysis;
   size_t local = 0;
@@ -463,7 +475,7 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
   if (info.kind != sql::StatementKind::kAlterTable || info.alter_commands != 1) return std::nullopt;
-  auto view = worker_.view();
+  auto view = routing_view();
   const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
   if (t == nullptr || t->key.empty() || worker_.pool_count() < 2) return std::nullopt;
   if (info.dropped_constraints.size() == 1) {
@@ -522,18 +534,7 @@ awaitable<bool> ClientSession::run_index_ddl(const Plan& plan, ExtendedMerge* ex
       failed = true;
     } else {
       if (!r->empty()) {
-        MessageWriter(out)
-            .begin('N')
-            .byte('S')
-            .cstr("NOTICE")
-            .byte('V')
-            .cstr("NOTICE")
-            .byte('C')
-            .cstr("42P07")
-            .byte('M')
-            .cstr(*r)
-            .byte('\0')
-            .end();
+        write_notice(out, *r, "42P07");
       }
       MessageWriter(out).begin('C').cstr(spec.constraint ? "ALTER TABLE" : "CREATE INDEX").end();
     }

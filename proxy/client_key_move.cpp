@@ -219,7 +219,7 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
       a.shard_error = std::move(body);
     }
   };
-  auto view = worker_.view();
+  auto view = routing_view();
   const routing::TableDescriptor* table =
       view != nullptr ? view->find_table(info.target.schema, info.target.name) : nullptr;
   if (table == nullptr) {

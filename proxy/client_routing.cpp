@@ -106,7 +106,7 @@ std::optional<Error> session_sequence_refusal(const std::vector<sql::StatementIn
 ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   ControlPlane* cp = worker_.shared().control;
   if (cp == nullptr) return {};
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr) {
     Plan p;
     p.kind = Plan::Kind::kRefuse;
@@ -206,11 +206,12 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       bool one_create = p.analysis && *p.analysis && (*p.analysis)->size() == 1 &&
                         (**p.analysis)[0].kind == sql::StatementKind::kCreateTable &&
                         !(**p.analysis)[0].temporary;
-      if (p.kind != Plan::Kind::kBroadcast || !one_create) {
+      bool runs = p.kind == Plan::Kind::kBroadcast || p.block_ddl;
+      if (!runs || !one_create) {
         p.kind = Plan::Kind::kRefuse;
         p.error = not_supported(
             "a hash-sharded primary key (USING HASH) is supported by pgrange in a CREATE TABLE "
-            "of its own, outside transaction blocks");
+            "of its own");
         return p;
       }
       auto infos = **p.analysis;
@@ -264,21 +265,23 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
           "send a Sync before the DDL (end the pipeline there)"));
     }
     if (in_block) {
-      // TRUNCATE and ANALYZE leave the catalog as it is: they run on every shard inside the
-      // block's transaction there (so COPY … FREEZE after a TRUNCATE works on each shard).
-      bool transactional = infos.size() == 1 && (infos[0].kind == sql::StatementKind::kTruncate ||
-                                                 infos[0].kind == sql::StatementKind::kAnalyze);
-      if (transactional && type == 'Q' && (coord_ || can_coordinate())) {
+      // The block's transaction on every shard runs it; what it changes in pgrange's catalog
+      // commits with the block (client_block_ddl.cpp).
+      if (infos.size() == 1 && (coord_ || can_coordinate())) {
         for (size_t i = 0; i < worker_.pool_count(); ++i) {
           p.route.shards.push_back(static_cast<int>(i));
         }
         p.kind = Plan::Kind::kCoordinate;
+        p.block_ddl = true;
         return p;
       }
       return refuse_with(not_supported(
-          "DDL inside a transaction block is not supported by pgrange yet: it runs on every "
-          "shard, outside any transaction",
-          transactional ? "" : "TRUNCATE and ANALYZE are the exceptions"));
+          infos.size() > 1 ? "a query string of several statements with DDL inside a "
+                             "transaction block is not supported by pgrange yet"
+                           : "DDL inside a transaction block tied to one connection (session "
+                             "pooling, a temporary table, or a pipeline before the DDL) is not "
+                             "supported by pgrange yet",
+          infos.size() > 1 ? "send the statements one by one" : ""));
     }
     for (const auto& s : infos) {
       if (!is_broadcast(s) && !s.tables.empty()) {
@@ -305,7 +308,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
     return refuse_with(aborted_transaction_error());
   }
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr)
     return refuse_with(
         Error::make(sqlstate::kConnectionFailure, "pgrange's metadata store is not reachable"));
@@ -465,7 +468,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
 ClientSession::Plan ClientSession::hold_ranges(Plan p) {
   if (p.route.uses.empty()) return p;
   ControlPlane* cp = worker_.shared().control;
-  auto view = worker_.view();
+  auto view = routing_view();
   if (!cp->activity().enter(p.route.uses)) {
     p.kind = Plan::Kind::kWait;
     return p;
@@ -869,6 +872,19 @@ awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& 
   co_return std::nullopt;
 }
 
+std::string ClientSession::utility_request(std::string_view sql, const ExtendedMerge* ext) {
+  std::string request;
+  if (ext == nullptr) {
+    write_query(request, sql);
+  } else {
+    MessageWriter(request).begin('P').cstr("").cstr(sql).bytes(ext->parameter_types).end();
+    MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
+    MessageWriter(request).begin('E').cstr("").i32(0).end();
+    MessageWriter(request).begin('S').end();
+  }
+  return request;
+}
+
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                                              const std::vector<sql::StatementInfo>& infos,
                                              ExtendedMerge* ext) {
@@ -888,15 +904,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   }
   // Through the extended protocol the shards get it so too, with the client's parameters:
   // PostgreSQL refuses them in DDL, and the client sees a shard's own words for it.
-  std::string request;
-  if (ext == nullptr) {
-    write_query(request, sql);
-  } else {
-    MessageWriter(request).begin('P').cstr("").cstr(sql).bytes(ext->parameter_types).end();
-    MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
-    MessageWriter(request).begin('E').cstr("").i32(0).end();
-    MessageWriter(request).begin('S').end();
-  }
+  std::string request = utility_request(sql, ext);
   std::string first_reply;
   std::optional<Error> failure;
   size_t failed_at = 0;
@@ -997,18 +1005,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
       break;
     }
     if (!r->empty()) {
-      MessageWriter(out)
-          .begin('N')
-          .byte('S')
-          .cstr("NOTICE")
-          .byte('V')
-          .cstr("NOTICE")
-          .byte('C')
-          .cstr("00000")
-          .byte('M')
-          .cstr(*r)
-          .byte('\0')
-          .end();
+      write_notice(out, *r);
     }
   }
   end_answer(ext, failed, out);

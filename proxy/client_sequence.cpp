@@ -48,7 +48,7 @@ bool mentions_sequence_function(std::string_view sql) {
 
 Result<std::optional<ClientSession::SequenceAnswer>> ClientSession::sequence_answer(
     std::string_view sql) {
-  auto view = worker_.view();
+  auto view = routing_view();
   if (view == nullptr || !mentions_sequence_function(sql)) return std::nullopt;
   bool any =
       !last_sequence_.empty() || std::any_of(view->tables().begin(), view->tables().end(),

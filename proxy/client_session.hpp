@@ -17,9 +17,11 @@
 #include "proxy/byte_buffer.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/client_channel.hpp"
+#include "routing/block_catalog.hpp"
 #include "routing/range_activity.hpp"
 #include "routing/result_set.hpp"
 #include "routing/router.hpp"
+#include "routing/table_description.hpp"
 #include "sql/admin_statement.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/merge_query.hpp"
@@ -140,6 +142,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::vector<std::pair<uint64_t, uint32_t>> dropped;
     /// DDL bound through the extended protocol (planned from its text at the Bind).
     bool ddl = false;
+    /// DDL inside a transaction block: it runs on every shard in the block's transaction there
+    /// (kCoordinate), its catalog change waits for the block's commit.
+    bool block_ddl = false;
+    /// With block_ddl: a notice for the client about how the DDL was taken.
+    std::string block_notice;
   };
   /// CREATE INDEX through pgrange: a global index on a table with a key (unless WITH (local)),
   /// else an ordinary index on every shard.
@@ -241,6 +248,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   /// Runs DDL on every shard, then the catalog follows (ControlPlane::after_ddl); for an
   /// extended-protocol Execute when `ext` is given (no ReadyForQuery: its Sync brings it).
+  /// What the shards get for DDL: a Query, or through the extended protocol Parse/Bind/Execute/
+  /// Sync of it with the client's parameters (PostgreSQL refuses them in most DDL, and the
+  /// client sees a shard's own words for it).
+  static std::string utility_request(std::string_view sql, const ExtendedMerge* ext);
   awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos,
                                 ExtendedMerge* ext = nullptr);
   /// The start of the answer to a statement pgrange runs itself at an extended-protocol
@@ -287,7 +298,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// two-phase commit (PREPARE TRANSACTION on each, the decision recorded in the metadata
   /// store, COMMIT PREPARED on each); without, or after a failure before the decision, a
   /// rollback everywhere. Returns the error for the client, if any; releases the connections.
-  awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit);
+  awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit,
+                                                  const routing::BlockCatalog* block = nullptr);
   /// The connection on a shard in the current statement's transaction (opened there if new).
   using PartOpener = std::function<awaitable<Result<BackendConnection*>>(int)>;
   /// Writes the index entries of the rows the shards reported (the index notes `sources` took
@@ -362,9 +374,32 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       bool savepoint = false;
       std::string name;  ///< the savepoint's name, as PostgreSQL folds it
       std::string sql;   ///< what a part runs
+      /// A savepoint's: how many steps block_catalog_ had when it was taken.
+      size_t catalog_steps = 0;
     };
     std::vector<Replayed> replay;
   };
+  /// DDL inside a transaction block (client_block_ddl.cpp): run on every shard in the block's
+  /// transaction, its catalog change recorded in block_catalog_; the answer (without
+  /// ReadyForQuery) is appended to `out`.
+  awaitable<void> run_block_ddl(std::string_view sql, const Plan& plan, ExtendedMerge* ext,
+                                std::string& out);
+  /// The catalog step of DDL that succeeded in the block (`v`: the block's view before it),
+  /// described through the block's connection `conn`; returns a notice for the client, if any.
+  awaitable<Result<std::string>> record_block_ddl(const sql::StatementInfo& info,
+                                                  const routing::ClusterView& v,
+                                                  BackendConnection& conn);
+  /// A table as the transaction on `conn` sees it (its own DDL included).
+  awaitable<Result<routing::TableDescription>> describe_in_block(BackendConnection& conn,
+                                                                 const std::string& schema,
+                                                                 const std::string& name);
+  /// The view this session routes with: the published one, with the catalog steps of the
+  /// open block's DDL (nullptr when the metadata store is not reachable).
+  std::shared_ptr<const routing::ClusterView> routing_view();
+  /// ROLLBACK TO a savepoint: the block's catalog steps as they were when it was taken.
+  void cut_block_catalog(size_t steps);
+  /// The block ended: its catalog steps are committed or gone.
+  void forget_block_catalog();
   /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
   awaitable<void> become_coordinated();
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
@@ -602,6 +637,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;
+  /// What the open block's DDL changes in pgrange's catalog, committed with the block.
+  routing::BlockCatalog block_catalog_;
+  /// routing_view() with block_catalog_, and the published view it was made from.
+  std::shared_ptr<const routing::ClusterView> block_view_;
+  std::shared_ptr<const routing::ClusterView> block_view_base_;
   std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
   std::string txn_begin_sql_;  ///< the BEGIN of the open transaction block, as the client wrote it
   bool handover_requested_ = false;

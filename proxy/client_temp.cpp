@@ -89,7 +89,7 @@ bool ClientSession::touches_temp(const std::vector<sql::StatementInfo>& infos) c
 
 awaitable<std::optional<Error>> ClientSession::resolve_temp_names(const Analysis& analysis) {
   temp_names_.clear();
-  auto view = worker_.view();
+  auto view = routing_view();
   // Where it matters what a name means: in a statement that names a pgrange table (else it
   // runs on this connection anyway), or in DDL pgrange would run elsewhere. There every
   // unqualified name is asked about, so that what is refused is refused for what it is.
@@ -193,7 +193,7 @@ ClientSession::Plan ClientSession::plan_temp(char type, const Analysis& analysis
     p.error = std::move(e);
     return p;
   };
-  auto view = worker_.view();
+  auto view = routing_view();
   // The statements as routing sees them: without the temporary relations, which are this
   // connection's, so only pgrange tables (permanent ones) are left to place.
   std::vector<sql::StatementInfo> rest = infos;

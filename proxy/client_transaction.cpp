@@ -227,8 +227,9 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
     tag = tk == "savepoint" ? "SAVEPOINT" : tk == "release" ? "RELEASE" : "ROLLBACK";
   }
   if (tk == "savepoint") {
-    c.replay.push_back(
-        {true, info.transaction_name, "SAVEPOINT " + quote_ident(info.transaction_name)});
+    c.replay.push_back({true, info.transaction_name,
+                        "SAVEPOINT " + quote_ident(info.transaction_name),
+                        block_catalog_.steps.size()});
   } else if (tk == "release") {
     // The savepoint and those taken after it are gone; the settings made meanwhile stay.
     if (auto i = find_savepoint(info.transaction_name)) {
@@ -239,7 +240,10 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
   } else if (tk == "rollback_to") {
     // As in PostgreSQL the savepoint stays, what came after it is undone, and the transaction
     // is no longer failed.
-    if (auto i = find_savepoint(info.transaction_name)) c.replay.resize(*i + 1);
+    if (auto i = find_savepoint(info.transaction_name)) {
+      c.replay.resize(*i + 1);
+      cut_block_catalog(c.replay[*i].catalog_steps);  // the DDL since is undone on the shards
+    }
     c.failed = false;
     txn_status_ = 'T';
   } else {
@@ -326,6 +330,11 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   }
   if (c.failed) {
     reply_error(aborted_transaction_error());
+    send();
+    co_return true;
+  }
+  if (plan.block_ddl) {
+    co_await run_block_ddl(sql_text, plan, ext, out);
     send();
     co_return true;
   }
@@ -631,10 +640,12 @@ std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {
     part.broken = part.conn->broken();
   }
   coord_.reset();
+  forget_block_catalog();
   return parts;
 }
 
 awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
+  routing::BlockCatalog block = std::move(block_catalog_);
   std::vector<TxnPart> parts = take_coordinated_parts();
   std::vector<sql::SessionEffect> effects = std::move(txn_effects_);
   txn_effects_.clear();
@@ -642,7 +653,7 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
   // The session settings the block's SET and RESET leave behind where they stick.
   SessionSettings after = desired_settings_;
   for (const auto& e : effects) apply_setting(after, e, startup_settings_);
-  std::optional<Error> error = co_await end_transaction(parts, commit);
+  std::optional<Error> error = co_await end_transaction(parts, commit, &block);
   bool committed = commit && !error;
   if (committed) apply_effects(effects, true);
   // Every part's connection held the client's settings when it opened. A COMMIT keeps what

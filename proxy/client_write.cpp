@@ -162,7 +162,8 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
 }
 
 awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPart>& parts,
-                                                               bool commit) {
+                                                               bool commit,
+                                                               const routing::BlockCatalog* block) {
   ControlPlane* cp = worker_.shared().control;
   std::optional<Error> error;
   bool committed = false;
@@ -179,7 +180,8 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
     error = co_await write_index_entries(parts);
     commit = !error;
   }
-  if (commit && parts.size() == 1) {
+  if (block != nullptr && block->empty()) block = nullptr;
+  if (commit && parts.size() == 1 && block == nullptr) {
     // One shard: a plain commit.
     auto r = co_await parts.front().conn->run_simple("COMMIT");
     if (!r) error = r.error();
@@ -201,7 +203,10 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
     if (!error) {
       fault_point("after_prepare");
       // A named task: g++ 12 mishandles lambda temporaries inside co_await.
-      std::function<Result<std::string>()> decide = [cp, gid]() { return cp->decide_commit(gid); };
+      // With the catalog change of the block's DDL, if any: both commit or neither.
+      std::function<Result<std::string>()> decide = [cp, gid, block]() {
+        return cp->decide_commit(gid, block);
+      };
       auto decision = co_await cp->call<Result<std::string>>(std::move(decide));
       if (!decision) {
         // Whether the decision was recorded is unknown: recovery reads it and finishes the

@@ -239,4 +239,39 @@ Result<void> ControlPlane::make_unique_constraints_global(const sql::TableRef& t
   return made;
 }
 
+std::optional<Error> ControlPlane::block_ddl_refusal(const sql::StatementInfo& info,
+                                                     const routing::ClusterView& v) const {
+  auto refuse = [](const std::string& what) {
+    return Error::make(sqlstate::kFeatureNotSupported,
+                       what + " inside a transaction block is not supported by pgrange yet")
+        .with_hint("run it outside a transaction block");
+  };
+  if (info.kind == sql::StatementKind::kCreateTable && !info.temporary &&
+      config_.shards.size() > 1) {
+    // Such a constraint becomes a global index, which pgrange builds outside any transaction.
+    bool configured = false;
+    std::vector<std::string> key = new_table_key(config_, info, configured);
+    for (const sql::TableConstraint& c : info.constraints) {
+      if (!key.empty() && c.kind == Kind::kUnique && !sql::contains_key(c, key)) {
+        return refuse("CREATE TABLE with a " + described(c) + " that does not contain the key (" +
+                      sql::column_list(key) + "), enforced across shards as a global index,");
+      }
+    }
+  }
+  auto with_indexes = [&](const sql::TableRef& ref) {
+    const routing::TableDescriptor* t = v.find_table(ref.schema, ref.name);
+    return t != nullptr && !t->indexes.empty();
+  };
+  if (info.kind == sql::StatementKind::kDropTable) {
+    for (const sql::TableRef& ref : info.tables) {
+      if (with_indexes(ref))
+        return refuse("DROP TABLE of \"" + ref.name + "\", which has global indexes,");
+    }
+  }
+  if (info.kind == sql::StatementKind::kAlterTable && info.rename_to && with_indexes(info.target)) {
+    return refuse("renaming table \"" + info.target.name + "\", which has global indexes,");
+  }
+  return std::nullopt;
+}
+
 }  // namespace pgrange::proxy

@@ -23,65 +23,6 @@ std::string shard_dsn_of(const config::Config& cfg, size_t i) {
   return cfg.shards.at(i).dsn;
 }
 
-/// The key columns of table `oid` (`rel`, quoted) whose default pgrange can make itself: an
-/// identity column or a DEFAULT nextval('seq') on an integer key, DEFAULT gen_random_uuid() on a
-/// uuid key. Anything else in a default (nextval('s') * 10, …) is left to the shard.
-std::vector<routing::GeneratedKey> describe_generated_keys(pqxx::transaction_base& tx, int64_t oid,
-                                                           const std::string& rel,
-                                                           const routing::TableDescriptor& t) {
-  std::vector<routing::GeneratedKey> out;
-  for (const routing::KeyColumnDef& k : t.key) {
-    using routing::KeyType;
-    KeyType type = k.column.type;
-    bool integer = type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
-    if (!integer && type != KeyType::kUuid) continue;
-    // The sequence: an identity's or serial's own (pg_get_serial_sequence), else the one the
-    // default's nextval() depends on.
-    pqxx::result r = tx.exec_params(
-        "SELECT a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''), "
-        "coalesce(pg_get_serial_sequence($2, a.attname)::regclass::oid, "
-        "  (SELECT dep.refobjid FROM pg_depend dep JOIN pg_class sc ON sc.oid = dep.refobjid "
-        "   AND sc.relkind = 'S' WHERE dep.classid = 'pg_attrdef'::regclass AND dep.objid = d.oid "
-        "   LIMIT 1))::int8, "
-        "pg_get_serial_sequence($2, a.attname) IS NOT NULL "
-        "FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND "
-        "d.adnum = a.attnum WHERE a.attrelid = $1::oid AND a.attname = $3 AND NOT a.attisdropped",
-        oid, rel, k.name);
-    if (r.empty()) continue;
-    std::string identity = r[0][0].as<std::string>();
-    std::string expr = r[0][1].as<std::string>();
-    routing::GeneratedKey g;
-    g.column = k.name;
-    if (!integer) {
-      if (expr != "gen_random_uuid()") continue;
-      g.kind = routing::GeneratedKey::Kind::kUuid;
-      out.push_back(std::move(g));
-      continue;
-    }
-    if (r[0][2].is_null()) continue;
-    if (identity == "a") {
-      g.kind = routing::GeneratedKey::Kind::kIdentityAlways;
-    } else if (identity == "d") {
-      g.kind = routing::GeneratedKey::Kind::kIdentityByDefault;
-    } else if (expr.rfind("nextval(", 0) == 0 && expr.ends_with("::regclass)") &&
-               expr.find(')') == expr.size() - 1) {
-      g.kind = routing::GeneratedKey::Kind::kSequence;
-    } else {
-      continue;
-    }
-    pqxx::result seq = tx.exec_params(
-        "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = "
-        "c.relnamespace WHERE c.oid = $1::oid",
-        r[0][2].as<int64_t>());
-    if (seq.empty()) continue;
-    g.sequence_schema = seq[0][0].as<std::string>();
-    g.sequence_name = seq[0][1].as<std::string>();
-    g.owned = r[0][3].as<bool>();
-    out.push_back(std::move(g));
-  }
-  return out;
-}
-
 /// A libpq connection string with one keyword replaced.
 std::string with_keyword(const std::string& dsn, const std::string& keyword,
                          const std::string& value) {
@@ -238,10 +179,32 @@ bool ControlPlane::in_flight(const std::string& gid) const {
   return in_flight_.count(gid) > 0;
 }
 
-Result<std::string> ControlPlane::decide_commit(const std::string& gid) {
+Result<std::string> ControlPlane::decide_commit(const std::string& gid,
+                                                const routing::BlockCatalog* block) {
   try {
     if (store_ == nullptr) throw std::runtime_error("the metadata store is not open");
-    return store_->decide(gid, "commit", instance_id_);
+    if (block == nullptr || block->empty()) return store_->decide(gid, "commit", instance_id_);
+    // The catalog side of the block's DDL commits with the decision: computed against the
+    // map as it is now, again if another change came first.
+    for (int attempt = 1;; ++attempt) {
+      auto delta = routing::net_change(*reload(), *block);
+      if (!delta) return tl::unexpected(delta.error());
+      try {
+        std::string standing = store_->decide(gid, "commit", instance_id_, &*delta);
+        if (standing == "commit" && !delta->empty()) {
+          reload();
+          for (const auto& t : delta->created) {
+            spdlog::info("table {}.{} registered as /Table/{} ({}) with its transaction block",
+                         t.table.schema, t.table.name, t.table.table_id,
+                         routing::key_source_name(t.table.key_source));
+          }
+        }
+        if (standing == "commit" && block->readers) refresh_readers();
+        return standing;
+      } catch (const pqxx::serialization_failure&) {
+        if (attempt == kRegisterAttempts) throw;
+      }
+    }
   } catch (const std::exception& e) {
     return fail("40003", std::string("cannot record the commit decision of a write across "
                                      "shards: ") +
@@ -413,6 +376,12 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
   auto v = view();
   if (v == nullptr)
     return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  return check_ddl(info, *v);
+}
+
+Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info,
+                                     const routing::ClusterView& view) const {
+  const routing::ClusterView* v = &view;
   if (info.kind == sql::StatementKind::kCreateTable && !info.temporary) {
     if (info.create_as) {
       return fail(sqlstate::kFeatureNotSupported,
@@ -467,7 +436,7 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
                       "several shards in the C collation's order");
     }
   }
-  if (auto ok = check_constraints(info, *v); !ok) return ok;
+  if (auto ok = check_constraints(info, view); !ok) return ok;
   if (info.kind == sql::StatementKind::kAlterTable) {
     const routing::TableDescriptor* t = v->find_table(info.target.schema, info.target.name);
     if (t != nullptr) {
@@ -511,92 +480,110 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info) const {
   return {};
 }
 
-Result<std::pair<routing::TableDescriptor, std::string>> ControlPlane::describe_table(
-    const std::string& schema, const std::string& name, size_t shard) {
+Result<routing::TableDescription> ControlPlane::describe_table(const std::string& schema,
+                                                               const std::string& name,
+                                                               size_t shard) {
   pqxx::connection conn(shard_dsn_of(config_, shard));
   pqxx::read_transaction tx(conn);
-  std::string rel = schema.empty() ? conn.quote_name(name)
-                                   : conn.quote_name(schema) + "." + conn.quote_name(name);
-  pqxx::result r = tx.exec_params(
-      "SELECT n.nspname, c.relname, c.oid::int8 FROM pg_class c JOIN pg_namespace n ON n.oid = "
-      "c.relnamespace WHERE c.oid = to_regclass($1)",
-      rel);
-  if (r.empty()) {
-    return fail(sqlstate::kUndefinedTable, "relation \"" + name + "\" does not exist");
-  }
-  routing::TableDescriptor t;
-  t.schema = r[0][0].as<std::string>();
-  t.name = r[0][1].as<std::string>();
-  int64_t oid = r[0][2].as<int64_t>();
-  for (const auto& row : tx.exec_params(
-           "SELECT attname FROM pg_attribute WHERE attrelid = $1::oid AND attnum > 0 AND NOT "
-           "attisdropped ORDER BY attnum",
-           oid)) {
-    t.columns.push_back(row[0].as<std::string>());
-  }
-  const config::TableConfig* configured = nullptr;
-  for (const auto& tc : config_.tables) {
-    if (tc.name == t.name || tc.name == t.schema + "." + t.name) configured = &tc;
-  }
-  std::vector<std::tuple<std::string, uint32_t, bool>> cols;  // name, type oid, descending
-  if (configured) {
-    for (const std::string& c : configured->key) {
-      pqxx::result a = tx.exec_params(
-          "SELECT atttypid::int8 FROM pg_attribute WHERE attrelid = $1::oid AND attname = $2 "
-          "AND NOT attisdropped AND attnum > 0",
-          oid, c);
-      if (a.empty()) {
-        return std::pair{t, "key column \"" + c + "\" configured for table \"" + t.name +
-                                "\" does not exist: the table is unsharded"};
-      }
-      cols.emplace_back(c, a[0][0].as<uint32_t>(), false);
+  std::string rel = schema.empty() ? sql::quote_ident(name)
+                                   : sql::quote_ident(schema) + "." + sql::quote_ident(name);
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const auto& r : tx.exec(routing::table_description_sql(rel))) {
+    auto& row = rows.emplace_back();
+    for (const auto& f : r) {
+      row.push_back(f.is_null() ? std::nullopt : std::optional<std::string>(f.c_str()));
     }
-    t.key_source = routing::KeySource::kConfig;
-  } else {
-    pqxx::result a = tx.exec_params(
-        "SELECT a.attname, a.atttypid::int8, (i.indoption[k.ord - 1] & 1) = 1 "
-        "FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
-        "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
-        "WHERE i.indrelid = $1::oid AND i.indisprimary ORDER BY k.ord",
-        oid);
-    for (const auto& row : a) {
-      cols.emplace_back(row[0].as<std::string>(), row[1].as<uint32_t>(), row[2].as<bool>());
-    }
-    t.key_source = cols.empty() ? routing::KeySource::kUnsharded : routing::KeySource::kPrimaryKey;
   }
-  for (auto& [cname, type_oid, desc] : cols) {
-    auto type = routing::key_type_from_oid(type_oid);
-    if (!type) {
-      t.key_source = routing::KeySource::kUnsharded;
-      t.key.clear();
-      return std::pair{t, "the type of key column \"" + cname +
-                              "\" cannot be a pgrange key yet, so table \"" + t.name +
-                              "\" is unsharded (one range, on one shard)"};
+  return routing::describe_table_rows(rows, name, configured_key());
+}
+
+routing::ConfiguredKey ControlPlane::configured_key() const {
+  return [this](const std::string& schema,
+                const std::string& name) -> const std::vector<std::string>* {
+    const std::vector<std::string>* key = nullptr;
+    for (const auto& tc : config_.tables) {
+      if (tc.name == name || tc.name == schema + "." + name) key = &tc.key;
     }
-    routing::KeyColumnDef def;
-    def.name = cname;
-    def.column.type = *type;
-    def.column.descending = desc;
-    t.key.push_back(def);
-  }
-  t.generated = describe_generated_keys(tx, oid, rel, t);
-  return std::pair{t, std::string()};
+    return key;
+  };
 }
 
 Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info,
                                                  uint32_t hash_buckets) {
   auto described = describe_table(info.target.schema, info.target.name);
   if (!described) return tl::unexpected(described.error());
-  auto& [table, notice] = *described;
-  if (hash_buckets > 0 && !table.key.empty()) {
-    routing::make_hash_sharded(table, hash_buckets);
+  if (hash_buckets > 0 && !described->table.key.empty()) {
+    routing::make_hash_sharded(described->table, hash_buckets);
   } else if (hash_buckets > 0) {
-    notice += " (so its USING HASH has no effect)";
+    described->notice += " (so its USING HASH has no effect)";
   }
-  if (view()->find_table(table.schema, table.name) != nullptr) return notice;
-  auto registered = register_described(table, -1);
+  std::string notice = described->notice;
+  if (view()->find_table(described->table.schema, described->table.name) != nullptr) {
+    return notice;
+  }
+  auto registered = register_described(std::move(*described), -1);
   if (!registered) return tl::unexpected(registered.error());
   return notice;
+}
+
+Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor table, int shard,
+                                                        const routing::ClusterView& v) {
+  routing::NewTable out;
+  size_t best = next_shard_ % shard_order_.size();
+  if (shard >= 0) {
+    best = static_cast<size_t>(shard);
+  } else {
+    // The table's first range goes to the shard holding the fewest table ranges.
+    std::vector<int> load(shard_order_.size(), 0);
+    for (const auto& t : v.tables()) {
+      for (size_t i : v.table_ranges(t.table_id)) {
+        int s = v.shard_index(v.ranges().at(i).shard);
+        if (s >= 0) ++load[static_cast<size_t>(s)];
+      }
+    }
+    for (size_t k = 0; k < shard_order_.size(); ++k) {
+      size_t s = (next_shard_ + k) % shard_order_.size();
+      if (load[s] < load[best]) best = s;
+    }
+  }
+  // An imported table's rows are all on `shard`: it starts as one range there.
+  if (shard < 0) {
+    auto split_keys = configured_splits(table);
+    if (!split_keys) return tl::unexpected(split_keys.error());
+    out.split_keys = std::move(*split_keys);
+  }
+  // The table is new and empty: its ranges can start anywhere. With configured split points
+  // range i goes to shard i (in turn from the first shard), so that tables split at the same
+  // points (pgbench_accounts and pgbench_history by aid) hold the same keys on the same shard.
+  size_t first_shard = out.split_keys.empty() ? best : 0;
+  for (size_t i = 0; i <= out.split_keys.size(); ++i) {
+    out.shards.push_back(shard_order_[(first_shard + i) % shard_order_.size()]);
+  }
+  out.table = std::move(table);
+  next_shard_ = best + 1;
+  return out;
+}
+
+Result<routing::NewTable> ControlPlane::plan_block_table(routing::TableDescription described,
+                                                         uint32_t hash_buckets) {
+  if (store_ == nullptr) {
+    return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  }
+  try {
+    if (hash_buckets > 0 && !described.table.key.empty()) {
+      routing::make_hash_sharded(described.table, hash_buckets);
+    }
+    // Its sequences now: the block's own INSERTs take values of them. A block that rolls back
+    // leaves their records unused, and the next table of that name makes them anew.
+    register_sequences(described.table, described.sequences);
+    described.table.table_id = store_->allocate_table_id();
+    return place_new_table(std::move(described.table), -1, *reload());
+  } catch (const std::exception& e) {
+    return fail(sqlstate::kConnectionFailure,
+                std::string("pgrange could not take an id for the new table in its metadata "
+                            "store: ") +
+                    e.what());
+  }
 }
 
 Result<std::vector<std::string>> ControlPlane::configured_splits(
@@ -633,62 +620,26 @@ Result<std::vector<std::string>> ControlPlane::configured_splits(
   return keys;
 }
 
-Result<routing::TableDescriptor> ControlPlane::register_described(routing::TableDescriptor table,
-                                                                  int shard) {
+Result<routing::TableDescriptor> ControlPlane::register_described(
+    routing::TableDescription described, int shard) {
   // Its sequences first: a table the catalog knows finds them in the store.
-  register_sequences(table, shard >= 0 ? static_cast<size_t>(shard) : 0);
+  register_sequences(described.table, described.sequences);
+  routing::TableDescriptor table = std::move(described.table);
   table.table_id = store_->allocate_table_id();
   for (int attempt = 1;; ++attempt) {
     auto v = reload();
-    size_t best = next_shard_ % shard_order_.size();
-    if (shard >= 0) {
-      best = static_cast<size_t>(shard);
-    } else {
-      // The table's first range goes to the shard holding the fewest table ranges.
-      std::vector<int> load(shard_order_.size(), 0);
-      for (const auto& t : v->tables()) {
-        for (size_t i : v->table_ranges(t.table_id)) {
-          int s = v->shard_index(v->ranges().at(i).shard);
-          if (s >= 0) ++load[static_cast<size_t>(s)];
-        }
-      }
-      for (size_t k = 0; k < shard_order_.size(); ++k) {
-        size_t s = (next_shard_ + k) % shard_order_.size();
-        if (load[s] < load[best]) best = s;
-      }
-    }
-    auto map = routing::RangeMap::from_descriptors(std::vector<routing::RangeDescriptor>(
-        v->ranges().ranges().begin(), v->ranges().ranges().end()));
-    if (!map) return tl::unexpected(map.error());
-    std::string start = routing::table_prefix(table.table_id);
-    std::string end = routing::table_prefix(table.table_id + 1);
-    // An imported table's rows are all on `shard`: it starts as one range there.
-    auto split_keys = shard < 0 ? configured_splits(table)
-                                : Result<std::vector<std::string>>(std::vector<std::string>{});
-    if (!split_keys) return tl::unexpected(split_keys.error());
-    std::vector<routing::RangeOp> ops{routing::RangeOp::split(start), routing::RangeOp::split(end)};
-    for (const std::string& k : *split_keys) ops.push_back(routing::RangeOp::split(k));
-    auto changes = (*map)->apply(ops);
+    auto placed = place_new_table(table, shard, *v);
+    if (!placed) return tl::unexpected(placed.error());
+    auto ranges = v->ranges().ranges();
+    auto changes = routing::new_table_ranges(
+        std::vector<routing::RangeDescriptor>(ranges.begin(), ranges.end()), *placed);
     if (!changes) return tl::unexpected(changes.error());
-    // The table is new and empty: its ranges can start anywhere. With configured split points
-    // range i goes to shard i (in turn from the first shard), so that tables split at the same
-    // points (pgbench_accounts and pgbench_history by aid) hold the same keys on the same shard.
-    std::vector<std::string> starts{start};
-    starts.insert(starts.end(), split_keys->begin(), split_keys->end());
-    size_t first_shard = split_keys->empty() ? best : 0;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      const routing::RangeDescriptor* r = (*map)->snapshot()->lookup(starts[i]);
-      auto moved =
-          (*map)->reassign(r->range_id, shard_order_[(first_shard + i) % shard_order_.size()]);
-      if (!moved) return tl::unexpected(moved.error());
-      changes->push_back(*moved);
-    }
     try {
       store_->register_table(table, *changes);
-      next_shard_ = best + 1;
       reload();
       spdlog::info("table {}.{} registered as /Table/{} ({}) on shard {}", table.schema, table.name,
-                   table.table_id, routing::key_source_name(table.key_source), shard_order_[best]);
+                   table.table_id, routing::key_source_name(table.key_source),
+                   placed->shards.front());
       return table;
     } catch (const pqxx::serialization_failure&) {
     } catch (const pqxx::unique_violation& e) {
@@ -758,11 +709,11 @@ Result<routing::ResultSet> ControlPlane::import_table(const sql::AdminStatement&
   size_t describe_on = holder >= 0 ? static_cast<size_t>(holder) : 0;
   auto described = describe_table(schema, name, describe_on);
   if (!described) return tl::unexpected(described.error());
-  auto& [table, notice] = *described;
-  if (view()->find_table(table.schema, table.name) != nullptr) {
-    return fail("42P07", "table \"" + table.name + "\" is already a pgrange table");
+  std::string notice = described->notice;
+  if (view()->find_table(described->table.schema, described->table.name) != nullptr) {
+    return fail("42P07", "table \"" + described->table.name + "\" is already a pgrange table");
   }
-  auto registered = register_described(table, wanted >= 0 ? wanted : holder);
+  auto registered = register_described(std::move(*described), wanted >= 0 ? wanted : holder);
   if (!registered) return tl::unexpected(registered.error());
   auto v = view();
   const routing::RangeDescriptor* r =
@@ -789,7 +740,8 @@ Result<routing::ResultSet> ControlPlane::import_table(const sql::AdminStatement&
 Result<std::string> ControlPlane::rekey_table(const routing::TableDescriptor& table) {
   auto described = describe_table(table.schema, table.name);
   if (!described) return tl::unexpected(described.error());
-  auto& [fresh, notice] = *described;
+  const routing::TableDescriptor& fresh = described->table;
+  const std::string& notice = described->notice;
   if (fresh.key_source == table.key_source && fresh.key == table.key) return notice;
   store_->update_table_key(table.table_id, fresh.key_source, fresh.key);
   if (fresh.columns != table.columns) store_->set_table_columns(table.table_id, fresh.columns);
@@ -868,8 +820,8 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         if (!info.added_columns.empty() || !info.dropped_columns.empty() || info.alter_other) {
           // Columns came, went or were renamed: INSERTs without a column list follow.
           auto described = describe_table(table.schema, table.name);
-          if (described && described->first.columns != table.columns) {
-            store_->set_table_columns(table.table_id, described->first.columns);
+          if (described && described->table.columns != table.columns) {
+            store_->set_table_columns(table.table_id, described->table.columns);
             reload();
           }
         }

@@ -13,10 +13,12 @@
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
+#include "routing/block_catalog.hpp"
 #include "routing/cluster_view.hpp"
 #include "routing/range_activity.hpp"
 #include "routing/range_admin.hpp"
 #include "routing/sequence_block.hpp"
+#include "routing/table_description.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/statement_info.hpp"
 
@@ -98,12 +100,18 @@ class ControlPlane : public routing::ClusterControl {
 
   /// Checks a DDL statement before it is broadcast: what pgrange cannot follow is refused.
   Result<void> check_ddl(const sql::StatementInfo& info) const;
+  /// …against view `v` (a transaction block's, with its own DDL in it).
+  Result<void> check_ddl(const sql::StatementInfo& info, const routing::ClusterView& v) const;
   /// The part of check_ddl about PRIMARY KEY, UNIQUE and EXCLUDE constraints
   /// (control_constraint.cpp): over several shards, a constraint of a table with a key that two
   /// rows on two shards could violate is refused unless pgrange enforces it as a global index (a
   /// UNIQUE one).
   Result<void> check_constraints(const sql::StatementInfo& info,
                                  const routing::ClusterView& v) const;
+  /// What pgrange cannot do yet inside a transaction block (0A000): DDL that builds or drops
+  /// global indexes, which run outside any transaction (control_constraint.cpp).
+  std::optional<Error> block_ddl_refusal(const sql::StatementInfo& info,
+                                         const routing::ClusterView& v) const;
   /// …and about FOREIGN KEYs: over several shards, refused when declared (0A000).
   Result<void> check_foreign_keys(const sql::StatementInfo& info) const;
 
@@ -116,7 +124,17 @@ class ControlPlane : public routing::ClusterControl {
   bool in_flight(const std::string& gid) const;
   /// Records the decision to commit `gid` in the metadata store; returns the decision that
   /// stands ("abort" when recovery decided first). Control thread.
-  Result<std::string> decide_commit(const std::string& gid);
+  /// With `block`, the catalog side of the transaction block's DDL is recorded with the
+  /// decision (in the same metadata store transaction), and the view reloaded.
+  Result<std::string> decide_commit(const std::string& gid,
+                                    const routing::BlockCatalog* block = nullptr);
+  /// A table made by CREATE TABLE inside a transaction block, as the block's connection
+  /// described it: its id taken, its first ranges placed, its sequences recorded, but not in
+  /// the catalog until the block commits (decide_commit). Control thread.
+  Result<routing::NewTable> plan_block_table(routing::TableDescription described,
+                                             uint32_t hash_buckets);
+  /// The configured key columns of a table (its `[[table]] key`), for describe_table_rows.
+  routing::ConfiguredKey configured_key() const;
   /// Forgets a decision every shard has applied. Control thread; failures are only logged
   /// (recovery forgets it later).
   void forget_decision(const std::string& gid);
@@ -135,10 +153,16 @@ class ControlPlane : public routing::ClusterControl {
   Result<std::vector<std::string>> configured_splits(const routing::TableDescriptor& table) const;
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).
-  Result<routing::TableDescriptor> register_described(routing::TableDescriptor table, int shard);
+  Result<routing::TableDescriptor> register_described(routing::TableDescription described,
+                                                      int shard);
+  /// Where a new table's first ranges go, on view `v` (see register_described).
+  Result<routing::NewTable> place_new_table(routing::TableDescriptor table, int shard,
+                                            const routing::ClusterView& v);
   /// Records the sequences of a table's generated keys in the metadata store with their
-  /// settings and state as shard `shard` has them (control_sequence.cpp). Throws on failure.
-  void register_sequences(const routing::TableDescriptor& table, size_t shard);
+  /// settings and state as a shard described them (`states`, in the order of
+  /// table.generated; control_sequence.cpp). Throws on failure.
+  void register_sequences(const routing::TableDescriptor& table,
+                          const std::vector<routing::SequenceState>& states);
   /// Re-reads the views and LANGUAGE sql functions of the first shard's catalog and records
   /// what their bodies read, write and call (control_readers.cpp). Throws on failure.
   void refresh_readers();
@@ -157,9 +181,8 @@ class ControlPlane : public routing::ClusterControl {
   void drop_index_tables(const routing::TableDescriptor& table);
   /// The key of a table from the first shard's catalog: the configured key columns, else the
   /// primary key. kUnsharded with a reason when there is none or a type is not supported.
-  Result<std::pair<routing::TableDescriptor, std::string>> describe_table(const std::string& schema,
-                                                                          const std::string& name,
-                                                                          size_t shard = 0);
+  Result<routing::TableDescription> describe_table(const std::string& schema,
+                                                   const std::string& name, size_t shard = 0);
 
   const config::Config& config_;
   std::string metadata_dsn_;

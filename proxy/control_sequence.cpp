@@ -11,30 +11,12 @@
 
 namespace pgrange::proxy {
 
-void ControlPlane::register_sequences(const routing::TableDescriptor& table, size_t shard) {
-  if (std::none_of(table.generated.begin(), table.generated.end(),
-                   [](const auto& g) { return !g.sequence_name.empty(); })) {
-    return;
-  }
-  pqxx::connection conn(config_.shards.at(shard).dsn);
-  pqxx::read_transaction tx(conn);
-  for (const routing::GeneratedKey& g : table.generated) {
+void ControlPlane::register_sequences(const routing::TableDescriptor& table,
+                                      const std::vector<routing::SequenceState>& states) {
+  for (size_t i = 0; i < table.generated.size() && i < states.size(); ++i) {
+    const routing::GeneratedKey& g = table.generated[i];
     if (g.sequence_name.empty()) continue;
-    std::string rel = conn.quote_name(g.sequence_schema) + "." + conn.quote_name(g.sequence_name);
-    pqxx::row settings = tx.exec_params1(
-        "SELECT seqstart, seqincrement, seqmin, seqmax, seqcycle FROM pg_sequence WHERE seqrelid "
-        "= to_regclass($1)",
-        rel);
-    pqxx::row now = tx.exec1("SELECT last_value, is_called FROM " + rel);
-    routing::SequenceState state;
-    state.start_value = settings[0].as<int64_t>();
-    state.increment = settings[1].as<int64_t>();
-    state.min_value = settings[2].as<int64_t>();
-    state.max_value = settings[3].as<int64_t>();
-    state.cycle = settings[4].as<bool>();
-    state.last_value = now[0].as<int64_t>();
-    state.is_called = now[1].as<bool>();
-    store_->register_sequence(g.sequence_schema, g.sequence_name, state, g.owned);
+    store_->register_sequence(g.sequence_schema, g.sequence_name, states[i], g.owned);
     sequence_caches_.erase(g.sequence_schema + "." + g.sequence_name);
   }
 }

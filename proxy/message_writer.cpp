@@ -53,6 +53,21 @@ void MessageWriter::end() {
   out_[start_ + 3] = char(len);
 }
 
+void write_notice(std::string& out, std::string_view message, std::string_view sqlstate) {
+  MessageWriter(out)
+      .begin('N')
+      .byte('S')
+      .cstr("NOTICE")
+      .byte('V')
+      .cstr("NOTICE")
+      .byte('C')
+      .cstr(sqlstate)
+      .byte('M')
+      .cstr(message)
+      .byte('\0')
+      .end();
+}
+
 void write_error(std::string& out, const Error& e) {
   MessageWriter w(out);
   std::string_view sev = e.severity_text();

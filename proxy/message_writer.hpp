@@ -34,6 +34,8 @@ class MessageWriter {
 
 /// ErrorResponse ('E') or, with notice=true, NoticeResponse ('N') for an Error.
 void write_error(std::string& out, const Error& e);
+/// NoticeResponse ('N') of severity NOTICE with this SQLSTATE and message.
+void write_notice(std::string& out, std::string_view message, std::string_view sqlstate = "00000");
 /// ReadyForQuery ('Z') with a transaction status of 'I', 'T' or 'E'.
 void write_ready_for_query(std::string& out, char status);
 /// ParameterStatus ('S').

@@ -45,6 +45,17 @@ Result<std::shared_ptr<const ClusterView>> ClusterView::build(
   return std::shared_ptr<const ClusterView>(std::move(view));
 }
 
+MetadataSnapshot ClusterView::snapshot() const {
+  MetadataSnapshot s;
+  s.version = version_;
+  s.shards = shards_;
+  s.tables = tables_;
+  s.ranges.assign(ranges_->ranges().begin(), ranges_->ranges().end());
+  s.held_ranges = held_;
+  s.readers = readers_;
+  return s;
+}
+
 const TableDescriptor* ClusterView::find_table(std::string_view schema,
                                                std::string_view name) const {
   if (tables_.empty()) return nullptr;

@@ -48,6 +48,10 @@ class ClusterView {
 
   /// The pool index of a shard name, or -1 when this pgrange has no such shard configured.
   int shard_index(std::string_view shard) const;
+  /// The shard names in pool index order.
+  const std::vector<std::string>& shard_order() const { return shard_order_; }
+  /// What the view was built from (build(snapshot(), shard_order()) is the same view).
+  MetadataSnapshot snapshot() const;
   /// The name of the shard with that pool index.
   const std::string& shard_name(int index) const {
     return shard_order_.at(static_cast<size_t>(index));

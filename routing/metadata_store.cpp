@@ -8,6 +8,7 @@
 #include <thread>
 #include <tuple>
 
+#include "routing/block_catalog.hpp"
 #include "routing/key_space.hpp"
 
 namespace pgrange::routing {
@@ -516,6 +517,8 @@ void insert_key(pqxx::work& tx, uint64_t table_id, const std::vector<KeyColumnDe
   }
 }
 
+void insert_generated(pqxx::work& tx, const TableDescriptor& table);
+
 void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets) "
@@ -524,6 +527,10 @@ void insert_table(pqxx::work& tx, const TableDescriptor& table) {
       std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets));
   insert_key(tx, table.table_id, table.key);
   insert_columns(tx, table.table_id, table.columns);
+  insert_generated(tx, table);
+}
+
+void insert_generated(pqxx::work& tx, const TableDescriptor& table) {
   for (const GeneratedKey& g : table.generated) {
     tx.exec_params0(
         "INSERT INTO pgrange_generated_keys (table_id, column_name, kind, sequence_schema, "
@@ -883,7 +890,7 @@ std::vector<std::string> MetadataStore::live_instances(std::chrono::seconds sile
 }
 
 std::string MetadataStore::decide(const std::string& gid, const std::string& decision,
-                                  const std::string& instance_id) {
+                                  const std::string& instance_id, const CatalogDelta* change) {
   pqxx::work tx(impl_->conn);
   tx.exec_params0(
       "INSERT INTO pgrange_decisions (gid, decision, instance_id) VALUES ($1, $2, $3) "
@@ -892,6 +899,28 @@ std::string MetadataStore::decide(const std::string& gid, const std::string& dec
   std::string standing =
       tx.exec_params1("SELECT decision FROM pgrange_decisions WHERE gid = $1", gid)[0]
           .as<std::string>();
+  if (change != nullptr && !change->empty() && standing == "commit" && decision == "commit") {
+    for (const NewTable& t : change->created) insert_table(tx, t.table);
+    write_range_changes(tx, change->range_changes);
+    for (uint64_t id : change->dropped) {
+      // Its keys, columns and indexes go with it (ON DELETE CASCADE).
+      tx.exec_params0("DELETE FROM pgrange_tables WHERE table_id = $1", static_cast<int64_t>(id));
+    }
+    for (const TableDescriptor& t : change->updated) {
+      auto id = static_cast<int64_t>(t.table_id);
+      tx.exec_params0(
+          "UPDATE pgrange_tables SET schema_name = $2, name = $3, key_source = $4 WHERE "
+          "table_id = $1",
+          id, t.schema, t.name, std::string(key_source_name(t.key_source)));
+      tx.exec_params0("DELETE FROM pgrange_table_keys WHERE table_id = $1", id);
+      insert_key(tx, t.table_id, t.key);
+      tx.exec_params0("DELETE FROM pgrange_table_columns WHERE table_id = $1", id);
+      insert_columns(tx, t.table_id, t.columns);
+      tx.exec_params0("DELETE FROM pgrange_generated_keys WHERE table_id = $1", id);
+      insert_generated(tx, t);
+    }
+    bump_version(tx);
+  }
   tx.commit();
   return standing;
 }

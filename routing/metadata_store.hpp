@@ -18,6 +18,8 @@
 namespace pgrange::routing {
 
 /// Everything the metadata store holds, read in one transaction.
+struct CatalogDelta;
+
 struct MetadataSnapshot {
   int64_t version = 0;
   std::vector<ShardRecord> shards;
@@ -133,8 +135,12 @@ class MetadataStore {
   /// Two-phase commit decisions: the first decision recorded for a transaction (by its gid)
   /// stands. Records `decision` ("commit" or "abort") unless one is recorded already, and
   /// returns the one that stands.
+  /// With `change` (the catalog side of a transaction block's DDL), the change is made in
+  /// the same transaction when the decision that stands is to commit: the catalog and the
+  /// decision commit together or not at all. Throws pqxx::serialization_failure (nothing
+  /// recorded) when the range map changed since `change` was computed.
   std::string decide(const std::string& gid, const std::string& decision,
-                     const std::string& instance_id);
+                     const std::string& instance_id, const CatalogDelta* change = nullptr);
   /// Every recorded decision: gid → decision.
   std::vector<std::pair<std::string, std::string>> decisions();
   void forget_decision(const std::string& gid);

@@ -417,10 +417,16 @@ TEST_F(RoutingTest, DdlRunsOnEveryShardAndTheCatalogFollows) {
   EXPECT_EQ(shown.sqlstate, "42P01") << shown.message;
   ASSERT_TRUE(pq_exec(c.get(), "DROP TABLE plain").ok());
   EXPECT_EQ(pq_exec(c.get(), "SHOW RANGES FROM TABLE plain").sqlstate, "42P01");
-  // DDL inside a transaction block cannot be broadcast yet.
+  // DDL inside a transaction block runs in the block: rolled back, it leaves nothing.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
-  EXPECT_EQ(pq_exec(c.get(), "CREATE TABLE later (id int PRIMARY KEY)").sqlstate, "0A000");
+  SqlResult later = pq_exec(c.get(), "CREATE TABLE later (id int PRIMARY KEY)");
+  EXPECT_TRUE(later.ok()) << later.message;
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_EQ(pq_exec(c.get(), "SHOW RANGES FROM TABLE later").sqlstate, "42P01");
+  for (int i = 0; i < 3; ++i) {
+    auto d = cluster_->direct(i);
+    EXPECT_EQ(pq_exec(d.get(), "SELECT to_regclass('later') IS NULL").at(), "t") << i;
+  }
 }
 
 TEST_F(RoutingTest, AFailedMoveLeavesTheOldPlacementIntact) {
