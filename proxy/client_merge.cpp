@@ -131,6 +131,30 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       std::string_view portal;
       int32_t max_rows = 0;
       if (!br.cstr(portal) || !br.i32(max_rows) || portal != m.portal) break;
+      if (m.transaction) {
+        // BEGIN outside a block (pgrange opens the transaction with the first statement that
+        // needs a shard), COMMIT or ROLLBACK of such a block that ran nothing yet.
+        std::string buf;
+        answer_bind(buf);
+        if (m.describe) MessageWriter(buf).begin('n').end();
+        const std::string& tk = (**m.transaction->analysis)[0].transaction_kind;
+        if (m.transaction->kind == Plan::Kind::kBegin) {
+          deferred_begin_ = m.statement_text;
+          txn_begin_sql_ = deferred_begin_;
+          txn_status_ = 'T';
+          MessageWriter(buf).begin('C').cstr("BEGIN").end();
+        } else {
+          deferred_begin_.clear();
+          txn_status_ = 'I';
+          MessageWriter(buf)
+              .begin('C')
+              .cstr(tk == "commit" || tk == "end" ? "COMMIT" : "ROLLBACK")
+              .end();
+        }
+        extended_merge_.reset();
+        channel_.send(std::move(buf));
+        co_return true;
+      }
       if (m.utility) {
         // DDL: PostgreSQL ignores a row limit for it. What follows its Execute goes on as usual
         // (a pipeline), unless it fails.
@@ -142,7 +166,16 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         }
         co_return co_await run_index_ddl(plan, &run);
       }
-      if (max_rows != 0) {
+      // A row limit means nothing to a statement that returns no rows (pgjdbc sends its
+      // COMMIT, and statements whose rows it does not want, with a limit of 1).
+      bool rowless = false;
+      if (m.coordinated && m.coordinated->analysis && *m.coordinated->analysis &&
+          (*m.coordinated->analysis)->size() == 1) {
+        const sql::StatementInfo& info = (*m.coordinated->analysis)->front();
+        rowless = info.kind != sql::StatementKind::kSelect && !info.returning &&
+                  info.kind != sql::StatementKind::kOtherUtility;
+      }
+      if (max_rows != 0 && !rowless) {
         give_up(Error::make(sqlstate::kFeatureNotSupported,
                             "fetching the rows of a SELECT over several shards in parts (Execute "
                             "with a row limit) is not supported"));
@@ -154,7 +187,12 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       skip_until_sync_ = true;
       if (run.coordinated) {
         Plan plan = *run.coordinated;
-        co_return co_await run_coordinated(run.statement_text, plan, &run);
+        bool ok = co_await run_coordinated(run.statement_text, plan, &run);
+        // What follows it up to the Sync goes on in the transaction (pgjdbc's batches send
+        // every row's Bind and Execute before one Sync), unless the statement failed (then
+        // PostgreSQL skips to the Sync) or ended the transaction.
+        if (coord_ && !coord_->failed) skip_until_sync_ = false;
+        co_return ok;
       }
       co_return co_await run_merge(**run.merge, run.route, &run);
     }

@@ -154,6 +154,16 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
     if (auto p = plan_explain(sql)) return *p;
   }
+  if (type == 'P' && !backend_ && !coord_ && transaction_pooling_ && worker_.pool_count() > 1 &&
+      (kw == "begin" || kw == "start" || kw == "commit" || kw == "end" || kw == "rollback" ||
+       kw == "abort")) {
+    // pgjdbc sends its BEGIN in the pipeline of the transaction's first statement: the Bind
+    // decides (as for a BEGIN query) whether pgrange answers it without a connection.
+    Plan p;
+    p.analysis = worker_.analyze(sql);
+    defer_parse_ = true;
+    return p;
+  }
   if (type == 'P' && runs_as_ddl(sql)) {
     // Parse only prepares: DDL is planned from its text at each Bind, with the map and the
     // transaction state of that moment, and runs at its Execute.
@@ -293,8 +303,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     p.kind = Plan::Kind::kBroadcast;
     return p;
   }
-  if (type == 'Q' && infos.size() == 1 && infos[0].kind == sql::StatementKind::kTransaction &&
-      several && transaction_pooling_ && !backend_ && !coord_) {
+  if ((type == 'Q' || type == 'B') && infos.size() == 1 &&
+      infos[0].kind == sql::StatementKind::kTransaction && several && transaction_pooling_ &&
+      !backend_ && !coord_) {
     const std::string& tk = infos[0].transaction_kind;
     if ((tk == "begin" || tk == "start") && txn_status_ == 'I' && deferred_begin_.empty()) {
       p.kind = Plan::Kind::kBegin;
@@ -794,6 +805,18 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       }
       ok = co_await run_coordinated(text, p);
       co_return false;
+    case Plan::Kind::kBegin:
+    case Plan::Kind::kEnd:
+      if (type == 'B') {
+        // Extended protocol: answered at its Execute, without a connection.
+        ExtendedMerge m = answer_bind(body);
+        m.transaction = std::move(p);
+        extended_merge_ = std::move(m);
+        co_return false;
+      }
+      break;
+  }
+  switch (p.kind) {
     case Plan::Kind::kBegin: {
       deferred_begin_ = std::string(text);
       txn_begin_sql_ = deferred_begin_;
@@ -814,6 +837,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       pending_.push_back(std::move(e));
       co_return false;
     }
+    default:
+      break;
   }
   co_return true;
 }

@@ -823,7 +823,7 @@ void ClientSession::emit_ready_synthetics(std::string& out) {
       MessageWriter(out).begin('1').end();
     } else if (k == Pending::kSyntheticClose) {
       MessageWriter(out).begin('3').end();
-    } else if (k == Pending::kSyntheticError) {
+    } else if (k == Pending::kSyntheticError || k == Pending::kSyntheticReply) {
       out += pending_.front().payload;
     } else if (k == Pending::kSyntheticQuery) {
       out += pending_.front().payload;
@@ -907,6 +907,16 @@ awaitable<void> ClientSession::message_loop() {
           body = raw.substr(5);
         }
       }
+      if (plain && coord_ && coord_->implicit && f.type == 'S') {
+        co_await answer_sync();
+        in_.consume(f.total_size);
+        continue;
+      }
+      if (plain && coord_ && f.type == 'D' && body.starts_with('S')) {
+        co_await describe_coordinated_statement(body);
+        in_.consume(f.total_size);
+        continue;
+      }
       if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
         // A coordinated transaction has no backend: pgrange answers these itself.
         bool ok = coordinated_message(f.type, body, raw, out);
@@ -986,6 +996,18 @@ awaitable<void> ClientSession::message_loop() {
   }
 }
 
+awaitable<void> ClientSession::answer_sync() {
+  unsynced_ = false;  // no backend waits for this Sync
+  std::string z;
+  emit_ready_synthetics(z);  // what was answered before comes first
+  if (coord_ && coord_->implicit) {
+    // The extended protocol's implicit transaction ends at its Sync.
+    if (auto e = co_await end_implicit_transaction(!coord_->failed)) write_error(z, *e);
+  }
+  write_ready_for_query(z, txn_status_);
+  channel_.send(std::move(z));
+}
+
 awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
                                               std::string_view raw, std::string& out) {
   SPDLOG_TRACE("session {}: client '{}' backend={} pending={}", key_pid_, type, backend_ != nullptr,
@@ -1022,15 +1044,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
     if (type != 'S') co_return true;
     skip_until_sync_ = false;
     if (!backend_) {
-      unsynced_ = false;  // no backend waits for this Sync
-      std::string z;
-      emit_ready_synthetics(z);  // what was answered before the error comes first
-      if (coord_ && coord_->implicit) {
-        // The extended protocol's implicit transaction ends at its Sync.
-        if (auto e = co_await end_implicit_transaction(!coord_->failed)) write_error(z, *e);
-      }
-      write_ready_for_query(z, txn_status_);
-      channel_.send(std::move(z));
+      co_await answer_sync();
       co_return true;
     }
     // With a backend, the Sync goes through so its ReadyForQuery comes in order.
@@ -1041,6 +1055,17 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
   }
   if ((type == 'd' || type == 'c' || type == 'f') && !backend_) {
     co_return true;  // copy data after the COPY already ended: PostgreSQL ignores it too
+  }
+  if (type == 'S' && !backend_ && !coord_ &&
+      std::all_of(pending_.begin(), pending_.end(),
+                  [](const PendingEntry& e) { return e.kind >= Pending::kSyntheticParse; })) {
+    // Nothing reached a connection since the last Sync (all answered by pgrange): so is this.
+    unsynced_ = false;
+    std::string z;
+    emit_ready_synthetics(z);
+    write_ready_for_query(z, txn_status_);
+    channel_.send(std::move(z));
+    co_return true;
   }
   if (!backend_) {
     if (!co_await ensure_backend(out)) {

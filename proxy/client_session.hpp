@@ -70,6 +70,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     kSyntheticParse,  ///< answer ParseComplete without the backend (statement already there)
     kSyntheticClose,  ///< answer CloseComplete without the backend
     kSyntheticError,  ///< answer an ErrorResponse pgrange raised (payload holds it)
+    kSyntheticReply,  ///< answer messages pgrange made or relayed (payload holds them)
     kSyntheticQuery,  ///< answer a whole simple Query without the backend (payload + RFQ)
   };
   struct PendingEntry {
@@ -282,6 +283,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     bool bind_answered = false;  ///< BindComplete already sent
     /// A statement of a coordinated transaction (not a merge): its plan and text.
     std::optional<Plan> coordinated;
+    /// BEGIN, COMMIT or ROLLBACK pgrange answers without a connection (kBegin, kEnd).
+    std::optional<Plan> transaction;
     /// DDL pgrange runs at the Execute (kBroadcast, kCreateIndex, kDropIndex).
     std::optional<Plan> utility;
     std::string statement_text;
@@ -451,6 +454,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
   bool coordinated_message(char type, std::string_view body, std::string_view raw,
                            std::string& out);
+  /// A Sync no connection waits for: what pgrange answered before it, the end of the extended
+  /// protocol's implicit transaction over several shards (if one is open), ReadyForQuery.
+  awaitable<void> answer_sync();
+  /// Describe of a prepared statement ('S') in a coordinated transaction: asked of a part in
+  /// the transaction under a name of pgrange's own; its ParameterDescription (the client's
+  /// parameters only) and RowDescription or NoData are answered in order.
+  awaitable<void> describe_coordinated_statement(std::string_view body);
   /// The coordinated transaction's connections as parts in their transactions (coord_ ends).
   std::vector<TxnPart> take_coordinated_parts();
   /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or

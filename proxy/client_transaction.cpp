@@ -572,6 +572,102 @@ bool ClientSession::coordinated_message(char type, std::string_view body, std::s
   }
 }
 
+awaitable<void> ClientSession::describe_coordinated_statement(std::string_view body) {
+  BodyReader br(body);
+  char what = 0;
+  std::string_view name;
+  br.byte(what);
+  br.cstr(name);
+  PendingEntry entry;
+  entry.kind = Pending::kSyntheticReply;
+  auto fail = [&](std::string error_body) {
+    entry.kind = Pending::kSyntheticError;
+    entry.payload.clear();
+    MessageWriter(entry.payload).begin('E').bytes(error_body).end();
+    coord_->failed = true;
+    txn_status_ = 'E';
+    skip_until_sync_ = true;
+  };
+  auto fail_with = [&](const Error& e) {
+    std::string m;
+    write_error(m, e);
+    fail(m.substr(5));
+  };
+  std::string_view tail = unnamed_tail_;
+  int16_t made = 0;
+  if (auto it = made_params_.find(std::string(name)); it != made_params_.end()) {
+    made = it->second.made;
+  }
+  if (!name.empty()) {
+    auto it = statements_.find(std::string(name));
+    tail = it == statements_.end() ? std::string_view{} : std::string_view(it->second.parse_tail);
+  }
+  if (tail.empty()) {
+    fail_with(
+        Error::make("26000", "prepared statement \"" + std::string(name) + "\" does not exist"));
+  } else if (coord_->failed) {
+    fail_with(aborted_transaction_error());
+  } else {
+    // Asked of a part in the transaction, which sees the tables the block made.
+    int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      fail_with(part.error());
+    } else {
+      const std::string own = "pgrange_describe";
+      std::string request;
+      MessageWriter(request)
+          .begin('P')
+          .cstr(own)
+          .cstr(tail.substr(0, tail.find('\0')))
+          .bytes(parameter_types(name))
+          .end();
+      MessageWriter(request).begin('D').byte('S').cstr(own).end();
+      MessageWriter(request).begin('C').byte('S').cstr(own).end();
+      MessageWriter(request).begin('S').end();
+      BackendConnection& conn = **part;
+      if (auto e = co_await start_request(conn, std::move(request))) {
+        conn.mark_broken();
+        fail_with(*e);
+      } else {
+        for (;;) {
+          char type = 0;
+          std::string reply;
+          if (auto r = co_await conn.read_message(type, reply); !r) {
+            conn.mark_broken();
+            fail_with(r.error());
+            break;
+          }
+          if (type == 'Z') break;
+          if (type == 'E' && entry.kind != Pending::kSyntheticError) fail(reply);
+          if (entry.kind == Pending::kSyntheticError) continue;
+          if (type == 't') {
+            // The client's parameters only: those pgrange fills come last.
+            BodyReader pr(reply);
+            int16_t n = 0;
+            if (pr.i16(n) && made > 0 && n >= made) {
+              auto keep = static_cast<int16_t>(n - made);
+              MessageWriter(entry.payload)
+                  .begin('t')
+                  .i16(keep)
+                  .bytes(std::string_view(reply).substr(2, static_cast<size_t>(keep) * 4))
+                  .end();
+              continue;
+            }
+          }
+          if (type == 't' || type == 'T' || type == 'n') {
+            MessageWriter(entry.payload).begin(type).bytes(reply).end();
+          }
+        }
+      }
+    }
+  }
+  pending_.push_back(std::move(entry));
+  std::string out;
+  emit_ready_synthetics(out);
+  if (!out.empty()) channel_.send(std::move(out));
+}
+
 bool ClientSession::scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql) {
   for (const sql::StatementInfo& s : infos) {
     bool dml = s.kind == sql::StatementKind::kSelect || s.kind == sql::StatementKind::kInsert ||

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "tests/support/shard_cluster.hpp"
 
@@ -289,6 +292,73 @@ TEST_F(CoordinatedBlockTest, QueryStringsOfSeveralStatementsRunAsOneTransaction)
       "COMMIT",
       "SELECT id, v FROM t WHERE id IN (64, 65, 264, 265) ORDER BY id",
   });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+/// Sends each statement (with its parameters) in one pipeline, one Sync at the end, as pgjdbc
+/// sends a batch: each one's outcome, then what the Sync brought.
+std::vector<std::string> pipeline(PGconn* c,
+                                  const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::vector<std::string> out;
+  if (PQenterPipelineMode(c) != 1) return {"cannot enter pipeline mode"};
+  for (const auto& [sql, param] : rows) {
+    const char* values[] = {param.c_str()};
+    if (PQsendQueryParams(c, sql.c_str(), param.empty() ? 0 : 1, nullptr, values, nullptr, nullptr,
+                          0) != 1) {
+      out.push_back(std::string("cannot send: ") + PQerrorMessage(c));
+    }
+  }
+  if (PQpipelineSync(c) != 1) out.push_back("cannot sync");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PGresult* res = PQgetResult(c);
+    if (res == nullptr) {
+      out.push_back("no result");
+      continue;
+    }
+    const char* code = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    out.push_back(PQresultStatus(res) == PGRES_FATAL_ERROR
+                      ? std::string("ERROR ") + (code ? code : "?")
+                      : std::string(PQcmdStatus(res)));
+    PQclear(res);
+    if (PGresult* end = PQgetResult(c)) {
+      out.push_back("unexpected result");
+      PQclear(end);
+    }
+  }
+  PGresult* sync = PQgetResult(c);
+  out.push_back(sync != nullptr && PQresultStatus(sync) == PGRES_PIPELINE_SYNC ? "sync"
+                                                                               : "no sync");
+  PQclear(sync);
+  PQexitPipelineMode(c);
+  return out;
+}
+
+TEST_F(CoordinatedBlockTest, EveryStatementOfAPipelineRunsInATransactionOverSeveralShards) {
+  // pgjdbc's executeBatch: every row's Bind and Execute, then one Sync. Each must run.
+  const std::string insert = "INSERT INTO t VALUES ($1::int8, 9, 'pipelined')";
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (int id : {2001, 2150, 2250, -2001, 2002}) rows.emplace_back(insert, std::to_string(id));
+  rows.emplace_back("UPDATE t SET v = v + 1 WHERE note = 'pipelined'", "");
+  std::vector<std::string> want(5, "INSERT 0 1");
+  want.push_back("UPDATE 5");
+  want.push_back("sync");
+  // Inside a block over several shards (pgjdbc with autocommit off).
+  for (bool block : {true}) {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    if (block) {
+      ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+      ASSERT_TRUE(pq_exec(c.get(), "UPDATE t SET v = v WHERE id IN (10, 150)").ok());
+    }
+    EXPECT_EQ(pipeline(c.get(), rows), want);
+    if (block) {
+      ASSERT_TRUE(pq_exec(c.get(), "COMMIT").ok());
+    }
+    auto other = cluster_->client();
+    SqlResult left =
+        pq_exec(other.get(), "SELECT count(*), sum(v) FROM t WHERE note = 'pipelined'");
+    EXPECT_EQ(left.at(0, 0) + "|" + left.at(0, 1), "5|50") << left.message;
+    ASSERT_TRUE(pq_exec(other.get(), "DELETE FROM t WHERE note = 'pipelined'").ok());
+  }
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
