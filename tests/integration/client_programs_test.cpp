@@ -1,0 +1,115 @@
+// Programs written the way applications use their client libraries, run through pgrange over
+// three real PostgreSQL 15 shards with the tables split and spread, and against one plain
+// PostgreSQL (database "ref"): the same output, line by line. psycopg2 (Debian's
+// python3-psycopg2) with autocommit off, its default: every statement inside a transaction
+// block, migrations included. JDBC (Debian's libpostgresql-jdbc-java): the extended query
+// protocol for everything, server-side prepared statements, batches, getGeneratedKeys.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/process.hpp"
+#include "tests/support/side_by_side.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+class ClientProgramsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options o;
+    o.databases = {"app", "ref"};
+    cluster_ = ShardCluster::start(o).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  /// The program's output (stdout and stderr); a failing exit is a test failure.
+  static std::string run(const std::vector<std::string>& argv) {
+    int code = 0;
+    std::string out = run_command(argv, "", &code);
+    EXPECT_EQ(code, 0) << out;
+    return out;
+  }
+
+  /// A field of a libpq connection string ("" when absent; values without spaces).
+  static std::string field(const std::string& dsn, const std::string& name) {
+    size_t at = dsn.find(name + "=");
+    if (at == std::string::npos) return "";
+    at += name.size() + 1;
+    return dsn.substr(at, dsn.find(' ', at) - at);
+  }
+
+  static ShardCluster* cluster_;
+};
+
+ShardCluster* ClientProgramsTest::cluster_ = nullptr;
+
+TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
+  const std::string program = PGRANGE_SOURCE_DIR "/tests/integration/clients/psycopg2_app.py";
+  const std::string pgrange = cluster_->proxy().dsn();
+  const std::string reference = cluster_->shard(0).dsn("ref");
+  std::string migrated = run({"/usr/bin/python3", program, pgrange, "migrate"});
+  EXPECT_EQ(migrated, run({"/usr/bin/python3", program, reference, "migrate"}));
+  EXPECT_NE(migrated.find("migrated: True"), std::string::npos) << migrated;
+  // The new tables are pgrange's: split and spread over the shards before the work starts.
+  SideBySide s(*cluster_);
+  s.spread("customers", "(2), (4)");
+  s.spread("orders", "(10), (25)");
+  s.spread("line_items", "(10), (25)");
+  s.spread("events", "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
+  std::string got = run({"/usr/bin/python3", program, pgrange, "work"});
+  std::string want = run({"/usr/bin/python3", program, reference, "work"});
+  EXPECT_EQ(got, want);
+  EXPECT_NE(want.find("failing step: 42P01"), std::string::npos) << want;
+  // The rows really are spread, and the failed migration left nothing on any shard.
+  for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM orders")) {
+    EXPECT_NE(n, "0");
+  }
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM audit"), 2);
+  s.same("SELECT * FROM orders ORDER BY id");
+  s.same("SELECT * FROM line_items ORDER BY order_id, line");
+  s.same("SELECT * FROM customers ORDER BY id");
+}
+
+TEST_F(ClientProgramsTest, JdbcProgram) {
+  // Compiled here, with the driver on the class path.
+  const std::string jar = "/usr/share/java/postgresql.jar";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "pgrange-jdbc-app";
+  std::filesystem::create_directories(dir);
+  run({"/usr/bin/javac", "-cp", jar, "-d", dir.string(),
+       PGRANGE_SOURCE_DIR "/tests/integration/clients/JdbcApp.java"});
+  const std::string classpath = jar + ":" + dir.string();
+  auto program = [&](const std::string& dsn, const std::string& phase) {
+    std::string url = "jdbc:postgresql://127.0.0.1:" + field(dsn, "port") + "/" +
+                      field(dsn, "dbname");
+    return run({"/usr/bin/java", "-cp", classpath, "JdbcApp", url, field(dsn, "user"),
+                field(dsn, "password"), phase});
+  };
+  const std::string pgrange = cluster_->proxy().dsn();
+  const std::string reference = cluster_->shard(0).dsn("ref");
+  std::string migrated = program(pgrange, "migrate");
+  EXPECT_EQ(migrated, program(reference, "migrate"));
+  EXPECT_NE(migrated.find("migrated: true"), std::string::npos) << migrated;
+  SideBySide s(*cluster_);
+  s.spread("accounts", "(4), (8)");
+  s.spread("transfers", "(7), (14)");
+  std::string got = program(pgrange, "work");
+  std::string want = program(reference, "work");
+  EXPECT_EQ(got, want);
+  EXPECT_NE(want.find("duplicate: 23505"), std::string::npos) << want;
+  for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM transfers")) {
+    EXPECT_NE(n, "0");
+  }
+  s.same("SELECT * FROM accounts ORDER BY id");
+  s.same("SELECT * FROM transfers ORDER BY id");
+}
+
+}  // namespace
+}  // namespace pgrange::testing
