@@ -63,7 +63,8 @@ TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
   s.spread("customers", "(2), (4)");
   s.spread("orders", "(10), (25)");
   s.spread("line_items", "(10), (25)");
-  s.spread("events", "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
+  s.spread("events",
+           "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
   std::string got = run({"/usr/bin/python3", program, pgrange, "work"});
   std::string want = run({"/usr/bin/python3", program, reference, "work"});
   EXPECT_EQ(got, want);
@@ -87,8 +88,8 @@ TEST_F(ClientProgramsTest, JdbcProgram) {
        PGRANGE_SOURCE_DIR "/tests/integration/clients/JdbcApp.java"});
   const std::string classpath = jar + ":" + dir.string();
   auto program = [&](const std::string& dsn, const std::string& phase) {
-    std::string url = "jdbc:postgresql://127.0.0.1:" + field(dsn, "port") + "/" +
-                      field(dsn, "dbname");
+    std::string url =
+        "jdbc:postgresql://127.0.0.1:" + field(dsn, "port") + "/" + field(dsn, "dbname");
     return run({"/usr/bin/java", "-cp", classpath, "JdbcApp", url, field(dsn, "user"),
                 field(dsn, "password"), phase});
   };
