@@ -194,7 +194,10 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         if (coord_ && !coord_->failed) skip_until_sync_ = false;
         co_return ok;
       }
-      co_return co_await run_merge(**run.merge, run.route, &run);
+      bool ok = co_await run_merge(**run.merge, run.route, &run);
+      // What follows it up to the Sync goes on, unless it failed (PostgreSQL skips to the Sync).
+      if (!run.failed) skip_until_sync_ = false;
+      co_return ok;
     }
     case 'S': {
       // A Bind without an Execute.
@@ -237,9 +240,10 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
       if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
     }
     write_error(buf, *error);
-  } else {
-    co_await stream_merge(merge, conns, ext, false, buf);
   }
+  bool failed = error.has_value();
+  if (!failed) failed = !co_await stream_merge(merge, conns, ext, false, buf);
+  if (ext != nullptr) ext->failed = failed;
   for (auto& conn : conns) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }

@@ -427,7 +427,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
   } else if (p.route.distributed_write) {
-    if (type == 'B' && !backend_ && !in_block && transaction_pooling_ && one_row) {
+    if (type == 'B' && one_row &&
+        ((!backend_ && !in_block && transaction_pooling_) || can_adopt_pipeline())) {
       // The extended protocol's implicit transaction: pgrange's own over the shards, from this
       // Execute to the Sync (client_transaction.cpp), committed there as PostgreSQL would.
       p.kind = Plan::Kind::kCoordinate;
@@ -447,8 +448,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   } else if (p.route.shards.size() > 1) {
     if (!p.merge) return refuse_with(not_supported("statement spans shards"));
-    if (in_block && (type == 'Q' || type == 'B') && can_coordinate()) {
-      // The block's own connections run it, so that it sees the block's writes.
+    if ((in_block && (type == 'Q' || type == 'B') && can_coordinate()) ||
+        (type == 'B' && can_adopt_pipeline())) {
+      // The transaction's own connections run it, so that it sees the transaction's writes.
       p.kind = Plan::Kind::kCoordinate;
     } else if (p.route.index_lookup && type == 'Q' && !backend_ && !in_block && infos.size() == 1) {
       p.kind = Plan::Kind::kIndexJoin;
@@ -462,8 +464,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
-    if (backend_ && p.shard != backend_->shard_index() && (type == 'Q' || type == 'B') &&
-        can_coordinate()) {
+    if (backend_ && p.shard != backend_->shard_index() &&
+        (((type == 'Q' || type == 'B') && can_coordinate()) ||
+         (type == 'B' && can_adopt_pipeline()))) {
       p.kind = Plan::Kind::kCoordinate;  // the transaction's second shard
     } else if (backend_ && p.shard != backend_->shard_index()) {
       return refuse_with(
@@ -506,6 +509,8 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
     coord_->failed = true;
     txn_status_ = 'E';
   }
+  if (backend_ && type != 'Q') return fail_on_backend(e, out);
+  if (!deferred_begin_.empty() && !coord_ && !backend_) txn_status_ = 'E';
   if (type == 'Q') {
     if (backend_) {
       // Fail the statement on the backend itself, so its transaction aborts as PostgreSQL's
@@ -517,7 +522,6 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
       write_query(out, raise_sql(e));
       return true;
     }
-    if (!deferred_begin_.empty()) txn_status_ = 'E';
     PendingEntry entry;
     entry.kind = Pending::kSyntheticQuery;
     write_error(entry.payload, e);
@@ -533,16 +537,9 @@ bool ClientSession::refuse(char type, const Error& e, std::string& out) {
   return true;
 }
 
-bool ClientSession::refuse_ddl_bind(const Error& e, std::string& out) {
-  if (!backend_) {
-    // A deferred BEGIN: the block is aborted as PostgreSQL's would be.
-    if (!deferred_begin_.empty() && !coord_) txn_status_ = 'E';
-    return refuse('B', e, out);
-  }
-  // The backend holds the client's transaction (a block, or the implicit one of the statements
-  // before the same Sync): fail a statement there, so that it aborts as PostgreSQL's would, and
-  // skip to the Sync. The backend's unnamed statement is pgrange's then: the client's goes
-  // there again before the client uses it.
+bool ClientSession::fail_on_backend(const Error& e, std::string& out) {
+  // The backend's unnamed statement is pgrange's then: the client's goes there again before
+  // the client uses it.
   MessageWriter(out).begin('P').cstr("").cstr(raise_sql(e)).i16(0).end();
   push(Pending::kSwallowParse);
   MessageWriter(out).begin('B').cstr("").cstr("").i16(0).i16(0).i16(0).end();
@@ -743,7 +740,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return true;
     case Plan::Kind::kWait:
     case Plan::Kind::kRefuse:
-      ok = p.ddl && type == 'B' ? refuse_ddl_bind(*p.error, out) : refuse(type, *p.error, out);
+      ok = refuse(type, *p.error, out);
       co_return false;
     case Plan::Kind::kAdmin:
       ok = co_await run_admin(*p.admin);
@@ -795,6 +792,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = co_await run_script(text, p);
       co_return false;
     case Plan::Kind::kCoordinate:
+      if (type == 'B' && !can_coordinate() && can_adopt_pipeline() &&
+          !co_await settle_pipeline(out)) {
+        // A statement before it in the pipeline failed: the shard skips to the Sync, and so
+        // does the client's pipeline (PostgreSQL answers nothing for these messages).
+        skip_until_sync_ = true;
+        co_return false;
+      }
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the statement runs at its Execute.
         ExtendedMerge m = answer_bind(body);

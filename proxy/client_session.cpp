@@ -1056,9 +1056,7 @@ awaitable<bool> ClientSession::handle_message(char type, std::string_view body,
   if ((type == 'd' || type == 'c' || type == 'f') && !backend_) {
     co_return true;  // copy data after the COPY already ended: PostgreSQL ignores it too
   }
-  if (type == 'S' && !backend_ && !coord_ &&
-      std::all_of(pending_.begin(), pending_.end(),
-                  [](const PendingEntry& e) { return e.kind >= Pending::kSyntheticParse; })) {
+  if (type == 'S' && !backend_ && !coord_ && !awaiting_backend()) {
     // Nothing reached a connection since the last Sync (all answered by pgrange): so is this.
     unsynced_ = false;
     std::string z;
@@ -1640,7 +1638,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
       if (handover_requested_ && ec == asio::error::operation_aborted) {
         // The session takes the backend over (a coordinator, or a question of its own) once
         // the replies still due have come.
-        if (pending_.empty()) {
+        if (!awaiting_backend()) {
           handover_requested_ = false;
           handed_over_ = conn;
           break;
@@ -1673,7 +1671,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
     process_backend_messages(*conn, out, release);
     if (!out.empty()) channel_.send_view(out);
     if (release || conn->broken() || closing_) break;
-    if (handover_requested_ && pending_.empty()) {
+    if (handover_requested_ && !awaiting_backend()) {
       handover_requested_ = false;
       handed_over_ = conn;
       break;

@@ -73,6 +73,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     kSyntheticReply,  ///< answer messages pgrange made or relayed (payload holds them)
     kSyntheticQuery,  ///< answer a whole simple Query without the backend (payload + RFQ)
   };
+  /// Whether pgrange answers an entry of this kind itself (no connection's reply is due).
+  static bool answered_by_pgrange(Pending kind) {
+    return kind == Pending::kSyntheticParse || kind == Pending::kSyntheticClose ||
+           kind == Pending::kSyntheticError || kind == Pending::kSyntheticReply ||
+           kind == Pending::kSyntheticQuery;
+  }
   struct PendingEntry {
     Pending kind;
     bool error = false;   ///< an ErrorResponse came for this Query
@@ -241,6 +247,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// here (answered, refused or run specially); may suspend.
   awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
                                 std::string& out, bool& ok);
+  /// Answers the message with pgrange's error `e`; the transaction it is in (the attached
+  /// connection's, a deferred BEGIN's, a coordinated one) aborts as PostgreSQL's would, and
+  /// after an extended-protocol message everything up to the Sync is skipped.
   bool refuse(char type, const Error& e, std::string& out);
   /// The analysis of the statement a Bind binds (nullptr when there is none).
   Analysis bound_analysis(std::string_view bind_body) const;
@@ -262,9 +271,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Sends the answer: ReadyForQuery ends a simple Query's; after an Execute that failed,
   /// everything up to the Sync is skipped.
   void end_answer(ExtendedMerge* ext, bool failed, std::string& out);
-  /// Refuses the Bind of DDL: the transaction it is in (the backend's, a deferred BEGIN's)
-  /// aborts as PostgreSQL's would, and everything up to the Sync is skipped.
-  bool refuse_ddl_bind(const Error& e, std::string& out);
+  /// Refuses an extended-protocol message while a connection is attached: a statement made to
+  /// fail there raises `e`, so that the transaction the connection holds (a block, or the
+  /// implicit one of the pipeline up to its Sync) aborts as PostgreSQL's would.
+  bool fail_on_backend(const Error& e, std::string& out);
   /// PostgreSQL's refusal (08P01) of a Bind pgrange answers whose parameter count is not the
   /// one the statement was parsed with.
   std::optional<Error> bind_count_error(const ExtendedMerge& m, std::string_view bind_body) const;
@@ -281,6 +291,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
+    bool failed = false;         ///< run_merge answered an error
     /// A statement of a coordinated transaction (not a merge): its plan and text.
     std::optional<Plan> coordinated;
     /// BEGIN, COMMIT or ROLLBACK pgrange answers without a connection (kBegin, kEnd).
@@ -430,6 +441,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void leave_ranges_if_idle();
   /// Whether the open transaction can become a coordinated one now.
   bool can_coordinate() const;
+  /// Whether the attached connection holds work of the pipeline since the last Sync (the
+  /// extended protocol's implicit transaction, or a block's) that pgrange can take over to
+  /// coordinate the transaction, once that work has answered (settle_pipeline).
+  bool can_adopt_pipeline() const;
+  /// Sends what is queued for the attached connection with a Flush and waits for the replies
+  /// due from it. False when the pipeline failed there meanwhile (the connection skips to the
+  /// Sync, and so must the client) or the connection is gone.
+  awaitable<bool> settle_pipeline(std::string& out);
+  /// Whether a reply from the attached connection is still due.
+  bool awaiting_backend() const;
   /// What opens the coordinated transaction on one more part: its BEGIN, the lock timeout and
   /// the savepoints and settings made so far.
   std::string coordinated_opener() const;

@@ -49,6 +49,40 @@ bool ClientSession::can_coordinate() const {
          !extended_merge_ && (!backend_ || (idle && !backend_extended_)) && txn_status_ == 'T';
 }
 
+bool ClientSession::can_adopt_pipeline() const {
+  bool implicit_or_block = (txn_status_ == 'I' && deferred_begin_.empty()) || txn_status_ == 'T';
+  return backend_ && backend_extended_ && !coord_ && implicit_or_block && transaction_pooling_ &&
+         worker_.pool_count() > 1 && !pinned() && !in_copy_ && !extended_merge_;
+}
+
+bool ClientSession::awaiting_backend() const {
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [](const PendingEntry& e) { return !answered_by_pgrange(e.kind); });
+}
+
+awaitable<bool> ClientSession::settle_pipeline(std::string& out) {
+  // A server answers Execute only at a Flush or a Sync: the statements before this one are
+  // still unanswered on the connection.
+  auto conn = backend_;
+  MessageWriter(out).begin('H').end();
+  error_code ec;
+  co_await asio::async_write(conn->socket(), asio::buffer(out), no_throw(ec));
+  out.clear();
+  if (ec) {
+    conn->mark_broken();
+    conn->socket().cancel(ec);
+    co_return false;
+  }
+  // The session's reader forwards those replies; this waits until it has (a rare path: the
+  // pipeline's statements reached a second shard).
+  asio::steady_timer timer(worker_.io());
+  while (backend_ == conn && !conn->broken() && awaiting_backend()) {
+    timer.expires_after(std::chrono::milliseconds(1));
+    co_await timer.async_wait(no_throw(ec));
+  }
+  co_return backend_ == conn && !conn->broken() && !sync_error_;
+}
+
 awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
   if (!backend_) co_return nullptr;
   if (reader_running_) {
@@ -74,8 +108,16 @@ awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
 awaitable<void> ClientSession::become_coordinated() {
   Coordinated c;
   c.begin_sql = txn_begin_sql_.empty() ? "BEGIN" : txn_begin_sql_;
+  // The extended protocol's implicit transaction on the connection (the statements of the
+  // pipeline so far) becomes a block there: PostgreSQL's BEGIN converts it.
+  bool adopt_implicit = backend_ && txn_status_ == 'I' && deferred_begin_.empty();
   auto conn = co_await take_backend();
   if (conn) {
+    if (adopt_implicit) {
+      if (auto r = co_await conn->run_simple("BEGIN"); !r) {
+        spdlog::warn("session {}: {}", key_pid_, r.error().message);
+      }
+    }
     if (auto r = co_await conn->run_simple(kSetLockTimeout); !r) {
       spdlog::warn("session {}: {}", key_pid_, r.error().message);
     }

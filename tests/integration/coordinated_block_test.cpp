@@ -362,6 +362,60 @@ TEST_F(CoordinatedBlockTest, EveryStatementOfAPipelineRunsInATransactionOverSeve
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+TEST_F(CoordinatedBlockTest, APipelineOutsideABlockIsOneImplicitTransaction) {
+  // Outside a block, what a pipeline sends up to its Sync is one implicit transaction
+  // (§55.2.4): every statement runs, and an error anywhere rolls all of it back.
+  using Rows = std::vector<std::pair<std::string, std::string>>;
+  const std::string insert = "INSERT INTO t VALUES ($1::int8, 9, 'implicit')";
+  auto rows_of = [&](std::initializer_list<int> ids) {
+    Rows rows;
+    for (int id : ids) rows.emplace_back(insert, std::to_string(id));
+    return rows;
+  };
+  std::vector<Rows> pipelines;
+  // A SELECT over several shards first, then writes on several shards.
+  Rows fan_out = {{"SELECT count(*) FROM t WHERE v = $1::int8", "3"}};
+  for (auto& r : rows_of({3001, -3001, 3150})) fan_out.push_back(r);
+  fan_out.emplace_back("UPDATE t SET v = v + 1 WHERE note = 'implicit'", "");
+  fan_out.emplace_back("SELECT count(*) FROM t WHERE note = $1", "implicit");
+  pipelines.push_back(fan_out);
+  // Several rows on one shard, then one on another.
+  pipelines.push_back(rows_of({3002, 3250, 3003, -3002}));
+  // An error after writes on two shards: nothing of the pipeline stays.
+  Rows failing = rows_of({3004, -3004, 3251});
+  failing.emplace_back(insert, "10");  // duplicate key
+  failing.emplace_back(insert, "3005");
+  pipelines.push_back(failing);
+  // An error after writes on one shard, and a SELECT over several shards in between.
+  Rows failing_one = rows_of({3006, 3007});
+  failing_one.emplace_back("SELECT count(*) FROM t WHERE note = $1", "implicit");
+  failing_one.emplace_back("SELECT 1 / $1::int8", "0");
+  pipelines.push_back(failing_one);
+  auto p = pq_connect(cluster_->proxy().dsn());
+  auto r = pq_connect(cluster_->shard(0).dsn("ref"));
+  for (size_t i = 0; i < pipelines.size(); ++i) {
+    EXPECT_EQ(pipeline(p.get(), pipelines[i]), pipeline(r.get(), pipelines[i])) << "pipeline " << i;
+    ScriptStep all = "SELECT id, v, note FROM t WHERE note = 'implicit' ORDER BY id";
+    EXPECT_EQ(answer_text(p.get(), all), answer_text(r.get(), all)) << "after pipeline " << i;
+  }
+  // Inside a block, a pipeline that starts on one shard and goes on to another.
+  for (const char* end : {"COMMIT", "ROLLBACK"}) {
+    Rows rows = rows_of({3010, -3010});
+    rows.emplace_back("SELECT count(*) FROM t WHERE note = $1", "implicit");
+    for (PGconn* c : {p.get(), r.get()}) ASSERT_TRUE(pq_exec(c, "BEGIN").ok());
+    EXPECT_EQ(pipeline(p.get(), rows), pipeline(r.get(), rows)) << end;
+    same_answers(p.get(), r.get(), {end});
+  }
+  same_answers(p.get(), r.get(), {"DELETE FROM t WHERE note = 'implicit'"});
+  // A statement pgrange refuses after writes on one shard: they roll back with it.
+  Rows refused = rows_of({3020, 3021});
+  refused.emplace_back("SELECT count(*) FROM t a JOIN t b ON a.id = b.v WHERE a.v = $1::int8", "1");
+  EXPECT_EQ(pipeline(p.get(), refused),
+            (std::vector<std::string>{"INSERT 0 1", "INSERT 0 1", "ERROR 0A000", "sync"}));
+  EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM t WHERE note = 'implicit'").at(0, 0), "0");
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
   same_answers({
       // A savepoint taken on one shard, before the block needed others.
