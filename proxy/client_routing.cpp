@@ -668,6 +668,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
     if (co_await answer_sequence_call(text, out, ok)) co_return false;
+    if (sql::names_cursor(text) && co_await run_cursor_statement(text, ok)) co_return false;
     if (auto e = copy_leaves_key(text)) {
       ok = refuse(type, *e, out);
       co_return false;
@@ -715,6 +716,28 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
                       kw == "end" || kw == "rollback" || kw == "abort";
   }
   temp_objects_ = temp_objects_ || creates_temp;
+  if (type == 'B' && coord_ && !coord_->cursors.empty()) {
+    // A cursor over several shards is read through pgrange (client_cursor.cpp), by simple
+    // queries only for now: bound, its FETCH would run on one shard.
+    std::string_view portal, stmt;
+    BodyReader b(body);
+    b.cstr(portal);
+    b.cstr(stmt);
+    auto it = statements_.find(std::string(stmt));
+    std::string_view tail = stmt.empty()              ? std::string_view(unnamed_tail_)
+                            : it != statements_.end() ? std::string_view(it->second.parse_tail)
+                                                      : std::string_view();
+    auto cursor = sql::read_cursor_statement(tail.substr(0, tail.find('\0')));
+    if (cursor && cursor->kind != sql::CursorStatement::Kind::kDeclare &&
+        (cursor->name.empty() || coord_->cursors.count(cursor->name))) {
+      ok = refuse(type,
+                  not_supported("FETCH, MOVE or CLOSE of a cursor whose query spans several "
+                                "shards through the extended query protocol is not supported yet",
+                                "send it as a simple query"),
+                  out);
+      co_return false;
+    }
+  }
   p = plan();
   if (p.kind == Plan::Kind::kWait) {
     // A range this statement writes is moving: wait until the move lets go of it.

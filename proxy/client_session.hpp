@@ -19,10 +19,12 @@
 #include "proxy/client_channel.hpp"
 #include "routing/block_catalog.hpp"
 #include "routing/range_activity.hpp"
+#include "routing/result_merge.hpp"
 #include "routing/result_set.hpp"
 #include "routing/router.hpp"
 #include "routing/table_description.hpp"
 #include "sql/admin_statement.hpp"
+#include "sql/cursor_statement.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/sequence_call.hpp"
@@ -392,6 +394,21 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       size_t catalog_steps = 0;
     };
     std::vector<Replayed> replay;
+    /// A cursor over several shards (client_cursor.cpp): a cursor of the same name on each
+    /// shard of its query, in this transaction, read forward batch by batch as the client
+    /// fetches, and merged.
+    struct Cursor {
+      std::unique_ptr<routing::ResultMerge> merge;
+      std::vector<int> shards;                    ///< the shard of each merge input
+      std::vector<std::deque<std::string>> rows;  ///< fetched from each shard, not merged yet
+      std::vector<bool> described;                ///< its RowDescription came
+      std::vector<bool> drained;                  ///< the shard's cursor has no rows left
+      std::deque<std::string> ready;              ///< merged DataRow messages, not fetched yet
+      uint64_t position = 0;                      ///< rows fetched or moved over so far
+      size_t replay_mark = 0;                     ///< replay.size() when it was declared
+      bool no_scroll = false;                     ///< declared NO SCROLL
+    };
+    std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
   };
   /// DDL inside a transaction block (client_block_ddl.cpp): run on every shard in the block's
   /// transaction, its catalog change recorded in block_catalog_; the answer (without
@@ -414,6 +431,28 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void cut_block_catalog(size_t steps);
   /// The block ended: its catalog steps are committed or gone.
   void forget_block_catalog();
+  /// DECLARE, FETCH, MOVE or CLOSE of a cursor whose query spans several shards
+  /// (client_cursor.cpp): run and answered here (true), or false for one that runs as any other
+  /// statement.
+  awaitable<bool> run_cursor_statement(std::string_view sql, bool& ok);
+  /// DECLARE … CURSOR over several shards: the cursor on each shard, in the coordinated
+  /// transaction; appends the answer (no ReadyForQuery) to `out`.
+  awaitable<void> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                 std::string& out);
+  /// FETCH or MOVE forward on a cursor over several shards; appends the answer to `out`.
+  awaitable<void> fetch_cursor(const sql::CursorStatement& stmt, std::string& out);
+  /// Moves `cursor` forward by up to `n` rows, appending their DataRow messages to `rows`
+  /// when `keep`; the number of rows moved over, or the error that failed the transaction
+  /// (a shard's ErrorResponse body in `shard_error`).
+  awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, const std::string& name,
+                                             uint64_t n, bool keep, std::string& rows,
+                                             std::optional<std::string>& shard_error);
+  /// Sends `fetch_sql` (the next batch) to the shards of `cursor`'s inputs `inputs`, then reads
+  /// their answers into cursor.rows (the first ErrorResponse's body into `shard_error`).
+  awaitable<Result<void>> fetch_cursor_batches(Coordinated::Cursor& cursor,
+                                               const std::string& fetch_sql,
+                                               std::vector<size_t> inputs,
+                                               std::optional<std::string>& shard_error);
   /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
   awaitable<void> become_coordinated();
   /// The coordinated transaction's connection on `shard`, opening the transaction there first

@@ -285,6 +285,8 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
     if (auto i = find_savepoint(info.transaction_name)) {
       c.replay.resize(*i + 1);
       cut_block_catalog(c.replay[*i].catalog_steps);  // the DDL since is undone on the shards
+      // So are the cursors declared since (PostgreSQL closes them).
+      std::erase_if(c.cursors, [&](const auto& kv) { return kv.second.replay_mark > *i; });
     }
     c.failed = false;
     txn_status_ = 'T';

@@ -875,8 +875,8 @@ std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo&
       t.construct = "statement";
       t.target = ref == s.target;
       t.writes = write && t.target;
-      bool narrows =
-          s.single_table && s.where && (t.target || s.kind == sql::StatementKind::kSelect);
+      bool narrows = s.single_table && s.where &&
+                     (t.target || s.kind == sql::StatementKind::kSelect || s.declares_cursor);
       t.where = narrows ? &*s.where : nullptr;
       t.own = s.single_table;
       t.own_write = t.writes;

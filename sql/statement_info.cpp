@@ -694,6 +694,16 @@ StatementInfo describe(const PgQuery__Node* stmt) {
     case PG_QUERY__NODE__NODE_INSERT_STMT:
       describe_insert(stmt->insert_stmt, info);
       break;
+    case PG_QUERY__NODE__NODE_DECLARE_CURSOR_STMT: {
+      info.declares_cursor = true;
+      const PgQuery__Node* q = stmt->declare_cursor_stmt->query;
+      if (info.single_table && q != nullptr && q->node_case == PG_QUERY__NODE__NODE_SELECT_STMT) {
+        if (const PgQuery__RangeVar* rv = sole_range_var(q->select_stmt)) {
+          collect_key_conditions(q->select_stmt->where_clause, rv, info);
+        }
+      }
+      break;
+    }
     case PG_QUERY__NODE__NODE_UPDATE_STMT: {
       const PgQuery__UpdateStmt* s = stmt->update_stmt;
       info.kind = StatementKind::kUpdate;

@@ -181,6 +181,9 @@ struct StatementInfo {
   bool sums_counts = false;
   /// SELECT … INTO (kind kCreateTable, create_as).
   bool select_into = false;
+  /// DECLARE … CURSOR (kind kOtherUtility): `where` and `equalities` are its query's, which
+  /// decides the shards it runs on.
+  bool declares_cursor = false;
 
   // DDL
   /// CREATE TABLE: the column definitions in order.

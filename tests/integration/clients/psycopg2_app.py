@@ -89,6 +89,19 @@ def work(conn):
     show("order 7", cur.fetchall())
     cur.execute("SELECT kind, payload FROM events ORDER BY kind")
     show("event payloads", cur.fetchall())
+    # Server-side (named) cursors, read a batch at a time: DECLARE, FETCH FORWARD n, CLOSE.
+    with conn.cursor(name="all_lines") as named:
+        named.itersize = 7
+        named.execute("SELECT order_id, line, sku FROM line_items WHERE qty > %s "
+                      "ORDER BY order_id DESC, line", (0,))
+        show("lines by cursor", [r for r in named][:3] + [named.rownumber])
+    with conn.cursor(name="per_customer") as named:
+        named.execute("SELECT customer_id, count(*) FROM orders GROUP BY customer_id "
+                      "ORDER BY customer_id")
+        show("first group", named.fetchone())
+        show("next groups", named.fetchmany(2))
+        show("other groups", named.fetchall())
+    conn.commit()
     # A unit of work with a savepoint, as ORMs nest them.
     cur.execute("UPDATE orders SET status = 'paid' WHERE customer_id = %s", (ids[0],))
     cur.execute("SAVEPOINT sp1")

@@ -152,6 +152,20 @@ TEST(StatementInfo, PgbenchSelect) {
   EXPECT_EQ(s.target, TableRef{});
 }
 
+TEST(StatementInfo, ACursorIsRoutedByItsQuery) {
+  StatementInfo s = one("DECLARE c SCROLL CURSOR FOR SELECT * FROM accounts WHERE aid = $1");
+  EXPECT_EQ(s.kind, Kind::kOtherUtility);
+  EXPECT_TRUE(s.declares_cursor);
+  EXPECT_TRUE(s.single_table);
+  EXPECT_EQ(s.equalities, (std::vector<Eq>{{"aid", param(1)}}));
+  ASSERT_TRUE(s.where.has_value());
+  s = one("DECLARE c CURSOR FOR SELECT * FROM a JOIN b USING (id) WHERE a.id = 1");
+  EXPECT_TRUE(s.declares_cursor);
+  EXPECT_FALSE(s.single_table);
+  EXPECT_TRUE(s.equalities.empty());
+  EXPECT_FALSE(one("SELECT 1").declares_cursor);
+}
+
 TEST(StatementInfo, PgbenchUpdate) {
   StatementInfo s = one("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2;");
   EXPECT_EQ(s.kind, Kind::kUpdate);

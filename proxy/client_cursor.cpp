@@ -1,0 +1,427 @@
+// ClientSession: cursors whose query spans several shards. DECLARE runs the query's shard SQL
+// as a cursor of the same name on each shard, inside the transaction pgrange coordinates over
+// them; FETCH and MOVE read those cursors forward a batch at a time, only from the shard the
+// merge needs next, so that pgrange holds at most a batch per shard, never the whole result.
+// The cursors are NO SCROLL and WITHOUT HOLD, PostgreSQL's defaults: reading backward and
+// keeping a cursor past its transaction are refused (0A000) for a query over several shards.
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>  // before asio/awaitable.hpp (Boost 1.74)
+
+#include "proxy/client_session.hpp"
+#include "proxy/control_plane.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "sql/quoting.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+using sql::quote_ident;
+
+/// Rows asked of one shard's cursor at a time.
+constexpr uint64_t kCursorBatch = 1000;
+
+/// Reading backward: PostgreSQL's own error for a cursor declared NO SCROLL; one it declared
+/// neither way PostgreSQL may read backward, depending on the query's plan, pgrange never.
+Error only_forward(bool no_scroll) {
+  if (!no_scroll) {
+    return not_supported(
+        "reading backward a cursor whose query spans several shards is not "
+        "supported: pgrange reads it forward only",
+        "declare a new cursor to read the rows again");
+  }
+  return Error::make("55000", "cursor can only scan forward")
+      .with_hint("Declare it with SCROLL option to enable backward scan.");
+}
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& ok) {
+  ok = true;
+  if (worker_.pool_count() < 2 || !transaction_pooling_) co_return false;
+  auto stmt = sql::read_cursor_statement(sql);
+  if (!stmt) co_return false;
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  std::string out;
+  auto answer = [&](std::string& o) {
+    write_ready_for_query(o, txn_status_);
+    channel_.send(std::move(o));
+  };
+  auto fail = [&](const Error& e) {
+    write_error(out, e);
+    if (coord_) {
+      coord_->failed = true;
+      txn_status_ = 'E';
+    } else if (in_block) {
+      txn_status_ = 'E';
+    }
+  };
+  auto* cursors = coord_ ? &coord_->cursors : nullptr;
+  switch (stmt->kind) {
+    case sql::CursorStatement::Kind::kDeclare: {
+      if (cursors != nullptr && cursors->count(stmt->name)) {
+        fail(Error::make("42P03", "cursor \"" + stmt->name + "\" already exists"));
+        break;
+      }
+      // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
+      Plan plan = plan_text('Q', stmt->query);
+      bool several = plan.merge && *plan.merge && plan.route.shards.size() > 1 &&
+                     (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kMerge ||
+                      plan.kind == Plan::Kind::kIndexJoin);
+      if (!several) {
+        if (plan.kind != Plan::Kind::kRefuse || !plan.error) co_return false;
+        fail(*plan.error);
+        break;
+      }
+      if (!in_block && !stmt->hold) {
+        fail(Error::make("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
+      } else if (stmt->hold) {
+        fail(
+            not_supported("a cursor WITH HOLD whose query spans several shards is not "
+                          "supported yet",
+                          "declare it WITHOUT HOLD inside a transaction block"));
+      } else if (stmt->scroll) {
+        fail(
+            not_supported("a SCROLL cursor whose query spans several shards is not supported "
+                          "yet: pgrange reads it forward only",
+                          "declare it NO SCROLL"));
+      } else if (stmt->binary) {
+        fail(
+            not_supported("a BINARY cursor whose query spans several shards is not supported "
+                          "yet"));
+      } else if (plan.kind != Plan::Kind::kCoordinate) {
+        fail(
+            not_supported("a cursor whose query spans several shards inside a transaction "
+                          "block tied to one connection is not supported"));
+      } else {
+        co_await declare_cursor(*stmt, plan, out);
+      }
+      break;
+    }
+    case sql::CursorStatement::Kind::kFetch:
+    case sql::CursorStatement::Kind::kMove:
+      if (cursors == nullptr || !cursors->count(stmt->name)) co_return false;
+      co_await fetch_cursor(*stmt, out);
+      break;
+    case sql::CursorStatement::Kind::kClose: {
+      if (cursors == nullptr || cursors->empty()) co_return false;
+      if (!stmt->name.empty() && !cursors->count(stmt->name)) co_return false;
+      if (coord_->failed) {
+        fail(aborted_transaction_error());
+        break;
+      }
+      // CLOSE ALL closes the shards' other cursors too: every part runs it.
+      std::vector<int> shards;
+      if (stmt->name.empty()) {
+        for (const auto& [shard, conn] : coord_->parts) shards.push_back(shard);
+      } else {
+        shards = cursors->at(stmt->name).shards;
+      }
+      bool all = stmt->name.empty();
+      std::string close = all ? "CLOSE ALL" : "CLOSE " + quote_ident(stmt->name);
+      std::optional<Error> error;
+      for (int shard : shards) {
+        auto it = coord_->parts.find(shard);
+        if (it == coord_->parts.end()) continue;
+        if (auto r = co_await it->second->run_simple(close); !r && !error) error = r.error();
+      }
+      if (all) {
+        cursors->clear();
+      } else {
+        cursors->erase(stmt->name);
+      }
+      if (error) {
+        fail(*error);
+      } else {
+        MessageWriter(out).begin('C').cstr(all ? "CLOSE CURSOR ALL" : "CLOSE CURSOR").end();
+      }
+      break;
+    }
+  }
+  answer(out);
+  co_return true;
+}
+
+awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                              std::string& out) {
+  if (!coord_) co_await become_coordinated();
+  Coordinated& c = *coord_;
+  auto fail = [&](const Error& e) {
+    write_error(out, e);
+    c.failed = true;
+    txn_status_ = 'E';
+  };
+  if (c.failed) {
+    fail(aborted_transaction_error());
+    co_return;
+  }
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string declare =
+      "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR FOR " + merge.shard_sql;
+  std::vector<int> declared;
+  for (int shard : plan.route.shards) {
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      fail(part.error());
+      co_return;
+    }
+    std::string request;
+    write_query(request, declare);
+    if (auto e = co_await start_request(**part, std::move(request))) {
+      (*part)->mark_broken();
+      fail(*e);
+      co_return;
+    }
+    std::optional<std::string> shard_error;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await (*part)->read_message(type, body); !r) {
+        fail(r.error());
+        co_return;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+      if (type == 'Z') break;
+    }
+    if (shard_error) {
+      write_shard_error(out, *shard_error);
+      c.failed = true;
+      txn_status_ = 'E';
+      co_return;
+    }
+    declared.push_back(shard);
+  }
+  Coordinated::Cursor cursor;
+  cursor.merge = std::make_unique<routing::ResultMerge>(merge, declared.size());
+  cursor.shards = std::move(declared);
+  cursor.rows.resize(cursor.shards.size());
+  cursor.described.assign(cursor.shards.size(), false);
+  cursor.drained.assign(cursor.shards.size(), false);
+  cursor.replay_mark = c.replay.size();
+  cursor.no_scroll = stmt.no_scroll;
+  c.cursors.emplace(stmt.name, std::move(cursor));
+  MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, std::string& out) {
+  Coordinated& c = *coord_;
+  Coordinated::Cursor& cursor = c.cursors.at(stmt.name);
+  auto fail = [&](const Error& e) {
+    write_error(out, e);
+    c.failed = true;
+    txn_status_ = 'E';
+  };
+  if (c.failed) {
+    fail(aborted_transaction_error());
+    co_return;
+  }
+  using Direction = sql::CursorStatement::Direction;
+  bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
+  // Forward from the cursor's position: rows skipped first, then rows returned (or moved over).
+  uint64_t skip = 0;
+  uint64_t take = 0;
+  int64_t n = stmt.count;
+  switch (stmt.direction) {
+    case Direction::kForward:
+    case Direction::kBackward:
+      if (stmt.direction == Direction::kBackward) n = n == sql::CursorStatement::kAll ? -1 : -n;
+      if (n < 0) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      take = static_cast<uint64_t>(n);
+      break;
+    case Direction::kAbsolute:
+      if (n < 0 || (n == 0 && cursor.position > 0) ||
+          (n > 0 && static_cast<uint64_t>(n) < cursor.position)) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      if (n > 0 && static_cast<uint64_t>(n) > cursor.position) {
+        skip = static_cast<uint64_t>(n) - cursor.position - 1;
+        take = 1;
+      } else if (n > 0) {
+        n = 0;  // the current row again
+      }
+      break;
+    case Direction::kRelative:
+      if (n < 0) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      if (n > 0) {
+        skip = static_cast<uint64_t>(n) - 1;
+        take = 1;
+      }
+      break;
+  }
+  if (take == 0 && n == 0 && !(stmt.direction == Direction::kAbsolute && cursor.position == 0)) {
+    fail(
+        not_supported("FETCH or MOVE of the current row again, on a cursor whose query spans "
+                      "several shards, is not supported yet"));
+    co_return;
+  }
+  std::optional<std::string> shard_error;
+  std::string rows;
+  uint64_t moved = 0;
+  if (skip > 0) {
+    auto skipped = co_await advance_cursor(cursor, stmt.name, skip, false, rows, shard_error);
+    if (!skipped) {
+      if (shard_error) {
+        write_shard_error(out, *shard_error);
+        c.failed = true;
+        txn_status_ = 'E';
+      } else {
+        fail(skipped.error());
+      }
+      co_return;
+    }
+    // ABSOLUTE and RELATIVE answer for the one row they land on (none past the end).
+    if (*skipped < skip) take = 0;
+  }
+  if (take > 0) {
+    auto got = co_await advance_cursor(cursor, stmt.name, take, fetch, rows, shard_error);
+    if (!got) {
+      if (shard_error) {
+        write_shard_error(out, *shard_error);
+        c.failed = true;
+        txn_status_ = 'E';
+      } else {
+        fail(got.error());
+      }
+      co_return;
+    }
+    moved += *got;
+  }
+  if (fetch) {
+    if (!std::all_of(cursor.described.begin(), cursor.described.end(), [](bool d) { return d; })) {
+      // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
+      auto none = co_await advance_cursor(cursor, stmt.name, 0, false, rows, shard_error);
+      if (!none) {
+        if (shard_error) {
+          write_shard_error(out, *shard_error);
+          c.failed = true;
+          txn_status_ = 'E';
+        } else {
+          fail(none.error());
+        }
+        co_return;
+      }
+    }
+    MessageWriter(out).begin('T').bytes(cursor.merge->row_description()).end();
+    out += rows;
+  }
+  MessageWriter(out).begin('C').cstr((fetch ? "FETCH " : "MOVE ") + std::to_string(moved)).end();
+}
+
+awaitable<Result<void>> ClientSession::fetch_cursor_batches(
+    Coordinated::Cursor& cursor, const std::string& fetch_sql, std::vector<size_t> inputs,
+    std::optional<std::string>& shard_error) {
+  Coordinated& c = *coord_;
+  std::optional<Error> error;
+  std::vector<size_t> sent;
+  for (size_t i : inputs) {
+    std::string request;
+    write_query(request, fetch_sql);
+    BackendConnection& conn = *c.parts.at(cursor.shards[i]);
+    if (auto e = co_await start_request(conn, std::move(request))) {
+      conn.mark_broken();
+      error = *e;
+      break;
+    }
+    sent.push_back(i);
+  }
+  for (size_t i : sent) {
+    BackendConnection& conn = *c.parts.at(cursor.shards[i]);
+    uint64_t got = 0;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await conn.read_message(type, body); !r) {
+        if (!error) error = r.error();
+        break;
+      }
+      if (type == 'T' && !cursor.described[i]) {
+        if (auto d = cursor.merge->describe(i, body); !d && !error) error = d.error();
+        cursor.described[i] = true;
+      } else if (type == 'D') {
+        cursor.rows[i].push_back(std::move(body));
+        ++got;
+      } else if (type == 'E' && !shard_error) {
+        shard_error = std::move(body);
+      } else if (type == 'Z') {
+        break;
+      }
+    }
+    if (got < kCursorBatch) cursor.drained[i] = true;
+  }
+  if (shard_error && !error) error = Error::make("XX000", "a shard failed the FETCH");
+  if (error) co_return tl::unexpected(*error);
+  co_return Result<void>{};
+}
+
+awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor,
+                                                          const std::string& name, uint64_t n,
+                                                          bool keep, std::string& rows,
+                                                          std::optional<std::string>& shard_error) {
+  std::string fetch_sql =
+      "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(name);
+  // The columns first: every shard's cursor is read once before the merge hands out a row.
+  std::vector<size_t> undescribed;
+  for (size_t i = 0; i < cursor.shards.size(); ++i) {
+    if (!cursor.described[i]) undescribed.push_back(i);
+  }
+  if (!undescribed.empty()) {
+    if (auto r = co_await fetch_cursor_batches(cursor, fetch_sql, undescribed, shard_error); !r)
+      co_return tl::unexpected(r.error());
+  }
+  uint64_t moved = 0;
+  while (moved < n) {
+    if (!cursor.ready.empty()) {
+      if (keep) rows += cursor.ready.front();
+      cursor.ready.pop_front();
+      ++moved;
+      ++cursor.position;
+      continue;
+    }
+    if (cursor.merge->finished()) break;
+    if (auto wanted = cursor.merge->wanted()) {
+      size_t i = *wanted;
+      if (cursor.rows[i].empty() && !cursor.drained[i]) {
+        if (auto r = co_await fetch_cursor_batches(cursor, fetch_sql, std::vector<size_t>(1, i),
+                                                   shard_error);
+            !r)
+          co_return tl::unexpected(r.error());
+        continue;
+      }
+      if (cursor.rows[i].empty()) {
+        cursor.merge->end_of_rows(i);
+      } else {
+        auto added = cursor.merge->add_row(i, std::move(cursor.rows[i].front()));
+        cursor.rows[i].pop_front();
+        if (!added) co_return tl::unexpected(added.error());
+      }
+      continue;
+    }
+    std::string decided;
+    if (auto s = cursor.merge->step(decided); !s) co_return tl::unexpected(s.error());
+    // One DataRow message at a time, as the client fetches them.
+    for (size_t at = 0; at + 5 <= decided.size();) {
+      uint32_t len = (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 1])) << 24) |
+                     (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 2])) << 16) |
+                     (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 3])) << 8) |
+                     static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 4]));
+      cursor.ready.push_back(decided.substr(at, 1 + len));
+      at += 1 + len;
+    }
+    if (decided.empty() && !cursor.merge->wanted() && !cursor.merge->finished()) {
+      co_return tl::unexpected(Error::make("XX000", "the cursor's merge made no progress"));
+    }
+  }
+  co_return moved;
+}
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,195 @@
+// Cursors whose query spans several shards (DECLARE, FETCH, MOVE, CLOSE inside transaction
+// blocks), through pgrange over three real PostgreSQL 15 shards, compared with the same script
+// on one plain PostgreSQL database holding the same rows: every answer (status, SQLSTATE,
+// message, command tag, rows) must be the same on both.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/shard_cluster.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+class CursorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options o;
+    o.databases = {"app", "ref"};
+    cluster_ = ShardCluster::start(o);
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text)",
+                   "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 3000) g"},
+                  ShardCluster::Target::kPgrangeAndReference),
+              "");
+    ASSERT_EQ(cluster_->run_setup(
+                  {"ALTER TABLE t SPLIT AT VALUES (1000), (2000)", "ALTER TABLE t SCATTER"}),
+              "");
+    EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM t WHERE id IN (10, 1500, 2500)"),
+              (std::vector<std::string>{"1", "1", "1"}));
+  }
+  static void TearDownTestSuite() { cluster_.reset(); }
+
+  static void same_answers(const std::vector<ScriptStep>& script) {
+    auto p = pq_connect(cluster_->proxy().dsn());
+    auto r = pq_connect(cluster_->shard(0).dsn("ref"));
+    ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+    ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+    for (size_t i = 0; i < script.size(); ++i) {
+      std::string via = answer_text(p.get(), script[i]);
+      std::string direct = answer_text(r.get(), script[i]);
+      EXPECT_EQ(via, direct) << "statement " << i << ": " << script[i].sql << "\n"
+                             << first_difference(direct, via);
+    }
+    ScriptStep all = "SELECT id, v, note FROM t ORDER BY id";
+    EXPECT_EQ(answer_text(p.get(), all), answer_text(r.get(), all))
+        << "the table differs after the script";
+  }
+
+  static std::unique_ptr<ShardCluster> cluster_;
+};
+
+std::unique_ptr<ShardCluster> CursorTest::cluster_;
+
+TEST_F(CursorTest, AnOrderedCursorIsFetchedInPiecesAcrossShards) {
+  same_answers({
+      "BEGIN",
+      "DECLARE c CURSOR FOR SELECT id, v, note FROM t WHERE v < 5 ORDER BY id",
+      "FETCH 5 FROM c",
+      "FETCH NEXT FROM c",
+      "FETCH FORWARD 700 FROM c",  // from the first shard into the second
+      "MOVE 10 IN c",
+      "FETCH 3 c",
+      "FETCH ABSOLUTE 1500 FROM c",
+      "FETCH RELATIVE 2 FROM c",
+      "MOVE ABSOLUTE 1600 IN c",
+      "MOVE RELATIVE 3 IN c",
+      "FETCH ALL FROM c",
+      "FETCH c",
+      "MOVE ALL IN c",
+      "FETCH ABSOLUTE 5000 FROM c",
+      "CLOSE c",
+      "COMMIT",
+      // Backward, over the whole table, several cursors at once.
+      "BEGIN",
+      "DECLARE down CURSOR FOR SELECT id, note FROM t ORDER BY id DESC",
+      "DECLARE \"Up\" NO SCROLL CURSOR WITHOUT HOLD FOR SELECT id FROM t ORDER BY note, id",
+      "FETCH 3 FROM down",
+      "FETCH 3 FROM \"Up\"",
+      "MOVE FORWARD 1990 FROM down",
+      "FETCH 20 FROM down",
+      "FETCH 2 FROM \"Up\"",
+      "CLOSE ALL",
+      "FETCH 1 FROM down",
+      "ROLLBACK",
+  });
+}
+
+TEST_F(CursorTest, AggregatesLimitsAndTheBlocksOwnWrites) {
+  same_answers({
+      "BEGIN",
+      "DECLARE g CURSOR FOR SELECT v, count(*), sum(id), min(note) FROM t GROUP BY v ORDER BY v",
+      "FETCH 2 FROM g",
+      "FETCH ALL FROM g",
+      "DECLARE l CURSOR FOR SELECT id FROM t ORDER BY id DESC LIMIT 20 OFFSET 995",
+      "FETCH 7 FROM l",
+      "FETCH ALL FROM l",
+      "FETCH 1 FROM l",
+      // The cursor reads what the block wrote before it was declared.
+      "UPDATE t SET v = 100 WHERE id IN (10, 1500, 2500)",
+      "DELETE FROM t WHERE id IN (11, 1501)",
+      "DECLARE w CURSOR FOR SELECT id, v FROM t WHERE v = 100 OR id IN (11, 12, 1501) ORDER BY id",
+      "FETCH ALL FROM w",
+      "DECLARE n CURSOR FOR SELECT count(*) FROM t",
+      "FETCH n",
+      "COMMIT",
+      "UPDATE t SET v = id % 7 WHERE v = 100",
+      "INSERT INTO t VALUES (11, 4, 'row 11'), (1501, 3, 'row 1501')",
+  });
+}
+
+TEST_F(CursorTest, ErrorsAreThoseOfPostgreSQL) {
+  same_answers({
+      // Outside a block.
+      "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id",
+      "BEGIN",
+      "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id",
+      "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id",  // already exists
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE c NO SCROLL CURSOR FOR SELECT id FROM t ORDER BY id",
+      "FETCH 2 FROM c",
+      "FETCH BACKWARD 1 FROM c",
+      "FETCH 1 FROM c",  // the transaction is aborted
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE c NO SCROLL CURSOR FOR SELECT id FROM t ORDER BY id",
+      "FETCH 2 FROM c",
+      "FETCH ABSOLUTE 1 FROM c",
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE c CURSOR FOR SELECT id, nope FROM t ORDER BY id",
+      "ROLLBACK",
+      // Savepoints: a cursor declared after one is closed by ROLLBACK TO, one declared before
+      // keeps its position.
+      "BEGIN",
+      "DECLARE a CURSOR FOR SELECT id FROM t WHERE v = 1 ORDER BY id",
+      "SAVEPOINT s",
+      "DECLARE b CURSOR FOR SELECT id FROM t WHERE v = 2 ORDER BY id",
+      "FETCH 2 FROM a",
+      "FETCH 2 FROM b",
+      "ROLLBACK TO s",
+      "FETCH 2 FROM a",
+      "SAVEPOINT s2",
+      "FETCH 2 FROM b",
+      "ROLLBACK TO s2",
+      "DECLARE b CURSOR FOR SELECT id FROM t WHERE v = 3 ORDER BY id",
+      "FETCH 2 FROM b",
+      "COMMIT",
+  });
+}
+
+TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {
+  auto c = pq_connect(cluster_->proxy().dsn());
+  for (const char* declare : {
+           "DECLARE c SCROLL CURSOR FOR SELECT id FROM t ORDER BY id",
+           "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t ORDER BY id",
+           "DECLARE c BINARY CURSOR FOR SELECT id FROM t ORDER BY id",
+       }) {
+    ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+    SqlResult r = pq_exec(c.get(), declare);
+    EXPECT_EQ(r.sqlstate, "0A000") << declare << ": " << r.message;
+    ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  }
+  // PostgreSQL may read backward a cursor declared neither SCROLL nor NO SCROLL, depending on
+  // its plan; pgrange says it cannot.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "FETCH 2 FROM c").ok());
+  SqlResult prior = pq_exec(c.get(), "FETCH PRIOR FROM c");
+  EXPECT_EQ(prior.sqlstate, "0A000") << prior.message;
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  SqlResult hold = pq_exec(c.get(), "DECLARE h CURSOR WITH HOLD FOR SELECT id FROM t ORDER BY id");
+  EXPECT_EQ(hold.sqlstate, "0A000") << hold.message;
+  // Through the extended protocol a FETCH of such a cursor would read one shard: refused.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id").ok());
+  std::string bound = answer_text(c.get(), ScriptStep("FETCH 3 FROM c", {}));
+  EXPECT_NE(bound.find("0A000"), std::string::npos) << bound;
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  // A cursor whose query stays on one shard runs there, SCROLL and all.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  SqlResult scroll =
+      pq_exec(c.get(), "DECLARE s SCROLL CURSOR FOR SELECT id FROM t WHERE id < 50 ORDER BY id");
+  ASSERT_TRUE(scroll.ok()) << scroll.message;
+  SqlResult last = pq_exec(c.get(), "FETCH LAST FROM s");
+  EXPECT_EQ(last.at(0, 0), "49") << last.message;
+  SqlResult before = pq_exec(c.get(), "FETCH PRIOR FROM s");
+  EXPECT_EQ(before.at(0, 0), "48") << before.message;
+  ASSERT_TRUE(pq_exec(c.get(), "COMMIT").ok());
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+}  // namespace
+}  // namespace pgrange::testing
