@@ -200,6 +200,8 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   cursor.rows.resize(cursor.shards.size());
   cursor.described.assign(cursor.shards.size(), false);
   cursor.drained.assign(cursor.shards.size(), false);
+  write_query(cursor.fetch_request,
+              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
   cursor.replay_mark = c.replay.size();
   cursor.no_scroll = stmt.no_scroll;
   c.cursors.emplace(stmt.name, std::move(cursor));
@@ -268,7 +270,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   std::string rows;
   uint64_t moved = 0;
   if (skip > 0) {
-    auto skipped = co_await advance_cursor(cursor, stmt.name, skip, false, rows, shard_error);
+    auto skipped = co_await advance_cursor(cursor, skip, false, rows, shard_error);
     if (!skipped) {
       if (shard_error) {
         write_shard_error(out, *shard_error);
@@ -283,7 +285,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
     if (*skipped < skip) take = 0;
   }
   if (take > 0) {
-    auto got = co_await advance_cursor(cursor, stmt.name, take, fetch, rows, shard_error);
+    auto got = co_await advance_cursor(cursor, take, fetch, rows, shard_error);
     if (!got) {
       if (shard_error) {
         write_shard_error(out, *shard_error);
@@ -299,7 +301,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   if (fetch) {
     if (!std::all_of(cursor.described.begin(), cursor.described.end(), [](bool d) { return d; })) {
       // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
-      auto none = co_await advance_cursor(cursor, stmt.name, 0, false, rows, shard_error);
+      auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
       if (!none) {
         if (shard_error) {
           write_shard_error(out, *shard_error);
@@ -318,14 +320,13 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
 }
 
 awaitable<Result<void>> ClientSession::fetch_cursor_batches(
-    Coordinated::Cursor& cursor, const std::string& fetch_sql, std::vector<size_t> inputs,
+    Coordinated::Cursor& cursor, std::vector<size_t> inputs,
     std::optional<std::string>& shard_error) {
   Coordinated& c = *coord_;
   std::optional<Error> error;
   std::vector<size_t> sent;
   for (size_t i : inputs) {
-    std::string request;
-    write_query(request, fetch_sql);
+    std::string request = cursor.fetch_request;
     BackendConnection& conn = *c.parts.at(cursor.shards[i]);
     if (auto e = co_await start_request(conn, std::move(request))) {
       conn.mark_broken();
@@ -363,19 +364,16 @@ awaitable<Result<void>> ClientSession::fetch_cursor_batches(
   co_return Result<void>{};
 }
 
-awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor,
-                                                          const std::string& name, uint64_t n,
+awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,
                                                           bool keep, std::string& rows,
                                                           std::optional<std::string>& shard_error) {
-  std::string fetch_sql =
-      "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(name);
   // The columns first: every shard's cursor is read once before the merge hands out a row.
   std::vector<size_t> undescribed;
   for (size_t i = 0; i < cursor.shards.size(); ++i) {
     if (!cursor.described[i]) undescribed.push_back(i);
   }
   if (!undescribed.empty()) {
-    if (auto r = co_await fetch_cursor_batches(cursor, fetch_sql, undescribed, shard_error); !r)
+    if (auto r = co_await fetch_cursor_batches(cursor, undescribed, shard_error); !r)
       co_return tl::unexpected(r.error());
   }
   uint64_t moved = 0;
@@ -391,8 +389,7 @@ awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& c
     if (auto wanted = cursor.merge->wanted()) {
       size_t i = *wanted;
       if (cursor.rows[i].empty() && !cursor.drained[i]) {
-        if (auto r = co_await fetch_cursor_batches(cursor, fetch_sql, std::vector<size_t>(1, i),
-                                                   shard_error);
+        if (auto r = co_await fetch_cursor_batches(cursor, std::vector<size_t>(1, i), shard_error);
             !r)
           co_return tl::unexpected(r.error());
         continue;
@@ -422,6 +419,179 @@ awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& c
     }
   }
   co_return moved;
+}
+
+namespace {
+
+/// Splits the rest of a Bind body (after its portal and statement names) into its parameters
+/// (format codes and values) and its result format codes; false when it is malformed.
+bool split_bind(std::string_view rest, std::string_view& params, std::string_view& results) {
+  BodyReader b(rest);
+  int16_t formats = 0, values = 0;
+  if (!b.i16(formats) || formats < 0) return false;
+  for (int16_t i = 0; i < formats; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+  }
+  if (!b.i16(values) || values < 0) return false;
+  for (int16_t i = 0; i < values; ++i) {
+    int32_t len = 0;
+    std::string_view v;
+    if (!b.i32(len) || (len > 0 && !b.bytes(static_cast<size_t>(len), v))) return false;
+  }
+  size_t used = rest.size() - b.rest().size();
+  params = rest.substr(0, used);
+  results = rest.substr(used);
+  return true;
+}
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows) {
+  std::string out;
+  emit_ready_synthetics(out);
+  if (!run.bind_answered) MessageWriter(out).begin('2').end();
+  run.bind_answered = true;
+  if (!coord_) {
+    // Outside a block: pgrange's own transaction over the shards, ended at the Sync as
+    // PostgreSQL's implicit one is (the portal lives until then).
+    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
+    co_await become_coordinated();
+    coord_->implicit = implicit;
+  }
+  Coordinated& c = *coord_;
+  auto fail = [&](const Error& e) {
+    write_error(out, e);
+    c.failed = true;
+    txn_status_ = 'E';
+    skip_until_sync_ = true;
+    channel_.send(std::move(out));
+  };
+  if (c.failed) {
+    fail(aborted_transaction_error());
+    co_return true;
+  }
+  std::string_view params, results;
+  if (!split_bind(run.bind_rest, params, results)) {
+    fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
+    co_return true;
+  }
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string name = "pgrange_portal_" + std::to_string(++c.portals_made);
+  // The shards' cursors take the portal's parameters; their rows come in the client's formats.
+  std::string declare;
+  MessageWriter(declare)
+      .begin('P')
+      .cstr("")
+      .cstr("DECLARE " + name + " NO SCROLL CURSOR FOR " + merge.shard_sql)
+      .bytes(run.parameter_types)
+      .end();
+  MessageWriter(declare).begin('B').cstr("").cstr("").bytes(params).i16(0).end();
+  MessageWriter(declare).begin('E').cstr("").i32(0).end();
+  MessageWriter(declare).begin('S').end();
+  Coordinated::Cursor portal;
+  for (int shard : plan.route.shards) {
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      fail(part.error());
+      co_return true;
+    }
+    if (auto e = co_await start_request(**part, declare)) {
+      (*part)->mark_broken();
+      fail(*e);
+      co_return true;
+    }
+    std::optional<std::string> shard_error;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await (*part)->read_message(type, body); !r) {
+        fail(r.error());
+        co_return true;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+      if (type == 'Z') break;
+    }
+    if (shard_error) {
+      write_shard_error(out, *shard_error);
+      c.failed = true;
+      txn_status_ = 'E';
+      skip_until_sync_ = true;
+      channel_.send(std::move(out));
+      co_return true;
+    }
+    portal.shards.push_back(shard);
+  }
+  portal.merge = std::make_unique<routing::ResultMerge>(merge, portal.shards.size());
+  portal.rows.resize(portal.shards.size());
+  portal.described.assign(portal.shards.size(), false);
+  portal.drained.assign(portal.shards.size(), false);
+  MessageWriter(portal.fetch_request)
+      .begin('P')
+      .cstr("")
+      .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
+      .i16(0)
+      .end();
+  MessageWriter(portal.fetch_request)
+      .begin('B')
+      .cstr("")
+      .cstr("")
+      .i16(0)
+      .i16(0)
+      .bytes(results)
+      .end();
+  MessageWriter(portal.fetch_request).begin('D').byte('P').cstr("").end();
+  MessageWriter(portal.fetch_request).begin('E').cstr("").i32(0).end();
+  MessageWriter(portal.fetch_request).begin('S').end();
+  auto& held = c.portals[run.portal];
+  held = std::move(portal);
+  co_await answer_portal(held, max_rows, run.describe, out);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<void> ClientSession::continue_portal(std::string_view body) {
+  BodyReader br(body);
+  std::string_view name;
+  int32_t max_rows = 0;
+  br.cstr(name);
+  br.i32(max_rows);
+  std::string out;
+  emit_ready_synthetics(out);
+  Coordinated& c = *coord_;
+  if (c.failed) {
+    write_error(out, aborted_transaction_error());
+    skip_until_sync_ = true;
+  } else {
+    co_await answer_portal(c.portals.at(std::string(name)), max_rows, false, out);
+  }
+  channel_.send(std::move(out));
+}
+
+awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_t max_rows,
+                                             bool describe, std::string& out) {
+  uint64_t want = max_rows > 0 ? static_cast<uint64_t>(max_rows) : sql::CursorStatement::kAll;
+  std::optional<std::string> shard_error;
+  std::string rows;
+  auto got = co_await advance_cursor(portal, want, true, rows, shard_error);
+  if (!got) {
+    if (shard_error) {
+      write_shard_error(out, *shard_error);
+    } else {
+      write_error(out, got.error());
+    }
+    coord_->failed = true;
+    txn_status_ = 'E';
+    skip_until_sync_ = true;
+    co_return;
+  }
+  if (describe) MessageWriter(out).begin('T').bytes(portal.merge->row_description()).end();
+  out += rows;
+  if (max_rows > 0 && *got == want) {
+    MessageWriter(out).begin('s').end();  // PortalSuspended: the next Execute goes on
+  } else {
+    MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(*got)).end();
+  }
 }
 
 }  // namespace pgrange::proxy

@@ -175,6 +175,22 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         rowless = info.kind != sql::StatementKind::kSelect && !info.returning &&
                   info.kind != sql::StatementKind::kOtherUtility;
       }
+      bool spread = m.route.shards.size() > 1 &&
+                    ((m.coordinated && m.coordinated->merge && *m.coordinated->merge) ||
+                     (m.merge && *m.merge && transaction_pooling_ && !backend_));
+      if (max_rows != 0 && !rowless && spread) {
+        // pgjdbc's fetch size: the rows come a batch per Execute, from cursors on the shards.
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        Plan plan;
+        if (run.coordinated) {
+          plan = *run.coordinated;
+        } else {
+          plan.merge = run.merge;
+          plan.route = run.route;
+        }
+        co_return co_await run_portal(run, plan, max_rows);
+      }
       if (max_rows != 0 && !rowless) {
         give_up(Error::make(sqlstate::kFeatureNotSupported,
                             "fetching the rows of a SELECT over several shards in parts (Execute "

@@ -716,6 +716,10 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
                       kw == "end" || kw == "rollback" || kw == "abort";
   }
   temp_objects_ = temp_objects_ || creates_temp;
+  if (type == 'B' && coord_ && !coord_->portals.empty()) {
+    std::string_view portal;
+    if (BodyReader(body).cstr(portal)) coord_->portals.erase(std::string(portal));  // replaced
+  }
   if (type == 'B' && coord_ && !coord_->cursors.empty()) {
     // A cursor over several shards is read through pgrange (client_cursor.cpp), by simple
     // queries only for now: bound, its FETCH would run on one shard.

@@ -917,6 +917,14 @@ awaitable<void> ClientSession::message_loop() {
         in_.consume(f.total_size);
         continue;
       }
+      if (plain && coord_ && f.type == 'E' && !coord_->portals.empty()) {
+        std::string_view portal;
+        if (BodyReader(body).cstr(portal) && coord_->portals.count(std::string(portal))) {
+          co_await continue_portal(body);  // a portal over several shards, suspended
+          in_.consume(f.total_size);
+          continue;
+        }
+      }
       if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
         // A coordinated transaction has no backend: pgrange answers these itself.
         bool ok = coordinated_message(f.type, body, raw, out);

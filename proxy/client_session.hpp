@@ -407,8 +407,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       uint64_t position = 0;                      ///< rows fetched or moved over so far
       size_t replay_mark = 0;                     ///< replay.size() when it was declared
       bool no_scroll = false;                     ///< declared NO SCROLL
+      std::string fetch_request;                  ///< what asks a shard's cursor for its next batch
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
+    /// Portals of SELECTs over several shards run with a row limit (Execute's, as pgjdbc's
+    /// fetch size): a cursor of pgrange's own on each shard, by the client's portal name.
+    std::map<std::string, Cursor> portals;
+    uint64_t portals_made = 0;  ///< names the shards' cursors of portals
   };
   /// DDL inside a transaction block (client_block_ddl.cpp): run on every shard in the block's
   /// transaction, its catalog change recorded in block_catalog_; the answer (without
@@ -444,15 +449,24 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Moves `cursor` forward by up to `n` rows, appending their DataRow messages to `rows`
   /// when `keep`; the number of rows moved over, or the error that failed the transaction
   /// (a shard's ErrorResponse body in `shard_error`).
-  awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, const std::string& name,
-                                             uint64_t n, bool keep, std::string& rows,
+  awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, uint64_t n, bool keep,
+                                             std::string& rows,
                                              std::optional<std::string>& shard_error);
-  /// Sends `fetch_sql` (the next batch) to the shards of `cursor`'s inputs `inputs`, then reads
-  /// their answers into cursor.rows (the first ErrorResponse's body into `shard_error`).
+  /// Asks the shards of `cursor`'s inputs `inputs` for their next batch, then reads their
+  /// answers into cursor.rows (the first ErrorResponse's body into `shard_error`).
   awaitable<Result<void>> fetch_cursor_batches(Coordinated::Cursor& cursor,
-                                               const std::string& fetch_sql,
                                                std::vector<size_t> inputs,
                                                std::optional<std::string>& shard_error);
+  /// Execute with a row limit of a SELECT over several shards (`plan`, bound as `run`): the
+  /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
+  /// until the Sync outside a block); its first `max_rows` rows are answered.
+  awaitable<bool> run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows);
+  /// A later Execute of such a portal (`body`: the Execute's).
+  awaitable<void> continue_portal(std::string_view body);
+  /// Up to `max_rows` rows of `portal` (all with 0) and PortalSuspended or CommandComplete,
+  /// appended to `out` (its RowDescription first with `describe`).
+  awaitable<void> answer_portal(Coordinated::Cursor& portal, int32_t max_rows, bool describe,
+                                std::string& out);
   /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
   awaitable<void> become_coordinated();
   /// The coordinated transaction's connection on `shard`, opening the transaction there first

@@ -595,6 +595,7 @@ bool ClientSession::coordinated_message(char type, std::string_view body, std::s
       char what = 0;
       std::string_view name;
       if (br.byte(what) && br.cstr(name) && what == 'S') statements_.erase(std::string(name));
+      if (what == 'P') coord_->portals.erase(std::string(name));
       push(Pending::kSyntheticClose);
       return true;
     }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/raw_protocol.hpp"
 #include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
@@ -148,6 +149,36 @@ TEST_F(CursorTest, ErrorsAreThoseOfPostgreSQL) {
       "FETCH 2 FROM b",
       "COMMIT",
   });
+}
+
+TEST_F(CursorTest, ExecuteWithARowLimitFetchesAPortalInBatches) {
+  // pgjdbc's fetch size (a named portal in a transaction), and an unnamed portal outside one
+  // (PostgreSQL keeps it until the Sync): each Execute answers its rows, then PortalSuspended
+  // while rows are left, CommandComplete after the last.
+  const std::string spread = "SELECT id, note FROM t WHERE id % 350 = $1 ORDER BY id DESC";
+  const std::string grouped = "SELECT v, count(*), max(id) FROM t GROUP BY v ORDER BY v";
+  auto query = [](const std::string& sql) { return RawClient::message('Q', sql + '\0'); };
+  std::vector<std::string> batches = {
+      parse("", spread) + bind("", "", {"3"}) + describe('P', "") + execute("", 4) +
+          execute("", 3) + sync(),
+      parse("", grouped) + bind("", "") + execute("", 3) + execute("", 0) + sync(),
+      query("BEGIN"),
+      parse("s1", spread) + bind("C_1", "s1", {"3"}) + describe('P', "C_1") + execute("C_1", 5) +
+          sync(),
+      execute("C_1", 5) + sync(),
+      execute("C_1", 5) + sync(),
+      parse("", grouped) + bind("C_2", "") + execute("C_2", 7) + execute("C_2", 7) + sync(),
+      RawClient::message('C', std::string("PC_1") + '\0') + sync(),
+      query("UPDATE t SET note = 'seen' WHERE id IN (353, 1403, 2453)"),
+      bind("C_1", "s1", {"3"}) + execute("C_1", 2) + execute("C_1", 2) + sync(),
+      query("ROLLBACK"),
+  };
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "batch " << i;
+  EXPECT_NE(want[3].find(" s "), std::string::npos) << want[3];  // the portal was suspended
+  EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
 TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {

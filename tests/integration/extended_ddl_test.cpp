@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/raw_protocol.hpp"
 #include "tests/support/side_by_side.hpp"
 
 namespace pgrange::testing {
@@ -83,60 +84,6 @@ std::vector<std::string> pipeline(PGconn* c, const std::vector<std::string>& sta
   PQclear(sync);
   if (PQexitPipelineMode(c) != 1) out.push_back(std::string("stuck: ") + PQerrorMessage(c));
   out.push_back(exec_params(c, "SELECT 1"));
-  return out;
-}
-
-/// Extended-protocol messages, as a driver writes them.
-std::string parse(const std::string& name, const std::string& sql,
-                  std::vector<int32_t> types = {}) {
-  std::string body = name + '\0' + sql + '\0' + RawClient::i16(static_cast<int16_t>(types.size()));
-  for (int32_t t : types) body += RawClient::i32(t);
-  return RawClient::message('P', body);
-}
-std::string bind(const std::string& portal, const std::string& statement,
-                 std::vector<std::string> params = {}) {
-  std::string body = portal + '\0' + statement + '\0' + RawClient::i16(0) +
-                     RawClient::i16(static_cast<int16_t>(params.size()));
-  for (const auto& v : params) body += RawClient::i32(static_cast<int32_t>(v.size())) + v;
-  return RawClient::message('B', body + RawClient::i16(0));
-}
-std::string describe(char what, const std::string& name) {
-  return RawClient::message('D', std::string(1, what) + name + '\0');
-}
-std::string execute(const std::string& portal) {
-  return RawClient::message('E', portal + '\0' + RawClient::i32(0));
-}
-std::string sync() {
-  return RawClient::message('S', "");
-}
-
-/// What a server answers each batch with, up to each one's ReadyForQuery: the message types in
-/// order (an error's SQLSTATE after its 'E', a CommandComplete's tag after its 'C').
-std::vector<std::string> answers(int port, const std::string& user, const std::string& database,
-                                 const std::vector<std::string>& batches) {
-  std::vector<std::string> out;
-  RawClient raw(port);
-  raw.send_startup({{"user", user}, {"database", database}});
-  if (raw.read_until('Z').type != 'Z') return {"no login"};
-  for (const std::string& batch : batches) {
-    raw.send(batch);
-    std::string kinds;
-    for (;;) {
-      RawMessage m = raw.read();
-      if (m.type == 0) {
-        kinds += " <closed>";
-        break;
-      }
-      kinds += std::string(kinds.empty() ? "" : " ") + m.type;
-      if (m.type == 'E') kinds += m.fields()['C'];
-      if (m.type == 'C') kinds += "(" + m.body.substr(0, m.body.find('\0')) + ")";
-      if (m.type == 'Z') {
-        kinds += m.body;  // the transaction status
-        break;
-      }
-    }
-    out.push_back(kinds);
-  }
   return out;
 }
 

@@ -120,6 +120,25 @@ public class JdbcApp {
       show("from account 3", rows(p.executeQuery()));
     }
     c.commit();
+    // A fetch size in a transaction: the rows come a batch per Execute of a named portal.
+    try (PreparedStatement p = c.prepareStatement(
+             "SELECT id, src, dst, amount FROM transfers WHERE amount > ? ORDER BY id DESC")) {
+      p.setFetchSize(7);
+      p.setBigDecimal(1, new java.math.BigDecimal("0"));
+      show("transfers by fetch size", rows(p.executeQuery()));
+    }
+    try (Statement s = c.createStatement()) {
+      s.setFetchSize(3);
+      show("owners by fetch size",
+          rows(s.executeQuery("SELECT owner, count(*) FROM accounts GROUP BY owner ORDER BY owner")));
+      s.setFetchSize(4);
+      ResultSet r = s.executeQuery("SELECT id FROM accounts ORDER BY id");
+      r.next();
+      r.next();
+      show("two of a portal left open", r.getLong(1));
+      r.close();
+    }
+    c.commit();
     // A unit of work that fails: rolled back, nothing of it stays.
     try (Statement s = c.createStatement()) {
       s.executeUpdate("UPDATE accounts SET balance = 0");
