@@ -262,6 +262,28 @@ std::optional<Error> ControlPlane::block_ddl_refusal(const sql::StatementInfo& i
     const routing::TableDescriptor* t = v.find_table(ref.schema, ref.name);
     return t != nullptr && !t->indexes.empty();
   };
+  // A cluster-wide sequence follows such a change only once it is committed.
+  bool cluster_wide = false;
+  for (const routing::TableDescriptor& t : v.tables()) {
+    for (const routing::GeneratedKey& g : t.generated) {
+      bool named = !g.sequence_name.empty() && g.sequence_name == info.target.name &&
+                   (info.target.schema.empty() || info.target.schema == g.sequence_schema);
+      cluster_wide = cluster_wide || (info.alters_sequence && named);
+    }
+  }
+  auto generated = [&](const sql::TableRef& ref) {
+    const routing::TableDescriptor* t = v.find_table(ref.schema, ref.name);
+    return t != nullptr && !t->generated.empty();
+  };
+  if (!info.identity_changes.empty() && generated(info.target)) cluster_wide = true;
+  for (const sql::TableRef& ref : info.tables) {
+    if (info.restart_identity && generated(ref)) cluster_wide = true;
+  }
+  if (cluster_wide) {
+    return refuse(
+        "changing a sequence pgrange hands out values of (ALTER SEQUENCE, identity "
+        "options, TRUNCATE … RESTART IDENTITY)");
+  }
   if (info.kind == sql::StatementKind::kDropTable) {
     for (const sql::TableRef& ref : info.tables) {
       if (with_indexes(ref))

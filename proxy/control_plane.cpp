@@ -762,6 +762,7 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
                    (!v->readers().empty() && (info.kind == sql::StatementKind::kDropTable ||
                                               info.kind == sql::StatementKind::kAlterTable));
     if (readers && !info.temporary) refresh_readers();
+    follow_sequences(info, *v);
     switch (info.kind) {
       case sql::StatementKind::kCreateTable: {
         if (info.temporary) return std::string();

@@ -80,6 +80,12 @@ class ControlPlane : public routing::ClusterControl {
   Result<int64_t> set_sequence(const std::string& schema, const std::string& name, int64_t value,
                                bool is_called);
 
+  /// After DDL that changed sequences on every shard (ALTER SEQUENCE, identity options, TRUNCATE
+  /// … RESTART IDENTITY): the cluster-wide ones among them take the shards' new settings, and
+  /// their state too where the statement restarted them; this instance's reserved values of
+  /// them are dropped (other instances use theirs up, as other sessions do a cached sequence's
+  /// on PostgreSQL). Control thread; throws on failure.
+  void follow_sequences(const sql::StatementInfo& info, const routing::ClusterView& v);
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 

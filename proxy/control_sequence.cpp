@@ -8,6 +8,7 @@
 
 #include "proxy/control_plane.hpp"
 #include "routing/metadata_store.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 
@@ -50,6 +51,69 @@ Result<std::vector<int64_t>> ControlPlane::next_values(const std::string& schema
     cache.refill(*block);
   }
   return out;
+}
+
+void ControlPlane::follow_sequences(const sql::StatementInfo& info, const routing::ClusterView& v) {
+  // The sequences the statement changed (as relation names a shard resolves), and whether it
+  // restarted each.
+  std::vector<std::pair<std::string, bool>> changed;
+  auto rel = [](const std::string& schema, const std::string& name) {
+    return schema.empty() ? sql::quote_ident(name)
+                          : sql::quote_ident(schema) + "." + sql::quote_ident(name);
+  };
+  if (info.alters_sequence)
+    changed.emplace_back(rel(info.target.schema, info.target.name), info.restarts_sequence);
+  auto table_sequences = [&](const sql::TableRef& ref, auto&& pick) {
+    const routing::TableDescriptor* t = v.find_table(ref.schema, ref.name);
+    if (t == nullptr) return;
+    for (const routing::GeneratedKey& g : t->generated) {
+      if (g.sequence_name.empty()) continue;
+      if (auto restart = pick(g))
+        changed.emplace_back(rel(g.sequence_schema, g.sequence_name), *restart);
+    }
+  };
+  for (const auto& [column, restart] : info.identity_changes) {
+    table_sequences(info.target, [&](const routing::GeneratedKey& g) -> std::optional<bool> {
+      if (g.column != column) return std::nullopt;
+      return restart;
+    });
+  }
+  if (info.restart_identity) {
+    for (const sql::TableRef& ref : info.tables) {
+      table_sequences(ref, [](const routing::GeneratedKey& g) -> std::optional<bool> {
+        if (!g.owned) return std::nullopt;
+        return true;
+      });
+    }
+  }
+  if (changed.empty() || store_ == nullptr) return;
+  pqxx::connection conn(config_.shards.at(0).dsn);
+  pqxx::read_transaction tx(conn);
+  for (const auto& [name, restart] : changed) {
+    auto r = tx.exec(
+        "SELECT n.nspname, c.relname, s.seqincrement, s.seqmin, s.seqmax, s.seqstart, "
+        "s.seqcycle, q.last_value, q.is_called FROM pg_sequence s JOIN pg_class c ON c.oid = "
+        "s.seqrelid JOIN pg_namespace n ON n.oid = c.relnamespace, " +
+        name + " q WHERE s.seqrelid = " + tx.quote(name) + "::regclass");
+    if (r.empty()) continue;
+    const auto& row = r[0];
+    std::string schema = row[0].c_str(), seq = row[1].c_str();
+    auto done = store_->update_sequence(
+        schema, seq, [&](routing::SequenceState& s) -> Result<routing::SequenceBlock> {
+          s.increment = row[2].as<int64_t>();
+          s.min_value = row[3].as<int64_t>();
+          s.max_value = row[4].as<int64_t>();
+          s.start_value = row[5].as<int64_t>();
+          s.cycle = row[6].as<bool>();
+          if (restart) {
+            s.last_value = row[7].as<int64_t>();
+            s.is_called = row[8].as<bool>();
+          }
+          return routing::SequenceBlock{};
+        });
+    if (!done && done.error().sqlstate != "42P01") throw std::runtime_error(done.error().message);
+    sequence_caches_.erase(schema + "." + seq);
+  }
 }
 
 Result<int64_t> ControlPlane::set_sequence(const std::string& schema, const std::string& name,

@@ -649,9 +649,10 @@ Result<SequenceBlock> MetadataStore::update_sequence(
   auto block = change(state);
   if (!block) return block;
   tx.exec_params0(
-      "UPDATE pgrange_sequences SET last_value = $3, is_called = $4 WHERE schema_name = $1 AND "
-      "name = $2",
-      schema, name, state.last_value, state.is_called);
+      "UPDATE pgrange_sequences SET last_value = $3, is_called = $4, increment = $5, min_value = "
+      "$6, max_value = $7, start_value = $8, cycle = $9 WHERE schema_name = $1 AND name = $2",
+      schema, name, state.last_value, state.is_called, state.increment, state.min_value,
+      state.max_value, state.start_value, state.cycle);
   tx.commit();
   return block;
 }

@@ -68,7 +68,8 @@ class MetadataStore {
   /// (a sequence several tables share).
   void register_sequence(const std::string& schema, const std::string& name,
                          const SequenceState& state, bool replace);
-  /// Reads a sequence's state, lets `change` update it (reserve a block, setval, …) and writes
+  /// Reads a sequence's state, lets `change` update it (reserve a block, setval, ALTER
+  /// SEQUENCE's settings, …) and writes
   /// it back, in one transaction holding the sequence's row: every instance sees each change
   /// whole. 42P01 for a sequence the store does not know; `change`'s error leaves it as it was.
   Result<SequenceBlock> update_sequence(

@@ -448,6 +448,17 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
   }
 }
 
+/// Whether a list of DefElem nodes holds the option `name` (RESTART, …).
+bool has_option(PgQuery__Node* const* items, size_t n, std::string_view name) {
+  for (size_t i = 0; i < n; ++i) {
+    if (items[i]->node_case == PG_QUERY__NODE__NODE_DEF_ELEM &&
+        name == items[i]->def_elem->defname) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
   if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE) {
     // ALTER VIEW, SEQUENCE, MATERIALIZED VIEW, INDEX, FOREIGN TABLE, TYPE (composite).
@@ -496,6 +507,14 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
         }
         info.alter_other = true;
         break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_SetIdentity: {
+        const PgQuery__Node* d = cmd->def;
+        bool restart = d != nullptr && d->node_case == PG_QUERY__NODE__NODE_LIST &&
+                       has_option(d->list->items, d->list->n_items, "restart");
+        info.identity_changes.emplace_back(cmd->name, restart);
+        info.alter_other = true;
+        break;
+      }
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AddConstraint:
         if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_CONSTRAINT &&
             cmd->def->constraint->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY &&
@@ -793,7 +812,17 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.alter_other = true;
       break;
     }
+    case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT: {
+      const PgQuery__AlterSeqStmt* s = stmt->alter_seq_stmt;
+      info.kind = StatementKind::kSchemaDdl;
+      info.target = table_of(s->sequence);
+      info.if_exists = s->missing_ok;
+      info.alters_sequence = true;
+      info.restarts_sequence = has_option(s->options, s->n_options, "restart");
+      break;
+    }
     case PG_QUERY__NODE__NODE_TRUNCATE_STMT:
+      info.restart_identity = stmt->truncate_stmt->restart_seqs;
       info.kind = StatementKind::kTruncate;
       info.cascade = stmt->truncate_stmt->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
       break;

@@ -181,6 +181,14 @@ struct StatementInfo {
   bool sums_counts = false;
   /// SELECT … INTO (kind kCreateTable, create_as).
   bool select_into = false;
+  /// What the statement does to sequences, which pgrange's cluster-wide sequences must follow:
+  /// ALTER SEQUENCE (kind kSchemaDdl, `target` the sequence), with RESTART; ALTER TABLE …
+  /// ALTER COLUMN … SET identity options (each column, and whether RESTART is among them);
+  /// TRUNCATE … RESTART IDENTITY.
+  bool alters_sequence = false;
+  bool restarts_sequence = false;
+  std::vector<std::pair<std::string, bool>> identity_changes;
+  bool restart_identity = false;
   /// DECLARE … CURSOR (kind kOtherUtility): `where` and `equalities` are its query's, which
   /// decides the shards it runs on.
   bool declares_cursor = false;

@@ -285,6 +285,22 @@ void GeneratedKeyTest::same_answers(const std::string& db, bool extended) {
       "INSERT INTO e (v) VALUES ('e5') RETURNING id",
       "INSERT INTO e (v) VALUES ('e6') RETURNING id",
       "SELECT id, v FROM e ORDER BY id",
+      // DDL that restarts or changes the sequences.
+      "ALTER SEQUENCE c_id_seq RESTART WITH 500 INCREMENT BY 3",
+      "INSERT INTO c (v) VALUES ('c8') RETURNING id",
+      "SELECT nextval('c_id_seq')",
+      "INSERT INTO c (v) VALUES ('c9') RETURNING id",
+      "ALTER TABLE b ALTER COLUMN id RESTART WITH 300",
+      "INSERT INTO b (v) VALUES ('b8') RETURNING id",
+      "ALTER TABLE b ALTER COLUMN id SET INCREMENT BY 2 RESTART WITH 1000",
+      "INSERT INTO b (v) VALUES ('b9') RETURNING id",
+      "INSERT INTO b (v) VALUES ('b10') RETURNING id",
+      "TRUNCATE a RESTART IDENTITY",
+      "INSERT INTO a (v) VALUES ('again') RETURNING id",
+      "SELECT id, v FROM a ORDER BY id",
+      "ALTER SEQUENCE d_seq RESTART",
+      "INSERT INTO d (v) VALUES ('d6') RETURNING id",
+      "SELECT pg_get_serial_sequence('c', 'id')",
   };
   for (const auto& s : statements) {
     SCOPED_TRACE(s);
@@ -302,6 +318,13 @@ void GeneratedKeyTest::same_answers(const std::string& db, bool extended) {
     last = run(p.get(), "INSERT INTO e (v) VALUES ('e7')", extended);
   }
   EXPECT_EQ(last.sqlstate, "2200H");
+
+  // Inside a block a change of a cluster-wide sequence is refused: it would not follow.
+  run(p.get(), "BEGIN", extended);
+  EXPECT_EQ(run(p.get(), "ALTER SEQUENCE c_id_seq RESTART", extended).sqlstate, "0A000");
+  run(p.get(), "ROLLBACK", extended);
+  EXPECT_EQ(run(p.get(), "INSERT INTO c (v) VALUES ('c10') RETURNING id", extended).describe(),
+            "INSERT 0 1\n  509");
 
   // A sequence function inside other work is refused, not run on one shard's sequence.
   EXPECT_EQ(run(p.get(), "SELECT nextval('c_id_seq') + 1", extended).sqlstate, "0A000");

@@ -166,6 +166,21 @@ TEST(StatementInfo, ACursorIsRoutedByItsQuery) {
   EXPECT_FALSE(one("SELECT 1").declares_cursor);
 }
 
+TEST(StatementInfo, WhatDdlDoesToSequences) {
+  StatementInfo s = one("ALTER SEQUENCE public.t_id_seq RESTART WITH 5 INCREMENT BY 2");
+  EXPECT_EQ(s.kind, Kind::kSchemaDdl);
+  EXPECT_EQ(s.target, (TableRef{"public", "t_id_seq"}));
+  EXPECT_TRUE(s.alters_sequence && s.restarts_sequence);
+  s = one("ALTER SEQUENCE t_id_seq INCREMENT BY 2");
+  EXPECT_TRUE(s.alters_sequence);
+  EXPECT_FALSE(s.restarts_sequence);
+  s = one("ALTER TABLE t ALTER COLUMN id SET INCREMENT BY 3, ALTER COLUMN n RESTART");
+  EXPECT_EQ(s.identity_changes,
+            (std::vector<std::pair<std::string, bool>>{{"id", false}, {"n", true}}));
+  EXPECT_TRUE(one("TRUNCATE a, b RESTART IDENTITY").restart_identity);
+  EXPECT_FALSE(one("TRUNCATE a").restart_identity);
+}
+
 TEST(StatementInfo, PgbenchUpdate) {
   StatementInfo s = one("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2;");
   EXPECT_EQ(s.kind, Kind::kUpdate);
