@@ -258,6 +258,12 @@ std::optional<Error> ControlPlane::block_ddl_refusal(const sql::StatementInfo& i
       }
     }
   }
+  if (info.kind == sql::StatementKind::kCreateTable && info.has_like && !info.temporary &&
+      config_.shards.size() > 1) {
+    // Its unique indexes come from the other table; one without the key becomes a global index,
+    // which pgrange builds outside any transaction.
+    return refuse("CREATE TABLE (LIKE …)");
+  }
   auto with_indexes = [&](const sql::TableRef& ref) {
     const routing::TableDescriptor* t = v.find_table(ref.schema, ref.name);
     return t != nullptr && !t->indexes.empty();

@@ -388,9 +388,20 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info,
                   "CREATE TABLE … AS and SELECT … INTO are not supported through pgrange yet: "
                   "create the table, then INSERT … SELECT");
     }
+    for (const sql::TableRef& like : info.like_indexes) {
+      const routing::TableDescriptor* t = v->find_table(like.schema, like.name);
+      if (t != nullptr && !t->indexes.empty()) {
+        // Its global indexes are not indexes of the table on the shards: LIKE would not copy them.
+        return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                "CREATE TABLE (LIKE \"" + like.name +
+                                    "\" INCLUDING INDEXES) of a table with global indexes is "
+                                    "not supported yet")
+                        .with_hint("add EXCLUDING INDEXES and create the indexes after"));
+      }
+    }
     if (info.has_like_or_inherits) {
       return fail(sqlstate::kFeatureNotSupported,
-                  "CREATE TABLE with LIKE, INHERITS or PARTITION is not supported through "
+                  "CREATE TABLE with INHERITS, PARTITION or OF is not supported through "
                   "pgrange yet");
     }
   }

@@ -426,9 +426,15 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
       case PG_QUERY__NODE__NODE_CONSTRAINT:
         table_constraint(n->constraint);
         break;
-      case PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE:
-        info.has_like_or_inherits = true;
+      case PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE: {
+        // PostgreSQL's CREATE_TABLE_LIKE_INDEXES (INCLUDING INDEXES, INCLUDING ALL).
+        constexpr uint32_t kLikeIndexes = 1u << 6;
+        info.has_like = true;
+        if ((n->table_like_clause->options & kLikeIndexes) != 0) {
+          info.like_indexes.push_back(table_of(n->table_like_clause->relation));
+        }
         break;
+      }
       default:
         break;
     }

@@ -217,8 +217,12 @@ struct StatementInfo {
   /// the words its message starts with ("CREATE INDEX CONCURRENTLY", "VACUUM", "REINDEX
   /// DATABASE", …); empty for any other.
   std::string block_refusal;
-  /// CREATE TABLE (LIKE …) / INHERITS / PARTITION OF / PARTITION BY / OF type.
+  /// CREATE TABLE … INHERITS / PARTITION OF / PARTITION BY / OF type.
   bool has_like_or_inherits = false;
+  /// CREATE TABLE (LIKE …): its columns, constraints and indexes partly come from another table.
+  bool has_like = false;
+  /// The tables of its LIKE clauses that copy indexes (INCLUDING INDEXES or ALL).
+  std::vector<TableRef> like_indexes;
   std::vector<ColumnInfo> added_columns;     ///< ALTER TABLE ADD COLUMN
   std::vector<std::string> dropped_columns;  ///< ALTER TABLE DROP COLUMN
   /// ALTER TABLE t RENAME TO x; for kSchemaDdl, the new name of whatever it renames.

@@ -145,6 +145,37 @@ TEST_F(SchemaObjectsTest, ObjectsWorkOnTablesSpreadOverShards) {
   s_->refused("SELECT id FROM tc ORDER BY c, id LIMIT 5");
 }
 
+TEST_F(SchemaObjectsTest, TablesMadeLikeAnotherAreKeyedAndSplitLikeAnyOther) {
+  for (const char* sql : {
+           "CREATE TABLE like_src (id int8 PRIMARY KEY, email text, n int DEFAULT 7 CHECK (n > 0))",
+           "CREATE UNLOGGED TABLE like_all (LIKE like_src INCLUDING ALL)",
+           "CREATE TABLE like_plain (LIKE like_src, extra text)",
+           "INSERT INTO like_all (id, email) SELECT g, 'u' || g FROM generate_series(1, 60) g",
+           "INSERT INTO like_plain SELECT g, 'p' || g, g, 'x' FROM generate_series(1, 60) g",
+       }) {
+    s_->both(sql);
+  }
+  // INCLUDING ALL copied the key: the table is split and spread by it.
+  s_->spread("like_all", "(20), (40)");
+  s_->same("SELECT id, email, n FROM like_all WHERE id IN (5, 25, 45) ORDER BY id");
+  s_->same("INSERT INTO like_all (id, email, n) VALUES (61, 'bad', 0)");  // the CHECK came along
+  s_->same("INSERT INTO like_all (id, email) VALUES (25, 'again')");      // and the key
+  s_->same("SELECT count(*), sum(n) FROM like_all");
+  s_->same_contents("like_all");
+  s_->same("SELECT count(*), min(extra) FROM like_plain");
+  // A table whose unique constraint is a global index: LIKE would not copy it.
+  s_->both("CREATE TABLE like_uniq (id int8 PRIMARY KEY, email text UNIQUE)");
+  std::string refusal = s_->refused("CREATE TABLE like_u2 (LIKE like_uniq INCLUDING ALL)");
+  EXPECT_NE(refusal.find("global indexes"), std::string::npos) << refusal;
+  s_->both("CREATE TABLE like_u3 (LIKE like_uniq INCLUDING ALL EXCLUDING INDEXES)");
+  // Inside a block it is refused for now (its copied unique indexes would need global ones).
+  ASSERT_TRUE(pq_exec(s_->pgrange(), "BEGIN").ok());
+  EXPECT_EQ(pq_exec(s_->pgrange(), "CREATE TABLE like_b (LIKE like_src)").sqlstate, "0A000");
+  ASSERT_TRUE(pq_exec(s_->pgrange(), "ROLLBACK").ok());
+  // INHERITS and partitioning stay refused, with the reason.
+  s_->refused("CREATE TABLE like_child (x int) INHERITS (like_src)");
+}
+
 TEST_F(SchemaObjectsTest, SequencesCountOnTheFirstShard) {
   s_->both("CREATE SEQUENCE s_seq");
   // nextval() in a statement of its own (or with rows on the first shard) goes to one place.

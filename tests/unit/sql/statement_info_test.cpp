@@ -529,7 +529,13 @@ TEST(StatementInfo, CreateTableTypesAndKeys) {
 }
 
 TEST(StatementInfo, CreateTableLikeInherits) {
-  EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").has_like_or_inherits);
+  EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").has_like);
+  EXPECT_FALSE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").has_like_or_inherits);
+  EXPECT_FALSE(one("CREATE TABLE c (x int) INHERITS (p)").has_like);
+  EXPECT_EQ(
+      one("CREATE TABLE c (LIKE p INCLUDING ALL, LIKE q, LIKE r INCLUDING INDEXES)").like_indexes,
+      (std::vector<TableRef>{t("p"), t("r")}));
+  EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL EXCLUDING INDEXES)").like_indexes.empty());
   EXPECT_TRUE(one("CREATE TABLE c (x int) INHERITS (p)").has_like_or_inherits);
   EXPECT_TRUE(
       one("CREATE TABLE c PARTITION OF p FOR VALUES FROM (1) TO (10)").has_like_or_inherits);
