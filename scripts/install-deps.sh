@@ -33,6 +33,21 @@ else
   apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# npm's pg (node-postgres) for the client acceptance test, into .node/ (Debian's node-pg is
+# older and does not install beside a newer Node.js). Node.js itself from Debian when absent.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: Node.js and npm are missing: sudo apt-get install nodejs npm" >&2
+    exit 1
+  fi
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends nodejs npm
+fi
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -f "$root/.node/node_modules/pg/package.json" ]; then
+  echo "install-deps: npm install pg@8 into .node/"
+  npm install --prefix "$root/.node" --no-audit --no-fund --silent pg@8
+fi
+
 # PostgreSQL and PgBouncer refuse to run as root; tests run them as this system user.
 if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
   useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres

@@ -4,6 +4,8 @@
 // python3-psycopg2) with autocommit off, its default: every statement inside a transaction
 // block, migrations included. JDBC (Debian's libpostgresql-jdbc-java): the extended query
 // protocol for everything, server-side prepared statements, batches, getGeneratedKeys.
+// node-postgres (npm's pg, installed into .node/ by scripts/install-deps.sh): parameterised
+// and named statements, transactions sent as queries.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -110,6 +112,37 @@ TEST_F(ClientProgramsTest, JdbcProgram) {
   }
   s.same("SELECT * FROM accounts ORDER BY id");
   s.same("SELECT * FROM transfers ORDER BY id");
+}
+
+TEST_F(ClientProgramsTest, NodePostgresProgram) {
+  const std::string modules = PGRANGE_SOURCE_DIR "/.node/node_modules";
+  ASSERT_TRUE(std::filesystem::exists(modules + "/pg"))
+      << "npm's pg is missing: run scripts/install-deps.sh";
+  auto program = [&](const std::string& dsn, const std::string& phase) {
+    std::string password = field(dsn, "password");
+    std::string url = "postgresql://" + field(dsn, "user") + (password.empty() ? "" : ":") +
+                      password + "@127.0.0.1:" + field(dsn, "port") + "/" + field(dsn, "dbname");
+    return run({"/usr/bin/env", "NODE_PATH=" + modules, "node",
+                PGRANGE_SOURCE_DIR "/tests/integration/clients/node_app.js", url, phase});
+  };
+  const std::string pgrange = cluster_->proxy().dsn();
+  const std::string reference = cluster_->shard(0).dsn("ref");
+  std::string migrated = program(pgrange, "migrate");
+  EXPECT_EQ(migrated, program(reference, "migrate"));
+  EXPECT_NE(migrated.find("migrated: true"), std::string::npos) << migrated;
+  SideBySide s(*cluster_);
+  s.spread("node_items", "(4), (8)");
+  s.spread("node_moves",
+           "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
+  std::string got = program(pgrange, "work");
+  std::string want = program(reference, "work");
+  EXPECT_EQ(got, want);
+  EXPECT_NE(want.find("failed update: \"23514\""), std::string::npos) << want;
+  for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM node_items")) {
+    EXPECT_NE(n, "0");
+  }
+  s.same("SELECT * FROM node_items ORDER BY id");
+  s.same("SELECT item_id, delta, at_step FROM node_moves ORDER BY item_id, at_step");
 }
 
 }  // namespace
