@@ -149,11 +149,7 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
                                               std::string& out) {
   if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
-  auto fail = [&](const Error& e) {
-    write_error(out, e);
-    c.failed = true;
-    txn_status_ = 'E';
-  };
+  auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
   if (c.failed) {
     fail(aborted_transaction_error());
     co_return;
@@ -161,45 +157,10 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   const sql::MergeQuery& merge = **plan.merge;
   std::string declare =
       "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR FOR " + merge.shard_sql;
-  std::vector<int> declared;
-  for (int shard : plan.route.shards) {
-    auto part = co_await coordinated_part(shard);
-    if (!part) {
-      fail(part.error());
-      co_return;
-    }
-    std::string request;
-    write_query(request, declare);
-    if (auto e = co_await start_request(**part, std::move(request))) {
-      (*part)->mark_broken();
-      fail(*e);
-      co_return;
-    }
-    std::optional<std::string> shard_error;
-    for (;;) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await (*part)->read_message(type, body); !r) {
-        fail(r.error());
-        co_return;
-      }
-      if (type == 'E' && !shard_error) shard_error = std::move(body);
-      if (type == 'Z') break;
-    }
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-      c.failed = true;
-      txn_status_ = 'E';
-      co_return;
-    }
-    declared.push_back(shard);
-  }
+  std::string request;
+  write_query(request, declare);
   Coordinated::Cursor cursor;
-  cursor.merge = std::make_unique<routing::ResultMerge>(merge, declared.size());
-  cursor.shards = std::move(declared);
-  cursor.rows.resize(cursor.shards.size());
-  cursor.described.assign(cursor.shards.size(), false);
-  cursor.drained.assign(cursor.shards.size(), false);
+  if (!co_await open_shard_cursors(cursor, merge, plan.route.shards, request, out)) co_return;
   write_query(cursor.fetch_request,
               "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
   cursor.replay_mark = c.replay.size();
@@ -211,11 +172,7 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
 awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, std::string& out) {
   Coordinated& c = *coord_;
   Coordinated::Cursor& cursor = c.cursors.at(stmt.name);
-  auto fail = [&](const Error& e) {
-    write_error(out, e);
-    c.failed = true;
-    txn_status_ = 'E';
-  };
+  auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
   if (c.failed) {
     fail(aborted_transaction_error());
     co_return;
@@ -272,13 +229,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   if (skip > 0) {
     auto skipped = co_await advance_cursor(cursor, skip, false, rows, shard_error);
     if (!skipped) {
-      if (shard_error) {
-        write_shard_error(out, *shard_error);
-        c.failed = true;
-        txn_status_ = 'E';
-      } else {
-        fail(skipped.error());
-      }
+      fail_coordinated(skipped.error(), shard_error, out);
       co_return;
     }
     // ABSOLUTE and RELATIVE answer for the one row they land on (none past the end).
@@ -287,13 +238,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   if (take > 0) {
     auto got = co_await advance_cursor(cursor, take, fetch, rows, shard_error);
     if (!got) {
-      if (shard_error) {
-        write_shard_error(out, *shard_error);
-        c.failed = true;
-        txn_status_ = 'E';
-      } else {
-        fail(got.error());
-      }
+      fail_coordinated(got.error(), shard_error, out);
       co_return;
     }
     moved += *got;
@@ -303,13 +248,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
       // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
       auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
       if (!none) {
-        if (shard_error) {
-          write_shard_error(out, *shard_error);
-          c.failed = true;
-          txn_status_ = 'E';
-        } else {
-          fail(none.error());
-        }
+        fail_coordinated(none.error(), shard_error, out);
         co_return;
       }
     }
@@ -461,9 +400,7 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   }
   Coordinated& c = *coord_;
   auto fail = [&](const Error& e) {
-    write_error(out, e);
-    c.failed = true;
-    txn_status_ = 'E';
+    fail_coordinated(e, std::nullopt, out);
     skip_until_sync_ = true;
     channel_.send(std::move(out));
   };
@@ -490,42 +427,11 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   MessageWriter(declare).begin('E').cstr("").i32(0).end();
   MessageWriter(declare).begin('S').end();
   Coordinated::Cursor portal;
-  for (int shard : plan.route.shards) {
-    auto part = co_await coordinated_part(shard);
-    if (!part) {
-      fail(part.error());
-      co_return true;
-    }
-    if (auto e = co_await start_request(**part, declare)) {
-      (*part)->mark_broken();
-      fail(*e);
-      co_return true;
-    }
-    std::optional<std::string> shard_error;
-    for (;;) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await (*part)->read_message(type, body); !r) {
-        fail(r.error());
-        co_return true;
-      }
-      if (type == 'E' && !shard_error) shard_error = std::move(body);
-      if (type == 'Z') break;
-    }
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-      c.failed = true;
-      txn_status_ = 'E';
-      skip_until_sync_ = true;
-      channel_.send(std::move(out));
-      co_return true;
-    }
-    portal.shards.push_back(shard);
+  if (!co_await open_shard_cursors(portal, merge, plan.route.shards, declare, out)) {
+    skip_until_sync_ = true;
+    channel_.send(std::move(out));
+    co_return true;
   }
-  portal.merge = std::make_unique<routing::ResultMerge>(merge, portal.shards.size());
-  portal.rows.resize(portal.shards.size());
-  portal.described.assign(portal.shards.size(), false);
-  portal.drained.assign(portal.shards.size(), false);
   MessageWriter(portal.fetch_request)
       .begin('P')
       .cstr("")
@@ -575,13 +481,7 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
   std::string rows;
   auto got = co_await advance_cursor(portal, want, true, rows, shard_error);
   if (!got) {
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-    } else {
-      write_error(out, got.error());
-    }
-    coord_->failed = true;
-    txn_status_ = 'E';
+    fail_coordinated(got.error(), shard_error, out);
     skip_until_sync_ = true;
     co_return;
   }
@@ -592,6 +492,56 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
   } else {
     MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(*got)).end();
   }
+}
+
+void ClientSession::fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,
+                                     std::string& out) {
+  if (shard_error) {
+    write_shard_error(out, *shard_error);  // as the shard said it
+  } else {
+    write_error(out, e);
+  }
+  coord_->failed = true;
+  txn_status_ = 'E';
+}
+
+awaitable<bool> ClientSession::open_shard_cursors(Coordinated::Cursor& cursor,
+                                                  const sql::MergeQuery& merge,
+                                                  const std::vector<int>& shards,
+                                                  const std::string& request, std::string& out) {
+  for (int shard : shards) {
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      fail_coordinated(part.error(), std::nullopt, out);
+      co_return false;
+    }
+    if (auto e = co_await start_request(**part, request)) {
+      (*part)->mark_broken();
+      fail_coordinated(*e, std::nullopt, out);
+      co_return false;
+    }
+    std::optional<std::string> shard_error;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await (*part)->read_message(type, body); !r) {
+        fail_coordinated(r.error(), std::nullopt, out);
+        co_return false;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+      if (type == 'Z') break;
+    }
+    if (shard_error) {
+      fail_coordinated(Error{}, shard_error, out);
+      co_return false;
+    }
+    cursor.shards.push_back(shard);
+  }
+  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
+  cursor.rows.resize(cursor.shards.size());
+  cursor.described.assign(cursor.shards.size(), false);
+  cursor.drained.assign(cursor.shards.size(), false);
+  co_return true;
 }
 
 }  // namespace pgrange::proxy

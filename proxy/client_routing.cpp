@@ -673,6 +673,27 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *e, out);
       co_return false;
     }
+    // INSERT … SELECT whose rows pgrange must route: its query runs here, its rows become an
+    // INSERT … VALUES (client_insert_select.cpp), which goes on from here as if the client
+    // had sent it.
+    bool expanded = false;
+    if (sql::leading_keyword(text) == "insert") {
+      auto e = co_await expand_insert_select(text);
+      if (!e) {
+        ok = refuse(type, e.error(), out);
+        co_return false;
+      }
+      expanded = *e;
+    }
+    if (expanded && !expanded_answer_.empty()) {
+      std::string z;
+      emit_ready_synthetics(z);
+      z += expanded_answer_;
+      write_ready_for_query(z, txn_status_);
+      channel_.send(std::move(z));
+      co_return false;
+    }
+    if (expanded) text = expanded_sql_;
     // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
     // text.
     rewritten_message_.clear();
@@ -684,6 +705,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     if (*filled) {
       write_query(rewritten_message_, **filled);
       text = std::string_view(rewritten_message_).substr(5, (*filled)->size());
+    } else if (expanded) {
+      write_query(rewritten_message_, expanded_sql_);
     }
   } else if (type == 'P') {
     std::string_view name;

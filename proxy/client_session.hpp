@@ -457,6 +457,21 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<Result<void>> fetch_cursor_batches(Coordinated::Cursor& cursor,
                                                std::vector<size_t> inputs,
                                                std::optional<std::string>& shard_error);
+  /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
+  /// the coordinated transaction.
+  void fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,
+                        std::string& out);
+  /// Runs `request` (a DECLARE of the merge's shard query) on the coordinated transaction's
+  /// part on each of `shards`, and sets `cursor` up to merge them; false (the error answered
+  /// in `out`, the transaction failed) when a shard refuses or cannot be reached.
+  awaitable<bool> open_shard_cursors(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                                     const std::vector<int>& shards, const std::string& request,
+                                     std::string& out);
+  /// INSERT … SELECT whose rows the shards cannot make on their own (client_insert_select.cpp):
+  /// runs its query and writes the INSERT with the rows as VALUES into expanded_sql_ (true),
+  /// or, when the query found none, the answer into expanded_answer_; false for one the
+  /// shards can run as it is.
+  awaitable<Result<bool>> expand_insert_select(std::string_view sql);
   /// Execute with a row limit of a SELECT over several shards (`plan`, bound as `run`): the
   /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
   /// until the Sync outside a block); its first `max_rows` rows are answered.
@@ -712,6 +727,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The message pgrange handles instead of the client's, when it wrote values it made into the
   /// client's statement (a Query or Parse) or its Bind (empty otherwise).
   std::string rewritten_message_;
+  /// The statement expand_insert_select made of the client's, or its answer (no rows).
+  std::string expanded_sql_;
+  std::string expanded_answer_;
   /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.
   std::unordered_map<std::string, MadeParams> made_params_;
   /// The values this session's nextval() and setval() gave, by "schema.name" of the

@@ -416,6 +416,40 @@ TEST_F(CoordinatedBlockTest, APipelineOutsideABlockIsOneImplicitTransaction) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+TEST_F(CoordinatedBlockTest, InsertSelectRoutesEachRowToItsShard) {
+  ASSERT_EQ(cluster_->run_setup({"CREATE TABLE t2 (id int8 PRIMARY KEY, v int8, note text)"},
+                                ShardCluster::Target::kPgrangeAndReference),
+            "");
+  ASSERT_EQ(cluster_->run_setup(
+                {"ALTER TABLE t2 SPLIT AT VALUES (100), (200)", "ALTER TABLE t2 SCATTER"}),
+            "");
+  same_answers({
+      // Rows read from every shard, written to every shard.
+      "INSERT INTO t2 SELECT id, v, note FROM t WHERE v = 3",
+      "SELECT count(*), sum(id), min(note) FROM t2",
+      "INSERT INTO t2 SELECT id + 1000, v, 'shifted' FROM t WHERE id BETWEEN 95 AND 105 "
+      "ORDER BY id RETURNING id, note",
+      "INSERT INTO t2 (id, note) SELECT id, 'again' FROM t WHERE id IN (10, 150, 250) "
+      "ON CONFLICT (id) DO UPDATE SET note = excluded.note",
+      "INSERT INTO t2 SELECT id, v, note FROM t WHERE id = 10",  // 23505
+      "INSERT INTO t2 SELECT * FROM t WHERE false",
+      "INSERT INTO t2 (v, id) SELECT v, sum(id) FROM t GROUP BY v",
+      // Inside blocks: the query sees the block's writes, the rows go with the block.
+      "BEGIN",
+      "UPDATE t SET note = 'in block' WHERE id IN (20, 120, 220)",
+      "INSERT INTO t2 SELECT id + 2000, v, note FROM t WHERE note = 'in block'",
+      "SELECT id, note FROM t2 WHERE id > 2000 ORDER BY id",
+      "ROLLBACK",
+      "BEGIN",
+      "INSERT INTO t2 SELECT id + 3000, v, note FROM t WHERE v = 6 AND id > 150",
+      "INSERT INTO t2 SELECT id + 4000, v, note FROM t2 WHERE id BETWEEN 3150 AND 3300",
+      "COMMIT",
+      "SELECT id, v, note FROM t2 ORDER BY id",
+      "DROP TABLE t2",
+  });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
   same_answers({
       // A savepoint taken on one shard, before the block needed others.

@@ -301,12 +301,16 @@ void GeneratedKeyTest::same_answers(const std::string& db, bool extended) {
       "ALTER SEQUENCE d_seq RESTART",
       "INSERT INTO d (v) VALUES ('d6') RETURNING id",
       "SELECT pg_get_serial_sequence('c', 'id')",
+      // Rows made by a query, their keys left to the sequence (the simple protocol only).
+      "INSERT INTO c (v) SELECT v || '-copy' FROM b WHERE id < 30 ORDER BY id RETURNING id, v",
+      "SELECT id, v FROM c ORDER BY id",
   };
   for (const auto& s : statements) {
     SCOPED_TRACE(s);
     // Through the extended protocol an INSERT whose rows go to several shards is refused for
     // now (below): the rows of several are left out on both sides.
     if (extended && s.find("), (") != std::string::npos) continue;
+    if (extended && s.find(") SELECT") != std::string::npos) continue;
     Outcome want = run(pg.get(), s, extended);
     Outcome got = run(p.get(), s, extended);
     EXPECT_EQ(got.describe(), want.describe()) << proxy->log_tail(2000);
@@ -323,16 +327,18 @@ void GeneratedKeyTest::same_answers(const std::string& db, bool extended) {
   run(p.get(), "BEGIN", extended);
   EXPECT_EQ(run(p.get(), "ALTER SEQUENCE c_id_seq RESTART", extended).sqlstate, "0A000");
   run(p.get(), "ROLLBACK", extended);
-  EXPECT_EQ(run(p.get(), "INSERT INTO c (v) VALUES ('c10') RETURNING id", extended).describe(),
-            "INSERT 0 1\n  509");
+  const std::string after = "INSERT INTO c (v) VALUES ('c10') RETURNING id";
+  EXPECT_EQ(run(p.get(), after, extended).describe(), run(pg.get(), after, extended).describe());
 
   // A sequence function inside other work is refused, not run on one shard's sequence.
   EXPECT_EQ(run(p.get(), "SELECT nextval('c_id_seq') + 1", extended).sqlstate, "0A000");
   EXPECT_EQ(run(p.get(), "SELECT id, nextval('b_id_seq') FROM b", extended).sqlstate, "0A000");
   EXPECT_EQ(run(p.get(), "SELECT nextval('c_' || 'id_seq')", extended).sqlstate, "0A000");
-  // So are writes whose keys the shards' own defaults would make.
-  EXPECT_EQ(run(p.get(), "INSERT INTO c (v) SELECT v FROM b", extended).sqlstate, "0A000");
-  EXPECT_EQ(run(p.get(), "INSERT INTO c SELECT 7", extended).sqlstate, "0A000");
+  // So are writes whose keys the shards' own defaults would make (INSERT … SELECT leaving the
+  // key out gets pgrange's keys through the simple protocol: compared above).
+  if (extended) {
+    EXPECT_EQ(run(p.get(), "INSERT INTO c (v) SELECT v FROM b", extended).sqlstate, "0A000");
+  }
   EXPECT_EQ(run(p.get(), "COPY c (v) FROM STDIN", extended).sqlstate, "0A000");
   // Rows of several whose keys all fall into one range (the last) run through either protocol.
   const std::string rows = "INSERT INTO c (v) VALUES ('m1'), ('m2'), ('m3'), ('m4') RETURNING v";

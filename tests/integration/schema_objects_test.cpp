@@ -274,7 +274,7 @@ TEST_F(SchemaObjectsTest, WritesThatReadAnotherTableRunOnlyWhereItIsWhole) {
             "WHERE a.id = x.id",
             "WITH"},
            {"DELETE FROM a USING b WHERE a.id = b.id AND b.w = 'b7'", "DELETE … USING"},
-           {"INSERT INTO a SELECT id + 1000, w, 0 FROM b WHERE id < 5", "INSERT … SELECT"},
+           {"INSERT INTO a SELECT a.id + 2000, b.w, 0 FROM a JOIN b ON a.id = b.id", "JOIN"},
            {"UPDATE a SET n = (SELECT count(*) FROM u)", "subquery"},
            {"UPDATE a SET n = 0 WHERE id IN (SELECT id FROM a WHERE v = 'a3')", "subquery"},
        }) {
@@ -287,6 +287,8 @@ TEST_F(SchemaObjectsTest, WritesThatReadAnotherTableRunOnlyWhereItIsWhole) {
   s_->same("UPDATE a SET v = (SELECT w FROM b WHERE id = 10) WHERE id = 10");
   s_->same("DELETE FROM a USING b WHERE a.id = 80 AND b.id = 80 AND b.w = 'b80'");
   s_->same("INSERT INTO a VALUES (7000, (SELECT w FROM b WHERE id = 75), 1)");
+  // INSERT … SELECT runs its query through pgrange and routes each row to its shard.
+  s_->same("INSERT INTO a SELECT id + 1000, w, 0 FROM b WHERE id < 5");
   s_->same(
       "UPDATE a SET n = n + 1 WHERE id > 10 AND EXISTS (SELECT 1 FROM b WHERE id > 5 AND id < 3)");
   s_->same("SELECT a.v, b.w FROM a JOIN b ON a.id = b.id WHERE a.id = 5 AND b.id = 5");
