@@ -12,6 +12,7 @@
 
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
+#include "proxy/frame_reader.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
@@ -345,13 +346,11 @@ awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& c
     std::string decided;
     if (auto s = cursor.merge->step(decided); !s) co_return tl::unexpected(s.error());
     // One DataRow message at a time, as the client fetches them.
-    for (size_t at = 0; at + 5 <= decided.size();) {
-      uint32_t len = (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 1])) << 24) |
-                     (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 2])) << 16) |
-                     (static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 3])) << 8) |
-                     static_cast<uint32_t>(static_cast<uint8_t>(decided[at + 4]));
-      cursor.ready.push_back(decided.substr(at, 1 + len));
-      at += 1 + len;
+    for (std::string_view rest = decided;;) {
+      FrameResult fr = read_typed_frame(rest, rest.size());
+      if (fr.status != FrameStatus::kReady) break;
+      cursor.ready.emplace_back(rest.substr(0, fr.frame.total_size));
+      rest.remove_prefix(fr.frame.total_size);
     }
     if (decided.empty() && !cursor.merge->wanted() && !cursor.merge->finished()) {
       co_return tl::unexpected(Error::make("XX000", "the cursor's merge made no progress"));

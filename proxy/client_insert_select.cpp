@@ -11,6 +11,7 @@
 
 #include "proxy/client_session.hpp"
 #include "proxy/control_plane.hpp"
+#include "proxy/frame_reader.hpp"
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/insert_select.hpp"
@@ -121,14 +122,12 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   // Its rows as VALUES.
   std::string values;
   size_t rows = 0;
-  for (size_t at = 0; at + 5 <= answer.size();) {
-    char type = answer[at];
-    uint32_t len = (static_cast<uint32_t>(static_cast<uint8_t>(answer[at + 1])) << 24) |
-                   (static_cast<uint32_t>(static_cast<uint8_t>(answer[at + 2])) << 16) |
-                   (static_cast<uint32_t>(static_cast<uint8_t>(answer[at + 3])) << 8) |
-                   static_cast<uint32_t>(static_cast<uint8_t>(answer[at + 4]));
-    std::string_view body(answer.data() + at + 5, len - 4);
-    at += 1 + len;
+  for (std::string_view rest = answer;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    char type = fr.frame.type;
+    std::string_view body = fr.frame.body;
+    rest.remove_prefix(fr.frame.total_size);
     if (type == 'E') {
       ErrorFields f = parse_error_fields(body);
       co_return done(Error::make(f.sqlstate, f.message));
