@@ -31,6 +31,13 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (worker_.pool_count() < 2 || !transaction_pooling_ || pinned() || temp_objects_) {
     co_return false;
   }
+  // The analysis is cached and used again to route: an INSERT … VALUES costs nothing more.
+  const Analysis analysis = worker_.analyze(sql);
+  if (!*analysis || (*analysis)->size() != 1 ||
+      (*analysis)->front().kind != sql::StatementKind::kInsert ||
+      (*analysis)->front().insert_values) {
+    co_return false;
+  }
   auto ins = sql::read_insert_select(sql);
   if (!ins) co_return false;
   // Left as it is when the shards can run it: on one shard, making no key pgrange makes.
