@@ -33,6 +33,10 @@ size_t ClientChannel::try_write_now(std::string_view bytes) {
 }
 
 void ClientChannel::send(std::string bytes) {
+  if (divert_ != nullptr) {
+    divert_->append(bytes);
+    return;
+  }
   if (failed_ || bytes.empty()) return;
   size_t n = try_write_now(bytes);
   if (n == std::string_view::npos || n == bytes.size()) return;
@@ -46,6 +50,10 @@ void ClientChannel::send(std::string bytes) {
 }
 
 void ClientChannel::send_view(std::string_view bytes) {
+  if (divert_ != nullptr) {
+    divert_->append(bytes);
+    return;
+  }
   if (failed_ || bytes.empty()) return;
   size_t n = try_write_now(bytes);
   if (n == std::string_view::npos || n == bytes.size()) return;

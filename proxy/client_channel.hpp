@@ -24,6 +24,10 @@ class ClientChannel {
   /// written at once.
   void send_view(std::string_view bytes);
 
+  /// While `sink` is set, what is sent goes into it instead of to the client: pgrange runs
+  /// statements of its own for one of the client's and answers for them together.
+  void divert(std::string* sink) { divert_ = sink; }
+
   /// Waits until at most `limit` queued bytes remain (or the channel failed).
   awaitable<void> wait_below(size_t limit);
 
@@ -53,6 +57,7 @@ class ClientChannel {
   std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   std::string pending_;
   std::string writing_;
+  std::string* divert_ = nullptr;
   bool writer_idle_ = false;
   bool failed_ = false;
   asio::steady_timer drained_;

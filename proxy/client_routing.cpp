@@ -669,6 +669,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     if (!br.cstr(text)) co_return true;
     if (co_await answer_sequence_call(text, out, ok)) co_return false;
     if (sql::names_cursor(text) && co_await run_cursor_statement(text, ok)) co_return false;
+    if (may_create_as(text) && co_await run_create_as(text)) co_return false;
     if (auto e = copy_leaves_key(text)) {
       ok = refuse(type, *e, out);
       co_return false;

@@ -472,6 +472,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// or, when the query found none, the answer into expanded_answer_; false for one the
   /// shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
+  /// Whether `sql` may be CREATE TABLE … AS or SELECT … INTO (a cheap look at its words).
+  static bool may_create_as(std::string_view sql);
+  /// CREATE TABLE … AS or SELECT … INTO of a table pgrange spreads (client_create_as.cpp): the
+  /// table made WITH NO DATA, then filled by INSERT … SELECT, in one transaction; answered
+  /// here (true), or false for one that goes the normal way.
+  awaitable<bool> run_create_as(std::string_view sql);
   /// Execute with a row limit of a SELECT over several shards (`plan`, bound as `run`): the
   /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
   /// until the Sync outside a block); its first `max_rows` rows are answered.

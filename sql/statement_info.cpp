@@ -766,6 +766,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       info.kind = StatementKind::kCreateTable;
       info.create_as = true;
       info.select_into = s->is_select_into;
+      info.create_as_empty = s->into != nullptr && s->into->skip_data;
       info.if_not_exists = s->if_not_exists;
       if (s->into != nullptr && s->into->rel != nullptr) {
         info.target = table_of(s->into->rel);

@@ -205,6 +205,7 @@ struct StatementInfo {
   bool temporary = false;
   bool materialized = false;  ///< kCreateView: CREATE MATERIALIZED VIEW
   bool create_as = false;     ///< CREATE TABLE … AS, SELECT … INTO
+  bool create_as_empty = false;  ///< CREATE TABLE … AS … WITH NO DATA
   /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N
   /// (the session strips the clause, strip_hash_sharding, before analysis: libpg_query cannot
   /// parse it).
