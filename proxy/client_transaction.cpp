@@ -452,7 +452,14 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   // Shard by shard, in shard order (see run_distributed_write).
   bool described = false;
   std::string tag;
+  // A multi-row INSERT split over shards: its RETURNING rows are held until every shard
+  // answered, then given in the order of its VALUES rows, as PostgreSQL gives them.
+  bool reorder = info.kind == sql::StatementKind::kInsert && info.returning &&
+                 statements->size() > 1 && !route.row_shards.empty();
+  std::vector<std::string> held;
+  std::map<int, size_t> returned;
   for (const auto& [shard, statement] : *statements) {
+    if (reorder) returned[shard] = 0;
     auto it = c.parts.find(shard);
     bool opening = it == c.parts.end();
     if (opening && !c.replay.empty()) {
@@ -546,6 +553,13 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           described = true;
           break;
         case 'D':
+          if (reorder) {
+            held.push_back(std::move(body));
+            ++returned[shard];
+            break;
+          }
+          MessageWriter(out).begin(type).bytes(body).end();
+          break;
         case 'N':
           MessageWriter(out).begin(type).bytes(body).end();
           break;
@@ -564,6 +578,11 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     // The index entries of the rows it wrote, before it counts as done: a UNIQUE index's
     // violation fails the statement, as PostgreSQL's would.
     if (auto e = co_await write_coordinated_index_entries()) reply_error(*e);
+  }
+  if (!c.failed && reorder) {
+    for (const std::string& row : in_values_order(std::move(held), returned, route)) {
+      MessageWriter(out).begin('D').bytes(row).end();
+    }
   }
   if (!c.failed && !tag.empty()) MessageWriter(out).begin('C').cstr(tag).end();
   if (!c.failed) txn_status_ = 'T';

@@ -36,10 +36,6 @@ Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
   return out;
 }
 
-/// The RETURNING rows of an INSERT split by shard (`rows`: each shard's, in shard order, and
-/// `returned` of them from each) in the order of its VALUES rows, as PostgreSQL returns them
-/// (clients map the keys made back to their rows by position). Left in shard order when a
-/// shard returned another number of rows than it was sent (ON CONFLICT skipped some).
 std::vector<std::string> in_values_order(std::vector<std::string> rows,
                                          const std::map<int, size_t>& returned,
                                          const routing::Route& route) {

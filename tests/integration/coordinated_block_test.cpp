@@ -450,6 +450,24 @@ TEST_F(CoordinatedBlockTest, InsertSelectRoutesEachRowToItsShard) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+TEST_F(CoordinatedBlockTest, ReturningRowsOfAnInsertOverSeveralShardsComeInValuesOrder) {
+  // ORMs give the keys a multi-row INSERT returns to their objects by position: rows in shard
+  // order would hand each object another row's key.
+  same_answers({
+      "BEGIN",
+      "INSERT INTO t VALUES (900, 1, 'r'), (-900, 2, 'r'), (901, 3, 'r'), (-901, 4, 'r') "
+      "RETURNING id, v",
+      "INSERT INTO t VALUES (250, 1, 'u'), (10, 2, 'u'), (150, 3, 'u'), (-7, 4, 'u') "
+      "ON CONFLICT (id) DO UPDATE SET note = excluded.note RETURNING id, note",
+      "COMMIT",
+      "BEGIN",
+      "UPDATE t SET v = v WHERE id = 150",
+      "INSERT INTO t VALUES (902, 1, 'r'), (-902, 2, 'r'), (903, 3, 'r') RETURNING *",
+      "ROLLBACK",
+      "DELETE FROM t WHERE note = 'r'",
+  });
+}
+
 TEST_F(CoordinatedBlockTest, SavepointsBehaveAsInPostgreSQL) {
   same_answers({
       // A savepoint taken on one shard, before the block needed others.

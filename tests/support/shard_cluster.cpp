@@ -137,7 +137,10 @@ std::string answer_text(PGconn* conn, const ScriptStep& step) {
       }
       rows.push_back(std::move(row));
     }
-    if (step.sql.find("RETURNING") != std::string::npos) std::sort(rows.begin(), rows.end());
+    bool insert_values = step.sql.find("INSERT") < step.sql.find(" VALUES");
+    if (step.sql.find("RETURNING") != std::string::npos && !insert_values) {
+      std::sort(rows.begin(), rows.end());
+    }
     for (const auto& row : rows) out << "\n" << row;
   }
   PQclear(res);

@@ -104,7 +104,9 @@ ScriptStep ext(std::string sql, std::vector<std::string> params = {});
 
 /// Runs `step` and renders everything a client sees of its answer as text: status, command tag,
 /// SQLSTATE, message, column names and rows (NULL as <null>). The rows of a statement with
-/// RETURNING are sorted: pgrange returns them shard by shard, PostgreSQL in its scan order.
+/// RETURNING are sorted (pgrange returns them shard by shard, PostgreSQL in its scan order),
+/// except those of an INSERT … VALUES: PostgreSQL returns them in the order of its rows, and
+/// clients rely on it.
 std::string answer_text(PGconn* conn, const ScriptStep& step);
 
 }  // namespace pgrange::testing
