@@ -73,7 +73,14 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
                      (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kMerge ||
                       plan.kind == Plan::Kind::kIndexJoin);
       if (!several) {
-        if (plan.kind != Plan::Kind::kRefuse || !plan.error) co_return false;
+        if (plan.kind != Plan::Kind::kRefuse || !plan.error) {
+          // It runs the normal way, on its one shard: its FETCH and CLOSE must go there too.
+          if (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1) {
+            if (!coord_) co_await become_coordinated();
+            coord_->shard_cursors[stmt->name] = plan.route.shards.front();
+          }
+          co_return false;
+        }
         fail(*plan.error);
         break;
       }
@@ -103,36 +110,59 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       break;
     }
     case sql::CursorStatement::Kind::kFetch:
-    case sql::CursorStatement::Kind::kMove:
-      if (cursors == nullptr || !cursors->count(stmt->name)) co_return false;
-      co_await fetch_cursor(*stmt, out);
-      break;
+    case sql::CursorStatement::Kind::kMove: {
+      if (cursors == nullptr) co_return false;
+      if (cursors->count(stmt->name)) {
+        co_await fetch_cursor(*stmt, out);
+        break;
+      }
+      // A cursor of one shard's part: the statement runs there (one naming no table would run
+      // on the first shard).
+      auto it = coord_->shard_cursors.find(stmt->name);
+      if (it == coord_->shard_cursors.end()) co_return false;
+      Plan plan = plan_text('Q', sql);
+      if (plan.kind != Plan::Kind::kCoordinate) co_return false;
+      plan.route.shards = {it->second};
+      ok = co_await run_coordinated(sql, plan);
+      co_return true;
+    }
     case sql::CursorStatement::Kind::kClose: {
-      if (cursors == nullptr || cursors->empty()) co_return false;
-      if (!stmt->name.empty() && !cursors->count(stmt->name)) co_return false;
+      if (cursors == nullptr) co_return false;
       if (coord_->failed) {
         fail(aborted_transaction_error());
         break;
       }
-      // CLOSE ALL closes the shards' other cursors too: every part runs it.
+      // CLOSE ALL closes the shards' other cursors too: every part runs it. A cursor of one
+      // shard is closed on its part.
       std::vector<int> shards;
       if (stmt->name.empty()) {
         for (const auto& [shard, conn] : coord_->parts) shards.push_back(shard);
-      } else {
+      } else if (cursors->count(stmt->name)) {
         shards = cursors->at(stmt->name).shards;
+      } else if (auto it = coord_->shard_cursors.find(stmt->name);
+                 it != coord_->shard_cursors.end()) {
+        shards = {it->second};
+      } else {
+        shards = {coord_->first_shard >= 0 ? coord_->first_shard : 0};
       }
       bool all = stmt->name.empty();
       std::string close = all ? "CLOSE ALL" : "CLOSE " + quote_ident(stmt->name);
       std::optional<Error> error;
       for (int shard : shards) {
         auto it = coord_->parts.find(shard);
-        if (it == coord_->parts.end()) continue;
+        if (it == coord_->parts.end()) {
+          // No part there: the transaction declared nothing on that shard.
+          if (!all) error = Error::make("34000", "cursor \"" + stmt->name + "\" does not exist");
+          continue;
+        }
         if (auto r = co_await it->second->run_simple(close); !r && !error) error = r.error();
       }
       if (all) {
         cursors->clear();
+        coord_->shard_cursors.clear();
       } else {
         cursors->erase(stmt->name);
+        coord_->shard_cursors.erase(stmt->name);
       }
       if (error) {
         fail(*error);

@@ -419,6 +419,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       std::string fetch_request;                  ///< what asks a shard's cursor for its next batch
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
+    /// Cursors whose query stays on one shard, declared in the coordinated transaction: the
+    /// shard whose part holds each (a cursor declared before the transaction was coordinated
+    /// is on `first_shard`).
+    std::map<std::string, int> shard_cursors;
     /// Portals of SELECTs over several shards run with a row limit (Execute's, as pgjdbc's
     /// fetch size): a cursor of pgrange's own on each shard, by the client's portal name.
     std::map<std::string, Cursor> portals;

@@ -110,6 +110,46 @@ TEST_F(CursorTest, AggregatesLimitsAndTheBlocksOwnWrites) {
   });
 }
 
+TEST_F(CursorTest, CursorsOfOneShardInsideATransactionOverSeveralShards) {
+  // A cursor whose query stays on one shard is that shard's own: its FETCH, MOVE and CLOSE go
+  // to the part of the transaction that holds it, whichever shard the block began on.
+  same_answers({
+      "BEGIN",
+      "UPDATE t SET v = v WHERE id IN (10, 1500, 2500)",
+      "DECLARE a CURSOR FOR SELECT id, v FROM t WHERE id BETWEEN 1500 AND 1510 ORDER BY id",
+      "DECLARE b CURSOR FOR SELECT id, note FROM t WHERE id BETWEEN 2500 AND 2505 ORDER BY id",
+      "FETCH 3 FROM a",
+      "FETCH 2 FROM b",
+      "MOVE 2 IN a",
+      "FETCH NEXT FROM a",
+      "CLOSE a",
+      "FETCH 1 FROM b",
+      "CLOSE b",
+      "CLOSE a",
+      "ROLLBACK",
+      // Begun on one shard; the cursor on another makes the transaction span two.
+      "BEGIN",
+      "SELECT v FROM t WHERE id = 10",
+      "DECLARE c CURSOR FOR SELECT id FROM t WHERE id > 2990 ORDER BY id",
+      "FETCH ALL FROM c",
+      "UPDATE t SET note = 'fetched' WHERE id = 1500",
+      "CLOSE c",
+      "DECLARE d CURSOR FOR SELECT id FROM t WHERE id = 10",
+      "FETCH d",
+      "CLOSE ALL",
+      "FETCH d",
+      "ROLLBACK",
+      // Declared before the transaction spreads: it stays on its first shard.
+      "BEGIN",
+      "DECLARE e CURSOR FOR SELECT id FROM t WHERE id BETWEEN 1 AND 5 ORDER BY id",
+      "FETCH 2 FROM e",
+      "UPDATE t SET v = v + 1 WHERE id IN (1500, 2500)",
+      "FETCH 2 FROM e",
+      "CLOSE e",
+      "COMMIT",
+  });
+}
+
 TEST_F(CursorTest, ErrorsAreThoseOfPostgreSQL) {
   same_answers({
       // Outside a block.
