@@ -864,7 +864,8 @@ std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo&
       t.where = u.where ? &*u.where : nullptr;
       t.own = u.target && s.kind == sql::StatementKind::kInsert;
       t.own_write = u.target && write;
-      t.driver = u.target;
+      // SELECT count(…) over a query of one table's rows runs on that table shard by shard.
+      t.driver = u.target || (s.sums_counts && s.relations.size() == 1);
       add_touch(view, out, std::move(t), 0);
     }
   } else {
@@ -1277,6 +1278,7 @@ Route explain_statements(const ClusterView& view, std::span<const sql::Statement
 bool mergeable_select(std::span<const sql::StatementInfo> statements, const Route& route) {
   if (statements.size() != 1 || route.shards.size() < 2 || route.side_reads) return false;
   const sql::StatementInfo& s = statements.front();
+  if (s.kind == sql::StatementKind::kSelect && s.sums_counts && s.tables.size() == 1) return true;
   if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||
       s.tables.size() != 1) {
     return false;

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "sql/count_query.hpp"
 #include "sql/parse_node.hpp"
 
 namespace pgrange::sql {
@@ -858,6 +859,19 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
     return tl::unexpected(refuse("this statement"));
   }
   PgQuery__SelectStmt* s = pr->stmts[0]->stmt->select_stmt;
+  if (counts_rows_of_one_table(s)) {
+    // SELECT count(…) FROM (a query keeping or dropping each row of the table): every shard
+    // counts its own rows, the answer is their sum.
+    MergeQuery q;
+    q.mode = MergeQuery::Mode::kAggregate;
+    q.shard_sql = std::string(select_sql);
+    q.shard_sql_is_text = true;
+    q.aggregates.push_back({MergeAggregate::Kind::kCount, 0, "count"});
+    q.outputs.push_back({false, 0});
+    q.visible_outputs = 1;
+    q.output_names.emplace_back();
+    return q;
+  }
   // The planner rewrites the statement in place with nodes it owns; the original fields are put
   // back before libpg_query's tree is freed.
   const PgQuery__SelectStmt saved = *s;

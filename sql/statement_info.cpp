@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 
+#include "sql/count_query.hpp"
 #include "sql/parse_node.hpp"
 #include "sql/relation_uses.hpp"
 #include "sql/where_condition.hpp"
@@ -219,33 +220,6 @@ bool is_null_const(const PgQuery__Node* n) {
   return n != nullptr && n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->isnull;
 }
 
-/// SELECT count(*) or count(expr) alone: no DISTINCT, FILTER, window, ORDER BY inside; no GROUP
-/// BY, HAVING, ORDER BY, LIMIT, OFFSET, DISTINCT or locking around it.
-bool sole_count(const PgQuery__SelectStmt* s) {
-  if (s->n_target_list != 1 || s->n_distinct_clause > 0 || s->n_group_clause > 0 ||
-      s->group_distinct || s->having_clause != nullptr || s->n_sort_clause > 0 ||
-      s->limit_count != nullptr || s->limit_offset != nullptr || s->n_locking_clause > 0 ||
-      s->target_list[0]->node_case != PG_QUERY__NODE__NODE_RES_TARGET) {
-    return false;
-  }
-  const PgQuery__Node* v = s->target_list[0]->res_target->val;
-  if (v == nullptr || v->node_case != PG_QUERY__NODE__NODE_FUNC_CALL) return false;
-  const PgQuery__FuncCall* fc = v->func_call;
-  if (fc->agg_distinct || fc->agg_filter != nullptr || fc->over != nullptr || fc->n_agg_order > 0 ||
-      fc->agg_within_group || fc->func_variadic) {
-    return false;
-  }
-  if (!(fc->agg_star || fc->n_args == 1)) return false;
-  if (fc->n_funcname == 2) {
-    const char* schema = string_of(fc->funcname[0]);
-    if (schema == nullptr || std::string_view(schema) != "pg_catalog") return false;
-  } else if (fc->n_funcname != 1) {
-    return false;
-  }
-  const char* name = string_of(fc->funcname[fc->n_funcname - 1]);
-  return name != nullptr && std::string_view(name) == "count";
-}
-
 std::string fanout_blocker(const PgQuery__SelectStmt* s, const Walker& w,
                            const StatementInfo& info) {
   if (w.cte) return "WITH";
@@ -356,7 +330,8 @@ void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInf
     }
   }
   info.fanout_blocker = fanout_blocker(s, w, info);
-  info.sums_counts = info.fanout_blocker == "aggregate count()" && sole_count(s);
+  info.sums_counts = (info.fanout_blocker == "aggregate count()" && sole_count(s)) ||
+                     (info.fanout_blocker == "subquery" && counts_rows_of_one_table(s));
 }
 
 void describe_insert(const PgQuery__InsertStmt* s, StatementInfo& info) {

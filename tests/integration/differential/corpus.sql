@@ -908,6 +908,17 @@ SELECT sum(DISTINCT grp), avg(DISTINCT grp) FROM t_int
 SELECT grp, count(*) FROM t_int GROUP BY ROLLUP (grp) ORDER BY grp NULLS FIRST
 SELECT grp, flag, count(*) FROM t_int GROUP BY GROUPING SETS ((grp), (flag))
 SELECT count(*) FROM (SELECT DISTINCT grp FROM t_int) s
+-- group: count of a query's rows (SQLAlchemy's Query.count())
+SELECT count(*) AS count_1 FROM (SELECT t_int.id AS t_int_id, t_int.name AS t_int_name FROM t_int WHERE t_int.grp = 3) AS anon_1
+SELECT count(*) FROM (SELECT id FROM t_int) s
+SELECT count(*) FROM (SELECT id FROM t_int WHERE id BETWEEN -60 AND 60 ORDER BY id) s
+SELECT count(name) FROM (SELECT name FROM t_int WHERE id > 100) s
+SELECT count(*) FROM (SELECT id FROM t_int WHERE id = 5) s
+SELECT count(*) FROM (SELECT id FROM t_int WHERE false) s
+SELECT count(*) FROM (SELECT id FROM t_int LIMIT 7) s
+SELECT count(*) FROM (SELECT id, lower(name) FROM t_int) s
+SELECT count(*) FROM (SELECT id FROM t_int WHERE id IN (SELECT n FROM t_text)) s
+SELECT count(*) FROM (SELECT generate_series(1, 3) FROM t_int) s
 SELECT grp, count(*) FROM (SELECT grp FROM t_int ORDER BY id LIMIT 50) s GROUP BY grp ORDER BY grp
 
 -- group: dml int8

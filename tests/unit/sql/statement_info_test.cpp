@@ -467,6 +467,30 @@ TEST(StatementInfo, SelectInto) {
   EXPECT_EQ(s.fanout_blocker, "");
 }
 
+TEST(StatementInfo, CountsOfOneTablesRowsAreSums) {
+  EXPECT_TRUE(one("SELECT count(*) FROM t WHERE v > 3").sums_counts);
+  // SQLAlchemy's Query.count(): the inner query keeps or drops each row on its own.
+  EXPECT_TRUE(one("SELECT count(*) AS count_1 FROM (SELECT t.id AS t_id, t.v AS t_v FROM t "
+                  "WHERE t.v > 3 ORDER BY t.id) AS anon_1")
+                  .sums_counts);
+  EXPECT_TRUE(one("SELECT count(v) FROM (SELECT v FROM t) s").sums_counts);
+  for (const char* sql : {
+           "SELECT count(*) FROM (SELECT DISTINCT v FROM t) s",
+           "SELECT count(*) FROM (SELECT v FROM t LIMIT 3) s",
+           "SELECT count(*) FROM (SELECT v FROM t GROUP BY v) s",
+           "SELECT count(*) FROM (SELECT lower(v) FROM t) s",
+           "SELECT count(*) FROM (SELECT generate_series(1, v) FROM t) s",
+           "SELECT count(*) FROM (SELECT v FROM t WHERE v IN (SELECT w FROM u)) s",
+           "SELECT count(*) FROM (SELECT v FROM t UNION ALL SELECT v FROM t) s",
+           "SELECT count(*) FROM (SELECT a.v FROM t a, t b) s",
+           "SELECT count(*) FROM (SELECT v FROM t) s WHERE v > 1",
+           "SELECT count(*) FROM (SELECT v FROM t) s, LATERAL (SELECT 1) l",
+           "SELECT sum(v) FROM (SELECT v FROM t) s",
+       }) {
+    EXPECT_FALSE(one(sql).sums_counts) << sql;
+  }
+}
+
 TEST(StatementInfo, CreateTableAs) {
   StatementInfo s = one("CREATE TABLE IF NOT EXISTS s.snap AS SELECT * FROM t JOIN u USING (id)");
   EXPECT_EQ(s.kind, Kind::kCreateTable);
