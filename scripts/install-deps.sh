@@ -9,7 +9,7 @@ PACKAGES=(
   libpqxx-dev libpq-dev libpg-query-dev libprotobuf-c-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 postgresql-client-15 pgbouncer openssl
-  python3-psycopg2 libpostgresql-jdbc-java openjdk-17-jdk-headless
+  python3-psycopg2 python3-sqlalchemy libpostgresql-jdbc-java openjdk-17-jdk-headless
 )
 
 missing=()

@@ -2,7 +2,8 @@
 // three real PostgreSQL 15 shards with the tables split and spread, and against one plain
 // PostgreSQL (database "ref"): the same output, line by line. psycopg2 (Debian's
 // python3-psycopg2) with autocommit off, its default: every statement inside a transaction
-// block, migrations included. JDBC (Debian's libpostgresql-jdbc-java): the extended query
+// block, migrations included. SQLAlchemy's ORM (Debian's python3-sqlalchemy) over psycopg2,
+// as an application written with it runs. JDBC (Debian's libpostgresql-jdbc-java): the extended query
 // protocol for everything, server-side prepared statements, batches, getGeneratedKeys.
 // node-postgres (npm's pg, installed into .node/ by scripts/install-deps.sh): parameterised
 // and named statements, transactions sent as queries.
@@ -79,6 +80,36 @@ TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
   s.same("SELECT * FROM orders ORDER BY id");
   s.same("SELECT * FROM line_items ORDER BY order_id, line");
   s.same("SELECT * FROM customers ORDER BY id");
+}
+
+TEST_F(ClientProgramsTest, SqlAlchemyOrmProgram) {
+  // The ORM itself (Debian's python3-sqlalchemy over psycopg2): its introspection, unit of
+  // work with batched INSERT … RETURNING, savepoints, paging, Query.count(), streamed results.
+  const std::string program = PGRANGE_SOURCE_DIR "/tests/integration/clients/sqlalchemy_app.py";
+  const std::string pgrange = cluster_->proxy().dsn();
+  const std::string reference = cluster_->shard(0).dsn("ref");
+  std::string migrated = run({"/usr/bin/python3", program, pgrange, "migrate"});
+  EXPECT_EQ(migrated, run({"/usr/bin/python3", program, reference, "migrate"}));
+  EXPECT_NE(migrated.find("failing step: 42P01"), std::string::npos) << migrated;
+  SideBySide s(*cluster_);
+  s.spread("sa_customers", "(3), (6)");
+  s.spread("sa_orders", "(10), (25)");
+  s.spread("sa_line_items", "(10), (25)");
+  s.spread("sa_events",
+           "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
+  std::string got = run({"/usr/bin/python3", program, pgrange, "work"});
+  std::string want = run({"/usr/bin/python3", program, reference, "work"});
+  EXPECT_EQ(got, want) << first_difference(want, got);
+  for (const char* table : {"sa_customers", "sa_orders", "sa_line_items", "sa_events"}) {
+    for (const std::string& n :
+         cluster_->on_each_shard(std::string("SELECT count(*) FROM ") + table)) {
+      EXPECT_NE(n, "0") << table;
+    }
+  }
+  s.same("SELECT id, name, city, tier FROM sa_customers ORDER BY id");
+  s.same("SELECT order_id, line, sku, qty FROM sa_line_items ORDER BY order_id, line");
+  s.same("SELECT id, customer_id, total, status FROM sa_orders ORDER BY id");
+  s.same("SELECT seq, kind, payload FROM sa_events ORDER BY seq");
 }
 
 TEST_F(ClientProgramsTest, JdbcProgram) {
