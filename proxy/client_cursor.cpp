@@ -63,7 +63,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   auto* cursors = coord_ ? &coord_->cursors : nullptr;
   switch (stmt->kind) {
     case sql::CursorStatement::Kind::kDeclare: {
-      if (cursors != nullptr && cursors->count(stmt->name)) {
+      if ((cursors != nullptr && cursors->count(stmt->name)) || held_cursors_.count(stmt->name)) {
         fail(Error::make("42P03", "cursor \"" + stmt->name + "\" already exists"));
         break;
       }
@@ -86,11 +86,6 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       }
       if (!in_block && !stmt->hold) {
         fail(Error::make("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
-      } else if (stmt->hold) {
-        fail(
-            not_supported("a cursor WITH HOLD whose query spans several shards is not "
-                          "supported yet",
-                          "declare it WITHOUT HOLD inside a transaction block"));
       } else if (stmt->scroll) {
         fail(
             not_supported("a SCROLL cursor whose query spans several shards is not supported "
@@ -100,6 +95,13 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         fail(
             not_supported("a BINARY cursor whose query spans several shards is not supported "
                           "yet"));
+      } else if (stmt->hold && (in_block || backend_ || coord_)) {
+        fail(
+            not_supported("a cursor WITH HOLD whose query spans several shards is supported "
+                          "outside transaction blocks only, for now",
+                          "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
+      } else if (stmt->hold) {
+        co_await declare_held_cursor(*stmt, plan, out);
       } else if (plan.kind != Plan::Kind::kCoordinate) {
         fail(
             not_supported("a cursor whose query spans several shards inside a transaction "
@@ -111,11 +113,21 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
     }
     case sql::CursorStatement::Kind::kFetch:
     case sql::CursorStatement::Kind::kMove: {
-      if (cursors == nullptr) co_return false;
-      if (cursors->count(stmt->name)) {
-        co_await fetch_cursor(*stmt, out);
+      auto held = held_cursors_.find(stmt->name);
+      bool merged = cursors != nullptr && cursors->count(stmt->name);
+      if ((held != held_cursors_.end() || merged) && coord_ && coord_->failed) {
+        fail(aborted_transaction_error());
         break;
       }
+      if (held != held_cursors_.end()) {
+        co_await fetch_cursor(held->second, *stmt, out);
+        break;
+      }
+      if (merged) {
+        co_await fetch_cursor(cursors->at(stmt->name), *stmt, out);
+        break;
+      }
+      if (cursors == nullptr) co_return false;
       // A cursor of one shard's part: the statement runs there (one naming no table would run
       // on the first shard).
       auto it = coord_->shard_cursors.find(stmt->name);
@@ -127,11 +139,22 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       co_return true;
     }
     case sql::CursorStatement::Kind::kClose: {
-      if (cursors == nullptr) co_return false;
-      if (coord_->failed) {
+      if (coord_ && coord_->failed) {
         fail(aborted_transaction_error());
         break;
       }
+      if (!stmt->name.empty() && held_cursors_.count(stmt->name)) {
+        co_await close_held_cursor(stmt->name);
+        MessageWriter(out).begin('C').cstr("CLOSE CURSOR").end();
+        break;
+      }
+      if (stmt->name.empty()) {
+        // CLOSE ALL closes the held cursors too; the shards' own go as below.
+        std::vector<std::string> names;
+        for (const auto& [name, cursor] : held_cursors_) names.push_back(name);
+        for (const std::string& name : names) co_await close_held_cursor(name);
+      }
+      if (cursors == nullptr) co_return false;
       // CLOSE ALL closes the shards' other cursors too: every part runs it. A cursor of one
       // shard is closed on its part.
       std::vector<int> shards;
@@ -200,14 +223,9 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
 }
 
-awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, std::string& out) {
-  Coordinated& c = *coord_;
-  Coordinated::Cursor& cursor = c.cursors.at(stmt.name);
-  auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
-  if (c.failed) {
-    fail(aborted_transaction_error());
-    co_return;
-  }
+awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
+                                            const sql::CursorStatement& stmt, std::string& out) {
+  auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
   using Direction = sql::CursorStatement::Direction;
   bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
   // Forward from the cursor's position: rows skipped first, then rows returned (or moved over).
@@ -260,7 +278,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   if (skip > 0) {
     auto skipped = co_await advance_cursor(cursor, skip, false, rows, shard_error);
     if (!skipped) {
-      fail_coordinated(skipped.error(), shard_error, out);
+      fail_cursor(skipped.error(), shard_error, out);
       co_return;
     }
     // ABSOLUTE and RELATIVE answer for the one row they land on (none past the end).
@@ -269,7 +287,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
   if (take > 0) {
     auto got = co_await advance_cursor(cursor, take, fetch, rows, shard_error);
     if (!got) {
-      fail_coordinated(got.error(), shard_error, out);
+      fail_cursor(got.error(), shard_error, out);
       co_return;
     }
     moved += *got;
@@ -279,7 +297,7 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
       // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
       auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
       if (!none) {
-        fail_coordinated(none.error(), shard_error, out);
+        fail_cursor(none.error(), shard_error, out);
         co_return;
       }
     }
@@ -292,12 +310,14 @@ awaitable<void> ClientSession::fetch_cursor(const sql::CursorStatement& stmt, st
 awaitable<Result<void>> ClientSession::fetch_cursor_batches(
     Coordinated::Cursor& cursor, std::vector<size_t> inputs,
     std::optional<std::string>& shard_error) {
-  Coordinated& c = *coord_;
+  auto conn_of = [&](size_t i) -> BackendConnection& {
+    return cursor.held.empty() ? *coord_->parts.at(cursor.shards[i]) : *cursor.held[i];
+  };
   std::optional<Error> error;
   std::vector<size_t> sent;
   for (size_t i : inputs) {
     std::string request = cursor.fetch_request;
-    BackendConnection& conn = *c.parts.at(cursor.shards[i]);
+    BackendConnection& conn = conn_of(i);
     if (auto e = co_await start_request(conn, std::move(request))) {
       conn.mark_broken();
       error = *e;
@@ -306,7 +326,7 @@ awaitable<Result<void>> ClientSession::fetch_cursor_batches(
     sent.push_back(i);
   }
   for (size_t i : sent) {
-    BackendConnection& conn = *c.parts.at(cursor.shards[i]);
+    BackendConnection& conn = conn_of(i);
     uint64_t got = 0;
     for (;;) {
       char type = 0;
@@ -521,6 +541,97 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
   } else {
     MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(*got)).end();
   }
+}
+
+awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& stmt,
+                                                   const Plan& plan, std::string& out) {
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string request;
+  write_query(request, "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR WITH HOLD FOR " +
+                           merge.shard_sql);
+  Coordinated::Cursor cursor;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  for (int shard : plan.route.shards) {
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+    if (!acquired) {
+      error = acquired.error();
+      break;
+    }
+    std::shared_ptr<BackendConnection> conn = *acquired;
+    cursor.held.push_back(conn);
+    cursor.shards.push_back(shard);
+    // Outside a block the DECLARE is its own transaction: PostgreSQL materializes the cursor's
+    // rows as it commits, and the cursor stays on the connection.
+    if (auto e = co_await start_request(*conn, request)) {
+      conn->mark_broken();
+      error = *e;
+      break;
+    }
+    for (char type = 0; type != 'Z';) {
+      std::string body;
+      if (auto r = co_await conn->read_message(type, body); !r) {
+        conn->mark_broken();
+        error = r.error();
+        break;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+    }
+    if (error || shard_error) break;
+  }
+  if (error || shard_error) {
+    // The cursors made so far are closed with the pool's reset of their connections.
+    for (size_t i = 0; i < cursor.held.size(); ++i) {
+      auto& conn = cursor.held[i];
+      bool reusable = false;
+      if (!conn->broken()) {
+        auto closed = co_await conn->run_simple("CLOSE ALL");
+        reusable = static_cast<bool>(closed);
+      }
+      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
+    }
+    fail_cursor(error ? *error : Error{}, shard_error, out);
+    co_return;
+  }
+  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
+  cursor.rows.resize(cursor.shards.size());
+  cursor.described.assign(cursor.shards.size(), false);
+  cursor.drained.assign(cursor.shards.size(), false);
+  write_query(cursor.fetch_request,
+              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
+  cursor.no_scroll = stmt.no_scroll;
+  held_cursors_.emplace(stmt.name, std::move(cursor));
+  MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::close_held_cursor(const std::string& name) {
+  auto it = held_cursors_.find(name);
+  Coordinated::Cursor cursor = std::move(it->second);
+  held_cursors_.erase(it);
+  std::string close = "CLOSE " + quote_ident(name);
+  for (size_t i = 0; i < cursor.held.size(); ++i) {
+    auto& conn = cursor.held[i];
+    bool reusable = false;
+    if (!conn->broken()) {
+      auto closed = co_await conn->run_simple(close);
+      reusable = static_cast<bool>(closed);
+    }
+    worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
+  }
+}
+
+void ClientSession::fail_cursor(const Error& e, const std::optional<std::string>& shard_error,
+                                std::string& out) {
+  if (coord_) {
+    fail_coordinated(e, shard_error, out);
+    return;
+  }
+  if (shard_error) {
+    write_shard_error(out, *shard_error);
+  } else {
+    write_error(out, e);
+  }
+  if (txn_status_ != 'I' || !deferred_begin_.empty()) txn_status_ = 'E';
 }
 
 void ClientSession::fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,

@@ -155,6 +155,13 @@ awaitable<void> ClientSession::run() {
     }
     coord_.reset();
   }
+  for (auto& [name, cursor] : held_cursors_) {
+    // Held cursors the client left open: closed with their connections.
+    for (size_t i = 0; i < cursor.held.size(); ++i) {
+      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(cursor.held[i], false);
+    }
+  }
+  held_cursors_.clear();
   co_await channel_.flush();
   channel_.close();
   if (was_pinned_) spdlog::debug("session of {} ended while pinned", user_);

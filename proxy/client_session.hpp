@@ -417,6 +417,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       size_t replay_mark = 0;                     ///< replay.size() when it was declared
       bool no_scroll = false;                     ///< declared NO SCROLL
       std::string fetch_request;                  ///< what asks a shard's cursor for its next batch
+      /// A cursor WITH HOLD: the connection holding each input's cursor, out of the pool
+      /// until CLOSE (empty: the transaction's parts hold them).
+      std::vector<std::shared_ptr<BackendConnection>> held;
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
     /// Cursors whose query stays on one shard, declared in the coordinated transaction: the
@@ -457,8 +460,22 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// transaction; appends the answer (no ReadyForQuery) to `out`.
   awaitable<void> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
                                  std::string& out);
-  /// FETCH or MOVE forward on a cursor over several shards; appends the answer to `out`.
-  awaitable<void> fetch_cursor(const sql::CursorStatement& stmt, std::string& out);
+  /// DECLARE … CURSOR WITH HOLD over several shards, outside a transaction block: the cursor
+  /// on a connection to each shard of its query (materialized there as its implicit
+  /// transaction commits), the connections kept out of the pool until CLOSE or the end of the
+  /// session; appends the answer to `out`.
+  awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                      std::string& out);
+  /// CLOSE of the held cursor `name` (it must exist): closed on each shard, its connections
+  /// back in the pool.
+  awaitable<void> close_held_cursor(const std::string& name);
+  /// FETCH or MOVE forward on a cursor over several shards (the transaction's, or a held one);
+  /// appends the answer to `out`.
+  awaitable<void> fetch_cursor(Coordinated::Cursor& cursor, const sql::CursorStatement& stmt,
+                               std::string& out);
+  /// Answers a cursor's error: fails the coordinated transaction, or the block, when there is
+  /// one.
+  void fail_cursor(const Error& e, const std::optional<std::string>& shard_error, std::string& out);
   /// Moves `cursor` forward by up to `n` rows, appending their DataRow messages to `rows`
   /// when `keep`; the number of rows moved over, or the error that failed the transaction
   /// (a shard's ErrorResponse body in `shard_error`).
@@ -758,6 +775,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::optional<ExtendedMerge> extended_merge_;
   std::optional<Coordinated> coord_;
+  /// Cursors WITH HOLD over several shards (client_cursor.cpp), by name; they outlive
+  /// transactions.
+  std::map<std::string, Coordinated::Cursor> held_cursors_;
   /// What the open block's DDL changes in pgrange's catalog, committed with the block.
   routing::BlockCatalog block_catalog_;
   /// routing_view() with block_catalog_, and the published view it was made from.

@@ -43,8 +43,8 @@ std::optional<CreateAs> read_select_into(const ParseTree& tree, PgQuery__Node* n
   s->into_clause = into;
   if (!query) return std::nullopt;
   CreateAs out;
-  bool unlogged = into->rel->relpersistence != nullptr &&
-                  std::string_view(into->rel->relpersistence) == "u";
+  bool unlogged =
+      into->rel->relpersistence != nullptr && std::string_view(into->rel->relpersistence) == "u";
   out.create_sql = std::string("CREATE ") + (unlogged ? "UNLOGGED " : "") + "TABLE " +
                    table_name(into->rel) + " AS " + *query + " WITH NO DATA";
   out.insert_sql = insert_into(into->rel, *query);

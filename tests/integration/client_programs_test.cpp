@@ -3,8 +3,8 @@
 // PostgreSQL (database "ref"): the same output, line by line. psycopg2 (Debian's
 // python3-psycopg2) with autocommit off, its default: every statement inside a transaction
 // block, migrations included. SQLAlchemy's ORM (Debian's python3-sqlalchemy) over psycopg2,
-// as an application written with it runs. JDBC (Debian's libpostgresql-jdbc-java): the extended query
-// protocol for everything, server-side prepared statements, batches, getGeneratedKeys.
+// as an application written with it runs. JDBC (Debian's libpostgresql-jdbc-java): the extended
+// query protocol for everything, server-side prepared statements, batches, getGeneratedKeys.
 // node-postgres (npm's pg, installed into .node/ by scripts/install-deps.sh): parameterised
 // and named statements, transactions sent as queries.
 #include <gtest/gtest.h>
