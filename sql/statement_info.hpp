@@ -203,8 +203,8 @@ struct StatementInfo {
   bool if_exists = false;      ///< DROP … IF EXISTS, ALTER TABLE IF EXISTS
   /// CREATE TEMP TABLE, SELECT INTO TEMP, CREATE TEMP VIEW/SEQUENCE, an object in pg_temp.
   bool temporary = false;
-  bool materialized = false;  ///< kCreateView: CREATE MATERIALIZED VIEW
-  bool create_as = false;     ///< CREATE TABLE … AS, SELECT … INTO
+  bool materialized = false;     ///< kCreateView: CREATE MATERIALIZED VIEW
+  bool create_as = false;        ///< CREATE TABLE … AS, SELECT … INTO
   bool create_as_empty = false;  ///< CREATE TABLE … AS … WITH NO DATA
   /// CREATE TABLE with a hash-sharded PRIMARY KEY (… USING HASH WITH (bucket_count = N)): N
   /// (the session strips the clause, strip_hash_sharding, before analysis: libpg_query cannot
