@@ -29,8 +29,7 @@ bool mentions_into(std::string_view sql) {
 
 }  // namespace
 
-bool ClientSession::may_create_as(std::string_view sql) {
-  std::string kw = sql::leading_keyword(sql);
+bool ClientSession::may_create_as(std::string_view kw, std::string_view sql) {
   return kw == "create" || (kw == "select" && mentions_into(sql));
 }
 

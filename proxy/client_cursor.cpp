@@ -51,15 +51,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
     write_ready_for_query(o, txn_status_);
     channel_.send(std::move(o));
   };
-  auto fail = [&](const Error& e) {
-    write_error(out, e);
-    if (coord_) {
-      coord_->failed = true;
-      txn_status_ = 'E';
-    } else if (in_block) {
-      txn_status_ = 'E';
-    }
-  };
+  auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
   auto* cursors = coord_ ? &coord_->cursors : nullptr;
   switch (stmt->kind) {
     case sql::CursorStatement::Kind::kDeclare: {
@@ -144,15 +136,15 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         break;
       }
       if (!stmt->name.empty() && held_cursors_.count(stmt->name)) {
-        co_await close_held_cursor(stmt->name);
+        co_await close_held_cursor(std::move(held_cursors_.extract(stmt->name).mapped()));
         MessageWriter(out).begin('C').cstr("CLOSE CURSOR").end();
         break;
       }
       if (stmt->name.empty()) {
         // CLOSE ALL closes the held cursors too; the shards' own go as below.
-        std::vector<std::string> names;
-        for (const auto& [name, cursor] : held_cursors_) names.push_back(name);
-        for (const std::string& name : names) co_await close_held_cursor(name);
+        auto held = std::move(held_cursors_);
+        held_cursors_.clear();
+        for (auto& [name, cursor] : held) co_await close_held_cursor(std::move(cursor));
       }
       if (cursors == nullptr) co_return false;
       // CLOSE ALL closes the shards' other cursors too: every part runs it. A cursor of one
@@ -581,15 +573,7 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
   }
   if (error || shard_error) {
     // The cursors made so far are closed with the pool's reset of their connections.
-    for (size_t i = 0; i < cursor.held.size(); ++i) {
-      auto& conn = cursor.held[i];
-      bool reusable = false;
-      if (!conn->broken()) {
-        auto closed = co_await conn->run_simple("CLOSE ALL");
-        reusable = static_cast<bool>(closed);
-      }
-      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
-    }
+    co_await close_held_cursor(std::move(cursor));  // those made so far
     fail_cursor(error ? *error : Error{}, shard_error, out);
     co_return;
   }
@@ -604,16 +588,12 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
 }
 
-awaitable<void> ClientSession::close_held_cursor(const std::string& name) {
-  auto it = held_cursors_.find(name);
-  Coordinated::Cursor cursor = std::move(it->second);
-  held_cursors_.erase(it);
-  std::string close = "CLOSE " + quote_ident(name);
+awaitable<void> ClientSession::close_held_cursor(Coordinated::Cursor cursor) {
   for (size_t i = 0; i < cursor.held.size(); ++i) {
     auto& conn = cursor.held[i];
     bool reusable = false;
     if (!conn->broken()) {
-      auto closed = co_await conn->run_simple(close);
+      auto closed = co_await conn->run_simple("CLOSE ALL");
       reusable = static_cast<bool>(closed);
     }
     worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);

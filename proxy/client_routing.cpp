@@ -669,7 +669,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     if (!br.cstr(text)) co_return true;
     if (co_await answer_sequence_call(text, out, ok)) co_return false;
     if (sql::names_cursor(text) && co_await run_cursor_statement(text, ok)) co_return false;
-    if (may_create_as(text) && co_await run_create_as(text)) co_return false;
+    const std::string kw = sql::leading_keyword(text);
+    if (may_create_as(kw, text) && co_await run_create_as(text)) co_return false;
     if (auto e = copy_leaves_key(text)) {
       ok = refuse(type, *e, out);
       co_return false;
@@ -678,7 +679,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     // INSERT … VALUES (client_insert_select.cpp), which goes on from here as if the client
     // had sent it.
     bool expanded = false;
-    if (sql::leading_keyword(text) == "insert") {
+    if (kw == "insert") {
       auto e = co_await expand_insert_select(text);
       if (!e) {
         ok = refuse(type, e.error(), out);

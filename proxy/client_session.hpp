@@ -466,9 +466,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// session; appends the answer to `out`.
   awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
                                       std::string& out);
-  /// CLOSE of the held cursor `name` (it must exist): closed on each shard, its connections
-  /// back in the pool.
-  awaitable<void> close_held_cursor(const std::string& name);
+  /// Closes a held cursor (taken out of held_cursors_, or one being declared) on each of its
+  /// connections, which hold nothing else, and gives them back to the pool.
+  awaitable<void> close_held_cursor(Coordinated::Cursor cursor);
   /// FETCH or MOVE forward on a cursor over several shards (the transaction's, or a held one);
   /// appends the answer to `out`.
   awaitable<void> fetch_cursor(Coordinated::Cursor& cursor, const sql::CursorStatement& stmt,
@@ -502,8 +502,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// or, when the query found none, the answer into expanded_answer_; false for one the
   /// shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
-  /// Whether `sql` may be CREATE TABLE … AS or SELECT … INTO (a cheap look at its words).
-  static bool may_create_as(std::string_view sql);
+  /// Whether `sql` (whose first keyword is `kw`) may be CREATE TABLE … AS or SELECT … INTO: a
+  /// cheap look at its words.
+  static bool may_create_as(std::string_view kw, std::string_view sql);
   /// CREATE TABLE … AS or SELECT … INTO of a table pgrange spreads (client_create_as.cpp): the
   /// table made WITH NO DATA, then filled by INSERT … SELECT, in one transaction; answered
   /// here (true), or false for one that goes the normal way.

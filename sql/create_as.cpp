@@ -21,25 +21,13 @@ std::string insert_into(const PgQuery__RangeVar* rel, const std::string& query) 
   return "INSERT INTO " + table_name(rel) + " " + query;
 }
 
-/// The text of `tree` (its one statement being `n`) with `n` replaced by `query`.
-Result<std::string> deparse_alone(const PgQuery__ParseResult* tree, PgQuery__Node* query) {
-  PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
-  raw.stmt = query;
-  PgQuery__RawStmt* raws[] = {&raw};
-  PgQuery__ParseResult alone = PG_QUERY__PARSE_RESULT__INIT;
-  alone.version = tree->version;
-  alone.n_stmts = 1;
-  alone.stmts = raws;
-  return deparse_tree(&alone);
-}
-
 /// SELECT … INTO [UNLOGGED] t …: the grammar leaves the INTO on the SELECT.
 std::optional<CreateAs> read_select_into(const ParseTree& tree, PgQuery__Node* n) {
   PgQuery__SelectStmt* s = n->select_stmt;
   PgQuery__IntoClause* into = s->into_clause;
   if (into == nullptr || into->rel == nullptr) return std::nullopt;
   s->into_clause = nullptr;
-  auto query = deparse_alone(tree.get(), n);
+  auto query = deparse_node(tree.get(), n);
   s->into_clause = into;
   if (!query) return std::nullopt;
   CreateAs out;
@@ -67,7 +55,7 @@ std::optional<CreateAs> read_create_as(std::string_view sql) {
     return std::nullopt;
   }
   // The query on its own, for the INSERT; the table without its rows.
-  auto query = deparse_alone(tree->get(), s->query);
+  auto query = deparse_node(tree->get(), s->query);
   bool skip_data = into->skip_data;
   into->skip_data = true;
   auto create = deparse_tree(tree->get());

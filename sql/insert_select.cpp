@@ -18,15 +18,7 @@ std::optional<InsertSelect> read_insert_select(std::string_view sql) {
   }
   InsertSelect out;
   out.returning = ins->n_returning_list > 0;
-  // The query on its own.
-  PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
-  raw.stmt = source;
-  PgQuery__RawStmt* raws[] = {&raw};
-  PgQuery__ParseResult alone = PG_QUERY__PARSE_RESULT__INIT;
-  alone.version = (*tree)->version;
-  alone.n_stmts = 1;
-  alone.stmts = raws;
-  auto query = deparse_tree(&alone);
+  auto query = deparse_node(tree->get(), source);  // the query on its own
   // The INSERT without it: PostgreSQL's grammar reads no query as DEFAULT VALUES, which is
   // where the rows go.
   ins->select_stmt = nullptr;

@@ -30,6 +30,17 @@ Result<ParseTree> parse_tree(std::string_view sql) {
       pr, [](PgQuery__ParseResult* p) { pg_query__parse_result__free_unpacked(p, nullptr); });
 }
 
+Result<std::string> deparse_node(const PgQuery__ParseResult* tree, PgQuery__Node* node) {
+  PgQuery__RawStmt raw = PG_QUERY__RAW_STMT__INIT;
+  raw.stmt = node;
+  PgQuery__RawStmt* raws[] = {&raw};
+  PgQuery__ParseResult alone = PG_QUERY__PARSE_RESULT__INIT;
+  alone.version = tree->version;
+  alone.n_stmts = 1;
+  alone.stmts = raws;
+  return deparse_tree(&alone);
+}
+
 Result<std::string> deparse_tree(PgQuery__ParseResult* tree) {
   // Locations would point into the original text: the deparser must not use them.
   std::vector<std::pair<int32_t, int32_t>> saved;

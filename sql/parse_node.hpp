@@ -23,6 +23,10 @@ Result<ParseTree> parse_tree(std::string_view sql);
 /// The SQL text of a (possibly modified) parse tree, as libpg_query's deparser writes it.
 Result<std::string> deparse_tree(PgQuery__ParseResult* tree);
 
+/// The SQL text of one statement node of `tree` (a query inside a larger statement, say) on
+/// its own.
+Result<std::string> deparse_node(const PgQuery__ParseResult* tree, PgQuery__Node* node);
+
 /// The text of a non-NULL constant in libpg_query's parse tree as PostgreSQL's grammar gives it:
 /// integers from their value, other numbers and strings as written, booleans "true"/"false";
 /// nullopt for a NULL or a kind of constant pgrange does not read.

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,26 @@ class ClientProgramsTest : public ::testing::Test {
     return out;
   }
 
+  /// A program's command line for a database (its libpq connection string) and a phase.
+  using Program =
+      std::function<std::vector<std::string>(const std::string& dsn, const std::string& phase)>;
+
+  /// Runs `phase` of `program` through pgrange, then against the reference: the same output
+  /// (returned) is required.
+  static std::string same_output(const Program& program, const std::string& phase) {
+    std::string got = run(program(cluster_->proxy().dsn(), phase));
+    std::string want = run(program(cluster_->shard(0).dsn("ref"), phase));
+    EXPECT_EQ(got, want) << phase << ": " << first_difference(want, got);
+    return got;
+  }
+
+  /// A Python program's command line.
+  static Program python(const std::string& path) {
+    return [path](const std::string& dsn, const std::string& phase) {
+      return std::vector<std::string>{"/usr/bin/python3", path, dsn, phase};
+    };
+  }
+
   /// A field of a libpq connection string ("" when absent; values without spaces).
   static std::string field(const std::string& dsn, const std::string& name) {
     size_t at = dsn.find(name + "=");
@@ -55,11 +76,8 @@ class ClientProgramsTest : public ::testing::Test {
 ShardCluster* ClientProgramsTest::cluster_ = nullptr;
 
 TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
-  const std::string program = PGRANGE_SOURCE_DIR "/tests/integration/clients/psycopg2_app.py";
-  const std::string pgrange = cluster_->proxy().dsn();
-  const std::string reference = cluster_->shard(0).dsn("ref");
-  std::string migrated = run({"/usr/bin/python3", program, pgrange, "migrate"});
-  EXPECT_EQ(migrated, run({"/usr/bin/python3", program, reference, "migrate"}));
+  Program program = python(PGRANGE_SOURCE_DIR "/tests/integration/clients/psycopg2_app.py");
+  std::string migrated = same_output(program, "migrate");
   EXPECT_NE(migrated.find("migrated: True"), std::string::npos) << migrated;
   // The new tables are pgrange's: split and spread over the shards before the work starts.
   SideBySide s(*cluster_);
@@ -68,10 +86,8 @@ TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
   s.spread("line_items", "(10), (25)");
   s.spread("events",
            "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
-  std::string got = run({"/usr/bin/python3", program, pgrange, "work"});
-  std::string want = run({"/usr/bin/python3", program, reference, "work"});
-  EXPECT_EQ(got, want);
-  EXPECT_NE(want.find("failing step: 42P01"), std::string::npos) << want;
+  std::string worked = same_output(program, "work");
+  EXPECT_NE(worked.find("failing step: 42P01"), std::string::npos) << worked;
   // The rows really are spread, and the failed migration left nothing on any shard.
   for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM orders")) {
     EXPECT_NE(n, "0");
@@ -85,11 +101,8 @@ TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
 TEST_F(ClientProgramsTest, SqlAlchemyOrmProgram) {
   // The ORM itself (Debian's python3-sqlalchemy over psycopg2): its introspection, unit of
   // work with batched INSERT … RETURNING, savepoints, paging, Query.count(), streamed results.
-  const std::string program = PGRANGE_SOURCE_DIR "/tests/integration/clients/sqlalchemy_app.py";
-  const std::string pgrange = cluster_->proxy().dsn();
-  const std::string reference = cluster_->shard(0).dsn("ref");
-  std::string migrated = run({"/usr/bin/python3", program, pgrange, "migrate"});
-  EXPECT_EQ(migrated, run({"/usr/bin/python3", program, reference, "migrate"}));
+  Program program = python(PGRANGE_SOURCE_DIR "/tests/integration/clients/sqlalchemy_app.py");
+  std::string migrated = same_output(program, "migrate");
   EXPECT_NE(migrated.find("failing step: 42P01"), std::string::npos) << migrated;
   SideBySide s(*cluster_);
   s.spread("sa_customers", "(3), (6)");
@@ -97,9 +110,8 @@ TEST_F(ClientProgramsTest, SqlAlchemyOrmProgram) {
   s.spread("sa_line_items", "(10), (25)");
   s.spread("sa_events",
            "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
-  std::string got = run({"/usr/bin/python3", program, pgrange, "work"});
-  std::string want = run({"/usr/bin/python3", program, reference, "work"});
-  EXPECT_EQ(got, want) << first_difference(want, got);
+  std::string worked = same_output(program, "work");
+  EXPECT_NE(worked.find("events found by their keys"), std::string::npos) << worked;
   for (const char* table : {"sa_customers", "sa_orders", "sa_line_items", "sa_events"}) {
     for (const std::string& n :
          cluster_->on_each_shard(std::string("SELECT count(*) FROM ") + table)) {
@@ -120,24 +132,20 @@ TEST_F(ClientProgramsTest, JdbcProgram) {
   run({"/usr/bin/javac", "-cp", jar, "-d", dir.string(),
        PGRANGE_SOURCE_DIR "/tests/integration/clients/JdbcApp.java"});
   const std::string classpath = jar + ":" + dir.string();
-  auto program = [&](const std::string& dsn, const std::string& phase) {
+  Program program = [&](const std::string& dsn, const std::string& phase) {
     std::string url =
         "jdbc:postgresql://127.0.0.1:" + field(dsn, "port") + "/" + field(dsn, "dbname");
-    return run({"/usr/bin/java", "-cp", classpath, "JdbcApp", url, field(dsn, "user"),
-                field(dsn, "password"), phase});
+    return std::vector<std::string>{
+        "/usr/bin/java",        "-cp", classpath, "JdbcApp", url, field(dsn, "user"),
+        field(dsn, "password"), phase};
   };
-  const std::string pgrange = cluster_->proxy().dsn();
-  const std::string reference = cluster_->shard(0).dsn("ref");
-  std::string migrated = program(pgrange, "migrate");
-  EXPECT_EQ(migrated, program(reference, "migrate"));
+  std::string migrated = same_output(program, "migrate");
   EXPECT_NE(migrated.find("migrated: true"), std::string::npos) << migrated;
   SideBySide s(*cluster_);
   s.spread("accounts", "(4), (8)");
   s.spread("transfers", "(7), (14)");
-  std::string got = program(pgrange, "work");
-  std::string want = program(reference, "work");
-  EXPECT_EQ(got, want);
-  EXPECT_NE(want.find("duplicate: 23505"), std::string::npos) << want;
+  std::string worked = same_output(program, "work");
+  EXPECT_NE(worked.find("duplicate: 23505"), std::string::npos) << worked;
   for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM transfers")) {
     EXPECT_NE(n, "0");
   }
@@ -149,26 +157,25 @@ TEST_F(ClientProgramsTest, NodePostgresProgram) {
   const std::string modules = PGRANGE_SOURCE_DIR "/.node/node_modules";
   ASSERT_TRUE(std::filesystem::exists(modules + "/pg"))
       << "npm's pg is missing: run scripts/install-deps.sh";
-  auto program = [&](const std::string& dsn, const std::string& phase) {
+  Program program = [&](const std::string& dsn, const std::string& phase) {
     std::string password = field(dsn, "password");
     std::string url = "postgresql://" + field(dsn, "user") + (password.empty() ? "" : ":") +
                       password + "@127.0.0.1:" + field(dsn, "port") + "/" + field(dsn, "dbname");
-    return run({"/usr/bin/env", "NODE_PATH=" + modules, "node",
-                PGRANGE_SOURCE_DIR "/tests/integration/clients/node_app.js", url, phase});
+    return std::vector<std::string>{"/usr/bin/env",
+                                    "NODE_PATH=" + modules,
+                                    "node",
+                                    PGRANGE_SOURCE_DIR "/tests/integration/clients/node_app.js",
+                                    url,
+                                    phase};
   };
-  const std::string pgrange = cluster_->proxy().dsn();
-  const std::string reference = cluster_->shard(0).dsn("ref");
-  std::string migrated = program(pgrange, "migrate");
-  EXPECT_EQ(migrated, program(reference, "migrate"));
+  std::string migrated = same_output(program, "migrate");
   EXPECT_NE(migrated.find("migrated: true"), std::string::npos) << migrated;
   SideBySide s(*cluster_);
   s.spread("node_items", "(4), (8)");
   s.spread("node_moves",
            "('55555555-0000-0000-0000-000000000000'), ('aaaaaaaa-0000-0000-0000-000000000000')");
-  std::string got = program(pgrange, "work");
-  std::string want = program(reference, "work");
-  EXPECT_EQ(got, want);
-  EXPECT_NE(want.find("failed update: \"23514\""), std::string::npos) << want;
+  std::string worked = same_output(program, "work");
+  EXPECT_NE(worked.find("failed update: \"23514\""), std::string::npos) << worked;
   for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM node_items")) {
     EXPECT_NE(n, "0");
   }
