@@ -161,6 +161,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         ExtendedMerge run = std::move(m);
         extended_merge_.reset();
         const Plan& plan = *run.utility;
+        if (plan.kind == Plan::Kind::kPrepared) co_return co_await run_prepared(plan, &run);
         if (plan.kind == Plan::Kind::kBroadcast) {
           co_return co_await run_broadcast(run.statement_text, **plan.analysis, &run);
         }

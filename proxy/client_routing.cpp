@@ -316,6 +316,18 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       return p;
     }
   }
+  if (infos.size() == 1 && infos[0].kind == sql::StatementKind::kTransaction && several &&
+      !in_block &&
+      (infos[0].transaction_kind == "commit_prepared" ||
+       infos[0].transaction_kind == "rollback_prepared")) {
+    // Its parts may be on every shard (client_prepared.cpp); the Bind plans it again.
+    if (type == 'P') {
+      defer_parse_ = !backend_;
+    } else {
+      p.kind = Plan::Kind::kPrepared;
+    }
+    return p;
+  }
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
     return refuse_with(aborted_transaction_error());
   }
@@ -800,6 +812,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kBroadcast:
     case Plan::Kind::kCreateIndex:
     case Plan::Kind::kDropIndex:
+    case Plan::Kind::kPrepared:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the DDL runs at its Execute.
         ExtendedMerge m = answer_bind(body);
@@ -811,8 +824,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         extended_merge_ = std::move(m);
         co_return false;
       }
-      ok = p.kind == Plan::Kind::kBroadcast ? co_await run_broadcast(text, **p.analysis)
-                                            : co_await run_index_ddl(p);
+      if (p.kind == Plan::Kind::kPrepared) {
+        ok = co_await run_prepared(p);
+      } else if (p.kind == Plan::Kind::kBroadcast) {
+        ok = co_await run_broadcast(text, **p.analysis);
+      } else {
+        ok = co_await run_index_ddl(p);
+      }
       co_return false;
     case Plan::Kind::kExplain:
       ok = co_await run_explain(p);

@@ -145,6 +145,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
       kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
       kScript,       ///< a query string of several statements over several shards: one transaction
+      kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -323,8 +324,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// two-phase commit (PREPARE TRANSACTION on each, the decision recorded in the metadata
   /// store, COMMIT PREPARED on each); without, or after a failure before the decision, a
   /// rollback everywhere. Returns the error for the client, if any; releases the connections.
+  /// With `client_gid` (the client's PREPARE TRANSACTION): every part is prepared and the
+  /// transaction held under that name for the client's COMMIT PREPARED or ROLLBACK PREPARED.
   awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit,
-                                                  const routing::BlockCatalog* block = nullptr);
+                                                  const routing::BlockCatalog* block = nullptr,
+                                                  const std::string* client_gid = nullptr);
   /// The connection on a shard in the current statement's transaction (opened there if new).
   using PartOpener = std::function<awaitable<Result<BackendConnection*>>(int)>;
   /// Writes the index entries of the rows the shards reported (the index notes `sources` took
@@ -589,9 +593,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<void> describe_coordinated_statement(std::string_view body);
   /// The coordinated transaction's connections as parts in their transactions (coord_ ends).
   std::vector<TxnPart> take_coordinated_parts();
+  /// COMMIT PREPARED or ROLLBACK PREPARED outside a transaction block (client_prepared.cpp):
+  /// the decision recorded for a transaction pgrange holds for the client, then carried out on
+  /// every shard that holds a part of it.
+  awaitable<bool> run_prepared(const Plan& plan, ExtendedMerge* ext = nullptr);
   /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
-  /// rollback; appends the answer (without ReadyForQuery) to `out`.
-  awaitable<void> finish_coordinated(bool commit, std::string& out);
+  /// rollback; appends the answer (without ReadyForQuery) to `out`. With `client_gid`, the
+  /// client's PREPARE TRANSACTION of the block (prepared and held, not committed).
+  awaitable<void> finish_coordinated(bool commit, std::string& out,
+                                     const std::string* client_gid = nullptr);
   /// Takes the session's backend out of the reader's hands once no reply is pending (for the
   /// coordinator, or to ask it something); nullptr when there is none (or it died meanwhile).
   awaitable<std::shared_ptr<BackendConnection>> take_backend();

@@ -364,10 +364,13 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
                                    std::string(sql_text.substr(info.begin, info.end - info.begin)),
                                    ext != nullptr && ext->describe, out);
       }
+    } else if (tk == "prepare") {
+      // The client's two-phase commit: every part prepared, held until its COMMIT PREPARED.
+      co_await finish_coordinated(!c.failed, out, &info.transaction_name);
     } else {
-      reply_error(Error::make(sqlstate::kFeatureNotSupported,
-                              "PREPARE TRANSACTION inside a transaction over several shards is "
-                              "not supported"));
+      reply_error(
+          Error::make("25001", (tk == "commit_prepared" ? "COMMIT PREPARED" : "ROLLBACK PREPARED") +
+                                   std::string(" cannot run inside a transaction block")));
     }
     send();
     co_return true;
@@ -804,7 +807,8 @@ std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {
   return parts;
 }
 
-awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out) {
+awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out,
+                                                  const std::string* client_gid) {
   routing::BlockCatalog block = std::move(block_catalog_);
   std::vector<TxnPart> parts = take_coordinated_parts();
   std::vector<sql::SessionEffect> effects = std::move(txn_effects_);
@@ -813,7 +817,16 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
   // The session settings the block's SET and RESET leave behind where they stick.
   SessionSettings after = desired_settings_;
   for (const auto& e : effects) apply_setting(after, e, startup_settings_);
-  std::optional<Error> error = co_await end_transaction(parts, commit, &block);
+  std::optional<Error> error;
+  if (commit && client_gid != nullptr && !block.empty()) {
+    // Its catalog change would have to wait in the metadata store for the client's decision.
+    error = Error::make(sqlstate::kFeatureNotSupported,
+                        "PREPARE TRANSACTION of a transaction with DDL over several shards is not "
+                        "supported by pgrange yet; the transaction was rolled back");
+    commit = false;
+  }
+  std::optional<Error> ended = co_await end_transaction(parts, commit, &block, client_gid);
+  if (!error) error = ended;
   bool committed = commit && !error;
   if (committed) apply_effects(effects, true);
   // Every part's connection held the client's settings when it opened. A COMMIT keeps what
@@ -826,7 +839,11 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out)
   if (error) {
     write_error(out, *error);
   } else {
-    MessageWriter(out).begin('C').cstr(commit ? "COMMIT" : "ROLLBACK").end();
+    // PREPARE TRANSACTION of a failed block answers ROLLBACK, as PostgreSQL's does.
+    const char* tag = !commit                 ? "ROLLBACK"
+                      : client_gid != nullptr ? "PREPARE TRANSACTION"
+                                              : "COMMIT";
+    MessageWriter(out).begin('C').cstr(tag).end();
   }
   txn_status_ = 'I';
   txn_begin_sql_.clear();

@@ -159,7 +159,8 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
 
 awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPart>& parts,
                                                                bool commit,
-                                                               const routing::BlockCatalog* block) {
+                                                               const routing::BlockCatalog* block,
+                                                               const std::string* client_gid) {
   ControlPlane* cp = worker_.shared().control;
   std::optional<Error> error;
   bool committed = false;
@@ -177,7 +178,8 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
     commit = !error;
   }
   if (block != nullptr && block->empty()) block = nullptr;
-  if (commit && parts.size() == 1 && block == nullptr) {
+  bool held = false;  // prepared and held for the client (its PREPARE TRANSACTION)
+  if (commit && parts.size() == 1 && block == nullptr && client_gid == nullptr) {
     // One shard: a plain commit.
     auto r = co_await parts.front().conn->run_simple("COMMIT");
     if (!r) error = r.error();
@@ -196,7 +198,30 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
       }
       part.prepared = true;
     }
-    if (!error) {
+    if (!error && client_gid != nullptr) {
+      // The client decides, later and perhaps through another session or pgrange instance.
+      std::function<Result<std::string>()> hold = [cp, gid, name = *client_gid]() {
+        return cp->hold_prepared(gid, name);
+      };
+      auto standing = co_await cp->call<Result<std::string>>(std::move(hold));
+      if (!standing) {
+        // Whether it was recorded is unknown: recovery reads it, and rolls the parts back
+        // unless it was (then they wait for the client).
+        cp->end_distributed(gid);
+        release_all();
+        co_return standing.error();
+      }
+      if (*standing == "prepared") {
+        held = true;
+      } else if (*standing == "in use") {
+        error = Error::make("42710",
+                            "transaction identifier \"" + *client_gid + "\" is already in use");
+      } else {
+        error = Error::make("40001",
+                            "the prepared transaction was rolled back: pgrange's recovery decided "
+                            "to abort it before it could be held");
+      }
+    } else if (!error) {
       fault_point("after_prepare");
       // A named task: g++ 12 mishandles lambda temporaries inside co_await.
       // With the catalog change of the block's DDL, if any: both commit or neither.
@@ -224,6 +249,7 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
   // Every shard's part: COMMIT PREPARED, or rolled back.
   bool all_done = true;
   for (TxnPart& part : parts) {
+    if (held) break;  // every part stays prepared
     if (part.broken || part.conn->broken()) {
       all_done = false;  // a prepared part waits for recovery; a lost one rolled back
       continue;

@@ -212,6 +212,27 @@ Result<std::string> ControlPlane::decide_commit(const std::string& gid,
   }
 }
 
+Result<std::string> ControlPlane::hold_prepared(const std::string& gid,
+                                                const std::string& client_gid) {
+  try {
+    if (store_ == nullptr) throw std::runtime_error("the metadata store is not open");
+    return store_->hold_prepared(gid, client_gid, instance_id_);
+  } catch (const std::exception& e) {
+    return fail("40003", std::string("cannot record the prepared transaction: ") + e.what());
+  }
+}
+
+Result<std::optional<std::pair<std::string, std::string>>> ControlPlane::settle_prepared(
+    const std::string& client_gid, bool commit) {
+  try {
+    if (store_ == nullptr) throw std::runtime_error("the metadata store is not open");
+    return store_->settle_prepared(client_gid, commit ? "commit" : "abort");
+  } catch (const std::exception& e) {
+    return fail("40003",
+                std::string("cannot record the decision of a prepared transaction: ") + e.what());
+  }
+}
+
 void ControlPlane::forget_decision(const std::string& gid) {
   try {
     store_->forget_decision(gid);

@@ -141,6 +141,13 @@ class ControlPlane : public routing::ClusterControl {
                                              uint32_t hash_buckets);
   /// The configured key columns of a table (its `[[table]] key`), for describe_table_rows.
   routing::ConfiguredKey configured_key() const;
+  /// PREPARE TRANSACTION `client_gid` of a transaction whose parts are prepared under `gid`:
+  /// held for the client (MetadataStore::hold_prepared). Control thread.
+  Result<std::string> hold_prepared(const std::string& gid, const std::string& client_gid);
+  /// COMMIT PREPARED / ROLLBACK PREPARED `client_gid`: (gid, the decision that stands), or
+  /// nullopt when pgrange holds no such transaction. Control thread.
+  Result<std::optional<std::pair<std::string, std::string>>> settle_prepared(
+      const std::string& client_gid, bool commit);
   /// Forgets a decision every shard has applied. Control thread; failures are only logged
   /// (recovery forgets it later).
   void forget_decision(const std::string& gid);

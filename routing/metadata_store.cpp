@@ -346,6 +346,18 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (9)");
   }
+  if (current < 10) {
+    // v10: transactions the client prepared (PREPARE TRANSACTION 'x' over several shards), held
+    // under the client's name until its COMMIT PREPARED or ROLLBACK PREPARED.
+    tx.exec0(R"sql(
+      ALTER TABLE pgrange_decisions DROP CONSTRAINT pgrange_decisions_decision_check;
+      ALTER TABLE pgrange_decisions ADD CONSTRAINT pgrange_decisions_decision_check
+        CHECK (decision IN ('commit', 'abort', 'prepared'));
+      ALTER TABLE pgrange_decisions ADD COLUMN client_gid text UNIQUE;
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (10)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -939,6 +951,34 @@ void MetadataStore::forget_decision(const std::string& gid) {
   pqxx::work tx(impl_->conn);
   tx.exec_params0("DELETE FROM pgrange_decisions WHERE gid = $1", gid);
   tx.commit();
+}
+
+std::string MetadataStore::hold_prepared(const std::string& gid, const std::string& client_gid,
+                                         const std::string& instance_id) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result held = tx.exec_params(
+      "INSERT INTO pgrange_decisions (gid, decision, instance_id, client_gid) "
+      "VALUES ($1, 'prepared', $2, $3) ON CONFLICT DO NOTHING RETURNING gid",
+      gid, instance_id, client_gid);
+  std::string standing = "prepared";
+  if (held.empty()) {
+    pqxx::result own = tx.exec_params("SELECT decision FROM pgrange_decisions WHERE gid = $1", gid);
+    standing = own.empty() ? "in use" : own[0][0].as<std::string>();
+  }
+  tx.commit();
+  return standing;
+}
+
+std::optional<std::pair<std::string, std::string>> MetadataStore::settle_prepared(
+    const std::string& client_gid, const std::string& decision) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result rows = tx.exec_params(
+      "UPDATE pgrange_decisions SET decision = CASE decision WHEN 'prepared' THEN $2 ELSE "
+      "decision END, decided_at = now() WHERE client_gid = $1 RETURNING gid, decision",
+      client_gid, decision);
+  tx.commit();
+  if (rows.empty()) return std::nullopt;
+  return std::make_pair(rows[0][0].as<std::string>(), rows[0][1].as<std::string>());
 }
 
 void MetadataStore::report_instance(const std::string& instance_id, int64_t version) {

@@ -43,7 +43,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 9;
+  static constexpr int kSchemaVersion = 10;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -145,6 +145,18 @@ class MetadataStore {
   /// Every recorded decision: gid → decision.
   std::vector<std::pair<std::string, std::string>> decisions();
   void forget_decision(const std::string& gid);
+
+  /// A transaction the client prepared (PREPARE TRANSACTION `client_gid`) whose parts are all
+  /// prepared under `gid`: held for the client's COMMIT PREPARED or ROLLBACK PREPARED (decision
+  /// "prepared", which recovery leaves alone). Returns "prepared" when recorded, "in use" when
+  /// another transaction holds `client_gid`, else the decision that stands for `gid`.
+  std::string hold_prepared(const std::string& gid, const std::string& client_gid,
+                            const std::string& instance_id);
+  /// COMMIT PREPARED (`decision` "commit") or ROLLBACK PREPARED ("abort") of a transaction held
+  /// for the client: (gid, the decision that stands), which is `decision` unless the other one
+  /// was taken first; nullopt when no transaction is held under `client_gid`.
+  std::optional<std::pair<std::string, std::string>> settle_prepared(const std::string& client_gid,
+                                                                     const std::string& decision);
 
  private:
   struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx

@@ -58,6 +58,7 @@ RecoveryReport recover_prepared(MetadataStore& store,
         }
         try {
           std::string decision = store.decide(gid, "abort", self);
+          if (decision == "prepared") continue;  // the client's to decide (COMMIT PREPARED)
           if (decision == "commit") {
             tx.exec0("COMMIT PREPARED " + tx.quote(gid));
             ++report.committed;

@@ -31,8 +31,10 @@ struct RecoveryReport {
 /// (`in_flight(gid)` says whether one is; asked after the gid was seen prepared, since a
 /// session registers its gid before it prepares): a transaction whose decision is "commit" is
 /// committed (COMMIT PREPARED); any other is decided "abort" (so that a late committer cannot
-/// decide otherwise) and rolled back. Decisions no shard needs are forgotten, when every shard
-/// could be asked. Blocking (libpqxx); `shards` are (name, dsn).
+/// decide otherwise) and rolled back. A transaction held for the client that prepared it
+/// (decision "prepared") waits for the client's COMMIT PREPARED or ROLLBACK PREPARED. Decisions no
+/// shard needs are forgotten, when every shard could be asked. Blocking (libpqxx); `shards` are
+/// (name, dsn).
 RecoveryReport recover_prepared(MetadataStore& store,
                                 const std::vector<std::pair<std::string, std::string>>& shards,
                                 const std::string& self,

@@ -202,6 +202,17 @@ AnalysisCache::Analysis AnalysisCache::analyze(std::string_view sql) {
   entry.literals = shape->literals;
   entry.usable = static_cast<bool>(*entry.analysis);
   if (entry.usable) {
+    // Only the values of reads and writes are put in; other statements may keep a literal
+    // elsewhere in their analysis (PREPARE TRANSACTION 'name'), so each text is parsed.
+    for (const StatementInfo& info : **entry.analysis) {
+      using K = StatementKind;
+      if (info.kind != K::kSelect && info.kind != K::kInsert && info.kind != K::kUpdate &&
+          info.kind != K::kDelete) {
+        entry.usable = false;
+      }
+    }
+  }
+  if (entry.usable) {
     // Every constant must be exactly one literal (or no literal at all, like TRUE): then a
     // text of the same shape has the same analysis with its own literals in those places.
     for_each_value(**entry.analysis, [&](const ValueRef& v) {

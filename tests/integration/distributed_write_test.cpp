@@ -319,5 +319,102 @@ TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE id IN (5002, -5002)").at(), "2");
 }
 
+TEST_F(DistributedWriteTest, TransactionsTheClientPreparesAcrossShardsWaitForItsDecision) {
+  ASSERT_EQ(holder(40) == holder(140) && holder(140) == holder(240), false);
+  auto c = cluster_->client();
+  auto other = cluster_->client();
+  auto note_of = [&](int64_t id) {
+    return pq_exec(other.get(),
+                   "SELECT coalesce(note, '-') FROM acc WHERE id = " + std::to_string(id))
+        .at();
+  };
+  auto run = [&](PGconn* conn, const std::string& sql) {
+    SqlResult r = pq_exec(conn, sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+    return r;
+  };
+  const int64_t before = cluster_->prepared_left();
+  run(c.get(), "BEGIN");
+  run(c.get(), "UPDATE acc SET note = 'tpc' WHERE id IN (40, 140, 240)");
+  run(c.get(), "INSERT INTO acc VALUES (6001, 1, 'tpc'), (-6001, 1, 'tpc')");
+  run(c.get(), "PREPARE TRANSACTION 'tpc-one'");
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
+  // Prepared on every shard it wrote to, visible nowhere, and the session goes on.
+  EXPECT_EQ(cluster_->prepared_left() - before, 3);
+  EXPECT_EQ(note_of(140), "-");
+  EXPECT_EQ(note_of(6001), "<missing>");
+  EXPECT_EQ(run(c.get(), "SELECT count(*) FROM acc WHERE note = 'tpc'").at(), "0");
+  // The name is taken until the decision: a second PREPARE of it fails and rolls back.
+  run(c.get(), "BEGIN");
+  run(c.get(), "UPDATE acc SET note = 'dup' WHERE id IN (41, 241)");
+  SqlResult dup = pq_exec(c.get(), "PREPARE TRANSACTION 'tpc-one'");
+  EXPECT_EQ(dup.sqlstate, "42710") << dup.message;
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
+  EXPECT_EQ(note_of(41), "-");
+  EXPECT_EQ(cluster_->prepared_left() - before, 3);
+  // Recovery passes (every 2 s) leave it to the client.
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  EXPECT_EQ(cluster_->prepared_left() - before, 3) << cluster_->proxy().log_tail();
+  // COMMIT PREPARED is refused inside a block, as PostgreSQL refuses it.
+  run(other.get(), "BEGIN");
+  run(other.get(), "UPDATE acc SET bal = bal WHERE id IN (1, 299)");
+  SqlResult inside = pq_exec(other.get(), "COMMIT PREPARED 'tpc-one'");
+  EXPECT_EQ(inside.sqlstate, "25001") << inside.message;
+  run(other.get(), "ROLLBACK");
+  // Decided by another pgrange instance: every part commits.
+  {
+    auto second = cluster_->start_proxy();
+    auto s = pq_connect(second->dsn());
+    run(s.get(), "COMMIT PREPARED 'tpc-one'");
+    SqlResult again = pq_exec(s.get(), "COMMIT PREPARED 'tpc-one'");
+    EXPECT_EQ(again.sqlstate, "42704") << again.message;
+  }
+  EXPECT_EQ(note_of(40) + note_of(140) + note_of(240) + note_of(6001) + note_of(-6001),
+            "tpctpctpctpctpc");
+  EXPECT_EQ(cluster_->prepared_left(), before);
+  EXPECT_EQ(decisions_left(), 0);
+
+  // ROLLBACK PREPARED undoes every part; a failed block's PREPARE answers ROLLBACK.
+  run(c.get(), "BEGIN");
+  run(c.get(), "UPDATE acc SET note = 'undone' WHERE id IN (42, 242)");
+  run(c.get(), "PREPARE TRANSACTION 'tpc-two'");
+  run(other.get(), "ROLLBACK PREPARED 'tpc-two'");
+  EXPECT_EQ(note_of(42) + note_of(242), "--");
+  run(c.get(), "BEGIN");
+  run(c.get(), "UPDATE acc SET note = 'failed' WHERE id IN (43, 243)");
+  EXPECT_FALSE(pq_exec(c.get(), "SELECT 1/0").ok());
+  run(c.get(), "PREPARE TRANSACTION 'tpc-three'");
+  EXPECT_EQ(note_of(43) + note_of(243), "--");
+  EXPECT_EQ(pq_exec(c.get(), "COMMIT PREPARED 'tpc-three'").sqlstate, "42704");
+  // A transaction on one shard, prepared where it ran, whichever shard that is.
+  for (int64_t id : {44, 144, 244}) {
+    const std::string name = "tpc-one-shard-" + std::to_string(id);
+    run(c.get(), "BEGIN");
+    run(c.get(), "UPDATE acc SET note = 'single' WHERE id = " + std::to_string(id));
+    run(c.get(), "PREPARE TRANSACTION '" + name + "'");
+    EXPECT_EQ(note_of(id), "-");
+    run(other.get(), "COMMIT PREPARED '" + name + "'");
+    EXPECT_EQ(note_of(id), "single");
+  }
+  // The same through the extended protocol (as JDBC sends every statement), parameters in
+  // the transaction's statements.
+  auto ext = [&](PGconn* conn, const std::string& sql, std::vector<const char*> values = {}) {
+    SqlResult r = take_result(PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()),
+                                           nullptr, values.data(), nullptr, nullptr, 0),
+                              conn);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+  };
+  ext(c.get(), "BEGIN");
+  ext(c.get(), "UPDATE acc SET note = $1 WHERE id = $2", {"ext", "45"});
+  ext(c.get(), "UPDATE acc SET note = $1 WHERE id = $2", {"ext", "245"});
+  ext(c.get(), "PREPARE TRANSACTION 'tpc-ext'");
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
+  EXPECT_EQ(note_of(45) + note_of(245), "--");
+  ext(other.get(), "COMMIT PREPARED 'tpc-ext'");
+  EXPECT_EQ(note_of(45) + note_of(245), "extext");
+  EXPECT_EQ(cluster_->prepared_left(), before);
+  EXPECT_EQ(decisions_left(), 0);
+}
+
 }  // namespace
 }  // namespace pgrange::testing

@@ -43,8 +43,19 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 9 left: no transactions held for their clients.
+void undo_version_10(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_decisions DROP COLUMN client_gid");
+  tx.exec0("ALTER TABLE pgrange_decisions DROP CONSTRAINT pgrange_decisions_decision_check");
+  tx.exec0(
+      "ALTER TABLE pgrange_decisions ADD CONSTRAINT pgrange_decisions_decision_check CHECK "
+      "(decision IN ('commit', 'abort'))");
+  tx.exec0("UPDATE pgrange_schema SET version = 9");
+}
+
 /// Takes a store back to what schema version 8 left: no cluster-wide sequences.
 void undo_version_9(pqxx::work& tx) {
+  undo_version_10(tx);
   tx.exec0("DROP TABLE pgrange_generated_keys, pgrange_sequences");
   tx.exec0("UPDATE pgrange_schema SET version = 8");
 }

@@ -143,5 +143,17 @@ TEST(AnalysisCache, ShapeHitsGiveExactlyWhatParsingGives) {
   EXPECT_LT(cache.parses(), texts / 4);
 }
 
+TEST(AnalysisCache, LiteralsOutsideValuesAreNeverTakenFromAnotherText) {
+  // A transaction's name is a literal but no value: each text gets its own.
+  AnalysisCache cache;
+  for (std::string kind : {"PREPARE TRANSACTION", "COMMIT PREPARED", "ROLLBACK PREPARED"}) {
+    for (std::string name : {"a", "tx-2", "b"}) {
+      auto a = cache.analyze(kind + " '" + name + "'");
+      ASSERT_TRUE(*a);
+      EXPECT_EQ((**a)[0].transaction_name, name) << kind;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pgrange::sql
