@@ -87,9 +87,14 @@ awaitable<Result<std::string>> ClientSession::record_block_ddl(const sql::Statem
         notice += " (so its USING HASH has no effect)";
       }
       uint32_t buckets = info.hash_buckets;
-      std::function<Result<routing::NewTable>()> task = [cp, d = std::move(*described),
-                                                         buckets]() mutable {
-        return cp->plan_block_table(std::move(d), buckets);
+      std::optional<routing::TableDescriptor> parent;
+      if (!info.parents.empty()) {
+        const sql::TableRef& p = info.parents.front();
+        if (const routing::TableDescriptor* found = v.find_table(p.schema, p.name)) parent = *found;
+      }
+      std::function<Result<routing::NewTable>()> task = [cp, d = std::move(*described), buckets,
+                                                         parent]() mutable {
+        return cp->plan_block_table(std::move(d), buckets, parent ? &*parent : nullptr);
       };
       auto placed = co_await cp->call<Result<routing::NewTable>>(std::move(task));
       if (!placed) co_return tl::unexpected(placed.error());
@@ -127,7 +132,7 @@ awaitable<Result<std::string>> ClientSession::record_block_ddl(const sql::Statem
       if (!described) co_return tl::unexpected(described.error());
       // Columns came, went or were renamed: INSERTs without a column list follow.
       updated.columns = described->table.columns;
-      if (t->key_source == routing::KeySource::kUnsharded &&
+      if (t->key_source == routing::KeySource::kUnsharded && t->member_id == 0 &&
           described->table.key_source != routing::KeySource::kUnsharded) {
         // A primary key added to an unsharded table keys it (its one range stays where it is).
         updated.key_source = described->table.key_source;

@@ -373,6 +373,13 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
     local_notice = (spec.name.empty() ? std::string("the index") : "index \"" + spec.name + "\"") +
                    " is made inside a transaction block, so it is an ordinary index on every "
                    "shard, not a global index";
+  } else if (global && view->in_family(*t) && !spread_unique && !spec.hashed) {
+    // A partitioned table's or an inheritance parent's (or child's): the writes to the rest of
+    // its family would not reach a global index; an ordinary one gives the same answers.
+    global = false;
+    local_notice = (spec.name.empty() ? std::string("the index") : "index \"" + spec.name + "\"") +
+                   " is on a table with partitions or inheritance children (or one of them), so "
+                   "it is an ordinary index on every shard, not a global index";
   }
   if (!global) {
     // An ordinary index on every shard: the statement as PostgreSQL takes it.

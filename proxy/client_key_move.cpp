@@ -27,6 +27,8 @@ namespace {
 
 /// The column that ends pgrange's part of the rewritten RETURNING list (the client's follows).
 constexpr const char* kRowEnd = "?pgrange row end?";
+/// Where the row's columns start in the rewritten RETURNING list (after ctid and tableoid).
+constexpr size_t kFirstColumn = 2;
 /// Rows per INSERT on the new shard.
 constexpr size_t kInsertBatch = 500;
 /// A lock wait in a key move may be half of a deadlock across shards (rows are inserted on
@@ -47,7 +49,8 @@ bool contains_sublink(const ProtobufCMessage* m) {
 }
 
 /// The UPDATE `text` returning, before the client's own RETURNING items (if any), the new
-/// row's ctid, all its columns and the kRowEnd marker.
+/// row's ctid and tableoid (a partition's, an inheritance child's), all its columns and the
+/// kRowEnd marker.
 Result<std::string> returning_rows_sql(std::string_view text) {
   auto tree = sql::parse_tree(text);
   if (!tree) return tl::unexpected(tree.error());
@@ -71,8 +74,8 @@ Result<std::string> returning_rows_sql(std::string_view text) {
                       .with_hint("read the rows with a SELECT after the UPDATE"));
     }
   }
-  std::string ours =
-      quote_ident(ref) + ".ctid, " + quote_ident(ref) + ".*, NULL AS " + quote_ident(kRowEnd);
+  std::string ours = quote_ident(ref) + ".ctid, " + quote_ident(ref) + ".tableoid, " +
+                     quote_ident(ref) + ".*, NULL AS " + quote_ident(kRowEnd);
   if (u->n_returning_list == 0) return std::string(text) + "\nRETURNING " + ours;
   const PgQuery__Node* first = u->returning_list[0];
   if (first->node_case != PG_QUERY__NODE__NODE_RES_TARGET || first->res_target->location < 0 ||
@@ -354,7 +357,7 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
     // Where each key column is among the row's columns.
     std::vector<size_t> key_at;
     for (const routing::KeyColumnDef& k : routing::row_key_columns(*table)) {
-      size_t i = 1;
+      size_t i = kFirstColumn;
       while (i < src.row_end && src.fields[i].name != k.name) ++i;
       if (i == src.row_end) {
         internal("key column \"" + k.name + "\" is not among the table's columns");
@@ -405,26 +408,30 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
   std::string target = quote_ident(table->schema) + "." + quote_ident(table->name);
   for (Source& src : sources) {
     if (src.moves.empty()) continue;
-    std::string ctids;
+    // The rows' ctids, by the table (the target, a partition, a child) each is in.
+    std::map<std::string, std::string> ctids;
     size_t count = 0;
+    const std::string target_oid = std::to_string(src.fields[kFirstColumn].table_oid);
     for (const auto& [owner, rows] : src.moves) {
       for (size_t r : rows) {
         Values values;
         parse_data_row(src.rows[r], values);
-        if (!values[0]) {
+        if (!values[0] || !values[1]) {
           internal("a row without its ctid");
           co_return a;
         }
-        ctids += (ctids.empty() ? "\"" : ",\"") + std::string(*values[0]) + "\"";
+        std::string& list = ctids[std::string(*values[1])];
+        list += (list.empty() ? "\"" : ",\"") + std::string(*values[0]) + "\"";
         ++count;
       }
     }
-    // Generated columns are computed again on the new shard: they are not inserted.
+    // Generated columns are computed again on the new shard: they are not inserted. A row of a
+    // partition arrives through its partitioned table, which routes it; an inheritance child's
+    // has columns the UPDATE did not return.
     std::string request;
     write_query(request, "SELECT attnum FROM pg_catalog.pg_attribute WHERE attrelid = " +
-                             std::to_string(src.fields[1].table_oid) + " AND attgenerated <> ''");
-    write_query(request, "DELETE FROM ONLY " + target + " WHERE ctid = ANY('{" + ctids +
-                             "}'::pg_catalog.tid[])");
+                             target_oid + " AND attgenerated <> ''");
+    write_query(request, "SELECT relkind FROM pg_catalog.pg_class WHERE oid = " + target_oid);
     if (auto e = co_await start_request(*src.conn, std::move(request))) {
       src.conn->mark_broken();
       a.error = *e;
@@ -435,13 +442,47 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
       a.error = generated.error();
       co_return a;
     }
+    auto kind = co_await read_replies(*src.conn, 1);
+    if (!kind) {
+      a.error = kind.error();
+      co_return a;
+    }
+    bool partitioned = !kind->rows.empty() && [&] {
+      Values v;
+      return parse_data_row(kind->rows.front(), v) && v.size() == 1 && v[0] && *v[0] == "p";
+    }();
+    if (!partitioned && (ctids.size() > 1 || ctids.begin()->first != target_oid)) {
+      a.error = Error::make(sqlstate::kFeatureNotSupported,
+                            "an UPDATE that moves rows of an inheritance child of table \"" +
+                                table->name +
+                                "\" to another shard is not supported: the child's own columns "
+                                "would not move with them")
+                    .with_hint("update the child table itself");
+      co_return a;
+    }
+    std::string where;
+    for (const auto& [oid, list] : ctids) {
+      where += (where.empty() ? "" : " OR ") + std::string("(tableoid = ") + oid +
+               " AND ctid = ANY('{" + list + "}'::pg_catalog.tid[]))";
+    }
+    request.clear();
+    write_query(request, "DELETE FROM " + std::string(partitioned ? "" : "ONLY ") + target +
+                             " WHERE " + where);
+    if (auto e = co_await start_request(*src.conn, std::move(request))) {
+      src.conn->mark_broken();
+      a.error = *e;
+      co_return a;
+    }
     auto deleted = co_await read_replies(*src.conn, 1);
     if (!deleted) {
       a.error = deleted.error();
       co_return a;
     }
-    if (generated->error || deleted->error) {
-      shard_failed(std::move(generated->error ? *generated->error : *deleted->error), *src.conn);
+    if (generated->error || kind->error || deleted->error) {
+      shard_failed(std::move(generated->error ? *generated->error
+                             : kind->error    ? *kind->error
+                                              : *deleted->error),
+                   *src.conn);
       co_return a;
     }
     if (deleted->tag != "DELETE " + std::to_string(count)) {
@@ -459,7 +500,7 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
     // Keep only the columns to insert (a row's ctid and the marker go too).
     std::vector<Field> kept;
     std::vector<size_t> kept_at;
-    for (size_t i = 1; i < src.row_end; ++i) {
+    for (size_t i = kFirstColumn; i < src.row_end; ++i) {
       if (std::find(skip.begin(), skip.end(), src.fields[i].attnum) != skip.end()) continue;
       kept.push_back(src.fields[i]);
       kept_at.push_back(i);

@@ -90,6 +90,14 @@ Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
   if (info.kind == sql::StatementKind::kCreateTable) {
     if (info.temporary || info.create_as) return {};
     key = new_table_key(config_, info, configured);
+    if (!info.parents.empty()) {
+      // A partition or inheritance child: placed by its root's key.
+      const sql::TableRef& p = info.parents.front();
+      const routing::TableDescriptor* parent = v.find_table(p.schema, p.name);
+      if (parent == nullptr) return {};
+      key = routing::row_key_names(*parent);
+      configured = false;  // its PRIMARY KEY, if any, is its root's (PostgreSQL's rule)
+    }
   } else if (info.kind == sql::StatementKind::kAlterTable) {
     t = v.find_table(info.target.schema, info.target.name);
     if (t == nullptr) return {};
@@ -154,6 +162,14 @@ Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
                                       "\" (" + keys + ") together with other subcommands" + why)
                           .with_hint("send it in an ALTER TABLE of its own: pgrange builds it as "
                                      "a global index, enforced across shards"));
+        }
+        if (!info.parents.empty()) {
+          return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                  "a " + described(c) +
+                                      " that does not contain the key of the table's family (" +
+                                      keys + ") on a partition or inheritance child" + why)
+                          .with_hint("each shard would enforce it on its own rows only; add the "
+                                     "key columns to it"));
         }
         break;  // CREATE TABLE: after_ddl makes it a global index
       }

@@ -153,6 +153,13 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
     if (t == nullptr) {
       return fail(sqlstate::kUndefinedTable, "relation \"" + spec.table.name + "\" does not exist");
     }
+    if (v->in_family(*t)) {
+      // Writes to the family's other tables would not reach it.
+      return fail(sqlstate::kFeatureNotSupported,
+                  "a global index on table \"" + t->name +
+                      "\", which has partitions or inheritance children or is one, is not "
+                      "supported yet (a UNIQUE index there must contain the key)");
+    }
     table = *t;
     pqxx::connection first(config_.shards.at(0).dsn);
     std::string rel = quote_ident(table.schema) + "." + quote_ident(table.name);

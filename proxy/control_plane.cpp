@@ -425,11 +425,42 @@ Result<void> ControlPlane::check_ddl(const sql::StatementInfo& info,
                         .with_hint("add EXCLUDING INDEXES and create the indexes after"));
       }
     }
-    if (info.has_like_or_inherits) {
+    if (info.of_type) {
       return fail(sqlstate::kFeatureNotSupported,
-                  "CREATE TABLE with INHERITS, PARTITION or OF is not supported through "
-                  "pgrange yet");
+                  "CREATE TABLE … OF a composite type is not supported through pgrange yet");
     }
+    if (!info.parents.empty()) {
+      // A partition or an inheritance child lives where its root's ranges put its keys.
+      if (info.parents.size() > 1) {
+        return fail(sqlstate::kFeatureNotSupported,
+                    "CREATE TABLE … INHERITS from several tables is not supported through "
+                    "pgrange: the table's rows would have to follow the ranges of each");
+      }
+      const sql::TableRef& p = info.parents.front();
+      const routing::TableDescriptor* parent = v->find_table(p.schema, p.name);
+      if (parent == nullptr) {
+        return fail(sqlstate::kFeatureNotSupported,
+                    "CREATE TABLE … " +
+                        std::string(info.partition_of ? "PARTITION OF" : "INHERITS") + " \"" +
+                        p.name +
+                        "\", a table pgrange does not place (a temporary table, or one it does "
+                        "not know), is not supported");
+      }
+      const routing::TableDescriptor* root = v->find_table_id(parent->table_id);
+      if (root != nullptr && !root->indexes.empty()) {
+        return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                "a partition or inheritance child of table \"" + root->name +
+                                    "\", which has global indexes, is not supported yet")
+                        .with_hint("its writes would not reach the global indexes; drop them "
+                                   "(DROP INDEX) or make them local (WITH (local = true))"));
+      }
+    }
+  }
+  if (info.kind == sql::StatementKind::kAlterTable && info.changes_parents) {
+    return fail(sqlstate::kFeatureNotSupported,
+                "ALTER TABLE … ATTACH PARTITION, DETACH PARTITION, INHERIT, NO INHERIT, OF or NOT "
+                "OF is not supported through pgrange yet: the table's rows would have to move to "
+                "the ranges of its new family");
   }
   if (info.kind == sql::StatementKind::kSchemaDdl && info.rename_to && !info.target.name.empty()) {
     for (const routing::TableDescriptor& t : v->tables()) {
@@ -555,8 +586,25 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info,
     described->notice += " (so its USING HASH has no effect)";
   }
   std::string notice = described->notice;
-  if (view()->find_table(described->table.schema, described->table.name) != nullptr) {
+  auto v = view();
+  if (v->find_table(described->table.schema, described->table.name) != nullptr) {
     return notice;
+  }
+  if (!info.parents.empty()) {
+    // A partition or inheritance child: placed by its root's ranges, none of its own.
+    const sql::TableRef& p = info.parents.front();
+    const routing::TableDescriptor* parent = v->find_table(p.schema, p.name);
+    if (parent == nullptr) {
+      return fail(sqlstate::kUndefinedTable, "relation \"" + p.name + "\" does not exist");
+    }
+    routing::TableDescriptor member = std::move(described->table);
+    routing::join_family(member, *parent);
+    member.member_id = store_->allocate_table_id();
+    store_->register_table(member, {});
+    reload();
+    spdlog::info("table {}.{} registered as a member of the family of /Table/{}", member.schema,
+                 member.name, member.table_id);
+    return std::string();
   }
   auto registered = register_described(std::move(*described), -1);
   if (!registered) return tl::unexpected(registered.error());
@@ -573,6 +621,7 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
     // The table's first range goes to the shard holding the fewest table ranges.
     std::vector<int> load(shard_order_.size(), 0);
     for (const auto& t : v.tables()) {
+      if (t.member_id != 0) continue;  // its root's ranges
       for (size_t i : v.table_ranges(t.table_id)) {
         int s = v.shard_index(v.ranges().at(i).shard);
         if (s >= 0) ++load[static_cast<size_t>(s)];
@@ -602,11 +651,20 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
 }
 
 Result<routing::NewTable> ControlPlane::plan_block_table(routing::TableDescription described,
-                                                         uint32_t hash_buckets) {
+                                                         uint32_t hash_buckets,
+                                                         const routing::TableDescriptor* parent) {
   if (store_ == nullptr) {
     return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
   }
   try {
+    if (parent != nullptr) {
+      // A partition or inheritance child: placed by its root's ranges, none of its own.
+      routing::NewTable member;
+      member.table = std::move(described.table);
+      routing::join_family(member.table, *parent);
+      member.table.member_id = store_->allocate_table_id();
+      return member;
+    }
     if (hash_buckets > 0 && !described.table.key.empty()) {
       routing::make_hash_sharded(described.table, hash_buckets);
     }
@@ -805,7 +863,8 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         if (info.temporary) return std::string();
         bool known = v->find_table(info.target.schema, info.target.name) != nullptr;
         auto notice = register_table(info, hash_buckets);
-        if (!notice || known) return notice;
+        // A member's constraints contain its family's key (check_constraints).
+        if (!notice || known || !info.parents.empty()) return notice;
         if (auto made = make_unique_constraints_global(info.target); !made) {
           return tl::unexpected(made.error());
         }
@@ -816,7 +875,8 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         for (const auto& ref : info.tables) {
           if (const auto* t = v->find_table(ref.schema, ref.name)) {
             drop_index_tables(*t);
-            store_->drop_table(t->table_id);
+            // A root's members go with it (and PostgreSQL drops them with it).
+            store_->drop_table(routing::catalog_id(*t));
             changed = true;
           }
         }
@@ -838,14 +898,15 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
                        sql::quote_ident(routing::index_table_name(renamed, i)) + ";\n";
           }
           if (!renames.empty()) run_on_every_shard(renames, false);
-          store_->rename_table(table.table_id, table.schema, *info.rename_to);
+          store_->rename_table(routing::catalog_id(table), table.schema, *info.rename_to);
           reload();
           return std::string();
         }
-        if (!info.primary_key.empty() && table.key_source == routing::KeySource::kUnsharded) {
+        if (!info.primary_key.empty() && table.key_source == routing::KeySource::kUnsharded &&
+            table.member_id == 0) {
           return rekey_table(table);
         }
-        if (info.renamed_column) {
+        if (info.renamed_column && table.member_id == 0) {
           bool renamed_key = false;
           for (auto& k : table.key) {
             if (k.name == info.renamed_column->first) {
@@ -857,11 +918,17 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
         }
         if (!info.added_columns.empty() || !info.dropped_columns.empty() || info.alter_other) {
           // Columns came, went or were renamed: INSERTs without a column list follow.
-          auto described = describe_table(table.schema, table.name);
-          if (described && described->table.columns != table.columns) {
-            store_->set_table_columns(table.table_id, described->table.columns);
-            reload();
+          // A root's columns change in its members too (PostgreSQL's inheritance).
+          bool changed = false;
+          for (const routing::TableDescriptor& m : v->tables()) {
+            if (m.table_id != table.table_id || (table.member_id != 0 && &m != t)) continue;
+            auto described = describe_table(m.schema, m.name);
+            if (described && described->table.columns != m.columns) {
+              store_->set_table_columns(routing::catalog_id(m), described->table.columns);
+              changed = true;
+            }
           }
+          if (changed) reload();
         }
         return std::string();
       }

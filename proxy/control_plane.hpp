@@ -137,8 +137,10 @@ class ControlPlane : public routing::ClusterControl {
   /// A table made by CREATE TABLE inside a transaction block, as the block's connection
   /// described it: its id taken, its first ranges placed, its sequences recorded, but not in
   /// the catalog until the block commits (decide_commit). Control thread.
+  /// With `parent`: a partition or inheritance child of it, placed by its root's ranges.
   Result<routing::NewTable> plan_block_table(routing::TableDescription described,
-                                             uint32_t hash_buckets);
+                                             uint32_t hash_buckets,
+                                             const routing::TableDescriptor* parent = nullptr);
   /// The configured key columns of a table (its `[[table]] key`), for describe_table_rows.
   routing::ConfiguredKey configured_key() const;
   /// PREPARE TRANSACTION `client_gid` of a transaction whose parts are prepared under `gid`:

@@ -11,6 +11,7 @@ namespace {
 
 /// new_table_ranges on a map that goes on to give later tables theirs.
 Result<std::vector<RangeChange>> add_table_ranges(RangeMap& map, const NewTable& t) {
+  if (t.table.member_id != 0) return std::vector<RangeChange>{};  // its root's ranges hold it
   std::string start = table_prefix(t.table.table_id);
   std::string end = table_prefix(t.table.table_id + 1);
   if (t.shards.size() != t.split_keys.size() + 1) {
@@ -50,10 +51,9 @@ Result<std::pair<CatalogDelta, std::unique_ptr<RangeMap>>> fold(const ClusterVie
   CatalogDelta d;
   std::map<uint64_t, TableDescriptor> updated;
   for (const CatalogStep& s : block.steps) {
-    uint64_t id =
-        s.kind == CatalogStep::Kind::kCreate ? s.created.table.table_id : s.table.table_id;
+    uint64_t id = catalog_id(s.kind == CatalogStep::Kind::kCreate ? s.created.table : s.table);
     auto made = std::find_if(d.created.begin(), d.created.end(),
-                             [&](const NewTable& t) { return t.table.table_id == id; });
+                             [&](const NewTable& t) { return catalog_id(t.table) == id; });
     switch (s.kind) {
       case CatalogStep::Kind::kCreate:
         d.created.push_back(s.created);
@@ -77,10 +77,14 @@ Result<std::pair<CatalogDelta, std::unique_ptr<RangeMap>>> fold(const ClusterVie
         break;
     }
   }
+  auto known = [&](uint64_t id) {
+    return std::any_of(base.tables().begin(), base.tables().end(),
+                       [&](const TableDescriptor& t) { return catalog_id(t) == id; });
+  };
   for (auto& [id, t] : updated) {
-    if (base.find_table_id(id) != nullptr) d.updated.push_back(std::move(t));
+    if (known(id)) d.updated.push_back(std::move(t));
   }
-  std::erase_if(d.dropped, [&](uint64_t id) { return base.find_table_id(id) == nullptr; });
+  std::erase_if(d.dropped, [&](uint64_t id) { return !known(id); });
   auto ranges = base.ranges().ranges();
   auto map = RangeMap::from_descriptors(std::vector<RangeDescriptor>(ranges.begin(), ranges.end()));
   if (!map) return tl::unexpected(map.error());
@@ -106,12 +110,16 @@ Result<std::shared_ptr<const ClusterView>> block_view(const ClusterView& base,
   if (!folded) return tl::unexpected(folded.error());
   const CatalogDelta& d = folded->first;
   MetadataSnapshot s = base.snapshot();
+  // A dropped root takes its family with it.
   std::erase_if(s.tables, [&](const TableDescriptor& t) {
-    return std::find(d.dropped.begin(), d.dropped.end(), t.table_id) != d.dropped.end();
+    auto gone = [&](uint64_t id) {
+      return std::find(d.dropped.begin(), d.dropped.end(), id) != d.dropped.end();
+    };
+    return gone(catalog_id(t)) || gone(t.table_id);
   });
   for (const TableDescriptor& u : d.updated) {
     for (TableDescriptor& t : s.tables) {
-      if (t.table_id == u.table_id) t = u;
+      if (catalog_id(t) == catalog_id(u)) t = u;
     }
   }
   for (const NewTable& n : d.created) s.tables.push_back(n.table);

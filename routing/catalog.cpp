@@ -75,6 +75,19 @@ std::string index_table_name(const TableDescriptor& t, const IndexDescriptor& i)
   return t.name + "@" + i.name;
 }
 
+void join_family(TableDescriptor& member, const TableDescriptor& root) {
+  member.table_id = root.table_id;
+  member.index_id = 1;
+  member.key_source = root.key_source;
+  member.key = root.key;
+  member.hash_buckets = root.hash_buckets;
+  member.hashed_columns = root.hashed_columns;
+  member.indexes.clear();
+  // The root's defaults (PostgreSQL copies them to the member): their sequences are the root's.
+  member.generated = root.generated;
+  for (GeneratedKey& g : member.generated) g.owned = false;
+}
+
 TableDescriptor index_relation(const TableDescriptor& t, const IndexDescriptor& i) {
   TableDescriptor r;
   r.table_id = t.table_id;

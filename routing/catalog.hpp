@@ -94,8 +94,23 @@ struct TableDescriptor {
   uint32_t index_id = 1;
   /// The key columns whose default pgrange makes (cluster-wide sequences, uuids).
   std::vector<GeneratedKey> generated = {};
+  /// A partition or inheritance child (CREATE TABLE … PARTITION OF / INHERITS) of a table
+  /// pgrange keys: its own id in the catalog. Its rows are placed by the ranges of its root
+  /// (the table at the top of its family): table_id, key, key_source, hash_buckets and
+  /// generated are the root's; its name and columns are its own; it has no global indexes.
+  /// 0 for every other table.
+  uint64_t member_id = 0;
   bool operator==(const TableDescriptor&) const = default;
 };
+
+/// The id the catalog knows a table by: a member's own id, else its table_id.
+inline uint64_t catalog_id(const TableDescriptor& t) {
+  return t.member_id != 0 ? t.member_id : t.table_id;
+}
+
+/// `member` (as described from the shards, with its own id in member_id) made a member of the
+/// family of `root`: its rows placed by root's ranges, by root's key.
+void join_family(TableDescriptor& member, const TableDescriptor& root);
 
 /// The backend table holding an index's entries on the shards: "<table>@<index>".
 std::string index_table_name(const TableDescriptor& t, const IndexDescriptor& i);

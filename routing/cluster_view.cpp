@@ -86,6 +86,14 @@ const TableDescriptor* ClusterView::find_table_id(uint64_t table_id) const {
   return nullptr;
 }
 
+bool ClusterView::in_family(const TableDescriptor& t) const {
+  if (t.member_id != 0) return true;
+  for (const TableDescriptor& m : tables_) {
+    if (m.member_id != 0 && m.table_id == t.table_id) return true;
+  }
+  return false;
+}
+
 const RangeDescriptor* ClusterView::find_range(uint64_t range_id) const {
   for (const RangeDescriptor& r : ranges_->ranges()) {
     if (r.range_id == range_id) return &r;

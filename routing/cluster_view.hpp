@@ -38,6 +38,8 @@ class ClusterView {
   /// The table registered under schema.name (an empty schema means "public"), or nullptr.
   const TableDescriptor* find_table(std::string_view schema, std::string_view name) const;
   const TableDescriptor* find_table_id(uint64_t table_id) const;
+  /// Whether `t` is a member of a family (a partition or inheritance child) or the root of one.
+  bool in_family(const TableDescriptor& t) const;
   /// The views and SQL functions pgrange knows the bodies of.
   const std::vector<ReaderDescriptor>& readers() const { return readers_; }
   /// The view registered under schema.name (an empty schema means "public"), or nullptr.

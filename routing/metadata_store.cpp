@@ -355,6 +355,10 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
         CHECK (decision IN ('commit', 'abort', 'prepared'));
       ALTER TABLE pgrange_decisions ADD COLUMN client_gid text UNIQUE;
     )sql");
+    // Partitions and inheritance children: placed by their root's ranges, gone with it.
+    tx.exec0(
+        "ALTER TABLE pgrange_tables ADD COLUMN root_id bigint REFERENCES pgrange_tables "
+        "ON DELETE CASCADE");
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (10)");
   }
@@ -421,9 +425,11 @@ MetadataSnapshot MetadataStore::load() {
   for (const auto& row : tx.exec("SELECT name, dsn FROM pgrange_shards ORDER BY name")) {
     snap.shards.push_back(ShardRecord{row[0].as<std::string>(), row[1].as<std::string>()});
   }
+  // Members of a family (partitions, inheritance children) and their roots' ids.
+  std::vector<std::pair<uint64_t, uint64_t>> members;
   for (const auto& row :
-       tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets FROM pgrange_tables "
-               "ORDER BY table_id")) {
+       tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets, root_id FROM "
+               "pgrange_tables ORDER BY table_id")) {
     TableDescriptor t;
     t.table_id = row[0].as<uint64_t>();
     t.schema = row[1].as<std::string>();
@@ -432,6 +438,7 @@ MetadataSnapshot MetadataStore::load() {
     if (!src) throw std::runtime_error("metadata store: bad key_source for table " + t.name);
     t.key_source = *src;
     t.hash_buckets = row[4].as<uint32_t>();
+    if (!row[5].is_null()) members.emplace_back(t.table_id, row[5].as<uint64_t>());
     snap.tables.push_back(std::move(t));
   }
   for (const auto& row :
@@ -488,6 +495,18 @@ MetadataSnapshot MetadataStore::load() {
       i->storing.push_back(row[2].as<std::string>());
     }
   }
+  // A member takes its root's key space, key and defaults (its root has a smaller id: it
+  // comes first, and find_table_id of the shared id finds the root).
+  for (const auto& [id, root_id] : members) {
+    TableDescriptor* member = find_loaded(snap.tables, id);
+    const TableDescriptor* root = find_loaded(snap.tables, root_id);
+    if (member == nullptr || root == nullptr || root->member_id != 0) {
+      throw std::runtime_error("metadata store: table " + std::to_string(id) +
+                               " belongs to a family whose root is missing");
+    }
+    join_family(*member, *root);
+    member->member_id = id;
+  }
   for (const auto& row : tx.exec("SELECT range_id FROM pgrange_range_holds ORDER BY range_id")) {
     snap.held_ranges.push_back(row[0].as<uint64_t>());
   }
@@ -532,6 +551,16 @@ void insert_key(pqxx::work& tx, uint64_t table_id, const std::vector<KeyColumnDe
 void insert_generated(pqxx::work& tx, const TableDescriptor& table);
 
 void insert_table(pqxx::work& tx, const TableDescriptor& table) {
+  if (table.member_id != 0) {
+    // A member keeps its name and columns; the rest is its root's (load() joins them).
+    tx.exec_params0(
+        "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets, "
+        "root_id) VALUES ($1, $2, $3, $4, 0, $5)",
+        static_cast<int64_t>(table.member_id), table.schema, table.name,
+        std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.table_id));
+    insert_columns(tx, table.member_id, table.columns);
+    return;
+  }
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets) "
       "VALUES ($1, $2, $3, $4, $5)",
@@ -920,7 +949,15 @@ std::string MetadataStore::decide(const std::string& gid, const std::string& dec
       tx.exec_params0("DELETE FROM pgrange_tables WHERE table_id = $1", static_cast<int64_t>(id));
     }
     for (const TableDescriptor& t : change->updated) {
-      auto id = static_cast<int64_t>(t.table_id);
+      auto id = static_cast<int64_t>(catalog_id(t));
+      if (t.member_id != 0) {
+        // A member's name and columns; the rest is its root's.
+        tx.exec_params0("UPDATE pgrange_tables SET schema_name = $2, name = $3 WHERE table_id = $1",
+                        id, t.schema, t.name);
+        tx.exec_params0("DELETE FROM pgrange_table_columns WHERE table_id = $1", id);
+        insert_columns(tx, t.member_id, t.columns);
+        continue;
+      }
       tx.exec_params0(
           "UPDATE pgrange_tables SET schema_name = $2, name = $3, key_source = $4 WHERE "
           "table_id = $1",

@@ -645,7 +645,8 @@ Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {
         try {
           pqxx::connection conn(shard.dsn);
           pqxx::work tx(conn);
-          pqxx::result r = tx.exec("DELETE FROM " + qualified_table_name(t) + " WHERE " + *pred);
+          pqxx::result r =
+              tx.exec("DELETE FROM ONLY " + qualified_table_name(t) + " WHERE " + *pred);
           tx.commit();
           if (r.affected_rows() > 0) {
             spdlog::warn(

@@ -292,7 +292,9 @@ Result<std::string> copy_columns(PGconn* conn, const std::string& table_name) {
 /// returns the rows the target took (the source's count must agree).
 Result<int64_t> stream_rows(PGconn* source, PGconn* target, const std::string& table_name,
                             const std::string& columns, const std::string& predicate) {
-  const std::string out_sql = "COPY (SELECT " + columns + " FROM " + table_name + " WHERE " +
+  // ONLY: a partitioned table's or an inheritance parent's own rows; its members move as
+  // relations of their own.
+  const std::string out_sql = "COPY (SELECT " + columns + " FROM ONLY " + table_name + " WHERE " +
                               predicate + ") TO STDOUT (FORMAT binary)";
   const std::string in_sql = "COPY " + table_name + (columns.empty() ? "" : " (" + columns + ")") +
                              " FROM STDIN (FORMAT binary)";
@@ -394,7 +396,7 @@ Result<RangeStats> range_stats(const std::string& dsn, const TableDescriptor& ta
   auto conn = connect(dsn, "");
   if (!conn) return tl::unexpected(conn.error());
   auto r = exec(conn->get(),
-                "SELECT count(*), coalesce(sum(pg_column_size(pgrange_t.*)), 0) FROM " +
+                "SELECT count(*), coalesce(sum(pg_column_size(pgrange_t.*)), 0) FROM ONLY " +
                     qualified_table_name(table) + " AS pgrange_t WHERE " + *pred,
                 "counting the rows of a range");
   if (!r) return tl::unexpected(r.error());
@@ -475,7 +477,7 @@ Result<RangeMove> RangeMove::prepare(const std::string& source_dsn, const std::s
                   "setting lock_timeout");
     if (!r) return tl::unexpected(r.error());
   }
-  if (auto r = exec(src, "LOCK TABLE " + state->table_name + " IN SHARE MODE",
+  if (auto r = exec(src, "LOCK TABLE ONLY " + state->table_name + " IN SHARE MODE",
                     "locking " + state->table_name + " on the source shard");
       !r) {
     return tl::unexpected(r.error());
@@ -495,7 +497,7 @@ Result<RangeMove> RangeMove::prepare(const std::string& source_dsn, const std::s
   if (auto r = exec(dst, "BEGIN", "starting the target transaction"); !r) {
     return tl::unexpected(r.error());
   }
-  if (auto r = exec(dst, "DELETE FROM " + state->table_name + " WHERE " + state->predicate,
+  if (auto r = exec(dst, "DELETE FROM ONLY " + state->table_name + " WHERE " + state->predicate,
                     "clearing the range on the target shard");
       !r) {
     return tl::unexpected(r.error());
@@ -519,7 +521,7 @@ Result<int64_t> RangeMove::finish() {
   s.source_open = false;
   s.target_has_copy = false;
   s.target.reset();
-  auto deleted = exec(s.source.get(), "DELETE FROM " + s.table_name + " WHERE " + s.predicate,
+  auto deleted = exec(s.source.get(), "DELETE FROM ONLY " + s.table_name + " WHERE " + s.predicate,
                       "deleting the moved rows on the source shard");
   if (!deleted) {
     s.source.reset();
@@ -554,7 +556,7 @@ Result<int64_t> RangeMove::abort() {
     if (!conn) return tl::unexpected(conn.error());
     s.target = std::move(*conn);
   }
-  auto deleted = exec(s.target.get(), "DELETE FROM " + s.table_name + " WHERE " + s.predicate,
+  auto deleted = exec(s.target.get(), "DELETE FROM ONLY " + s.table_name + " WHERE " + s.predicate,
                       "deleting the copied rows on the target shard");
   s.target.reset();
   if (!deleted) return tl::unexpected(deleted.error());

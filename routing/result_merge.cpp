@@ -62,9 +62,11 @@ Error bad_row() {
 }
 
 Error cannot_compare(const ResultField& f, const char* what) {
+  // A type without a name of pgrange's reads "type 2205": not "of type type 2205".
+  std::string type = type_display_name(f.type_oid);
+  if (type.rfind("type ", 0) != 0) type = "type " + type;
   return Error::make(sqlstate::kFeatureNotSupported,
-                     std::string(what) + " on column \"" + f.name + "\" of type " +
-                         type_display_name(f.type_oid) +
+                     std::string(what) + " on column \"" + f.name + "\" of " + type +
                          " over a table spread across several shards is not supported: "
                          "pgrange cannot compare its values exactly")
       .with_hint("give every key column with = so that the statement runs on one shard");

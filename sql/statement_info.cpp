@@ -384,8 +384,13 @@ void describe_create(const PgQuery__CreateStmt* s, StatementInfo& info) {
   info.target = table_of(s->relation);
   info.if_not_exists = s->if_not_exists;
   info.temporary = s->relation != nullptr && std::string_view(s->relation->relpersistence) == "t";
-  info.has_like_or_inherits = s->n_inh_relations > 0 || s->partbound != nullptr ||
-                              s->partspec != nullptr || s->of_typename != nullptr;
+  for (size_t i = 0; i < s->n_inh_relations; ++i) {
+    const PgQuery__Node* n = s->inh_relations[i];
+    if (n->node_case == PG_QUERY__NODE__NODE_RANGE_VAR)
+      info.parents.push_back(table_of(n->range_var));
+  }
+  info.of_type = s->of_typename != nullptr;
+  info.partition_of = s->partbound != nullptr;
   auto table_constraint = [&](const PgQuery__Constraint* c) {
     if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY && c->n_keys > 0) {
       info.primary_key = string_list(c->keys, c->n_keys);
@@ -504,6 +509,16 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
         } else {
           info.alter_other = true;
         }
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AttachPartition:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DetachPartition:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DetachPartitionFinalize:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AddInherit:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DropInherit:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_AddOf:
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_DropOf:
+        info.changes_parents = true;
+        info.alter_other = true;
         break;
       default:
         info.alter_other = true;

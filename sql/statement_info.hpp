@@ -218,8 +218,16 @@ struct StatementInfo {
   /// the words its message starts with ("CREATE INDEX CONCURRENTLY", "VACUUM", "REINDEX
   /// DATABASE", …); empty for any other.
   std::string block_refusal;
-  /// CREATE TABLE … INHERITS / PARTITION OF / PARTITION BY / OF type.
-  bool has_like_or_inherits = false;
+  /// CREATE TABLE … INHERITS (p, …) or PARTITION OF p: the tables whose columns (and, through
+  /// pgrange, whose ranges) it takes.
+  std::vector<TableRef> parents;
+  /// CREATE TABLE … PARTITION OF (parents then holds the partitioned table).
+  bool partition_of = false;
+  /// CREATE TABLE … OF type.
+  bool of_type = false;
+  /// ALTER TABLE … ATTACH / DETACH PARTITION, INHERIT, NO INHERIT, OF, NOT OF: a table joins
+  /// or leaves another's family.
+  bool changes_parents = false;
   /// CREATE TABLE (LIKE …): its columns, constraints and indexes partly come from another table.
   bool has_like = false;
   /// The tables of its LIKE clauses that copy indexes (INCLUDING INDEXES or ALL).

@@ -43,8 +43,10 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
-/// Takes a store back to what schema version 9 left: no transactions held for their clients.
+/// Takes a store back to what schema version 9 left: no transactions held for their clients,
+/// no families of tables.
 void undo_version_10(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN root_id");
   tx.exec0("ALTER TABLE pgrange_decisions DROP COLUMN client_gid");
   tx.exec0("ALTER TABLE pgrange_decisions DROP CONSTRAINT pgrange_decisions_decision_check");
   tx.exec0(
@@ -225,6 +227,31 @@ TEST_F(MetadataStoreTest, ReopeningKeepsEverything) {
   EXPECT_EQ(snap.tables[0].name, "kept");
   EXPECT_EQ(snap.tables[0].key.size(), 2u);
   EXPECT_TRUE(snap.tables[0].key[1].column.descending);
+}
+
+TEST_F(MetadataStoreTest, AFamilyMemberTakesItsRootsKeySpaceAndGoesWithIt) {
+  std::string dsn = fresh_dsn();
+  auto store = MetadataStore::open(dsn, shards());
+  TableDescriptor root = store->create_table(keyed_table("root"));
+  TableDescriptor member;
+  member.schema = "public";
+  member.name = "member";
+  member.columns = {"tenant", "ts", "extra"};
+  join_family(member, root);
+  member.member_id = store->allocate_table_id();
+  store->register_table(member, {});
+  MetadataSnapshot snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 2u);
+  EXPECT_EQ(snap.tables[0].name, "root");  // the root first: find_table_id finds it
+  const TableDescriptor& m = snap.tables[1];
+  EXPECT_EQ(m.name, "member");
+  EXPECT_EQ(m.table_id, root.table_id);
+  EXPECT_EQ(m.member_id, member.member_id);
+  EXPECT_EQ(catalog_id(m), member.member_id);
+  EXPECT_EQ(m.key, snap.tables[0].key);
+  EXPECT_EQ(m.columns, member.columns);
+  store->drop_table(root.table_id);
+  EXPECT_TRUE(store->load().tables.empty());
 }
 
 TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {

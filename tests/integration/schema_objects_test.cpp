@@ -172,8 +172,104 @@ TEST_F(SchemaObjectsTest, TablesMadeLikeAnotherAreKeyedAndSplitLikeAnyOther) {
   ASSERT_TRUE(pq_exec(s_->pgrange(), "BEGIN").ok());
   EXPECT_EQ(pq_exec(s_->pgrange(), "CREATE TABLE like_b (LIKE like_src)").sqlstate, "0A000");
   ASSERT_TRUE(pq_exec(s_->pgrange(), "ROLLBACK").ok());
-  // INHERITS and partitioning stay refused, with the reason.
-  s_->refused("CREATE TABLE like_child (x int) INHERITS (like_src)");
+  // OF a composite type stays refused, with the reason.
+  s_->both("CREATE TYPE like_row AS (id int8, v text)");
+  s_->refused("CREATE TABLE like_of OF like_row");
+}
+
+TEST_F(SchemaObjectsTest, PartitionsAndInheritanceChildrenLiveWhereTheirRootsRangesPutThem) {
+  // Declarative partitioning: PostgreSQL's partitions inside every shard, the root's ranges
+  // across the shards, keyed by the root's key (id, at).
+  for (const char* sql : {
+           "CREATE TABLE ev (id int8, at date NOT NULL, v text, PRIMARY KEY (id, at)) "
+           "PARTITION BY RANGE (at)",
+           "CREATE TABLE ev_2025 PARTITION OF ev FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
+           "CREATE TABLE ev_2026 PARTITION OF ev FOR VALUES FROM ('2026-01-01') TO ('2027-01-01') "
+           "PARTITION BY RANGE (id)",
+           "CREATE TABLE ev_2026_x PARTITION OF ev_2026 FOR VALUES FROM (MINVALUE) TO (150)",
+           "CREATE TABLE ev_2026_rest PARTITION OF ev_2026 DEFAULT",
+           "CREATE TABLE ev_rest PARTITION OF ev DEFAULT",
+           "INSERT INTO ev SELECT g, date '2025-06-01' + g * 3, CASE WHEN g % 4 = 0 THEN 'x' "
+           "ELSE 'e' || g END FROM generate_series(1, 300) g",
+           "CREATE INDEX ON ev (v)",
+           // Inheritance: a child's rows are read with its parent's, placed by the parent's key.
+           "CREATE TABLE city (id int8 PRIMARY KEY, name text)",
+           "CREATE TABLE capital (state text) INHERITS (city)",
+           "INSERT INTO city SELECT g, 'c' || g FROM generate_series(1, 150) g",
+           "INSERT INTO capital VALUES (7, 'c7', 'A'), (77, 'c77', 'B'), (140, 'c140', 'C')",
+       }) {
+    s_->both(sql);
+  }
+  s_->spread("ev", "(100, '2020-01-01'), (200, '2020-01-01')");
+  s_->spread("city", "(50), (100)");
+  // Every read, through the root or a member, by key or not, sees what one PostgreSQL sees.
+  for (const char* sql : {
+           "SELECT count(*), sum(id) FROM ev",
+           "SELECT count(*), sum(id) FROM ONLY ev",
+           "SELECT tableoid::regclass::text AS part, count(*) FROM ev GROUP BY 1 ORDER BY 1",
+           "SELECT count(*), min(at), max(at) FROM ev_2025",
+           "SELECT count(*), min(id), max(id) FROM ev_2026",
+           "SELECT * FROM ev_2026_x ORDER BY id LIMIT 5",
+           "SELECT * FROM ev_rest ORDER BY id DESC LIMIT 3",
+           "SELECT * FROM ev WHERE id = 150",
+           "SELECT * FROM ev_2026 WHERE id BETWEEN 95 AND 105 ORDER BY id",
+           "SELECT count(*), sum(id) FROM city",
+           "SELECT count(*) FROM ONLY city",
+           "SELECT * FROM capital ORDER BY id",
+           "SELECT id, name FROM city WHERE id IN (7, 77, 140) ORDER BY id, name",
+       }) {
+    s_->same(sql);
+  }
+  // Writes through a member or the root land where the root's ranges say, in every shard's
+  // partition of that key; the whole tables after each write are the reference's.
+  for (const char* sql : {
+           "INSERT INTO ev_2026 VALUES (301, '2026-05-05', 'x'), (-5, '2026-06-06', 'y')",
+           "INSERT INTO ev_2025 VALUES (302, '2026-05-05', 'no')",  // 23514: not its partition
+           "UPDATE ev_2025 SET v = 'upd' WHERE id IN (5, 150, 250)",
+           "UPDATE ev SET at = at + 365 WHERE id IN (10, 110, 210)",  // to the next partition
+           "UPDATE ev SET id = id + 1000 WHERE id IN (20, 120)",      // to another range
+           "DELETE FROM ev_2026_rest WHERE id % 10 = 1",
+           "INSERT INTO capital VALUES (500, 'c500', 'D')",
+           "UPDATE city SET name = upper(name) WHERE id IN (7, 8, 140)",
+           "UPDATE city SET id = id + 1 WHERE id IN (30, 130)",  // another shard, city's own rows
+           "UPDATE capital SET id = 160 WHERE id = 7",           // the child's, to another shard
+           "DELETE FROM capital WHERE id = 77",
+       }) {
+    s_->same(sql);
+    for (const char* t : {"ev", "ev_2025", "ev_2026_x", "ev_rest", "city", "capital"}) {
+      s_->same_contents(t);
+    }
+  }
+  // A key update on the parent would move a child's row without the child's own columns.
+  s_->refused("UPDATE city SET id = id - 100 WHERE id = 140");
+  // The family moves together: every range's rows, root and members, on its shard only.
+  s_->ok("ALTER TABLE ev SCATTER");
+  s_->same(
+      "SELECT tableoid::regclass::text AS part, count(*), sum(id) FROM ev GROUP BY 1 ORDER "
+      "BY 1");
+  // Inside a block, and through ALTER and DROP, the catalog follows.
+  s_->same("BEGIN");
+  s_->same("CREATE TABLE village (pop int) INHERITS (city)");
+  s_->same("INSERT INTO village VALUES (3, 'v3', 10), (120, 'v120', 20)");
+  s_->same("SELECT count(*), sum(id) FROM city");
+  s_->same("COMMIT");
+  s_->same("ALTER TABLE city ADD COLUMN zip text");
+  s_->same("INSERT INTO village VALUES (60, 'v60', NULL, 30)");
+  s_->same("SELECT * FROM village ORDER BY id");
+  s_->same("ALTER TABLE village RENAME TO villages");
+  s_->same("SELECT count(*) FROM villages WHERE id > 50");
+  s_->same("DROP TABLE villages");
+  s_->same("SELECT count(*), sum(id) FROM city");
+  // What would move rows between families, or a global index they would not all maintain.
+  s_->refused("ALTER TABLE capital NO INHERIT city");
+  s_->refused("ALTER TABLE ev DETACH PARTITION ev_rest");
+  s_->refused("CREATE TABLE twice (x int) INHERITS (city, ev)");
+  s_->refused("CREATE UNIQUE INDEX ON capital (state)");
+  s_->refused("CREATE TABLE branch (code text UNIQUE) INHERITS (city)");
+  s_->same("DROP TABLE city CASCADE");
+  s_->same("DROP TABLE ev");
+  s_->same("SELECT count(*) FROM ev_2025");
+  shards_hold_the_same_schema();
 }
 
 TEST_F(SchemaObjectsTest, TablesMadeFromAQueryAreFilledFromEveryShard) {

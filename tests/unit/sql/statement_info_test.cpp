@@ -227,7 +227,7 @@ TEST(StatementInfo, PgbenchInitStatements) {
   EXPECT_FALSE(s.if_not_exists);
   EXPECT_FALSE(s.temporary);
   EXPECT_FALSE(s.create_as);
-  EXPECT_FALSE(s.has_like_or_inherits);
+  EXPECT_TRUE(s.parents.empty());
 
   s = one("alter table pgbench_accounts add primary key (aid)");
   EXPECT_EQ(s.kind, Kind::kAlterTable);
@@ -554,19 +554,32 @@ TEST(StatementInfo, CreateTableTypesAndKeys) {
 
 TEST(StatementInfo, CreateTableLikeInherits) {
   EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").has_like);
-  EXPECT_FALSE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").has_like_or_inherits);
+  EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL)").parents.empty());
   EXPECT_FALSE(one("CREATE TABLE c (x int) INHERITS (p)").has_like);
   EXPECT_EQ(
       one("CREATE TABLE c (LIKE p INCLUDING ALL, LIKE q, LIKE r INCLUDING INDEXES)").like_indexes,
       (std::vector<TableRef>{t("p"), t("r")}));
   EXPECT_TRUE(one("CREATE TABLE c (LIKE p INCLUDING ALL EXCLUDING INDEXES)").like_indexes.empty());
-  EXPECT_TRUE(one("CREATE TABLE c (x int) INHERITS (p)").has_like_or_inherits);
-  EXPECT_TRUE(
-      one("CREATE TABLE c PARTITION OF p FOR VALUES FROM (1) TO (10)").has_like_or_inherits);
-  EXPECT_TRUE(one("CREATE TABLE p (x int) PARTITION BY RANGE (x)").has_like_or_inherits);
+  EXPECT_EQ(one("CREATE TABLE c (x int) INHERITS (p, s.q)").parents,
+            (std::vector<TableRef>{t("p"), TableRef{"s", "q"}}));
+  EXPECT_EQ(one("CREATE TABLE c PARTITION OF p FOR VALUES FROM (1) TO (10)").parents,
+            (std::vector<TableRef>{t("p")}));
+  EXPECT_TRUE(one("CREATE TABLE c PARTITION OF p FOR VALUES FROM (1) TO (10)").partition_of);
+  EXPECT_FALSE(one("CREATE TABLE c (x int) INHERITS (p)").partition_of);
+  EXPECT_EQ(one("CREATE TABLE c PARTITION OF p DEFAULT PARTITION BY LIST (x)").parents,
+            (std::vector<TableRef>{t("p")}));
+  EXPECT_TRUE(one("CREATE TABLE p (x int) PARTITION BY RANGE (x)").parents.empty());
+  EXPECT_TRUE(one("CREATE TABLE c OF some_type").of_type);
   StatementInfo s = one("CREATE TABLE c (LIKE p)");
   EXPECT_EQ(s.tables, (std::vector<TableRef>{t("c"), t("p")}));
-  EXPECT_FALSE(one("CREATE TABLE c (x int)").has_like_or_inherits);
+  EXPECT_TRUE(one("CREATE TABLE c (x int)").parents.empty());
+  EXPECT_FALSE(one("CREATE TABLE c (x int)").of_type);
+  for (const char* sql :
+       {"ALTER TABLE p ATTACH PARTITION c FOR VALUES IN (1)", "ALTER TABLE p DETACH PARTITION c",
+        "ALTER TABLE c INHERIT p", "ALTER TABLE c NO INHERIT p", "ALTER TABLE c NOT OF"}) {
+    EXPECT_TRUE(one(sql).changes_parents) << sql;
+  }
+  EXPECT_FALSE(one("ALTER TABLE c ADD COLUMN y int").changes_parents);
 }
 
 TEST(StatementInfo, AlterTable) {
