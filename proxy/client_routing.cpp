@@ -415,8 +415,6 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     return p;
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
-  // Through the extended protocol an INSERT runs coordinated only when its rows need no split.
-  bool one_row = infos.front().kind != sql::StatementKind::kInsert || p.route.shards.size() <= 1;
   if (copy_kind) {
     p.kind = *copy_kind;
   } else if (coord_) {
@@ -425,22 +423,15 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       return refuse_with(not_supported(
           "this message inside a transaction over several shards is not supported yet"));
     }
-    if (type == 'B' && p.route.shards.size() > 1 &&
-        infos.front().kind == sql::StatementKind::kInsert) {
-      return refuse_with(not_supported(
-          "a multi-row INSERT over several shards through the extended protocol inside a "
-          "transaction block is not supported yet"));
-    }
     if (p.route.shards.size() > 1 && !p.route.distributed_write && !p.merge) {
       return refuse_with(not_supported("statement spans shards"));
     }
     p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.distributed_write && in_block && (type == 'Q' || (type == 'B' && one_row)) &&
+  } else if (p.route.distributed_write && in_block && (type == 'Q' || type == 'B') &&
              can_coordinate()) {
     p.kind = Plan::Kind::kCoordinate;
   } else if (p.route.distributed_write) {
-    if (type == 'B' && one_row &&
-        ((!backend_ && !in_block && transaction_pooling_) || can_adopt_pipeline())) {
+    if (type == 'B' && ((!backend_ && !in_block && transaction_pooling_) || can_adopt_pipeline())) {
       // The extended protocol's implicit transaction: pgrange's own over the shards, from this
       // Execute to the Sync (client_transaction.cpp), committed there as PostgreSQL would.
       p.kind = Plan::Kind::kCoordinate;

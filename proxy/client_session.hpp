@@ -568,6 +568,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// appended to `out`.
   awaitable<void> run_on_every_part(const sql::StatementInfo& info, std::string text, bool describe,
                                     std::string& out);
+  /// The types of every parameter of `text` as the part infers them (Parse and Describe of
+  /// it with the client's `given` types): a ParameterDescription's body, which is a Parse's
+  /// list of types too. For the Parses of an INSERT's rows split over shards, which leave
+  /// some parameters out. Err: the shard's ErrorResponse body, or why it could not answer.
+  awaitable<tl::expected<std::string, std::string>> inferred_parameter_types(
+      BackendConnection& conn, const std::string& text, std::string_view given);
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
   /// that needs a second shard).
   awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,

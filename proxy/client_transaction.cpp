@@ -300,6 +300,34 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
   MessageWriter(out).begin('C').cstr(tag).end();
 }
 
+awaitable<tl::expected<std::string, std::string>> ClientSession::inferred_parameter_types(
+    BackendConnection& conn, const std::string& text, std::string_view given) {
+  std::string request;
+  MessageWriter(request).begin('P').cstr("").cstr(text).bytes(given).end();
+  MessageWriter(request).begin('D').byte('S').cstr("").end();
+  MessageWriter(request).begin('S').end();
+  if (auto e = co_await start_request(conn, std::move(request))) {
+    conn.mark_broken();
+    co_return tl::unexpected(e->message);
+  }
+  std::optional<std::string> types;
+  std::optional<std::string> error;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      co_return tl::unexpected(r.error().message);
+    }
+    if (type == 't') types = std::move(body);
+    if (type == 'E' && !error) error = std::move(body);
+    if (type == 'Z') break;
+  }
+  if (error) co_return tl::unexpected(std::move(*error));
+  if (!types) co_return tl::unexpected(std::string("no parameter description"));
+  co_return std::move(*types);
+}
+
 awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
                                                ExtendedMerge* ext, bool more) {
   std::string out;
@@ -452,13 +480,41 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   }
   if (route.shards.empty()) (*statements)[c.first_shard >= 0 ? c.first_shard : 0] = text;
 
+  // A multi-row INSERT split over shards: its RETURNING rows are held until every shard
+  // answered, then given in the order of its VALUES rows, as PostgreSQL gives them.
+  const bool split_rows = info.kind == sql::StatementKind::kInsert && statements->size() > 1 &&
+                          !route.row_shards.empty();
+  bool reorder = split_rows && info.returning;
+  // Through the extended protocol each shard's rows leave the other rows' parameters out:
+  // their Parses give every parameter's type, as the whole statement infers them.
+  std::optional<std::string> split_types;
+  if (split_rows && ext != nullptr) {
+    int shard = statements->begin()->first;
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      reply_error(part.error());
+      send();
+      co_return true;
+    }
+    auto types = co_await inferred_parameter_types(**part, text, ext->parameter_types);
+    if (!types) {
+      if (types.error().empty() || (*part)->broken()) {
+        reply_error(Error::make(sqlstate::kConnectionFailure,
+                                "shard \"" + (*part)->shard().name + "\": " + types.error()));
+      } else {
+        write_shard_error(out, types.error());
+        c.failed = true;
+        txn_status_ = 'E';
+      }
+      send();
+      co_return true;
+    }
+    split_types = std::move(*types);
+  }
+
   // Shard by shard, in shard order (see run_distributed_write).
   bool described = false;
   std::string tag;
-  // A multi-row INSERT split over shards: its RETURNING rows are held until every shard
-  // answered, then given in the order of its VALUES rows, as PostgreSQL gives them.
-  bool reorder = info.kind == sql::StatementKind::kInsert && info.returning &&
-                 statements->size() > 1 && !route.row_shards.empty();
   std::vector<std::string> held;
   std::map<int, size_t> returned;
   for (const auto& [shard, statement] : *statements) {
@@ -495,7 +551,13 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
         write_query(request, opener);
         ++readies;
       }
-      MessageWriter(request).begin('P').cstr("").cstr(statement).bytes(ext->parameter_types).end();
+      MessageWriter(request)
+          .begin('P')
+          .cstr("")
+          .cstr(statement)
+          .bytes(split_types ? std::string_view(*split_types)
+                             : std::string_view(ext->parameter_types))
+          .end();
       MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
       MessageWriter(request).begin('D').byte('P').cstr("").end();
       MessageWriter(request).begin('E').cstr("").i32(0).end();

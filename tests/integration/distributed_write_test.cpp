@@ -134,9 +134,41 @@ TEST_F(DistributedWriteTest, ExtendedProtocolWritesAcrossShardsCommitAtTheirSync
   // The session goes on in autocommit.
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE note = 'named'").at(), "2");
   ASSERT_TRUE(pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE note IS NOT NULL").ok());
-  // What two shards' INSERT rows through the extended protocol would need stays refused.
-  r = exec_params("INSERT INTO acc VALUES ($1, 0, NULL), ($2, 0, NULL)", {"2001", "-2001"});
-  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  // A multi-row INSERT with parameters whose rows go to several shards (node-postgres' and
+  // TypeORM's bulk inserts, pgjdbc's reWriteBatchedInserts): each shard gets its rows, with
+  // every parameter's type as the whole statement has it, in one atomic commit; RETURNING in
+  // VALUES order. Untyped parameters, as node-postgres sends them.
+  r = exec_params(
+      "INSERT INTO acc VALUES ($1, $2, $3), ($4, $2 + 1, $5), ($6, $2 + 2, NULL) "
+      "RETURNING id, bal, note",
+      {"2001", "10", "a", "-2001", "b", "2002"});
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{
+                        {"2001", "10", "a"}, {"-2001", "11", "b"}, {"2002", "12", "<null>"}}));
+  EXPECT_NE(holder(2001), holder(-2001));
+  // One row that fails on its shard: none lands.
+  r = exec_params("INSERT INTO acc VALUES ($1, 0, NULL), ($2, 0, NULL)", {"-2002", "2001"});
+  EXPECT_EQ(r.sqlstate, "23505") << r.message;
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id = -2002"), 0);
+  // Inside a transaction block, named and prepared (as a driver's batch), then rolled back.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  prepared =
+      take_result(PQprepare(c.get(), "rows2", "INSERT INTO acc (id, bal) VALUES ($1, $3), ($2, $3)",
+                            0, nullptr),
+                  c.get());
+  ASSERT_TRUE(prepared.ok()) << prepared.message;
+  for (int k = 0; k < 3; ++k) {
+    std::string a = std::to_string(3000 + k), b = std::to_string(-3000 - k);
+    const char* v[] = {a.c_str(), b.c_str(), "7"};
+    r = take_result(PQexecPrepared(c.get(), "rows2", 3, v, nullptr, nullptr, 0), c.get());
+    ASSERT_TRUE(r.ok()) << r.message;
+  }
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*), sum(bal) FROM acc WHERE id >= 3000 OR id <= -3000")
+                .at(0, 1),
+            "42");
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acc WHERE id >= 3000 OR id <= -3000"), 0);
+  ASSERT_TRUE(pq_exec(c.get(), "DELETE FROM acc WHERE id IN (2001, -2001, 2002)").ok());
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 

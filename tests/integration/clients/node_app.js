@@ -1,7 +1,7 @@
 // A node-postgres (npm's pg) program as an application writes one: parameterised queries
 // (the extended protocol, unnamed statements), named prepared statements, transactions with
 // BEGIN/COMMIT/ROLLBACK sent as queries, an error inside a transaction, identity and uuid keys
-// with RETURNING, paging with LIMIT $1 OFFSET $2. Usage: node node_app.js <dsn> migrate|work
+// with RETURNING, bulk inserts of several rows with parameters, paging with LIMIT $1 OFFSET $2. Usage: node node_app.js <dsn> migrate|work
 'use strict';
 const { Client } = require('pg');
 
@@ -45,6 +45,19 @@ async function work(c) {
                   [id, delta, 1]);
   }
   await c.query('COMMIT');
+  // Bulk inserts, several rows with parameters in one statement (TypeORM, knex): the rows go
+  // to several shards, inside a transaction and on their own.
+  await c.query('BEGIN');
+  const bulk = await c.query(
+      'INSERT INTO node_moves (item_id, delta, at_step) VALUES ($1, $2, $3), ($4, $5, $3), ' +
+          '($6, $7, $3), ($8, $2, $3) RETURNING item_id, delta, at_step',
+      [1, 4, 3, 8, -2, 12, 6, 5]);
+  show('bulk in a transaction', bulk.rows);
+  await c.query('COMMIT');
+  const items = await c.query(
+      'INSERT INTO node_items (sku, qty) VALUES ($1, $2), ($3, $4), ($5, $2) RETURNING id, sku, qty',
+      ['bulk-a', 1, 'bulk-b', 2, 'bulk-c']);
+  show('bulk on its own', items.rows);
   // A transaction rolled back, and one that fails: nothing of either stays.
   await c.query('BEGIN');
   await c.query('UPDATE node_items SET qty = 0 WHERE id IN (1, 7, 12)');
