@@ -161,6 +161,89 @@ public class JdbcApp {
     }
   }
 
+  // What an ORM (Hibernate) sends through the driver: schema introspection through
+  // DatabaseMetaData, a savepoint around a failing statement, versioned (optimistic) updates,
+  // bulk updates by key lists, and batched inserts rewritten into multi-row INSERTs.
+  static void orm(Connection c, String url, Properties props) throws SQLException {
+    java.sql.DatabaseMetaData md = c.getMetaData();
+    try (ResultSet t = md.getTables(null, "public", "accounts", new String[] {"TABLE"})) {
+      while (t.next()) show("table", t.getString("TABLE_NAME") + " " + t.getString("TABLE_TYPE"));
+    }
+    try (ResultSet col = md.getColumns(null, "public", "accounts", "%")) {
+      while (col.next()) {
+        show("column", col.getString("COLUMN_NAME") + " " + col.getString("TYPE_NAME") + " "
+            + col.getString("IS_NULLABLE") + " " + col.getString("IS_AUTOINCREMENT"));
+      }
+    }
+    try (ResultSet pk = md.getPrimaryKeys(null, "public", "transfers")) {
+      while (pk.next()) show("primary key", pk.getString("COLUMN_NAME"));
+    }
+    c.setAutoCommit(false);
+    try (PreparedStatement ins =
+             c.prepareStatement("INSERT INTO accounts (id, owner, balance) VALUES (?, ?, ?)")) {
+      java.sql.Savepoint sp = c.setSavepoint();
+      ins.setLong(1, 1);
+      ins.setString(2, "dup");
+      ins.setBigDecimal(3, java.math.BigDecimal.ONE);
+      try {
+        ins.executeUpdate();
+        show("savepoint insert", "inserted");
+      } catch (SQLException e) {
+        show("savepoint insert", e.getSQLState());
+        c.rollback(sp);
+      }
+      ins.setLong(1, 500);
+      ins.setString(2, "after savepoint");
+      ins.executeUpdate();
+    }
+    // Optimistic locking: the second update with the stale version changes nothing.
+    try (PreparedStatement v = c.prepareStatement(
+             "UPDATE accounts SET balance = balance + 1 WHERE id = ? AND balance = ?")) {
+      java.math.BigDecimal seen;
+      try (Statement s = c.createStatement();
+           ResultSet r = s.executeQuery("SELECT balance FROM accounts WHERE id = 9")) {
+        r.next();
+        seen = r.getBigDecimal(1);
+      }
+      for (int i = 0; i < 2; i++) {
+        v.setLong(1, 9);
+        v.setBigDecimal(2, seen);
+        show("versioned update " + i, v.executeUpdate());
+      }
+    }
+    try (PreparedStatement b = c.prepareStatement(
+             "UPDATE accounts SET owner = upper(owner) WHERE id IN (?, ?, ?)")) {
+      b.setLong(1, 2);
+      b.setLong(2, 6);
+      b.setLong(3, 11);
+      show("bulk update", b.executeUpdate());
+    }
+    c.commit();
+    // Batched inserts that the driver rewrites into multi-row INSERTs with parameters.
+    Properties rewrite = new Properties();
+    rewrite.putAll(props);
+    rewrite.setProperty("reWriteBatchedInserts", "true");
+    try (Connection r = DriverManager.getConnection(url, rewrite)) {
+      r.setAutoCommit(false);
+      try (PreparedStatement p = r.prepareStatement(
+               "INSERT INTO accounts (id, owner, balance) VALUES (?, ?, ?)")) {
+        for (int i = 0; i < 9; i++) {
+          p.setLong(1, i % 2 == 0 ? 1000 + i : -1000 - i);  // over two ranges of accounts
+          p.setString(2, "batched " + i);
+          p.setBigDecimal(3, new java.math.BigDecimal(i));
+          p.addBatch();
+        }
+        p.executeBatch();
+      }
+      r.commit();
+      try (Statement s = r.createStatement()) {
+        show("batched rows",
+            rows(s.executeQuery("SELECT count(*), sum(balance), min(id), max(id) FROM accounts "
+                + "WHERE owner LIKE 'batched%'")));
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     Properties props = new Properties();
     props.setProperty("user", args[1]);
@@ -170,6 +253,7 @@ public class JdbcApp {
         migrate(c);
       } else {
         work(c);
+        orm(c, args[0], props);
       }
     }
   }
