@@ -33,10 +33,122 @@ bool ClientSession::may_create_as(std::string_view kw, std::string_view sql) {
   return kw == "create" || (kw == "select" && mentions_into(sql));
 }
 
-awaitable<bool> ClientSession::run_create_as(std::string_view sql) {
-  if (worker_.pool_count() < 2 || !transaction_pooling_ || pinned() || temp_objects_) {
-    co_return false;
+bool ClientSession::runs_statements_itself() const {
+  return worker_.pool_count() >= 2 && transaction_pooling_ && !pinned() && !temp_objects_;
+}
+
+bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan) {
+  if (!runs_statements_itself() || !plan.analysis || !*plan.analysis ||
+      (*plan.analysis)->size() != 1 || txn_status_ == 'E') {
+    return false;
   }
+  const sql::StatementInfo& info = (*plan.analysis)->front();
+  bool create_as = info.kind == sql::StatementKind::kCreateTable && info.create_as &&
+                   !info.create_as_empty && !info.temporary;
+  // What the Query path expands: an INSERT … SELECT the shards cannot run as it is.
+  bool insert_select = info.kind == sql::StatementKind::kInsert && !info.insert_values &&
+                       plan.kind == Plan::Kind::kRefuse && plan.error &&
+                       plan.error->sqlstate == sqlstate::kFeatureNotSupported;
+  if (!create_as && !insert_select) return false;
+  if (backend_ && !((txn_status_ != 'I' || !deferred_begin_.empty()) && can_coordinate())) {
+    return false;
+  }
+  // Without parameters only: the statements pgrange makes of it carry no Bind.
+  BodyReader b(bind_body);
+  std::string_view portal, stmt;
+  int16_t nformats = 0, nparams = 0;
+  if (!b.cstr(portal) || !b.cstr(stmt) || !b.i16(nformats)) return false;
+  for (int16_t i = 0; i < nformats; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+  }
+  return b.i16(nparams) && nparams == 0;
+}
+
+bool ClientSession::begin_own_steps(std::string& steps) {
+  std::string earlier;
+  emit_ready_synthetics(earlier);  // answers owed before this statement's
+  if (!earlier.empty()) channel_.send(std::move(earlier));
+  bool own = txn_status_ == 'I' && deferred_begin_.empty();
+  if (own) {
+    // A transaction of its own, as a block would be: what the steps do commits together.
+    deferred_begin_ = "BEGIN";
+    txn_begin_sql_ = deferred_begin_;
+    txn_status_ = 'T';
+  }
+  channel_.divert(&steps);
+  return own;
+}
+
+awaitable<void> ClientSession::end_own_steps(bool own, std::string& steps) {
+  if (own) {
+    if (coord_) {
+      co_await finish_coordinated(!coord_->failed, steps);
+    } else {
+      txn_status_ = 'I';
+      deferred_begin_.clear();
+      txn_begin_sql_.clear();
+    }
+  }
+  channel_.divert(nullptr);
+}
+
+awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, std::string& steps) {
+  auto fail_step = [&](const Error& e) {
+    write_error(steps, e);
+    if (coord_) coord_->failed = true;
+    txn_status_ = 'E';
+  };
+  auto expanded = co_await expand_insert_select(insert_sql);
+  if (!expanded) {
+    fail_step(expanded.error());
+    co_return;
+  }
+  if (*expanded && !expanded_answer_.empty()) {
+    steps += expanded_answer_;  // the query found no rows
+    co_return;
+  }
+  std::string insert = *expanded ? expanded_sql_ : std::string(insert_sql);
+  Plan p = plan_text('Q', insert);
+  if (p.kind == Plan::Kind::kCoordinate) {
+    co_await run_coordinated(insert, p, nullptr, true);
+  } else {
+    fail_step(p.kind == Plan::Kind::kRefuse && p.error
+                  ? *p.error
+                  : not_supported("this INSERT … SELECT is not supported by pgrange here yet"));
+  }
+}
+
+void ClientSession::answer_steps(const std::string& steps, const std::string& tag,
+                                 ExtendedMerge* ext) {
+  std::string reply;
+  if (ext != nullptr) {
+    emit_ready_synthetics(reply);
+    if (!ext->bind_answered) MessageWriter(reply).begin('2').end();
+    ext->bind_answered = true;
+    if (ext->describe) MessageWriter(reply).begin('n').end();  // NoData: no rows come back
+  }
+  bool failed = false;
+  for (std::string_view rest = steps;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    std::string_view frame = rest.substr(0, fr.frame.total_size);
+    rest.remove_prefix(fr.frame.total_size);
+    if (fr.frame.type == 'N' || (fr.frame.type == 'E' && !failed)) reply += frame;
+    failed = failed || fr.frame.type == 'E';
+  }
+  if (!failed) MessageWriter(reply).begin('C').cstr(tag).end();
+  if (ext == nullptr) {
+    write_ready_for_query(reply, txn_status_);
+  } else {
+    // The Sync that follows is answered by pgrange, unless the block's transaction goes on.
+    skip_until_sync_ = failed || !coord_ || coord_->failed;
+  }
+  channel_.send(std::move(reply));
+}
+
+awaitable<bool> ClientSession::run_create_as(std::string_view sql, ExtendedMerge* ext) {
+  if (!runs_statements_itself()) co_return false;
   const Analysis analysis = worker_.analyze(sql);
   if (!*analysis || (*analysis)->size() != 1) co_return false;
   const sql::StatementInfo& info = (*analysis)->front();
@@ -49,18 +161,9 @@ awaitable<bool> ClientSession::run_create_as(std::string_view sql) {
   auto parts = sql::read_create_as(sql);
   if (!parts) co_return false;
 
-  std::string earlier;
-  emit_ready_synthetics(earlier);  // answers owed before this statement's
-  if (!earlier.empty()) channel_.send(std::move(earlier));
-  if (!in_block) {
-    // A transaction of its own, as a block would be: the table and its rows commit together.
-    deferred_begin_ = "BEGIN";
-    txn_begin_sql_ = deferred_begin_;
-    txn_status_ = 'T';
-  }
   // The steps' answers are collected here and made into the one PostgreSQL gives.
   std::string steps;
-  channel_.divert(&steps);
+  bool own = begin_own_steps(steps);
   auto fail_step = [&](const Error& e) {
     write_error(steps, e);
     if (coord_) coord_->failed = true;
@@ -84,55 +187,40 @@ awaitable<bool> ClientSession::run_create_as(std::string_view sql) {
     }
     rest.remove_prefix(fr.frame.total_size);
   }
-  if (coord_ && !coord_->failed && !exists) {
-    auto expanded = co_await expand_insert_select(parts->insert_sql);
-    if (!expanded) {
-      fail_step(expanded.error());
-    } else if (*expanded && !expanded_answer_.empty()) {
-      steps += expanded_answer_;  // the query found no rows
-    } else {
-      std::string insert = *expanded ? expanded_sql_ : parts->insert_sql;
-      Plan p = plan_text('Q', insert);
-      if (p.kind == Plan::Kind::kCoordinate) {
-        co_await run_coordinated(insert, p, nullptr, true);
-      } else {
-        fail_step(p.kind == Plan::Kind::kRefuse && p.error
-                      ? *p.error
-                      : not_supported("this CREATE TABLE … AS is not supported by pgrange yet"));
-      }
-    }
-  }
-  if (!in_block) {
-    if (coord_) {
-      co_await finish_coordinated(!coord_->failed, steps);
-    } else {
-      txn_status_ = 'I';
-      deferred_begin_.clear();
-      txn_begin_sql_.clear();
-    }
-  }
-  channel_.divert(nullptr);
+  if (coord_ && !coord_->failed && !exists) co_await insert_select_step(parts->insert_sql, steps);
+  co_await end_own_steps(own, steps);
 
-  // PostgreSQL's answer: the notices, the first error, else SELECT and the rows inserted.
-  std::string reply;
+  // PostgreSQL's tag: SELECT and the rows inserted, or CREATE TABLE AS when none were.
   std::string tag = "CREATE TABLE AS";
-  bool failed = false;
   for (std::string_view rest = steps;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;
-    std::string_view frame = rest.substr(0, fr.frame.total_size);
     std::string_view body = fr.frame.body;
     rest.remove_prefix(fr.frame.total_size);
-    if (fr.frame.type == 'N' || (fr.frame.type == 'E' && !failed)) reply += frame;
-    failed = failed || fr.frame.type == 'E';
     std::string_view done = body.substr(0, body.find('\0'));
     if (fr.frame.type == 'C' && done.starts_with("INSERT ")) {
       tag = "SELECT " + std::string(done.substr(done.rfind(' ') + 1));
     }
   }
-  if (!failed) MessageWriter(reply).begin('C').cstr(tag).end();
-  write_ready_for_query(reply, txn_status_);
-  channel_.send(std::move(reply));
+  answer_steps(steps, tag, ext);
+  co_return true;
+}
+
+awaitable<bool> ClientSession::run_insert_select(std::string_view sql, ExtendedMerge& ext) {
+  std::string steps;
+  bool own = begin_own_steps(steps);
+  co_await insert_select_step(sql, steps);
+  co_await end_own_steps(own, steps);
+  std::string tag = "INSERT 0 0";
+  for (std::string_view rest = steps;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    std::string_view body = fr.frame.body;
+    rest.remove_prefix(fr.frame.total_size);
+    std::string_view done = body.substr(0, body.find('\0'));
+    if (fr.frame.type == 'C' && done.starts_with("INSERT ")) tag = std::string(done);
+  }
+  answer_steps(steps, tag, &ext);
   co_return true;
 }
 

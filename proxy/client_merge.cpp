@@ -7,6 +7,7 @@
 #include "proxy/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/result_merge.hpp"
+#include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -153,6 +154,18 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         }
         extended_merge_.reset();
         channel_.send(std::move(buf));
+        co_return true;
+      }
+      if (m.as_query) {
+        // CREATE TABLE … AS or INSERT … SELECT, run as for a Query (client_create_as.cpp).
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        const std::string text = run.statement_text;
+        if (sql::leading_keyword(text) == "insert") co_return co_await run_insert_select(text, run);
+        if (!co_await run_create_as(text, &run)) {
+          extended_merge_ = std::move(run);
+          give_up(not_supported("CREATE TABLE … AS here is not supported by pgrange yet"));
+        }
         co_return true;
       }
       if (m.utility) {

@@ -789,6 +789,16 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
   }
   if (type == 'P') parse_analysis_ = p.analysis;
+  if (type == 'B' &&
+      (p.kind == Plan::Kind::kRefuse || p.kind == Plan::Kind::kBroadcast ||
+       p.kind == Plan::Kind::kCoordinate) &&
+      as_query_bind(body, p)) {
+    // CREATE TABLE … AS or INSERT … SELECT: run at its Execute as for a Query.
+    ExtendedMerge m = answer_bind(body);
+    m.as_query = true;
+    extended_merge_ = std::move(m);
+    co_return false;
+  }
   switch (p.kind) {
     case Plan::Kind::kPass:
       if (!backend_) route_shard_ = p.shard;

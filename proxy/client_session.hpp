@@ -310,6 +310,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::optional<Plan> transaction;
     /// DDL pgrange runs at the Execute (kBroadcast, kCreateIndex, kDropIndex).
     std::optional<Plan> utility;
+    /// CREATE TABLE … AS, SELECT … INTO or INSERT … SELECT bound without parameters, which
+    /// pgrange runs at the Execute as it runs them for a Query (client_create_as.cpp).
+    bool as_query = false;
     std::string statement_text;
   };
   /// One shard's connection in a transaction pgrange runs over several shards.
@@ -511,8 +514,27 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   static bool may_create_as(std::string_view kw, std::string_view sql);
   /// CREATE TABLE … AS or SELECT … INTO of a table pgrange spreads (client_create_as.cpp): the
   /// table made WITH NO DATA, then filled by INSERT … SELECT, in one transaction; answered
-  /// here (true), or false for one that goes the normal way.
-  awaitable<bool> run_create_as(std::string_view sql);
+  /// here (true), or false for one that goes the normal way. For an extended-protocol Execute
+  /// when `ext` is given (the Bind said it runs so: as_query_bind).
+  awaitable<bool> run_create_as(std::string_view sql, ExtendedMerge* ext = nullptr);
+  /// An extended-protocol INSERT … SELECT whose rows pgrange routes (as_query_bind): run as
+  /// expand_insert_select runs it for a Query, in the block's transaction or one of its own.
+  awaitable<bool> run_insert_select(std::string_view sql, ExtendedMerge& ext);
+  /// Whether a Bind (its body, and its statement's plan) is of a CREATE TABLE … AS, SELECT …
+  /// INTO or INSERT … SELECT that pgrange runs itself, as for a Query: only without parameters.
+  bool as_query_bind(std::string_view bind_body, const Plan& plan);
+  /// Whether run_create_as and expand_insert_select can run in this session at all.
+  bool runs_statements_itself() const;
+  /// The statements run_create_as and run_insert_select run for one of the client's: in the
+  /// block's transaction, or in one of their own (begun here: true) committed after them by
+  /// end_own_steps; their answers are collected in `steps` meanwhile.
+  bool begin_own_steps(std::string& steps);
+  awaitable<void> end_own_steps(bool own, std::string& steps);
+  /// The INSERT … SELECT step of those (its answer into `steps`).
+  awaitable<void> insert_select_step(std::string_view insert_sql, std::string& steps);
+  /// The one answer PostgreSQL gives for the statement the steps ran: their notices, then the
+  /// first error, else CommandComplete `tag`; sent, as a Query's or as `ext`'s Execute's.
+  void answer_steps(const std::string& steps, const std::string& tag, ExtendedMerge* ext);
   /// Execute with a row limit of a SELECT over several shards (`plan`, bound as `run`): the
   /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
   /// until the Sync outside a block); its first `max_rows` rows are answered.

@@ -322,9 +322,43 @@ TEST_F(SchemaObjectsTest, TablesMadeFromAQueryAreFilledFromEveryShard) {
   s_->same("SELECT * FROM cta6 WHERE id >= 95 ORDER BY id");
   s_->same_contents("cta6");
   s_->same("DELETE FROM a WHERE id = 500");
-  // Through the extended protocol it is refused for now, with the reason.
-  PGresult* r = PQexecParams(s_->pgrange(), "CREATE TABLE cta7 AS SELECT * FROM a", 0, nullptr,
-                             nullptr, nullptr, nullptr, 0);
+  // Through the extended protocol (JDBC, and so Flyway and Liquibase, send everything so),
+  // without parameters: the same, CTAS and INSERT … SELECT, in a block and out.
+  auto same_ext_tag = [&](const std::string& sql, std::vector<const char*> values = {}) {
+    auto run = [&](PGconn* c) {
+      PGresult* r = PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                 values.data(), nullptr, nullptr, 0);
+      const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      std::string out = std::string(PQcmdStatus(r)) + "|" + (state != nullptr ? state : "");
+      PQclear(r);
+      return out;
+    };
+    std::string got = run(s_->pgrange());
+    EXPECT_EQ(got, run(s_->reference())) << sql;
+    return got;
+  };
+  EXPECT_EQ(same_ext_tag("CREATE TABLE cta7 AS SELECT id, v FROM a WHERE id % 10 = 3"),
+            "SELECT 10|");
+  s_->same_contents("cta7");
+  s_->both("ALTER TABLE cta7 ADD PRIMARY KEY (id)");
+  s_->spread("cta7", "(30), (60)");
+  EXPECT_EQ(same_ext_tag("INSERT INTO cta7 SELECT id + 1000, v FROM a WHERE id % 10 = 4"),
+            "INSERT 0 10|");
+  s_->same_contents("cta7");
+  EXPECT_EQ(same_ext_tag("INSERT INTO cta7 SELECT id, v FROM a WHERE false"), "INSERT 0 0|");
+  EXPECT_EQ(same_ext_tag("INSERT INTO cta7 SELECT id, v FROM a WHERE id = 3"), "|23505");
+  s_->same_contents("cta7");
+  s_->same("BEGIN");
+  EXPECT_EQ(same_ext_tag("INSERT INTO cta7 SELECT id + 2000, v FROM a WHERE id % 10 = 5"),
+            "INSERT 0 10|");
+  EXPECT_EQ(same_ext_tag("CREATE TABLE cta8 AS SELECT id FROM cta7 WHERE id > 2000"), "SELECT 10|");
+  s_->same("SELECT count(*), sum(id) FROM cta8");
+  s_->same("ROLLBACK");
+  s_->same("SELECT count(*) FROM cta8");
+  s_->same_contents("cta7");
+  // With parameters it stays refused, with the reason.
+  PGresult* r = PQexecParams(s_->pgrange(), "INSERT INTO cta7 SELECT id + $1, v FROM a", 1, nullptr,
+                             std::vector<const char*>{"5000"}.data(), nullptr, nullptr, 0);
   const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
   EXPECT_STREQ(state != nullptr ? state : "", "0A000") << PQresultErrorMessage(r);
   PQclear(r);
