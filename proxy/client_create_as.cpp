@@ -37,7 +37,8 @@ bool ClientSession::runs_statements_itself() const {
   return worker_.pool_count() >= 2 && transaction_pooling_ && !pinned() && !temp_objects_;
 }
 
-bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan) {
+bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan,
+                                  bool made_key_select) {
   if (!runs_statements_itself() || !plan.analysis || !*plan.analysis ||
       (*plan.analysis)->size() != 1 || txn_status_ == 'E') {
     return false;
@@ -46,11 +47,15 @@ bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan) 
   bool create_as = info.kind == sql::StatementKind::kCreateTable && info.create_as &&
                    !info.create_as_empty && !info.temporary;
   // What the Query path expands: an INSERT … SELECT the shards cannot run as it is.
-  bool insert_select = info.kind == sql::StatementKind::kInsert && !info.insert_values &&
-                       plan.kind == Plan::Kind::kRefuse && plan.error &&
-                       plan.error->sqlstate == sqlstate::kFeatureNotSupported;
+  bool insert_select =
+      info.kind == sql::StatementKind::kInsert && !info.insert_values &&
+      (made_key_select || (plan.kind == Plan::Kind::kRefuse && plan.error &&
+                           plan.error->sqlstate == sqlstate::kFeatureNotSupported));
   if (!create_as && !insert_select) return false;
-  if (backend_ && !((txn_status_ != 'I' || !deferred_begin_.empty()) && can_coordinate())) {
+  // With a connection the transaction is tied to, the refusals (expand_insert_select's,
+  // run_create_as's) must fail that connection's transaction: the normal path gives them.
+  if (backend_ &&
+      (insert_select || !((txn_status_ != 'I' || !deferred_begin_.empty()) && can_coordinate()))) {
     return false;
   }
   // Without parameters only: the statements pgrange makes of it carry no Bind.
@@ -109,6 +114,13 @@ awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, s
     co_return;
   }
   std::string insert = *expanded ? expanded_sql_ : std::string(insert_sql);
+  // Keys pgrange makes, written in as for a Query's INSERT.
+  auto filled = co_await fill_generated_keys(insert);
+  if (!filled) {
+    fail_step(filled.error());
+    co_return;
+  }
+  if (*filled) insert = std::move(**filled);
   Plan p = plan_text('Q', insert);
   if (p.kind == Plan::Kind::kCoordinate) {
     co_await run_coordinated(insert, p, nullptr, true);

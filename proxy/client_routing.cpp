@@ -597,6 +597,27 @@ bool ClientSession::runs_as_ddl(std::string_view sql) {
   return index && *index;
 }
 
+std::string_view ClientSession::bound_text(std::string_view bind_body) const {
+  std::string_view portal, stmt;
+  BodyReader b(bind_body);
+  if (!b.cstr(portal) || !b.cstr(stmt)) return {};
+  std::string_view tail = unnamed_tail_;
+  if (!stmt.empty()) {
+    auto it = statements_.find(std::string(stmt));
+    if (it == statements_.end()) return {};
+    tail = it->second.parse_tail;
+  }
+  return tail.substr(0, tail.find('\0'));
+}
+
+bool ClientSession::leaves_made_key_to_select(std::string_view sql) {
+  if (sql::leading_keyword(sql) != "insert") return false;
+  auto analysis = worker_.analyze(sql);
+  if (!*analysis || (*analysis)->size() != 1 || (*analysis)->front().insert_values) return false;
+  auto fill = generated_key_fill(sql);
+  return !fill && fill.error().sqlstate == sqlstate::kFeatureNotSupported;
+}
+
 ClientSession::Analysis ClientSession::bound_analysis(std::string_view bind_body) const {
   std::string_view portal, stmt;
   BodyReader b(bind_body);
@@ -789,15 +810,40 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
   }
   if (type == 'P') parse_analysis_ = p.analysis;
-  if (type == 'B' &&
-      (p.kind == Plan::Kind::kRefuse || p.kind == Plan::Kind::kBroadcast ||
-       p.kind == Plan::Kind::kCoordinate) &&
-      as_query_bind(body, p)) {
-    // CREATE TABLE … AS or INSERT … SELECT: run at its Execute as for a Query.
-    ExtendedMerge m = answer_bind(body);
-    m.as_query = true;
-    extended_merge_ = std::move(m);
-    co_return false;
+  if (type == 'P' && as_query_parse_) {
+    // An INSERT … SELECT pgrange runs at its Execute: no shard gets its Parse.
+    as_query_parse_ = false;
+    if (p.kind == Plan::Kind::kPass) {
+      p.shard = -1;
+      defer_parse_ = !backend_;  // with a backend, defer_to_bind() keeps it back
+    }
+  }
+  // An INSERT … SELECT (or CREATE TABLE … AS) pgrange may run itself; a point read or a
+  // VALUES insert, the common Binds, costs one look at its analysis.
+  const sql::StatementInfo* one =
+      p.analysis && *p.analysis && (*p.analysis)->size() == 1 ? &(*p.analysis)->front() : nullptr;
+  if (type == 'B' && one != nullptr &&
+      ((one->kind == sql::StatementKind::kInsert && !one->insert_values) ||
+       one->kind == sql::StatementKind::kCreateTable)) {
+    bool made_key_select = leaves_made_key_to_select(bound_text(body));
+    if ((made_key_select || p.kind == Plan::Kind::kRefuse || p.kind == Plan::Kind::kBroadcast ||
+         p.kind == Plan::Kind::kCoordinate) &&
+        as_query_bind(body, p, made_key_select)) {
+      // CREATE TABLE … AS or INSERT … SELECT: run at its Execute as for a Query.
+      ExtendedMerge m = answer_bind(body);
+      m.as_query = true;
+      extended_merge_ = std::move(m);
+      co_return false;
+    }
+    if (made_key_select) {
+      // Never to a shard, whose own default would make keys pgrange also hands out.
+      auto fill = generated_key_fill(bound_text(body));
+      ok = refuse(
+          type,
+          fill ? not_supported("this INSERT … SELECT is not supported here yet") : fill.error(),
+          out);
+      co_return false;
+    }
   }
   switch (p.kind) {
     case Plan::Kind::kPass:

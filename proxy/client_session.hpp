@@ -265,6 +265,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool refuse(char type, const Error& e, std::string& out);
   /// The analysis of the statement a Bind binds (nullptr when there is none).
   Analysis bound_analysis(std::string_view bind_body) const;
+  /// The text of the statement a Bind binds ("" when there is none).
+  std::string_view bound_text(std::string_view bind_body) const;
+  /// Whether `sql` is an INSERT … SELECT leaving out a key pgrange makes: the shards' own
+  /// defaults must never make it, so pgrange runs it (expand_insert_select) or refuses it.
+  bool leaves_made_key_to_select(std::string_view sql);
   awaitable<bool> run_admin(const sql::AdminStatement& stmt);
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
@@ -522,7 +527,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> run_insert_select(std::string_view sql, ExtendedMerge& ext);
   /// Whether a Bind (its body, and its statement's plan) is of a CREATE TABLE … AS, SELECT …
   /// INTO or INSERT … SELECT that pgrange runs itself, as for a Query: only without parameters.
-  bool as_query_bind(std::string_view bind_body, const Plan& plan);
+  bool as_query_bind(std::string_view bind_body, const Plan& plan, bool made_key_select);
   /// Whether run_create_as and expand_insert_select can run in this session at all.
   bool runs_statements_itself() const;
   /// The statements run_create_as and run_insert_select run for one of the client's: in the
@@ -798,6 +803,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   Analysis unnamed_analysis_;   ///< of the unnamed statement
   Analysis parse_analysis_;     ///< of the Parse being dispatched
   bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
+  /// The Parse being dispatched is of an INSERT … SELECT pgrange runs at its Execute
+  /// (leaves_made_key_to_select): it waits for its Bind, which must not pass it to a shard.
+  bool as_query_parse_ = false;
   std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
   /// The message pgrange handles instead of the client's, when it wrote values it made into the
   /// client's statement (a Query or Parse) or its Bind (empty otherwise).

@@ -149,6 +149,7 @@ TEST_F(ClientProgramsTest, JdbcProgram) {
   // The ORM part ran to its end: its savepoint, versioned updates and rewritten batch.
   EXPECT_NE(worked.find("savepoint insert: 23505"), std::string::npos) << worked;
   EXPECT_NE(worked.find("versioned update 1: 0"), std::string::npos) << worked;
+  EXPECT_NE(worked.find("insert select: 3"), std::string::npos) << worked;
   EXPECT_NE(worked.find("batched rows: [9|36.00|-1007|1008]"), std::string::npos) << worked;
   for (const std::string& n : cluster_->on_each_shard("SELECT count(*) FROM transfers")) {
     EXPECT_NE(n, "0");

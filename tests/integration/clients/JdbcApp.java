@@ -219,6 +219,18 @@ public class JdbcApp {
       show("bulk update", b.executeUpdate());
     }
     c.commit();
+    // A data migration as Flyway runs it over JDBC: INSERT … SELECT (with keys pgrange makes)
+    // in a transaction, CREATE TABLE … AS in autocommit.
+    try (Statement s = c.createStatement()) {
+      show("insert select", s.executeUpdate("INSERT INTO transfers (src, dst, amount) "
+          + "SELECT dst, src, amount FROM transfers WHERE amount < 4"));
+      c.commit();
+      c.setAutoCommit(true);
+      s.execute("CREATE TABLE rich AS SELECT id, owner FROM accounts WHERE balance > 900");
+      show("created as", rows(s.executeQuery("SELECT count(*), min(id), max(id) FROM rich")));
+      s.execute("DROP TABLE rich");
+      c.setAutoCommit(false);
+    }
     // Batched inserts that the driver rewrites into multi-row INSERTs with parameters.
     Properties rewrite = new Properties();
     rewrite.putAll(props);
