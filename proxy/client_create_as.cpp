@@ -27,6 +27,20 @@ bool mentions_into(std::string_view sql) {
   return it != sql.end();
 }
 
+/// The tag of the INSERT among the steps' answers ("INSERT 0 n"), or "" when none ran.
+std::string insert_tag(std::string_view steps) {
+  std::string tag;
+  for (std::string_view rest = steps;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    std::string_view body = fr.frame.body;
+    rest.remove_prefix(fr.frame.total_size);
+    std::string_view done = body.substr(0, body.find('\0'));
+    if (fr.frame.type == 'C' && done.starts_with("INSERT ")) tag = std::string(done);
+  }
+  return tag;
+}
+
 }  // namespace
 
 bool ClientSession::may_create_as(std::string_view kw, std::string_view sql) {
@@ -203,18 +217,11 @@ awaitable<bool> ClientSession::run_create_as(std::string_view sql, ExtendedMerge
   co_await end_own_steps(own, steps);
 
   // PostgreSQL's tag: SELECT and the rows inserted, or CREATE TABLE AS when none were.
-  std::string tag = "CREATE TABLE AS";
-  for (std::string_view rest = steps;;) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    std::string_view body = fr.frame.body;
-    rest.remove_prefix(fr.frame.total_size);
-    std::string_view done = body.substr(0, body.find('\0'));
-    if (fr.frame.type == 'C' && done.starts_with("INSERT ")) {
-      tag = "SELECT " + std::string(done.substr(done.rfind(' ') + 1));
-    }
-  }
-  answer_steps(steps, tag, ext);
+  std::string inserted = insert_tag(steps);
+  answer_steps(
+      steps,
+      inserted.empty() ? "CREATE TABLE AS" : "SELECT " + inserted.substr(inserted.rfind(' ') + 1),
+      ext);
   co_return true;
 }
 
@@ -223,16 +230,8 @@ awaitable<bool> ClientSession::run_insert_select(std::string_view sql, ExtendedM
   bool own = begin_own_steps(steps);
   co_await insert_select_step(sql, steps);
   co_await end_own_steps(own, steps);
-  std::string tag = "INSERT 0 0";
-  for (std::string_view rest = steps;;) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    std::string_view body = fr.frame.body;
-    rest.remove_prefix(fr.frame.total_size);
-    std::string_view done = body.substr(0, body.find('\0'));
-    if (fr.frame.type == 'C' && done.starts_with("INSERT ")) tag = std::string(done);
-  }
-  answer_steps(steps, tag, &ext);
+  std::string inserted = insert_tag(steps);
+  answer_steps(steps, inserted.empty() ? "INSERT 0 0" : inserted, &ext);
   co_return true;
 }
 
