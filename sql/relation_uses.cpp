@@ -22,6 +22,8 @@ struct FromItem {
   /// No outer join above it puts it on its NULL-extended side (so far up the join tree): a
   /// condition on the joined rows then holds for every row of it that counts.
   bool open = true;
+  /// Equalities with another item that JOIN … USING (…) puts on it (they have no qual node).
+  std::vector<RelationUse::Equality> using_equalities;
 };
 
 /// Walks one statement and collects its relation uses (see relation_uses()).
@@ -90,6 +92,9 @@ class UseCollector {
     u.construct = std::string(construct);
     u.target = target;
     u.writes = writes;
+    u.location = rv->location;
+    u.aliased = rv->alias != nullptr && rv->alias->aliasname[0] != '\0';
+    u.only = !rv->inh;
     uses_.push_back(std::move(u));
     order_.emplace_back(rv->location, uses_.size() - 1);
     return uses_.size() - 1;
@@ -259,6 +264,7 @@ class UseCollector {
         FromItem item;
         item.rv = rv;
         item.use = add(rv, c.construct, false, false);
+        uses_[item.use].from_item = !sampled_;
         items.push_back(std::move(item));
         return;
       }
@@ -284,6 +290,29 @@ class UseCollector {
         auto close = [&](size_t from, size_t to) {
           for (size_t i = from; i < to; ++i) items[i].open = false;
         };
+        // JOIN … USING (c) of two relations: each row of a side it narrows has a row of the
+        // other with an equal c.
+        if (j->n_using_clause > 0 && right == left + 1 && items.size() == right + 1) {
+          auto equate = [&](FromItem& mine, const FromItem& other) {
+            if (!mine.open || renamed(other)) return;
+            for (size_t k = 0; k < j->n_using_clause; ++k) {
+              if (const char* col = string_of(j->using_clause[k])) {
+                mine.using_equalities.push_back(
+                    RelationUse::Equality{col, other.rv->location, col});
+              }
+            }
+          };
+          FromItem& l = items[left];
+          FromItem& r = items[right];
+          if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_INNER) {
+            equate(l, r);
+            equate(r, l);
+          } else if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_LEFT) {
+            equate(r, l);
+          } else if (j->jointype == PG_QUERY__JOIN_TYPE__JOIN_RIGHT) {
+            equate(l, r);
+          }
+        }
         switch (j->jointype) {
           case PG_QUERY__JOIN_TYPE__JOIN_INNER:
             apply(left, items.size(), false);
@@ -308,7 +337,9 @@ class UseCollector {
       }
       case PG_QUERY__NODE__NODE_RANGE_TABLE_SAMPLE: {
         const PgQuery__RangeTableSample* r = n->range_table_sample;
+        sampled_ = true;
         from_item(r->relation, c, items);
+        sampled_ = false;
         children(&r->base, enter(c, "subquery"), 1);  // field 1: relation, done
         return;
       }
@@ -324,7 +355,11 @@ class UseCollector {
     conjuncts(where, parts);
     for (FromItem& item : items) {
       if (item.open) item.quals.insert(item.quals.end(), parts.begin(), parts.end());
+      if (renamed(item)) continue;
+      auto& eqs = uses_[item.use].equalities;
+      eqs.insert(eqs.end(), item.using_equalities.begin(), item.using_equalities.end());
       if (item.quals.empty()) continue;
+      for (const PgQuery__Node* q : item.quals) equality(item, items, q);
       Condition all;
       all.kind = Condition::Kind::kAnd;
       bool readable = false;
@@ -336,6 +371,37 @@ class UseCollector {
       if (!readable) continue;
       uses_[item.use].where =
           all.children.size() == 1 ? std::move(all.children.front()) : std::move(all);
+    }
+  }
+
+  /// FROM t AS x(a, b) renames its columns: what the conditions name is not the table's.
+  static bool renamed(const FromItem& item) {
+    return item.rv->alias != nullptr && item.rv->alias->n_colnames > 0;
+  }
+
+  /// Records `q` on `item` when it equates a column of it with one of another item of the
+  /// same FROM list, both written qualified (so that neither could name another relation).
+  void equality(const FromItem& item, const std::vector<FromItem>& items, const PgQuery__Node* q) {
+    if (q->node_case != PG_QUERY__NODE__NODE_A_EXPR) return;
+    const PgQuery__AExpr* e = q->a_expr;
+    if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || !is_equals(e)) return;
+    auto qualified = [](const PgQuery__Node* n) {
+      return n != nullptr && n->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+             n->column_ref->n_fields >= 2;
+    };
+    if (!qualified(e->lexpr) || !qualified(e->rexpr)) return;
+    for (int side = 0; side < 2; ++side) {
+      const PgQuery__Node* mine = side == 0 ? e->lexpr : e->rexpr;
+      const PgQuery__Node* theirs = side == 0 ? e->rexpr : e->lexpr;
+      auto col = column_of(mine, item.rv);
+      if (!col) continue;
+      for (const FromItem& other : items) {
+        if (&other == &item || renamed(other)) continue;
+        auto other_col = column_of(theirs, other.rv);
+        if (!other_col) continue;
+        uses_[item.use].equalities.push_back(
+            RelationUse::Equality{*col, other.rv->location, *other_col});
+      }
     }
   }
 
@@ -388,6 +454,7 @@ class UseCollector {
   std::vector<RelationUse> uses_;
   std::vector<std::pair<int, size_t>> order_;  ///< (location, index into uses_)
   std::vector<std::string> scope_;
+  bool sampled_ = false;  ///< inside TABLESAMPLE
 };
 
 void collect_calls(const ProtobufCMessage* m, std::vector<TableRef>& out) {

@@ -271,6 +271,14 @@ std::string fanout_blocker(const PgQuery__SelectStmt* s, const Walker& w,
   return {};
 }
 
+/// A FOR UPDATE / FOR SHARE clause anywhere under `m`.
+bool locks_rows(const ProtobufCMessage* m) {
+  if (m->descriptor == &pg_query__locking_clause__descriptor) return true;
+  bool found = false;
+  for_each_child(m, [&](const ProtobufCMessage* child) { found = found || locks_rows(child); });
+  return found;
+}
+
 std::vector<std::string> string_list(PgQuery__Node* const* items, size_t n) {
   std::vector<std::string> out;
   out.reserve(n);
@@ -330,6 +338,7 @@ void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInf
     }
   }
   info.fanout_blocker = fanout_blocker(s, w, info);
+  info.locks_rows = locks_rows(&s->base);
   info.sums_counts = (info.fanout_blocker == "aggregate count()" && sole_count(s)) ||
                      (info.fanout_blocker == "subquery" && counts_rows_of_one_table(s));
 }

@@ -65,6 +65,12 @@ struct ValueRef {
   /// Byte offset of the constant in the statement text (of the minus sign when the grammar
   /// folded one into it), -1 when unknown.
   int location = -1;
+  /// How to write the constant into another statement (value_sql): a string constant (else a
+  /// number or boolean, written as its text), and the SQL of its cast's type.
+  bool quoted = false;
+  std::string cast_sql;
+  /// pgrange cannot write it back (a bit string, a cast to a type with modifiers or arrays).
+  bool unwritable = false;
 
   /// Equal values (where they were written does not matter).
   bool operator==(const ValueRef& o) const {
@@ -119,6 +125,25 @@ struct RelationUse {
   /// conditions of the joins above it, as far as no outer join adds rows of NULLs for it (the
   /// rows of it that fail them count for nothing). nullopt when none can narrow it.
   std::optional<Condition> where;
+  /// Byte offset of its name in the statement text (of the schema when qualified).
+  int location = -1;
+  /// A FROM or JOIN item of a query (not a write's target, TABLESAMPLE or any other place): its
+  /// name may be replaced by a derived table of the same rows.
+  bool from_item = false;
+  /// Written with an alias (FROM t AS x, FROM t x).
+  bool aliased = false;
+  /// FROM ONLY t: no rows of its inheritance children or partitions.
+  bool only = false;
+  /// Equalities of its columns with another relation's, among the conditions that narrow it
+  /// (`where`): every row of it that counts has, for each, a row of the other relation with an
+  /// equal (so not NULL) value. Both columns written qualified.
+  struct Equality {
+    std::string column;  ///< its column
+    int other = -1;      ///< the other relation use's `location`
+    std::string other_column;
+    bool operator==(const Equality&) const = default;
+  };
+  std::vector<Equality> equalities;
 
   bool operator==(const RelationUse&) const = default;
 };
@@ -181,6 +206,8 @@ struct StatementInfo {
   bool sums_counts = false;
   /// SELECT … INTO (kind kCreateTable, create_as).
   bool select_into = false;
+  /// A SELECT with FOR UPDATE / FOR SHARE (…) anywhere in it.
+  bool locks_rows = false;
   /// What the statement does to sequences, which pgrange's cluster-wide sequences must follow:
   /// ALTER SEQUENCE (kind kSchemaDdl, `target` the sequence), with RESTART; ALTER TABLE …
   /// ALTER COLUMN … SET identity options (each column, and whether RESTART is among them);

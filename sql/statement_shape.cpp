@@ -263,6 +263,13 @@ AnalysisCache::Analysis AnalysisCache::substitute(const ShapeEntry& entry,
   for (auto& info : infos) {
     info.begin = shift(info.begin);
     info.end = shift(info.end);
+    auto moved = [&](int location) {
+      return location < 0 ? location : static_cast<int>(shift(static_cast<size_t>(location)));
+    };
+    for (RelationUse& use : info.relations) {
+      use.location = moved(use.location);
+      for (RelationUse::Equality& e : use.equalities) e.other = moved(e.other);
+    }
   }
   size_t n = 0;
   for_each_value(infos, [&](ValueRef& v) {

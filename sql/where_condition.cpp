@@ -4,9 +4,26 @@
 #include <cctype>
 
 #include "sql/parse_node.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::sql {
 namespace {
+
+/// A cast's type as SQL text (every name component quoted), or empty for a type with modifiers,
+/// array bounds or %TYPE, which pgrange does not write back.
+std::string cast_sql(const PgQuery__TypeName* t) {
+  if (t == nullptr || t->n_names == 0 || t->n_typmods > 0 || t->n_array_bounds > 0 || t->pct_type ||
+      t->setof) {
+    return {};
+  }
+  std::string out;
+  for (size_t i = 0; i < t->n_names; ++i) {
+    const char* part = string_of(t->names[i]);
+    if (part == nullptr) return {};
+    out += (out.empty() ? "" : ".") + quote_ident(part);
+  }
+  return out;
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -73,11 +90,19 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
       auto text = constant_text(c);
       if (!text) return std::nullopt;
       v.text = std::move(*text);
+      v.quoted = c->val_case == PG_QUERY__A__CONST__VAL_SVAL;
+      v.unwritable = c->val_case == PG_QUERY__A__CONST__VAL_BSVAL;
       return v;
     }
     case PG_QUERY__NODE__NODE_TYPE_CAST: {
       auto v = value_of(n->type_cast->arg);
-      if (v) v->cast_type = type_name(n->type_cast->type_name);
+      if (v) {
+        v->cast_type = type_name(n->type_cast->type_name);
+        // Nested casts: only one is written back.
+        v->unwritable = v->unwritable || !v->cast_sql.empty();
+        v->cast_sql = cast_sql(n->type_cast->type_name);
+        v->unwritable = v->unwritable || v->cast_sql.empty();
+      }
       return v;
     }
     case PG_QUERY__NODE__NODE_PARAM_REF: {
@@ -114,6 +139,15 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
     default:
       return std::nullopt;
   }
+}
+
+std::optional<std::string> value_sql(const ValueRef& v) {
+  if (v.unwritable || v.kind == ValueRef::Kind::kParam) return std::nullopt;
+  std::string sql = v.kind == ValueRef::Kind::kNull ? std::string("NULL")
+                    : v.quoted                      ? quote_literal(v.text)
+                                                    : v.text;
+  if (!v.cast_sql.empty()) sql = "CAST(" + sql + " AS " + v.cast_sql + ")";
+  return sql;
 }
 
 /// The column `n` names if it is a plain column reference to the statement's one table.

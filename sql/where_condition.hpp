@@ -16,6 +16,10 @@ std::string type_name(const PgQuery__TypeName* t);
 /// The constant, NULL or $n that `n` is (possibly cast, possibly a negated number).
 std::optional<ValueRef> value_of(const PgQuery__Node* n);
 
+/// The constant or NULL `v` is as SQL text that means the same (cast included), for writing
+/// it into another statement; nullopt for a $n and what pgrange cannot write back.
+std::optional<std::string> value_sql(const ValueRef& v);
+
 /// The column `n` names if it is a plain column reference to the relation `rv` names:
 /// unqualified, or qualified with its alias (else its name, possibly with its schema).
 std::optional<std::string> column_of(const PgQuery__Node* n, const PgQuery__RangeVar* rv);

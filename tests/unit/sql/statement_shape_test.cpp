@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "sql/where_condition.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -53,7 +55,9 @@ TEST(StatementShape, TextsItCannotTakeApartSafelyAreLeftAlone) {
 
 std::string describe_condition(const Condition& c) {
   std::string out = std::to_string(static_cast<int>(c.kind)) + ":" + c.column + c.op + "[";
-  for (const auto& v : c.values) out += v.text + ":" + v.cast_type + ",";
+  for (const auto& v : c.values) {
+    out += v.text + ":" + v.cast_type + ":" + value_sql(v).value_or("-") + ",";
+  }
   out += "](";
   for (const auto& child : c.children) out += describe_condition(child) + " ";
   return out + ")";
@@ -77,6 +81,15 @@ std::string describe(const Result<std::vector<StatementInfo>>& r) {
       out += ")";
     }
     if (s.where) out += " where " + describe_condition(*s.where);
+    // The relations of a statement over several: where they are written, and what narrows
+    // them (the gather planner writes both into the SQL it runs).
+    for (const auto& u : s.relations) {
+      out += " rel " + u.table.name + "@" + std::to_string(u.location);
+      for (const auto& e : u.equalities) {
+        out += " eq " + e.column + "=" + std::to_string(e.other) + "." + e.other_column;
+      }
+      if (u.where) out += " " + describe_condition(*u.where);
+    }
     out += s.fanout_blocker + "|";
   }
   return out;
@@ -122,6 +135,12 @@ TEST(AnalysisCache, ShapeHitsGiveExactlyWhatParsingGives) {
       [&] { return "SELECT * FROM t WHERE id = 00" + std::to_string(rng() % 9 + 1); },
       [&] { return "SELECT * FROM t WHERE id = - " + std::to_string(rng() % 99); },
       [&] { return "SELECT * FROM t WHERE x = 1.50 AND y = " + num() + ".25"; },
+      [&] {
+        // Literals before the relations' names move them.
+        return "SELECT " + num() + ", " + quoted(str()) + " FROM a x JOIN b y ON y.id = x.id AND " +
+               "y.k = " + quoted(str()) + "::text LEFT JOIN c USING (id) WHERE x.id IN (" + num() +
+               ", " + num() + ") AND EXISTS (SELECT 1 FROM d WHERE d.v > " + num() + ")";
+      },
       [&] {
         return "SELECT * FROM t WHERE id BETWEEN " + num() + " AND " + num() + " OR k IN (" +
                quoted(str()) + ", " + quoted(str()) + ") OR k LIKE " +
