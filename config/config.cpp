@@ -83,11 +83,11 @@ std::string resolve_path(const std::string& base_dir, const std::string& p) {
 
 Result<Config> build(const toml::table& root, const std::string& base_dir) {
   Config cfg;
-  if (auto ok =
-          check_keys(root, "",
-                     {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls",
-                      "shard", "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms",
-                      "shutdown_timeout_ms", "max_message_size", "sequence_block_size"});
+  if (auto ok = check_keys(
+          root, "",
+          {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls", "shard",
+           "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms", "shutdown_timeout_ms",
+           "max_message_size", "sequence_block_size", "query_memory"});
       !ok) {
     return fail(ok.error());
   }
@@ -136,6 +136,10 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
   auto maxmsg = get_int(root, "max_message_size", "", 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   if (!maxmsg) return fail(maxmsg.error());
   cfg.max_message_size = static_cast<int>(*maxmsg);
+  auto memory =
+      get_int(root, "query_memory", "", 256LL * 1024 * 1024, 1024, 64LL * 1024 * 1024 * 1024);
+  if (!memory) return fail(memory.error());
+  cfg.query_memory = *memory;
   auto block = get_int(root, "sequence_block_size", "", 100, 1, 1000000);
   if (!block) return fail(block.error());
   cfg.sequence_block_size = static_cast<int>(*block);

@@ -63,6 +63,9 @@ struct Config {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds shutdown_timeout{10000};
   int max_message_size = 64 * 1024 * 1024;
+  /// The most bytes of rows pgrange holds for one query it runs over several shards (the rows
+  /// of the tables it brings together for a join, say); past it the query fails with 53200.
+  int64_t query_memory = 256LL * 1024 * 1024;
   /// How many values of a cluster-wide sequence an instance reserves at a time (a crash or
   /// restart leaves the rest of its block unused: a gap, as PostgreSQL's CACHE does).
   int sequence_block_size = 100;

@@ -129,6 +129,18 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       }
     }
   }
+  // Several tables over several shards: the tree pgrange runs (the shards' own plans are those
+  // of each read and of the statement over the rows read, known only when it runs).
+  std::optional<routing::GatherPlan> gather;
+  if (route.refusal && infos.size() == 1 && routing::gatherable(infos[0], route)) {
+    auto g = routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr);
+    if (g) {
+      gather = std::move(*g);
+      route.refusal.reset();
+    } else {
+      route.refusal = g.error();
+    }
+  }
   routing::ResultSet rs;
   rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
   rs.tag = "EXPLAIN";
@@ -145,8 +157,15 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     }
   }
   std::vector<std::string> lines = routing::describe_route(*view, route, infos.size(), merge_lines);
+  if (gather) {
+    std::string shards;
+    for (int shard : route.shards) shards += (shards.empty() ? "" : ", ") + view->shard_name(shard);
+    rs.rows.push_back({"pgrange plan: tables read from " + std::to_string(route.shards.size()) +
+                       " shards (" + shards + "), the statement run on one shard with their rows"});
+    for (const std::string& line : gather->describe()) rs.rows.push_back({"  " + line});
+  }
   // The router's reading of the statement (its first line, the summary, is the steps' above).
-  for (size_t i = through_index ? 1 : 0; i < lines.size(); ++i) {
+  for (size_t i = through_index || gather ? 1 : 0; i < lines.size(); ++i) {
     rs.rows.push_back({std::move(lines[i])});
   }
   // In JSON, YAML or XML the shards' plans go into one document under pgrange's own (an unknown
@@ -156,7 +175,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::vector<routing::ShardExplain> documents;
   std::optional<Error> error;
   std::optional<std::string> shard_error;
-  if (!route.refusal) {
+  if (!route.refusal && !gather) {
     std::string sql = "EXPLAIN " + plan.explain_options + " " + shard_sql;
     for (int shard : route.shards) {
       if (error || shard_error) break;

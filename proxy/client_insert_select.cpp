@@ -56,9 +56,10 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   Plan source = plan_text('Q', ins->query);
   if (source.kind == Plan::Kind::kRefuse && source.error) co_return tl::unexpected(*source.error);
   bool merged = source.merge && *source.merge && source.route.shards.size() > 1;
-  bool one_shard =
-      source.kind == Plan::Kind::kPass || (source.kind == Plan::Kind::kCoordinate && !merged);
-  if (!merged && !one_shard) {
+  bool gathered = source.gather != nullptr;
+  bool one_shard = source.kind == Plan::Kind::kPass ||
+                   (source.kind == Plan::Kind::kCoordinate && !merged && !gathered);
+  if (!merged && !one_shard && !gathered) {
     co_return tl::unexpected(not_supported(
         "INSERT … SELECT whose query pgrange cannot run over several shards is not supported"));
   }
@@ -78,6 +79,28 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   std::vector<int> shards = source.route.shards;
   if (shards.empty()) shards.push_back(source.shard >= 0 ? source.shard : 0);
   if (!merged) shards.resize(1);
+  if (gathered) {
+    // Several tables over several shards: the executor reads them and runs the query.
+    shards.clear();
+    exec::GatherContext ctx;
+    std::map<int, std::shared_ptr<BackendConnection>> held;
+    if (coord_) {
+      ctx.preferred_shard = coord_->first_shard;
+      ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
+        co_return co_await coordinated_part(shard);
+      };
+    } else {
+      ctx.own_transaction = true;
+      ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+        auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+        if (!conn) co_return tl::unexpected(conn.error());
+        held.emplace(shard, *conn);
+        co_return conn->get();
+      };
+    }
+    co_await execute_gather(*source.gather, nullptr, ctx, answer);
+    for (auto& [shard, conn] : held) conns.push_back(conn);
+  }
   for (int shard : shards) {
     if (coord_) {
       auto part = co_await coordinated_part(shard);
@@ -96,7 +119,9 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
       used.push_back(*acquired);
     }
   }
-  if (!error && merged) {
+  if (gathered) {
+    // Its answer (an error included) is in `answer`.
+  } else if (!error && merged) {
     co_await stream_merge(**source.merge, used, nullptr, coord_.has_value(), answer);
   } else if (!error) {
     std::string request;
@@ -163,6 +188,20 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
       }
     }
     values += ")";
+  }
+  if (rows == 0 && used.empty()) {
+    // A gathered query's connections are the executor's: one more for the answer below.
+    if (coord_) {
+      int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
+      auto part = co_await coordinated_part(shard);
+      if (!part) co_return done(part.error());
+      used.push_back(coord_->parts.at(shard));
+    } else {
+      auto acquired = co_await acquire_for_client(0);
+      if (!acquired) co_return done(acquired.error());
+      conns.push_back(*acquired);
+      used.push_back(*acquired);
+    }
   }
   if (rows == 0) {
     // Nothing to insert: the INSERT with a query that finds nothing anywhere gives

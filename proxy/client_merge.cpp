@@ -224,7 +224,12 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         if (coord_ && !coord_->failed) skip_until_sync_ = false;
         co_return ok;
       }
-      bool ok = co_await run_merge(**run.merge, run.route, &run);
+      bool ok = false;
+      if (run.gather) {
+        ok = co_await run_gather(*run.gather, &run);
+      } else {
+        ok = co_await run_merge(**run.merge, run.route, &run);
+      }
       // What follows it up to the Sync goes on, unless it failed (PostgreSQL skips to the Sync).
       if (!run.failed) skip_until_sync_ = false;
       co_return ok;

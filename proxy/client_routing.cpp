@@ -380,6 +380,15 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       p.route.refusal.reset();
     }
   }
+  if (infos.size() == 1 && !p.merge && several && !text.empty() &&
+      routing::gatherable(infos[0], p.route)) {
+    // Several tables over several shards (joins, subqueries, CTEs, set operations): pgrange
+    // reads each table's rows and runs the statement on one shard with them (proxy/exec).
+    auto gather = routing::plan_gather(*view, infos[0], text, params);
+    if (!gather) return refuse_with(gather.error());
+    p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
+    p.route.refusal.reset();
+  }
   // COPY over several shards (or inside a transaction pgrange coordinates) runs through
   // pgrange: rows routed one by one into the shards' COPYs, or read range by range.
   std::optional<Plan::Kind> copy_kind;
@@ -423,7 +432,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       return refuse_with(not_supported(
           "this message inside a transaction over several shards is not supported yet"));
     }
-    if (p.route.shards.size() > 1 && !p.route.distributed_write && !p.merge) {
+    if (p.route.shards.size() > 1 && !p.route.distributed_write && !p.merge && !p.gather) {
       return refuse_with(not_supported("statement spans shards"));
     }
     p.kind = Plan::Kind::kCoordinate;
@@ -450,7 +459,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       p.kind = Plan::Kind::kWrite;
     }
   } else if (p.route.shards.size() > 1) {
-    if (!p.merge) return refuse_with(not_supported("statement spans shards"));
+    if (!p.merge && !p.gather) return refuse_with(not_supported("statement spans shards"));
     if ((in_block && (type == 'Q' || type == 'B') && can_coordinate()) ||
         (type == 'B' && can_adopt_pipeline())) {
       // The transaction's own connections run it, so that it sees the transaction's writes.
@@ -463,7 +472,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
           "(session pooling, or session state pgrange cannot move)",
           "give every key column with = so that the statement runs on one shard"));
     } else {
-      p.kind = Plan::Kind::kMerge;
+      p.kind = p.gather ? Plan::Kind::kGather : Plan::Kind::kMerge;
     }
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
@@ -901,6 +910,16 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kIndexJoin:
       ok = co_await run_index_join(text, p);
+      co_return false;
+    case Plan::Kind::kGather:
+      if (type == 'B') {
+        ExtendedMerge m = answer_bind(body);
+        m.gather = p.gather;
+        m.route = std::move(p.route);
+        extended_merge_ = std::move(m);
+        co_return false;
+      }
+      ok = co_await run_gather(*p.gather);
       co_return false;
     case Plan::Kind::kCopyOut:
       ok = co_await run_copy_out(text, p);

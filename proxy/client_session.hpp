@@ -17,7 +17,9 @@
 #include "proxy/byte_buffer.hpp"
 #include "proxy/cancel_registry.hpp"
 #include "proxy/client_channel.hpp"
+#include "proxy/exec/gather_run.hpp"
 #include "routing/block_catalog.hpp"
+#include "routing/plan/gather_plan.hpp"
 #include "routing/range_activity.hpp"
 #include "routing/result_merge.hpp"
 #include "routing/result_set.hpp"
@@ -146,6 +148,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
       kScript,       ///< a query string of several statements over several shards: one transaction
       kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
+      kGather,       ///< a SELECT over tables on several shards run as a tree (`gather`)
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -153,6 +156,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::optional<sql::AdminStatement> admin;
     routing::Route route;
     std::shared_ptr<const Result<sql::MergeQuery>> merge;
+    /// A SELECT reading several tables (joins, subqueries, CTEs, …) over several shards: the
+    /// tables' rows read by pgrange, the statement run on one shard with them (proxy/exec).
+    std::shared_ptr<const routing::GatherPlan> gather;
     std::optional<Error> error;
     std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
     std::string explain_statement;  ///< kExplain: the statement explained
@@ -305,6 +311,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string parameter_types;  ///< the statement's Parse tail after its text
     std::string bind_rest;        ///< the Bind body after the portal and statement names
     std::shared_ptr<const Result<sql::MergeQuery>> merge;
+    std::shared_ptr<const routing::GatherPlan> gather;  ///< instead of `merge`
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
@@ -640,6 +647,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
   /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
   /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
+  /// Runs a gather plan outside a transaction block (kGather): the shards' reads in one
+  /// snapshot each, of the statement's own (client_gather.cpp).
+  awaitable<bool> run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext = nullptr);
+  /// Runs a gather plan in the coordinated transaction, with its parts; false when it failed
+  /// (the answer, error included, is in `out`).
+  awaitable<bool> gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                  std::string& out);
+  /// What both share: the executor's context but for the connections, and the run.
+  awaitable<bool> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                 exec::GatherContext& ctx, std::string& out);
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
   /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the

@@ -430,6 +430,16 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     send();
     co_return true;
   }
+  if (plan.gather) {
+    // A SELECT of several tables over several shards: read and run with the transaction's own
+    // parts, so that it sees the block's own writes.
+    if (!co_await gather_in_block(*plan.gather, ext, out)) {
+      c.failed = true;
+      txn_status_ = 'E';
+    }
+    send();
+    co_return true;
+  }
   if (plan.merge && *plan.merge && plan.route.shards.size() > 1) {
     // A SELECT over several shards: merged from the transaction's own parts (opened where the
     // block has not been yet), so it sees the block's own writes.

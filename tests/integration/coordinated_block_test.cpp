@@ -409,7 +409,8 @@ TEST_F(CoordinatedBlockTest, APipelineOutsideABlockIsOneImplicitTransaction) {
   same_answers(p.get(), r.get(), {"DELETE FROM t WHERE note = 'implicit'"});
   // A statement pgrange refuses after writes on one shard: they roll back with it.
   Rows refused = rows_of({3020, 3021});
-  refused.emplace_back("SELECT count(*) FROM t a JOIN t b ON a.id = b.v WHERE a.v = $1::int8", "1");
+  refused.emplace_back(
+      "SELECT a.id FROM t a JOIN t b ON a.id = b.v WHERE a.v = $1::int8 FOR UPDATE", "1");
   EXPECT_EQ(pipeline(p.get(), refused),
             (std::vector<std::string>{"INSERT 0 1", "INSERT 0 1", "ERROR 0A000", "sync"}));
   EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM t WHERE note = 'implicit'").at(0, 0), "0");

@@ -149,5 +149,23 @@ TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
   EXPECT_GE(t.parameterised, 100);
 }
 
+// joins.sql: statements over several tables spread across the shards (joins of every kind,
+// subqueries, CTEs, set operations, windows over joins), which pgrange runs by reading each
+// table's rows and running the statement on one shard with them. Refusals must stay rare.
+TEST_F(DifferentialTest, JoinsAnswerLikePostgresInBothProtocols) {
+  std::vector<Statement> joins = read_statements(kDir + "joins.sql");
+  ASSERT_GE(joins.size(), 600u);
+  for (bool extended : {false, true}) {
+    Tally t = run_corpus(joins, extended);
+    report(extended ? "joins, extended" : "joins, simple", t);
+    for (const auto& m : t.mismatches) ADD_FAILURE() << "wrong answer from pgrange: " << m;
+    EXPECT_EQ(t.run, joins.size());
+    EXPECT_LT(t.refused * 20, t.run) << "5% or more of the join corpus refused";
+    if (extended) {
+      EXPECT_GE(t.parameterised, 300);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pgrange::testing

@@ -48,3 +48,15 @@ CREATE TABLE metrics (id int8 PRIMARY KEY, ts timestamptz NOT NULL, host text NO
 INSERT INTO metrics SELECT g, timestamptz '2024-05-01 00:00:00+00' + g * interval '1 minute', 'host' || (g % 6), (g * 13) % 50 FROM generate_series(1, 240) g;
 CREATE INDEX metrics_ts ON metrics (ts) USING HASH WITH (bucket_count = 4);
 CREATE INDEX metrics_host ON metrics (host) USING HASH STORING (v) WITH (bucket_count = 8);
+-- The tables of the join corpus (joins.sql): users, their orders (keyed by user first), items,
+-- categories and events, with join columns that are NULL or match nothing on either side.
+CREATE TABLE j_users (id int8 PRIMARY KEY, name text NOT NULL, city text, score int4);
+INSERT INTO j_users SELECT g, 'user ' || g, CASE g % 5 WHEN 0 THEN NULL WHEN 1 THEN 'Oslo' WHEN 2 THEN 'Rome' WHEN 3 THEN 'Lima' ELSE 'Bern' END, CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 100 END FROM generate_series(1, 120) g;
+CREATE TABLE j_orders (user_id int8, id int8, amount numeric(10,2) NOT NULL, status text, item_code text, PRIMARY KEY (user_id, id));
+INSERT INTO j_orders SELECT g % 131, g, (g * 53) % 1000 + 0.25 * (g % 4), CASE g % 4 WHEN 0 THEN NULL WHEN 1 THEN 'paid' WHEN 2 THEN 'open' ELSE 'void' END, CASE WHEN g % 9 = 0 THEN NULL ELSE 'i' || lpad(((g * 7) % 55 + 1)::text, 2, '0') END FROM generate_series(1, 700) g;
+CREATE TABLE j_items (code text PRIMARY KEY, title text NOT NULL, name text, price numeric NOT NULL, cat int4);
+INSERT INTO j_items SELECT 'i' || lpad(g::text, 2, '0'), 'item ' || g, CASE WHEN g % 10 = 0 THEN 'user ' || g ELSE 'thing ' || g END, (g * 13) % 60 + 0.5, CASE WHEN g % 6 = 0 THEN NULL ELSE g % 10 END FROM generate_series(1, 50) g;
+CREATE TABLE j_cats (id int4 PRIMARY KEY, label text NOT NULL);
+INSERT INTO j_cats SELECT g, CASE WHEN g = 8 THEN 'other' ELSE 'c' || g END FROM generate_series(1, 8) g;
+CREATE TABLE j_events (id uuid PRIMARY KEY, user_id int8, kind text NOT NULL, at timestamptz NOT NULL);
+INSERT INTO j_events SELECT md5('e' || g)::uuid, CASE WHEN g % 8 = 0 THEN NULL ELSE g % 140 END, (ARRAY['click', 'view', 'buy'])[g % 3 + 1], timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 300) g;

@@ -43,6 +43,10 @@
 //   expect merge:                      a merged SELECT: describe_merge's lines
 //     shard query: SELECT … ORDER BY 1 LIMIT 15
 //     streaming k-way merge on column 1 (one row per shard held)
+//   expect tree:                       a SELECT of several tables over several shards: the tree
+//     Gather: …                        the proxy runs (GatherPlan::describe), in place of the
+//                                      router's refusal; `expect refusal:` is then the gather
+//                                      planner's own, if it refuses
 //   expect plan:                       optional: what EXPLAIN through pgrange shows first
 //     pgrange plan: …                  (describe_plan's lines, then the merge's)
 //
@@ -74,6 +78,7 @@
 
 #include "routing/cluster_view.hpp"
 #include "routing/key_space.hpp"
+#include "routing/plan/gather_plan.hpp"
 #include "routing/plan_description.hpp"
 #include "routing/router.hpp"
 #include "sql/merge_query.hpp"
@@ -229,8 +234,8 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         size_t colon = t.find(':');
         if (colon == std::string::npos) return fail(i, "expect line without ':'");
         section = trim(t.substr(7, colon - 7));
-        static const std::set<std::string> known{"shards",  "spans", "reasons",
-                                                 "refusal", "merge", "plan"};
+        static const std::set<std::string> known{"shards", "spans", "reasons", "refusal",
+                                                 "merge",  "tree",  "plan"};
         if (!known.contains(section)) return fail(i, "unknown section " + section);
         if (current->expected.contains(section)) return fail(i, "section given twice");
         auto& body = current->expected[section];
@@ -459,6 +464,17 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
       }
     }
   }
+  // Several tables over several shards: the tree the proxy runs (plan_gather), in place of the
+  // router's refusal, or the gather planner's own refusal.
+  if (route.refusal && infos->size() == 1 && gatherable(infos->front(), route)) {
+    auto gather = plan_gather(view, infos->front(), c.sql, p);
+    if (gather) {
+      route.refusal.reset();
+      out["tree"] = gather->describe();
+    } else {
+      route.refusal = gather.error();
+    }
+  }
   if (route.refusal) out["refusal"] = {route.refusal->sqlstate + " " + route.refusal->message};
   if (with_plan) out["plan"] = describe_route(view, route, infos->size(), merge_lines);
   return out;
@@ -480,7 +496,7 @@ void write_case(std::ostream& out, const Case& c,
                 const std::map<std::string, std::vector<std::string>>& sections) {
   out << "sql: " << c.sql << "\n";
   if (c.params) out << "params: " << *c.params << "\n";
-  for (const char* name : {"shards", "refusal", "spans", "reasons", "merge", "plan"}) {
+  for (const char* name : {"shards", "refusal", "spans", "reasons", "merge", "tree", "plan"}) {
     auto it = sections.find(name);
     if (it == sections.end()) continue;
     const auto& lines = it->second;

@@ -1,0 +1,81 @@
+// ClientSession's part in running a gather plan (proxy/exec/gather_run.cpp runs it): which
+// connections it reads through, and what the client is answered.
+
+#include "proxy/client_session.hpp"
+#include "proxy/message_writer.hpp"
+#include "proxy/worker.hpp"
+
+namespace pgrange::proxy {
+
+awaitable<bool> ClientSession::execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                              exec::GatherContext& ctx, std::string& out) {
+  if (ext != nullptr) {
+    emit_ready_synthetics(out);
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+  }
+  auto view = routing_view();
+  ctx.route = [this, view](const std::string& sql) -> Result<std::vector<int>> {
+    auto analysis = worker_.analyze(sql);
+    if (!*analysis) return tl::unexpected(analysis->error());
+    routing::Route route = routing::route_statements(*view, **analysis);
+    if (route.refusal) return tl::unexpected(*route.refusal);
+    return route.shards;
+  };
+  ctx.flush = [this](std::string& buf) -> awaitable<void> {
+    channel_.send(std::move(buf));
+    buf.clear();
+    if (channel_.queued() > 256 * 1024) co_await channel_.wait_below(128 * 1024);
+  };
+  ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  auto digits = desired_settings_.find("extra_float_digits");
+  ctx.float_digits_sql = digits != desired_settings_.end()
+                             ? digits->second
+                             : "SET LOCAL extra_float_digits TO DEFAULT";
+  if (ext != nullptr) {
+    ctx.parameter_types = &ext->parameter_types;
+    ctx.bind_rest = &ext->bind_rest;
+    ctx.describe = ext->describe;
+  }
+  exec::GatherOutcome outcome = co_await exec::run_gather(plan, ctx, out);
+  if (outcome.shard_error) {
+    write_shard_error(out, *outcome.shard_error);
+  } else if (outcome.error) {
+    write_error(out, *outcome.error);
+  }
+  if (ext != nullptr) ext->failed = !outcome.ok();
+  co_return outcome.ok();
+}
+
+awaitable<bool> ClientSession::run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext) {
+  std::string out;
+  std::map<int, std::shared_ptr<BackendConnection>> held;
+  exec::GatherContext ctx;
+  ctx.own_transaction = true;
+  ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+    auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+    if (!conn) co_return tl::unexpected(conn.error());
+    held.emplace(shard, *conn);
+    co_return conn->get();
+  };
+  co_await execute_gather(plan, ext, ctx, out);
+  for (auto& [shard, conn] : held) {
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  }
+  if (ext == nullptr) write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  leave_ranges();
+  co_return true;
+}
+
+awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                               std::string& out) {
+  exec::GatherContext ctx;
+  ctx.preferred_shard = coord_->first_shard;
+  ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
+    co_return co_await coordinated_part(shard);
+  };
+  co_return co_await execute_gather(plan, ext, ctx, out);
+}
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,255 @@
+// The executor of a gather plan: each input's Route runs on its shards (in the statement's
+// snapshot there), its rows are materialized as a literal of the table's row type, and the
+// statement runs on one shard with them in place of its tables.
+
+#include "proxy/exec/gather_run.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "proxy/message_writer.hpp"
+
+namespace pgrange::proxy::exec {
+namespace {
+
+constexpr size_t kFlushAt = 64 * 1024;
+
+/// The type OID of column `i` of a RowDescription body (0 when it has none).
+uint32_t column_type(std::string_view description, size_t i) {
+  BodyReader r(description);
+  int16_t n = 0;
+  if (!r.i16(n)) return 0;
+  for (int16_t k = 0; k < n; ++k) {
+    std::string_view name;
+    int32_t table = 0, type = 0, typmod = 0;
+    int16_t attnum = 0, len = 0, format = 0;
+    if (!r.cstr(name) || !r.i32(table) || !r.i16(attnum) || !r.i32(type) || !r.i16(len) ||
+        !r.i32(typmod) || !r.i16(format)) {
+      return 0;
+    }
+    if (static_cast<size_t>(k) == i) return static_cast<uint32_t>(type);
+  }
+  return 0;
+}
+
+/// Reads up to ReadyForQuery, dropping what comes; the first error's body, if any.
+awaitable<Result<std::optional<std::string>>> drain(BackendConnection& conn) {
+  std::optional<std::string> error;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      co_return tl::unexpected(r.error());
+    }
+    if (type == 'E' && !error) error = std::move(body);
+    if (type == 'Z') co_return error;
+  }
+}
+
+}  // namespace
+
+awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherContext& ctx,
+                                    std::string& out) {
+  GatherOutcome outcome;
+  std::map<int, BackendConnection*> used;  // shard → connection, in the statement's snapshot
+  std::map<int, size_t> reads;             // shard → how many reads ran there
+  auto open = [&](int shard, std::string& prefix) -> awaitable<Result<BackendConnection*>> {
+    if (auto it = used.find(shard); it != used.end()) co_return it->second;
+    auto conn = co_await ctx.connection(shard);
+    if (!conn) co_return conn;
+    used.emplace(shard, *conn);
+    if (ctx.own_transaction) prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
+    co_return conn;
+  };
+
+  // 1. The inputs, in the plan's order.
+  std::vector<std::vector<std::string>> rows(plan.inputs.size());
+  // Per input, per provided column: its distinct non-NULL values, and their type.
+  std::vector<std::vector<std::set<std::string>>> provided(plan.inputs.size());
+  std::vector<std::vector<uint32_t>> provided_types(plan.inputs.size());
+  size_t held = 0;
+  for (size_t i = 0; i < plan.inputs.size() && outcome.ok(); ++i) {
+    const routing::GatherInput& in = plan.inputs[i];
+    provided[i].resize(in.provides.size());
+    provided_types[i].assign(in.provides.size(), 0);
+    std::optional<std::string> sql;
+    if (in.lookup) {
+      const auto& values = provided[in.lookup->source][in.lookup->source_column];
+      std::vector<std::string> list(values.begin(), values.end());
+      uint32_t oid = provided_types[in.lookup->source][in.lookup->source_column];
+      sql = plan.fetch_sql(i, &list, routing::builtin_type_name(oid));
+    } else {
+      sql = plan.fetch_sql(i);
+    }
+    if (!sql) continue;  // the lookup leaves no row to read
+    auto shards = ctx.route(*sql);
+    if (!shards) {
+      outcome.error = shards.error();
+      break;
+    }
+    // Sent to every shard first, so that they work while pgrange reads; then read in turn.
+    std::vector<BackendConnection*> sent;
+    for (int shard : *shards) {
+      std::string prefix;
+      auto conn = co_await open(shard, prefix);
+      if (!conn) {
+        outcome.error = conn.error();
+        break;
+      }
+      ++reads[shard];
+      std::string request;
+      write_query(request, prefix + "SET LOCAL extra_float_digits = 3;\n" + *sql);
+      if (auto s = co_await (*conn)->send(request); !s) {
+        (*conn)->mark_broken();
+        outcome.error = s.error();
+        break;
+      }
+      sent.push_back(*conn);
+    }
+    for (BackendConnection* conn : sent) {
+      auto reply = co_await read_replies(*conn);
+      if (!reply) {
+        if (outcome.ok()) outcome.error = reply.error();
+        continue;
+      }
+      if (reply->error) {
+        if (outcome.ok()) outcome.shard_error = std::move(reply->error);
+        continue;
+      }
+      if (!outcome.ok()) continue;
+      for (size_t c = 0; c < in.provides.size() && reply->description; ++c) {
+        provided_types[i][c] = column_type(*reply->description, c + 1);
+      }
+      for (const std::string& row : reply->rows) {
+        auto values = data_row_values(row);
+        if (values.empty() || !values[0]) continue;
+        held += values[0]->size() + 3;
+        rows[i].push_back(std::move(*values[0]));
+        for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
+          if (values[c + 1]) provided[i][c].insert(std::move(*values[c + 1]));
+        }
+      }
+      if (held > ctx.memory_limit && outcome.ok()) {
+        outcome.error =
+            Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                     std::to_string(ctx.memory_limit) + " bytes)")
+                .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
+                             std::to_string(held) + " bytes.")
+                .with_hint(
+                    "narrow the query with conditions on the tables' keys, or raise "
+                    "query_memory in pgrange's configuration");
+      }
+    }
+  }
+
+  // 2. The statement, on the shard that read the most (or the block's own).
+  int shard = ctx.preferred_shard;
+  if (shard < 0) {
+    size_t most = 0;
+    for (const auto& [s, n] : reads) {
+      if (n > most) {
+        most = n;
+        shard = s;
+      }
+    }
+  }
+  if (shard < 0) shard = 0;
+  if (outcome.ok()) {
+    std::string prefix;
+    auto conn = co_await open(shard, prefix);
+    if (!conn) {
+      outcome.error = conn.error();
+    } else {
+      std::string final_sql = plan.final_sql(rows);
+      std::string request;
+      int settle = 0;  // answers to read before the statement's own
+      if (!prefix.empty() || reads.count(shard) != 0) {
+        write_query(request, prefix + ctx.float_digits_sql);
+        ++settle;
+      }
+      if (ctx.bind_rest == nullptr) {
+        write_query(request, final_sql);
+      } else {
+        MessageWriter(request)
+            .begin('P')
+            .cstr("")
+            .cstr(final_sql)
+            .bytes(ctx.parameter_types != nullptr ? *ctx.parameter_types : std::string())
+            .end();
+        MessageWriter(request).begin('B').cstr("").cstr("").bytes(*ctx.bind_rest).end();
+        if (ctx.describe) MessageWriter(request).begin('D').byte('P').cstr("").end();
+        MessageWriter(request).begin('E').cstr("").i32(0).end();
+        MessageWriter(request).begin('S').end();
+      }
+      if (auto s = co_await (*conn)->send(request); !s) {
+        (*conn)->mark_broken();
+        outcome.error = s.error();
+      }
+      for (; settle > 0 && outcome.ok(); --settle) {
+        auto e = co_await drain(**conn);
+        if (!e) {
+          outcome.error = e.error();
+        } else if (*e) {
+          outcome.shard_error = std::move(**e);
+        }
+      }
+      if (outcome.ok() || (*conn)->broken() == false) {
+        // The statement's answer (read to its ReadyForQuery even after an error above).
+        bool failed_before = !outcome.ok();
+        for (;;) {
+          char type = 0;
+          std::string body;
+          if (auto r = co_await (*conn)->read_message(type, body); !r) {
+            (*conn)->mark_broken();
+            if (outcome.ok()) outcome.error = r.error();
+            break;
+          }
+          if (type == 'Z') break;
+          if (failed_before) continue;
+          switch (type) {
+            case '1':
+            case '2':
+              break;
+            case 'E':
+              if (outcome.ok()) outcome.shard_error = std::move(body);
+              break;
+            case 'D':
+              ++outcome.rows;
+              [[fallthrough]];
+            default:
+              if (outcome.ok()) MessageWriter(out).begin(type).bytes(body).end();
+              break;
+          }
+          if (out.size() >= kFlushAt && outcome.ok()) co_await ctx.flush(out);
+        }
+      }
+    }
+  }
+
+  // 3. The connections: the client's float digits back where the reads changed them (a block's
+  // parts), the statement's own transactions ended.
+  for (const auto& [s, conn] : used) {
+    if (conn->broken()) continue;
+    std::string sql;
+    if (ctx.own_transaction) {
+      sql = outcome.ok() ? "COMMIT" : "ROLLBACK";
+    } else if (s != shard || !outcome.ok()) {
+      if (reads.count(s) == 0) continue;
+      sql = ctx.float_digits_sql;
+    } else {
+      continue;
+    }
+    std::string request;
+    write_query(request, sql);
+    if (auto r = co_await conn->send(request); !r) {
+      conn->mark_broken();
+      continue;
+    }
+    auto e = co_await drain(*conn);
+    if (e && *e && outcome.ok()) outcome.shard_error = std::move(**e);
+  }
+  co_return outcome;
+}
+
+}  // namespace pgrange::proxy::exec

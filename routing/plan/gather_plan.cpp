@@ -1,0 +1,482 @@
+#include "routing/plan/gather_plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "routing/key_type.hpp"
+#include "sql/quoting.hpp"
+#include "sql/where_condition.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+constexpr size_t kMaxLookupValues = 10000;
+
+bool ident_char(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return std::isalnum(u) != 0 || c == '_' || c == '$' || u >= 0x80;
+}
+
+/// The end of the (possibly qualified, possibly quoted) relation name starting at `pos`.
+size_t name_end(std::string_view text, size_t pos) {
+  size_t end = pos;
+  for (;;) {
+    size_t i = end;
+    if (i < text.size() && text[i] == '"') {
+      ++i;
+      while (i < text.size()) {
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        ++i;
+      }
+    } else {
+      while (i < text.size() && ident_char(text[i])) ++i;
+    }
+    if (i == end) return end;
+    end = i;
+    size_t j = end;
+    while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])) != 0) ++j;
+    if (j >= text.size() || text[j] != '.') return end;
+    ++j;
+    while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])) != 0) ++j;
+    end = j;
+  }
+}
+
+/// The text of parameter n when the Bind gave it as text (nullopt: unknown, or binary).
+std::optional<std::optional<std::string>> param_text(const BindParams* params, int n) {
+  if (params == nullptr || n < 1 || static_cast<size_t>(n) > params->values.size()) {
+    return std::nullopt;
+  }
+  const auto& f = params->formats;
+  int16_t format = f.empty()                            ? 0
+                   : f.size() == 1                      ? f[0]
+                   : static_cast<size_t>(n) <= f.size() ? f[static_cast<size_t>(n - 1)]
+                                                        : 0;
+  if (format != 0) return std::nullopt;
+  const auto& v = params->values[static_cast<size_t>(n - 1)];
+  if (!v) return std::optional<std::string>{};
+  return std::optional<std::string>(std::string(*v));
+}
+
+/// Writes conditions of one relation as SQL on `qualifier`, for the columns it knows.
+class ConditionWriter {
+ public:
+  ConditionWriter(std::string qualifier, const TableDescriptor& t, const BindParams* params)
+      : q_(std::move(qualifier)), t_(t), params_(params) {}
+
+  std::optional<std::string> write(const sql::Condition& c) const {
+    using K = sql::Condition::Kind;
+    switch (c.kind) {
+      case K::kCompare: {
+        auto col = column(c.column);
+        auto v = c.values.empty() ? std::nullopt : value(c.values[0]);
+        if (!col || !v) return std::nullopt;
+        return *col + " " + c.op + " " + *v;
+      }
+      case K::kIn: {
+        auto col = column(c.column);
+        if (!col) return std::nullopt;
+        if (c.values.empty()) return std::string("false");
+        std::string list;
+        for (const sql::ValueRef& r : c.values) {
+          auto v = value(r);
+          if (!v) return std::nullopt;
+          list += (list.empty() ? "" : ", ") + *v;
+        }
+        return *col + " IN (" + list + ")";
+      }
+      case K::kIsNull: {
+        auto col = column(c.column);
+        if (!col) return std::nullopt;
+        return *col + " IS NULL";
+      }
+      case K::kLike: {
+        auto col = column(c.column);
+        auto v = c.values.empty() ? std::nullopt : value(c.values[0]);
+        if (!col || !v) return std::nullopt;
+        return *col + " LIKE " + *v;
+      }
+      case K::kAnd: {
+        // A part pgrange cannot write is left to the statement: the rows read are more.
+        std::string out;
+        for (const sql::Condition& child : c.children) {
+          if (auto w = write(child)) out += (out.empty() ? "" : " AND ") + *w;
+        }
+        if (out.empty()) return std::nullopt;
+        return out;
+      }
+      case K::kOr: {
+        std::string out;
+        for (const sql::Condition& child : c.children) {
+          auto w = write(child);
+          if (!w) return std::nullopt;  // a branch left out would lose its rows
+          out += (out.empty() ? "(" : " OR ") + ("(" + *w + ")");
+        }
+        if (out.empty()) return std::nullopt;
+        return out + ")";
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  /// The column as SQL on the qualifier, when the table has it.
+  std::optional<std::string> column(const std::string& name) const {
+    bool known = std::find(t_.columns.begin(), t_.columns.end(), name) != t_.columns.end() ||
+                 std::any_of(t_.key.begin(), t_.key.end(),
+                             [&](const KeyColumnDef& k) { return k.name == name; });
+    if (!known) return std::nullopt;
+    return q_ + "." + sql::quote_ident(name);
+  }
+
+ private:
+  std::optional<std::string> value(const sql::ValueRef& v) const {
+    if (v.kind == sql::ValueRef::Kind::kParam) {
+      // An untyped literal, as an untyped $n: its type is the column's.
+      auto text = param_text(params_, v.param);
+      if (!text) return std::nullopt;
+      return *text ? sql::quote_literal(**text) : std::string("NULL");
+    }
+    return sql::value_sql(v);
+  }
+
+  std::string q_;
+  const TableDescriptor& t_;
+  const BindParams* params_;
+};
+
+std::string dollar_quoted(std::string_view body) {
+  std::string tag = "$pgr$";
+  for (int n = 1; body.find(tag) != std::string_view::npos; ++n) {
+    tag = "$pgr" + std::to_string(n) + "$";
+  }
+  std::string out;
+  out.reserve(body.size() + 2 * tag.size());
+  out += tag;
+  out += body;
+  out += tag;
+  return out;
+}
+
+std::string array_text(const std::vector<std::string>& values) {
+  size_t size = 2;
+  for (const std::string& v : values) size += v.size() + 3;
+  std::string body;
+  body.reserve(size);
+  body.push_back('{');
+  bool first = true;
+  for (const std::string& v : values) {
+    if (!first) body.push_back(',');
+    first = false;
+    body.push_back('"');
+    for (char c : v) {
+      if (c == '"' || c == '\\') body.push_back('\\');
+      body.push_back(c);
+    }
+    body.push_back('"');
+  }
+  body.push_back('}');
+  return body;
+}
+
+}  // namespace
+
+bool gatherable(const sql::StatementInfo& s, const Route& route) {
+  return s.kind == sql::StatementKind::kSelect && !s.select_into && !s.relations.empty() &&
+         route.refusal && route.refusal->sqlstate == sqlstate::kFeatureNotSupported &&
+         !route.several_statements && !route.distributed_write;
+}
+
+Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
+                               std::string_view whole, const BindParams* params) {
+  GatherPlan plan;
+  if (s.end > whole.size() || s.begin > s.end) {
+    return tl::unexpected(not_supported("this statement over several shards"));
+  }
+  plan.text = std::string(whole.substr(s.begin, s.end - s.begin));
+  if (s.locks_rows) {
+    return tl::unexpected(not_supported(
+        "FOR UPDATE or FOR SHARE in a query over tables spread across several shards is not "
+        "supported yet",
+        "lock the rows of each table with a statement of its own"));
+  }
+  for (const sql::TableRef& f : s.functions) {
+    bool sequence =
+        (f.schema.empty() || f.schema == "pg_catalog") &&
+        (f.name == "nextval" || f.name == "currval" || f.name == "setval" || f.name == "lastval");
+    bool reads = false;
+    for (const ReaderDescriptor* r : view.find_functions(f.schema, f.name)) {
+      reads = reads || !r->reads.empty() || !r->calls.empty();
+    }
+    if (sequence || reads) {
+      return tl::unexpected(not_supported("function " + f.name +
+                                          "() in a query over tables spread across several "
+                                          "shards is not supported yet"));
+    }
+  }
+  // One input per mention of a table.
+  std::vector<GatherInput> found;
+  std::vector<const TableDescriptor*> tables;
+  for (size_t i = 0; i < s.relations.size(); ++i) {
+    const sql::RelationUse& u = s.relations[i];
+    const TableDescriptor* t = view.find_table(u.table.schema, u.table.name);
+    std::string name = u.table.schema.empty() ? u.table.name : u.table.schema + "." + u.table.name;
+    if (t == nullptr) {
+      return tl::unexpected(
+          not_supported("relation \"" + name + "\" (" + u.construct +
+                            "), which is no table pgrange manages, in a query over tables spread "
+                            "across several shards is not supported",
+                        "run the statement so that its tables' rows are on one shard"));
+    }
+    if (u.writes) {
+      return tl::unexpected(not_supported(
+          "a data-modifying WITH over tables spread across several shards is not supported yet"));
+    }
+    if (!u.from_item || u.location < 0 || static_cast<size_t>(u.location) < s.begin) {
+      return tl::unexpected(not_supported("TABLESAMPLE of table \"" + name +
+                                          "\" in a query over tables spread across several "
+                                          "shards is not supported yet"));
+    }
+    if (u.only) {
+      return tl::unexpected(not_supported("FROM ONLY \"" + name +
+                                          "\" in a query over tables spread across several "
+                                          "shards is not supported yet"));
+    }
+    GatherInput in;
+    in.use = i;
+    in.table = t->name;
+    in.name = u.table.name;
+    in.relation = sql::quote_ident(t->schema) + "." + sql::quote_ident(t->name);
+    in.aliased = u.aliased;
+    in.name_begin = static_cast<size_t>(u.location) - s.begin;
+    in.name_end = name_end(plan.text, in.name_begin);
+    if (in.name_end <= in.name_begin) {
+      return tl::unexpected(
+          not_supported("table \"" + name + "\" written this way in a query over several shards"));
+    }
+    // The alias (or the name) the statement's conditions qualify its columns with. An alias is
+    // found after the name: FROM t x, FROM t AS x.
+    if (u.aliased) {
+      std::string_view rest = std::string_view(plan.text).substr(in.name_end);
+      size_t p = 0;
+      while (p < rest.size() && std::isspace(static_cast<unsigned char>(rest[p])) != 0) ++p;
+      if (rest.size() >= p + 2 && (rest[p] == 'a' || rest[p] == 'A') &&
+          (rest[p + 1] == 's' || rest[p + 1] == 'S') &&
+          (rest.size() == p + 2 || !ident_char(rest[p + 2]))) {
+        p += 2;
+        while (p < rest.size() && std::isspace(static_cast<unsigned char>(rest[p])) != 0) ++p;
+      }
+      size_t e = name_end(rest, p);
+      in.qualifier = std::string(rest.substr(p, e - p));
+      if (in.qualifier.empty() || in.qualifier.find('.') != std::string::npos) {
+        return tl::unexpected(
+            not_supported("an alias written this way in a query over several "
+                          "shards is not supported"));
+      }
+    } else {
+      in.qualifier = sql::quote_ident(u.table.name);
+    }
+    ConditionWriter writer(in.qualifier, *t, params);
+    if (u.where) {
+      if (auto f = writer.write(*u.where)) {
+        in.filter = *f;
+        in.reasons.push_back("its conditions pushed down: " + in.filter);
+      }
+    }
+    if (in.filter.empty()) in.reasons.push_back("no condition on it that pgrange can push down");
+    found.push_back(std::move(in));
+    tables.push_back(t);
+  }
+
+  // The order of reading: the inputs narrowed by their own conditions first, then the ones a
+  // lookup can narrow with what was read before, then the others.
+  std::vector<bool> placed(found.size(), false);
+  std::vector<size_t> order;
+  std::vector<size_t> input_of(found.size(), SIZE_MAX);  // found index → plan input
+  auto place = [&](size_t k) {
+    placed[k] = true;
+    input_of[k] = order.size();
+    order.push_back(k);
+  };
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (!found[k].filter.empty()) place(k);
+  }
+  auto lookup_for =
+      [&](size_t k) -> std::optional<std::pair<size_t, const sql::RelationUse::Equality*>> {
+    const sql::RelationUse& u = s.relations[found[k].use];
+    std::optional<std::pair<size_t, const sql::RelationUse::Equality*>> best;
+    auto rk = row_key_columns(*tables[k]);
+    for (const sql::RelationUse::Equality& e : u.equalities) {
+      for (size_t j = 0; j < found.size(); ++j) {
+        if (!placed[j] || s.relations[found[j].use].location != e.other) continue;
+        ConditionWriter mine(found[k].qualifier, *tables[k], nullptr);
+        ConditionWriter theirs(found[j].qualifier, *tables[j], nullptr);
+        if (!mine.column(e.column) || !theirs.column(e.other_column)) continue;
+        bool keyed = !rk.empty() && rk.front().name == e.column;
+        if (!best || keyed) best = std::make_pair(j, &e);
+        if (keyed) return best;
+      }
+    }
+    return best;
+  };
+  while (order.size() < found.size()) {
+    bool progress = false;
+    for (size_t k = 0; k < found.size(); ++k) {
+      if (placed[k] || !lookup_for(k)) continue;
+      place(k);
+      progress = true;
+    }
+    if (progress) continue;
+    for (size_t k = 0; k < found.size(); ++k) {
+      if (!placed[k]) {
+        place(k);
+        break;
+      }
+    }
+  }
+  // Lookups, with the columns their sources must provide.
+  for (size_t k : order) {
+    GatherInput in = found[k];
+    placed.assign(found.size(), false);
+    for (size_t j = 0; j < found.size(); ++j) placed[j] = input_of[j] < input_of[k];
+    if (auto l = lookup_for(k)) {
+      auto [j, e] = *l;
+      GatherInput& source = plan.inputs[input_of[j]];
+      auto it = std::find(source.provides.begin(), source.provides.end(), e->other_column);
+      size_t column = static_cast<size_t>(it - source.provides.begin());
+      if (it == source.provides.end()) source.provides.push_back(e->other_column);
+      GatherInput::Lookup lookup;
+      lookup.source = input_of[j];
+      lookup.source_column = column;
+      lookup.column = e->column;
+      auto rk = row_key_columns(*tables[k]);
+      if (!rk.empty() && rk.front().name == e->column && tables[k]->hash_buckets == 0) {
+        lookup.key_type = std::string(key_type_name(rk.front().column.type));
+      }
+      in.reasons.push_back("lookup: only its rows whose " + e->column + " is a " + e->other_column +
+                           " read from " + source.table);
+      in.lookup = std::move(lookup);
+    }
+    plan.inputs.push_back(std::move(in));
+  }
+  return plan;
+}
+
+std::optional<std::string> GatherPlan::fetch_sql(size_t i,
+                                                 const std::vector<std::string>* lookup_values,
+                                                 std::string_view lookup_type) const {
+  const GatherInput& in = inputs[i];
+  std::string sql = "SELECT " + in.qualifier;
+  for (const std::string& c : in.provides) sql += ", " + in.qualifier + "." + sql::quote_ident(c);
+  sql += " FROM " + in.relation + " AS " + in.qualifier;
+  std::vector<std::string> where;
+  if (!in.filter.empty()) where.push_back(in.filter);
+  if (in.lookup && lookup_values != nullptr) {
+    if (lookup_values->empty()) return std::nullopt;
+    std::string col = in.qualifier + "." + sql::quote_ident(in.lookup->column);
+    if (lookup_values->size() > kMaxLookupValues || lookup_type.empty()) {
+      // Too many values to list, or of a type pgrange cannot name: the rows are not narrowed.
+    } else if (lookup_type == in.lookup->key_type) {
+      // Untyped literals of the key's own type: the router reads them and prunes its ranges.
+      std::string list;
+      for (const std::string& v : *lookup_values) {
+        list += (list.empty() ? "" : ", ") + sql::quote_literal(v);
+      }
+      where.push_back(col + " IN (" + list + ")");
+    } else {
+      where.push_back(col + " = ANY(CAST(" + dollar_quoted(array_text(*lookup_values)) + " AS " +
+                      std::string(lookup_type) + "[]))");
+    }
+  }
+  for (size_t k = 0; k < where.size(); ++k) sql += (k == 0 ? " WHERE " : " AND ") + where[k];
+  return sql;
+}
+
+std::string rows_literal(const std::vector<std::string>& rows, std::string_view relation) {
+  return "CAST(" + dollar_quoted(array_text(rows)) + " AS " + std::string(relation) + "[])";
+}
+
+std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows) const {
+  std::vector<size_t> by_place(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) by_place[i] = i;
+  std::sort(by_place.begin(), by_place.end(),
+            [&](size_t a, size_t b) { return inputs[a].name_begin < inputs[b].name_begin; });
+  std::string out;
+  size_t at = 0;
+  for (size_t i : by_place) {
+    const GatherInput& in = inputs[i];
+    out.append(text, at, in.name_begin - at);
+    out += "(SELECT * FROM unnest(" + rows_literal(rows[i], in.relation) + "))";
+    if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
+    at = in.name_end;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
+std::vector<std::string> GatherPlan::describe() const {
+  std::vector<std::string> out;
+  out.push_back(
+      "Gather: the statement runs on one shard, each table below replaced by the rows read "
+      "for it");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const GatherInput& in = inputs[i];
+    out.push_back("  Materialize " + in.table + " (as " + in.qualifier + ")");
+    std::string sql = *fetch_sql(i);
+    if (in.lookup) {
+      sql += std::string(in.filter.empty() ? " WHERE " : " AND ") + in.qualifier + "." +
+             sql::quote_ident(in.lookup->column) + " IN (<" +
+             inputs[in.lookup->source].provides[in.lookup->source_column] + " of " +
+             inputs[in.lookup->source].table + ">)";
+    }
+    out.push_back("    Route: " + sql);
+    for (const std::string& r : in.reasons) out.push_back("      " + r);
+  }
+  return out;
+}
+
+std::string_view builtin_type_name(uint32_t oid) {
+  switch (oid) {
+    case 16:
+      return "bool";
+    case 17:
+      return "bytea";
+    case 20:
+      return "int8";
+    case 21:
+      return "int2";
+    case 23:
+      return "int4";
+    case 25:
+      return "text";
+    case 700:
+      return "float4";
+    case 701:
+      return "float8";
+    case 1042:
+      return "bpchar";
+    case 1043:
+      return "varchar";
+    case 1082:
+      return "date";
+    case 1114:
+      return "timestamp";
+    case 1184:
+      return "timestamptz";
+    case 1700:
+      return "numeric";
+    case 2950:
+      return "uuid";
+    default:
+      return {};
+  }
+}
+
+}  // namespace pgrange::routing

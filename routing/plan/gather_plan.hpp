@@ -1,0 +1,86 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "routing/cluster_view.hpp"
+#include "routing/router.hpp"
+#include "sql/statement_info.hpp"
+
+namespace pgrange::routing {
+
+/// One relation a statement reads, brought to the shard that runs the statement: a Route (its
+/// rows from the shards owning its ranges, with the statement's conditions on it pushed down)
+/// feeding a Materialize (the rows as a literal array of the table's row type, put in the
+/// statement where the table was named).
+struct GatherInput {
+  size_t use = 0;         ///< index into the statement's relations
+  std::string table;      ///< its name, for messages and EXPLAIN
+  std::string relation;   ///< the table as SQL ("public"."users"): its row type too
+  std::string qualifier;  ///< what the statement calls it (its alias, else its name), as SQL
+  bool aliased = false;   ///< the statement gives it an alias
+  std::string name;       ///< its name as written (without schema), for a derived table's alias
+  /// The statement's conditions on it, as SQL on `qualifier` ("" when none can be pushed).
+  std::string filter;
+  /// Columns later inputs look their rows up by: fetched after the row, in this order.
+  std::vector<std::string> provides;
+  /// A lookup join: only its rows whose `column` equals a value of `source`'s column are
+  /// fetched (the statement's join condition discards the others).
+  struct Lookup {
+    size_t source = 0;         ///< index into GatherPlan::inputs (an earlier input)
+    size_t source_column = 0;  ///< index into that input's `provides`
+    std::string column;        ///< its column
+    std::string key_type;      ///< the column's type when it is the table's first key column
+  };
+  std::optional<Lookup> lookup;
+  /// Where its name is in the statement text: [name_begin, name_end), from the text's start.
+  size_t name_begin = 0;
+  size_t name_end = 0;
+  /// Why it is read this way (EXPLAIN).
+  std::vector<std::string> reasons;
+};
+
+/// A SELECT over tables spread across shards, run by pgrange as a tree: every table's rows
+/// read by a Route (pruned by the statement's conditions and by lookup values), materialized,
+/// and the statement itself run on one shard with those rows in place of its tables. Every
+/// construct the statement has (joins of any kind, subqueries, CTEs, set operations,
+/// aggregates, window functions, ORDER BY, LIMIT) is then PostgreSQL's own.
+struct GatherPlan {
+  std::string text;  ///< the statement
+  std::vector<GatherInput> inputs;
+
+  /// The SQL that reads input i's rows: the whole row (its text is the row literal), then its
+  /// `provides`. `lookup_values` are the distinct non-NULL text values of its lookup's source
+  /// column, and `lookup_type` their type's name ("" when unknown): nullopt when it has no
+  /// lookup. nullopt when the values leave no row to read.
+  std::optional<std::string> fetch_sql(size_t i,
+                                       const std::vector<std::string>* lookup_values = nullptr,
+                                       std::string_view lookup_type = {}) const;
+  /// The statement with each input's rows (the text of each row, in order) in place of its
+  /// table.
+  std::string final_sql(const std::vector<std::vector<std::string>>& rows) const;
+  /// The tree, one operator per line, indented by depth (EXPLAIN).
+  std::vector<std::string> describe() const;
+};
+
+/// Whether a statement the router refused (Route::refusal, 0A000) for reading tables spread
+/// over several shards is a SELECT that plan_gather may run instead.
+bool gatherable(const sql::StatementInfo& s, const Route& route);
+
+/// Plans a SELECT whose relations are pgrange tables spread across shards: a refusal (0A000
+/// naming the construct) for what it cannot run correctly that way. `text` is the statement
+/// alone (from s.begin to s.end); `params` the Bind's values ($n in conditions pushed down).
+Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
+                               std::string_view text, const BindParams* params);
+
+/// The literal array of row texts `rows` as SQL of type `relation`[] (dollar-quoted, so that no
+/// session setting changes what it means).
+std::string rows_literal(const std::vector<std::string>& rows, std::string_view relation);
+
+/// The name of the type with OID `oid` among the built-in types lookups use, or "".
+std::string_view builtin_type_name(uint32_t oid);
+
+}  // namespace pgrange::routing

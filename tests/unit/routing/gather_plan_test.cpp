@@ -1,0 +1,92 @@
+// The SQL a gather plan runs: each input's read (with its lookup), the rows as a literal, and
+// the statement with its tables replaced. Which plan a statement gets is in planner/joins.test.
+#include "routing/plan/gather_plan.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pgrange::routing {
+namespace {
+
+GatherPlan two_tables() {
+  GatherPlan plan;
+  plan.text = "SELECT u.name, o.id FROM users u JOIN public.orders AS o ON o.user_id = u.id";
+  GatherInput u;
+  u.table = "users";
+  u.relation = "\"public\".\"users\"";
+  u.qualifier = "u";
+  u.aliased = true;
+  u.name = "users";
+  u.filter = "u.\"id\" = 5";
+  u.provides = {"id"};
+  u.name_begin = plan.text.find("users");
+  u.name_end = u.name_begin + 5;
+  GatherInput o;
+  o.table = "orders";
+  o.relation = "\"public\".\"orders\"";
+  o.qualifier = "o";
+  o.aliased = true;
+  o.name = "orders";
+  o.name_begin = plan.text.find("public.orders");
+  o.name_end = o.name_begin + 13;
+  o.lookup = GatherInput::Lookup{0, 0, "user_id", "int8"};
+  plan.inputs = {u, o};
+  return plan;
+}
+
+TEST(GatherPlan, ReadsPushDownConditionsAndLookUpByTheValuesReadBefore) {
+  GatherPlan plan = two_tables();
+  EXPECT_EQ(plan.fetch_sql(0),
+            "SELECT u, u.\"id\" FROM \"public\".\"users\" AS u WHERE u.\"id\" = 5");
+  // Values of the key's own type: a list the router reads (and prunes ranges by).
+  std::vector<std::string> ids = {"5", "7"};
+  EXPECT_EQ(plan.fetch_sql(1, &ids, "int8"),
+            "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN ('5', '7')");
+  // Of another type: compared as that type, as the join compares them.
+  EXPECT_EQ(plan.fetch_sql(1, &ids, "int4"),
+            "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" = "
+            "ANY(CAST($pgr${\"5\",\"7\"}$pgr$ AS int4[]))");
+  // Of a type pgrange cannot name: every row is read (the statement discards the others).
+  EXPECT_EQ(plan.fetch_sql(1, &ids, ""), "SELECT o FROM \"public\".\"orders\" AS o");
+  // No value: no row to read.
+  std::vector<std::string> none;
+  EXPECT_EQ(plan.fetch_sql(1, &none, "int8"), std::nullopt);
+}
+
+TEST(GatherPlan, TheStatementReadsTheRowsInPlaceOfItsTables) {
+  GatherPlan plan = two_tables();
+  std::string sql = plan.final_sql({{"(5,a,Oslo)"}, {}});
+  EXPECT_EQ(sql,
+            "SELECT u.name, o.id FROM (SELECT * FROM unnest(CAST($pgr${\"(5,a,Oslo)\"}$pgr$ AS "
+            "\"public\".\"users\"[]))) u JOIN (SELECT * FROM unnest(CAST($pgr${}$pgr$ AS "
+            "\"public\".\"orders\"[]))) AS o ON o.user_id = u.id");
+  // A table named without an alias keeps its name for the statement's references.
+  plan.text = "SELECT users.name FROM users WHERE users.id > 1";
+  plan.inputs.resize(1);
+  plan.inputs[0].aliased = false;
+  plan.inputs[0].name_begin = plan.text.find("users WHERE");
+  plan.inputs[0].name_end = plan.inputs[0].name_begin + 5;
+  EXPECT_EQ(plan.final_sql({{}}),
+            "SELECT users.name FROM (SELECT * FROM unnest(CAST($pgr${}$pgr$ AS "
+            "\"public\".\"users\"[]))) AS \"users\" WHERE users.id > 1");
+}
+
+TEST(GatherPlan, RowLiteralsQuoteEverythingAndNeverEndEarly) {
+  // Quotes and backslashes are escaped for the array; the dollar quote's tag is one the rows
+  // do not contain.
+  EXPECT_EQ(rows_literal({"(1,\"a \"\"b\"\"\")", "(2,x\\y)"}, "t"),
+            "CAST($pgr${\"(1,\\\"a \\\"\\\"b\\\"\\\"\\\")\",\"(2,x\\\\y)\"}$pgr$ AS t[])");
+  EXPECT_EQ(rows_literal({"(1,$pgr$)"}, "t"), "CAST($pgr1${\"(1,$pgr$)\"}$pgr1$ AS t[])");
+  EXPECT_EQ(rows_literal({"(1,$pgr$,$pgr1$)"}, "t"),
+            "CAST($pgr2${\"(1,$pgr$,$pgr1$)\"}$pgr2$ AS t[])");
+}
+
+TEST(GatherPlan, LookupTypesAreTheBuiltInTypesByOid) {
+  EXPECT_EQ(builtin_type_name(20), "int8");
+  EXPECT_EQ(builtin_type_name(25), "text");
+  EXPECT_EQ(builtin_type_name(2950), "uuid");
+  EXPECT_EQ(builtin_type_name(1184), "timestamptz");
+  EXPECT_EQ(builtin_type_name(114), "");  // json: not compared
+}
+
+}  // namespace
+}  // namespace pgrange::routing
