@@ -163,6 +163,44 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     rs.rows.push_back({"pgrange plan: tables read from " + std::to_string(route.shards.size()) +
                        " shards (" + shards + "), the statement run on one shard with their rows"});
     for (const std::string& line : gather->describe()) rs.rows.push_back({"  " + line});
+    if (lower(plan.explain_options).find("analy") != std::string::npos) {
+      // EXPLAIN ANALYZE: the tree runs (its answer is not sent), each operator's rows and time.
+      std::map<int, std::shared_ptr<BackendConnection>> held;
+      exec::GatherContext ctx;
+      ctx.own_transaction = true;
+      ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+        auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+        if (!conn) co_return tl::unexpected(conn.error());
+        held.emplace(shard, *conn);
+        co_return conn->get();
+      };
+      std::string answer;
+      exec::GatherOutcome outcome = co_await execute_gather(*gather, nullptr, ctx, answer);
+      for (auto& [shard, conn] : held) {
+        worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+      }
+      auto names = [&](const std::vector<int>& shards) {
+        std::string out;
+        for (int s : shards) out += (out.empty() ? "" : ", ") + view->shard_name(s);
+        return out.empty() ? std::string("no shard") : out;
+      };
+      for (size_t i = 0; i < outcome.steps.size(); ++i) {
+        const auto& st = outcome.steps[i];
+        std::string what = i < gather->inputs.size()
+                               ? "Materialize " + gather->inputs[i].table + " (as " +
+                                     gather->inputs[i].qualifier + ")"
+                               : std::string("Gather");
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.3f", st.ms);
+        rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
+                           names(st.shards) + ", " + ms + " ms"});
+      }
+      if (!outcome.ok()) {
+        std::string why = outcome.error ? outcome.error->message
+                                        : parse_error_fields(*outcome.shard_error).message;
+        rs.rows.push_back({"  actual: failed: " + why});
+      }
+    }
   }
   // The router's reading of the statement (its first line, the summary, is the steps' above).
   for (size_t i = through_index || gather ? 1 : 0; i < lines.size(); ++i) {

@@ -720,6 +720,16 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       }
       expanded = *e;
     }
+    if (!expanded && (kw == "update" || kw == "delete" || kw == "insert" || kw == "with")) {
+      // A write reading tables spread over other shards: they are read here, and the write
+      // with their rows goes on (client_gather.cpp).
+      auto e = co_await expand_write_reads(text);
+      if (!e) {
+        ok = refuse(type, e.error(), out);
+        co_return false;
+      }
+      expanded = *e;
+    }
     if (expanded && !expanded_answer_.empty()) {
       std::string z;
       emit_ready_synthetics(z);

@@ -654,9 +654,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (the answer, error included, is in `out`).
   awaitable<bool> gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
                                   std::string& out);
+  /// An UPDATE, DELETE or INSERT … VALUES reading other tables spread over several shards
+  /// (UPDATE … FROM, DELETE … USING, subqueries, CTEs that read): those tables read here, the
+  /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
+  /// false when it is no such write.
+  awaitable<Result<bool>> expand_write_reads(std::string_view sql);
   /// What both share: the executor's context but for the connections, and the run.
-  awaitable<bool> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                 exec::GatherContext& ctx, std::string& out);
+  awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                                exec::GatherContext& ctx, std::string& out);
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
   /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the

@@ -206,7 +206,7 @@ struct StatementInfo {
   bool sums_counts = false;
   /// SELECT … INTO (kind kCreateTable, create_as).
   bool select_into = false;
-  /// A SELECT with FOR UPDATE / FOR SHARE (…) anywhere in it.
+  /// A SELECT, INSERT, UPDATE or DELETE with FOR UPDATE / FOR SHARE (…) anywhere in it.
   bool locks_rows = false;
   /// What the statement does to sequences, which pgrange's cluster-wide sequences must follow:
   /// ALTER SEQUENCE (kind kSchemaDdl, `target` the sequence), with RESTART; ALTER TABLE …

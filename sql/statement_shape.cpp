@@ -176,6 +176,8 @@ std::optional<StatementShape> statement_shape(std::string_view sql) {
   return sh;
 }
 
+constexpr size_t kLongText = 64 * 1024;
+
 AnalysisCache::Analysis AnalysisCache::parse(std::string_view sql) {
   ++parses_;
   return std::make_shared<const Result<std::vector<StatementInfo>>>(analyze_statements(sql));
@@ -186,6 +188,9 @@ AnalysisCache::Analysis AnalysisCache::analyze(std::string_view sql) {
     by_text_.clear();
     by_shape_.clear();
   }
+  // A long text (rows pgrange wrote into a statement, a big literal) is parsed each time: the
+  // cache would hold it and its analysis for nothing.
+  if (sql.size() > kLongText) return parse(sql);
   if (auto it = by_text_.find(sql); it != by_text_.end()) return it->second;
   auto shape = statement_shape(sql);
   if (!shape || shape->literals.empty()) {

@@ -5,6 +5,7 @@
 #include "proxy/exec/gather_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 #include "proxy/message_writer.hpp"
@@ -82,12 +83,15 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     } else {
       sql = plan.fetch_sql(i);
     }
+    auto started = std::chrono::steady_clock::now();
+    auto& step = outcome.steps.emplace_back();
     if (!sql) continue;  // the lookup leaves no row to read
     auto shards = ctx.route(*sql);
     if (!shards) {
       outcome.error = shards.error();
       break;
     }
+    step.shards = *shards;
     // Sent to every shard first, so that they work while pgrange reads; then read in turn.
     std::vector<BackendConnection*> sent;
     for (int shard : *shards) {
@@ -130,6 +134,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
           if (values[c + 1]) provided[i][c].insert(std::move(*values[c + 1]));
         }
       }
+      step.rows += reply->rows.size();
       if (held > ctx.memory_limit && outcome.ok()) {
         outcome.error =
             Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
@@ -141,10 +146,17 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
                     "query_memory in pgrange's configuration");
       }
     }
+    step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count();
   }
 
-  // 2. The statement, on the shard that read the most (or the block's own).
+  // 2. The statement, on the shard that read the most (or the block's own); or, for the
+  // caller to run, with the rows written in.
   int shard = ctx.preferred_shard;
+  if (ctx.inputs_only) {
+    if (outcome.ok()) outcome.statement = plan.final_sql(rows);
+    shard = -1;
+  }
   if (shard < 0) {
     size_t most = 0;
     for (const auto& [s, n] : reads) {
@@ -154,8 +166,9 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
       }
     }
   }
-  if (shard < 0) shard = 0;
-  if (outcome.ok()) {
+  if (shard < 0 && !ctx.inputs_only) shard = 0;
+  auto final_started = std::chrono::steady_clock::now();
+  if (outcome.ok() && !ctx.inputs_only) {
     std::string prefix;
     auto conn = co_await open(shard, prefix);
     if (!conn) {
@@ -225,6 +238,15 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
         }
       }
     }
+  }
+
+  if (!ctx.inputs_only) {
+    auto& step = outcome.steps.emplace_back();
+    step.shards = {shard};
+    step.rows = outcome.rows;
+    step.ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started)
+            .count();
   }
 
   // 3. The connections: the client's float digits back where the reads changed them (a block's

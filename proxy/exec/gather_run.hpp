@@ -38,6 +38,9 @@ struct GatherContext {
   const std::string* parameter_types = nullptr;
   const std::string* bind_rest = nullptr;
   bool describe = true;
+  /// Only read the inputs: the statement, with their rows written in, is the caller's to run
+  /// (GatherOutcome::statement).
+  bool inputs_only = false;
 };
 
 /// How it went: the rows sent, or a shard's ErrorResponse body, or pgrange's own error.
@@ -45,6 +48,15 @@ struct GatherOutcome {
   uint64_t rows = 0;
   std::optional<std::string> shard_error;
   std::optional<Error> error;
+  /// With GatherContext::inputs_only: the statement with the rows read in place of its tables.
+  std::string statement;
+  /// What each operator did (EXPLAIN ANALYZE): each input's read, then the statement's run.
+  struct Step {
+    std::vector<int> shards;
+    uint64_t rows = 0;
+    double ms = 0;
+  };
+  std::vector<Step> steps;
   bool ok() const { return !shard_error && !error; }
 };
 

@@ -194,6 +194,23 @@ bool gatherable(const sql::StatementInfo& s, const Route& route) {
          !route.several_statements && !route.distributed_write;
 }
 
+bool gatherable_write(const sql::StatementInfo& s, const Route& route) {
+  bool values = s.kind == sql::StatementKind::kInsert && s.insert_values;
+  if (s.kind != sql::StatementKind::kUpdate && s.kind != sql::StatementKind::kDelete && !values) {
+    return false;
+  }
+  if (!route.refusal || route.refusal->sqlstate != sqlstate::kFeatureNotSupported ||
+      route.several_statements || s.relations.size() < 2) {
+    return false;
+  }
+  size_t targets = 0;
+  for (const sql::RelationUse& u : s.relations) {
+    if (u.writes && !u.target) return false;  // a data-modifying WITH
+    targets += u.target ? 1 : 0;
+  }
+  return targets == 1;
+}
+
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
                                std::string_view whole, const BindParams* params) {
   GatherPlan plan;
@@ -226,6 +243,14 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
   std::vector<const TableDescriptor*> tables;
   for (size_t i = 0; i < s.relations.size(); ++i) {
     const sql::RelationUse& u = s.relations[i];
+    if (u.target) continue;  // a write's own table: the write runs where its rows are
+    // The same mention met twice (UPDATE … SET (a, b) = (SELECT …) names its subquery once
+    // per column): one input.
+    if (std::any_of(found.begin(), found.end(), [&](const GatherInput& f) {
+          return s.relations[f.use].location == u.location;
+        })) {
+      continue;
+    }
     const TableDescriptor* t = view.find_table(u.table.schema, u.table.name);
     std::string name = u.table.schema.empty() ? u.table.name : u.table.schema + "." + u.table.name;
     if (t == nullptr) {
@@ -412,6 +437,7 @@ std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& r
   size_t at = 0;
   for (size_t i : by_place) {
     const GatherInput& in = inputs[i];
+    if (in.name_begin < at) continue;  // never: one input per mention
     out.append(text, at, in.name_begin - at);
     out += "(SELECT * FROM unnest(" + rows_literal(rows[i], in.relation) + "))";
     if (!in.aliased) out += " AS " + sql::quote_ident(in.name);

@@ -70,9 +70,18 @@ struct GatherPlan {
 /// over several shards is a SELECT that plan_gather may run instead.
 bool gatherable(const sql::StatementInfo& s, const Route& route);
 
+/// Whether a statement the router refused is an UPDATE, DELETE or INSERT … VALUES that reads
+/// other tables spread over several shards (UPDATE … FROM, DELETE … USING, subqueries in SET,
+/// WHERE, VALUES or RETURNING, CTEs that only read):
+/// plan_gather reads those, and the write, with their rows written in, runs on its table's
+/// shards as any write does.
+bool gatherable_write(const sql::StatementInfo& s, const Route& route);
+
 /// Plans a SELECT whose relations are pgrange tables spread across shards: a refusal (0A000
 /// naming the construct) for what it cannot run correctly that way. `text` is the statement
 /// alone (from s.begin to s.end); `params` the Bind's values ($n in conditions pushed down).
+/// For an UPDATE or DELETE (gatherable_write) its own table is left in place: every other
+/// relation it reads is an input.
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
                                std::string_view text, const BindParams* params);
 
