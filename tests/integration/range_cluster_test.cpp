@@ -891,6 +891,75 @@ TEST_F(RangeClusterTest, WholeTableReadsWhileRangesMove) {
   EXPECT_EQ(errors.load(), 0) << first_wrong;
 }
 
+// Joins read each table from the shards its ranges are on, then run on one shard: while ranges
+// of both tables split and move, every answer stays the one the rows give.
+TEST_F(RangeClusterTest, JoinsWhileRangesSplitAndMove) {
+  ProxyConfig cfg = make_config("join_moves");
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = connect(proxy->dsn());
+  make_tables_a_b(c.get());
+  struct Query {
+    const char* sql;
+    const char* want;
+  };
+  const std::vector<Query> queries = {
+      {"SELECT count(*), sum(a.id) FROM a JOIN b ON b.k = a.id", "1000|500500\n"},
+      {"SELECT a.id, b.w FROM a JOIN b ON b.k = a.id WHERE a.id IN (5, 499, 501, 999, 2999) "
+       "ORDER BY a.id",
+       "5|b5\n499|b499\n501|b501\n999|b999\n"},
+      {"SELECT count(*), count(b.k) FROM a LEFT JOIN b ON b.k = a.id", "3000|1000\n"},
+      {"SELECT count(*) FROM a WHERE id IN (SELECT k FROM b WHERE k > 900)", "100\n"},
+      {"SELECT b.w FROM b JOIN a ON a.v = b.w ORDER BY 1", ""},
+  };
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0}, wrong{0}, errors{0};
+  std::string first_wrong;
+  std::mutex mu;
+  std::thread reader([&] {
+    auto rc = connect(proxy->dsn());
+    for (size_t n = 0; !stop; ++n) {
+      const Query& q = queries[n % queries.size()];
+      SqlResult r = pq_exec(rc.get(), q.sql);
+      std::string got;
+      for (const auto& row : r.rows) {
+        for (size_t i = 0; i < row.size(); ++i) got += (i ? "|" : "") + row[i];
+        got += "\n";
+      }
+      bool ok = r.ok() && got == q.want;
+      if (r.ok()) ++reads;
+      if (!r.ok()) ++errors;
+      if (r.ok() && !ok) ++wrong;
+      if (!ok) {
+        std::lock_guard lock(mu);
+        if (first_wrong.empty()) {
+          first_wrong = std::string(q.sql) + ": " + (r.ok() ? got : r.sqlstate + " " + r.message);
+        }
+      }
+    }
+  });
+  must(c.get(), "ALTER TABLE b SPLIT AT VALUES (250), (750)");
+  must(c.get(), "ALTER TABLE a SPLIT AT VALUES (1500)");
+  for (int round = 0; round < 8; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // joins between moves too
+    const char* table = round % 2 == 0 ? "a" : "b";
+    auto ranges = show_ranges(c.get(), table);
+    if (ranges.empty()) {
+      ADD_FAILURE() << "SHOW RANGES FROM TABLE " << table << " returned no ranges";
+      break;
+    }
+    const RangeRow& r = ranges[static_cast<size_t>(round / 2) % ranges.size()];
+    std::string to = shard_name((shard_index(r.shard) + 1) % kShards);
+    must(c.get(), "ALTER RANGE " + r.range_id + " RELOCATE TO '" + to + "'");
+  }
+  stop = true;
+  reader.join();
+  std::printf("[joins during splits and moves] %d answers, %d wrong, %d errors\n", reads.load(),
+              wrong.load(), errors.load());
+  EXPECT_GT(reads.load(), static_cast<int>(queries.size()));
+  EXPECT_EQ(wrong.load(), 0) << first_wrong;
+  EXPECT_EQ(errors.load(), 0) << first_wrong;
+}
+
 // A pgrange instance that dies in the middle of a move leaves a hold in the metadata store and
 // the range's copied rows on the target. The others notice it is gone, remove the rows that are
 // not where the map says, and let writes to the range go on.
