@@ -11,6 +11,9 @@
 #   after_1     SELECT * FROM items WHERE id > x ORDER BY id LIMIT 10, x in the last range (1 shard)
 #   after_2     the same, x in the last-but-one range (2 shards)
 #   after_3     the same, x anywhere in the first 80 % of the ids (3 shards)
+#   join_point  SELECT … FROM items a JOIN items b ON b.id = a.v WHERE a.id = x: a point, then the
+#               row it names on (usually) another shard: pgrange's lookup join (2 reads + the join)
+#   join_100    the same for a.id BETWEEN x AND x + 99 (100 rows, their 100 lookups over 3 shards)
 #   pgbench_S   pgbench -S (scale SCALE), pgbench_accounts split into 12 ranges (1 shard per txn)
 # A statement pgrange refuses (SQLSTATE 0A000, e.g. ORDER BY … LIMIT or an extended-protocol
 # SELECT over several shards) is probed once per workload and mode before round 1 and reported
@@ -41,7 +44,7 @@ JOBS=${JOBS:-2}
 ROWS=${ROWS:-300000}
 SCALE=${SCALE:-10}
 MODES=${MODES:-simple prepared}
-ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 pgbench_S"
+ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 join_point join_100 pgbench_S"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 WORKERS=${WORKERS:-1}
 WARMUP=${WARMUP:-2}
@@ -205,15 +208,22 @@ echo
 declare -A DESC SHARDS PROBE_SQL PROBE_PSQL PROBE_PARAMS
 write_script() { cat >"$TMP/$1.sql"; }
 
+# describe_workload NAME SHARDS DESCRIPTION SQL PSQL PARAMS: what the report says of a workload,
+# and its probe (SQL with literal values; PSQL with $n, and the values of PARAMS).
+describe_workload() {
+  DESC[$1]=$3
+  SHARDS[$1]=$2
+  PROBE_SQL[$1]=$4
+  PROBE_PSQL[$1]=$5
+  PROBE_PARAMS[$1]=$6
+}
+
 # between_workload NAME SHARDS A DESCRIPTION: a BETWEEN workload whose pgbench script is on
 # stdin; the probe reads ids A..A+199.
 between_workload() {
   write_script "$1"
-  DESC[$1]=$4
-  SHARDS[$1]=$2
-  PROBE_SQL[$1]="SELECT * FROM items WHERE id BETWEEN $3 AND $(($3 + 199))"
-  PROBE_PSQL[$1]="SELECT * FROM items WHERE id BETWEEN \$1 AND \$2"
-  PROBE_PARAMS[$1]="$3 $(($3 + 199))"
+  describe_workload "$1" "$2" "$4" "SELECT * FROM items WHERE id BETWEEN $3 AND $(($3 + 199))" \
+    "SELECT * FROM items WHERE id BETWEEN \$1 AND \$2" "$3 $(($3 + 199))"
 }
 
 between_workload between_1 1 $((2 * U + 1000)) "BETWEEN, 200 rows in one range" <<EOF
@@ -239,32 +249,42 @@ EOF
 write_script top10_all <<EOF
 SELECT * FROM items ORDER BY id LIMIT 10;
 EOF
-DESC[top10_all]="ORDER BY id LIMIT 10"
-SHARDS[top10_all]=3
-PROBE_SQL[top10_all]="SELECT * FROM items ORDER BY id LIMIT 10"
-PROBE_PSQL[top10_all]="SELECT * FROM items ORDER BY id LIMIT 10"
-PROBE_PARAMS[top10_all]=""
+describe_workload top10_all 3 "ORDER BY id LIMIT 10" "SELECT * FROM items ORDER BY id LIMIT 10" \
+  "SELECT * FROM items ORDER BY id LIMIT 10" ""
 
 after_workload() {  # after_workload NAME SHARDS LO HI
   write_script "$1" <<EOF
 \set x random($3, $4)
 SELECT * FROM items WHERE id > :x ORDER BY id LIMIT 10;
 EOF
-  DESC[$1]="id > x ORDER BY id LIMIT 10"
-  SHARDS[$1]=$2
-  PROBE_SQL[$1]="SELECT * FROM items WHERE id > $3 ORDER BY id LIMIT 10"
-  PROBE_PSQL[$1]="SELECT * FROM items WHERE id > \$1 ORDER BY id LIMIT 10"
-  PROBE_PARAMS[$1]="$3"
+  describe_workload "$1" "$2" "id > x ORDER BY id LIMIT 10" \
+    "SELECT * FROM items WHERE id > $3 ORDER BY id LIMIT 10" \
+    "SELECT * FROM items WHERE id > \$1 ORDER BY id LIMIT 10" "$3"
 }
 after_workload after_1 1 "$TOP" $((ROWS - 20))
 after_workload after_2 2 $((9 * U)) $((TOP - 20))
 after_workload after_3 3 1 $((8 * U))
 
-DESC[pgbench_S]="pgbench -S, scale $SCALE"
-SHARDS[pgbench_S]=1
-PROBE_SQL[pgbench_S]="SELECT abalance FROM pgbench_accounts WHERE aid = 4242"
-PROBE_PSQL[pgbench_S]="SELECT abalance FROM pgbench_accounts WHERE aid = \$1"
-PROBE_PARAMS[pgbench_S]="4242"
+# Joins of items with itself: b's row is the one a.v names (a.v < 100000 < ROWS spreads them).
+JOIN_SQL="SELECT a.id, a.v, b.pad FROM items a JOIN items b ON b.id = a.v"
+write_script join_point <<EOF
+\set x random(1, $ROWS)
+$JOIN_SQL WHERE a.id = :x;
+EOF
+describe_workload join_point 2 "join, a point and its lookup" "$JOIN_SQL WHERE a.id = 4242" \
+  "$JOIN_SQL WHERE a.id = \$1" "4242"
+write_script join_100 <<EOF
+\set x random(1, $((ROWS - 100)))
+\set y :x + 99
+$JOIN_SQL WHERE a.id BETWEEN :x AND :y;
+EOF
+describe_workload join_100 3 "join, 100 rows and their lookups" \
+  "$JOIN_SQL WHERE a.id BETWEEN 4242 AND 4341" "$JOIN_SQL WHERE a.id BETWEEN \$1 AND \$2" \
+  "4242 4341"
+
+describe_workload pgbench_S 1 "pgbench -S, scale $SCALE" \
+  "SELECT abalance FROM pgbench_accounts WHERE aid = 4242" \
+  "SELECT abalance FROM pgbench_accounts WHERE aid = \$1" "4242"
 
 declare -A PORT
 PORT[direct]=${SERVER_PORT[direct]}

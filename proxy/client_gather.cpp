@@ -30,10 +30,19 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     if (channel_.queued() > 256 * 1024) co_await channel_.wait_below(128 * 1024);
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
+  // back to the session's value after.
   auto digits = desired_settings_.find("extra_float_digits");
-  ctx.float_digits_sql = digits != desired_settings_.end()
-                             ? digits->second
-                             : "SET LOCAL extra_float_digits TO DEFAULT";
+  if (digits != desired_settings_.end()) {
+    // "SET extra_float_digits = 3", "… TO '2'": a value of 1 or more is exact already.
+    const std::string& set = digits->second;
+    size_t end = set.find_last_of("0123456789");
+    size_t begin = end == std::string::npos ? end : set.find_last_not_of("0123456789", end);
+    bool exact = end != std::string::npos && begin != std::string::npos && set[begin] != '-' &&
+                 set.substr(begin + 1, end - begin) != "0" &&
+                 set.find_first_not_of(" '\"", end + 1) == std::string::npos;
+    if (!exact) ctx.float_digits_sql = set;
+  }
   if (ext != nullptr) {
     ctx.parameter_types = &ext->parameter_types;
     ctx.bind_rest = &ext->bind_rest;

@@ -55,14 +55,28 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   GatherOutcome outcome;
   std::map<int, BackendConnection*> used;  // shard → connection, in the statement's snapshot
   std::map<int, size_t> reads;             // shard → how many reads ran there
-  auto open = [&](int shard, std::string& prefix) -> awaitable<Result<BackendConnection*>> {
-    if (auto it = used.find(shard); it != used.end()) co_return it->second;
-    auto conn = co_await ctx.connection(shard);
-    if (!conn) co_return conn;
-    used.emplace(shard, *conn);
-    if (ctx.own_transaction) prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
-    co_return conn;
+  std::set<int> open_transactions;         // shards where a transaction of the statement's own is
+  // A connection; a read (`read`) opens the statement's own transaction there first, so that
+  // every read of the shard sees one snapshot (the statement itself reads no table).
+  // The last input's reads are the last reads of every shard: a shard first read there needs
+  // no transaction, and one read before ends its transaction with that read.
+  auto open = [&](int shard, bool read, bool last,
+                  std::string& prefix) -> awaitable<Result<BackendConnection*>> {
+    auto it = used.find(shard);
+    if (it == used.end()) {
+      auto conn = co_await ctx.connection(shard);
+      if (!conn) co_return conn;
+      it = used.emplace(shard, *conn).first;
+    }
+    if (ctx.own_transaction && read && !last && open_transactions.insert(shard).second) {
+      prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
+    }
+    co_return it->second;
   };
+  // Floats are read exactly: at the session's extra_float_digits if that is PostgreSQL's
+  // default (1, shortest exact), else at 3 for the reads and the session's value again after.
+  const std::string exact_floats =
+      ctx.float_digits_sql.empty() ? "" : "SET LOCAL extra_float_digits = 3;\n";
 
   // 1. The inputs, in the plan's order.
   std::vector<std::vector<std::string>> rows(plan.inputs.size());
@@ -93,34 +107,44 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     }
     step.shards = *shards;
     // Sent to every shard first, so that they work while pgrange reads; then read in turn.
-    std::vector<BackendConnection*> sent;
+    bool last = i + 1 == plan.inputs.size() && !ctx.inputs_only;
+    std::vector<std::pair<int, BackendConnection*>> sent;
+    std::set<int> ending;  // shards whose transaction this read ends
     for (int shard : *shards) {
       std::string prefix;
-      auto conn = co_await open(shard, prefix);
+      auto conn = co_await open(shard, true, last, prefix);
       if (!conn) {
         outcome.error = conn.error();
         break;
       }
       ++reads[shard];
+      std::string suffix;
+      if (last && ctx.own_transaction && open_transactions.count(shard) != 0 &&
+          shard != ctx.preferred_shard) {
+        suffix = ";\nCOMMIT";
+        ending.insert(shard);
+      }
       std::string request;
-      write_query(request, prefix + "SET LOCAL extra_float_digits = 3;\n" + *sql);
+      write_query(request, prefix + exact_floats + *sql + suffix);
       if (auto s = co_await (*conn)->send(request); !s) {
         (*conn)->mark_broken();
         outcome.error = s.error();
         break;
       }
-      sent.push_back(*conn);
+      sent.emplace_back(shard, *conn);
     }
-    for (BackendConnection* conn : sent) {
+    for (auto [shard, conn] : sent) {
       auto reply = co_await read_replies(*conn);
       if (!reply) {
         if (outcome.ok()) outcome.error = reply.error();
         continue;
       }
       if (reply->error) {
+        // Its transaction (if any) is aborted, not ended: rolled back below.
         if (outcome.ok()) outcome.shard_error = std::move(reply->error);
         continue;
       }
+      if (ending.count(shard) != 0) open_transactions.erase(shard);
       if (!outcome.ok()) continue;
       for (size_t c = 0; c < in.provides.size() && reply->description; ++c) {
         provided_types[i][c] = column_type(*reply->description, c + 1);
@@ -158,10 +182,12 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     shard = -1;
   }
   if (shard < 0) {
+    // A shard whose transaction is still open first (its COMMIT goes with the statement).
     size_t most = 0;
     for (const auto& [s, n] : reads) {
-      if (n > most) {
-        most = n;
+      size_t weight = n + (open_transactions.count(s) != 0 ? 1000000 : 0);
+      if (weight > most) {
+        most = weight;
         shard = s;
       }
     }
@@ -170,15 +196,15 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   auto final_started = std::chrono::steady_clock::now();
   if (outcome.ok() && !ctx.inputs_only) {
     std::string prefix;
-    auto conn = co_await open(shard, prefix);
+    auto conn = co_await open(shard, false, false, prefix);
     if (!conn) {
       outcome.error = conn.error();
     } else {
       std::string final_sql = plan.final_sql(rows);
       std::string request;
       int settle = 0;  // answers to read before the statement's own
-      if (!prefix.empty() || reads.count(shard) != 0) {
-        write_query(request, prefix + ctx.float_digits_sql);
+      if (reads.count(shard) != 0 && !ctx.float_digits_sql.empty()) {
+        write_query(request, ctx.float_digits_sql);
         ++settle;
       }
       if (ctx.bind_rest == nullptr) {
@@ -195,6 +221,9 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
         MessageWriter(request).begin('E').cstr("").i32(0).end();
         MessageWriter(request).begin('S').end();
       }
+      // The statement's own transaction there ends with it (one round trip less).
+      bool ends_here = open_transactions.erase(shard) != 0;
+      if (ends_here) write_query(request, "COMMIT");
       if (auto s = co_await (*conn)->send(request); !s) {
         (*conn)->mark_broken();
         outcome.error = s.error();
@@ -236,6 +265,10 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
           }
           if (out.size() >= kFlushAt && outcome.ok()) co_await ctx.flush(out);
         }
+        if (ends_here && !(*conn)->broken()) {
+          auto e = co_await drain(**conn);
+          if (!e && outcome.ok()) outcome.error = e.error();
+        }
       }
     }
   }
@@ -251,13 +284,16 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
 
   // 3. The connections: the client's float digits back where the reads changed them (a block's
   // parts), the statement's own transactions ended.
+  // Sent everywhere first, then read.
+  std::vector<BackendConnection*> ending;
   for (const auto& [s, conn] : used) {
     if (conn->broken()) continue;
     std::string sql;
     if (ctx.own_transaction) {
+      if (open_transactions.count(s) == 0) continue;
       sql = outcome.ok() ? "COMMIT" : "ROLLBACK";
     } else if (s != shard || !outcome.ok()) {
-      if (reads.count(s) == 0) continue;
+      if (reads.count(s) == 0 || ctx.float_digits_sql.empty()) continue;
       sql = ctx.float_digits_sql;
     } else {
       continue;
@@ -268,6 +304,9 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
       conn->mark_broken();
       continue;
     }
+    ending.push_back(conn);
+  }
+  for (BackendConnection* conn : ending) {
     auto e = co_await drain(*conn);
     if (e && *e && outcome.ok()) outcome.shard_error = std::move(**e);
   }

@@ -31,7 +31,8 @@ struct GatherContext {
   /// The most bytes of rows pgrange holds for the statement (query_memory).
   size_t memory_limit = 0;
   /// What gives the session's connections back the client's extra_float_digits after the reads
-  /// set it to 3 (every float read exactly).
+  /// set it to 3 (every float read exactly); empty when the session has PostgreSQL's default
+  /// (1: floats are written exactly already), so nothing is set.
   std::string float_digits_sql;
   /// The extended protocol: the statement's Parse parameter types and its Bind after the
   /// statement name (formats, values, result formats); whether the client asked to Describe it.

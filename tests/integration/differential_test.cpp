@@ -327,5 +327,35 @@ TEST_F(DifferentialTest, RandomJoinsAnswerLikePostgres) {
   EXPECT_LT(t.refused * 20, t.run) << "5% or more of the random joins refused";
 }
 
+// The rows a join reads are written exactly whatever the session's extra_float_digits (the
+// reads set it to 3 where it is lower), and the session keeps its own value.
+TEST_F(DifferentialTest, JoinsReadFloatsExactlyWhateverTheSessionsDigits) {
+  auto p = pq_connect(proxy_->dsn());
+  auto r = pq_connect(reference_->dsn("app"));
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+  const std::vector<std::string> joins = {
+      "SELECT a.id, a.f4, a.f8, b.f4, b.f8 FROM t_types a JOIN t_types b ON b.id = a.id + 1 "
+      "WHERE a.id < 100 ORDER BY a.id",
+      "SELECT a.id, b.id FROM t_types a JOIN t_types b ON b.f8 = a.f8 * 1 WHERE a.id < b.id "
+      "ORDER BY a.id, b.id",
+      "SELECT a.id, a.f8 + b.f8, a.f4 * b.f4 FROM t_types a LEFT JOIN t_types b ON b.id = "
+      "a.id - 7 ORDER BY a.id",
+  };
+  for (const char* digits : {"0", "-3", "2", "1"}) {
+    for (PGconn* c : {p.get(), r.get()}) {
+      ASSERT_TRUE(pq_exec(c, std::string("SET extra_float_digits = ") + digits).ok());
+    }
+    for (const std::string& sql : joins) {
+      for (bool extended : {false, true}) {
+        Comparison c = compare_statement(p.get(), r.get(), sql, "floats", 0, extended);
+        EXPECT_TRUE(c.identical) << "extra_float_digits " << digits << ": " << c.where << "\n"
+                                 << c.difference;
+      }
+    }
+    EXPECT_EQ(pq_exec(p.get(), "SHOW extra_float_digits").at(0, 0), digits);
+  }
+}
+
 }  // namespace
 }  // namespace pgrange::testing
