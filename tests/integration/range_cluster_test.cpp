@@ -960,6 +960,30 @@ TEST_F(RangeClusterTest, JoinsWhileRangesSplitAndMove) {
   EXPECT_EQ(errors.load(), 0) << first_wrong;
 }
 
+// The rows a join reads are held up to query_memory: past it the statement fails with 53200
+// naming the setting, and the session and the proxy go on.
+TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAlone) {
+  ProxyConfig cfg = make_config("join_memory");
+  cfg.query_memory = 16 * 1024;
+  auto proxy = ProxyProcess::start(cfg);
+  auto c = connect(proxy->dsn());
+  make_tables_a_b(c.get());
+  SqlResult big = pq_exec(c.get(), "SELECT count(*) FROM a JOIN b ON b.k = a.id");
+  EXPECT_EQ(big.sqlstate, "53200") << big.message;
+  EXPECT_NE(big.message.find("query_memory"), std::string::npos) << big.message;
+  // A join that reads little goes on, on the same connection and on another one.
+  const char* small =
+      "SELECT a.id, b.w FROM a JOIN b ON b.k = a.id WHERE a.id IN (7, 999) ORDER BY 1";
+  auto other = connect(proxy->dsn());
+  for (PGconn* conn : {c.get(), other.get()}) {
+    SqlResult r = pq_exec(conn, small);
+    ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+    ASSERT_EQ(r.rows.size(), 2u);
+    EXPECT_EQ(r.rows[1][1], "b999");
+  }
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM a").at(0, 0), "3000");
+}
+
 // A pgrange instance that dies in the middle of a move leaves a hold in the metadata store and
 // the range's copied rows on the target. The others notice it is gone, remove the rows that are
 // not where the map says, and let writes to the range go on.

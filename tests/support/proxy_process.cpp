@@ -79,6 +79,7 @@ std::string ProxyConfig::to_toml() const {
   t << "connect_timeout_ms = " << connect_timeout_ms << "\n";
   t << "shutdown_timeout_ms = " << shutdown_timeout_ms << "\n";
   if (max_message_size) t << "max_message_size = " << *max_message_size << "\n";
+  if (query_memory) t << "query_memory = " << *query_memory << "\n";
   if (!tls_cert.empty() && !tls_key.empty()) {
     t << "\n[tls]\ncert = " << toml_string(tls_cert) << "\nkey = " << toml_string(tls_key) << "\n";
   }

@@ -39,6 +39,7 @@ struct ProxyConfig {
   int connect_timeout_ms = 5000;
   int shutdown_timeout_ms = 10000;
   std::optional<long long> max_message_size;
+  std::optional<long long> query_memory;
   std::string tls_cert;  ///< both set: a [tls] table is written
   std::string tls_key;
   std::vector<Shard> shards;

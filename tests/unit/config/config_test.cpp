@@ -36,6 +36,18 @@ TEST(Config, SequenceBlockSize) {
   EXPECT_NE(bad.error().message.find("sequence_block_size"), std::string::npos);
 }
 
+TEST(Config, QueryMemory) {
+  auto defaults = parse_config(kMinimal);
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->query_memory, 256LL * 1024 * 1024);
+  auto cfg = parse_config(std::string("query_memory = 8589934592\n") + kMinimal);
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->query_memory, 8589934592LL);
+  auto bad = parse_config(std::string("query_memory = 10\n") + kMinimal);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("query_memory"), std::string::npos);
+}
+
 TEST(Config, TheDocumentedExample) {
   auto cfg = parse_config(R"(
 listen = "127.0.0.1:7432"
