@@ -7,6 +7,7 @@
 #include "routing/hash_sharding.hpp"
 #include "routing/key_codec.hpp"
 #include "routing/key_space.hpp"
+#include "routing/plan/equalities.hpp"
 #include "routing/span.hpp"
 
 namespace pgrange::routing {
@@ -933,6 +934,17 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
 
 Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                  const BindParams* params, bool explain) {
+  // What the statements' join equalities imply about their relations' keys narrows them too
+  // (statements of one table have no relation uses: nothing to look at).
+  std::vector<sql::StatementInfo> implied;
+  for (size_t k = 0; k < statements.size(); ++k) {
+    if (statements[k].relations.empty()) continue;
+    auto more = with_implied_conditions(view, statements[k]);
+    if (!more) continue;
+    if (implied.empty()) implied.assign(statements.begin(), statements.end());
+    implied[k] = std::move(*more);
+  }
+  if (!implied.empty()) statements = implied;
   Route route;
   const RangeMapSnapshot& ranges = view.ranges();
   const sql::StatementInfo* multi_shard = nullptr;

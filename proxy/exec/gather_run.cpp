@@ -84,10 +84,24 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   std::vector<std::vector<std::set<std::string>>> provided(plan.inputs.size());
   std::vector<std::vector<uint32_t>> provided_types(plan.inputs.size());
   size_t held = 0;
-  for (size_t i = 0; i < plan.inputs.size() && outcome.ok(); ++i) {
+  outcome.steps.resize(plan.inputs.size());
+  std::vector<std::chrono::steady_clock::time_point> started(plan.inputs.size());
+  // Reads sent and not read yet, in the order they were sent (a connection answers in order).
+  struct Pending {
+    size_t input = 0;
+    int shard = 0;
+    BackendConnection* conn = nullptr;
+    bool ends = false;  // its COMMIT ends the shard's transaction
+  };
+  std::vector<Pending> pending;
+  std::vector<bool> read(plan.inputs.size(), false);
+
+  // Sends input i's read to every shard it reaches (its lookup's source read already).
+  auto send = [&](size_t i) -> awaitable<void> {
     const routing::GatherInput& in = plan.inputs[i];
     provided[i].resize(in.provides.size());
     provided_types[i].assign(in.provides.size(), 0);
+    started[i] = std::chrono::steady_clock::now();
     std::optional<std::string> sql;
     if (in.lookup) {
       const auto& values = provided[in.lookup->source][in.lookup->source_column];
@@ -97,44 +111,43 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     } else {
       sql = plan.fetch_sql(i);
     }
-    auto started = std::chrono::steady_clock::now();
-    auto& step = outcome.steps.emplace_back();
-    if (!sql) continue;  // the lookup leaves no row to read
+    if (!sql) co_return;  // the lookup leaves no row to read
     auto shards = ctx.route(*sql);
     if (!shards) {
       outcome.error = shards.error();
-      break;
+      co_return;
     }
-    step.shards = *shards;
-    // Sent to every shard first, so that they work while pgrange reads; then read in turn.
+    outcome.steps[i].shards = *shards;
     bool last = i + 1 == plan.inputs.size() && !ctx.inputs_only;
-    std::vector<std::pair<int, BackendConnection*>> sent;
-    std::set<int> ending;  // shards whose transaction this read ends
     for (int shard : *shards) {
       std::string prefix;
       auto conn = co_await open(shard, true, last, prefix);
       if (!conn) {
         outcome.error = conn.error();
-        break;
+        co_return;
       }
       ++reads[shard];
+      Pending p{i, shard, *conn, false};
       std::string suffix;
-      if (last && ctx.own_transaction && open_transactions.count(shard) != 0 &&
-          shard != ctx.preferred_shard) {
+      if (last && ctx.own_transaction && open_transactions.count(shard) != 0) {
         suffix = ";\nCOMMIT";
-        ending.insert(shard);
+        p.ends = true;
       }
       std::string request;
       write_query(request, prefix + exact_floats + *sql + suffix);
-      if (auto s = co_await (*conn)->send(request); !s) {
+      if (auto r = co_await (*conn)->send(request); !r) {
         (*conn)->mark_broken();
-        outcome.error = s.error();
-        break;
+        outcome.error = r.error();
+        co_return;
       }
-      sent.emplace_back(shard, *conn);
+      pending.push_back(p);
     }
-    for (auto [shard, conn] : sent) {
-      auto reply = co_await read_replies(*conn);
+  };
+  // Reads every answer sent for, in order.
+  auto read_pending = [&]() -> awaitable<void> {
+    for (const Pending& p : pending) {
+      const routing::GatherInput& in = plan.inputs[p.input];
+      auto reply = co_await read_replies(*p.conn);
       if (!reply) {
         if (outcome.ok()) outcome.error = reply.error();
         continue;
@@ -144,21 +157,25 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
         if (outcome.ok()) outcome.shard_error = std::move(reply->error);
         continue;
       }
-      if (ending.count(shard) != 0) open_transactions.erase(shard);
+      if (p.ends) open_transactions.erase(p.shard);
       if (!outcome.ok()) continue;
       for (size_t c = 0; c < in.provides.size() && reply->description; ++c) {
-        provided_types[i][c] = column_type(*reply->description, c + 1);
+        provided_types[p.input][c] = column_type(*reply->description, c + 1);
       }
       for (const std::string& row : reply->rows) {
         auto values = data_row_values(row);
         if (values.empty() || !values[0]) continue;
         held += values[0]->size() + 3;
-        rows[i].push_back(std::move(*values[0]));
+        rows[p.input].push_back(std::move(*values[0]));
         for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
-          if (values[c + 1]) provided[i][c].insert(std::move(*values[c + 1]));
+          if (values[c + 1]) provided[p.input][c].insert(std::move(*values[c + 1]));
         }
       }
+      auto& step = outcome.steps[p.input];
       step.rows += reply->rows.size();
+      step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          started[p.input])
+                    .count();
       if (held > ctx.memory_limit && outcome.ok()) {
         outcome.error =
             Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
@@ -170,9 +187,17 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
                     "query_memory in pgrange's configuration");
       }
     }
-    step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-                  .count();
+    for (const Pending& p : pending) read[p.input] = true;
+    pending.clear();
+  };
+  // Inputs that need nothing read before them go out together; a lookup waits for its source.
+  for (size_t i = 0; i < plan.inputs.size() && outcome.ok(); ++i) {
+    const auto& lookup = plan.inputs[i].lookup;
+    if (lookup && !read[lookup->source]) co_await read_pending();
+    for (size_t k = 0; k < i; ++k) read[k] = read[k] || pending.empty();
+    if (outcome.ok()) co_await send(i);
   }
+  co_await read_pending();
 
   // 2. The statement, on the shard that read the most (or the block's own); or, for the
   // caller to run, with the rows written in.

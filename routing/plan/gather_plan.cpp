@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "routing/key_type.hpp"
+#include "routing/plan/equalities.hpp"
 #include "sql/quoting.hpp"
 #include "sql/where_condition.hpp"
 
@@ -211,8 +212,11 @@ bool gatherable_write(const sql::StatementInfo& s, const Route& route) {
   return targets == 1;
 }
 
-Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
+Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& statement,
                                std::string_view whole, const BindParams* params) {
+  // Conditions its join equalities imply are pushed down too (read in parallel, not looked up).
+  auto implied = with_implied_conditions(view, statement);
+  const sql::StatementInfo& s = implied ? *implied : statement;
   GatherPlan plan;
   if (s.end > whole.size() || s.begin > s.end) {
     return tl::unexpected(not_supported("this statement over several shards"));
@@ -371,7 +375,25 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     GatherInput in = found[k];
     placed.assign(found.size(), false);
     for (size_t j = 0; j < found.size(); ++j) placed[j] = input_of[j] < input_of[k];
-    if (auto l = lookup_for(k)) {
+    // A table whose own (or implied) conditions give its first key column by = or IN is read
+    // by them, at once with the others: a lookup would only make it wait.
+    bool keyed = false;
+    if (const auto& where = s.relations[in.use].where) {
+      auto rk = row_key_columns(*tables[k]);
+      std::vector<const sql::Condition*> parts;
+      if (where->kind == sql::Condition::Kind::kAnd) {
+        for (const sql::Condition& c : where->children) parts.push_back(&c);
+      } else {
+        parts.push_back(&*where);
+      }
+      for (const sql::Condition* c : parts) {
+        bool gives = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||
+                     c->kind == sql::Condition::Kind::kIn;
+        keyed = keyed || (gives && !rk.empty() && c->column == rk.front().name &&
+                          tables[k]->hash_buckets == 0 && !in.filter.empty());
+      }
+    }
+    if (auto l = keyed ? std::nullopt : lookup_for(k)) {
       auto [j, e] = *l;
       GatherInput& source = plan.inputs[input_of[j]];
       auto it = std::find(source.provides.begin(), source.provides.end(), e->other_column);

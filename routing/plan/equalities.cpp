@@ -1,0 +1,92 @@
+#include "routing/plan/equalities.hpp"
+
+#include <algorithm>
+
+namespace pgrange::routing {
+namespace {
+
+const KeyColumnDef* key_column(const TableDescriptor& t, const std::string& name) {
+  for (const KeyColumnDef& k : t.key) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+/// The top-level AND-ed parts of `c` (itself when it is no AND).
+void conjuncts(const sql::Condition& c, std::vector<const sql::Condition*>& out) {
+  if (c.kind == sql::Condition::Kind::kAnd) {
+    for (const sql::Condition& child : c.children) conjuncts(child, out);
+    return;
+  }
+  out.push_back(&c);
+}
+
+/// A condition that gives its column's values by `=` or `IN` (what a key is routed by).
+bool gives_values(const sql::Condition& c) {
+  return (c.kind == sql::Condition::Kind::kCompare && c.op == "=") ||
+         c.kind == sql::Condition::Kind::kIn;
+}
+
+void add_conjunct(std::optional<sql::Condition>& where, sql::Condition extra) {
+  if (!where) {
+    where = std::move(extra);
+    return;
+  }
+  if (where->kind != sql::Condition::Kind::kAnd) {
+    sql::Condition all;
+    all.kind = sql::Condition::Kind::kAnd;
+    all.children.push_back(std::move(*where));
+    where = std::move(all);
+  }
+  where->children.push_back(std::move(extra));
+}
+
+}  // namespace
+
+std::optional<sql::StatementInfo> with_implied_conditions(const ClusterView& view,
+                                                          const sql::StatementInfo& s) {
+  bool any = std::any_of(s.relations.begin(), s.relations.end(),
+                         [](const sql::RelationUse& u) { return !u.equalities.empty(); });
+  if (!any) return std::nullopt;
+  std::optional<sql::StatementInfo> out;
+  for (int pass = 0; pass < 4; ++pass) {
+    bool changed = false;
+    const sql::StatementInfo& now = out ? *out : s;
+    for (size_t i = 0; i < now.relations.size(); ++i) {
+      const sql::RelationUse& mine = now.relations[i];
+      const TableDescriptor* t = view.find_table(mine.table.schema, mine.table.name);
+      if (t == nullptr || mine.equalities.empty()) continue;
+      for (const sql::RelationUse::Equality& e : mine.equalities) {
+        const KeyColumnDef* k = key_column(*t, e.column);
+        if (k == nullptr) continue;
+        for (size_t j = 0; j < now.relations.size(); ++j) {
+          const sql::RelationUse& theirs = now.relations[j];
+          if (j == i || theirs.location != e.other || !theirs.where) continue;
+          const TableDescriptor* o = view.find_table(theirs.table.schema, theirs.table.name);
+          const KeyColumnDef* ok = o != nullptr ? key_column(*o, e.other_column) : nullptr;
+          if (ok == nullptr || ok->column.type != k->column.type) continue;
+          std::vector<const sql::Condition*> given, have;
+          conjuncts(*theirs.where, given);
+          if (mine.where) conjuncts(*mine.where, have);
+          std::vector<sql::Condition> implied;
+          for (const sql::Condition* c : given) {
+            if (!gives_values(*c) || c->column != e.other_column) continue;
+            sql::Condition copy = *c;
+            copy.column = e.column;
+            bool known = std::any_of(have.begin(), have.end(),
+                                     [&](const sql::Condition* h) { return *h == copy; });
+            if (!known) implied.push_back(std::move(copy));
+          }
+          if (implied.empty()) continue;
+          if (!out) out = s;
+          for (sql::Condition& c : implied) add_conjunct(out->relations[i].where, std::move(c));
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  return out;
+}
+
+}  // namespace pgrange::routing
