@@ -357,5 +357,61 @@ TEST_F(DifferentialTest, JoinsReadFloatsExactlyWhateverTheSessionsDigits) {
   }
 }
 
+// Inside transaction blocks the joins read through the block's own connections: they see the
+// block's own writes (on several shards), and what the block rolls back is gone after.
+TEST_F(DifferentialTest, JoinsInsideTransactionBlocksSeeTheBlocksWrites) {
+  auto p = pq_connect(proxy_->dsn());
+  auto r = pq_connect(reference_->dsn("app"));
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+  const std::vector<std::string> joins = {
+      "SELECT u.id, u.name, o.id, o.amount FROM j_users u JOIN j_orders o ON o.user_id = u.id "
+      "WHERE u.id IN (5, 45, 125) ORDER BY u.id, o.id",
+      "SELECT u.city, count(o.id), sum(o.amount) FROM j_users u LEFT JOIN j_orders o ON "
+      "o.user_id = u.id GROUP BY u.city ORDER BY u.city",
+      "SELECT count(*) FROM j_users u WHERE NOT EXISTS (SELECT 1 FROM j_orders o WHERE "
+      "o.user_id = u.id)",
+      "SELECT o.user_id, o.id, i.title FROM j_orders o JOIN j_items i ON i.code = o.item_code "
+      "WHERE o.user_id IN (5, 125) ORDER BY o.user_id, o.id",
+  };
+  const std::vector<std::string> writes = {
+      "INSERT INTO j_users VALUES (125, 'user 125', 'Oslo', 1)",
+      "INSERT INTO j_orders VALUES (125, 9001, 12.5, 'new', 'i01'), (5, 9002, 7.25, NULL, 'i02')",
+      "UPDATE j_orders SET amount = amount + 1 WHERE user_id = 45",
+      "DELETE FROM j_orders WHERE user_id = 5 AND id < 300",
+  };
+  for (const char* end : {"ROLLBACK", "COMMIT"}) {
+    for (bool extended : {false, true}) {
+      for (PGconn* c : {p.get(), r.get()}) ASSERT_TRUE(pq_exec(c, "BEGIN").ok());
+      for (const std::string& sql : joins) {
+        Comparison c = compare_statement(p.get(), r.get(), sql, "block", 0, extended);
+        EXPECT_TRUE(c.identical) << "before the writes: " << c.where << "\n" << c.difference;
+      }
+      for (const std::string& w : writes) {
+        SqlResult a = pq_exec(p.get(), w);
+        SqlResult b = pq_exec(r.get(), w);
+        ASSERT_EQ(a.ok(), b.ok()) << w << ": " << a.message << " / " << b.message;
+      }
+      for (const std::string& sql : joins) {
+        Comparison c = compare_statement(p.get(), r.get(), sql, "block", 0, extended);
+        EXPECT_TRUE(c.identical) << "after the writes: " << c.where << "\n" << c.difference;
+      }
+      for (PGconn* c : {p.get(), r.get()}) ASSERT_TRUE(pq_exec(c, end).ok());
+      for (const std::string& sql : joins) {
+        Comparison c = compare_statement(p.get(), r.get(), sql, "block", 0, extended);
+        EXPECT_TRUE(c.identical) << "after " << end << ": " << c.where << "\n" << c.difference;
+      }
+      if (std::string(end) == "COMMIT") {
+        // Back to the corpus' rows for the other protocol and the tests after this one.
+        for (const char* undo :
+             {"DELETE FROM j_orders WHERE id > 9000", "DELETE FROM j_users WHERE id = 125"}) {
+          ASSERT_TRUE(pq_exec(p.get(), undo).ok());
+          ASSERT_TRUE(pq_exec(r.get(), undo).ok());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pgrange::testing
