@@ -21,10 +21,9 @@ void conjuncts(const sql::Condition& c, std::vector<const sql::Condition*>& out)
   out.push_back(&c);
 }
 
-/// A condition that gives its column's values by `=` or `IN` (what a key is routed by).
+/// A condition that narrows its column to values or a span (what a key is routed by).
 bool gives_values(const sql::Condition& c) {
-  return (c.kind == sql::Condition::Kind::kCompare && c.op == "=") ||
-         c.kind == sql::Condition::Kind::kIn;
+  return c.kind == sql::Condition::Kind::kCompare || c.kind == sql::Condition::Kind::kIn;
 }
 
 void add_conjunct(std::optional<sql::Condition>& where, sql::Condition extra) {
