@@ -7,7 +7,7 @@
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
-#include "proxy/control_plane.hpp"
+#include "proxy/control/control_plane.hpp"
 #include "proxy/worker.hpp"
 
 namespace pgrange::proxy {

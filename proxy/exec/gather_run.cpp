@@ -8,7 +8,7 @@
 #include <chrono>
 #include <map>
 
-#include "proxy/message_writer.hpp"
+#include "proxy/wire/message_writer.hpp"
 
 namespace pgrange::proxy::exec {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "common/error.hpp"
 #include "proxy/asio.hpp"
-#include "proxy/backend_connection.hpp"
+#include "proxy/backend/backend_connection.hpp"
 #include "routing/plan/gather_plan.hpp"
 
 namespace pgrange::proxy::exec {

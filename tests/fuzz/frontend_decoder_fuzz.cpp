@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "proxy/frame_reader.hpp"
-#include "proxy/message_writer.hpp"
+#include "proxy/wire/frame_reader.hpp"
+#include "proxy/wire/message_writer.hpp"
 
 namespace {
 

@@ -1,11 +1,11 @@
-#include "proxy/frame_reader.hpp"
+#include "proxy/wire/frame_reader.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-#include "proxy/message_writer.hpp"
+#include "proxy/wire/message_writer.hpp"
 
 namespace pgrange::proxy {
 namespace {

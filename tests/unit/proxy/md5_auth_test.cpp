@@ -1,4 +1,4 @@
-#include "proxy/md5_auth.hpp"
+#include "proxy/auth/md5_auth.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>

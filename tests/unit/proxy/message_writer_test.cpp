@@ -1,8 +1,8 @@
-#include "proxy/message_writer.hpp"
+#include "proxy/wire/message_writer.hpp"
 
 #include <gtest/gtest.h>
 
-#include "proxy/frame_reader.hpp"
+#include "proxy/wire/frame_reader.hpp"
 
 namespace pgrange::proxy {
 namespace {

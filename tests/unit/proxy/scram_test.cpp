@@ -1,4 +1,4 @@
-#include "proxy/scram.hpp"
+#include "proxy/auth/scram.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "proxy/base64.hpp"
+#include "proxy/auth/base64.hpp"
 
 namespace pgrange::proxy {
 namespace {

@@ -1,4 +1,4 @@
-#include "proxy/session_settings.hpp"
+#include "proxy/session/session_settings.hpp"
 
 #include <gtest/gtest.h>
 

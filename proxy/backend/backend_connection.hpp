@@ -1,0 +1,116 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/wire/byte_buffer.hpp"
+
+namespace pgrange::proxy {
+
+/// One authenticated connection to a shard's PostgreSQL server, with what pgrange knows of its
+/// session: the parameters it reported, the SET statements applied to it, and the protocol-level
+/// prepared statements it holds.
+class BackendConnection : public std::enable_shared_from_this<BackendConnection> {
+ public:
+  BackendConnection(tcp::socket socket, const config::ShardConfig& shard, int shard_index);
+  ~BackendConnection();
+
+  /// Connects to a shard and authenticates with the credentials of its DSN (trust, cleartext,
+  /// md5 or SCRAM-SHA-256); errors name the shard and carry SQLSTATE 08006 (or the server's).
+  static awaitable<Result<std::shared_ptr<BackendConnection>>> connect(
+      const config::ShardConfig& shard, int shard_index, std::chrono::milliseconds timeout);
+
+  tcp::socket& socket() { return socket_; }
+  const config::ShardConfig& shard() const { return shard_; }
+  int shard_index() const { return shard_index_; }
+  int32_t pid() const { return pid_; }
+  int32_t secret() const { return secret_; }
+  /// Which use of the connection this is: it changes each time the connection goes back to its
+  /// pool, so a cancel meant for one client's statement never reaches the next user's.
+  uint64_t lease() const { return lease_.load(std::memory_order_acquire); }
+  void end_lease() { lease_.fetch_add(1, std::memory_order_acq_rel); }
+
+  /// Incoming bytes not yet processed.
+  ByteBuffer& input() { return in_; }
+
+  /// Parameters the server reported with ParameterStatus, latest value each.
+  std::map<std::string, std::string>& reported_params() { return reported_; }
+  /// Session settings applied on this connection: parameter → the statement that set it.
+  std::map<std::string, std::string>& session_settings() { return settings_; }
+  /// Names of the protocol-level prepared statements this connection holds.
+  std::unordered_set<std::string>& prepared() { return prepared_; }
+
+  /// Marks the connection unusable; the pool closes it instead of reusing it.
+  void mark_broken() { broken_ = true; }
+  bool broken() const { return broken_ || !socket_.is_open(); }
+  /// Marks the connection to be closed when it goes back to its pool, never handed to another
+  /// client: its session is not in the state pgrange believes (restoring settings failed). The
+  /// session holding it may still finish what it sent.
+  void retire() { retired_ = true; }
+  bool retired() const { return retired_; }
+
+  /// Sends a simple Query and reads until ReadyForQuery, discarding results; returns the first
+  /// error the server reported. Only for use while no other reader is active on the socket.
+  awaitable<Result<void>> run_simple(std::string sql);
+  /// Writes bytes to the server; reads its next whole message (errors name the shard).
+  awaitable<Result<void>> send(std::string_view bytes);
+  awaitable<Result<void>> read_message(char& type, std::string& body);
+
+  /// The index notes (NoticeResponse bodies with SQLSTATE PGRIX, from the trigger that reports
+  /// rows written to a table with global indexes) read_message() took off the stream since
+  /// they were last taken, each with its place in the order this process read notes in (one
+  /// statement's parts run one after the other, so that is the order of the writes).
+  std::vector<std::pair<uint64_t, std::string>>& index_notes() { return index_notes_; }
+
+  /// When the connection last went back to its pool.
+  std::chrono::steady_clock::time_point idle_since;
+
+ private:
+  awaitable<Result<void>> startup(std::chrono::milliseconds timeout);
+  Error shard_error(std::string what) const;
+
+  tcp::socket socket_;
+  const config::ShardConfig& shard_;
+  int shard_index_;
+  int32_t pid_ = 0;
+  int32_t secret_ = 0;
+  bool broken_ = false;
+  bool retired_ = false;
+  std::atomic<uint64_t> lease_{0};
+  ByteBuffer in_;
+  std::map<std::string, std::string> reported_;
+  std::map<std::string, std::string> settings_;
+  std::unordered_set<std::string> prepared_;
+  std::vector<std::pair<uint64_t, std::string>> index_notes_;
+};
+
+/// Whether a NoticeResponse body is an index note (its SQLSTATE field is PGRIX).
+bool is_index_note(std::string_view notice_body);
+
+/// What a backend answered, up to its `readies`-th ReadyForQuery: the (last) RowDescription,
+/// the DataRow bodies, the NoticeResponse bodies, the last CommandComplete tag and the first
+/// ErrorResponse body.
+struct BackendReply {
+  std::optional<std::string> description;
+  std::vector<std::string> rows;
+  std::vector<std::string> notices;
+  std::string tag;
+  std::optional<std::string> error;
+};
+
+/// Reads a backend's answer to what was sent (marks the connection broken if reading fails).
+awaitable<Result<BackendReply>> read_replies(BackendConnection& conn, int readies = 1);
+
+/// Sends a CancelRequest for (pid, secret) to a shard (protocol §55.2.7).
+awaitable<void> send_cancel_request(const config::ShardConfig& shard, int32_t pid, int32_t secret);
+
+}  // namespace pgrange::proxy

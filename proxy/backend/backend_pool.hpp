@@ -1,0 +1,68 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/error.hpp"
+#include "config/config.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/backend/backend_connection.hpp"
+
+namespace pgrange::proxy {
+
+/// The connections of one worker thread to one shard: at most `max_size` open, idle ones
+/// reused, clients beyond the limit queued with a timeout. Used from its worker's thread only.
+class BackendPool {
+ public:
+  BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index, int max_size,
+              std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout);
+
+  /// A connection ready for a transaction: an idle one, a new one, or the next one released.
+  /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire();
+
+  /// An idle healthy connection, or nullptr (then acquire() opens one or waits).
+  std::shared_ptr<BackendConnection> take_idle();
+
+  /// Returns a connection. Unless `reusable`, healthy and not retired, it is closed and its
+  /// slot freed.
+  void release(std::shared_ptr<BackendConnection> conn, bool reusable);
+
+  /// Closes idle connections and makes new acquires fail (shutdown).
+  void close_idle();
+
+  /// The shard database's collation (datcollate), once a merge of text asked for it.
+  std::optional<std::string>& collation() { return collation_; }
+
+  int open_count() const { return open_; }
+  size_t idle_count() const { return idle_.size(); }
+  const config::ShardConfig& shard() const { return shard_; }
+
+ private:
+  struct Waiter {
+    explicit Waiter(asio::io_context& io) : timer(io) {}
+    asio::steady_timer timer;
+    std::shared_ptr<BackendConnection> conn;
+    bool slot = false;  ///< granted the right to open a new connection
+  };
+
+  static bool still_open(BackendConnection& conn);
+  void hand_off_slot();
+
+  asio::io_context& io_;
+  const config::ShardConfig& shard_;
+  int shard_index_;
+  int max_size_;
+  std::chrono::milliseconds wait_timeout_;
+  std::chrono::milliseconds connect_timeout_;
+  int open_ = 0;
+  bool closed_ = false;
+  std::deque<std::shared_ptr<BackendConnection>> idle_;
+  std::deque<std::shared_ptr<Waiter>> waiters_;
+  std::optional<std::string> collation_;
+};
+
+}  // namespace pgrange::proxy

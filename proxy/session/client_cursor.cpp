@@ -1,0 +1,667 @@
+// ClientSession: cursors whose query spans several shards. DECLARE runs the query's shard SQL
+// as a cursor of the same name on each shard, inside the transaction pgrange coordinates over
+// them; FETCH and MOVE read those cursors forward a batch at a time, only from the shard the
+// merge needs next, so that pgrange holds at most a batch per shard, never the whole result.
+// The cursors are NO SCROLL and WITHOUT HOLD, PostgreSQL's defaults: reading backward and
+// keeping a cursor past its transaction are refused (0A000) for a query over several shards.
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <utility>  // before asio/awaitable.hpp (Boost 1.74)
+
+#include "proxy/session/client_session.hpp"
+#include "proxy/control/control_plane.hpp"
+#include "proxy/wire/frame_reader.hpp"
+#include "proxy/wire/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "sql/quoting.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+using sql::quote_ident;
+
+/// Rows asked of one shard's cursor at a time.
+constexpr uint64_t kCursorBatch = 1000;
+
+/// Reading backward: PostgreSQL's own error for a cursor declared NO SCROLL; one it declared
+/// neither way PostgreSQL may read backward, depending on the query's plan, pgrange never.
+Error only_forward(bool no_scroll) {
+  if (!no_scroll) {
+    return not_supported(
+        "reading backward a cursor whose query spans several shards is not "
+        "supported: pgrange reads it forward only",
+        "declare a new cursor to read the rows again");
+  }
+  return Error::make("55000", "cursor can only scan forward")
+      .with_hint("Declare it with SCROLL option to enable backward scan.");
+}
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& ok) {
+  ok = true;
+  if (worker_.pool_count() < 2 || !transaction_pooling_) co_return false;
+  auto stmt = sql::read_cursor_statement(sql);
+  if (!stmt) co_return false;
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  std::string out;
+  auto answer = [&](std::string& o) {
+    write_ready_for_query(o, txn_status_);
+    channel_.send(std::move(o));
+  };
+  auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
+  auto* cursors = coord_ ? &coord_->cursors : nullptr;
+  switch (stmt->kind) {
+    case sql::CursorStatement::Kind::kDeclare: {
+      if ((cursors != nullptr && cursors->count(stmt->name)) || held_cursors_.count(stmt->name)) {
+        fail(Error::make("42P03", "cursor \"" + stmt->name + "\" already exists"));
+        break;
+      }
+      // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
+      Plan plan = plan_text('Q', stmt->query);
+      bool several = plan.merge && *plan.merge && plan.route.shards.size() > 1 &&
+                     (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kMerge ||
+                      plan.kind == Plan::Kind::kIndexJoin);
+      if (!several) {
+        if (plan.kind != Plan::Kind::kRefuse || !plan.error) {
+          // It runs the normal way, on its one shard: its FETCH and CLOSE must go there too.
+          if (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1) {
+            if (!coord_) co_await become_coordinated();
+            coord_->shard_cursors[stmt->name] = plan.route.shards.front();
+          }
+          co_return false;
+        }
+        fail(*plan.error);
+        break;
+      }
+      if (!in_block && !stmt->hold) {
+        fail(Error::make("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
+      } else if (stmt->scroll) {
+        fail(
+            not_supported("a SCROLL cursor whose query spans several shards is not supported "
+                          "yet: pgrange reads it forward only",
+                          "declare it NO SCROLL"));
+      } else if (stmt->binary) {
+        fail(
+            not_supported("a BINARY cursor whose query spans several shards is not supported "
+                          "yet"));
+      } else if (stmt->hold && (in_block || backend_ || coord_)) {
+        fail(
+            not_supported("a cursor WITH HOLD whose query spans several shards is supported "
+                          "outside transaction blocks only, for now",
+                          "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
+      } else if (stmt->hold) {
+        co_await declare_held_cursor(*stmt, plan, out);
+      } else if (plan.kind != Plan::Kind::kCoordinate) {
+        fail(
+            not_supported("a cursor whose query spans several shards inside a transaction "
+                          "block tied to one connection is not supported"));
+      } else {
+        co_await declare_cursor(*stmt, plan, out);
+      }
+      break;
+    }
+    case sql::CursorStatement::Kind::kFetch:
+    case sql::CursorStatement::Kind::kMove: {
+      auto held = held_cursors_.find(stmt->name);
+      bool merged = cursors != nullptr && cursors->count(stmt->name);
+      if ((held != held_cursors_.end() || merged) && coord_ && coord_->failed) {
+        fail(aborted_transaction_error());
+        break;
+      }
+      if (held != held_cursors_.end()) {
+        co_await fetch_cursor(held->second, *stmt, out);
+        break;
+      }
+      if (merged) {
+        co_await fetch_cursor(cursors->at(stmt->name), *stmt, out);
+        break;
+      }
+      if (cursors == nullptr) co_return false;
+      // A cursor of one shard's part: the statement runs there (one naming no table would run
+      // on the first shard).
+      auto it = coord_->shard_cursors.find(stmt->name);
+      if (it == coord_->shard_cursors.end()) co_return false;
+      Plan plan = plan_text('Q', sql);
+      if (plan.kind != Plan::Kind::kCoordinate) co_return false;
+      plan.route.shards = {it->second};
+      ok = co_await run_coordinated(sql, plan);
+      co_return true;
+    }
+    case sql::CursorStatement::Kind::kClose: {
+      if (coord_ && coord_->failed) {
+        fail(aborted_transaction_error());
+        break;
+      }
+      if (!stmt->name.empty() && held_cursors_.count(stmt->name)) {
+        co_await close_held_cursor(std::move(held_cursors_.extract(stmt->name).mapped()));
+        MessageWriter(out).begin('C').cstr("CLOSE CURSOR").end();
+        break;
+      }
+      if (stmt->name.empty()) {
+        // CLOSE ALL closes the held cursors too; the shards' own go as below.
+        auto held = std::move(held_cursors_);
+        held_cursors_.clear();
+        for (auto& [name, cursor] : held) co_await close_held_cursor(std::move(cursor));
+      }
+      if (cursors == nullptr) co_return false;
+      // CLOSE ALL closes the shards' other cursors too: every part runs it. A cursor of one
+      // shard is closed on its part.
+      std::vector<int> shards;
+      if (stmt->name.empty()) {
+        for (const auto& [shard, conn] : coord_->parts) shards.push_back(shard);
+      } else if (cursors->count(stmt->name)) {
+        shards = cursors->at(stmt->name).shards;
+      } else if (auto it = coord_->shard_cursors.find(stmt->name);
+                 it != coord_->shard_cursors.end()) {
+        shards = {it->second};
+      } else {
+        shards = {coord_->first_shard >= 0 ? coord_->first_shard : 0};
+      }
+      bool all = stmt->name.empty();
+      std::string close = all ? "CLOSE ALL" : "CLOSE " + quote_ident(stmt->name);
+      std::optional<Error> error;
+      for (int shard : shards) {
+        auto it = coord_->parts.find(shard);
+        if (it == coord_->parts.end()) {
+          // No part there: the transaction declared nothing on that shard.
+          if (!all) error = Error::make("34000", "cursor \"" + stmt->name + "\" does not exist");
+          continue;
+        }
+        if (auto r = co_await it->second->run_simple(close); !r && !error) error = r.error();
+      }
+      if (all) {
+        cursors->clear();
+        coord_->shard_cursors.clear();
+      } else {
+        cursors->erase(stmt->name);
+        coord_->shard_cursors.erase(stmt->name);
+      }
+      if (error) {
+        fail(*error);
+      } else {
+        MessageWriter(out).begin('C').cstr(all ? "CLOSE CURSOR ALL" : "CLOSE CURSOR").end();
+      }
+      break;
+    }
+  }
+  answer(out);
+  co_return true;
+}
+
+awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                              std::string& out) {
+  if (!coord_) co_await become_coordinated();
+  Coordinated& c = *coord_;
+  auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
+  if (c.failed) {
+    fail(aborted_transaction_error());
+    co_return;
+  }
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string declare =
+      "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR FOR " + merge.shard_sql;
+  std::string request;
+  write_query(request, declare);
+  Coordinated::Cursor cursor;
+  if (!co_await open_shard_cursors(cursor, merge, plan.route.shards, request, out)) co_return;
+  write_query(cursor.fetch_request,
+              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
+  cursor.replay_mark = c.replay.size();
+  cursor.no_scroll = stmt.no_scroll;
+  c.cursors.emplace(stmt.name, std::move(cursor));
+  MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
+                                            const sql::CursorStatement& stmt, std::string& out) {
+  auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
+  using Direction = sql::CursorStatement::Direction;
+  bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
+  // Forward from the cursor's position: rows skipped first, then rows returned (or moved over).
+  uint64_t skip = 0;
+  uint64_t take = 0;
+  int64_t n = stmt.count;
+  switch (stmt.direction) {
+    case Direction::kForward:
+    case Direction::kBackward:
+      if (stmt.direction == Direction::kBackward) n = n == sql::CursorStatement::kAll ? -1 : -n;
+      if (n < 0) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      take = static_cast<uint64_t>(n);
+      break;
+    case Direction::kAbsolute:
+      if (n < 0 || (n == 0 && cursor.position > 0) ||
+          (n > 0 && static_cast<uint64_t>(n) < cursor.position)) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      if (n > 0 && static_cast<uint64_t>(n) > cursor.position) {
+        skip = static_cast<uint64_t>(n) - cursor.position - 1;
+        take = 1;
+      } else if (n > 0) {
+        n = 0;  // the current row again
+      }
+      break;
+    case Direction::kRelative:
+      if (n < 0) {
+        fail(only_forward(cursor.no_scroll));
+        co_return;
+      }
+      if (n > 0) {
+        skip = static_cast<uint64_t>(n) - 1;
+        take = 1;
+      }
+      break;
+  }
+  if (take == 0 && n == 0 && !(stmt.direction == Direction::kAbsolute && cursor.position == 0)) {
+    fail(
+        not_supported("FETCH or MOVE of the current row again, on a cursor whose query spans "
+                      "several shards, is not supported yet"));
+    co_return;
+  }
+  std::optional<std::string> shard_error;
+  std::string rows;
+  uint64_t moved = 0;
+  if (skip > 0) {
+    auto skipped = co_await advance_cursor(cursor, skip, false, rows, shard_error);
+    if (!skipped) {
+      fail_cursor(skipped.error(), shard_error, out);
+      co_return;
+    }
+    // ABSOLUTE and RELATIVE answer for the one row they land on (none past the end).
+    if (*skipped < skip) take = 0;
+  }
+  if (take > 0) {
+    auto got = co_await advance_cursor(cursor, take, fetch, rows, shard_error);
+    if (!got) {
+      fail_cursor(got.error(), shard_error, out);
+      co_return;
+    }
+    moved += *got;
+  }
+  if (fetch) {
+    if (!std::all_of(cursor.described.begin(), cursor.described.end(), [](bool d) { return d; })) {
+      // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
+      auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
+      if (!none) {
+        fail_cursor(none.error(), shard_error, out);
+        co_return;
+      }
+    }
+    MessageWriter(out).begin('T').bytes(cursor.merge->row_description()).end();
+    out += rows;
+  }
+  MessageWriter(out).begin('C').cstr((fetch ? "FETCH " : "MOVE ") + std::to_string(moved)).end();
+}
+
+awaitable<Result<void>> ClientSession::fetch_cursor_batches(
+    Coordinated::Cursor& cursor, std::vector<size_t> inputs,
+    std::optional<std::string>& shard_error) {
+  auto conn_of = [&](size_t i) -> BackendConnection& {
+    return cursor.held.empty() ? *coord_->parts.at(cursor.shards[i]) : *cursor.held[i];
+  };
+  std::optional<Error> error;
+  std::vector<size_t> sent;
+  for (size_t i : inputs) {
+    std::string request = cursor.fetch_request;
+    BackendConnection& conn = conn_of(i);
+    if (auto e = co_await start_request(conn, std::move(request))) {
+      conn.mark_broken();
+      error = *e;
+      break;
+    }
+    sent.push_back(i);
+  }
+  for (size_t i : sent) {
+    BackendConnection& conn = conn_of(i);
+    uint64_t got = 0;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await conn.read_message(type, body); !r) {
+        if (!error) error = r.error();
+        break;
+      }
+      if (type == 'T' && !cursor.described[i]) {
+        if (auto d = cursor.merge->describe(i, body); !d && !error) error = d.error();
+        cursor.described[i] = true;
+      } else if (type == 'D') {
+        cursor.rows[i].push_back(std::move(body));
+        ++got;
+      } else if (type == 'E' && !shard_error) {
+        shard_error = std::move(body);
+      } else if (type == 'Z') {
+        break;
+      }
+    }
+    if (got < kCursorBatch) cursor.drained[i] = true;
+  }
+  if (shard_error && !error) error = Error::make("XX000", "a shard failed the FETCH");
+  if (error) co_return tl::unexpected(*error);
+  co_return Result<void>{};
+}
+
+awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,
+                                                          bool keep, std::string& rows,
+                                                          std::optional<std::string>& shard_error) {
+  // The columns first: every shard's cursor is read once before the merge hands out a row.
+  std::vector<size_t> undescribed;
+  for (size_t i = 0; i < cursor.shards.size(); ++i) {
+    if (!cursor.described[i]) undescribed.push_back(i);
+  }
+  if (!undescribed.empty()) {
+    if (auto r = co_await fetch_cursor_batches(cursor, undescribed, shard_error); !r)
+      co_return tl::unexpected(r.error());
+  }
+  uint64_t moved = 0;
+  while (moved < n) {
+    if (!cursor.ready.empty()) {
+      if (keep) rows += cursor.ready.front();
+      cursor.ready.pop_front();
+      ++moved;
+      ++cursor.position;
+      continue;
+    }
+    if (cursor.merge->finished()) break;
+    if (auto wanted = cursor.merge->wanted()) {
+      size_t i = *wanted;
+      if (cursor.rows[i].empty() && !cursor.drained[i]) {
+        if (auto r = co_await fetch_cursor_batches(cursor, std::vector<size_t>(1, i), shard_error);
+            !r)
+          co_return tl::unexpected(r.error());
+        continue;
+      }
+      if (cursor.rows[i].empty()) {
+        cursor.merge->end_of_rows(i);
+      } else {
+        auto added = cursor.merge->add_row(i, std::move(cursor.rows[i].front()));
+        cursor.rows[i].pop_front();
+        if (!added) co_return tl::unexpected(added.error());
+      }
+      continue;
+    }
+    std::string decided;
+    if (auto s = cursor.merge->step(decided); !s) co_return tl::unexpected(s.error());
+    // One DataRow message at a time, as the client fetches them.
+    for (std::string_view rest = decided;;) {
+      FrameResult fr = read_typed_frame(rest, rest.size());
+      if (fr.status != FrameStatus::kReady) break;
+      cursor.ready.emplace_back(rest.substr(0, fr.frame.total_size));
+      rest.remove_prefix(fr.frame.total_size);
+    }
+    if (decided.empty() && !cursor.merge->wanted() && !cursor.merge->finished()) {
+      co_return tl::unexpected(Error::make("XX000", "the cursor's merge made no progress"));
+    }
+  }
+  co_return moved;
+}
+
+namespace {
+
+/// Splits the rest of a Bind body (after its portal and statement names) into its parameters
+/// (format codes and values) and its result format codes; false when it is malformed.
+bool split_bind(std::string_view rest, std::string_view& params, std::string_view& results) {
+  BodyReader b(rest);
+  int16_t formats = 0, values = 0;
+  if (!b.i16(formats) || formats < 0) return false;
+  for (int16_t i = 0; i < formats; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+  }
+  if (!b.i16(values) || values < 0) return false;
+  for (int16_t i = 0; i < values; ++i) {
+    int32_t len = 0;
+    std::string_view v;
+    if (!b.i32(len) || (len > 0 && !b.bytes(static_cast<size_t>(len), v))) return false;
+  }
+  size_t used = rest.size() - b.rest().size();
+  params = rest.substr(0, used);
+  results = rest.substr(used);
+  return true;
+}
+
+}  // namespace
+
+awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows) {
+  std::string out;
+  emit_ready_synthetics(out);
+  if (!run.bind_answered) MessageWriter(out).begin('2').end();
+  run.bind_answered = true;
+  if (!coord_) {
+    // Outside a block: pgrange's own transaction over the shards, ended at the Sync as
+    // PostgreSQL's implicit one is (the portal lives until then).
+    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
+    co_await become_coordinated();
+    coord_->implicit = implicit;
+  }
+  Coordinated& c = *coord_;
+  auto fail = [&](const Error& e) {
+    fail_coordinated(e, std::nullopt, out);
+    skip_until_sync_ = true;
+    channel_.send(std::move(out));
+  };
+  if (c.failed) {
+    fail(aborted_transaction_error());
+    co_return true;
+  }
+  std::string_view params, results;
+  if (!split_bind(run.bind_rest, params, results)) {
+    fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
+    co_return true;
+  }
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string name = "pgrange_portal_" + std::to_string(++c.portals_made);
+  // The shards' cursors take the portal's parameters; their rows come in the client's formats.
+  std::string declare;
+  MessageWriter(declare)
+      .begin('P')
+      .cstr("")
+      .cstr("DECLARE " + name + " NO SCROLL CURSOR FOR " + merge.shard_sql)
+      .bytes(run.parameter_types)
+      .end();
+  MessageWriter(declare).begin('B').cstr("").cstr("").bytes(params).i16(0).end();
+  MessageWriter(declare).begin('E').cstr("").i32(0).end();
+  MessageWriter(declare).begin('S').end();
+  Coordinated::Cursor portal;
+  if (!co_await open_shard_cursors(portal, merge, plan.route.shards, declare, out)) {
+    skip_until_sync_ = true;
+    channel_.send(std::move(out));
+    co_return true;
+  }
+  MessageWriter(portal.fetch_request)
+      .begin('P')
+      .cstr("")
+      .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
+      .i16(0)
+      .end();
+  MessageWriter(portal.fetch_request)
+      .begin('B')
+      .cstr("")
+      .cstr("")
+      .i16(0)
+      .i16(0)
+      .bytes(results)
+      .end();
+  MessageWriter(portal.fetch_request).begin('D').byte('P').cstr("").end();
+  MessageWriter(portal.fetch_request).begin('E').cstr("").i32(0).end();
+  MessageWriter(portal.fetch_request).begin('S').end();
+  auto& held = c.portals[run.portal];
+  held = std::move(portal);
+  co_await answer_portal(held, max_rows, run.describe, out);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+awaitable<void> ClientSession::continue_portal(std::string_view body) {
+  BodyReader br(body);
+  std::string_view name;
+  int32_t max_rows = 0;
+  br.cstr(name);
+  br.i32(max_rows);
+  std::string out;
+  emit_ready_synthetics(out);
+  Coordinated& c = *coord_;
+  if (c.failed) {
+    write_error(out, aborted_transaction_error());
+    skip_until_sync_ = true;
+  } else {
+    co_await answer_portal(c.portals.at(std::string(name)), max_rows, false, out);
+  }
+  channel_.send(std::move(out));
+}
+
+awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_t max_rows,
+                                             bool describe, std::string& out) {
+  uint64_t want = max_rows > 0 ? static_cast<uint64_t>(max_rows) : sql::CursorStatement::kAll;
+  std::optional<std::string> shard_error;
+  std::string rows;
+  auto got = co_await advance_cursor(portal, want, true, rows, shard_error);
+  if (!got) {
+    fail_coordinated(got.error(), shard_error, out);
+    skip_until_sync_ = true;
+    co_return;
+  }
+  if (describe) MessageWriter(out).begin('T').bytes(portal.merge->row_description()).end();
+  out += rows;
+  if (max_rows > 0 && *got == want) {
+    MessageWriter(out).begin('s').end();  // PortalSuspended: the next Execute goes on
+  } else {
+    MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(*got)).end();
+  }
+}
+
+awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& stmt,
+                                                   const Plan& plan, std::string& out) {
+  const sql::MergeQuery& merge = **plan.merge;
+  std::string request;
+  write_query(request, "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR WITH HOLD FOR " +
+                           merge.shard_sql);
+  Coordinated::Cursor cursor;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  for (int shard : plan.route.shards) {
+    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+    if (!acquired) {
+      error = acquired.error();
+      break;
+    }
+    std::shared_ptr<BackendConnection> conn = *acquired;
+    cursor.held.push_back(conn);
+    cursor.shards.push_back(shard);
+    // Outside a block the DECLARE is its own transaction: PostgreSQL materializes the cursor's
+    // rows as it commits, and the cursor stays on the connection.
+    if (auto e = co_await start_request(*conn, request)) {
+      conn->mark_broken();
+      error = *e;
+      break;
+    }
+    for (char type = 0; type != 'Z';) {
+      std::string body;
+      if (auto r = co_await conn->read_message(type, body); !r) {
+        conn->mark_broken();
+        error = r.error();
+        break;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+    }
+    if (error || shard_error) break;
+  }
+  if (error || shard_error) {
+    // The cursors made so far are closed with the pool's reset of their connections.
+    co_await close_held_cursor(std::move(cursor));  // those made so far
+    fail_cursor(error ? *error : Error{}, shard_error, out);
+    co_return;
+  }
+  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
+  cursor.rows.resize(cursor.shards.size());
+  cursor.described.assign(cursor.shards.size(), false);
+  cursor.drained.assign(cursor.shards.size(), false);
+  write_query(cursor.fetch_request,
+              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
+  cursor.no_scroll = stmt.no_scroll;
+  held_cursors_.emplace(stmt.name, std::move(cursor));
+  MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::close_held_cursor(Coordinated::Cursor cursor) {
+  for (size_t i = 0; i < cursor.held.size(); ++i) {
+    auto& conn = cursor.held[i];
+    bool reusable = false;
+    if (!conn->broken()) {
+      auto closed = co_await conn->run_simple("CLOSE ALL");
+      reusable = static_cast<bool>(closed);
+    }
+    worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
+  }
+}
+
+void ClientSession::fail_cursor(const Error& e, const std::optional<std::string>& shard_error,
+                                std::string& out) {
+  if (coord_) {
+    fail_coordinated(e, shard_error, out);
+    return;
+  }
+  if (shard_error) {
+    write_shard_error(out, *shard_error);
+  } else {
+    write_error(out, e);
+  }
+  if (txn_status_ != 'I' || !deferred_begin_.empty()) txn_status_ = 'E';
+}
+
+void ClientSession::fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,
+                                     std::string& out) {
+  if (shard_error) {
+    write_shard_error(out, *shard_error);  // as the shard said it
+  } else {
+    write_error(out, e);
+  }
+  coord_->failed = true;
+  txn_status_ = 'E';
+}
+
+awaitable<bool> ClientSession::open_shard_cursors(Coordinated::Cursor& cursor,
+                                                  const sql::MergeQuery& merge,
+                                                  const std::vector<int>& shards,
+                                                  const std::string& request, std::string& out) {
+  for (int shard : shards) {
+    auto part = co_await coordinated_part(shard);
+    if (!part) {
+      fail_coordinated(part.error(), std::nullopt, out);
+      co_return false;
+    }
+    if (auto e = co_await start_request(**part, request)) {
+      (*part)->mark_broken();
+      fail_coordinated(*e, std::nullopt, out);
+      co_return false;
+    }
+    std::optional<std::string> shard_error;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await (*part)->read_message(type, body); !r) {
+        fail_coordinated(r.error(), std::nullopt, out);
+        co_return false;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+      if (type == 'Z') break;
+    }
+    if (shard_error) {
+      fail_coordinated(Error{}, shard_error, out);
+      co_return false;
+    }
+    cursor.shards.push_back(shard);
+  }
+  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
+  cursor.rows.resize(cursor.shards.size());
+  cursor.described.assign(cursor.shards.size(), false);
+  cursor.drained.assign(cursor.shards.size(), false);
+  co_return true;
+}
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,280 @@
+// ClientSession's EXPLAIN: what pgrange does with a statement (key spans, ranges, shards, how
+// the shards' results are merged), followed by each shard's own EXPLAIN of its part.
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "proxy/session/client_session.hpp"
+#include "proxy/control/control_plane.hpp"
+#include "proxy/wire/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "routing/explain_document.hpp"
+#include "routing/plan_description.hpp"
+#include "routing/result_set.hpp"
+
+namespace pgrange::proxy {
+namespace {
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// "EXPLAIN [(options) | ANALYZE | VERBOSE …] statement" → (options, statement); nullopt when
+/// the text does not read so (comments before EXPLAIN, for one).
+std::optional<std::pair<std::string, std::string>> split_explain(std::string_view sql) {
+  size_t i = 0;
+  auto skip_space = [&] {
+    while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
+  };
+  skip_space();
+  if (lower(sql.substr(i, 7)) != "explain" || (i + 7 < sql.size() && is_word_char(sql[i + 7]))) {
+    return std::nullopt;
+  }
+  i += 7;
+  size_t options_start = i;
+  skip_space();
+  if (i < sql.size() && sql[i] == '(') {
+    int depth = 0;
+    bool quoted = false;
+    for (; i < sql.size(); ++i) {
+      char c = sql[i];
+      if (c == '\'' || c == '"') quoted = !quoted;
+      if (quoted) continue;
+      if (c == '(') ++depth;
+      if (c == ')' && --depth == 0) {
+        ++i;
+        break;
+      }
+    }
+    if (depth != 0) return std::nullopt;
+  } else {
+    for (;;) {
+      size_t w = i;
+      while (w < sql.size() && is_word_char(sql[w])) ++w;
+      std::string word = lower(sql.substr(i, w - i));
+      if (word != "analyze" && word != "analyse" && word != "verbose") break;
+      i = w;
+      skip_space();
+    }
+  }
+  std::string options(sql.substr(options_start, i - options_start));
+  skip_space();
+  std::string statement(sql.substr(i));
+  while (!statement.empty() &&
+         (statement.back() == ';' || std::isspace(static_cast<unsigned char>(statement.back())))) {
+    statement.pop_back();
+  }
+  if (statement.empty()) return std::nullopt;
+  return std::make_pair(options, statement);
+}
+
+}  // namespace
+
+std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql) {
+  auto view = routing_view();
+  if (view == nullptr) return std::nullopt;
+  auto parts = split_explain(sql);
+  if (!parts) return std::nullopt;
+  auto analysis = worker_.analyze(parts->second);
+  if (!*analysis || (*analysis)->size() != 1) return std::nullopt;
+  const sql::StatementInfo& info = (**analysis)[0];
+  bool ours = std::any_of(info.tables.begin(), info.tables.end(), [&](const sql::TableRef& t) {
+    return view->find_table(t.schema, t.name) != nullptr;
+  });
+  if (!ours) return std::nullopt;
+  Plan p;
+  std::string opts = lower(parts->first);
+  if (opts.find("analy") != std::string::npos && info.kind == sql::StatementKind::kUpdate &&
+      routing::route_statements(*view, **analysis).moves_keys) {
+    // Each shard would run the UPDATE as it is: rows would stay where their new key is not.
+    p.kind = Plan::Kind::kRefuse;
+    p.error = Error::make(sqlstate::kFeatureNotSupported,
+                          "EXPLAIN ANALYZE of an UPDATE that may move rows between shards is not "
+                          "supported");
+    return p;
+  }
+  p.kind = Plan::Kind::kExplain;
+  p.analysis = analysis;
+  p.explain_options = parts->first;
+  p.explain_statement = parts->second;
+  return p;
+}
+
+awaitable<bool> ClientSession::run_explain(const Plan& plan) {
+  std::string out;
+  auto view = routing_view();
+  const auto& infos = **plan.analysis;
+  routing::Route route = routing::explain_statements(*view, infos);
+  std::vector<std::string> merge_lines;
+  std::string shard_sql = plan.explain_statement;
+  if (route.shards.size() > 1 && routing::mergeable_select(infos, route)) {
+    const routing::TableDescriptor* t =
+        view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
+    if (t != nullptr) {
+      auto merge = worker_.merge_plan(plan.explain_statement, *t);
+      if (*merge) {
+        route.refusal.reset();
+        merge_lines = sql::describe_merge(**merge);
+        shard_sql = (*merge)->shard_sql;
+      } else {
+        route.refusal = merge->error();
+      }
+    }
+  }
+  // Several tables over several shards: the tree pgrange runs (the shards' own plans are those
+  // of each read and of the statement over the rows read, known only when it runs).
+  std::optional<routing::GatherPlan> gather;
+  if (route.refusal && infos.size() == 1 && routing::gatherable(infos[0], route)) {
+    auto g = routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr);
+    if (g) {
+      gather = std::move(*g);
+      route.refusal.reset();
+    } else {
+      route.refusal = g.error();
+    }
+  }
+  routing::ResultSet rs;
+  rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
+  rs.tag = "EXPLAIN";
+  bool through_index = false;
+  if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
+    // A lookup through a global index: its steps, and the index's shards explain the first.
+    auto steps = index_join_steps(plan.explain_statement, route);
+    if (!steps) spdlog::warn("EXPLAIN of an index lookup: {}", steps.error().message);
+    if (steps) {
+      through_index = true;
+      for (std::string& line : steps->lines) rs.rows.push_back({std::move(line)});
+      shard_sql = std::move(steps->first_step_sql);
+      route.shards = route.index_lookup->shards;
+    }
+  }
+  std::vector<std::string> lines = routing::describe_route(*view, route, infos.size(), merge_lines);
+  if (gather) {
+    std::string shards;
+    for (int shard : route.shards) shards += (shards.empty() ? "" : ", ") + view->shard_name(shard);
+    rs.rows.push_back({"pgrange plan: tables read from " + std::to_string(route.shards.size()) +
+                       " shards (" + shards + "), the statement run on one shard with their rows"});
+    for (const std::string& line : gather->describe()) rs.rows.push_back({"  " + line});
+    if (lower(plan.explain_options).find("analy") != std::string::npos) {
+      // EXPLAIN ANALYZE: the tree runs (its answer is not sent), each operator's rows and time.
+      std::map<int, std::shared_ptr<BackendConnection>> held;
+      exec::GatherContext ctx;
+      ctx.own_transaction = true;
+      ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+        auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+        if (!conn) co_return tl::unexpected(conn.error());
+        held.emplace(shard, *conn);
+        co_return conn->get();
+      };
+      std::string answer;
+      exec::GatherOutcome outcome = co_await execute_gather(*gather, nullptr, ctx, answer);
+      for (auto& [shard, conn] : held) {
+        worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+      }
+      auto names = [&](const std::vector<int>& shards) {
+        std::string out;
+        for (int s : shards) out += (out.empty() ? "" : ", ") + view->shard_name(s);
+        return out.empty() ? std::string("no shard") : out;
+      };
+      for (size_t i = 0; i < outcome.steps.size(); ++i) {
+        const auto& st = outcome.steps[i];
+        std::string what = i < gather->inputs.size()
+                               ? "Materialize " + gather->inputs[i].table + " (as " +
+                                     gather->inputs[i].qualifier + ")"
+                               : std::string("Gather");
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.3f", st.ms);
+        rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
+                           names(st.shards) + ", " + ms + " ms"});
+      }
+      if (!outcome.ok()) {
+        std::string why = outcome.error ? outcome.error->message
+                                        : parse_error_fields(*outcome.shard_error).message;
+        rs.rows.push_back({"  actual: failed: " + why});
+      }
+    }
+  }
+  // The router's reading of the statement (its first line, the summary, is the steps' above).
+  for (size_t i = through_index || gather ? 1 : 0; i < lines.size(); ++i) {
+    rs.rows.push_back({std::move(lines[i])});
+  }
+  // In JSON, YAML or XML the shards' plans go into one document under pgrange's own (an unknown
+  // format is the shards' error).
+  auto format =
+      routing::explain_format(plan.explain_options).value_or(routing::ExplainFormat::kText);
+  std::vector<routing::ShardExplain> documents;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  if (!route.refusal && !gather) {
+    std::string sql = "EXPLAIN " + plan.explain_options + " " + shard_sql;
+    for (int shard : route.shards) {
+      if (error || shard_error) break;
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+      if (!acquired) {
+        error = acquired.error();
+        break;
+      }
+      auto conn = *acquired;
+      if (format == routing::ExplainFormat::kText) {
+        rs.rows.push_back({"shard " + view->shard_name(shard) + ":"});
+      } else {
+        documents.push_back({view->shard_name(shard), ""});
+      }
+      std::optional<Error> e = co_await start_query(*conn, sql);
+      bool broken = e.has_value();
+      if (e) error = *e;
+      while (!e) {
+        char type = 0;
+        std::string body;
+        if (auto r = co_await conn->read_message(type, body); !r) {
+          error = r.error();
+          broken = true;
+          break;
+        }
+        if (type == 'Z') break;
+        if (type == 'E' && !shard_error) shard_error = body;
+        if (type != 'D') continue;
+        BodyReader br(body);
+        int16_t n = 0;
+        int32_t len = 0;
+        std::string_view v;
+        if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 &&
+            br.bytes(static_cast<size_t>(len), v)) {
+          if (format == routing::ExplainFormat::kText) {
+            rs.rows.push_back({"  " + std::string(v)});
+          } else {
+            documents.back().document += v;
+          }
+        }
+      }
+      worker_.pool(static_cast<size_t>(shard)).release(conn, !broken && !conn->broken());
+    }
+  }
+  if (format != routing::ExplainFormat::kText) {
+    std::vector<std::string> plan_lines;
+    for (auto& row : rs.rows) plan_lines.push_back(row[0].value_or(""));
+    rs.rows = {{routing::explain_document(format, plan_lines, documents)}};
+    if (format == routing::ExplainFormat::kJson) rs.columns[0].type_oid = routing::type_oid::kJson;
+    if (format == routing::ExplainFormat::kXml) rs.columns[0].type_oid = routing::type_oid::kXml;
+  }
+  if (shard_error) {
+    write_shard_error(out, *shard_error);
+  } else if (error) {
+    write_error(out, *error);
+  } else {
+    send_result(rs, out);
+  }
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  co_return true;
+}
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,159 @@
+// ClientSession's part in running a gather plan (proxy/exec/gather_run.cpp runs it): which
+// connections it reads through, and what the client is answered.
+
+#include "proxy/session/client_session.hpp"
+#include "proxy/wire/message_writer.hpp"
+#include "proxy/worker.hpp"
+
+namespace pgrange::proxy {
+
+awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
+                                                             ExtendedMerge* ext,
+                                                             exec::GatherContext& ctx,
+                                                             std::string& out) {
+  if (ext != nullptr) {
+    emit_ready_synthetics(out);
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+  }
+  auto view = routing_view();
+  ctx.route = [this, view](const std::string& sql) -> Result<std::vector<int>> {
+    auto analysis = worker_.analyze(sql);
+    if (!*analysis) return tl::unexpected(analysis->error());
+    routing::Route route = routing::route_statements(*view, **analysis);
+    if (route.refusal) return tl::unexpected(*route.refusal);
+    return route.shards;
+  };
+  ctx.flush = [this](std::string& buf) -> awaitable<void> {
+    channel_.send(std::move(buf));
+    buf.clear();
+    if (channel_.queued() > 256 * 1024) co_await channel_.wait_below(128 * 1024);
+  };
+  ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
+  // back to the session's value after.
+  auto digits = desired_settings_.find("extra_float_digits");
+  if (digits != desired_settings_.end()) {
+    // "SET extra_float_digits = 3", "… TO '2'": a value of 1 or more is exact already.
+    const std::string& set = digits->second;
+    size_t end = set.find_last_of("0123456789");
+    size_t begin = end == std::string::npos ? end : set.find_last_not_of("0123456789", end);
+    bool exact = end != std::string::npos && begin != std::string::npos && set[begin] != '-' &&
+                 set.substr(begin + 1, end - begin) != "0" &&
+                 set.find_first_not_of(" '\"", end + 1) == std::string::npos;
+    if (!exact) ctx.float_digits_sql = set;
+  }
+  if (ext != nullptr) {
+    ctx.parameter_types = &ext->parameter_types;
+    ctx.bind_rest = &ext->bind_rest;
+    ctx.describe = ext->describe;
+  }
+  exec::GatherOutcome outcome = co_await exec::run_gather(plan, ctx, out);
+  if (ctx.inputs_only) co_return outcome;
+  if (outcome.shard_error) {
+    write_shard_error(out, *outcome.shard_error);
+  } else if (outcome.error) {
+    write_error(out, *outcome.error);
+  }
+  if (ext != nullptr) ext->failed = !outcome.ok();
+  co_return outcome;
+}
+
+awaitable<bool> ClientSession::run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext) {
+  std::string out;
+  std::map<int, std::shared_ptr<BackendConnection>> held;
+  exec::GatherContext ctx;
+  ctx.own_transaction = true;
+  ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+    auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+    if (!conn) co_return tl::unexpected(conn.error());
+    held.emplace(shard, *conn);
+    co_return conn->get();
+  };
+  co_await execute_gather(plan, ext, ctx, out);
+  for (auto& [shard, conn] : held) {
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  }
+  if (ext == nullptr) write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  leave_ranges();
+  co_return true;
+}
+
+awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                               std::string& out) {
+  exec::GatherContext ctx;
+  ctx.preferred_shard = coord_->first_shard;
+  ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
+    co_return co_await coordinated_part(shard);
+  };
+  exec::GatherOutcome outcome = co_await execute_gather(plan, ext, ctx, out);
+  co_return outcome.ok();
+}
+
+awaitable<Result<bool>> ClientSession::expand_write_reads(std::string_view sql) {
+  expanded_sql_.clear();
+  expanded_answer_.clear();
+  if (worker_.pool_count() < 2 || !transaction_pooling_ || pinned() || temp_objects_ ||
+      txn_status_ == 'E') {
+    co_return false;
+  }
+  const Analysis analysis = worker_.analyze(sql);
+  if (!*analysis || (*analysis)->size() != 1) co_return false;
+  const sql::StatementInfo& info = (*analysis)->front();
+  if (info.kind != sql::StatementKind::kUpdate && info.kind != sql::StatementKind::kDelete &&
+      !(info.kind == sql::StatementKind::kInsert && info.insert_values)) {
+    co_return false;
+  }
+  // A write of one table alone (pgbench's, most writes) stops here, before any routing.
+  if (info.relations.size() < 2) co_return false;
+  auto view = routing_view();
+  if (view == nullptr) co_return false;
+  routing::Route route = routing::route_statements(*view, **analysis);
+  if (!routing::gatherable_write(info, route)) co_return false;
+  auto plan = routing::plan_gather(*view, info, sql, nullptr);
+  if (!plan) co_return tl::unexpected(plan.error());
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  if (backend_ || (in_block && !coord_ && !can_coordinate())) {
+    co_return tl::unexpected(not_supported(
+        "a write that reads tables on other shards, in a transaction tied to one connection, "
+        "is not supported yet",
+        "run it outside a transaction block, or before the block's other statements"));
+  }
+  if (in_block && !coord_) co_await become_coordinated();
+  // The tables it reads, read here; the write, with their rows written in, goes on from here
+  // as if the client had sent it.
+  exec::GatherContext ctx;
+  ctx.inputs_only = true;
+  std::map<int, std::shared_ptr<BackendConnection>> held;
+  if (coord_) {
+    ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
+      co_return co_await coordinated_part(shard);
+    };
+  } else {
+    ctx.own_transaction = true;
+    ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+      auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+      if (!conn) co_return tl::unexpected(conn.error());
+      held.emplace(shard, *conn);
+      co_return conn->get();
+    };
+  }
+  std::string unused;
+  exec::GatherOutcome outcome = co_await execute_gather(*plan, nullptr, ctx, unused);
+  for (auto& [shard, conn] : held) {
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  }
+  if (!outcome.ok()) {
+    if (coord_) coord_->failed = true;
+    if (outcome.shard_error) {
+      ErrorFields f = parse_error_fields(*outcome.shard_error);
+      co_return tl::unexpected(Error::make(f.sqlstate, f.message));
+    }
+    co_return tl::unexpected(*outcome.error);
+  }
+  expanded_sql_ = std::move(outcome.statement);
+  co_return true;
+}
+
+}  // namespace pgrange::proxy

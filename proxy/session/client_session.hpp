@@ -1,0 +1,861 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/error.hpp"
+#include "proxy/asio.hpp"
+#include "proxy/backend/backend_connection.hpp"
+#include "proxy/wire/byte_buffer.hpp"
+#include "proxy/backend/cancel_registry.hpp"
+#include "proxy/session/client_channel.hpp"
+#include "proxy/exec/gather_run.hpp"
+#include "routing/block_catalog.hpp"
+#include "routing/plan/gather_plan.hpp"
+#include "routing/range_activity.hpp"
+#include "routing/result_merge.hpp"
+#include "routing/result_set.hpp"
+#include "routing/router.hpp"
+#include "routing/table_description.hpp"
+#include "sql/admin_statement.hpp"
+#include "sql/cursor_statement.hpp"
+#include "sql/index_statement.hpp"
+#include "sql/merge_query.hpp"
+#include "sql/sequence_call.hpp"
+#include "sql/session_statement.hpp"
+#include "sql/statement_info.hpp"
+
+namespace pgrange::proxy {
+
+class Worker;
+
+/// What each shard runs of a statement routed to `route.shards`: a multi-row INSERT over several
+/// shards gets each shard's own VALUES rows, anything else runs as it is on each.
+Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
+                                                       const sql::StatementInfo& info,
+                                                       const routing::Route& route);
+
+/// The RETURNING rows of an INSERT split by shard (`rows`: each shard's, in shard order, and
+/// `returned` of them from each) in the order of its VALUES rows, as PostgreSQL returns them
+/// (clients map the keys made back to their rows by position). Left in shard order when a
+/// shard returned another number of rows than it was sent (ON CONFLICT skipped some).
+std::vector<std::string> in_values_order(std::vector<std::string> rows,
+                                         const std::map<int, size_t>& returned,
+                                         const routing::Route& route);
+
+/// One client connection from startup to Terminate: authentication, then the message loop that
+/// forwards the client's messages to a pooled backend and streams the replies back, keeping
+/// session state (SET, prepared statements) intact across backends in transaction pooling.
+
+class ClientSession : public std::enable_shared_from_this<ClientSession> {
+ public:
+  ClientSession(Worker& worker, tcp::socket socket);
+  ~ClientSession();
+
+  /// Runs the session to its end.
+  awaitable<void> run();
+
+  /// Ends the session after its current transaction (used when pgrange shuts down).
+  void drain();
+
+ private:
+  /// What a request sent to the backend will produce, in order (protocol §55.2.3: responses
+  /// come in the order of requests; after an error, everything until Sync is skipped).
+  enum class Pending : uint8_t {
+    kParse,         ///< the client's Parse: forward ParseComplete
+    kSwallowParse,  ///< a Parse pgrange added: hide its ParseComplete
+    kBind,
+    kDescribe,
+    kExecute,
+    kClose,
+    kSync,
+    kQuery,           ///< simple Query: ends at ReadyForQuery
+    kFunctionCall,    ///< FunctionCall: ends at ReadyForQuery
+    kSwallowQuery,    ///< a Query pgrange added (session state sync): hide everything
+    kSyntheticParse,  ///< answer ParseComplete without the backend (statement already there)
+    kSyntheticClose,  ///< answer CloseComplete without the backend
+    kSyntheticError,  ///< answer an ErrorResponse pgrange raised (payload holds it)
+    kSyntheticReply,  ///< answer messages pgrange made or relayed (payload holds them)
+    kSyntheticQuery,  ///< answer a whole simple Query without the backend (payload + RFQ)
+  };
+  /// Whether pgrange answers an entry of this kind itself (no connection's reply is due).
+  static bool answered_by_pgrange(Pending kind) {
+    return kind == Pending::kSyntheticParse || kind == Pending::kSyntheticClose ||
+           kind == Pending::kSyntheticError || kind == Pending::kSyntheticReply ||
+           kind == Pending::kSyntheticQuery;
+  }
+  struct PendingEntry {
+    Pending kind;
+    bool error = false;   ///< an ErrorResponse came for this Query
+    bool raised = false;  ///< a statement pgrange made fail on purpose: hide where it was raised
+    bool hidden = false;  ///< a request pgrange added (Bind, Execute, Close): hide its answer
+    /// A Query or Execute of COMMIT (END, PREPARE TRANSACTION) inside a transaction block: if
+    /// the connection is lost under it, whether it committed is unknown.
+    bool ends_block = false;
+    /// kSwallowQuery: failing because the transaction is aborted (25P02) is expected.
+    bool tolerate_aborted = false;
+    /// kDescribe of a statement with parameters pgrange fills: hidden from its
+    /// ParameterDescription.
+    int16_t made_params = 0;
+    std::string name;                         ///< backend statement name for Parse entries
+    std::string client_name;                  ///< the client's statement name for Parse entries
+    std::string payload;                      ///< bytes a synthetic entry sends
+    std::vector<sql::SessionEffect> effects;  ///< session effects of a Query or Execute
+    std::vector<std::string> tags;     ///< CommandComplete tags of a Query, in statement order
+    uint32_t completions = 0;          ///< CommandCompletes seen for a Query
+    std::vector<uint8_t> tag_actions;  ///< per CommandComplete: 0 forward, 1 hide, 2 as RESET
+  };
+  /// Completed statements of a sync point: their tags and session effects.
+  using StatementLog = std::vector<std::pair<std::string, std::vector<sql::SessionEffect>>>;
+  /// A client's named prepared statement.
+  using Analysis = std::shared_ptr<const Result<std::vector<sql::StatementInfo>>>;
+  struct ClientStatement {
+    std::string backend_name;
+    Analysis analysis;                        ///< for routing each Bind with the map of that moment
+    std::string parse_tail;                   ///< query text, NUL, parameter count and types
+    std::vector<sql::SessionEffect> effects;  ///< what executing it does to the session
+  };
+
+  /// How long a statement waits for a move of a range it writes before it fails (55006).
+  static constexpr std::chrono::seconds kMoveWaitLimit{30};
+
+  /// How one client message is routed.
+  struct Plan {
+    enum class Kind {
+      kPass,        ///< forward it to `shard` (-1: any shard)
+      kAdmin,       ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
+      kBroadcast,   ///< DDL: run on every shard, then the catalog follows
+      kMerge,       ///< a SELECT on several shards, results merged (`merge`)
+      kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
+      kWrite,       ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
+      kCoordinate,  ///< a statement of a transaction over several shards (`coord_`)
+      kBegin,       ///< BEGIN: deferred until a statement says which shard
+      kEnd,         ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
+      kRefuse,      ///< `error`
+      kWait,        ///< a range it writes to is moving: wait, then plan again
+      kCopyIn,   ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
+      kCopyOut,  ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
+      kIndexJoin,    ///< a SELECT read through a global index (route.index_lookup)
+      kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
+      kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
+      kScript,       ///< a query string of several statements over several shards: one transaction
+      kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
+      kGather,       ///< a SELECT over tables on several shards run as a tree (`gather`)
+    };
+    Kind kind = Kind::kPass;
+    int shard = -1;
+    Analysis analysis;
+    std::optional<sql::AdminStatement> admin;
+    routing::Route route;
+    std::shared_ptr<const Result<sql::MergeQuery>> merge;
+    /// A SELECT reading several tables (joins, subqueries, CTEs, …) over several shards: the
+    /// tables' rows read by pgrange, the statement run on one shard with them (proxy/exec).
+    std::shared_ptr<const routing::GatherPlan> gather;
+    std::optional<Error> error;
+    std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
+    std::string explain_statement;  ///< kExplain: the statement explained
+    std::optional<sql::IndexSpec> index;  ///< kCreateIndex
+    /// kDropIndex: (table id, index id) of each global index dropped.
+    std::vector<std::pair<uint64_t, uint32_t>> dropped;
+    /// DDL bound through the extended protocol (planned from its text at the Bind).
+    bool ddl = false;
+    /// DDL inside a transaction block: it runs on every shard in the block's transaction there
+    /// (kCoordinate), its catalog change waits for the block's commit.
+    bool block_ddl = false;
+    /// With block_ddl: a notice for the client about how the DDL was taken.
+    std::string block_notice;
+  };
+  /// CREATE INDEX through pgrange: a global index on a table with a key (unless WITH (local)),
+  /// else an ordinary index on every shard.
+  Plan plan_create_index(char type, sql::IndexSpec spec);
+  /// DROP INDEX naming global indexes (nullopt: none, the shards drop what they have).
+  std::optional<Plan> plan_drop_index(char type, const Analysis& analysis);
+  /// ALTER TABLE … ADD [CONSTRAINT name] UNIQUE (…) on a table over several shards whose
+  /// columns do not contain its key (a global index, as CREATE UNIQUE INDEX makes), or …
+  /// DROP CONSTRAINT of such a constraint (its global index dropped); nullopt for any other
+  /// ALTER TABLE.
+  std::optional<Plan> plan_alter_constraint(char type, const Analysis& analysis);
+  struct ExtendedMerge;
+  /// Runs CREATE INDEX of a global index or DROP INDEX of global ones (control_index.cpp); for
+  /// an extended-protocol Execute when `ext` is given.
+  awaitable<bool> run_index_ddl(const Plan& plan, ExtendedMerge* ext = nullptr);
+  /// EXPLAIN [options] statement, when the statement involves pgrange tables.
+  std::optional<Plan> plan_explain(std::string_view sql);
+  /// Answers an EXPLAIN: pgrange's plan (spans, ranges, shards, merge), then each shard's own
+  /// EXPLAIN of what it would run.
+  awaitable<bool> run_explain(const Plan& plan);
+  /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
+  Plan plan_text(char type, std::string_view sql);
+  /// `text` is the statement text (for planning a merge over several shards), when known.
+  Plan plan_analysis(char type, const Analysis& analysis,
+                     const routing::BindParams* params = nullptr, std::string_view text = {});
+  /// Registers the plan's range uses for the open transaction; kWait when a move holds one
+  /// of them or the map changed meanwhile.
+  Plan hold_ranges(Plan p);
+  /// Whether a relation a statement names is one of the session's temporary relations: named
+  /// in pg_temp, made temporary by the statement itself, or among temp_names_.
+  bool names_temp(const sql::StatementInfo& s, const sql::TableRef& ref) const;
+  /// Whether any statement names one of the session's temporary relations.
+  bool touches_temp(const std::vector<sql::StatementInfo>& infos) const;
+  /// Asks the session's connection which of the unqualified names in `analysis` that matter
+  /// (pgrange tables' names, names in DDL) are temporary relations there now (temp_names_);
+  /// the error to refuse the statement with, if any (client_temp.cpp).
+  awaitable<std::optional<Error>> resolve_temp_names(const Analysis& analysis);
+  /// A statement naming temporary relations: on the session's connection, DDL included, unless
+  /// it also needs rows of pgrange tables from other shards (refused, 0A000).
+  Plan plan_temp(char type, const Analysis& analysis, const routing::BindParams* params);
+  void leave_ranges();
+  /// The key columns an INSERT leaves to a default pgrange makes, and how many values each needs.
+  struct KeyFill {
+    routing::TableDescriptor table;
+    std::vector<std::pair<routing::GeneratedKey, size_t>> columns;
+  };
+  /// Whether the one statement `sql` is an INSERT that leaves keys pgrange makes to their
+  /// defaults (client_generated_key.cpp): nullopt when not; PostgreSQL's 428C9 for a value
+  /// given to a GENERATED ALWAYS key without OVERRIDING SYSTEM VALUE; 0A000 for rows pgrange
+  /// cannot give the values (INSERT … SELECT leaving the key out).
+  Result<std::optional<KeyFill>> generated_key_fill(std::string_view sql);
+  /// The values for the keys of `fill`, column by column, row by row, as text (sequence values
+  /// reserved by the control plane, random uuids); the session's currval/lastval follow.
+  awaitable<Result<std::vector<std::vector<std::string>>>> make_keys(const KeyFill& fill);
+  /// The query string `sql` with the values made written into each of its INSERTs that leaves
+  /// keys pgrange makes to their defaults; nullopt when none does.
+  awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
+  /// A COPY FROM into a table whose key pgrange makes, without that column: refused (0A000),
+  /// since the shards' own defaults would make keys pgrange also hands out.
+  std::optional<Error> copy_leaves_key(std::string_view sql);
+  /// A sequence function call on a cluster-wide sequence that pgrange answers: the call of a
+  /// `SELECT f(…)` of its own, and the sequence ("schema.name"; empty for lastval).
+  struct SequenceAnswer {
+    sql::SequenceCall call;
+    std::string sequence;
+  };
+  /// Whether `sql` calls nextval, currval, setval or lastval on a cluster-wide sequence
+  /// (client_sequence.cpp): nullopt when not; the call when pgrange answers it; 0A000 when the
+  /// call is part of something else.
+  Result<std::optional<SequenceAnswer>> sequence_answer(std::string_view sql);
+  /// The value that call gives, as PostgreSQL's (nextval reserves it, currval/lastval are the
+  /// session's: 55000 before its first value; setval sets it).
+  awaitable<Result<int64_t>> sequence_value(const SequenceAnswer& answer);
+  /// A simple-protocol statement calling a sequence function on a cluster-wide sequence:
+  /// answered by pgrange, or refused. False when it is not such a statement.
+  awaitable<bool> answer_sequence_call(std::string_view sql, std::string& out, bool& ok);
+  /// A statement prepared through the extended protocol to which pgrange gives the values it
+  /// makes as parameters after the client's own: the keys an INSERT leaves to their defaults
+  /// (one per row and column), or the value of the sequence function a SELECT calls.
+  struct MadeParams {
+    int16_t client_params = 0;  ///< what the client binds
+    int16_t made = 0;           ///< what pgrange adds
+    std::optional<KeyFill> keys;
+    std::optional<SequenceAnswer> sequence;
+  };
+  /// Through the extended protocol, a Parse of such a statement gets its text with the
+  /// parameters added, and each Bind of it the values (client_generated_key.cpp). Sets
+  /// rewritten_message_ to the message to use instead; false when the message was refused.
+  awaitable<bool> add_made_params(char type, std::string_view body, std::string& out, bool& ok);
+  /// Routes one client message before it is dispatched. Returns false when it was consumed
+  /// here (answered, refused or run specially); may suspend.
+  awaitable<bool> route_message(char type, std::string_view body, std::string_view raw,
+                                std::string& out, bool& ok);
+  /// Answers the message with pgrange's error `e`; the transaction it is in (the attached
+  /// connection's, a deferred BEGIN's, a coordinated one) aborts as PostgreSQL's would, and
+  /// after an extended-protocol message everything up to the Sync is skipped.
+  bool refuse(char type, const Error& e, std::string& out);
+  /// The analysis of the statement a Bind binds (nullptr when there is none).
+  Analysis bound_analysis(std::string_view bind_body) const;
+  /// The text of the statement a Bind binds ("" when there is none).
+  std::string_view bound_text(std::string_view bind_body) const;
+  /// Whether `sql` is an INSERT … SELECT leaving out a key pgrange makes: the shards' own
+  /// defaults must never make it, so pgrange runs it (expand_insert_select) or refuses it.
+  bool leaves_made_key_to_select(std::string_view sql);
+  awaitable<bool> run_admin(const sql::AdminStatement& stmt);
+  /// Brings a pooled connection to the client's session settings and sends a simple Query.
+  awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
+  /// Runs DDL on every shard, then the catalog follows (ControlPlane::after_ddl); for an
+  /// extended-protocol Execute when `ext` is given (no ReadyForQuery: its Sync brings it).
+  /// What the shards get for DDL: a Query, or through the extended protocol Parse/Bind/Execute/
+  /// Sync of it with the client's parameters (PostgreSQL refuses them in most DDL, and the
+  /// client sees a shard's own words for it).
+  static std::string utility_request(std::string_view sql, const ExtendedMerge* ext);
+  awaitable<bool> run_broadcast(std::string_view sql, const std::vector<sql::StatementInfo>& infos,
+                                ExtendedMerge* ext = nullptr);
+  /// The start of the answer to a statement pgrange runs itself at an extended-protocol
+  /// Execute (`ext`; nothing for a simple Query): what was answered before it (ParseComplete),
+  /// its BindComplete, NoData for a Describe of its portal.
+  void begin_answer(ExtendedMerge* ext, std::string& out);
+  /// Sends the answer: ReadyForQuery ends a simple Query's; after an Execute that failed,
+  /// everything up to the Sync is skipped.
+  void end_answer(ExtendedMerge* ext, bool failed, std::string& out);
+  /// Refuses an extended-protocol message while a connection is attached: a statement made to
+  /// fail there raises `e`, so that the transaction the connection holds (a block, or the
+  /// implicit one of the pipeline up to its Sync) aborts as PostgreSQL's would.
+  bool fail_on_backend(const Error& e, std::string& out);
+  /// PostgreSQL's refusal (08P01) of a Bind pgrange answers whose parameter count is not the
+  /// one the statement was parsed with.
+  std::optional<Error> bind_count_error(const ExtendedMerge& m, std::string_view bind_body) const;
+  /// Whether a statement's text is DDL pgrange runs on every shard or in its catalog (planned
+  /// from its text at each Bind).
+  bool runs_as_ddl(std::string_view sql);
+  /// A SELECT over several shards bound through the extended protocol: pgrange answered its
+  /// Bind and runs it on the shards at its Execute.
+  struct ExtendedMerge {
+    std::string portal;
+    std::string parameter_types;  ///< the statement's Parse tail after its text
+    std::string bind_rest;        ///< the Bind body after the portal and statement names
+    std::shared_ptr<const Result<sql::MergeQuery>> merge;
+    std::shared_ptr<const routing::GatherPlan> gather;  ///< instead of `merge`
+    routing::Route route;
+    bool describe = false;       ///< the client asked for the portal's RowDescription
+    bool bind_answered = false;  ///< BindComplete already sent
+    bool failed = false;         ///< run_merge answered an error
+    /// A statement of a coordinated transaction (not a merge): its plan and text.
+    std::optional<Plan> coordinated;
+    /// BEGIN, COMMIT or ROLLBACK pgrange answers without a connection (kBegin, kEnd).
+    std::optional<Plan> transaction;
+    /// DDL pgrange runs at the Execute (kBroadcast, kCreateIndex, kDropIndex).
+    std::optional<Plan> utility;
+    /// CREATE TABLE … AS, SELECT … INTO or INSERT … SELECT bound without parameters, which
+    /// pgrange runs at the Execute as it runs them for a Query (client_create_as.cpp).
+    bool as_query = false;
+    std::string statement_text;
+  };
+  /// One shard's connection in a transaction pgrange runs over several shards.
+  struct TxnPart {
+    int shard = 0;
+    std::shared_ptr<BackendConnection> conn;
+    bool in_transaction = false;  ///< a transaction is open there
+    bool prepared = false;        ///< PREPARE TRANSACTION succeeded there
+    bool broken = false;          ///< the connection failed
+  };
+  /// Ends a transaction over the parts: with `commit`, a plain COMMIT on one shard, else
+  /// two-phase commit (PREPARE TRANSACTION on each, the decision recorded in the metadata
+  /// store, COMMIT PREPARED on each); without, or after a failure before the decision, a
+  /// rollback everywhere. Returns the error for the client, if any; releases the connections.
+  /// With `client_gid` (the client's PREPARE TRANSACTION): every part is prepared and the
+  /// transaction held under that name for the client's COMMIT PREPARED or ROLLBACK PREPARED.
+  awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit,
+                                                  const routing::BlockCatalog* block = nullptr,
+                                                  const std::string* client_gid = nullptr);
+  /// The connection on a shard in the current statement's transaction (opened there if new).
+  using PartOpener = std::function<awaitable<Result<BackendConnection*>>(int)>;
+  /// Writes the index entries of the rows the shards reported (the index notes `sources` took
+  /// since the last call) on the shards owning them, through `part_on`; the error that fails
+  /// the transaction, if any (a UNIQUE index's 23505 among them).
+  awaitable<std::optional<Error>> write_index_entries(
+      const std::vector<BackendConnection*>& sources, const PartOpener& part_on);
+  /// …for the coordinated transaction (coord_), which gains a part on each new shard.
+  awaitable<std::optional<Error>> write_coordinated_index_entries();
+  /// …for a transaction over `parts`, which gains a part (BEGIN) on each new shard it writes.
+  awaitable<std::optional<Error>> write_index_entries(std::vector<TxnPart>& parts);
+  /// Answers a SELECT through a global index (client_index.cpp): the index's entries in the
+  /// route's index spans, then the rows they name from the shards owning their keys (the index
+  /// join), or the index alone when it stores every column the query refers to.
+  awaitable<bool> run_index_join(std::string_view sql, const Plan& plan);
+  /// How a SELECT reads through a global index: the index alone (covering: the statement on
+  /// the index's backend table) or its entries' keys first (then the index join).
+  struct IndexRead {
+    const routing::TableDescriptor* table = nullptr;
+    const routing::IndexDescriptor* index = nullptr;
+    routing::TableDescriptor relation;  ///< index_relation(table, index)
+    bool covering = false;
+    std::string first_step_sql;  ///< on the index's shards
+    std::string key_columns;     ///< the row key columns step 1 reads (quoted, comma-separated)
+  };
+  Result<IndexRead> plan_index_read(const std::string& text,
+                                    const routing::Route::IndexLookup& lookup);
+  /// EXPLAIN of a lookup through a global index: pgrange's lines for its steps, and the SQL
+  /// of the first step (what the index's shards explain).
+  struct IndexJoinSteps {
+    std::vector<std::string> lines;
+    std::string first_step_sql;
+  };
+  Result<IndexJoinSteps> index_join_steps(const std::string& text, const routing::Route& route);
+  /// Runs a write on every shard of its route in one transaction each, committed atomically
+  /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
+  awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
+                                        const routing::Route& route);
+  /// What an UPDATE that moves rows between shards answered: the client's RowDescription (or
+  /// NoData) and DataRows in `rows` (without CommandComplete), its tag, or what failed it (a
+  /// shard's ErrorResponse body or pgrange's error).
+  struct KeyMoveAnswer {
+    std::string rows;
+    std::string tag;
+    std::optional<std::string> shard_error;
+    std::optional<Error> error;
+  };
+  /// Runs an UPDATE assigning a key column (route.moves_keys, client_key_move.cpp) on the
+  /// route's shards and moves each row whose new key another shard owns there, in the
+  /// statement's transaction: the coordinated block's (`parts` null) or one pgrange opens on
+  /// each shard it needs, added to `parts` for the caller to end. `ext`: bound through the
+  /// extended protocol (its parameters, result formats and Describe).
+  awaitable<KeyMoveAnswer> run_key_move(const std::string& text, const sql::StatementInfo& info,
+                                        const routing::Route& route, std::vector<TxnPart>* parts,
+                                        const ExtendedMerge* ext);
+  /// run_key_move's connection on `shard`, in the statement's transaction there.
+  awaitable<Result<BackendConnection*>> key_move_part(int shard, std::vector<TxnPart>* parts);
+  /// A transaction block over several shards: pgrange holds a connection in the transaction on
+  /// each shard it touched and runs the client's statements itself; COMMIT is a two-phase
+  /// commit. Simple protocol only.
+  struct Coordinated {
+    std::map<int, std::shared_ptr<BackendConnection>> parts;  ///< shard → its connection
+    std::string begin_sql;  ///< what opens the transaction on one more shard
+    int first_shard = -1;   ///< where statements on no pgrange table run
+    bool failed = false;    ///< a statement failed: only ROLLBACK (or COMMIT) goes on
+    /// No transaction block: pgrange's own transaction for a COPY, or for the extended
+    /// protocol's implicit transaction (a write over several shards), ended at its Sync.
+    bool implicit = false;
+    /// The savepoints and settings in force, in the order they were made: a part opened later
+    /// runs them after its BEGIN, so every part holds the same savepoint stack.
+    struct Replayed {
+      bool savepoint = false;
+      std::string name;  ///< the savepoint's name, as PostgreSQL folds it
+      std::string sql;   ///< what a part runs
+      /// A savepoint's: how many steps block_catalog_ had when it was taken.
+      size_t catalog_steps = 0;
+    };
+    std::vector<Replayed> replay;
+    /// A cursor over several shards (client_cursor.cpp): a cursor of the same name on each
+    /// shard of its query, in this transaction, read forward batch by batch as the client
+    /// fetches, and merged.
+    struct Cursor {
+      std::unique_ptr<routing::ResultMerge> merge;
+      std::vector<int> shards;                    ///< the shard of each merge input
+      std::vector<std::deque<std::string>> rows;  ///< fetched from each shard, not merged yet
+      std::vector<bool> described;                ///< its RowDescription came
+      std::vector<bool> drained;                  ///< the shard's cursor has no rows left
+      std::deque<std::string> ready;              ///< merged DataRow messages, not fetched yet
+      uint64_t position = 0;                      ///< rows fetched or moved over so far
+      size_t replay_mark = 0;                     ///< replay.size() when it was declared
+      bool no_scroll = false;                     ///< declared NO SCROLL
+      std::string fetch_request;                  ///< what asks a shard's cursor for its next batch
+      /// A cursor WITH HOLD: the connection holding each input's cursor, out of the pool
+      /// until CLOSE (empty: the transaction's parts hold them).
+      std::vector<std::shared_ptr<BackendConnection>> held;
+    };
+    std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
+    /// Cursors whose query stays on one shard, declared in the coordinated transaction: the
+    /// shard whose part holds each (a cursor declared before the transaction was coordinated
+    /// is on `first_shard`).
+    std::map<std::string, int> shard_cursors;
+    /// Portals of SELECTs over several shards run with a row limit (Execute's, as pgjdbc's
+    /// fetch size): a cursor of pgrange's own on each shard, by the client's portal name.
+    std::map<std::string, Cursor> portals;
+    uint64_t portals_made = 0;  ///< names the shards' cursors of portals
+  };
+  /// DDL inside a transaction block (client_block_ddl.cpp): run on every shard in the block's
+  /// transaction, its catalog change recorded in block_catalog_; the answer (without
+  /// ReadyForQuery) is appended to `out`.
+  awaitable<void> run_block_ddl(std::string_view sql, const Plan& plan, ExtendedMerge* ext,
+                                std::string& out);
+  /// The catalog step of DDL that succeeded in the block (`v`: the block's view before it),
+  /// described through the block's connection `conn`; returns a notice for the client, if any.
+  awaitable<Result<std::string>> record_block_ddl(const sql::StatementInfo& info,
+                                                  const routing::ClusterView& v,
+                                                  BackendConnection& conn);
+  /// A table as the transaction on `conn` sees it (its own DDL included).
+  awaitable<Result<routing::TableDescription>> describe_in_block(BackendConnection& conn,
+                                                                 const std::string& schema,
+                                                                 const std::string& name);
+  /// The view this session routes with: the published one, with the catalog steps of the
+  /// open block's DDL (nullptr when the metadata store is not reachable).
+  std::shared_ptr<const routing::ClusterView> routing_view();
+  /// ROLLBACK TO a savepoint: the block's catalog steps as they were when it was taken.
+  void cut_block_catalog(size_t steps);
+  /// The block ended: its catalog steps are committed or gone.
+  void forget_block_catalog();
+  /// DECLARE, FETCH, MOVE or CLOSE of a cursor whose query spans several shards
+  /// (client_cursor.cpp): run and answered here (true), or false for one that runs as any other
+  /// statement.
+  awaitable<bool> run_cursor_statement(std::string_view sql, bool& ok);
+  /// DECLARE … CURSOR over several shards: the cursor on each shard, in the coordinated
+  /// transaction; appends the answer (no ReadyForQuery) to `out`.
+  awaitable<void> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                 std::string& out);
+  /// DECLARE … CURSOR WITH HOLD over several shards, outside a transaction block: the cursor
+  /// on a connection to each shard of its query (materialized there as its implicit
+  /// transaction commits), the connections kept out of the pool until CLOSE or the end of the
+  /// session; appends the answer to `out`.
+  awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                      std::string& out);
+  /// Closes a held cursor (taken out of held_cursors_, or one being declared) on each of its
+  /// connections, which hold nothing else, and gives them back to the pool.
+  awaitable<void> close_held_cursor(Coordinated::Cursor cursor);
+  /// FETCH or MOVE forward on a cursor over several shards (the transaction's, or a held one);
+  /// appends the answer to `out`.
+  awaitable<void> fetch_cursor(Coordinated::Cursor& cursor, const sql::CursorStatement& stmt,
+                               std::string& out);
+  /// Answers a cursor's error: fails the coordinated transaction, or the block, when there is
+  /// one.
+  void fail_cursor(const Error& e, const std::optional<std::string>& shard_error, std::string& out);
+  /// Moves `cursor` forward by up to `n` rows, appending their DataRow messages to `rows`
+  /// when `keep`; the number of rows moved over, or the error that failed the transaction
+  /// (a shard's ErrorResponse body in `shard_error`).
+  awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, uint64_t n, bool keep,
+                                             std::string& rows,
+                                             std::optional<std::string>& shard_error);
+  /// Asks the shards of `cursor`'s inputs `inputs` for their next batch, then reads their
+  /// answers into cursor.rows (the first ErrorResponse's body into `shard_error`).
+  awaitable<Result<void>> fetch_cursor_batches(Coordinated::Cursor& cursor,
+                                               std::vector<size_t> inputs,
+                                               std::optional<std::string>& shard_error);
+  /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
+  /// the coordinated transaction.
+  void fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,
+                        std::string& out);
+  /// Runs `request` (a DECLARE of the merge's shard query) on the coordinated transaction's
+  /// part on each of `shards`, and sets `cursor` up to merge them; false (the error answered
+  /// in `out`, the transaction failed) when a shard refuses or cannot be reached.
+  awaitable<bool> open_shard_cursors(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                                     const std::vector<int>& shards, const std::string& request,
+                                     std::string& out);
+  /// INSERT … SELECT whose rows the shards cannot make on their own (client_insert_select.cpp):
+  /// runs its query and writes the INSERT with the rows as VALUES into expanded_sql_ (true),
+  /// or, when the query found none, the answer into expanded_answer_; false for one the
+  /// shards can run as it is.
+  awaitable<Result<bool>> expand_insert_select(std::string_view sql);
+  /// Whether `sql` (whose first keyword is `kw`) may be CREATE TABLE … AS or SELECT … INTO: a
+  /// cheap look at its words.
+  static bool may_create_as(std::string_view kw, std::string_view sql);
+  /// CREATE TABLE … AS or SELECT … INTO of a table pgrange spreads (client_create_as.cpp): the
+  /// table made WITH NO DATA, then filled by INSERT … SELECT, in one transaction; answered
+  /// here (true), or false for one that goes the normal way. For an extended-protocol Execute
+  /// when `ext` is given (the Bind said it runs so: as_query_bind).
+  awaitable<bool> run_create_as(std::string_view sql, ExtendedMerge* ext = nullptr);
+  /// An extended-protocol INSERT … SELECT whose rows pgrange routes (as_query_bind): run as
+  /// expand_insert_select runs it for a Query, in the block's transaction or one of its own.
+  awaitable<bool> run_insert_select(std::string_view sql, ExtendedMerge& ext);
+  /// Whether a Bind (its body, and its statement's plan) is of a CREATE TABLE … AS, SELECT …
+  /// INTO or INSERT … SELECT that pgrange runs itself, as for a Query: only without parameters.
+  bool as_query_bind(std::string_view bind_body, const Plan& plan, bool made_key_select);
+  /// Whether run_create_as and expand_insert_select can run in this session at all.
+  bool runs_statements_itself() const;
+  /// The statements run_create_as and run_insert_select run for one of the client's: in the
+  /// block's transaction, or in one of their own (begun here: true) committed after them by
+  /// end_own_steps; their answers are collected in `steps` meanwhile.
+  bool begin_own_steps(std::string& steps);
+  awaitable<void> end_own_steps(bool own, std::string& steps);
+  /// The INSERT … SELECT step of those (its answer into `steps`).
+  awaitable<void> insert_select_step(std::string_view insert_sql, std::string& steps);
+  /// The one answer PostgreSQL gives for the statement the steps ran: their notices, then the
+  /// first error, else CommandComplete `tag`; sent, as a Query's or as `ext`'s Execute's.
+  void answer_steps(const std::string& steps, const std::string& tag, ExtendedMerge* ext);
+  /// Execute with a row limit of a SELECT over several shards (`plan`, bound as `run`): the
+  /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
+  /// until the Sync outside a block); its first `max_rows` rows are answered.
+  awaitable<bool> run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows);
+  /// A later Execute of such a portal (`body`: the Execute's).
+  awaitable<void> continue_portal(std::string_view body);
+  /// Up to `max_rows` rows of `portal` (all with 0) and PortalSuspended or CommandComplete,
+  /// appended to `out` (its RowDescription first with `describe`).
+  awaitable<void> answer_portal(Coordinated::Cursor& portal, int32_t max_rows, bool describe,
+                                std::string& out);
+  /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
+  awaitable<void> become_coordinated();
+  /// The coordinated transaction's connection on `shard`, opening the transaction there first
+  /// if the block has not touched that shard yet.
+  awaitable<Result<BackendConnection*>> coordinated_part(int shard);
+  /// COPY … FROM STDIN routed row by row (client_copy.cpp): each row goes, unchanged, to the
+  /// COPY of the shard owning its key, in one transaction over those shards.
+  struct CopyIn;
+  /// Opens the COPY on the table's first shard and answers the client's CopyInResponse.
+  awaitable<bool> start_copy_in(std::string_view sql, const Plan& plan);
+  /// A client message while such a COPY runs: CopyData, CopyDone, CopyFail (others fail it).
+  awaitable<bool> continue_copy_in(char type, std::string_view body);
+  /// The COPY's connection to `shard` (the transaction and the COPY opened there first).
+  awaitable<Result<BackendConnection*>> copy_target(int shard);
+  /// Sends the rows gathered for `shard` once there are enough of them (or any, with `all`).
+  awaitable<bool> flush_copy_target(int shard, bool all);
+  /// Ends the coordinated transaction pgrange opened outside a transaction block (a COPY, or
+  /// the extended protocol's implicit transaction): commits (two-phase commit over several
+  /// shards) or rolls back; the error for the client, if any.
+  awaitable<std::optional<Error>> end_implicit_transaction(bool commit);
+  /// COPY … TO STDOUT of a table (range by range, in key order) or of a plain query (shard by
+  /// shard) on several shards.
+  awaitable<bool> run_copy_out(std::string_view sql, const Plan& plan);
+  /// Leaves the ranges used when no transaction holds them any more.
+  void leave_ranges_if_idle();
+  /// Whether the open transaction can become a coordinated one now.
+  bool can_coordinate() const;
+  /// Whether the attached connection holds work of the pipeline since the last Sync (the
+  /// extended protocol's implicit transaction, or a block's) that pgrange can take over to
+  /// coordinate the transaction, once that work has answered (settle_pipeline).
+  bool can_adopt_pipeline() const;
+  /// Sends what is queued for the attached connection with a Flush and waits for the replies
+  /// due from it. False when the pipeline failed there meanwhile (the connection skips to the
+  /// Sync, and so must the client) or the connection is gone.
+  awaitable<bool> settle_pipeline(std::string& out);
+  /// Whether a reply from the attached connection is still due.
+  bool awaiting_backend() const;
+  /// What opens the coordinated transaction on one more part: its BEGIN, the lock timeout and
+  /// the savepoints and settings made so far.
+  std::string coordinated_opener() const;
+  /// SAVEPOINT, RELEASE, ROLLBACK TO, SET or RESET in a coordinated transaction: run on every
+  /// part, then remembered for the parts opened later; the answer (without ReadyForQuery) is
+  /// appended to `out`.
+  awaitable<void> run_on_every_part(const sql::StatementInfo& info, std::string text, bool describe,
+                                    std::string& out);
+  /// The types of every parameter of `text` as the part infers them (Parse and Describe of
+  /// it with the client's `given` types): a ParameterDescription's body, which is a Parse's
+  /// list of types too. For the Parses of an INSERT's rows split over shards, which leave
+  /// some parameters out. Err: the shard's ErrorResponse body, or why it could not answer.
+  awaitable<tl::expected<std::string, std::string>> inferred_parameter_types(
+      BackendConnection& conn, const std::string& text, std::string_view given);
+  /// Runs one statement of a coordinated transaction (starting it, when it is the statement
+  /// that needs a second shard).
+  awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
+                                  ExtendedMerge* ext = nullptr, bool more = false);
+  /// A query string of several statements whose statements run on several shards: one after
+  /// the other in one transaction over those shards (the block's, or one committed after the
+  /// last statement with two-phase commit), stopping at the first error, as PostgreSQL runs
+  /// a query string in one transaction.
+  awaitable<bool> run_script(std::string_view sql, const Plan& plan);
+  /// Whether every statement is one a script over several shards can run (SELECT, INSERT,
+  /// UPDATE, DELETE that change nothing of the session).
+  static bool scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql);
+  /// A message of the extended protocol (or Sync) in a coordinated transaction that is not part
+  /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
+  bool coordinated_message(char type, std::string_view body, std::string_view raw,
+                           std::string& out);
+  /// A Sync no connection waits for: what pgrange answered before it, the end of the extended
+  /// protocol's implicit transaction over several shards (if one is open), ReadyForQuery.
+  awaitable<void> answer_sync();
+  /// Describe of a prepared statement ('S') in a coordinated transaction: asked of a part in
+  /// the transaction under a name of pgrange's own; its ParameterDescription (the client's
+  /// parameters only) and RowDescription or NoData are answered in order.
+  awaitable<void> describe_coordinated_statement(std::string_view body);
+  /// The coordinated transaction's connections as parts in their transactions (coord_ ends).
+  std::vector<TxnPart> take_coordinated_parts();
+  /// COMMIT PREPARED or ROLLBACK PREPARED outside a transaction block (client_prepared.cpp):
+  /// the decision recorded for a transaction pgrange holds for the client, then carried out on
+  /// every shard that holds a part of it.
+  awaitable<bool> run_prepared(const Plan& plan, ExtendedMerge* ext = nullptr);
+  /// Ends the coordinated transaction: two-phase commit (or a plain one on one shard) or
+  /// rollback; appends the answer (without ReadyForQuery) to `out`. With `client_gid`, the
+  /// client's PREPARE TRANSACTION of the block (prepared and held, not committed).
+  awaitable<void> finish_coordinated(bool commit, std::string& out,
+                                     const std::string* client_gid = nullptr);
+  /// Takes the session's backend out of the reader's hands once no reply is pending (for the
+  /// coordinator, or to ask it something); nullptr when there is none (or it died meanwhile).
+  awaitable<std::shared_ptr<BackendConnection>> take_backend();
+  /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
+  /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
+  /// Runs a gather plan outside a transaction block (kGather): the shards' reads in one
+  /// snapshot each, of the statement's own (client_gather.cpp).
+  awaitable<bool> run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext = nullptr);
+  /// Runs a gather plan in the coordinated transaction, with its parts; false when it failed
+  /// (the answer, error included, is in `out`).
+  awaitable<bool> gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                  std::string& out);
+  /// An UPDATE, DELETE or INSERT … VALUES reading other tables spread over several shards
+  /// (UPDATE … FROM, DELETE … USING, subqueries, CTEs that read): those tables read here, the
+  /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
+  /// false when it is no such write.
+  awaitable<Result<bool>> expand_write_reads(std::string_view sql);
+  /// What both share: the executor's context but for the connections, and the run.
+  awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
+                                                exec::GatherContext& ctx, std::string& out);
+  awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
+                            ExtendedMerge* ext = nullptr);
+  /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
+  /// merged answer, ending with its CommandComplete or error (no ReadyForQuery) in `buf`.
+  /// `in_transaction`: the connections hold the client's transaction, so a shard is read to
+  /// its end rather than cancelled. A connection that cannot be reused is marked broken.
+  /// Returns false when the statement failed.
+  awaitable<bool> stream_merge(const sql::MergeQuery& merge,
+                               const std::vector<std::shared_ptr<BackendConnection>>& conns,
+                               ExtendedMerge* ext, bool in_transaction, std::string& buf);
+  /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
+  awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
+  /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its
+  /// body.
+  ExtendedMerge answer_bind(std::string_view bind_body);
+  /// The parameter types (count and OIDs) a statement was parsed with ("" = the unnamed one).
+  std::string_view parameter_types(std::string_view statement) const;
+  /// Sends what brings a pooled connection to the client's session settings, then `request`.
+  awaitable<std::optional<Error>> start_request(BackendConnection& conn, std::string request);
+  void send_result(const routing::ResultSet& rs, std::string& out);
+  int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
+
+  awaitable<bool> startup();
+  awaitable<bool> authenticate(const std::string& user);
+  /// Reads one whole startup-phase packet (startup=true) or authentication message.
+  awaitable<bool> read_client_frame(bool startup, std::string& body, char& type);
+  awaitable<bool> login();
+  awaitable<void> message_loop();
+  awaitable<void> backend_loop(std::shared_ptr<BackendConnection> conn);
+
+  /// Handles one client message; appends what goes to the backend to `out`.
+  awaitable<bool> handle_message(char type, std::string_view body, std::string_view raw,
+                                 std::string& out);
+  /// The synchronous part of handle_message, once a backend is attached.
+  bool dispatch_message(char type, std::string_view body, std::string_view raw, std::string& out);
+  awaitable<bool> ensure_backend(std::string& out);
+  /// Attaches an idle pooled connection if there is one, without suspending.
+  bool try_attach_idle(std::string& out);
+  /// Makes `conn` (whose settings are the client's) this session's backend: cancel target,
+  /// a deferred BEGIN, reader.
+  void attach(std::shared_ptr<BackendConnection> conn, std::string& out);
+  /// Makes `conn` this session's backend and starts its reader.
+  void start_reader(std::shared_ptr<BackendConnection> conn);
+  void push(Pending kind, std::string name = {});
+  void ensure_prepared(const ClientStatement& st, std::string& out);
+  /// Sends a client message on to the backend (or answers it in its place); records whether
+  /// extended-protocol messages reached the backend since its last Sync.
+  bool forward_message(char type, std::string_view body, std::string_view raw, std::string& out);
+  /// A Parse inside a transaction block waits for its Bind, which picks the shard (a statement
+  /// on another shard makes the block one over several shards).
+  bool defer_to_bind() const;
+  void emit_ready_synthetics(std::string& out);
+  void process_backend_messages(BackendConnection& conn, std::string& out, bool& release);
+  void finish_sync_point(StatementLog log, bool error, char start_status, char end_status);
+  void add_txn_effect(sql::SessionEffect e);
+  bool handle_query_effects(std::string_view sql, PendingEntry& entry, std::string& out);
+  /// After the Execute of a RESET, RESET ALL or DISCARD ALL: hidden requests, in its implicit
+  /// transaction, that set the client's startup values it returned to the server's defaults.
+  void restore_in_batch(const std::vector<sql::SessionEffect>& effects, std::string& out);
+  void request_release();
+  void apply_effects(const std::vector<sql::SessionEffect>& effects, bool committed);
+  void pin_effects(const std::vector<sql::SessionEffect>& effects);
+  bool pinned() const;
+  bool can_release() const;
+  /// Brings `conn` (no reader on it) to the client's session settings and waits for that: the
+  /// error when it failed (the connection is then marked broken).
+  awaitable<std::optional<Error>> sync_settings(BackendConnection& conn);
+  /// A connection to `shard` with the client's settings: `conn` if given, else one from the
+  /// pool. A connection whose settings cannot be brought to the client's is closed, never
+  /// handed to anyone; one more is tried when it carried another client's settings.
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire_synced(
+      size_t shard, std::shared_ptr<BackendConnection> conn = nullptr);
+  /// A pooled connection to `shard` for the client's statement besides its attached backend (a
+  /// merge, a write or a transaction over several shards): a cancel of the client reaches it
+  /// while the client holds it.
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire_for_client(size_t shard);
+  void release_backend(bool reusable);
+  void send_error(const Error& e);
+  void fail_pending(bool server_already_reported);
+  /// The backend died: the transaction block it held, if any, is gone. The client then stays
+  /// in the failed-transaction state until it ends the block (txn_lost_).
+  void lose_transaction(bool in_block);
+  /// Whether the backend may hold a transaction block of the client's (so losing it loses the
+  /// transaction).
+  bool block_open() const {
+    return txn_status_ != 'I' || began_unconfirmed_ || !deferred_begin_.empty();
+  }
+  /// A client message while txn_lost_ (client_lost.cpp): answered as PostgreSQL answers it in
+  /// a failed transaction block (25P02, or the tag ROLLBACK for COMMIT and ROLLBACK).
+  awaitable<bool> run_in_lost_transaction(char type, std::string_view body, std::string_view raw,
+                                          std::string& out);
+
+  Worker& worker_;
+  ClientChannel channel_;
+  ByteBuffer in_;
+  std::string user_;
+  std::string database_;
+  /// Startup parameters as set_config(…) calls that restore them, by name.
+  std::map<std::string, std::string> startup_calls_;
+  /// …and as statements (SELECT set_config(…)), the settings the client's session starts with.
+  std::map<std::string, std::string> startup_settings_;
+  std::map<std::string, std::string> desired_settings_;
+  bool transaction_pooling_ = true;
+  std::shared_ptr<BackendConnection> backend_;
+  /// An idle connection taken for the next message whose settings must be synced first.
+  std::shared_ptr<BackendConnection> idle_taken_;
+  bool reader_running_ = false;
+  std::deque<PendingEntry> pending_;
+  bool unsynced_ = false;
+  /// Extended-protocol messages went to the backend since its last Sync.
+  bool backend_extended_ = false;
+  bool skip_until_sync_ = false;
+  bool in_copy_ = false;
+  char txn_status_ = 'I';
+  bool closing_ = false;
+  bool draining_ = false;
+  bool fatal_seen_ = false;
+  std::unordered_map<std::string, ClientStatement> statements_;
+  std::vector<sql::SessionEffect> txn_effects_;  ///< SETs inside the open transaction block
+  std::vector<std::pair<std::string, size_t>> savepoints_;  ///< name → size of txn_effects_
+  std::vector<sql::SessionEffect> unnamed_effects_;         ///< of the unnamed statement
+  std::unordered_map<std::string, std::vector<sql::SessionEffect>> portal_effects_;
+  StatementLog sync_log_;            ///< Executes completed since the last Sync
+  bool sync_error_ = false;          ///< an error since the last Sync
+  std::optional<Error> lost_error_;  ///< the backend died while idle: tell the client
+  /// The transaction block lost its shard connection: failed until COMMIT or ROLLBACK.
+  bool txn_lost_ = false;
+  /// Statements and portals of COMMIT/ROLLBACK made while txn_lost_ (the client may run them).
+  std::set<std::string, std::less<>> lost_statements_;
+  std::set<std::string, std::less<>> lost_portals_;
+  /// A BEGIN completed since the last ReadyForQuery (txn_status_ does not show it yet).
+  bool began_unconfirmed_ = false;
+  /// The connection died under a COMMIT (its FATAL already reported as 08007).
+  bool commit_lost_ = false;
+  /// A portal bound to a COMMIT inside a transaction block (its Execute gets ends_block).
+  std::optional<std::string> commit_portal_;
+  bool release_requested_ = false;
+  // Session state that cannot move between backends pins the client to its backend.
+  int sql_prepared_ = 0;
+  int hold_cursors_ = 0;
+  bool listening_ = false;
+  bool temp_objects_ = false;
+  bool advisory_locks_ = false;
+  bool set_config_used_ = false;
+  bool was_pinned_ = false;
+  /// The unqualified names that are temporary relations on the session's connection, for the
+  /// message being routed (resolve_temp_names), and the analysis they were asked for.
+  std::set<std::string, std::less<>> temp_names_;
+  Analysis temp_analysis_;
+  std::set<std::string, std::less<>> temp_answer_;
+  /// Something may have removed the session's temporary relations: ask whether any are left.
+  bool temp_check_due_ = false;
+  std::shared_ptr<CancelTarget> cancel_target_;
+  int32_t key_pid_ = 0;
+  int32_t key_secret_ = 0;
+  asio::steady_timer released_;
+  // Routing.
+  int route_shard_ = -1;                           ///< the shard the next backend comes from
+  std::vector<routing::RangeActivity::Use> uses_;  ///< ranges used by the open transaction
+  std::string deferred_begin_;  ///< a BEGIN not sent yet: the first statement picks the shard
+  Analysis unnamed_analysis_;   ///< of the unnamed statement
+  Analysis parse_analysis_;     ///< of the Parse being dispatched
+  bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
+  /// The Parse being dispatched is of an INSERT … SELECT pgrange runs at its Execute
+  /// (leaves_made_key_to_select): it waits for its Bind, which must not pass it to a shard.
+  bool as_query_parse_ = false;
+  std::string deferred_parse_;  ///< an unnamed Parse not sent yet (sent before its Bind)
+  /// The message pgrange handles instead of the client's, when it wrote values it made into the
+  /// client's statement (a Query or Parse) or its Bind (empty otherwise).
+  std::string rewritten_message_;
+  /// The statement expand_insert_select made of the client's, or its answer (no rows).
+  std::string expanded_sql_;
+  std::string expanded_answer_;
+  /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.
+  std::unordered_map<std::string, MadeParams> made_params_;
+  /// The values this session's nextval() and setval() gave, by "schema.name" of the
+  /// cluster-wide sequence (currval), and the one nextval() used last (lastval).
+  std::map<std::string, int64_t> sequence_values_;
+  std::string last_sequence_;
+  std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
+  std::optional<ExtendedMerge> extended_merge_;
+  std::optional<Coordinated> coord_;
+  /// Cursors WITH HOLD over several shards (client_cursor.cpp), by name; they outlive
+  /// transactions.
+  std::map<std::string, Coordinated::Cursor> held_cursors_;
+  /// What the open block's DDL changes in pgrange's catalog, committed with the block.
+  routing::BlockCatalog block_catalog_;
+  /// routing_view() with block_catalog_, and the published view it was made from.
+  std::shared_ptr<const routing::ClusterView> block_view_;
+  std::shared_ptr<const routing::ClusterView> block_view_base_;
+  std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
+  std::string txn_begin_sql_;  ///< the BEGIN of the open transaction block, as the client wrote it
+  bool handover_requested_ = false;
+  std::shared_ptr<BackendConnection> handed_over_;
+};
+
+}  // namespace pgrange::proxy
