@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
-#include "routing/range_map.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/ranges/range_map.hpp"
 
 namespace pgrange::routing {
 namespace {

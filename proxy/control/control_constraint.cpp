@@ -11,7 +11,7 @@
 #include <set>
 
 #include "proxy/control/control_plane.hpp"
-#include "routing/shard_unique_index.hpp"
+#include "routing/plan/shard_unique_index.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {

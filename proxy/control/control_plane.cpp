@@ -8,9 +8,9 @@
 #include <pqxx/pqxx>
 #include <random>
 
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
-#include "routing/prepared_recovery.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/meta/prepared_recovery.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/quoting.hpp"
 

@@ -7,7 +7,7 @@
 #include <pqxx/pqxx>
 
 #include "proxy/control/control_plane.hpp"
-#include "routing/metadata_store.hpp"
+#include "routing/meta/metadata_store.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {

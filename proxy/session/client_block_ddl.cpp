@@ -14,7 +14,7 @@
 #include "proxy/control/control_plane.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/table_description.hpp"
+#include "routing/meta/table_description.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {

@@ -10,9 +10,9 @@
 #include "proxy/control/control_plane.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/explain_document.hpp"
-#include "routing/plan_description.hpp"
-#include "routing/result_set.hpp"
+#include "routing/plan/explain_document.hpp"
+#include "routing/plan/plan_description.hpp"
+#include "routing/merge/result_set.hpp"
 
 namespace pgrange::proxy {
 namespace {

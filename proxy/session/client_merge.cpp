@@ -6,7 +6,7 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/result_merge.hpp"
+#include "routing/merge/result_merge.hpp"
 #include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {

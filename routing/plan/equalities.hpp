@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "routing/cluster_view.hpp"
+#include "routing/meta/cluster_view.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "routing/key_type.hpp"
+#include "routing/keys/key_type.hpp"
 #include "routing/plan/equalities.hpp"
 #include "sql/quoting.hpp"
 #include "sql/where_condition.hpp"

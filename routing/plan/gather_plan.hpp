@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "routing/cluster_view.hpp"
-#include "routing/router.hpp"
+#include "routing/meta/cluster_view.hpp"
+#include "routing/plan/router.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {

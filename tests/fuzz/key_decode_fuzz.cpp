@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
-#include "routing/pretty_key.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/keys/pretty_key.hpp"
 
 using namespace pgrange::routing;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "routing/pretty_key.hpp"
+#include "routing/keys/pretty_key.hpp"
 
 using namespace pgrange::routing;
 

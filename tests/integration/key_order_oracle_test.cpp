@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "routing/hash_bucket.hpp"
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
+#include "routing/keys/hash_bucket.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {

@@ -1,13 +1,13 @@
 // The metadata store against a real PostgreSQL 15: schema creation, table ids, durable range
 // changes with generation checks, global secondary indexes, and NOTIFY on every change.
-#include "routing/metadata_store.hpp"
+#include "routing/meta/metadata_store.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
 #include <pqxx/pqxx>
 
-#include "routing/key_space.hpp"
+#include "routing/keys/key_space.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {

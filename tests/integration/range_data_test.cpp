@@ -2,7 +2,7 @@
 // whose encoded key lies in the range (PostgreSQL as the oracle, for many key types, directions,
 // NULL placements and bound shapes), range statistics, and moving a range between two shards
 // (copy, finish, abort, the source's write lock).
-#include "routing/range_data.hpp"
+#include "routing/moves/range_data.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "routing/key_space.hpp"
+#include "routing/keys/key_space.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "routing/schema_catalog.hpp"
+#include "routing/meta/schema_catalog.hpp"
 #include "tests/support/side_by_side.hpp"
 
 namespace pgrange::testing {

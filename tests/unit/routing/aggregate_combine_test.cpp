@@ -1,7 +1,7 @@
 // Each case splits a small set of rows over shards; the expected text is what PostgreSQL 15
 // answers for the aggregate over all of the rows (e.g. `SELECT avg(v)::text FROM (VALUES
 // (1), (2), (2)) x(v)`). The oracle test checks thousands of random splits against a server.
-#include "routing/aggregate_combine.hpp"
+#include "routing/merge/aggregate_combine.hpp"
 
 #include <gtest/gtest.h>
 

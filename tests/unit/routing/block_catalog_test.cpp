@@ -1,9 +1,9 @@
-#include "routing/block_catalog.hpp"
+#include "routing/meta/block_catalog.hpp"
 
 #include <gtest/gtest.h>
 
-#include "routing/key_space.hpp"
-#include "routing/table_description.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/meta/table_description.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -1,4 +1,4 @@
-#include "routing/explain_document.hpp"
+#include "routing/plan/explain_document.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-#include "routing/hash_bucket.hpp"
+#include "routing/keys/hash_bucket.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "routing/key_space.hpp"
-#include "routing/range_map.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/ranges/range_map.hpp"
 
 namespace pgrange::routing {
 namespace {

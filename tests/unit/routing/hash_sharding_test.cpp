@@ -1,9 +1,9 @@
-#include "routing/hash_sharding.hpp"
+#include "routing/plan/hash_sharding.hpp"
 
 #include <gtest/gtest.h>
 
-#include "routing/hash_bucket.hpp"
-#include "routing/key_space.hpp"
+#include "routing/keys/hash_bucket.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -1,8 +1,8 @@
-#include "routing/index_maintenance.hpp"
+#include "routing/plan/index_maintenance.hpp"
 
 #include <gtest/gtest.h>
 
-#include "routing/key_space.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -1,4 +1,4 @@
-#include "routing/key_codec.hpp"
+#include "routing/keys/key_codec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <random>
 
-#include "routing/key_encoding.hpp"
-#include "routing/key_space.hpp"
+#include "routing/keys/key_encoding.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

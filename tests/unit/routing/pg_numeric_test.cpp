@@ -1,7 +1,7 @@
 // Expected texts are PostgreSQL 15's answers to `SELECT (a::numeric / b::numeric)::text`,
 // `(a::numeric + b::numeric)::text` and `a::numeric::text`; the oracle test
 // (tests/integration/value_order_oracle_test.cpp) checks thousands more against a live server.
-#include "routing/pg_numeric.hpp"
+#include "routing/keys/pg_numeric.hpp"
 
 #include <gtest/gtest.h>
 

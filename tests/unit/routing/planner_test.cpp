@@ -76,11 +76,11 @@
 #include <set>
 #include <sstream>
 
-#include "routing/cluster_view.hpp"
-#include "routing/key_space.hpp"
+#include "routing/meta/cluster_view.hpp"
+#include "routing/keys/key_space.hpp"
 #include "routing/plan/gather_plan.hpp"
-#include "routing/plan_description.hpp"
-#include "routing/router.hpp"
+#include "routing/plan/plan_description.hpp"
+#include "routing/plan/router.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/statement_info.hpp"
 

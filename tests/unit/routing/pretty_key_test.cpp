@@ -1,11 +1,11 @@
-#include "routing/pretty_key.hpp"
+#include "routing/keys/pretty_key.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

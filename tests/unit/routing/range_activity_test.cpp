@@ -1,4 +1,4 @@
-#include "routing/range_activity.hpp"
+#include "routing/ranges/range_activity.hpp"
 
 #include <gtest/gtest.h>
 

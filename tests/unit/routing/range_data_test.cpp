@@ -1,4 +1,4 @@
-#include "routing/range_data.hpp"
+#include "routing/moves/range_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "routing/key_space.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

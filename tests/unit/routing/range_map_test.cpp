@@ -1,4 +1,4 @@
-#include "routing/range_map.hpp"
+#include "routing/ranges/range_map.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <random>
 #include <thread>
 
-#include "routing/key_codec.hpp"
-#include "routing/key_space.hpp"
+#include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -4,7 +4,7 @@
 // PostgreSQL 15 sends for the plan's shard query over that shard's part of the table, and the
 // expected answers are what PostgreSQL 15 answers for the whole table (checked against a
 // server: e.g. `SELECT avg(x) FROM (VALUES (1), (2)) v(x)` is 1.5000000000000000).
-#include "routing/result_merge.hpp"
+#include "routing/merge/result_merge.hpp"
 
 #include <gtest/gtest.h>
 

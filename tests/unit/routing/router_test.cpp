@@ -1,9 +1,9 @@
-#include "routing/router.hpp"
+#include "routing/plan/router.hpp"
 
 #include <gtest/gtest.h>
 
-#include "routing/key_space.hpp"
-#include "routing/plan_description.hpp"
+#include "routing/keys/key_space.hpp"
+#include "routing/plan/plan_description.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -1,4 +1,4 @@
-#include "routing/sequence_block.hpp"
+#include "routing/meta/sequence_block.hpp"
 
 #include <gtest/gtest.h>
 

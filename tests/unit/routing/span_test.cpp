@@ -1,10 +1,10 @@
-#include "routing/span.hpp"
+#include "routing/keys/span.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "routing/key_space.hpp"
+#include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -1,6 +1,6 @@
 // The sequences below are PostgreSQL 15's `ORDER BY v` of the values (C collation), with
 // `v = lag(v)` marking ties; the oracle test checks thousands of random values the same way.
-#include "routing/value_order.hpp"
+#include "routing/keys/value_order.hpp"
 
 #include <gtest/gtest.h>
 

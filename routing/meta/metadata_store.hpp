@@ -1,0 +1,169 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.hpp"
+#include "routing/meta/catalog.hpp"
+#include "routing/ranges/range_map.hpp"
+#include "routing/meta/sequence_block.hpp"
+
+namespace pgrange::routing {
+
+/// Everything the metadata store holds, read in one transaction.
+struct CatalogDelta;
+
+struct MetadataSnapshot {
+  int64_t version = 0;
+  std::vector<ShardRecord> shards;
+  std::vector<TableDescriptor> tables;
+  std::vector<RangeDescriptor> ranges;    ///< sorted by start key
+  std::vector<uint64_t> held_ranges;      ///< ranges being moved: writes to them wait
+  std::vector<ReaderDescriptor> readers;  ///< views and SQL functions made through pgrange
+};
+
+/// Thrown by MetadataStore::add_index when the table has an index of that name already (the
+/// caller's 42P07). Not a pqxx::unique_violation, which callers retry as a concurrent change.
+class DuplicateIndexError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The durable catalog and range map in a PostgreSQL database (the control plane; libpqxx).
+/// Every change is one transaction that bumps the version and sends NOTIFY pgrange_metadata, so
+/// other pgrange instances can reload. Control-plane code: methods throw on failure
+/// (pqxx::failure or std::runtime_error); callers catch at their boundary.
+class MetadataStore {
+ public:
+  static constexpr const char* kChannel = "pgrange_metadata";
+  static constexpr int kSchemaVersion = 10;
+
+  /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
+  /// store the range map is one range [/Min, /Max) on `first_shard`.
+  static std::unique_ptr<MetadataStore> open(const std::string& dsn,
+                                             const std::vector<ShardRecord>& shards);
+  ~MetadataStore();
+
+  /// Reads the whole catalog and range map.
+  MetadataSnapshot load();
+  /// The current version (cheap: one row).
+  int64_t version();
+
+  /// Registers a table with a fresh id (from 100, never reused) and returns it.
+  TableDescriptor create_table(TableDescriptor table);
+  /// A fresh table id (from 100, never reused, shared by every instance).
+  uint64_t allocate_table_id();
+  /// Registers a table under an id from allocate_table_id() together with the range changes
+  /// that give it its own ranges, in one transaction.
+  void register_table(const TableDescriptor& table, const std::vector<RangeChange>& changes);
+  /// Records a cluster-wide sequence with its settings and state. An existing record of that
+  /// name is overwritten with `replace` (a table's own sequence, made anew with it), else kept
+  /// (a sequence several tables share).
+  void register_sequence(const std::string& schema, const std::string& name,
+                         const SequenceState& state, bool replace);
+  /// Reads a sequence's state, lets `change` update it (reserve a block, setval, ALTER
+  /// SEQUENCE's settings, …) and writes
+  /// it back, in one transaction holding the sequence's row: every instance sees each change
+  /// whole. 42P01 for a sequence the store does not know; `change`'s error leaves it as it was.
+  Result<SequenceBlock> update_sequence(
+      const std::string& schema, const std::string& name,
+      const std::function<Result<SequenceBlock>(SequenceState&)>& change);
+  /// Records a table's columns in table order (after ALTER TABLE changed them).
+  void set_table_columns(uint64_t table_id, const std::vector<std::string>& columns);
+  /// Renames a table (ALTER TABLE … RENAME TO).
+  void rename_table(uint64_t table_id, const std::string& schema, const std::string& name);
+  /// Replaces the views and SQL functions pgrange knows the bodies of. Bumps the version only
+  /// when they change; returns whether they did.
+  bool replace_readers(const std::vector<ReaderDescriptor>& readers);
+  /// Evaluates a WITH EXPIRATION literal ('…', '…'::timestamptz, '…'::interval; an interval
+  /// counts from now) to µs since the Unix epoch.
+  Result<int64_t> expiration_micros(const std::string& literal, const std::string& type);
+
+  /// Registers a global secondary index of a table in state kWriteOnly under a fresh index id
+  /// (from 2, never reused on that table; index.index_id is ignored) together with the range
+  /// changes that give it its own ranges (as apply_range_changes), in one transaction. Returns
+  /// the index as registered. Throws DuplicateIndexError if the table has an index of that name.
+  IndexDescriptor add_index(uint64_t table_id, IndexDescriptor index,
+                            const std::vector<RangeChange>& changes);
+  /// Moves an index to `state` (kPublic once it is built).
+  void set_index_state(uint64_t table_id, uint32_t index_id, IndexDescriptor::State state);
+  /// Forgets an index together with the range changes that merge its ranges away (as
+  /// apply_range_changes), in one transaction. Its id is not reused.
+  void drop_index(uint64_t table_id, uint32_t index_id, const std::vector<RangeChange>& changes);
+
+  /// Forgets a table and its indexes (its ranges are the caller's to merge away).
+  void drop_table(uint64_t table_id);
+  /// Replaces a table's key (ALTER TABLE … ADD PRIMARY KEY on an unsharded table).
+  void update_table_key(uint64_t table_id, KeySource source, const std::vector<KeyColumnDef>& key);
+
+  /// Writes range changes: every `before` descriptor is deleted and every `after` inserted,
+  /// checked against the stored generations (a concurrent writer makes this fail, 40001).
+  /// With `hold`, only while that move's hold still stands (else it throws). Returns the
+  /// version.
+  /// A range move's hold, by the instance that took it.
+  struct HoldRef {
+    uint64_t range_id = 0;
+    std::string instance_id;
+  };
+  int64_t apply_range_changes(const std::vector<RangeChange>& changes,
+                              std::optional<HoldRef> hold = std::nullopt);
+
+  /// Range moves across pgrange instances: a hold makes every instance hold new writes to the
+  /// range (55006 if it is moving already). Each returns the new version.
+  int64_t hold_range(uint64_t range_id, const std::string& target, const std::string& instance_id);
+  int64_t release_range_hold(uint64_t range_id);
+  /// Holds whose instance has been silent for `silence` (it died in the middle of a move).
+  std::vector<uint64_t> orphaned_holds(std::chrono::seconds silence);
+
+  /// Instances: each reports the version it serves once its sessions no longer use what that
+  /// version changed (and a heartbeat); a move waits until every live instance reported it.
+  void report_instance(const std::string& instance_id, int64_t version);
+  void heartbeat(const std::string& instance_id);
+  void forget_instance(const std::string& instance_id);
+  /// True once every instance with a heartbeat in the last few seconds serves `version` or a
+  /// newer one; false after `timeout`.
+  bool wait_for_instances(int64_t version, std::chrono::milliseconds timeout);
+  /// The instances with a heartbeat in the last `silence`.
+  std::vector<std::string> live_instances(std::chrono::seconds silence);
+
+  /// Two-phase commit decisions: the first decision recorded for a transaction (by its gid)
+  /// stands. Records `decision` ("commit" or "abort") unless one is recorded already, and
+  /// returns the one that stands.
+  /// With `change` (the catalog side of a transaction block's DDL), the change is made in
+  /// the same transaction when the decision that stands is to commit: the catalog and the
+  /// decision commit together or not at all. Throws pqxx::serialization_failure (nothing
+  /// recorded) when the range map changed since `change` was computed.
+  std::string decide(const std::string& gid, const std::string& decision,
+                     const std::string& instance_id, const CatalogDelta* change = nullptr);
+  /// Every recorded decision: gid → decision.
+  std::vector<std::pair<std::string, std::string>> decisions();
+  void forget_decision(const std::string& gid);
+
+  /// A transaction the client prepared (PREPARE TRANSACTION `client_gid`) whose parts are all
+  /// prepared under `gid`: held for the client's COMMIT PREPARED or ROLLBACK PREPARED (decision
+  /// "prepared", which recovery leaves alone). Returns "prepared" when recorded, "in use" when
+  /// another transaction holds `client_gid`, else the decision that stands for `gid`.
+  std::string hold_prepared(const std::string& gid, const std::string& client_gid,
+                            const std::string& instance_id);
+  /// COMMIT PREPARED (`decision` "commit") or ROLLBACK PREPARED ("abort") of a transaction held
+  /// for the client: (gid, the decision that stands), which is `decision` unless the other one
+  /// was taken first; nullopt when no transaction is held under `client_gid`.
+  std::optional<std::pair<std::string, std::string>> settle_prepared(const std::string& client_gid,
+                                                                     const std::string& decision);
+
+ private:
+  struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx
+  explicit MetadataStore(std::unique_ptr<Impl> impl);
+  void migrate(const std::vector<ShardRecord>& shards);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pgrange::routing

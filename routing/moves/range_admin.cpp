@@ -1,0 +1,927 @@
+#include "routing/moves/range_admin.hpp"
+
+#include <libpq-fe.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <climits>
+#include <ctime>
+#include <map>
+#include <pqxx/pqxx>
+#include <set>
+
+#include "routing/keys/key_space.hpp"
+#include "routing/keys/pretty_key.hpp"
+#include "routing/moves/range_data.hpp"
+#include "routing/plan/router.hpp"
+#include "routing/meta/schema_catalog.hpp"
+#include "routing/plan/shard_unique_index.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+constexpr int kApplyAttempts = 5;
+constexpr std::chrono::seconds kMoveWait{10};
+
+tl::unexpected<Error> admin_error(std::string_view code, std::string msg) {
+  return tl::unexpected(Error::make(code, std::move(msg)));
+}
+
+/// The table an admin statement names ("t" or "schema.t").
+Result<const TableDescriptor*> find_table(const ClusterView& view, const std::string& name) {
+  std::string schema, table = name;
+  if (auto dot = name.find('.'); dot != std::string::npos) {
+    schema = name.substr(0, dot);
+    table = name.substr(dot + 1);
+  }
+  const TableDescriptor* t = view.find_table(schema, table);
+  if (t == nullptr) {
+    return admin_error(sqlstate::kUndefinedTable, "relation \"" + name + "\" does not exist");
+  }
+  return t;
+}
+
+/// What an admin statement's `t@index` names: the table (its primary index: no index,
+/// "primary" or "<t>_pkey") or one of its global indexes, as a keyed relation.
+Result<TableDescriptor> named_relation(const ClusterView& view, const sql::AdminStatement& stmt) {
+  auto t = find_table(view, stmt.table);
+  if (!t) return tl::unexpected(t.error());
+  if (stmt.index.empty() || stmt.index == "primary" || stmt.index == (*t)->name + "_pkey") {
+    return **t;
+  }
+  if (const IndexDescriptor* i = find_index(**t, stmt.index)) return index_relation(**t, *i);
+  return admin_error("42704",
+                     "index \"" + stmt.index + "\" does not exist on table \"" + (*t)->name + "\"");
+}
+
+std::vector<KeyColumn> key_columns(const TableDescriptor& t) {
+  std::vector<KeyColumn> cols;
+  for (const auto& k : t.key) cols.push_back(k.column);
+  return cols;
+}
+
+/// Encodes the values of one VALUES tuple as a (prefix) key of the table's primary index.
+Result<std::string> tuple_key(const TableDescriptor& t, const std::vector<sql::AdminValue>& row) {
+  if (row.empty()) return admin_error(sqlstate::kSyntaxError, "a key needs at least one value");
+  if (row.size() > t.key.size()) {
+    return admin_error(
+        sqlstate::kSyntaxError, "too many values: table \"" + t.name + "\" has " +
+                                    std::to_string(t.key.size()) + " key column" +
+                                    (t.key.size() == 1 ? "" : "s") + " (" +
+                                    [&] {
+                                      std::string names;
+                                      for (const auto& k : t.key) {
+                                        if (!names.empty()) names += ", ";
+                                        names += k.name;
+                                      }
+                                      return names;
+                                    }() +
+                                    ")");
+  }
+  std::vector<std::optional<std::string_view>> values;
+  for (const auto& v : row) {
+    values.push_back(v.is_null ? std::nullopt : std::optional<std::string_view>(v.text));
+  }
+  auto cols = key_columns(t);
+  auto key = encode_key_text(t.table_id, t.index_id, std::span(cols).first(row.size()), values);
+  if (!key) {
+    Error e = key.error();
+    // Say which column the value was for, as PostgreSQL would for a bad literal.
+    for (size_t i = 0; i < row.size(); ++i) {
+      std::optional<std::string_view> one[1] = {values[i]};
+      auto single = encode_key_text(t.table_id, t.index_id, std::span(cols).subspan(i, 1), one);
+      if (!single) {
+        e.detail = "value for key column \"" + t.key[i].name + "\" (" +
+                   std::string(key_type_name(t.key[i].column.type)) + ")";
+        break;
+      }
+    }
+    return tl::unexpected(e);
+  }
+  return key;
+}
+
+Result<void> require_sharded(const TableDescriptor& t, std::string_view what) {
+  if (!t.key.empty()) return {};
+  return tl::unexpected(
+      Error::make(sqlstate::kFeatureNotSupported,
+                  "table \"" + t.name + "\" is unsharded (it has no primary key and no key in " +
+                      "the configuration), so it cannot " + std::string(what))
+          .with_hint("add a primary key (ALTER TABLE " + t.name +
+                     " ADD PRIMARY KEY (…)); the table can still be moved with ALTER RANGE … "
+                     "RELOCATE"));
+}
+
+std::string dsn_without_password(const std::string& dsn) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(dsn.c_str(), &err);
+  if (opts == nullptr) {
+    if (err) PQfreemem(err);
+    return "";
+  }
+  std::string out;
+  for (PQconninfoOption* o = opts; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr || o->val[0] == '\0' || std::string_view(o->keyword) == "password") {
+      continue;
+    }
+    if (!out.empty()) out += ' ';
+    out += std::string(o->keyword) + "=" + o->val;
+  }
+  PQconninfoFree(opts);
+  return out;
+}
+
+/// What SHOW SHARDS tells of one shard: whether it answers, and the digest of its schema.
+struct ShardProbe {
+  bool reachable = false;
+  std::optional<std::string> schema_digest;
+};
+
+ShardProbe probe(const std::string& dsn) {
+  ShardProbe out;
+  std::string conninfo = dsn + " connect_timeout=2";
+  PGconn* c = PQconnectdb(conninfo.c_str());
+  out.reachable = c != nullptr && PQstatus(c) == CONNECTION_OK;
+  if (out.reachable) {
+    PGresult* r = PQexec(c, schema_digest_sql().c_str());
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1) {
+      out.schema_digest = PQgetvalue(r, 0, 0);
+    } else {
+      spdlog::warn("SHOW SHARDS: describing the schema failed: {}", PQerrorMessage(c));
+    }
+    PQclear(r);
+  }
+  if (c) PQfinish(c);
+  return out;
+}
+
+const ShardRecord* find_shard(const ClusterView& view, std::string_view name) {
+  for (const ShardRecord& s : view.shards()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+/// Evaluates WITH EXPIRATION: NULL, or a timestamp or interval literal (optionally cast).
+Result<std::optional<int64_t>> expiration_micros(MetadataStore& store, const std::string& expr) {
+  std::string e = expr;
+  while (!e.empty() && std::isspace(static_cast<unsigned char>(e.back()))) e.pop_back();
+  std::string upper = e;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper == "NULL") return std::optional<int64_t>();
+  // '…' with doubled quotes inside, then an optional ::type.
+  if (e.size() < 2 || e[0] != '\'') {
+    return admin_error(sqlstate::kSyntaxError,
+                       "WITH EXPIRATION takes NULL, a timestamp or an interval literal");
+  }
+  std::string literal;
+  size_t i = 1;
+  for (; i < e.size(); ++i) {
+    if (e[i] == '\'') {
+      if (i + 1 < e.size() && e[i + 1] == '\'') {
+        literal += '\'';
+        ++i;
+        continue;
+      }
+      break;
+    }
+    literal += e[i];
+  }
+  std::string rest = i < e.size() ? e.substr(i + 1) : "";
+  std::string type;
+  for (char c : rest) {
+    if (!std::isspace(static_cast<unsigned char>(c)) && c != ':')
+      type += static_cast<char>(std::tolower(c));
+  }
+  auto r = store.expiration_micros(literal, type);
+  if (!r) return tl::unexpected(r.error());
+  return std::optional<int64_t>(*r);
+}
+
+}  // namespace
+
+std::string format_enforced_until(int64_t micros) {
+  if (micros == INT64_MAX) return "infinity";
+  int64_t secs = micros / 1000000;
+  int64_t frac = micros % 1000000;
+  if (frac < 0) {
+    frac += 1000000;
+    --secs;
+  }
+  time_t t = static_cast<time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::string out = buf;
+  if (frac != 0) {
+    char f[16];
+    std::snprintf(f, sizeof f, ".%06" PRId64, frac);
+    std::string fs = f;
+    while (fs.back() == '0') fs.pop_back();
+    out += fs;
+  }
+  return out;
+}
+
+std::string bytea_hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out = "\\x";
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
+  try {
+    switch (stmt.kind) {
+      case sql::AdminKind::kSplitAt:
+        return split_at(stmt);
+      case sql::AdminKind::kUnsplitAt:
+      case sql::AdminKind::kUnsplitAll:
+        return unsplit(stmt);
+      case sql::AdminKind::kScatter:
+        return scatter(stmt);
+      case sql::AdminKind::kRelocate:
+        return relocate_statement(stmt);
+      case sql::AdminKind::kShowRanges:
+        return show_ranges(stmt);
+      case sql::AdminKind::kShowRangeForRow:
+        return show_range_for_row(stmt);
+      case sql::AdminKind::kShowShards:
+        return show_shards();
+      case sql::AdminKind::kShowHotRanges:
+        return admin_error(sqlstate::kFeatureNotSupported,
+                           "SHOW HOT RANGES is not supported yet: pgrange does not count "
+                           "requests per range yet");
+      case sql::AdminKind::kImportTable:
+        return admin_error(sqlstate::kInternalError, "IMPORT TABLE needs the shards' catalogs");
+      case sql::AdminKind::kShowJobs:
+        return admin_error(sqlstate::kFeatureNotSupported,
+                           "SHOW JOBS is not supported yet: range moves run inside the statement "
+                           "that asks for them");
+    }
+  } catch (const pqxx::broken_connection& e) {
+    return admin_error(sqlstate::kConnectionFailure,
+                       std::string("lost the connection to the metadata store: ") + e.what());
+  } catch (const std::exception& e) {
+    return admin_error(sqlstate::kInternalError, std::string("metadata store: ") + e.what());
+  }
+  return admin_error(sqlstate::kInternalError, "unknown admin statement");
+}
+
+Result<void> RangeAdmin::apply_changes(const std::vector<RangeChange>& changes) {
+  bool any = std::any_of(changes.begin(), changes.end(), [](auto& c) { return !c.no_op; });
+  if (!any) return {};
+  control_.store().apply_range_changes(changes);
+  control_.reload();
+  return {};
+}
+
+Result<void> RangeAdmin::apply_ops(const std::vector<RangeOp>& ops) {
+  for (int attempt = 1;; ++attempt) {
+    auto view = control_.view();
+    auto map = RangeMap::from_descriptors(std::vector<RangeDescriptor>(
+        view->ranges().ranges().begin(), view->ranges().ranges().end()));
+    if (!map) return tl::unexpected(map.error());
+    auto changes = (*map)->apply(ops);
+    if (!changes) return tl::unexpected(changes.error());
+    try {
+      return apply_changes(*changes);
+    } catch (const pqxx::serialization_failure&) {
+    } catch (const pqxx::unique_violation&) {
+      // Another pgrange instance changed the map (or took the same new range id) first.
+    }
+    if (attempt == kApplyAttempts) {
+      return admin_error(sqlstate::kSerializationFailure,
+                         "the range map kept changing underneath this statement; retry it");
+    }
+    control_.reload();
+  }
+}
+
+Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  auto relation = named_relation(*view, stmt);
+  if (!relation) return tl::unexpected(relation.error());
+  const TableDescriptor* t = &*relation;
+  if (auto ok = require_sharded(*t, "be split"); !ok) return tl::unexpected(ok.error());
+  if (t->index_id != 1) {
+    // A UNIQUE index keeps each value's entries in one range, where its shard checks them.
+    auto table = find_table(*view, stmt.table);
+    const IndexDescriptor* index = find_index(**table, stmt.index);
+    for (const auto& row : stmt.rows) {
+      if (index->unique && row.size() > index->columns.size()) {
+        return admin_error(sqlstate::kFeatureNotSupported,
+                           "a UNIQUE index splits only at values of its indexed columns (" +
+                               std::to_string(index->columns.size()) +
+                               "), so that equal values stay in one range");
+      }
+    }
+  }
+  std::optional<int64_t> until = INT64_MAX;
+  if (stmt.expiration) {
+    auto e = expiration_micros(control_.store(), *stmt.expiration);
+    if (!e) return tl::unexpected(e.error());
+    until = *e;
+  }
+  std::vector<RangeOp> ops;
+  ResultSet rs;
+  rs.columns = {{"key", type_oid::kBytea},
+                {"pretty", type_oid::kText},
+                {"split_enforced_until", type_oid::kTimestamp}};
+  for (const auto& row : stmt.rows) {
+    auto key = tuple_key(*t, row);
+    if (!key) return tl::unexpected(key.error());
+    ops.push_back(RangeOp::split(*key, until));
+    rs.rows.push_back(
+        {bytea_hex(*key), pretty_key(*key),
+         until ? std::optional<std::string>(format_enforced_until(*until)) : std::nullopt});
+  }
+  if (auto ok = apply_ops(ops); !ok) return tl::unexpected(ok.error());
+  // A split at an existing boundary keeps the range and takes the new expiration, as
+  // CockroachDB does; the answer shows what the map holds now.
+  for (int attempt = 1;; ++attempt) {
+    auto current = control_.view();
+    std::vector<RangeChange> changes;
+    for (const RangeOp& op : ops) {
+      size_t i = current->ranges().find_index(op.split_key);
+      if (i >= current->ranges().size()) continue;
+      const RangeDescriptor& r = current->ranges().at(i);
+      if (r.start_key != op.split_key || r.split_enforced_until == until) continue;
+      bool seen = false;
+      for (const auto& c : changes) seen = seen || c.before.front().range_id == r.range_id;
+      if (seen) continue;
+      RangeChange c;
+      c.kind = RangeOp::Kind::kSplit;
+      c.before.push_back(r);
+      RangeDescriptor after = r;
+      after.split_enforced_until = until;
+      after.generation++;
+      c.after.push_back(after);
+      changes.push_back(std::move(c));
+    }
+    try {
+      if (auto ok = apply_changes(changes); !ok) return tl::unexpected(ok.error());
+      break;
+    } catch (const pqxx::serialization_failure&) {
+      if (attempt == kApplyAttempts) {
+        return admin_error(sqlstate::kSerializationFailure,
+                           "the range map kept changing underneath this statement; retry it");
+      }
+      control_.reload();
+    }
+  }
+  auto now = control_.view();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const RangeDescriptor* r = now->ranges().lookup(ops[k].split_key);
+    if (r == nullptr || r->start_key != ops[k].split_key) continue;
+    rs.rows[k][2] =
+        r->split_enforced_until
+            ? std::optional<std::string>(format_enforced_until(*r->split_enforced_until))
+            : std::nullopt;
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::unsplit(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  auto t = find_table(*view, stmt.table);
+  if (!t) return tl::unexpected(t.error());
+  if (auto ok = require_sharded(**t, "be unsplit"); !ok) return tl::unexpected(ok.error());
+  const RangeMapSnapshot& ranges = view->ranges();
+  std::string table_start = table_prefix((*t)->table_id);
+  std::string table_end = table_prefix((*t)->table_id + 1);
+  std::vector<std::string> keys;
+  if (stmt.kind == sql::AdminKind::kUnsplitAll) {
+    for (size_t i : view->table_ranges((*t)->table_id)) {
+      const RangeDescriptor& r = ranges.at(i);
+      if (r.start_key > table_start && r.start_key < table_end) keys.push_back(r.start_key);
+    }
+  } else {
+    for (const auto& row : stmt.rows) {
+      auto key = tuple_key(**t, row);
+      if (!key) return tl::unexpected(key.error());
+      const RangeDescriptor* r = ranges.lookup(*key);
+      if (r == nullptr || r->start_key != *key) {
+        return admin_error(sqlstate::kInvalidParameterValue,
+                           "could not UNSPLIT AT " + pretty_key_in_table(*key, (*t)->table_id) +
+                               ": key is not the start of a range");
+      }
+      keys.push_back(*key);
+    }
+  }
+  // Clear each split's enforcement; a range whose left neighbour is on the same shard merges
+  // into it at once (ranges on different shards stay apart until one of them moves).
+  for (int attempt = 1;; ++attempt) {
+    auto current = control_.view();
+    std::vector<RangeDescriptor> rs(current->ranges().ranges().begin(),
+                                    current->ranges().ranges().end());
+    std::vector<RangeChange> changes;
+    std::vector<RangeOp> merges;
+    for (const std::string& k : keys) {
+      size_t i = current->ranges().find_index(k);
+      if (i >= rs.size() || rs[i].start_key != k) continue;  // merged away meanwhile
+      if (i > 0 && rs[i - 1].shard == rs[i].shard) {
+        merges.push_back(RangeOp::merge(rs[i - 1].range_id));
+      } else if (rs[i].split_enforced_until) {
+        RangeChange c;
+        c.kind = RangeOp::Kind::kSplit;
+        c.before.push_back(rs[i]);
+        RangeDescriptor after = rs[i];
+        after.split_enforced_until.reset();
+        after.generation++;
+        c.after.push_back(after);
+        changes.push_back(std::move(c));
+      }
+    }
+    try {
+      if (!changes.empty()) control_.store().apply_range_changes(changes);
+      if (!merges.empty()) {
+        if (!changes.empty()) control_.reload();
+        auto map = RangeMap::from_descriptors(std::vector<RangeDescriptor>(
+            control_.view()->ranges().ranges().begin(), control_.view()->ranges().ranges().end()));
+        if (!map) return tl::unexpected(map.error());
+        // Merge right to left so each op still finds its left range.
+        std::reverse(merges.begin(), merges.end());
+        auto merged = (*map)->apply(merges);
+        if (!merged) return tl::unexpected(merged.error());
+        control_.store().apply_range_changes(*merged);
+      }
+      control_.reload();
+      break;
+    } catch (const pqxx::serialization_failure&) {
+    } catch (const pqxx::unique_violation&) {
+    }
+    if (attempt == kApplyAttempts) {
+      return admin_error(sqlstate::kSerializationFailure,
+                         "the range map kept changing underneath this statement; retry it");
+    }
+    control_.reload();
+  }
+  ResultSet out;
+  out.columns = {{"key", type_oid::kBytea}, {"pretty", type_oid::kText}};
+  for (const std::string& k : keys) out.rows.push_back({bytea_hex(k), pretty_key(k)});
+  out.tag = "SELECT " + std::to_string(out.rows.size());
+  return out;
+}
+
+Result<void> RangeAdmin::check_spread(
+    const ClusterView& view, const std::vector<std::pair<uint64_t, std::string>>& placement,
+    const std::string& what) {
+  // The tables some of whose ranges move, and whose rows would then be on several shards.
+  std::map<uint64_t, std::set<std::string>> shards_of;
+  for (const TableDescriptor& t : view.tables()) {
+    bool moves = false;
+    std::set<std::string> shards;
+    for (size_t i : view.table_ranges(t.table_id)) {
+      const RangeDescriptor& r = view.ranges().at(i);
+      std::string shard = r.shard;
+      for (const auto& [id, target] : placement) {
+        if (id == r.range_id && target != r.shard) {
+          shard = target;
+          moves = true;
+        }
+      }
+      shards.insert(shard);
+    }
+    if (moves) shards_of[t.table_id] = std::move(shards);
+  }
+  for (const auto& [table_id, shards] : shards_of) {
+    if (shards.size() < 2) continue;
+    const TableDescriptor* t = view.find_table_id(table_id);
+    const ShardRecord* holder = nullptr;
+    for (size_t i : view.table_ranges(table_id)) {
+      if (holder == nullptr) holder = find_shard(view, view.ranges().at(i).shard);
+    }
+    if (t == nullptr || holder == nullptr) continue;
+    try {
+      pqxx::connection conn(holder->dsn);
+      if (auto blocked = spread_blocker(*t, shard_unique_indexes(conn, t->schema, t->name), what)) {
+        return tl::unexpected(std::move(*blocked));
+      }
+    } catch (const std::exception& e) {
+      return admin_error(sqlstate::kConnectionFailure, "reading the unique indexes of table \"" +
+                                                           t->name + "\" on shard \"" +
+                                                           holder->name + "\": " + e.what());
+    }
+  }
+  return {};
+}
+
+Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
+  auto view = control_.view();
+  const RangeDescriptor* range = nullptr;
+  for (const RangeDescriptor& r : view->ranges().ranges()) {
+    if (r.range_id == range_id) range = &r;
+  }
+  if (range == nullptr) {
+    return admin_error(sqlstate::kInvalidParameterValue,
+                       "range " + std::to_string(range_id) + " does not exist");
+  }
+  const ShardRecord* target = find_shard(*view, shard);
+  if (target == nullptr) {
+    return admin_error(sqlstate::kInvalidParameterValue, "shard \"" + shard + "\" does not exist");
+  }
+  if (range->shard == shard) return {};
+  // A table's unique indexes that its shards enforce each on its own rows hold only while its
+  // rows are on one shard.
+  if (auto ok =
+          check_spread(*view, {{range_id, shard}},
+                       "moving range " + std::to_string(range_id) + " to shard \"" + shard + "\"");
+      !ok) {
+    return ok;
+  }
+  const ShardRecord* source = find_shard(*view, range->shard);
+  if (source == nullptr) {
+    return admin_error(sqlstate::kInternalError, "shard \"" + range->shard + "\" is unknown");
+  }
+  RangeDescriptor moving = *range;
+  MetadataStore& store = control_.store();
+  // 1. Every pgrange instance holds new writes to the range and waits for the writers inside.
+  int64_t held_version = 0;
+  try {
+    held_version = store.hold_range(range_id, shard, control_.instance_id());
+  } catch (const std::runtime_error& e) {
+    return admin_error("55006", e.what());
+  }
+  control_.reload();
+  struct Unhold {
+    ClusterControl& control;
+    uint64_t id;
+    bool armed = true;
+    ~Unhold() {
+      if (!armed) return;
+      try {
+        control.store().release_range_hold(id);
+      } catch (const std::exception& e) {
+        spdlog::error("range {}: releasing its hold failed: {}", id, e.what());
+      }
+      control.reload();
+    }
+  } unhold{control_, range_id};
+  if (!store.wait_for_instances(held_version, kMoveWait)) {
+    return admin_error("55006", "range " + std::to_string(range_id) +
+                                    " is busy: a pgrange instance still has a transaction writing "
+                                    "to it after " +
+                                    std::to_string(kMoveWait.count()) + " s; try again");
+  }
+  // 2. Copy the rows of every table the range overlaps (the source keeps them, locked).
+  std::vector<RangeMove> moves;
+  for (const TableDescriptor& t : view->relations()) {
+    std::string ts = table_prefix(t.table_id), te = table_prefix(t.table_id + 1);
+    std::string s = std::max(moving.start_key, ts);
+    std::string e = std::min(moving.end_key, te);
+    if (s >= e) continue;
+    auto m = RangeMove::prepare(source->dsn, target->dsn, t, s, e);
+    if (!m) {
+      Error err = m.error();
+      err.message = "moving range " + std::to_string(range_id) + " of table \"" + t.name +
+                    "\" from shard \"" + source->name + "\" to \"" + target->name +
+                    "\" failed: " + err.message;
+      return tl::unexpected(err);  // moves made so far abort in their destructors
+    }
+    moves.push_back(std::move(*m));
+  }
+  // 3. Switch the map (if the hold still stands); held writes will go to the new shard.
+  RangeChange change;
+  change.kind = RangeOp::Kind::kReassign;
+  change.before.push_back(moving);
+  RangeDescriptor after = moving;
+  after.shard = shard;
+  after.generation++;
+  change.after.push_back(after);
+  int64_t moved_version = 0;
+  try {
+    moved_version = store.apply_range_changes(
+        {change}, MetadataStore::HoldRef{range_id, control_.instance_id()});
+  } catch (const std::exception& e) {
+    return admin_error(sqlstate::kSerializationFailure,
+                       "range " + std::to_string(range_id) +
+                           " changed while it was moving; nothing was moved: " + e.what());
+  }
+  // The hold stays until the old rows are gone: a whole-table read now would find the range's
+  // rows on both shards.
+  control_.reload();
+  // 4. Every instance routes with the new map and has no reads left at the old shard.
+  if (!store.wait_for_instances(moved_version, kMoveWait)) {
+    spdlog::warn(
+        "range {}: a pgrange instance did not confirm the new map within {} s; "
+        "deleting the old rows at shard {} anyway",
+        range_id, kMoveWait.count(), source->name);
+  }
+  // 5. Delete the rows at the old shard.
+  for (RangeMove& m : moves) {
+    auto done = m.finish();
+    if (!done) {
+      spdlog::error("range {}: rows copied to shard {} but deleting them at shard {} failed: {}",
+                    range_id, target->name, source->name, done.error().message);
+      return admin_error(done.error().sqlstate,
+                         "range " + std::to_string(range_id) + " now lives on shard \"" + shard +
+                             "\", but removing its old rows from shard \"" + source->name +
+                             "\" failed: " + done.error().message);
+    }
+  }
+  spdlog::info("range {} moved from shard {} to shard {}", range_id, source->name, shard);
+  return {};
+}
+
+Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {
+  auto view = control_.view();
+  const RangeDescriptor* range = view->find_range(range_id);
+  if (range != nullptr) {
+    for (const ShardRecord& shard : view->shards()) {
+      if (shard.name == range->shard || view->shard_index(shard.name) < 0) continue;
+      for (const TableDescriptor& t : view->relations()) {
+        std::string s = std::max(range->start_key, table_prefix(t.table_id));
+        std::string e = std::min(range->end_key, table_prefix(t.table_id + 1));
+        if (s >= e) continue;
+        auto pred = key_range_predicate(t, s, e);
+        if (!pred) return tl::unexpected(pred.error());
+        try {
+          pqxx::connection conn(shard.dsn);
+          pqxx::work tx(conn);
+          pqxx::result r =
+              tx.exec("DELETE FROM ONLY " + qualified_table_name(t) + " WHERE " + *pred);
+          tx.commit();
+          if (r.affected_rows() > 0) {
+            spdlog::warn(
+                "range {}: removed {} rows of table {} left on shard {} by a move that "
+                "did not finish",
+                range_id, r.affected_rows(), t.name, shard.name);
+          }
+        } catch (const std::exception& e) {
+          return admin_error(sqlstate::kConnectionFailure,
+                             "cleaning up range " + std::to_string(range_id) + " on shard \"" +
+                                 shard.name + "\": " + e.what());
+        }
+      }
+    }
+  }
+  control_.store().release_range_hold(range_id);
+  control_.reload();
+  return {};
+}
+
+Result<ResultSet> RangeAdmin::relocate_statement(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  ResultSet rs;
+  rs.columns = {
+      {"range_id", type_oid::kInt8}, {"pretty", type_oid::kText}, {"result", type_oid::kText}};
+  std::string pretty;
+  for (const RangeDescriptor& r : view->ranges().ranges()) {
+    if (r.range_id == static_cast<uint64_t>(stmt.range_id)) pretty = pretty_key(r.start_key);
+  }
+  auto ok = relocate(static_cast<uint64_t>(stmt.range_id), stmt.shard);
+  if (!ok) return tl::unexpected(ok.error());
+  rs.rows.push_back({std::to_string(stmt.range_id), pretty, std::string("ok")});
+  rs.tag = "SELECT 1";
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::scatter(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  auto t = find_table(*view, stmt.table);
+  if (!t) return tl::unexpected(t.error());
+  std::vector<std::string> shard_names;
+  for (const ShardRecord& s : view->shards()) {
+    if (view->shard_index(s.name) >= 0) shard_names.push_back(s.name);
+  }
+  std::sort(shard_names.begin(), shard_names.end(),
+            [&](auto& a, auto& b) { return view->shard_index(a) < view->shard_index(b); });
+  std::vector<std::pair<uint64_t, std::string>> plan;
+  std::vector<std::string> starts;
+  auto idx = view->table_ranges((*t)->table_id);
+  for (size_t n = 0; n < idx.size(); ++n) {
+    const RangeDescriptor& r = view->ranges().at(idx[n]);
+    plan.emplace_back(r.range_id, shard_names[n % shard_names.size()]);
+    starts.push_back(r.start_key);
+  }
+  // Refused before anything moves.
+  if (auto ok = check_spread(*view, plan, "ALTER TABLE " + (*t)->name + " SCATTER"); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  ResultSet rs;
+  rs.columns = {{"key", type_oid::kBytea}, {"pretty", type_oid::kText}};
+  for (size_t n = 0; n < plan.size(); ++n) {
+    auto ok = relocate(plan[n].first, plan[n].second);
+    if (!ok) return tl::unexpected(ok.error());
+    rs.rows.push_back({bytea_hex(starts[n]), pretty_key(starts[n])});
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  const TableDescriptor* table = nullptr;
+  std::string lo(kMinKey), hi(kMaxKey);
+  if (stmt.scope == sql::RangeScope::kTable || stmt.scope == sql::RangeScope::kIndex) {
+    auto t = find_table(*view, stmt.table);
+    if (!t) return tl::unexpected(t.error());
+    table = *t;
+    lo = table_prefix(table->table_id);
+    hi = table_prefix(table->table_id + 1);
+    if (stmt.scope == sql::RangeScope::kIndex) {
+      auto relation = named_relation(*view, stmt);
+      if (!relation) return tl::unexpected(relation.error());
+      lo = index_prefix(table->table_id, relation->index_id);
+      hi = prefix_end(lo);
+    }
+  } else if (!stmt.database.empty() && stmt.database != control_.database()) {
+    return admin_error(sqlstate::kInvalidCatalogName,
+                       "database \"" + stmt.database + "\" does not exist");
+  }
+  auto show = [&](const std::string& k) {
+    return table ? pretty_key_in_table(k, table->table_id) : pretty_key(k);
+  };
+  ResultSet rs;
+  rs.columns = {{"start_key", type_oid::kText}, {"end_key", type_oid::kText}};
+  if (stmt.with_keys) {
+    rs.columns.push_back({"raw_start_key", type_oid::kBytea});
+    rs.columns.push_back({"raw_end_key", type_oid::kBytea});
+  }
+  rs.columns.push_back({"range_id", type_oid::kInt8});
+  rs.columns.push_back({"shard", type_oid::kText});
+  rs.columns.push_back({"split_enforced_until", type_oid::kTimestamp});
+  if (stmt.with_indexes) {
+    rs.columns.push_back({"table_name", type_oid::kText});
+    rs.columns.push_back({"index_name", type_oid::kText});
+  }
+  if (stmt.with_details) {
+    rs.columns.push_back({"range_size_mb", type_oid::kNumeric});
+    rs.columns.push_back({"row_count", type_oid::kInt8});
+    rs.columns.push_back({"generation", type_oid::kInt8});
+  }
+  const RangeMapSnapshot& ranges = view->ranges();
+  for (size_t i = ranges.find_index(lo); i < ranges.size(); ++i) {
+    const RangeDescriptor& r = ranges.at(i);
+    if (r.start_key >= hi) break;
+    // A range may cover several tables' keys (before any table splits it off); a global
+    // index's ranges are its own.
+    std::vector<const TableDescriptor*> tables;
+    for (const TableDescriptor& t : view->relations()) {
+      if (table && t.table_id != table->table_id) continue;
+      std::string ts =
+          t.index_id == 1 ? table_prefix(t.table_id) : index_prefix(t.table_id, t.index_id);
+      std::string te = index_prefix(t.table_id, t.index_id + 1);
+      if (t.index_id == 1 && t.indexes.empty()) te = table_prefix(t.table_id + 1);
+      if (r.start_key < te && r.end_key > ts) tables.push_back(&t);
+    }
+    std::vector<std::optional<std::string>> row;
+    row.push_back(show(r.start_key));
+    row.push_back(show(r.end_key));
+    if (stmt.with_keys) {
+      row.push_back(bytea_hex(r.start_key));
+      row.push_back(bytea_hex(r.end_key));
+    }
+    row.push_back(std::to_string(r.range_id));
+    row.push_back(r.shard);
+    row.push_back(r.split_enforced_until
+                      ? std::optional<std::string>(format_enforced_until(*r.split_enforced_until))
+                      : std::nullopt);
+    if (stmt.with_indexes) {
+      if (tables.empty()) {
+        row.push_back(std::nullopt);
+        row.push_back(std::nullopt);
+      } else {
+        const TableDescriptor* t = tables.front();
+        if (t->index_id != 1) {
+          // An index relation is named "<table>@<index>".
+          size_t at = t->name.rfind('@');
+          row.push_back(t->name.substr(0, at));
+          row.push_back(t->name.substr(at + 1));
+        } else {
+          row.push_back(t->name);
+          row.push_back(t->key.empty() ? std::string("(unsharded)") : t->name + "_pkey");
+        }
+      }
+    }
+    if (stmt.with_details) {
+      int64_t rows = 0, bytes = 0;
+      const ShardRecord* shard = find_shard(*view, r.shard);
+      for (const TableDescriptor* t : tables) {
+        std::string s = std::max(r.start_key, table_prefix(t->table_id));
+        std::string e = std::min(r.end_key, table_prefix(t->table_id + 1));
+        if (shard == nullptr) continue;
+        auto st = range_stats(shard->dsn, *t, s, e);
+        if (!st) {
+          Error err = st.error();
+          err.message = "measuring range " + std::to_string(r.range_id) + " on shard \"" + r.shard +
+                        "\": " + err.message;
+          return tl::unexpected(err);
+        }
+        rows += st->row_count;
+        bytes += st->bytes;
+      }
+      char mb[64];
+      std::snprintf(mb, sizeof mb, "%.6f", static_cast<double>(bytes) / (1024.0 * 1024.0));
+      row.push_back(std::string(mb));
+      row.push_back(std::to_string(rows));
+      row.push_back(std::to_string(r.generation));
+    }
+    rs.rows.push_back(std::move(row));
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::show_range_for_row(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  auto t = find_table(*view, stmt.table);
+  if (!t) return tl::unexpected(t.error());
+  if (!stmt.index.empty() && stmt.index != "primary" && stmt.index != (*t)->name + "_pkey") {
+    return admin_error(
+        "42704", "index \"" + stmt.index + "\" does not exist on table \"" + (*t)->name + "\"");
+  }
+  if (stmt.rows.size() != 1) {
+    return admin_error(sqlstate::kSyntaxError, "FOR ROW takes one tuple of values");
+  }
+  std::string key;
+  if ((*t)->key.empty()) {
+    key = table_prefix((*t)->table_id);  // an unsharded table is one range
+  } else if ((*t)->hash_buckets > 0) {
+    // A row gives its key columns; the bucket is computed from them, as for the row itself.
+    auto columns = row_key_columns(**t);
+    if (stmt.rows[0].size() != columns.size()) {
+      return admin_error(sqlstate::kSyntaxError,
+                         "FOR ROW needs a value for each of the " + std::to_string(columns.size()) +
+                             " key column" + (columns.size() == 1 ? "" : "s") +
+                             " of hash-sharded table \"" + (*t)->name +
+                             "\" (not its bucket), got " + std::to_string(stmt.rows[0].size()));
+    }
+    std::vector<std::optional<std::string>> values;
+    for (const auto& v : stmt.rows[0]) {
+      values.push_back(v.is_null ? std::nullopt : std::optional<std::string>(v.text));
+    }
+    auto k = point_key(**t, values);
+    if (!k) return tl::unexpected(k.error());
+    key = *k;
+  } else {
+    if (stmt.rows[0].size() != (*t)->key.size()) {
+      return admin_error(
+          sqlstate::kSyntaxError,
+          "FOR ROW needs " +
+              ((*t)->key.size() == 1 ? std::string("one value, for the key column")
+                                     : "a value for each of the " +
+                                           std::to_string((*t)->key.size()) + " key columns") +
+              " of table \"" + (*t)->name + "\", got " + std::to_string(stmt.rows[0].size()));
+    }
+    auto k = tuple_key(**t, stmt.rows[0]);
+    if (!k) return tl::unexpected(k.error());
+    key = *k;
+  }
+  const RangeDescriptor* r = view->ranges().lookup(key);
+  if (r == nullptr) return admin_error(sqlstate::kInternalError, "no range holds the key");
+  ResultSet rs;
+  rs.columns = {{"start_key", type_oid::kText},
+                {"end_key", type_oid::kText},
+                {"range_id", type_oid::kInt8},
+                {"shard", type_oid::kText}};
+  rs.rows.push_back({pretty_key_in_table(r->start_key, (*t)->table_id),
+                     pretty_key_in_table(r->end_key, (*t)->table_id), std::to_string(r->range_id),
+                     r->shard});
+  rs.tag = "SELECT 1";
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::show_shards() {
+  auto view = control_.view();
+  ResultSet rs;
+  rs.columns = {{"name", type_oid::kText},      {"dsn", type_oid::kText},
+                {"reachable", type_oid::kBool}, {"ranges", type_oid::kInt8},
+                {"tables", type_oid::kInt8},    {"schema_digest", type_oid::kText}};
+  std::vector<const ShardRecord*> shards;
+  for (const ShardRecord& s : view->shards()) shards.push_back(&s);
+  std::sort(shards.begin(), shards.end(), [&](auto* a, auto* b) {
+    int ia = view->shard_index(a->name), ib = view->shard_index(b->name);
+    if (ia < 0) ia = INT_MAX;
+    if (ib < 0) ib = INT_MAX;
+    return std::tie(ia, a->name) < std::tie(ib, b->name);
+  });
+  for (const ShardRecord* s : shards) {
+    int64_t nranges = 0;
+    std::set<uint64_t> tables;
+    for (const RangeDescriptor& r : view->ranges().ranges()) {
+      if (r.shard != s->name) continue;
+      ++nranges;
+      for (const TableDescriptor& t : view->tables()) {
+        if (r.start_key < table_prefix(t.table_id + 1) && r.end_key > table_prefix(t.table_id)) {
+          tables.insert(t.table_id);
+        }
+      }
+    }
+    ShardProbe shard = probe(s->dsn);
+    rs.rows.push_back({s->name, dsn_without_password(s->dsn),
+                       std::string(shard.reachable ? "t" : "f"), std::to_string(nranges),
+                       std::to_string(tables.size()), shard.schema_digest});
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+}  // namespace pgrange::routing

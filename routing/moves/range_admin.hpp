@@ -1,0 +1,76 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/error.hpp"
+#include "routing/meta/cluster_view.hpp"
+#include "routing/meta/metadata_store.hpp"
+#include "routing/ranges/range_activity.hpp"
+#include "routing/merge/result_set.hpp"
+#include "sql/admin_statement.hpp"
+
+namespace pgrange::routing {
+
+/// What the range administration needs from the process that runs it (the control plane).
+class ClusterControl {
+ public:
+  virtual ~ClusterControl() = default;
+  /// The view sessions currently route with.
+  virtual std::shared_ptr<const ClusterView> view() const = 0;
+  /// Reads the metadata store again and publishes the result to every session; returns it.
+  virtual std::shared_ptr<const ClusterView> reload() = 0;
+  virtual MetadataStore& store() = 0;
+  virtual RangeActivity& activity() = 0;
+  /// The logical database name clients connect to (SHOW RANGES FROM DATABASE).
+  virtual const std::string& database() const = 0;
+  /// This process among the instances serving the metadata store.
+  virtual const std::string& instance_id() const = 0;
+};
+
+/// Runs the admin statements (SPLIT AT, UNSPLIT, SCATTER, RELOCATE, SHOW RANGES, SHOW RANGE FOR
+/// ROW, SHOW SHARDS) against the metadata store and the shards. Blocking: control plane only.
+class RangeAdmin {
+ public:
+  explicit RangeAdmin(ClusterControl& control) : control_(control) {}
+
+  Result<ResultSet> execute(const sql::AdminStatement& stmt);
+
+  /// Moves one range to another shard with its rows (RELOCATE, SCATTER): writes to it wait
+  /// while it moves; a failure leaves the old placement intact and the target clean.
+  Result<void> relocate(uint64_t range_id, const std::string& shard);
+
+  /// Finishes what a pgrange instance that died in the middle of moving a range left: removes
+  /// the range's rows from every shard but the one the map gives it, then ends the hold.
+  Result<void> clean_up_orphaned_hold(uint64_t range_id);
+
+ private:
+  /// Refuses (0A000, naming it) a placement of ranges (range id → shard) that would spread a
+  /// table over several shards while it has a unique or exclusion index that each shard can
+  /// enforce only on its own rows (one that does not contain the table's key); `what` names
+  /// the operation in the message.
+  Result<void> check_spread(const ClusterView& view,
+                            const std::vector<std::pair<uint64_t, std::string>>& placement,
+                            const std::string& what);
+  Result<ResultSet> split_at(const sql::AdminStatement& stmt);
+  Result<ResultSet> unsplit(const sql::AdminStatement& stmt);
+  Result<ResultSet> scatter(const sql::AdminStatement& stmt);
+  Result<ResultSet> relocate_statement(const sql::AdminStatement& stmt);
+  Result<ResultSet> show_ranges(const sql::AdminStatement& stmt);
+  Result<ResultSet> show_range_for_row(const sql::AdminStatement& stmt);
+  Result<ResultSet> show_shards();
+  /// Applies range ops through the store, retrying when another instance got there first.
+  Result<void> apply_ops(const std::vector<RangeOp>& ops);
+  Result<void> apply_changes(const std::vector<RangeChange>& changes);
+
+  ClusterControl& control_;
+};
+
+/// A µs-since-epoch split enforcement time as PostgreSQL prints a timestamp ("infinity" for a
+/// split without expiration).
+std::string format_enforced_until(int64_t micros);
+
+/// A key as psql shows a bytea in hex output: \x followed by the hex digits.
+std::string bytea_hex(std::string_view bytes);
+
+}  // namespace pgrange::routing
