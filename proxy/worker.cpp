@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 
 namespace pgrange::proxy {
 

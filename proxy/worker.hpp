@@ -9,9 +9,9 @@
 
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
+#include "proxy/auth/scram.hpp"
 #include "proxy/backend/backend_pool.hpp"
 #include "proxy/backend/cancel_registry.hpp"
-#include "proxy/auth/scram.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/statement_shape.hpp"

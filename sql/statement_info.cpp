@@ -974,9 +974,9 @@ Result<std::vector<StatementInfo>> analyze_statements(std::string_view sql) {
     const PgQuery__RawStmt* raw = pr->stmts[i];
     StatementInfo info = describe(raw->stmt);
     // Writes too: UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED).
-    if (raw->stmt != nullptr && (info.kind == StatementKind::kUpdate ||
-                                 info.kind == StatementKind::kDelete ||
-                                 info.kind == StatementKind::kInsert)) {
+    if (raw->stmt != nullptr &&
+        (info.kind == StatementKind::kUpdate || info.kind == StatementKind::kDelete ||
+         info.kind == StatementKind::kInsert)) {
       info.locks_rows = locks_rows(&raw->stmt->base);
     }
     size_t begin = std::min(static_cast<size_t>(std::max(raw->stmt_location, 0)), sql.size());

@@ -4,10 +4,10 @@
 
 #include <atomic>
 
-#include "proxy/wire/frame_reader.hpp"
 #include "proxy/auth/md5_auth.hpp"
-#include "proxy/wire/message_writer.hpp"
 #include "proxy/auth/scram.hpp"
+#include "proxy/wire/frame_reader.hpp"
+#include "proxy/wire/message_writer.hpp"
 
 namespace pgrange::proxy {
 

@@ -8,10 +8,10 @@
 #include <pqxx/pqxx>
 
 #include "proxy/control/control_plane.hpp"
-#include "routing/plan/index_maintenance.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
 #include "routing/moves/range_data.hpp"
+#include "routing/plan/index_maintenance.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/quoting.hpp"
 

@@ -15,10 +15,10 @@
 #include "proxy/asio.hpp"
 #include "routing/meta/block_catalog.hpp"
 #include "routing/meta/cluster_view.hpp"
-#include "routing/ranges/range_activity.hpp"
-#include "routing/moves/range_admin.hpp"
 #include "routing/meta/sequence_block.hpp"
 #include "routing/meta/table_description.hpp"
+#include "routing/moves/range_admin.hpp"
+#include "routing/ranges/range_activity.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/statement_info.hpp"
 

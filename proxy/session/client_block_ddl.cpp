@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/meta/table_description.hpp"

@@ -9,14 +9,14 @@
 #include <charconv>
 #include <map>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/plan/hash_sharding.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
 #include "routing/moves/range_data.hpp"
+#include "routing/plan/hash_sharding.hpp"
 #include "sql/copy_rows.hpp"
 #include "sql/copy_statement.hpp"
 #include "sql/quoting.hpp"

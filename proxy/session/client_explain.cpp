@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cctype>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/merge/result_set.hpp"
 #include "routing/plan/explain_document.hpp"
 #include "routing/plan/plan_description.hpp"
-#include "routing/merge/result_set.hpp"
 
 namespace pgrange::proxy {
 namespace {

@@ -8,8 +8,8 @@
 #include <openssl/rand.h>
 #include <strings.h>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/copy_statement.hpp"

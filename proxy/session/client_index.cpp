@@ -10,13 +10,13 @@
 #include <map>
 #include <set>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/moves/range_data.hpp"
 #include "routing/plan/index_maintenance.hpp"
 #include "routing/plan/plan_description.hpp"
-#include "routing/moves/range_data.hpp"
 #include "routing/plan/shard_unique_index.hpp"
 #include "sql/index_query.hpp"
 #include "sql/quoting.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"

@@ -5,8 +5,8 @@
 
 #include <charconv>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/sequence_call.hpp"

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <set>
 
-#include "proxy/wire/frame_reader.hpp"
 #include "proxy/auth/md5_auth.hpp"
-#include "proxy/wire/message_writer.hpp"
 #include "proxy/auth/scram.hpp"
 #include "proxy/session/session_settings.hpp"
+#include "proxy/wire/frame_reader.hpp"
+#include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
 

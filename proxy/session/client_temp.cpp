@@ -8,8 +8,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"

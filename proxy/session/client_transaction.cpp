@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
-#include "proxy/session/client_session.hpp"
 #include "proxy/control/control_plane.hpp"
-#include "proxy/wire/message_writer.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/session/session_settings.hpp"
+#include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/quoting.hpp"
 #include "sql/session_statement.hpp"

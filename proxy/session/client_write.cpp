@@ -9,9 +9,9 @@
 #include <functional>
 #include <map>
 
-#include "proxy/session/client_session.hpp"
-#include "proxy/control/control_plane.hpp"
 #include "proxy/backend/fault_point.hpp"
+#include "proxy/control/control_plane.hpp"
+#include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/insert_rows.hpp"

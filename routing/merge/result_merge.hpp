@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "routing/merge/aggregate_combine.hpp"
 #include "routing/keys/value_order.hpp"
+#include "routing/merge/aggregate_combine.hpp"
 #include "sql/merge_query.hpp"
 
 namespace pgrange::routing {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <tuple>
 
-#include "routing/meta/block_catalog.hpp"
 #include "routing/keys/key_space.hpp"
+#include "routing/meta/block_catalog.hpp"
 
 namespace pgrange::routing {
 namespace {

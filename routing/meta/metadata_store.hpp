@@ -12,8 +12,8 @@
 
 #include "common/error.hpp"
 #include "routing/meta/catalog.hpp"
-#include "routing/ranges/range_map.hpp"
 #include "routing/meta/sequence_block.hpp"
+#include "routing/ranges/range_map.hpp"
 
 namespace pgrange::routing {
 

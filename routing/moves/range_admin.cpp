@@ -13,9 +13,9 @@
 
 #include "routing/keys/key_space.hpp"
 #include "routing/keys/pretty_key.hpp"
+#include "routing/meta/schema_catalog.hpp"
 #include "routing/moves/range_data.hpp"
 #include "routing/plan/router.hpp"
-#include "routing/meta/schema_catalog.hpp"
 #include "routing/plan/shard_unique_index.hpp"
 
 namespace pgrange::routing {

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "routing/merge/result_set.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/meta/metadata_store.hpp"
 #include "routing/ranges/range_activity.hpp"
-#include "routing/merge/result_set.hpp"
 #include "sql/admin_statement.hpp"
 
 namespace pgrange::routing {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "routing/plan/hash_sharding.hpp"
 #include "routing/keys/key_space.hpp"
+#include "routing/plan/hash_sharding.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::routing {

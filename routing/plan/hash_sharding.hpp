@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "routing/meta/catalog.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/span.hpp"
+#include "routing/meta/catalog.hpp"
 
 namespace pgrange::routing {
 

@@ -4,11 +4,11 @@
 #include <cctype>
 #include <charconv>
 
-#include "routing/plan/hash_sharding.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
-#include "routing/plan/equalities.hpp"
 #include "routing/keys/span.hpp"
+#include "routing/plan/equalities.hpp"
+#include "routing/plan/hash_sharding.hpp"
 
 namespace pgrange::routing {
 namespace {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "routing/keys/span.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/ranges/range_activity.hpp"
-#include "routing/keys/span.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {

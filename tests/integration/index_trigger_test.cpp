@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "routing/keys/key_space.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/plan/index_maintenance.hpp"
-#include "routing/keys/key_space.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {

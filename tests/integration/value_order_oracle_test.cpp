@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "routing/merge/aggregate_combine.hpp"
 #include "routing/keys/pg_numeric.hpp"
 #include "routing/keys/value_order.hpp"
+#include "routing/merge/aggregate_combine.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {

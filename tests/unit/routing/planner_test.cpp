@@ -76,8 +76,8 @@
 #include <set>
 #include <sstream>
 
-#include "routing/meta/cluster_view.hpp"
 #include "routing/keys/key_space.hpp"
+#include "routing/meta/cluster_view.hpp"
 #include "routing/plan/gather_plan.hpp"
 #include "routing/plan/plan_description.hpp"
 #include "routing/plan/router.hpp"
