@@ -165,20 +165,8 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     for (const std::string& line : gather->describe()) rs.rows.push_back({"  " + line});
     if (lower(plan.explain_options).find("analy") != std::string::npos) {
       // EXPLAIN ANALYZE: the tree runs (its answer is not sent), each operator's rows and time.
-      std::map<int, std::shared_ptr<BackendConnection>> held;
-      exec::GatherContext ctx;
-      ctx.own_transaction = true;
-      ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
-        auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
-        if (!conn) co_return tl::unexpected(conn.error());
-        held.emplace(shard, *conn);
-        co_return conn->get();
-      };
       std::string answer;
-      exec::GatherOutcome outcome = co_await execute_gather(*gather, nullptr, ctx, answer);
-      for (auto& [shard, conn] : held) {
-        worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
-      }
+      exec::GatherOutcome outcome = co_await execute_gather(*gather, nullptr, answer);
       auto names = [&](const std::vector<int>& shards) {
         std::string out;
         for (int s : shards) out += (out.empty() ? "" : ", ") + view->shard_name(s);

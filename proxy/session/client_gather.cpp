@@ -8,9 +8,27 @@
 namespace pgrange::proxy {
 
 awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
-                                                             ExtendedMerge* ext,
-                                                             exec::GatherContext& ctx,
-                                                             std::string& out) {
+                                                             ExtendedMerge* ext, std::string& out,
+                                                             bool inputs_only) {
+  exec::GatherContext ctx;
+  ctx.inputs_only = inputs_only;
+  // The shards are read through the block's transaction where pgrange coordinates one, else
+  // through connections the statement holds (and its own transaction on them).
+  std::map<int, std::shared_ptr<BackendConnection>> held;
+  if (coord_) {
+    ctx.preferred_shard = coord_->first_shard;
+    ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
+      co_return co_await coordinated_part(shard);
+    };
+  } else {
+    ctx.own_transaction = true;
+    ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+      auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+      if (!conn) co_return tl::unexpected(conn.error());
+      held.emplace(shard, *conn);
+      co_return conn->get();
+    };
+  }
   if (ext != nullptr) {
     emit_ready_synthetics(out);
     if (!ext->bind_answered) MessageWriter(out).begin('2').end();
@@ -49,7 +67,10 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     ctx.describe = ext->describe;
   }
   exec::GatherOutcome outcome = co_await exec::run_gather(plan, ctx, out);
-  if (ctx.inputs_only) co_return outcome;
+  for (auto& [shard, conn] : held) {
+    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  }
+  if (inputs_only) co_return outcome;
   if (outcome.shard_error) {
     write_shard_error(out, *outcome.shard_error);
   } else if (outcome.error) {
@@ -61,19 +82,7 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
 
 awaitable<bool> ClientSession::run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext) {
   std::string out;
-  std::map<int, std::shared_ptr<BackendConnection>> held;
-  exec::GatherContext ctx;
-  ctx.own_transaction = true;
-  ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
-    auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
-    if (!conn) co_return tl::unexpected(conn.error());
-    held.emplace(shard, *conn);
-    co_return conn->get();
-  };
-  co_await execute_gather(plan, ext, ctx, out);
-  for (auto& [shard, conn] : held) {
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
-  }
+  co_await execute_gather(plan, ext, out);
   if (ext == nullptr) write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));
   leave_ranges();
@@ -82,12 +91,7 @@ awaitable<bool> ClientSession::run_gather(const routing::GatherPlan& plan, Exten
 
 awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
                                                std::string& out) {
-  exec::GatherContext ctx;
-  ctx.preferred_shard = coord_->first_shard;
-  ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
-    co_return co_await coordinated_part(shard);
-  };
-  exec::GatherOutcome outcome = co_await execute_gather(plan, ext, ctx, out);
+  exec::GatherOutcome outcome = co_await execute_gather(plan, ext, out);
   co_return outcome.ok();
 }
 
@@ -123,27 +127,8 @@ awaitable<Result<bool>> ClientSession::expand_write_reads(std::string_view sql) 
   if (in_block && !coord_) co_await become_coordinated();
   // The tables it reads, read here; the write, with their rows written in, goes on from here
   // as if the client had sent it.
-  exec::GatherContext ctx;
-  ctx.inputs_only = true;
-  std::map<int, std::shared_ptr<BackendConnection>> held;
-  if (coord_) {
-    ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
-      co_return co_await coordinated_part(shard);
-    };
-  } else {
-    ctx.own_transaction = true;
-    ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
-      auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
-      if (!conn) co_return tl::unexpected(conn.error());
-      held.emplace(shard, *conn);
-      co_return conn->get();
-    };
-  }
   std::string unused;
-  exec::GatherOutcome outcome = co_await execute_gather(*plan, nullptr, ctx, unused);
-  for (auto& [shard, conn] : held) {
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
-  }
+  exec::GatherOutcome outcome = co_await execute_gather(*plan, nullptr, unused, true);
   if (!outcome.ok()) {
     if (coord_) coord_->failed = true;
     if (outcome.shard_error) {

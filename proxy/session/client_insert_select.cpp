@@ -82,24 +82,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (gathered) {
     // Several tables over several shards: the executor reads them and runs the query.
     shards.clear();
-    exec::GatherContext ctx;
-    std::map<int, std::shared_ptr<BackendConnection>> held;
-    if (coord_) {
-      ctx.preferred_shard = coord_->first_shard;
-      ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
-        co_return co_await coordinated_part(shard);
-      };
-    } else {
-      ctx.own_transaction = true;
-      ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
-        auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
-        if (!conn) co_return tl::unexpected(conn.error());
-        held.emplace(shard, *conn);
-        co_return conn->get();
-      };
-    }
-    co_await execute_gather(*source.gather, nullptr, ctx, answer);
-    for (auto& [shard, conn] : held) conns.push_back(conn);
+    co_await execute_gather(*source.gather, nullptr, answer);
   }
   for (int shard : shards) {
     if (coord_) {

@@ -659,9 +659,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
   /// false when it is no such write.
   awaitable<Result<bool>> expand_write_reads(std::string_view sql);
-  /// What both share: the executor's context but for the connections, and the run.
+  /// Runs a gather plan with the block's parts (coord_) or with connections it holds itself
+  /// (and gives back); its answer and error go to `out`, unless `inputs_only` (then the
+  /// statement with the rows read is the outcome's, for the caller to run).
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                                exec::GatherContext& ctx, std::string& out);
+                                                std::string& out, bool inputs_only = false);
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
   /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
