@@ -268,18 +268,30 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
     for (const toml::node& n : *tables->as_array()) {
       const toml::table& t = *n.as_table();
       std::string where = "table[" + std::to_string(cfg.tables.size()) + "]";
-      if (auto ok = check_keys(t, where, {"name", "key", "split_at"}); !ok) {
+      if (auto ok = check_keys(t, where, {"name", "key", "split_at", "reference"}); !ok) {
         return fail(ok.error());
       }
       TableConfig tc;
       auto name = get_string(t, "name", where, std::nullopt);
       if (!name) return fail(name.error());
       tc.name = *name;
+      if (const toml::node* r = t.get("reference")) {
+        if (!r->is_boolean()) {
+          return config_error("configuration key \"" + where + ".reference\" must be a boolean");
+        }
+        tc.reference = *r->value<bool>();
+      }
       const toml::array* key = t.get_as<toml::array>("key");
-      if (key == nullptr || key->empty()) {
+      if (tc.reference && t.get("split_at") != nullptr) {
+        return config_error("configuration key \"" + where +
+                            ".split_at\" cannot be given for a reference table: every shard "
+                            "holds all of its rows");
+      }
+      if ((key == nullptr && !tc.reference) || (key != nullptr && key->empty())) {
         return config_error("configuration key \"" + where + ".key\" must be a non-empty array");
       }
-      for (const toml::node& k : *key) {
+      for (size_t i = 0; key != nullptr && i < key->size(); ++i) {
+        const toml::node& k = *key->get(i);
         if (!k.is_string()) {
           return config_error("configuration key \"" + where + ".key\" must hold strings");
         }

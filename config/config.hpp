@@ -43,6 +43,8 @@ struct TableConfig {
   /// Where a table made through pgrange starts split: each entry one key (the text of each key
   /// column's value); its ranges are then spread over the shards in turn. Empty: one range.
   std::vector<std::vector<std::string>> split_at;
+  /// A reference table: made through pgrange, every shard holds all of its rows (key optional).
+  bool reference = false;
 };
 
 /// TLS offered to clients.

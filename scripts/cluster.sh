@@ -15,6 +15,7 @@
 #   PGRANGE_SKIP_BUILD=1            do not run install-deps.sh / build.sh (use the existing binary)
 #   PGRANGE_PROXY_WAIT=SECONDS      how long to wait for pgrange to accept connections (30)
 #   PGRANGE_BIN=PATH                pgrange binary (default build/proxy/pgrange)
+#   PGRANGE_CONFIG_EXTRA=FILE       settings appended to the generated pgrange.toml ([[table]] …)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -245,6 +246,10 @@ name = "app"
 password = "secret"
 auth = "scram-sha-256"
 EOF
+  # More settings (say [[table]] entries) from a file of the user's: PGRANGE_CONFIG_EXTRA=path.
+  if [ -n "${PGRANGE_CONFIG_EXTRA:-}" ]; then
+    cat "$PGRANGE_CONFIG_EXTRA" >>"$STATE/pgrange.toml"
+  fi
 }
 
 stop_proxy_pid() {

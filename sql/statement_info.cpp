@@ -57,6 +57,13 @@ class Walker {
       tablesample = true;
     } else if (d == &pg_query__join_expr__descriptor) {
       join = true;
+    } else if (d == &pg_query__sqlvalue_function__descriptor) {
+      // CURRENT_DATE … LOCALTIMESTAMP(n): the time of the transaction where it runs.
+      const auto* f = reinterpret_cast<const PgQuery__SQLValueFunction*>(m);
+      if (f->op >= PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE &&
+          f->op <= PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N) {
+        clock = true;
+      }
     } else if (d == &pg_query__func_call__descriptor) {
       const auto* fc = reinterpret_cast<const PgQuery__FuncCall*>(m);
       TableRef f = table_of_names(fc->funcname, fc->n_funcname);
@@ -113,6 +120,7 @@ class Walker {
   bool function_in_from = false;
   bool tablesample = false;
   bool join = false;
+  bool clock = false;
   bool cte = false;
   std::string set_operation;
   std::vector<TableRef> functions;
@@ -706,6 +714,7 @@ StatementInfo describe(const PgQuery__Node* stmt) {
   w.visit(&stmt->base);
   info.tables = w.tables();
   info.functions = std::move(w.functions);
+  info.reads_clock = w.clock;
   info.single_table = info.tables.size() == 1 && w.relation_mentions == 1 && !w.subquery &&
                       !w.cte && !w.function_in_from && !w.tablesample && !w.join &&
                       w.set_operation.empty();

@@ -172,6 +172,9 @@ struct StatementInfo {
   /// order of first call: what they read counts as read by the statement (SQL functions pgrange
   /// knows the body of).
   std::vector<TableRef> functions;
+  /// CURRENT_DATE, CURRENT_TIME[STAMP], LOCALTIME[STAMP] somewhere in the statement: its value
+  /// is the time of the transaction that runs it, which differs from shard to shard.
+  bool reads_clock = false;
   /// SELECT/UPDATE/DELETE when single_table: the top-level AND-ed conjuncts of WHERE of the form
   /// `col = value` or `value = col` (col possibly qualified with the table name or alias; value a
   /// constant, a cast constant, a negative number or $n, possibly cast; never NULL), in order.

@@ -30,7 +30,7 @@ std::vector<std::string> new_table_key(const config::Config& config, const sql::
         tc.name == info.target.name ||
         (!info.target.schema.empty() && tc.name == info.target.schema + "." + info.target.name) ||
         (info.target.schema.empty() && tc.name == "public." + info.target.name);
-    if (!named) continue;
+    if (!named || tc.key.empty()) continue;
     for (const std::string& k : tc.key) {
       bool found = std::any_of(info.columns.begin(), info.columns.end(),
                                [&](const sql::ColumnInfo& c) { return c.name == k; });
@@ -54,13 +54,23 @@ std::string described(const sql::TableConstraint& c) {
 
 }  // namespace
 
-Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info) const {
+Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info,
+                                              const routing::ClusterView& v) const {
   if (info.foreign_keys.empty() || info.temporary) return {};
   // Each shard would check a FOREIGN KEY against its own rows only: a false 23503 where the
   // referenced row is on another shard, a missed one where nothing is there to check, and
   // ON DELETE / ON UPDATE actions that reach the shard's own rows only. pgrange does not
   // enforce them across shards (yet), and ranges move, so no placement keeps them local.
-  const sql::ForeignKeyConstraint& fk = info.foreign_keys.front();
+  // A reference table is whole on every shard: a key referencing one is checked exactly
+  // there, and its actions reach every shard's rows, since its writes run on every shard.
+  auto whole = [&](const sql::ForeignKeyConstraint& k) {
+    const routing::TableDescriptor* r = v.find_table(k.referenced_schema, k.referenced_table);
+    return r != nullptr && r->reference;
+  };
+  auto it = std::find_if(info.foreign_keys.begin(), info.foreign_keys.end(),
+                         [&](const sql::ForeignKeyConstraint& k) { return !whole(k); });
+  if (it == info.foreign_keys.end()) return {};
+  const sql::ForeignKeyConstraint& fk = *it;
   std::string referenced =
       (fk.referenced_schema.empty() ? "" : fk.referenced_schema + ".") + fk.referenced_table;
   std::string what =
@@ -82,7 +92,18 @@ Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info) co
 Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
                                              const routing::ClusterView& v) const {
   if (config_.shards.size() < 2) return {};  // one shard enforces every constraint
-  if (auto ok = check_foreign_keys(info); !ok) return ok;
+  if (auto ok = check_foreign_keys(info, v); !ok) return ok;
+  // Every shard holds all of a reference table's rows and enforces its constraints on them.
+  for (const auto& tc : config_.tables) {
+    bool named = tc.name == info.target.name ||
+                 tc.name == (info.target.schema.empty() ? "public" : info.target.schema) + "." +
+                                info.target.name;
+    if (named && tc.reference && info.kind == sql::StatementKind::kCreateTable) return {};
+  }
+  if (const auto* r = v.find_table(info.target.schema, info.target.name);
+      r != nullptr && r->reference) {
+    return {};
+  }
   std::vector<std::string> key;
   bool configured = false;
   std::string table = info.target.name;
@@ -193,7 +214,7 @@ Result<void> ControlPlane::make_unique_constraints_global(const sql::TableRef& t
   if (config_.shards.size() < 2) return {};
   auto v = reload();
   const routing::TableDescriptor* found = v->find_table(target.schema, target.name);
-  if (found == nullptr || found->key.empty()) return {};
+  if (found == nullptr || found->key.empty() || found->reference) return {};
   routing::TableDescriptor table = *found;
   std::string rel = sql::quote_ident(table.schema) + "." + sql::quote_ident(table.name);
   std::vector<std::string> key = routing::row_key_names(table);

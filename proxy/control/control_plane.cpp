@@ -570,7 +570,7 @@ routing::ConfiguredKey ControlPlane::configured_key() const {
                 const std::string& name) -> const std::vector<std::string>* {
     const std::vector<std::string>* key = nullptr;
     for (const auto& tc : config_.tables) {
-      if (tc.name == name || tc.name == schema + "." + name) key = &tc.key;
+      if ((tc.name == name || tc.name == schema + "." + name) && !tc.key.empty()) key = &tc.key;
     }
     return key;
   };
@@ -614,6 +614,20 @@ Result<std::string> ControlPlane::register_table(const sql::StatementInfo& info,
 Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor table, int shard,
                                                         const routing::ClusterView& v) {
   routing::NewTable out;
+  if (shard < 0 && configured_reference(table)) {
+    if (table.hash_buckets > 0) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "table \"" + table.name +
+                      "\" is a reference table in the configuration: its key cannot be "
+                      "hash-sharded (every shard holds all of its rows)");
+    }
+    // Every shard holds all of its rows: one nominal range on the first shard, where writers
+    // of the same rows queue before they reach the others.
+    table.reference = true;
+    out.shards.push_back(shard_order_.front());
+    out.table = std::move(table);
+    return out;
+  }
   size_t best = next_shard_ % shard_order_.size();
   if (shard >= 0) {
     best = static_cast<size_t>(shard);
@@ -681,6 +695,13 @@ Result<routing::NewTable> ControlPlane::plan_block_table(routing::TableDescripti
   }
 }
 
+bool ControlPlane::configured_reference(const routing::TableDescriptor& table) const {
+  for (const auto& tc : config_.tables) {
+    if (tc.name == table.name || tc.name == table.schema + "." + table.name) return tc.reference;
+  }
+  return false;
+}
+
 Result<std::vector<std::string>> ControlPlane::configured_splits(
     const routing::TableDescriptor& table) const {
   std::vector<std::string> keys;
@@ -725,6 +746,7 @@ Result<routing::TableDescriptor> ControlPlane::register_described(
     auto v = reload();
     auto placed = place_new_table(table, shard, *v);
     if (!placed) return tl::unexpected(placed.error());
+    table.reference = placed->table.reference;
     auto ranges = v->ranges().ranges();
     auto changes = routing::new_table_ranges(
         std::vector<routing::RangeDescriptor>(ranges.begin(), ranges.end()), *placed);

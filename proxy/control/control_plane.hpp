@@ -119,7 +119,8 @@ class ControlPlane : public routing::ClusterControl {
   std::optional<Error> block_ddl_refusal(const sql::StatementInfo& info,
                                          const routing::ClusterView& v) const;
   /// …and about FOREIGN KEYs: over several shards, refused when declared (0A000).
-  Result<void> check_foreign_keys(const sql::StatementInfo& info) const;
+  Result<void> check_foreign_keys(const sql::StatementInfo& info,
+                                  const routing::ClusterView& v) const;
 
   /// Two-phase commit of a write across shards. A new gid, registered as in flight until
   /// end_distributed (recovery leaves it alone meanwhile). Any thread.
@@ -166,6 +167,8 @@ class ControlPlane : public routing::ClusterControl {
   /// The encoded split keys a new table starts with: a hash-sharded table's buckets, and those
   /// the configuration gives (`[[table]] split_at`).
   Result<std::vector<std::string>> configured_splits(const routing::TableDescriptor& table) const;
+  /// The configuration declares the table a reference table.
+  bool configured_reference(const routing::TableDescriptor& table) const;
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).
   Result<routing::TableDescriptor> register_described(routing::TableDescription described,

@@ -117,6 +117,13 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
       outcome.error = shards.error();
       co_return;
     }
+    if (shards->empty()) {
+      // Only reference tables (every shard holds their rows): a shard the statement uses
+      // already, else the one it prefers, else the first.
+      shards->push_back(!used.empty()                ? used.begin()->first
+                        : ctx.preferred_shard >= 0 ? ctx.preferred_shard
+                                                   : 0);
+    }
     outcome.steps[i].shards = *shards;
     bool last = i + 1 == plan.inputs.size() && !ctx.inputs_only;
     for (int shard : *shards) {

@@ -192,7 +192,9 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
   }
   std::vector<std::string> columns = stmt->columns.empty() ? t->columns : stmt->columns;
   std::vector<size_t> wanted;
-  for (const routing::KeyColumnDef& k : routing::row_key_columns(*t)) {
+  // A reference table's rows go to every shard: its key places none of them.
+  for (const routing::KeyColumnDef& k :
+       t->reference ? std::span<const routing::KeyColumnDef>() : routing::row_key_columns(*t)) {
     auto it = std::find(columns.begin(), columns.end(), k.name);
     if (it == columns.end()) {
       refuse_now(Error::make(sqlstate::kFeatureNotSupported,
@@ -362,9 +364,30 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
   auto copy_ptr = copy_in_;
   CopyIn& copy = *copy_ptr;
   const routing::RangeMapSnapshot& ranges = copy.view->ranges();
+  auto add_row = [&](int shard, const sql::CopyRowReader::Row& row) {
+    CopyIn::Target& target = copy.targets[shard];
+    ++target.rows;
+    uint64_t shard_line = copy.header_lines + target.rows;
+    if (!target.lines.empty()) {
+      LineRun& last = target.lines.back();
+      if (last.client_line + last.count == row.line && last.shard_line + last.count == shard_line) {
+        ++last.count;
+      } else {
+        target.lines.push_back({shard_line, row.line, 1});
+      }
+    } else {
+      target.lines.push_back({shard_line, row.line, 1});
+    }
+    target.pending.append(row.raw);
+  };
   auto on_row = [&](const sql::CopyRowReader::Row& row) {
     if (copy.failure) return;
     int shard = copy.first_shard;
+    if (copy.table.reference) {
+      // Every shard holds all of a reference table's rows.
+      for (size_t s = 0; s < copy.view->shard_order().size(); ++s) add_row(static_cast<int>(s), row);
+      return;
+    }
     if (!copy.table.key.empty()) {
       copy.key = routing::index_prefix(copy.table.table_id, copy.table.index_id);
       bool binary = copy.binary;
@@ -417,20 +440,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
         return;
       }
     }
-    CopyIn::Target& target = copy.targets[shard];
-    ++target.rows;
-    uint64_t shard_line = copy.header_lines + target.rows;
-    if (!target.lines.empty()) {
-      LineRun& last = target.lines.back();
-      if (last.client_line + last.count == row.line && last.shard_line + last.count == shard_line) {
-        ++last.count;
-      } else {
-        target.lines.push_back({shard_line, row.line, 1});
-      }
-    } else {
-      target.lines.push_back({shard_line, row.line, 1});
-    }
-    target.pending.append(row.raw);
+    add_row(shard, row);
   };
   auto record = [&](std::optional<sql::CopyRowReader::Failure> f) {
     if (!f || copy.failure) return;
@@ -509,7 +519,10 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
         break;
       }
       if (t == 'Z') break;
-      if (t == 'C') tag = add_tag_counts(tag, std::string(b.c_str()));
+      if (t == 'C') {
+        // A reference table's rows went to every shard: each counts them all.
+        if (!copy.table.reference || tag.empty()) tag = add_tag_counts(tag, std::string(b.c_str()));
+      }
       if (t == 'N') notices.push_back(std::move(b));
       if (t == 'E') {
         int s = shard;

@@ -332,7 +332,9 @@ ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec s
   Plan p;
   auto view = routing_view();
   const routing::TableDescriptor* t = view->find_table(spec.table.schema, spec.table.name);
-  bool several = worker_.pool_count() > 1;
+  // Every shard holds all of a reference table's rows: its ordinary indexes (UNIQUE ones too)
+  // hold across the shards as they are.
+  bool several = worker_.pool_count() > 1 && (t == nullptr || !t->reference);
   bool global = t != nullptr && !t->key.empty() && !spec.local && several;
   auto refuse_with = [&](Error e) {
     p.kind = Plan::Kind::kRefuse;
@@ -484,7 +486,9 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   if (info.kind != sql::StatementKind::kAlterTable || info.alter_commands != 1) return std::nullopt;
   auto view = routing_view();
   const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
-  if (t == nullptr || t->key.empty() || worker_.pool_count() < 2) return std::nullopt;
+  if (t == nullptr || t->key.empty() || t->reference || worker_.pool_count() < 2) {
+    return std::nullopt;
+  }
   if (info.dropped_constraints.size() == 1) {
     // The constraint is a global index of pgrange's: the shards do not have it.
     const routing::IndexDescriptor* i = routing::find_index(*t, info.dropped_constraints[0]);

@@ -51,6 +51,11 @@ std::vector<std::string> in_values_order(std::vector<std::string> rows,
                                          const std::map<int, size_t>& returned,
                                          const routing::Route& route);
 
+/// A copy of a reference table that answered `other` where the first shard's answered `first`
+/// (command tags): the error that fails the statement, or nullopt when they agree.
+std::optional<Error> replica_mismatch(const sql::StatementInfo& info, const std::string& first,
+                                      const std::string& other, const std::string& shard);
+
 /// One client connection from startup to Terminate: authentication, then the message loop that
 /// forwards the client's messages to a pooled backend and streams the replies back, keeping
 /// session state (SET, prepared statements) intact across backends in transaction pooling.

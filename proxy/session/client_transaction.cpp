@@ -529,6 +529,9 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   std::map<int, size_t> returned;
   for (const auto& [shard, statement] : *statements) {
     if (reorder) returned[shard] = 0;
+    // A reference table's other copies: their answers must be the first shard's, and are not
+    // the client's again.
+    const bool replica = route.replicated && shard != statements->begin()->first;
     auto it = c.parts.find(shard);
     bool opening = it == c.parts.end();
     if (opening && !c.replay.empty()) {
@@ -613,11 +616,20 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
         case 'C':
           if (ours > 0) {
             --ours;
+          } else if (replica) {
+            if (auto e = replica_mismatch(info, tag, std::string(body.c_str()), conn.shard().name);
+                e && !failed) {
+              write_error(out, *e);
+              c.failed = true;
+              txn_status_ = 'E';
+              failed = true;
+            }
           } else {
             tag = add_tag_counts(tag, std::string(body.c_str()));
           }
           break;
         case 'T':
+          if (replica) break;
           if (!described && (ext == nullptr || ext->describe)) {
             MessageWriter(out).begin('T').bytes(body).end();
           }
@@ -628,6 +640,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           described = true;
           break;
         case 'D':
+          if (replica) break;
           if (reorder) {
             held.push_back(std::move(body));
             ++returned[shard];
@@ -636,6 +649,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
           MessageWriter(out).begin(type).bytes(body).end();
           break;
         case 'N':
+          if (replica) break;
           MessageWriter(out).begin(type).bytes(body).end();
           break;
         default:  // ParseComplete, BindComplete

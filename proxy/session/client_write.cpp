@@ -22,7 +22,7 @@ Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
                                                        const sql::StatementInfo& info,
                                                        const routing::Route& route) {
   std::map<int, std::string> out;
-  if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert) {
+  if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert && !route.replicated) {
     std::map<int, std::vector<size_t>> rows;
     for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
     for (const auto& [shard, indexes] : rows) {
@@ -54,6 +54,16 @@ std::vector<std::string> in_values_order(std::vector<std::string> rows,
   ordered.reserve(rows.size());
   for (int s : route.row_shards) ordered.push_back(std::move(rows[next[s]++]));
   return ordered;
+}
+
+std::optional<Error> replica_mismatch(const sql::StatementInfo& info, const std::string& first,
+                                      const std::string& other, const std::string& shard) {
+  if (other == first) return std::nullopt;
+  return Error::make(sqlstate::kInternalError,
+                     "the copies of reference table \"" + info.target.name +
+                         "\" differ: shard \"" + shard + "\" answered \"" + other +
+                         "\" where the first shard answered \"" + first + "\"")
+      .with_detail("The statement was rolled back on every shard.");
 }
 
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
@@ -137,6 +147,14 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     if (reply.error) {
       shard_error = std::move(reply.error);
       break;
+    }
+    if (route.replicated && !tag.empty()) {
+      // Another copy of a reference table: the same answer, or the copies differ.
+      if (auto e = replica_mismatch(info, tag, reply.tag, part.conn->shard().name)) {
+        error = std::move(e);
+        break;
+      }
+      continue;
     }
     if (!description && reply.description) description = std::move(reply.description);
     returned[shard] = reply.rows.size();

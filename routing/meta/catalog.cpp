@@ -82,6 +82,7 @@ void join_family(TableDescriptor& member, const TableDescriptor& root) {
   member.key = root.key;
   member.hash_buckets = root.hash_buckets;
   member.hashed_columns = root.hashed_columns;
+  member.reference = root.reference;
   member.indexes.clear();
   // The root's defaults (PostgreSQL copies them to the member): their sequences are the root's.
   member.generated = root.generated;

@@ -100,6 +100,11 @@ struct TableDescriptor {
   /// generated are the root's; its name and columns are its own; it has no global indexes.
   /// 0 for every other table.
   uint64_t member_id = 0;
+  /// A reference table: every shard holds all of its rows. Reads go to any one shard, writes
+  /// to every shard in one two-phase-commit transaction (the first shard first, where writers
+  /// of the same rows queue). Its one range is a nominal one on the first shard; it is never
+  /// split or moved.
+  bool reference = false;
   bool operator==(const TableDescriptor&) const = default;
 };
 

@@ -362,6 +362,12 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (10)");
   }
+  if (current < 11) {
+    // v11: reference tables (every shard holds all of their rows).
+    tx.exec0("ALTER TABLE pgrange_tables ADD COLUMN reference bool NOT NULL DEFAULT false");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (11)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -428,8 +434,8 @@ MetadataSnapshot MetadataStore::load() {
   // Members of a family (partitions, inheritance children) and their roots' ids.
   std::vector<std::pair<uint64_t, uint64_t>> members;
   for (const auto& row :
-       tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets, root_id FROM "
-               "pgrange_tables ORDER BY table_id")) {
+       tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets, root_id, "
+               "reference FROM pgrange_tables ORDER BY table_id")) {
     TableDescriptor t;
     t.table_id = row[0].as<uint64_t>();
     t.schema = row[1].as<std::string>();
@@ -438,6 +444,7 @@ MetadataSnapshot MetadataStore::load() {
     if (!src) throw std::runtime_error("metadata store: bad key_source for table " + t.name);
     t.key_source = *src;
     t.hash_buckets = row[4].as<uint32_t>();
+    t.reference = row[6].as<bool>();
     if (!row[5].is_null()) members.emplace_back(t.table_id, row[5].as<uint64_t>());
     snap.tables.push_back(std::move(t));
   }
@@ -562,10 +569,11 @@ void insert_table(pqxx::work& tx, const TableDescriptor& table) {
     return;
   }
   tx.exec_params0(
-      "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets) "
-      "VALUES ($1, $2, $3, $4, $5)",
+      "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets, "
+      "reference) VALUES ($1, $2, $3, $4, $5, $6)",
       static_cast<int64_t>(table.table_id), table.schema, table.name,
-      std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets));
+      std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets),
+      table.reference);
   insert_key(tx, table.table_id, table.key);
   insert_columns(tx, table.table_id, table.columns);
   insert_generated(tx, table);

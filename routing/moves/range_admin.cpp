@@ -102,7 +102,15 @@ Result<std::string> tuple_key(const TableDescriptor& t, const std::vector<sql::A
   return key;
 }
 
+/// The refusal of splitting or moving a reference table's one range.
+Error reference_refusal(const TableDescriptor& t, std::string_view what) {
+  return Error::make(sqlstate::kFeatureNotSupported,
+                     "table \"" + t.name + "\" is a reference table: every shard holds all of " +
+                         "its rows, so it cannot " + std::string(what));
+}
+
 Result<void> require_sharded(const TableDescriptor& t, std::string_view what) {
+  if (t.reference) return tl::unexpected(reference_refusal(t, what));
   if (!t.key.empty()) return {};
   return tl::unexpected(
       Error::make(sqlstate::kFeatureNotSupported,
@@ -489,6 +497,7 @@ Result<void> RangeAdmin::check_spread(
       }
       shards.insert(shard);
     }
+    if (moves && t.reference) return tl::unexpected(reference_refusal(t, "be moved"));
     if (moves) shards_of[t.table_id] = std::move(shards);
   }
   for (const auto& [table_id, shards] : shards_of) {
@@ -780,7 +789,16 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
       row.push_back(bytea_hex(r.end_key));
     }
     row.push_back(std::to_string(r.range_id));
-    row.push_back(r.shard);
+    bool reference = !tables.empty() && tables.front()->reference;
+    if (reference) {
+      // Every shard holds a reference table's rows: all of them, the first one (where writes
+      // start) first.
+      std::string all;
+      for (const std::string& s : view->shard_order()) all += (all.empty() ? "" : ",") + s;
+      row.push_back(all);
+    } else {
+      row.push_back(r.shard);
+    }
     row.push_back(r.split_enforced_until
                       ? std::optional<std::string>(format_enforced_until(*r.split_enforced_until))
                       : std::nullopt);
@@ -797,7 +815,9 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
           row.push_back(t->name.substr(at + 1));
         } else {
           row.push_back(t->name);
-          row.push_back(t->key.empty() ? std::string("(unsharded)") : t->name + "_pkey");
+          row.push_back(t->reference       ? std::string("(reference)")
+                        : t->key.empty() ? std::string("(unsharded)")
+                                         : t->name + "_pkey");
         }
       }
     }

@@ -932,6 +932,76 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
           "one shard");
 }
 
+/// Functions whose value differs from one shard's call to another's (time, chance, the
+/// shard's own counters): a write to a reference table must not compute its rows with them.
+bool varies_by_shard(const sql::TableRef& f) {
+  static constexpr std::string_view kNames[] = {
+      "random",         "random_normal",      "setseed",          "now",
+      "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
+      "gen_random_uuid", "uuid_generate_v1",   "uuid_generate_v1mc", "uuid_generate_v4",
+      "txid_current",   "pg_current_xact_id", "inet_server_addr", "inet_server_port",
+      "pg_backend_pid",  "nextval",            "currval",          "setval",
+      "lastval"};
+  if (!f.schema.empty() && f.schema != "pg_catalog" && f.schema != "public") return false;
+  return std::find(std::begin(kNames), std::end(kNames), f.name) != std::end(kNames);
+}
+
+bool reads_reference(const std::vector<Touch>& touches) {
+  return std::any_of(touches.begin(), touches.end(),
+                     [](const Touch& t) { return t.table != nullptr && t.table->reference; });
+}
+
+/// A reference table as statement `s` reaches it: read, nothing (the shard the statement
+/// runs on holds its rows); written, every shard, and the route becomes a replicated write.
+void reference_touch(const ClusterView& view, const sql::StatementInfo& s,
+                     const TableDescriptor& t, bool write, std::vector<int>& mine, Route& route,
+                     TableRoute* ex) {
+  const RangeMapSnapshot& ranges = view.ranges();
+  std::vector<size_t> own = view.table_ranges(t.table_id);
+  if (ex != nullptr) {
+    ex->reach = TableRoute::Reach::kWholeTable;
+    ex->spans = SpanSet{table_span(t.table_id)};
+    ex->reasons.push_back(
+        {"reference table", write ? "every shard holds all of its rows: written on every shard"
+                                  : "every shard holds all of its rows: read where the "
+                                    "statement runs"});
+    for (size_t i : own) {
+      // Read, no range of it is used: the shard the statement runs on has all of its rows.
+      const RangeDescriptor& r = ranges.at(i);
+      if (write) ex->ranges.push_back({r.range_id, r.shard, r.start_key, r.end_key});
+    }
+  }
+  if (!write || route.refusal) return;
+  if (!(s.target.name == t.name && (s.target.schema.empty() || s.target.schema == t.schema))) {
+    route.refusal = not_supported(
+        "writing reference table \"" + t.name + "\" other than as the statement's own target "
+        "(a data-modifying WITH, a view, a function) is not supported yet",
+        "write it with an INSERT, UPDATE or DELETE of its own");
+    return;
+  }
+  for (size_t i = 0; i < view.shard_order().size(); ++i) mine.push_back(static_cast<int>(i));
+  for (size_t i : own) {
+    const RangeDescriptor& r = ranges.at(i);
+    int shard = view.shard_index(r.shard);
+    if (shard >= 0) {
+      route.uses.push_back(RangeActivity::Use{r.range_id, r.generation, shard, true, false,
+                                              r.start_key, r.end_key});
+    }
+  }
+  route.replicated = true;
+  std::string why;
+  if (s.reads_clock) why = "CURRENT_TIMESTAMP (or another clock value)";
+  for (const sql::TableRef& f : s.functions) {
+    if (why.empty() && varies_by_shard(f)) why = "function " + f.name + "()";
+  }
+  if (!why.empty()) {
+    route.refusal = not_supported(
+        "a write to reference table \"" + t.name + "\" computing values with " + why +
+            " is not supported: each shard would compute a value of its own",
+        "compute the value first and write it as a constant");
+  }
+}
+
 Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> statements,
                  const BindParams* params, bool explain) {
   // What the statements' join equalities imply about their relations' keys narrows them too
@@ -986,6 +1056,12 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         ex->table_id = t->table_id;
         ex->table = t->name;
         ex->write = w;
+      }
+      if (t->reference) {
+        // Every shard holds all of its rows: read anywhere (where the statement's other tables
+        // are), written everywhere. Never a relation a shard holds only part of.
+        reference_touch(view, s, *t, w, mine, route, ex);
+        continue;
       }
       std::vector<RouteReason>* notes = ex != nullptr ? &ex->reasons : nullptr;
       std::optional<std::vector<std::string>> keys;
@@ -1074,6 +1150,11 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
                   [](const auto& a, const auto& b) { return a.start_key < b.start_key; });
         ex->ranges.erase(std::unique(ex->ranges.begin(), ex->ranges.end()), ex->ranges.end());
       }
+    }
+    if (mine.empty() && s.locks_rows && reads_reference(touches)) {
+      // Rows of reference tables locked by a statement of no other table: on the first shard,
+      // where their writers queue first.
+      mine.push_back(0);
     }
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
@@ -1218,6 +1299,11 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     return route;
   }
   const sql::StatementInfo& s = multi_shard ? *multi_shard : statements.front();
+  if (route.replicated && s.kind != sql::StatementKind::kCopy) {
+    // The same statement on every shard, committed atomically.
+    route.distributed_write = true;
+    return route;
+  }
   if (s.kind == sql::StatementKind::kCopy && !s.copy_from) {
     route.refusal = Error::make(sqlstate::kFeatureNotSupported,
                                 "COPY … TO of a table spread over several shards (" + names() +

@@ -89,6 +89,11 @@ struct Route {
   /// shards owning them, so it runs as a distributed write even on one shard. `uses` holds
   /// every range of those indexes, for moves to wait on.
   bool maintains_index = false;
+  /// A write to a reference table: the same statement on every shard (`shards` holds them all),
+  /// one after the other in shard order, committed with two-phase commit. Every shard holds the
+  /// same rows, so each gives the same answer: the first shard's is the client's, and another
+  /// shard's that differs fails the statement.
+  bool replicated = false;
   /// A SELECT whose WHERE the router read through a global index of its table (and not through
   /// its key): the index's key spans and the shards of the index ranges they overlap. The
   /// proxy reads the matching entries there, then the rows from the shards owning their keys

@@ -183,6 +183,8 @@ class DifferentialTest : public ::testing::Test {
     }
     reference_ = PgServer::start(o).release();
     cfg.users.push_back({"app", "secret", "scram-sha-256"});
+    // The join corpus' categories are a reference table: every shard holds all of them.
+    cfg.extra_toml = "\n[[table]]\nname = \"j_cats\"\nreference = true\n";
     proxy_ = ProxyProcess::start(cfg).release();
 
     auto p = pq_connect(proxy_->dsn());

@@ -254,6 +254,27 @@ TEST_F(MetadataStoreTest, AFamilyMemberTakesItsRootsKeySpaceAndGoesWithIt) {
   EXPECT_TRUE(store->load().tables.empty());
 }
 
+TEST_F(MetadataStoreTest, AReferenceTableIsKeptAndItsMembersAreToo) {
+  std::string dsn = fresh_dsn();
+  auto store = MetadataStore::open(dsn, shards());
+  store->create_table(keyed_table("spread"));
+  TableDescriptor ref = keyed_table("ref");
+  ref.reference = true;
+  TableDescriptor root = store->create_table(ref);
+  TableDescriptor member;
+  member.schema = "public";
+  member.name = "ref_part";
+  member.columns = {"tenant", "ts"};
+  join_family(member, root);
+  member.member_id = store->allocate_table_id();
+  store->register_table(member, {});
+  MetadataSnapshot snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 3u);
+  EXPECT_FALSE(snap.tables[0].reference);
+  EXPECT_TRUE(snap.tables[1].reference);
+  EXPECT_TRUE(snap.tables[2].reference) << "a member of a reference table's family is one too";
+}
+
 TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {
   std::string dsn = fresh_dsn();
   {

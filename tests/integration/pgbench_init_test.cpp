@@ -18,7 +18,7 @@ namespace {
 
 /// What every initialised cluster must show: pgbench's row counts through pgrange and on the
 /// shards, each row on exactly one shard, the invariant (all balances 0), nothing prepared.
-void expect_initialised(PgbenchCluster& cluster) {
+void expect_initialised(PgbenchCluster& cluster, bool reference = false) {
   auto c = pq_connect(cluster.proxy().dsn());
   ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
   const std::vector<std::pair<std::string, long>> counts = {
@@ -30,7 +30,12 @@ void expect_initialised(PgbenchCluster& cluster) {
     SqlResult r = pq_exec(c.get(), "SELECT count(*) FROM " + table);
     ASSERT_TRUE(r.ok()) << table << ": " << r.message;
     EXPECT_EQ(r.at(), std::to_string(n)) << table << " through pgrange";
-    EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM " + table), n) << table << " on the shards";
+    // A reference table's rows are on every shard.
+    long copies = reference && (table == "pgbench_tellers" || table == "pgbench_branches")
+                      ? PgbenchCluster::kShards
+                      : 1;
+    EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM " + table), copies * n)
+        << table << " on the shards";
   }
   // pgbench's VACUUM ran on every shard; its primary keys exist everywhere.
   EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pg_indexes WHERE indexname = "
@@ -98,6 +103,99 @@ TEST(PgbenchInitTest, UnconfiguredTablesAreKeyedByTheirPrimaryKeys) {
   ASSERT_TRUE(key.ok()) << key.message;
   expect_initialised(cluster);
   expect_pgbench_runs(cluster);
+}
+
+// pgbench_tellers and pgbench_branches as reference tables (every shard holds all of their
+// rows), the accounts and history split in thirds: pgbench -i fills every copy, TPC-B writes
+// them on every shard in both protocols, and afterwards every shard's copy is the same and the
+// invariant holds. Joins with them stay on the accounts' shard; what would make the copies
+// differ, split or move them is refused; a foreign key may reference them.
+TEST(PgbenchInitTest, TellersAndBranchesAsReferenceTables) {
+  PgbenchCluster cluster;
+  PgbenchCluster::Options options;
+  options.setup = PgbenchCluster::Setup::kInitReference;
+  std::string error = cluster.set_up(options);
+  ASSERT_TRUE(error.empty()) << error;
+  expect_initialised(cluster, true);
+  expect_pgbench_runs(cluster);
+
+  auto c = pq_connect(cluster.proxy().dsn());
+  ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
+  // A join of one account with its branch and tellers runs where the account is; a join over
+  // every account reads the branches once.
+  SqlResult r = pq_exec(c.get(),
+                        "SELECT a.aid, b.bid, count(t.tid) FROM pgbench_accounts a JOIN "
+                        "pgbench_branches b ON b.bid = a.bid JOIN pgbench_tellers t ON t.bid = "
+                        "b.bid WHERE a.aid = 150000 GROUP BY a.aid, b.bid");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(0, 0), "150000");
+  EXPECT_EQ(r.at(0, 1), "2");
+  EXPECT_EQ(r.at(0, 2), "10");
+  r = pq_exec(c.get(),
+              "SELECT b.bid, count(*) FROM pgbench_accounts a JOIN pgbench_branches b USING (bid) "
+              "GROUP BY b.bid ORDER BY b.bid");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.at(0, 1), "100000");
+  EXPECT_EQ(r.at(1, 1), "100000");
+  // An UPDATE reading a reference table runs on the accounts' shards, each with every branch.
+  r = pq_exec(c.get(),
+              "UPDATE pgbench_accounts a SET filler = 'b' || b.bid FROM pgbench_branches b WHERE "
+              "b.bid = a.bid AND a.aid IN (1, 100001, 199999)");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.tag, "UPDATE 3");
+  EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pgbench_accounts WHERE filler LIKE 'b%'"), 3);
+
+  // Writes: the first shard's answer, RETURNING once; the copies stay equal.
+  r = pq_exec(c.get(), "UPDATE pgbench_tellers SET filler = 'x' WHERE tid <= 3 RETURNING tid");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.tag, "UPDATE 3");
+  EXPECT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pgbench_tellers WHERE filler = 'x'"), 9);
+  for (const char* sql :
+       {"UPDATE pgbench_branches SET bbalance = bbalance + (random() * 10)::int",
+        "UPDATE pgbench_tellers SET filler = now()::text WHERE tid = 1",
+        "INSERT INTO pgbench_branches (bid, bbalance, filler) VALUES (99, 0, CURRENT_TIMESTAMP)"}) {
+    r = pq_exec(c.get(), sql);
+    EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << r.message;
+  }
+  // A write to a reference table that reads a table spread over the shards: each shard would
+  // see only its own accounts.
+  r = pq_exec(c.get(),
+              "UPDATE pgbench_branches b SET filler = (SELECT count(*) FROM pgbench_accounts a "
+              "WHERE a.bid = b.bid)::text");
+  EXPECT_TRUE(r.ok() || r.sqlstate == "0A000") << r.sqlstate << " " << r.message;
+  if (r.ok()) {
+    EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pgbench_branches WHERE filler = '100000'"),
+              PgbenchCluster::kShards * PgbenchCluster::kBranches);
+  }
+  // Its one range never splits or moves.
+  r = pq_exec(c.get(), "ALTER TABLE pgbench_tellers SPLIT AT VALUES (5)");
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE pgbench_tellers SCATTER");
+  EXPECT_TRUE(r.ok() || r.sqlstate == "0A000") << r.sqlstate << " " << r.message;
+
+  // A foreign key referencing a reference table is checked on every shard exactly.
+  r = pq_exec(c.get(),
+              "CREATE TABLE branch_notes (id int PRIMARY KEY, bid int NOT NULL REFERENCES "
+              "pgbench_branches (bid), note text)");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE branch_notes SPLIT AT VALUES (100)");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  r = pq_exec(c.get(), "INSERT INTO branch_notes VALUES (1, 1, 'a'), (200, 2, 'b')");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  r = pq_exec(c.get(), "INSERT INTO branch_notes VALUES (300, 99, 'none')");
+  EXPECT_EQ(r.sqlstate, "23503") << r.message;
+  r = pq_exec(c.get(), "DELETE FROM pgbench_branches WHERE bid = 2");
+  EXPECT_EQ(r.sqlstate, "23503") << r.message;
+  EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pgbench_branches"),
+            PgbenchCluster::kShards * PgbenchCluster::kBranches);
+  // A foreign key from a reference table to a spread one stays refused.
+  r = pq_exec(c.get(),
+              "ALTER TABLE pgbench_tellers ADD FOREIGN KEY (tid) REFERENCES branch_notes (id)");
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  BankFigures figures;
+  cluster.expect_bank_invariant(" after the reference table checks", &figures);
 }
 
 }  // namespace

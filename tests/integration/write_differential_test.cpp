@@ -87,12 +87,32 @@ class LockHolder {
   PgConnPtr reference_{nullptr, &PQfinish};
 };
 
+/// "" when every shard holds the same rows of reference table `table`, else which differ.
+std::string reference_copies_differ(const std::vector<PGconn*>& shards, const std::string& table) {
+  std::vector<std::string> copies;
+  for (PGconn* c : shards) {
+    SqlResult r = pq_exec(c, "SELECT coalesce(string_agg(t::text, ' ' ORDER BY t::text), '') FROM " +
+                                 table + " t");
+    copies.push_back(r.ok() ? r.at() : "error: " + r.message);
+  }
+  std::string out;
+  for (size_t i = 1; i < copies.size(); ++i) {
+    if (copies[i] != copies[0]) {
+      out += "\n  reference table " + table + ": shard " + std::to_string(i + 1) + " holds " +
+             copies[i] + ", shard 1 holds " + copies[0];
+    }
+  }
+  return out;
+}
+
 class WriteDifferentialTest : public ::testing::Test {
  protected:
   /// A fresh cluster and reference per protocol run: both start from setup.sql's rows.
   void SetUp() override {
     ShardCluster::Options o;
     o.databases = {"app", "ref"};
+    // rf is a reference table: every shard holds all of its rows.
+    o.extra_toml = "\n[[table]]\nname = \"rf\"\nreference = true\n";
     cluster_ = ShardCluster::start(o);
     auto p = cluster_->client();
     auto r = cluster_->reference();
@@ -136,6 +156,8 @@ class WriteDifferentialTest : public ::testing::Test {
                                 index_differences);
     }
     comparer.add_check([&indexes] { return indexes.check(); });
+    // Every shard's copy of the reference table is the same.
+    comparer.add_check([&shards] { return reference_copies_differ(shards, "rf"); });
     LockHolder holder(*cluster_);
     std::string hold_failed;
     for (const Statement& s : corpus()) {
@@ -185,6 +207,18 @@ class WriteDifferentialTest : public ::testing::Test {
     pq_exec(reference, "UPDATE a SET v = v || ' changed' WHERE id = (SELECT min(id) FROM a)");
     EXPECT_NE(comparer->compare_tables(), "") << "a changed row of a went unnoticed";
     EXPECT_EQ(comparer->compare_tables(), "") << "the reference did not take pgrange's rows";
+    // A copy of the reference table changed on one shard behind pgrange's back is found.
+    std::vector<PgConnPtr> direct;
+    std::vector<PGconn*> shards;
+    for (int i = 0; i < cluster_->size(); ++i) {
+      direct.push_back(cluster_->direct(i));
+      shards.push_back(direct.back().get());
+    }
+    EXPECT_EQ(reference_copies_differ(shards, "rf"), "");
+    pq_exec(shards.back(), "UPDATE rf SET label = label || ' changed' WHERE id = 1");
+    EXPECT_NE(reference_copies_differ(shards, "rf"), "") << "a changed copy of rf went unnoticed";
+    pq_exec(shards.back(), "UPDATE rf SET label = left(label, -8) WHERE id = 1");
+    EXPECT_EQ(reference_copies_differ(shards, "rf"), "");
     EXPECT_FALSE(indexes->indexes().empty()) << "no global index found on the shards";
     int removed = 0;
     for (const auto& index : indexes->indexes()) {

@@ -139,6 +139,15 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
   config_.extra_toml = "\n[metadata]\ndsn = \"" + shards_[0]->dsn("app_meta") + "\"\n";
   if (options.setup == Setup::kImport) {
     config_.extra_toml += "\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\n";
+  } else if (options.setup == Setup::kInitReference) {
+    reference_ = true;
+    const std::string accounts =
+        std::to_string(kAccounts / 3 + 1) + ", " + std::to_string(2 * kAccounts / 3 + 1);
+    config_.extra_toml +=
+        "\n[[table]]\nname = \"pgbench_accounts\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
+        "]\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
+        "]\n[[table]]\nname = \"pgbench_tellers\"\nreference = true\n"
+        "[[table]]\nname = \"pgbench_branches\"\nreference = true\n";
   } else if (options.setup == Setup::kInitConfigured) {
     // As the README shows it: the four tables keyed and split in thirds.
     const std::string accounts =
@@ -151,7 +160,7 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
         "]\n[[table]]\nname = \"pgbench_branches\"\nkey = [\"bid\"]\nsplit_at = [2]\n";
   }
   proxy_ = ProxyProcess::start(config_);
-  if (options.setup == Setup::kInitConfigured) {
+  if (options.setup == Setup::kInitConfigured || options.setup == Setup::kInitReference) {
     error = init_through_pgrange();
     return error.empty() ? check_spread(true) : error;
   }
@@ -239,6 +248,17 @@ std::string PgbenchCluster::check_spread(bool history) {
     SqlResult r = pq_exec(c.get(), "SHOW RANGES FROM TABLE " + table);
     std::set<std::string> on;
     for (const auto& row : r.rows) on.insert(row.size() > 3 ? row[3] : "?");
+    bool reference = reference_ && (table == "pgbench_tellers" || table == "pgbench_branches");
+    if (reference) {
+      // One range, whose shard column names every shard.
+      std::string all;
+      for (int i = 0; i < kShards; ++i) all += (i == 0 ? "" : ",") + shard_name(i);
+      if (!r.ok() || r.rows.size() != 1 || on.count(all) == 0) {
+        error += "SHOW RANGES FROM TABLE " + table + " of a reference table: " + r.message +
+                 ", " + std::to_string(r.rows.size()) + " ranges, not on \"" + all + "\"\n";
+      }
+      continue;
+    }
     std::string shards;
     for (const auto& s : on) shards += " " + s;
     std::cout << "[ ranges   ] " << table << ": " << r.rows.size() << " ranges on" << shards
@@ -344,7 +364,28 @@ void PgbenchCluster::expect_bank_invariant(const std::string& note, BankFigures*
   std::cout << "[ invariant]";
   for (const auto& [name, sql] : queries) {
     pgr[name] = through_pgrange(c.get(), sql);
-    dir[name] = on_shards(sql);
+    bool whole = reference_ && (name == "sum(bbalance)" || name == "sum(tbalance)");
+    if (whole) {
+      // A reference table: every shard holds the same rows; one shard's figure is the table's.
+      std::vector<std::string> copies;
+      for (int i = 0; i < kShards; ++i) {
+        auto d = direct(i);
+        std::string table = name == "sum(bbalance)" ? "pgbench_branches" : "pgbench_tellers";
+        SqlResult r = pq_exec(d.get(), "SELECT string_agg(t::text, ',' ORDER BY t::text) FROM " +
+                                           table + " t");
+        EXPECT_TRUE(r.ok()) << shard_name(i) << ": " << r.message;
+        copies.push_back(r.ok() ? r.at() : "?");
+      }
+      for (int i = 1; i < kShards; ++i) {
+        EXPECT_EQ(copies[i], copies[0]) << name << ": the copy on " << shard_name(i)
+                                        << " differs from the one on " << shard_name(0);
+      }
+      auto d = direct(0);
+      SqlResult r = pq_exec(d.get(), sql);
+      dir[name] = r.ok() && r.at() != "<null>" ? std::stol(r.at()) : 0;
+    } else {
+      dir[name] = on_shards(sql);
+    }
     std::cout << " " << name << "=" << pgr[name] << "/" << dir[name];
   }
   std::cout << " (through pgrange/on the shards" << note << ")" << std::endl;
@@ -358,6 +399,11 @@ void PgbenchCluster::expect_bank_invariant(const std::string& note, BankFigures*
   EXPECT_EQ(dir["accounts"], kAccounts);
 
   expect_each_row_on_one_shard("pgbench_accounts", "aid", kAccounts);
+  if (reference_) {
+    EXPECT_EQ(on_shards("SELECT count(*) FROM pgbench_tellers"), kShards * kTellers);
+    EXPECT_EQ(on_shards("SELECT count(*) FROM pgbench_branches"), kShards * kBranches);
+    return;
+  }
   expect_each_row_on_one_shard("pgbench_tellers", "tid", kTellers);
   expect_each_row_on_one_shard("pgbench_branches", "bid", kBranches);
 }

@@ -81,6 +81,9 @@ class PgbenchCluster {
     /// unsharded and become keyed by the primary keys pgbench adds last; then SPLIT AT and
     /// SCATTER through pgrange (pgbench_history, without a key, stays whole on one shard).
     kInitPlain,
+    /// As kInitConfigured, with pgbench_tellers and pgbench_branches reference tables (every
+    /// shard holds all of their rows): a TPC-B transaction writes them on every shard.
+    kInitReference,
   };
   struct Options {
     Setup setup = Setup::kImport;
@@ -131,7 +134,8 @@ class PgbenchCluster {
   /// pgrange/on the shards`note`)"), and expects what holds whatever pgbench did: each figure
   /// the same through pgrange as on the shards; sum(abalance) = sum(bbalance) = sum(tbalance) =
   /// sum(delta) on the shards; kAccounts accounts; every account, teller and branch on exactly
-  /// one shard. The history rows are left to the caller.
+  /// one shard (with reference tellers and branches: the same rows on every shard, counted
+  /// once). The history rows are left to the caller.
   void expect_bank_invariant(const std::string& note, BankFigures* figures);
   /// What a pgbench run without failure shows: exit 0, no error line, transactions processed,
   /// none failed, and pgrange still running.
@@ -145,6 +149,8 @@ class PgbenchCluster {
   std::string check_spread(bool history);
 
   std::unique_ptr<PgServer> shards_[kShards];
+  /// Tellers and branches are reference tables (Setup::kInitReference).
+  bool reference_ = false;
   ProxyConfig config_;
   std::unique_ptr<ProxyProcess> proxy_;
 };

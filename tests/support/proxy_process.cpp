@@ -217,6 +217,7 @@ SqlResult take_result(PGresult* res, PGconn* conn) {
   r.severity = field(PG_DIAG_SEVERITY_NONLOCALIZED);
   r.detail = field(PG_DIAG_MESSAGE_DETAIL);
   r.hint = field(PG_DIAG_MESSAGE_HINT);
+  r.tag = PQcmdStatus(res);
   if (r.message.empty() && !r.ok()) r.message = PQresultErrorMessage(res);
   for (int i = 0; i < PQntuples(res); ++i) {
     std::vector<std::string> row;

@@ -120,6 +120,7 @@ struct SqlResult {
   std::string detail;
   std::string hint;
   std::vector<std::vector<std::string>> rows;  ///< text (NULL as "<null>")
+  std::string tag;                             ///< the command tag ("UPDATE 3")
   bool ok() const { return status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK; }
   /// rows[r][c], or "<missing>".
   std::string at(size_t r = 0, size_t c = 0) const {

@@ -670,3 +670,25 @@ SELECT i.cat, count(*), count(DISTINCT i.*) FROM j_items i RIGHT JOIN j_cats c O
 SELECT c.label, count(*), count(DISTINCT i.*) FROM j_items i RIGHT JOIN j_cats c ON c.id = i.cat GROUP BY c.label ORDER BY c.label
 SELECT i.cat, count(*), count(DISTINCT i.*) FROM j_items i FULL JOIN j_cats c ON c.id = i.cat GROUP BY i.cat ORDER BY i.cat
 SELECT c.label, count(*), count(DISTINCT i.*) FROM j_items i FULL JOIN j_cats c ON c.id = i.cat GROUP BY c.label ORDER BY c.label
+
+-- group: a reference table: alone, twice, and on either side of spread tables
+SELECT * FROM j_cats ORDER BY id
+SELECT count(*), min(label), max(id) FROM j_cats
+SELECT label, count(*) FROM j_cats GROUP BY label ORDER BY label
+SELECT c1.id, c2.id FROM j_cats c1 JOIN j_cats c2 ON c2.id = c1.id + 1 ORDER BY c1.id, c2.id
+SELECT c.id, count(i.code) FROM j_cats c LEFT JOIN j_items i ON i.cat = c.id GROUP BY c.id ORDER BY c.id
+SELECT c.id, i.code FROM j_cats c LEFT JOIN j_items i ON i.cat = c.id AND i.price > 40 ORDER BY c.id, i.code
+SELECT c.id, i.code FROM j_items i RIGHT JOIN j_cats c ON c.id = i.cat WHERE c.id > 5 ORDER BY c.id, i.code
+SELECT c.id, i.code FROM j_cats c FULL JOIN j_items i ON i.cat = c.id ORDER BY c.id, i.code
+SELECT c.id FROM j_cats c WHERE NOT EXISTS (SELECT 1 FROM j_items i WHERE i.cat = c.id) ORDER BY c.id
+SELECT c.id FROM j_cats c WHERE c.id IN (SELECT cat FROM j_items WHERE price < 20) ORDER BY c.id
+SELECT c.id, (SELECT count(*) FROM j_items i WHERE i.cat = c.id) FROM j_cats c ORDER BY c.id
+SELECT i.code, c.label FROM j_items i JOIN j_cats c ON c.id = i.cat WHERE i.code IN ('i03', 'i33') ORDER BY i.code
+SELECT o.user_id, o.id, i.code, c.label FROM j_orders o JOIN j_items i ON i.code = o.item_code JOIN j_cats c ON c.id = i.cat WHERE o.user_id = 61 ORDER BY o.user_id, o.id, i.code, c.id
+SELECT c.label, sum(o.amount) FROM j_orders o JOIN j_items i ON i.code = o.item_code JOIN j_cats c ON c.id = i.cat GROUP BY c.label ORDER BY c.label
+SELECT c.id FROM j_cats c UNION SELECT cat FROM j_items WHERE cat IS NOT NULL ORDER BY 1
+SELECT c.id FROM j_cats c EXCEPT SELECT cat FROM j_items ORDER BY 1
+WITH cs AS (SELECT id, label FROM j_cats WHERE id <= 4) SELECT cs.id, i.code FROM cs JOIN j_items i ON i.cat = cs.id ORDER BY cs.id, i.code
+SELECT u.id, c.label FROM j_users u CROSS JOIN j_cats c WHERE u.id IN (2, 77) AND c.id < 3 ORDER BY u.id, c.id
+SELECT c.id, row_number() OVER (ORDER BY c.label DESC) FROM j_cats c ORDER BY c.id
+SELECT i.cat, c.label, count(*) OVER (PARTITION BY i.cat) FROM j_items i LEFT JOIN j_cats c ON c.id = i.cat WHERE i.code < 'i12' ORDER BY i.code

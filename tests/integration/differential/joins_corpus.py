@@ -3,7 +3,8 @@
 kind, subqueries, CTEs, set operations over them) for tests/integration/differential_test.cpp.
 
 The tables (j_users, j_orders, j_items, j_cats, j_events) are made by setup.sql and spread over
-the shards by splits.sql. Every ORDER BY lists the key columns of every table in the statement,
+the shards by splits.sql; j_cats is a reference table (the test's configuration: every shard
+holds all of its rows). Every ORDER BY lists the key columns of every table in the statement,
 so that it is total (a NULL-extended row of an outer join is unique too), and LIMIT comes only
 after such an ORDER BY. Run it again after changing it: python3 joins_corpus.py > joins.sql
 """
@@ -202,6 +203,32 @@ for (frm, order, selects, left, right), join in itertools.product(PAIRS, JOINS):
     for side in (left, right):
         key = GROUP_KEYS[side]
         add(f"SELECT {key}, count(*), count(DISTINCT {left}.*) FROM {base} GROUP BY {key} ORDER BY {key}")
+
+group("a reference table: alone, twice, and on either side of spread tables")
+REF_QUERIES = [
+    "SELECT * FROM j_cats ORDER BY id",
+    "SELECT count(*), min(label), max(id) FROM j_cats",
+    "SELECT label, count(*) FROM j_cats GROUP BY label ORDER BY label",
+    "SELECT c1.id, c2.id FROM j_cats c1 JOIN j_cats c2 ON c2.id = c1.id + 1 ORDER BY c1.id, c2.id",
+    "SELECT c.id, count(i.code) FROM j_cats c LEFT JOIN j_items i ON i.cat = c.id GROUP BY c.id ORDER BY c.id",
+    "SELECT c.id, i.code FROM j_cats c LEFT JOIN j_items i ON i.cat = c.id AND i.price > 40 ORDER BY c.id, i.code",
+    "SELECT c.id, i.code FROM j_items i RIGHT JOIN j_cats c ON c.id = i.cat WHERE c.id > 5 ORDER BY c.id, i.code",
+    "SELECT c.id, i.code FROM j_cats c FULL JOIN j_items i ON i.cat = c.id ORDER BY c.id, i.code",
+    "SELECT c.id FROM j_cats c WHERE NOT EXISTS (SELECT 1 FROM j_items i WHERE i.cat = c.id) ORDER BY c.id",
+    "SELECT c.id FROM j_cats c WHERE c.id IN (SELECT cat FROM j_items WHERE price < 20) ORDER BY c.id",
+    "SELECT c.id, (SELECT count(*) FROM j_items i WHERE i.cat = c.id) FROM j_cats c ORDER BY c.id",
+    "SELECT i.code, c.label FROM j_items i JOIN j_cats c ON c.id = i.cat WHERE i.code IN ('i03', 'i33') ORDER BY i.code",
+    "SELECT o.user_id, o.id, i.code, c.label FROM j_orders o JOIN j_items i ON i.code = o.item_code JOIN j_cats c ON c.id = i.cat WHERE o.user_id = 61 ORDER BY o.user_id, o.id, i.code, c.id",
+    "SELECT c.label, sum(o.amount) FROM j_orders o JOIN j_items i ON i.code = o.item_code JOIN j_cats c ON c.id = i.cat GROUP BY c.label ORDER BY c.label",
+    "SELECT c.id FROM j_cats c UNION SELECT cat FROM j_items WHERE cat IS NOT NULL ORDER BY 1",
+    "SELECT c.id FROM j_cats c EXCEPT SELECT cat FROM j_items ORDER BY 1",
+    "WITH cs AS (SELECT id, label FROM j_cats WHERE id <= 4) SELECT cs.id, i.code FROM cs JOIN j_items i ON i.cat = cs.id ORDER BY cs.id, i.code",
+    "SELECT u.id, c.label FROM j_users u CROSS JOIN j_cats c WHERE u.id IN (2, 77) AND c.id < 3 ORDER BY u.id, c.id",
+    "SELECT c.id, row_number() OVER (ORDER BY c.label DESC) FROM j_cats c ORDER BY c.id",
+    "SELECT i.cat, c.label, count(*) OVER (PARTITION BY i.cat) FROM j_items i LEFT JOIN j_cats c ON c.id = i.cat WHERE i.code < 'i12' ORDER BY i.code",
+]
+for q in REF_QUERIES:
+    add(q)
 
 print("-- The join corpus of the differential test: statements over several of the j_* tables")
 print("-- (setup.sql, splits.sql), written by joins_corpus.py; run by JoinsAnswerLikePostgres.")

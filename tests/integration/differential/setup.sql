@@ -49,7 +49,8 @@ INSERT INTO metrics SELECT g, timestamptz '2024-05-01 00:00:00+00' + g * interva
 CREATE INDEX metrics_ts ON metrics (ts) USING HASH WITH (bucket_count = 4);
 CREATE INDEX metrics_host ON metrics (host) USING HASH STORING (v) WITH (bucket_count = 8);
 -- The tables of the join corpus (joins.sql): users, their orders (keyed by user first), items,
--- categories and events, with join columns that are NULL or match nothing on either side.
+-- categories (a reference table in the test's configuration: every shard holds all of them) and
+-- events, with join columns that are NULL or match nothing on either side.
 CREATE TABLE j_users (id int8 PRIMARY KEY, name text NOT NULL, city text, score int4);
 INSERT INTO j_users SELECT g, 'user ' || g, CASE g % 5 WHEN 0 THEN NULL WHEN 1 THEN 'Oslo' WHEN 2 THEN 'Rome' WHEN 3 THEN 'Lima' ELSE 'Bern' END, CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 100 END FROM generate_series(1, 120) g;
 CREATE TABLE j_orders (user_id int8, id int8, amount numeric(10,2) NOT NULL, status text, item_code text, PRIMARY KEY (user_id, id));

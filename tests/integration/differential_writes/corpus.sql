@@ -637,3 +637,43 @@ UPDATE obj SET qty = 0 WHERE id = 3
 SELECT id, m FROM obj WHERE m > 'sad' ORDER BY id
 UPDATE obj SET note = a.v FROM a WHERE a.id = obj.id AND obj.m = 'ok'
 DELETE FROM obj WHERE m = 'sad' AND id > 8
+
+-- group: writes to a reference table
+-- expect: run
+INSERT INTO rf VALUES (20, 'r20', 60)
+INSERT INTO rf VALUES (21, 'r21', NULL), (22, 'r22', 66) RETURNING *
+INSERT INTO rf VALUES (20, 'again', 0)
+INSERT INTO rf VALUES (23, 'r1', 0)
+INSERT INTO rf VALUES (20, 'again', 1) ON CONFLICT (id) DO UPDATE SET rate = rf.rate + excluded.rate RETURNING id, rate
+INSERT INTO rf VALUES (24, 'r24', 1) ON CONFLICT DO NOTHING
+INSERT INTO rf SELECT g, 'gen' || g, g FROM generate_series(30, 34) g
+UPDATE rf SET rate = rate + 1 WHERE id < 5
+UPDATE rf SET rate = 0 WHERE rate IS NULL RETURNING id, label
+UPDATE rf SET label = 'r2' WHERE id = 3
+DELETE FROM rf WHERE id = 34
+DELETE FROM rf WHERE id BETWEEN 31 AND 33 RETURNING id
+UPDATE rf SET rate = rate * 2 WHERE id IN (SELECT id FROM rf WHERE rate > 20)
+UPDATE fk_rf SET v = r.label FROM rf r WHERE r.id = fk_rf.rf_id AND r.rate > 10
+DELETE FROM fk_rf USING rf WHERE rf.id = fk_rf.rf_id AND rf.label = 'r5'
+UPDATE a SET v = (SELECT label FROM rf WHERE rf.id = a.n) WHERE id < 30
+SELECT f.id, r.label FROM fk_rf f JOIN rf r ON r.id = f.rf_id WHERE f.id IN (1, 25) ORDER BY f.id
+SELECT r.id, count(f.id) FROM rf r LEFT JOIN fk_rf f ON f.rf_id = r.id GROUP BY r.id ORDER BY r.id
+
+-- group: foreign keys to a reference table
+-- requires: fk_rf
+-- expect: run
+INSERT INTO fk_rf VALUES (200, 99, 'no such rf')
+INSERT INTO fk_rf VALUES (201, 6, 'rf 6')
+DELETE FROM rf WHERE id = 7
+UPDATE rf SET id = 70 WHERE id = 8
+DELETE FROM rf WHERE id = 70 RETURNING *
+
+-- group: INSERT … SELECT from a reference table into a spread one
+INSERT INTO fk_rf SELECT 100 + id, id, label FROM rf WHERE id < 4
+
+-- group: writes to a reference table reading spread tables
+UPDATE rf SET rate = (SELECT count(*) FROM a WHERE a.n = rf.id)
+UPDATE rf SET rate = a.n FROM a WHERE a.id = rf.id
+DELETE FROM rf USING b WHERE b.id = rf.id + 100
+INSERT INTO rf SELECT id + 500, 'a' || id, n FROM a WHERE id < 6
+INSERT INTO rf VALUES (600, 'now', extract(epoch FROM now())::int4)

@@ -22,6 +22,8 @@
 --            DEFERRABLE code
 --   arch     ids below 1000 s3, 1000-1999 s1, 2000- s2 (where writes put what they move)
 --   obj      ids 1-9 s1, 10- s3; columns of a type and a domain made here
+--   rf       a reference table (the test's configuration): every shard holds all of its rows
+--   fk_rf    ids 1-19 s2, 20- s3; rf_id REFERENCES rf ON DELETE / ON UPDATE CASCADE
 
 -- group: tables
 CREATE TABLE a (id int8 PRIMARY KEY, v text, n int4);
@@ -76,6 +78,17 @@ CREATE TABLE uq (id int8 PRIMARY KEY, email text, a int4, b int4, code int4);
 -- provides: unique_deferrable
 ALTER TABLE uq ADD CONSTRAINT uq_code UNIQUE (code) DEFERRABLE;
 INSERT INTO uq SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE 'u' || i || '@x' END, i % 10, CASE WHEN i % 9 = 0 THEN NULL ELSE i / 10 END, i * 10 FROM generate_series(1, 50) i;
+
+-- group: a reference table
+-- Every shard holds all of rf's rows (its [[table]] entry says reference = true); fk_rf, spread,
+-- references it.
+CREATE TABLE rf (id int4 PRIMARY KEY, label text UNIQUE, rate int4);
+INSERT INTO rf SELECT g, 'r' || g, CASE WHEN g % 4 = 0 THEN NULL ELSE g * 3 END FROM generate_series(1, 12) g;
+-- provides: fk_rf
+CREATE TABLE fk_rf (id int8 PRIMARY KEY, rf_id int4 REFERENCES rf (id) ON DELETE CASCADE ON UPDATE CASCADE, v text);
+-- unless: fk_rf
+CREATE TABLE fk_rf (id int8 PRIMARY KEY, rf_id int4, v text);
+INSERT INTO fk_rf SELECT g, g % 12 + 1, 'f' || g FROM generate_series(1, 40) g;
 
 -- group: views
 -- Views: over a spread table (simple and updatable, and WITH CHECK OPTION), over a join of two

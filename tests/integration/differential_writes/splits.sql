@@ -41,6 +41,9 @@ ALTER TABLE fk_block SPLIT AT VALUES (10), (20);
 \place fk_block (1) s2
 \place fk_block (10) s3
 \place fk_block (20) s1
+ALTER TABLE fk_rf SPLIT AT VALUES (20);
+\place fk_rf (1) s2
+\place fk_rf (20) s3
 ALTER TABLE uq SPLIT AT VALUES (25);
 \place uq (1) s1
 \place uq (25) s2

@@ -139,7 +139,39 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nkey=[\"a\"]\n"
                 "split_at=5",
                 "table[0].split_at"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"", "table[0].key"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nreference=1",
+                "table[0].reference"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nreference=true\n"
+                "key=[\"a\"]\nsplit_at=[5]",
+                "table[0].split_at"},
         BadCase{"[[shard]\nname=\"s\"", "line 1"}));
+
+TEST(Config, ReferenceTables) {
+  auto cfg = parse_config(R"(
+[[shard]]
+name = "s1"
+dsn = "user=u"
+[[table]]
+name = "regions"
+reference = true
+[[table]]
+name = "kinds"
+key = ["code"]
+reference = true
+[[table]]
+name = "users"
+key = ["id"]
+reference = false
+)");
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  ASSERT_EQ(cfg->tables.size(), 3u);
+  EXPECT_TRUE(cfg->tables[0].reference);
+  EXPECT_TRUE(cfg->tables[0].key.empty());
+  EXPECT_TRUE(cfg->tables[1].reference);
+  EXPECT_EQ(cfg->tables[1].key, std::vector<std::string>{"code"});
+  EXPECT_FALSE(cfg->tables[2].reference);
+}
 
 TEST(Config, TableSplitPoints) {
   auto cfg = parse_config(R"(

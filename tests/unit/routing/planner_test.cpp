@@ -7,11 +7,13 @@
 //       The shards, in pool order (the order `expect shards:` lists them in).
 //   table <name> <id> key (<column> <type> [desc], …) [hash <N>] [columns (<column>, …)]
 //   table <name> <id> unsharded [columns (<column>, …)]
+//   table <name> <id> key (…) reference [columns (<column>, …)]
 //       A table of schema public: its id in the key space, its key columns in key order (type
 //       names as PostgreSQL spells them: int8, text, uuid, timestamptz, …) and every column in
 //       table order (what an INSERT without a column list fills; default: the key columns).
 //       `hash N`: the key is hash-sharded into N buckets (its first key column is the bucket,
-//       so a range's values start with it).
+//       so a range's values start with it). `reference`: a reference table (every shard
+//       holds all of its rows; its one range is a nominal one).
 //   range <range id> <table> start <shard>
 //   range <range id> <table> (<value>, …) <shard>
 //       A range of the table starting at its first key (/Table/<id>) or at the key of the
@@ -287,6 +289,11 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         }
       } else {
         return fail(i, "table <name> <id> key (…) | unsharded");
+      }
+      if (size_t r = t.find(" reference", after);
+          r != std::string::npos && r < t.find("columns", after)) {
+        d.reference = true;
+        after = r + 10;
       }
       if (t.find("columns", after) != std::string::npos) {
         auto cols = parenthesised(t, t.find("columns", after));
