@@ -305,11 +305,35 @@ void add_collation(const PgQuery__ColumnDef* c, StatementInfo& info) {
   }
 }
 
+/// The first construct under `m` whose value each server computes differently: a call of a
+/// function that varies_by_server ("now()"), or a clock value ("CURRENT_TIMESTAMP"); "" if none.
+std::string varying_construct(const ProtobufCMessage* m) {
+  if (m->descriptor == &pg_query__func_call__descriptor) {
+    const auto* fc = reinterpret_cast<const PgQuery__FuncCall*>(m);
+    TableRef f = table_of_names(fc->funcname, fc->n_funcname);
+    if (varies_by_server(f)) return f.name + "()";
+  } else if (m->descriptor == &pg_query__sqlvalue_function__descriptor) {
+    const auto* f = reinterpret_cast<const PgQuery__SQLValueFunction*>(m);
+    if (f->op >= PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE &&
+        f->op <= PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N) {
+      return "CURRENT_TIMESTAMP";
+    }
+  }
+  std::string found;
+  for_each_child(m, [&](const ProtobufCMessage* child) {
+    if (found.empty()) found = varying_construct(child);
+  });
+  return found;
+}
+
 ColumnInfo column_def(const PgQuery__ColumnDef* c, std::vector<std::string>& primary_key) {
   ColumnInfo col;
   col.name = c->colname;
   col.type = type_name(c->type_name);
   col.not_null = c->is_not_null;
+  if (col.type == "serial" || col.type == "bigserial" || col.type == "smallserial") {
+    col.varying_default = col.type;
+  }
   for (size_t i = 0; i < c->n_constraints; ++i) {
     const PgQuery__Node* n = c->constraints[i];
     if (n->node_case != PG_QUERY__NODE__NODE_CONSTRAINT) continue;
@@ -320,6 +344,14 @@ ColumnInfo column_def(const PgQuery__ColumnDef* c, std::vector<std::string>& pri
       case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
         col.not_null = true;
         primary_key = {col.name};
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_IDENTITY:
+        col.varying_default = "GENERATED AS IDENTITY";
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+        if (n->constraint->raw_expr != nullptr) {
+          col.varying_default = varying_construct(&n->constraint->raw_expr->base);
+        }
         break;
       default:
         break;
@@ -495,6 +527,11 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
         } else {
           info.alter_other = true;
         }
+        break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_ColumnDefault:
+        info.default_changes.emplace_back(
+            cmd->name, cmd->def != nullptr ? varying_construct(&cmd->def->base) : "");
+        info.alter_other = true;
         break;
       case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint:
         info.dropped_constraints.emplace_back(cmd->name);
@@ -1001,6 +1038,32 @@ std::optional<std::string> like_prefix_of(std::string_view pattern) {
   size_t cut = pattern.find_first_of("%_\\");
   if (cut == std::string_view::npos || pattern[cut] == '\\') return std::nullopt;
   return std::string(pattern.substr(0, cut));
+}
+
+bool varies_by_server(const TableRef& f) {
+  static constexpr std::string_view kNames[] = {"random",
+                                                "random_normal",
+                                                "setseed",
+                                                "now",
+                                                "clock_timestamp",
+                                                "statement_timestamp",
+                                                "timeofday",
+                                                "transaction_timestamp",
+                                                "gen_random_uuid",
+                                                "uuid_generate_v1",
+                                                "uuid_generate_v1mc",
+                                                "uuid_generate_v4",
+                                                "txid_current",
+                                                "pg_current_xact_id",
+                                                "inet_server_addr",
+                                                "inet_server_port",
+                                                "pg_backend_pid",
+                                                "nextval",
+                                                "currval",
+                                                "setval",
+                                                "lastval"};
+  if (!f.schema.empty() && f.schema != "pg_catalog" && f.schema != "public") return false;
+  return std::find(std::begin(kNames), std::end(kNames), f.name) != std::end(kNames);
 }
 
 }  // namespace pgrange::sql

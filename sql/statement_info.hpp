@@ -88,6 +88,10 @@ struct ColumnInfo {
   std::string type;
   /// NOT NULL written on the column, or the column is part of the PRIMARY KEY.
   bool not_null = false;
+  /// A value the column gets by default that each server computes differently (a serial or
+  /// identity column's sequence, DEFAULT now(), random(), …): how it is written ("serial",
+  /// "GENERATED AS IDENTITY", "now()"); empty otherwise.
+  std::string varying_default = {};
 
   bool operator==(const ColumnInfo&) const = default;
 };
@@ -172,6 +176,8 @@ struct StatementInfo {
   /// order of first call: what they read counts as read by the statement (SQL functions pgrange
   /// knows the body of).
   std::vector<TableRef> functions;
+  /// ALTER TABLE … ALTER COLUMN c SET DEFAULT e: (c, e's varying construct or "").
+  std::vector<std::pair<std::string, std::string>> default_changes;
   /// CURRENT_DATE, CURRENT_TIME[STAMP], LOCALTIME[STAMP] somewhere in the statement: its value
   /// is the time of the transaction that runs it, which differs from shard to shard.
   bool reads_clock = false;
@@ -311,5 +317,10 @@ std::optional<std::string> like_prefix_of(std::string_view pattern);
 
 /// The canonical name of a kind ("select", "create_table", …), for logs and tests.
 std::string_view statement_kind_name(StatementKind kind);
+
+/// A function whose value differs from one server's call to another's, as each computes it:
+/// time (now(), clock_timestamp(), …), chance (random(), gen_random_uuid(), …), a sequence
+/// (nextval(), …), the server's own identity (pg_backend_pid(), …).
+bool varies_by_server(const TableRef& function);
 
 }  // namespace pgrange::sql

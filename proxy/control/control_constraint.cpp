@@ -54,6 +54,40 @@ std::string described(const sql::TableConstraint& c) {
 
 }  // namespace
 
+namespace {
+
+Result<void> check_reference_defaults(const sql::StatementInfo& info,
+                                      const std::vector<std::string>& key) {
+  auto refusal = [&](const std::string& column, const std::string& what) {
+    return fail(Error::make(sqlstate::kFeatureNotSupported,
+                            "column \"" + column + "\" of reference table \"" + info.target.name +
+                                "\" with a default of " + what +
+                                " is not supported: each shard would compute a value of its own")
+                    .with_hint("give the column no such default, and write its value in the "
+                               "statements that write the table"));
+  };
+  // A key column's sequence or uuid is made by pgrange itself, the same for every shard.
+  auto made_by_pgrange = [&](const sql::ColumnInfo& c) {
+    bool in_key = std::find(key.begin(), key.end(), c.name) != key.end();
+    const std::string& d = c.varying_default;
+    return in_key && (d == "serial" || d == "bigserial" || d == "smallserial" ||
+                      d == "GENERATED AS IDENTITY" || d == "nextval()" || d == "gen_random_uuid()");
+  };
+  for (const auto* columns : {&info.columns, &info.added_columns}) {
+    for (const sql::ColumnInfo& c : *columns) {
+      if (!c.varying_default.empty() && !made_by_pgrange(c)) {
+        return refusal(c.name, c.varying_default);
+      }
+    }
+  }
+  for (const auto& [column, what] : info.default_changes) {
+    if (!what.empty()) return refusal(column, what);
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info,
                                               const routing::ClusterView& v) const {
   if (info.foreign_keys.empty() || info.temporary) return {};
@@ -93,16 +127,20 @@ Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
                                              const routing::ClusterView& v) const {
   if (config_.shards.size() < 2) return {};  // one shard enforces every constraint
   if (auto ok = check_foreign_keys(info, v); !ok) return ok;
-  // Every shard holds all of a reference table's rows and enforces its constraints on them.
+  // Every shard holds all of a reference table's rows and enforces its constraints on them;
+  // each computes the defaults of the rows it writes.
   for (const auto& tc : config_.tables) {
     bool named = tc.name == info.target.name ||
                  tc.name == (info.target.schema.empty() ? "public" : info.target.schema) + "." +
                                 info.target.name;
-    if (named && tc.reference && info.kind == sql::StatementKind::kCreateTable) return {};
+    if (named && tc.reference && info.kind == sql::StatementKind::kCreateTable) {
+      std::vector<std::string> key = tc.key.empty() ? info.primary_key : tc.key;
+      return check_reference_defaults(info, key);
+    }
   }
   if (const auto* r = v.find_table(info.target.schema, info.target.name);
       r != nullptr && r->reference) {
-    return {};
+    return check_reference_defaults(info, routing::row_key_names(*r));
   }
   std::vector<std::string> key;
   bool configured = false;

@@ -932,20 +932,6 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
           "one shard");
 }
 
-/// Functions whose value differs from one shard's call to another's (time, chance, the
-/// shard's own counters): a write to a reference table must not compute its rows with them.
-bool varies_by_shard(const sql::TableRef& f) {
-  static constexpr std::string_view kNames[] = {
-      "random",         "random_normal",      "setseed",          "now",
-      "clock_timestamp", "statement_timestamp", "transaction_timestamp", "timeofday",
-      "gen_random_uuid", "uuid_generate_v1",   "uuid_generate_v1mc", "uuid_generate_v4",
-      "txid_current",   "pg_current_xact_id", "inet_server_addr", "inet_server_port",
-      "pg_backend_pid",  "nextval",            "currval",          "setval",
-      "lastval"};
-  if (!f.schema.empty() && f.schema != "pg_catalog" && f.schema != "public") return false;
-  return std::find(std::begin(kNames), std::end(kNames), f.name) != std::end(kNames);
-}
-
 bool reads_reference(const std::vector<Touch>& touches) {
   return std::any_of(touches.begin(), touches.end(),
                      [](const Touch& t) { return t.table != nullptr && t.table->reference; });
@@ -953,9 +939,8 @@ bool reads_reference(const std::vector<Touch>& touches) {
 
 /// A reference table as statement `s` reaches it: read, nothing (the shard the statement
 /// runs on holds its rows); written, every shard, and the route becomes a replicated write.
-void reference_touch(const ClusterView& view, const sql::StatementInfo& s,
-                     const TableDescriptor& t, bool write, std::vector<int>& mine, Route& route,
-                     TableRoute* ex) {
+void reference_touch(const ClusterView& view, const sql::StatementInfo& s, const TableDescriptor& t,
+                     bool write, std::vector<int>& mine, Route& route, TableRoute* ex) {
   const RangeMapSnapshot& ranges = view.ranges();
   std::vector<size_t> own = view.table_ranges(t.table_id);
   if (ex != nullptr) {
@@ -973,10 +958,11 @@ void reference_touch(const ClusterView& view, const sql::StatementInfo& s,
   }
   if (!write || route.refusal) return;
   if (!(s.target.name == t.name && (s.target.schema.empty() || s.target.schema == t.schema))) {
-    route.refusal = not_supported(
-        "writing reference table \"" + t.name + "\" other than as the statement's own target "
-        "(a data-modifying WITH, a view, a function) is not supported yet",
-        "write it with an INSERT, UPDATE or DELETE of its own");
+    route.refusal =
+        not_supported("writing reference table \"" + t.name +
+                          "\" other than as the statement's own target "
+                          "(a data-modifying WITH, a view, a function) is not supported yet",
+                      "write it with an INSERT, UPDATE or DELETE of its own");
     return;
   }
   for (size_t i = 0; i < view.shard_order().size(); ++i) mine.push_back(static_cast<int>(i));
@@ -984,21 +970,21 @@ void reference_touch(const ClusterView& view, const sql::StatementInfo& s,
     const RangeDescriptor& r = ranges.at(i);
     int shard = view.shard_index(r.shard);
     if (shard >= 0) {
-      route.uses.push_back(RangeActivity::Use{r.range_id, r.generation, shard, true, false,
-                                              r.start_key, r.end_key});
+      route.uses.push_back(
+          RangeActivity::Use{r.range_id, r.generation, shard, true, false, r.start_key, r.end_key});
     }
   }
   route.replicated = true;
   std::string why;
   if (s.reads_clock) why = "CURRENT_TIMESTAMP (or another clock value)";
   for (const sql::TableRef& f : s.functions) {
-    if (why.empty() && varies_by_shard(f)) why = "function " + f.name + "()";
+    if (why.empty() && sql::varies_by_server(f)) why = "function " + f.name + "()";
   }
   if (!why.empty()) {
-    route.refusal = not_supported(
-        "a write to reference table \"" + t.name + "\" computing values with " + why +
-            " is not supported: each shard would compute a value of its own",
-        "compute the value first and write it as a constant");
+    route.refusal =
+        not_supported("a write to reference table \"" + t.name + "\" computing values with " + why +
+                          " is not supported: each shard would compute a value of its own",
+                      "compute the value first and write it as a constant");
   }
 }
 

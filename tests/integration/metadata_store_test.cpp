@@ -43,9 +43,16 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 10 left: no reference tables.
+void undo_version_11(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN reference");
+  tx.exec0("UPDATE pgrange_schema SET version = 10");
+}
+
 /// Takes a store back to what schema version 9 left: no transactions held for their clients,
 /// no families of tables.
 void undo_version_10(pqxx::work& tx) {
+  undo_version_11(tx);
   tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN root_id");
   tx.exec0("ALTER TABLE pgrange_decisions DROP COLUMN client_gid");
   tx.exec0("ALTER TABLE pgrange_decisions DROP CONSTRAINT pgrange_decisions_decision_check");

@@ -147,7 +147,9 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
         "\n[[table]]\nname = \"pgbench_accounts\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
         "]\n[[table]]\nname = \"pgbench_history\"\nkey = [\"aid\"]\nsplit_at = [" + accounts +
         "]\n[[table]]\nname = \"pgbench_tellers\"\nreference = true\n"
-        "[[table]]\nname = \"pgbench_branches\"\nreference = true\n";
+        "[[table]]\nname = \"pgbench_branches\"\nreference = true\n"
+        "[[table]]\nname = \"ref_stamped\"\nreference = true\n"
+        "[[table]]\nname = \"ref_block\"\nreference = true\n";
   } else if (options.setup == Setup::kInitConfigured) {
     // As the README shows it: the four tables keyed and split in thirds.
     const std::string accounts =
@@ -254,8 +256,8 @@ std::string PgbenchCluster::check_spread(bool history) {
       std::string all;
       for (int i = 0; i < kShards; ++i) all += (i == 0 ? "" : ",") + shard_name(i);
       if (!r.ok() || r.rows.size() != 1 || on.count(all) == 0) {
-        error += "SHOW RANGES FROM TABLE " + table + " of a reference table: " + r.message +
-                 ", " + std::to_string(r.rows.size()) + " ranges, not on \"" + all + "\"\n";
+        error += "SHOW RANGES FROM TABLE " + table + " of a reference table: " + r.message + ", " +
+                 std::to_string(r.rows.size()) + " ranges, not on \"" + all + "\"\n";
       }
       continue;
     }
@@ -371,8 +373,8 @@ void PgbenchCluster::expect_bank_invariant(const std::string& note, BankFigures*
       for (int i = 0; i < kShards; ++i) {
         auto d = direct(i);
         std::string table = name == "sum(bbalance)" ? "pgbench_branches" : "pgbench_tellers";
-        SqlResult r = pq_exec(d.get(), "SELECT string_agg(t::text, ',' ORDER BY t::text) FROM " +
-                                           table + " t");
+        SqlResult r = pq_exec(
+            d.get(), "SELECT string_agg(t::text, ',' ORDER BY t::text) FROM " + table + " t");
         EXPECT_TRUE(r.ok()) << shard_name(i) << ": " << r.message;
         copies.push_back(r.ok() ? r.at() : "?");
       }

@@ -896,3 +896,42 @@ TEST(StatementInfo, KindNames) {
 
 }  // namespace
 }  // namespace pgrange::sql
+
+namespace pgrange::sql {
+namespace {
+
+// Defaults each server computes on its own (what a reference table cannot have): sequences,
+// identity, clock values, chance; constants and immutable expressions are not.
+TEST(StatementInfo, DefaultsThatVaryByServer) {
+  auto r = analyze_statements(
+      "CREATE TABLE t (id serial PRIMARY KEY, a timestamptz DEFAULT now(), b int DEFAULT 1 + 2, "
+      "c uuid DEFAULT gen_random_uuid(), d int GENERATED ALWAYS AS IDENTITY, e date DEFAULT "
+      "CURRENT_DATE, f text DEFAULT lower('X'), g int8 DEFAULT nextval('s'), "
+      "h float8 DEFAULT (random() * 10))");
+  ASSERT_TRUE(r) << r.error().message;
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const ColumnInfo& c : (*r)[0].columns) got.emplace_back(c.name, c.varying_default);
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, std::string>>{{"id", "serial"},
+                                                                   {"a", "now()"},
+                                                                   {"b", ""},
+                                                                   {"c", "gen_random_uuid()"},
+                                                                   {"d", "GENERATED AS IDENTITY"},
+                                                                   {"e", "CURRENT_TIMESTAMP"},
+                                                                   {"f", ""},
+                                                                   {"g", "nextval()"},
+                                                                   {"h", "random()"}}));
+  r = analyze_statements(
+      "ALTER TABLE t ALTER COLUMN b SET DEFAULT clock_timestamp(), ALTER COLUMN f SET DEFAULT "
+      "'y', ADD COLUMN z int DEFAULT pg_backend_pid()");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ((*r)[0].default_changes, (std::vector<std::pair<std::string, std::string>>{
+                                         {"b", "clock_timestamp()"}, {"f", ""}}));
+  ASSERT_EQ((*r)[0].added_columns.size(), 1u);
+  EXPECT_EQ((*r)[0].added_columns[0].varying_default, "pg_backend_pid()");
+  EXPECT_TRUE(varies_by_server({"pg_catalog", "now"}));
+  EXPECT_FALSE(varies_by_server({"myschema", "now"}));
+  EXPECT_FALSE(varies_by_server({"", "lower"}));
+}
+
+}  // namespace
+}  // namespace pgrange::sql
