@@ -198,13 +198,20 @@ std::optional<int64_t> integer_of(const Node* n) {
   return std::nullopt;
 }
 
-/// Two expressions of the one table's SELECT that are the same: column references by their
-/// column name (`t.x` is `x`: there is one table), anything else written alike.
-bool same_expr(const Node* a, const Node* b) {
+/// Two expressions of the SELECT that are the same. Over one table, column references by their
+/// column name (`t.x` is `x`); over a join, written alike (`u.id` is not `o.id`, nor `id`,
+/// which may be either: taken as different, the merge sorts or groups by both, which is
+/// right either way). Anything else written alike.
+bool same_expr(const Node* a, const Node* b, bool one_table) {
   const char* ca = is_star(a) ? nullptr : column_name(a);
   const char* cb = is_star(b) ? nullptr : column_name(b);
-  if (ca != nullptr && cb != nullptr) return std::string_view(ca) == cb;
+  if (ca != nullptr && cb != nullptr && one_table) return std::string_view(ca) == cb;
   return same_tree(&a->base, &b->base);
+}
+
+/// The FROM clause is one relation (no join, no list of several).
+bool one_relation(const PgQuery__SelectStmt* s) {
+  return s->n_from_clause == 1 && is_node(s->from_clause[0], PG_QUERY__NODE__NODE_RANGE_VAR);
 }
 
 /// The first COLLATE under `m` naming a collation that does not order text bytewise.
@@ -292,7 +299,7 @@ class Planner {
  public:
   Planner(PgQuery__SelectStmt* s, std::span<const std::string> keys,
           std::span<const std::string> columns)
-      : s_(s), keys_(keys), columns_(columns) {}
+      : s_(s), keys_(keys), columns_(columns), one_table_(one_relation(s)) {}
 
   /// The statement needs no rewriting: the shards run the client's text.
   bool unchanged() const { return unchanged_; }
@@ -461,7 +468,7 @@ class Planner {
       } else {
         std::optional<int> same;
         for (size_t t = 0; t < targets_.size() && !same; ++t) {
-          if (targets_[t].position_known && same_expr(targets_[t].val, e)) {
+          if (targets_[t].position_known && same_expr(targets_[t].val, e, one_table_)) {
             same = static_cast<int>(t);
           }
         }
@@ -547,7 +554,7 @@ class Planner {
 
   Result<int> group_of(Node* e) {
     for (size_t g = 0; g < groups_.size(); ++g) {
-      if (same_expr(groups_[g], e)) return static_cast<int>(g);
+      if (same_expr(groups_[g], e, one_table_)) return static_cast<int>(g);
     }
     return -1;
   }
@@ -626,7 +633,7 @@ class Planner {
     if (!g) return tl::unexpected(g.error());
     if (*g >= 0) return output_of(true, *g);
     for (int o = 0; o < q_.visible_outputs; ++o) {
-      if (same_expr(targets_[static_cast<size_t>(o)].val, e)) return o;
+      if (same_expr(targets_[static_cast<size_t>(o)].val, e, one_table_)) return o;
     }
     return tl::unexpected(refuse(std::string(clause) + " on an expression over aggregates",
                                  "pgrange combines plain aggregates and GROUP BY columns"));
@@ -836,6 +843,7 @@ class Planner {
   PgQuery__SelectStmt* s_;
   std::span<const std::string> keys_;
   std::span<const std::string> columns_;
+  bool one_table_ = true;
   Arena arena_;
   MergeQuery q_;
   Node* limit_node_ = nullptr;   ///< the client's LIMIT expression

@@ -181,6 +181,13 @@ class UseCollector {
     Context from = c.top ? Context{several ? "JOIN" : "FROM", c.top} : c;
     for (size_t i = 0; i < s->n_from_clause; ++i) from_item(s->from_clause[i], from, items);
     narrow(items, s->where_clause);
+    if (c.top) {
+      // The statement's own query: its rows are made from each row of an item no outer join
+      // extends with NULLs, and from no other of its rows.
+      for (const FromItem& item : items) {
+        if (item.open && uses_[item.use].from_item) uses_[item.use].preserved = true;
+      }
+    }
     // Everything else of the level: expressions, whose subqueries are relations' uses too.
     // Fields: 2 intoClause (SELECT INTO's new table), 4 fromClause and 16 withClause (done).
     children(&s->base, enter(c, "subquery"), 2, 4, 16);

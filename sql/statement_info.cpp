@@ -360,6 +360,14 @@ ColumnInfo column_def(const PgQuery__ColumnDef* c, std::vector<std::string>& pri
   return col;
 }
 
+/// A FROM item made of relations and joins of them only.
+bool relations_only(const PgQuery__Node* n) {
+  if (n == nullptr) return false;
+  if (n->node_case == PG_QUERY__NODE__NODE_RANGE_VAR) return true;
+  if (n->node_case != PG_QUERY__NODE__NODE_JOIN_EXPR) return false;
+  return relations_only(n->join_expr->larg) && relations_only(n->join_expr->rarg);
+}
+
 void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInfo& info) {
   if (s->into_clause != nullptr) {
     info.kind = StatementKind::kCreateTable;
@@ -379,6 +387,10 @@ void describe_select(const PgQuery__SelectStmt* s, const Walker& w, StatementInf
   }
   info.fanout_blocker = fanout_blocker(s, w, info);
   info.locks_rows = locks_rows(&s->base);
+  info.plain_from = s->with_clause == nullptr && s->n_from_clause > 0 &&
+                    s->op == PG_QUERY__SET_OPERATION__SETOP_NONE &&
+                    std::all_of(s->from_clause, s->from_clause + s->n_from_clause,
+                                [](const PgQuery__Node* n) { return relations_only(n); });
   info.sums_counts = (info.fanout_blocker == "aggregate count()" && sole_count(s)) ||
                      (info.fanout_blocker == "subquery" && counts_rows_of_one_table(s));
 }

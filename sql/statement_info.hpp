@@ -136,6 +136,11 @@ struct RelationUse {
   bool from_item = false;
   /// Written with an alias (FROM t AS x, FROM t x).
   bool aliased = false;
+  /// A FROM item of the statement's own SELECT (no set operation, not in a subquery or CTE)
+  /// that no outer join puts on its NULL-extended side: run over a part of its rows (every other
+  /// relation whole), the SELECT's FROM gives exactly the rows made from that part, so the
+  /// answers over its parts add up to the answer over all of it.
+  bool preserved = false;
   /// FROM ONLY t: no rows of its inheritance children or partitions.
   bool only = false;
   /// Equalities of its columns with another relation's, among the conditions that narrow it
@@ -172,6 +177,10 @@ struct StatementInfo {
   /// with how it is used (sql/relation_uses.hpp), in order of appearance. Empty otherwise (a
   /// single-table statement's one mention is tables[0], its condition `where`).
   std::vector<RelationUse> relations;
+  /// A SELECT whose FROM holds relations and joins of them only (no derived table, function,
+  /// VALUES or CTE's name): every name its clauses use is a column of those relations or an
+  /// output.
+  bool plain_from = false;
   /// The functions the statement calls anywhere (schema empty when not qualified), once each, in
   /// order of first call: what they read counts as read by the statement (SQL functions pgrange
   /// knows the body of).

@@ -117,14 +117,21 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::string shard_sql = plan.explain_statement;
   if (route.shards.size() > 1 && routing::mergeable_select(infos, route)) {
     const routing::TableDescriptor* t =
-        view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
+        route.joined ? &*route.joined
+                     : view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
     if (t != nullptr) {
       auto merge = worker_.merge_plan(plan.explain_statement, *t);
       if (*merge) {
         route.refusal.reset();
         merge_lines = sql::describe_merge(**merge);
         shard_sql = (*merge)->shard_sql;
-      } else {
+        if (route.joined) {
+          merge_lines.insert(merge_lines.begin(),
+                             "table " + route.joined->name +
+                                 " joined with reference tables only: each shard joins its "
+                                 "rows with them, and the answers are merged");
+        }
+      } else if (!route.joined) {
         route.refusal = merge->error();
       }
     }

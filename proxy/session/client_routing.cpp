@@ -354,7 +354,9 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if ((p.route.refusal || p.route.fanout_select) && routing::mergeable_select(infos, p.route) &&
       !text.empty()) {
     const sql::TableRef& one = infos[0].tables[0];
-    const routing::TableDescriptor* t = view->find_table(one.schema, one.name);
+    // A spread table joined with reference tables: merged as that table's rows.
+    const routing::TableDescriptor* t =
+        p.route.joined ? &*p.route.joined : view->find_table(one.schema, one.name);
     // A plain view of a table spread over shards: its columns are not the table's, so the merge
     // knows neither key nor columns, and GROUP BY (whose names may be columns of the view) is
     // not merged.
@@ -365,7 +367,14 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
     if (t != nullptr) {
       p.merge = worker_.merge_plan(text, *t);
-      if (!*p.merge) return refuse_with(p.merge->error());
+      if (!*p.merge && p.route.joined) {
+        // What a merge cannot answer over the join is gathered (below).
+        p.merge.reset();
+      } else if (!*p.merge) {
+        return refuse_with(p.merge->error());
+      }
+    }
+    if (t != nullptr && p.merge) {
       if (params != nullptr && ((*p.merge)->limit_param > 0 || (*p.merge)->offset_param > 0)) {
         auto bound = sql::bind_bounds(**p.merge, [&](int n) { return params->bigint(n); });
         if (!bound) return refuse_with(bound.error());

@@ -762,6 +762,9 @@ struct Touch {
   const sql::Condition* where = nullptr;  ///< what narrows it, if anything
   /// Not a relation: state that lives on this one shard (pool index), such as sequences.
   int home_shard = -1;
+  /// The statement's own mention, a FROM item whose rows each make their own rows of the
+  /// answer (RelationUse::preserved).
+  bool preserved = false;
 };
 
 /// Whether a function call reads or advances a sequence.
@@ -867,6 +870,7 @@ std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo&
       t.own_write = u.target && write;
       // SELECT count(…) over a query of one table's rows runs on that table shard by shard.
       t.driver = u.target || (s.sums_counts && s.relations.size() == 1);
+      t.preserved = u.preserved;
       add_touch(view, out, std::move(t), 0);
     }
   } else {
@@ -930,6 +934,37 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
       .with_hint(
           "give the key of every table it reads with = so that the statement runs on "
           "one shard");
+}
+
+/// A SELECT whose one table not a reference table is a preserved FROM item of a FROM of
+/// relations only (the others reference tables): that table's touch made the statement's
+/// driver, and the rows its merge is planned with (Route::joined). nullopt otherwise.
+std::optional<TableDescriptor> joined_rows(const sql::StatementInfo& s,
+                                           std::vector<Touch>& touches) {
+  if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
+      s.relations.empty()) {
+    return std::nullopt;
+  }
+  Touch* spread = nullptr;
+  for (Touch& t : touches) {
+    if (t.table == nullptr) return std::nullopt;  // a relation pgrange does not manage
+    if (t.table->reference) continue;
+    if (spread != nullptr || !t.preserved) return std::nullopt;
+    spread = &t;
+  }
+  if (spread == nullptr) return std::nullopt;
+  spread->driver = true;
+  TableDescriptor rows;
+  rows.schema = spread->table->schema;
+  rows.name = spread->table->name;
+  for (const Touch& t : touches) {
+    for (const std::string& c : t.table->columns) {
+      if (std::find(rows.columns.begin(), rows.columns.end(), c) == rows.columns.end()) {
+        rows.columns.push_back(c);
+      }
+    }
+  }
+  return rows;
 }
 
 bool reads_reference(const std::vector<Touch>& touches) {
@@ -1023,6 +1058,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
           RangeActivity::Use{r.range_id, r.generation, shard, w, scan, r.start_key, r.end_key});
     };
     std::vector<Touch> touches = touches_of(view, s, write);
+    std::optional<TableDescriptor> joined = joined_rows(s, touches);
     const Touch* side = nullptr;  // the first relation read besides the one it runs on
     bool unmanaged_only = true;   // the side relations are none of pgrange's tables
     for (const Touch& touch : touches) {
@@ -1145,6 +1181,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     if (side != nullptr) route.side_reads = true;
+    if (joined && mine.size() > 1 && statements.size() == 1) route.joined = std::move(joined);
     // Run on several shards, a statement sees on each only that shard's rows of every relation
     // it reads: right for the one relation it works on shard by shard, wrong for any other
     // (unless it is whole there). A SELECT that is no single-table one is refused below for
@@ -1361,6 +1398,7 @@ Route explain_statements(const ClusterView& view, std::span<const sql::Statement
 
 bool mergeable_select(std::span<const sql::StatementInfo> statements, const Route& route) {
   if (statements.size() != 1 || route.shards.size() < 2 || route.side_reads) return false;
+  if (route.joined) return true;  // the merge planner says what it cannot answer
   const sql::StatementInfo& s = statements.front();
   if (s.kind == sql::StatementKind::kSelect && s.sums_counts && s.tables.size() == 1) return true;
   if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table ||

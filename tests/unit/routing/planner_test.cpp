@@ -458,7 +458,11 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
   std::vector<std::string> merge_lines;
   if ((route.refusal || route.fanout_select) && mergeable_select(*infos, route)) {
     const sql::StatementInfo& s = infos->front();
-    if (const TableDescriptor* t = view.find_table(s.tables[0].schema, s.tables[0].name)) {
+    // A spread table joined with reference tables: merged as its rows (Route::joined), or
+    // gathered when no merge answers it.
+    const TableDescriptor* t =
+        route.joined ? &*route.joined : view.find_table(s.tables[0].schema, s.tables[0].name);
+    if (t != nullptr) {
       std::vector<std::string> keys;
       for (const auto& k : row_key_columns(*t)) keys.push_back(k.name);
       auto merge = sql::plan_merge(c.sql, keys, t->columns);
@@ -466,7 +470,7 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
         route.refusal.reset();
         merge_lines = sql::describe_merge(*merge);
         out["merge"] = merge_lines;
-      } else {
+      } else if (!route.joined) {
         route.refusal = merge.error();
       }
     }
