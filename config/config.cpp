@@ -268,7 +268,8 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
     for (const toml::node& n : *tables->as_array()) {
       const toml::table& t = *n.as_table();
       std::string where = "table[" + std::to_string(cfg.tables.size()) + "]";
-      if (auto ok = check_keys(t, where, {"name", "key", "split_at", "reference"}); !ok) {
+      if (auto ok = check_keys(t, where, {"name", "key", "split_at", "reference", "colocate_with"});
+          !ok) {
         return fail(ok.error());
       }
       TableConfig tc;
@@ -281,13 +282,26 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
         }
         tc.reference = *r->value<bool>();
       }
+      if (const toml::node* c = t.get("colocate_with")) {
+        if (!c->is_string() || c->value<std::string>()->empty()) {
+          return config_error("configuration key \"" + where +
+                              ".colocate_with\" must name a table");
+        }
+        tc.colocate_with = *c->value<std::string>();
+        if (tc.reference || t.get("split_at") != nullptr) {
+          return config_error("configuration key \"" + where +
+                              ".colocate_with\" cannot go with reference or split_at: the "
+                              "table's ranges follow those of the table it is co-located with");
+        }
+      }
       const toml::array* key = t.get_as<toml::array>("key");
       if (tc.reference && t.get("split_at") != nullptr) {
         return config_error("configuration key \"" + where +
                             ".split_at\" cannot be given for a reference table: every shard "
                             "holds all of its rows");
       }
-      if ((key == nullptr && !tc.reference) || (key != nullptr && key->empty())) {
+      if ((key == nullptr && !tc.reference && tc.colocate_with.empty()) ||
+          (key != nullptr && key->empty())) {
         return config_error("configuration key \"" + where + ".key\" must be a non-empty array");
       }
       for (size_t i = 0; key != nullptr && i < key->size(); ++i) {

@@ -45,6 +45,9 @@ struct TableConfig {
   std::vector<std::vector<std::string>> split_at;
   /// A reference table: made through pgrange, every shard holds all of its rows (key optional).
   bool reference = false;
+  /// Co-located with this table (its key a prefix of this one's): its ranges follow that
+  /// table's. Empty: none.
+  std::string colocate_with;
 };
 
 /// TLS offered to clients.

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "proxy/control/control_plane.hpp"
+#include "routing/meta/colocation.hpp"
 #include "routing/plan/shard_unique_index.hpp"
 #include "sql/quoting.hpp"
 
@@ -88,6 +89,62 @@ Result<void> check_reference_defaults(const sql::StatementInfo& info,
 
 }  // namespace
 
+Result<void> ControlPlane::check_colocation(const sql::StatementInfo& info,
+                                            const routing::ClusterView& v) const {
+  if (info.kind != sql::StatementKind::kCreateTable || info.temporary || info.create_as ||
+      !info.parents.empty()) {
+    return {};
+  }
+  for (const auto& tc : config_.tables) {
+    bool named = tc.name == info.target.name ||
+                 tc.name == (info.target.schema.empty() ? "public" : info.target.schema) + "." +
+                                info.target.name;
+    if (!named || tc.colocate_with.empty()) continue;
+    std::string schema, name = tc.colocate_with;
+    if (auto dot = name.find('.'); dot != std::string::npos) {
+      schema = name.substr(0, dot);
+      name = name.substr(dot + 1);
+    }
+    const routing::TableDescriptor* root = v.find_table(schema, name);
+    std::string what = "table \"" + info.target.name + "\" cannot be co-located with table \"" +
+                       tc.colocate_with + "\": ";
+    if (root == nullptr) {
+      return fail(Error::make(sqlstate::kUndefinedTable,
+                              what + "that table does not exist (create it first)"));
+    }
+    // The new table's key as the shards will describe it: the configured one, or its primary
+    // key, with the types its columns are declared with.
+    std::vector<routing::KeyColumnDef> key;
+    for (const std::string& k : tc.key.empty() ? info.primary_key : tc.key) {
+      auto c = std::find_if(info.columns.begin(), info.columns.end(),
+                            [&](const sql::ColumnInfo& col) { return col.name == k; });
+      std::string type = c == info.columns.end() ? "" : c->type;
+      if (type == "serial") type = "int4";
+      if (type == "bigserial") type = "int8";
+      if (type == "smallserial") type = "int2";
+      auto t = routing::key_type_from_name(type);
+      if (!t) {
+        return fail(Error::make(sqlstate::kFeatureNotSupported,
+                                what + "its key column \"" + k + "\" cannot be a pgrange key"));
+      }
+      key.push_back({k, routing::KeyColumn{*t}});
+    }
+    if (key.empty()) {
+      return fail(Error::make(sqlstate::kFeatureNotSupported,
+                              what + "it has no key (give it a PRIMARY KEY)"));
+    }
+    // Descending key columns are checked once the shards describe the table.
+    for (size_t i = 0; i < key.size() && i < root->key.size(); ++i) {
+      key[i].column.descending = root->key[i].column.descending;
+      key[i].column.nulls = root->key[i].column.nulls;
+    }
+    if (auto why = routing::colocation_blocker(*root, key, info.hash_buckets)) {
+      return fail(Error::make(sqlstate::kFeatureNotSupported, what + *why));
+    }
+  }
+  return {};
+}
+
 Result<void> ControlPlane::check_foreign_keys(const sql::StatementInfo& info,
                                               const routing::ClusterView& v) const {
   if (info.foreign_keys.empty() || info.temporary) return {};
@@ -127,6 +184,7 @@ Result<void> ControlPlane::check_constraints(const sql::StatementInfo& info,
                                              const routing::ClusterView& v) const {
   if (config_.shards.size() < 2) return {};  // one shard enforces every constraint
   if (auto ok = check_foreign_keys(info, v); !ok) return ok;
+  if (auto ok = check_colocation(info, v); !ok) return ok;
   // Every shard holds all of a reference table's rows and enforces its constraints on them;
   // each computes the defaults of the rows it writes.
   for (const auto& tc : config_.tables) {

@@ -10,6 +10,7 @@
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
+#include "routing/meta/colocation.hpp"
 #include "routing/meta/prepared_recovery.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/quoting.hpp"
@@ -628,6 +629,34 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
     out.table = std::move(table);
     return out;
   }
+  if (shard < 0) {
+    if (auto root_name = configured_colocation(table)) {
+      // Its ranges follow its group root's: split at the same key prefixes, each range on the
+      // shard of the root's range there.
+      std::string schema, name = *root_name;
+      if (auto dot = name.find('.'); dot != std::string::npos) {
+        schema = name.substr(0, dot);
+        name = name.substr(dot + 1);
+      }
+      const routing::TableDescriptor* root = v.find_table(schema, name);
+      if (root == nullptr) {
+        return fail(sqlstate::kUndefinedTable,
+                    "table \"" + table.name + "\" is configured to be co-located with table \"" +
+                        *root_name + "\", which does not exist (create it first)");
+      }
+      if (auto why = routing::colocation_blocker(*root, table.key, table.hash_buckets)) {
+        return fail(sqlstate::kFeatureNotSupported, "table \"" + table.name +
+                                                        "\" cannot be co-located with table \"" +
+                                                        root->name + "\": " + *why);
+      }
+      table.colocated_with = root->table_id;
+      auto layout = routing::layout_for(v, root->table_id, table.table_id);
+      out.split_keys = std::move(layout.split_keys);
+      out.shards = std::move(layout.shards);
+      out.table = std::move(table);
+      return out;
+    }
+  }
   size_t best = next_shard_ % shard_order_.size();
   if (shard >= 0) {
     best = static_cast<size_t>(shard);
@@ -695,6 +724,17 @@ Result<routing::NewTable> ControlPlane::plan_block_table(routing::TableDescripti
   }
 }
 
+std::optional<std::string> ControlPlane::configured_colocation(
+    const routing::TableDescriptor& table) const {
+  for (const auto& tc : config_.tables) {
+    if ((tc.name == table.name || tc.name == table.schema + "." + table.name) &&
+        !tc.colocate_with.empty()) {
+      return tc.colocate_with;
+    }
+  }
+  return std::nullopt;
+}
+
 bool ControlPlane::configured_reference(const routing::TableDescriptor& table) const {
   for (const auto& tc : config_.tables) {
     if (tc.name == table.name || tc.name == table.schema + "." + table.name) return tc.reference;
@@ -747,6 +787,7 @@ Result<routing::TableDescriptor> ControlPlane::register_described(
     auto placed = place_new_table(table, shard, *v);
     if (!placed) return tl::unexpected(placed.error());
     table.reference = placed->table.reference;
+    table.colocated_with = placed->table.colocated_with;
     auto ranges = v->ranges().ranges();
     auto changes = routing::new_table_ranges(
         std::vector<routing::RangeDescriptor>(ranges.begin(), ranges.end()), *placed);

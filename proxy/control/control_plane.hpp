@@ -121,6 +121,10 @@ class ControlPlane : public routing::ClusterControl {
   /// …and about FOREIGN KEYs: over several shards, refused when declared (0A000).
   Result<void> check_foreign_keys(const sql::StatementInfo& info,
                                   const routing::ClusterView& v) const;
+  /// …and about co-location: a CREATE TABLE the configuration co-locates with another table
+  /// whose key cannot follow that table's (0A000), or with a table that does not exist.
+  Result<void> check_colocation(const sql::StatementInfo& info,
+                                const routing::ClusterView& v) const;
 
   /// Two-phase commit of a write across shards. A new gid, registered as in flight until
   /// end_distributed (recovery leaves it alone meanwhile). Any thread.
@@ -169,6 +173,8 @@ class ControlPlane : public routing::ClusterControl {
   Result<std::vector<std::string>> configured_splits(const routing::TableDescriptor& table) const;
   /// The configuration declares the table a reference table.
   bool configured_reference(const routing::TableDescriptor& table) const;
+  /// The table the configuration co-locates the table with (`colocate_with`), if any.
+  std::optional<std::string> configured_colocation(const routing::TableDescriptor& table) const;
   /// Registers a described table with its own range on `shard` (-1: the least-loaded shard;
   /// with configured split points, range i goes to shard i, in turn from the first).
   Result<routing::TableDescriptor> register_described(routing::TableDescription described,

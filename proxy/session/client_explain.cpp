@@ -127,9 +127,9 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
         shard_sql = (*merge)->shard_sql;
         if (route.joined) {
           merge_lines.insert(merge_lines.begin(),
-                             "table " + route.joined->name +
-                                 " joined with reference tables only: each shard joins its "
-                                 "rows with them, and the answers are merged");
+                             "each shard joins its own rows (reference tables are whole on "
+                             "every shard, co-located tables joined on their key prefix meet "
+                             "there), and the answers are merged");
         }
       } else if (!route.joined) {
         route.refusal = merge->error();

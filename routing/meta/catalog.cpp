@@ -83,6 +83,7 @@ void join_family(TableDescriptor& member, const TableDescriptor& root) {
   member.hash_buckets = root.hash_buckets;
   member.hashed_columns = root.hashed_columns;
   member.reference = root.reference;
+  member.colocated_with = root.colocated_with;
   member.indexes.clear();
   // The root's defaults (PostgreSQL copies them to the member): their sequences are the root's.
   member.generated = root.generated;

@@ -105,6 +105,12 @@ struct TableDescriptor {
   /// of the same rows queue). Its one range is a nominal one on the first shard; it is never
   /// split or moved.
   bool reference = false;
+  /// Co-location: the table_id of the root of this table's group (a table whose key is a prefix
+  /// of this one's: orders keyed (user_id, id) with users keyed (id)). Its ranges follow the
+  /// root's: split at the same keys, each on the shard of the root's range holding the same
+  /// key prefix, so that a join on the key prefix finds both sides' rows on one shard. 0 when
+  /// the table is no group's member (a root has 0 too).
+  uint64_t colocated_with = 0;
   bool operator==(const TableDescriptor&) const = default;
 };
 

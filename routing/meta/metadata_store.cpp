@@ -368,6 +368,14 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (11)");
   }
+  if (current < 12) {
+    // v12: co-location groups (a table's ranges follow its group root's).
+    tx.exec0(
+        "ALTER TABLE pgrange_tables ADD COLUMN colocated_with bigint REFERENCES pgrange_tables "
+        "ON DELETE SET NULL");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (12)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -435,7 +443,7 @@ MetadataSnapshot MetadataStore::load() {
   std::vector<std::pair<uint64_t, uint64_t>> members;
   for (const auto& row :
        tx.exec("SELECT table_id, schema_name, name, key_source, hash_buckets, root_id, "
-               "reference FROM pgrange_tables ORDER BY table_id")) {
+               "reference, colocated_with FROM pgrange_tables ORDER BY table_id")) {
     TableDescriptor t;
     t.table_id = row[0].as<uint64_t>();
     t.schema = row[1].as<std::string>();
@@ -445,6 +453,7 @@ MetadataSnapshot MetadataStore::load() {
     t.key_source = *src;
     t.hash_buckets = row[4].as<uint32_t>();
     t.reference = row[6].as<bool>();
+    t.colocated_with = row[7].is_null() ? 0 : row[7].as<uint64_t>();
     if (!row[5].is_null()) members.emplace_back(t.table_id, row[5].as<uint64_t>());
     snap.tables.push_back(std::move(t));
   }
@@ -570,10 +579,13 @@ void insert_table(pqxx::work& tx, const TableDescriptor& table) {
   }
   tx.exec_params0(
       "INSERT INTO pgrange_tables (table_id, schema_name, name, key_source, hash_buckets, "
-      "reference) VALUES ($1, $2, $3, $4, $5, $6)",
+      "reference, colocated_with) VALUES ($1, $2, $3, $4, $5, $6, $7)",
       static_cast<int64_t>(table.table_id), table.schema, table.name,
       std::string(key_source_name(table.key_source)), static_cast<int64_t>(table.hash_buckets),
-      table.reference);
+      table.reference,
+      table.colocated_with == 0
+          ? std::optional<int64_t>()
+          : std::optional<int64_t>(static_cast<int64_t>(table.colocated_with)));
   insert_key(tx, table.table_id, table.key);
   insert_columns(tx, table.table_id, table.columns);
   insert_generated(tx, table);

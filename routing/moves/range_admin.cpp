@@ -13,6 +13,7 @@
 
 #include "routing/keys/key_space.hpp"
 #include "routing/keys/pretty_key.hpp"
+#include "routing/meta/colocation.hpp"
 #include "routing/meta/schema_catalog.hpp"
 #include "routing/moves/range_data.hpp"
 #include "routing/plan/router.hpp"
@@ -341,15 +342,41 @@ Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
   rs.columns = {{"key", type_oid::kBytea},
                 {"pretty", type_oid::kText},
                 {"split_enforced_until", type_oid::kTimestamp}};
+  // A co-location group splits together, at prefixes of its root's key only.
+  std::vector<const TableDescriptor*> group;
+  if (t->index_id == 1) {
+    if (const TableDescriptor* table = view->find_table_id(t->table_id)) {
+      group = group_of(*view, *table);
+    }
+  }
+  if (group.size() > 1) {
+    for (const auto& row : stmt.rows) {
+      if (row.size() > group.front()->key.size()) {
+        return admin_error(sqlstate::kFeatureNotSupported,
+                           "table \"" + t->name + "\" is co-located with table \"" +
+                               group.front()->name + "\": it splits at values of its first " +
+                               std::to_string(group.front()->key.size()) +
+                               " key column(s) only, with the whole group");
+      }
+    }
+  }
+  std::vector<RangeOp> group_ops;
   for (const auto& row : stmt.rows) {
     auto key = tuple_key(*t, row);
     if (!key) return tl::unexpected(key.error());
     ops.push_back(RangeOp::split(*key, until));
+    for (const TableDescriptor* member : group) {
+      if (member->table_id == t->table_id) continue;
+      group_ops.push_back(RangeOp::split(follow_key(*key, t->table_id, member->table_id), until));
+    }
     rs.rows.push_back(
         {bytea_hex(*key), pretty_key(*key),
          until ? std::optional<std::string>(format_enforced_until(*until)) : std::nullopt});
   }
-  if (auto ok = apply_ops(ops); !ok) return tl::unexpected(ok.error());
+  std::vector<RangeOp> all = ops;
+  all.insert(all.end(), group_ops.begin(), group_ops.end());
+  if (auto ok = apply_ops(all); !ok) return tl::unexpected(ok.error());
+  ops = std::move(all);
   // A split at an existing boundary keeps the range and takes the new expiration, as
   // CockroachDB does; the answer shows what the map holds now.
   for (int attempt = 1;; ++attempt) {
@@ -384,7 +411,7 @@ Result<ResultSet> RangeAdmin::split_at(const sql::AdminStatement& stmt) {
     }
   }
   auto now = control_.view();
-  for (size_t k = 0; k < ops.size(); ++k) {
+  for (size_t k = 0; k < rs.rows.size(); ++k) {
     const RangeDescriptor* r = now->ranges().lookup(ops[k].split_key);
     if (r == nullptr || r->start_key != ops[k].split_key) continue;
     rs.rows[k][2] =
@@ -422,6 +449,18 @@ Result<ResultSet> RangeAdmin::unsplit(const sql::AdminStatement& stmt) {
       }
       keys.push_back(*key);
     }
+  }
+  // A co-location group unsplits together.
+  {
+    auto group = group_of(*view, **t);
+    std::vector<std::string> more;
+    for (const TableDescriptor* member : group) {
+      if (member->table_id == (*t)->table_id) continue;
+      for (const std::string& k : keys) {
+        more.push_back(follow_key(k, (*t)->table_id, member->table_id));
+      }
+    }
+    keys.insert(keys.end(), more.begin(), more.end());
   }
   // Clear each split's enforcement; a range whose left neighbour is on the same shard merges
   // into it at once (ranges on different shards stay apart until one of them moves).
@@ -639,6 +678,37 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   return {};
 }
 
+Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& shard) {
+  auto view = control_.view();
+  const RangeMapSnapshot& ranges = view->ranges();
+  // The table whose primary index the range holds, and its group.
+  const TableDescriptor* table = nullptr;
+  const RangeDescriptor* range = nullptr;
+  for (const TableDescriptor& t : view->tables()) {
+    if (t.member_id != 0) continue;
+    for (size_t i : view->table_ranges(t.table_id)) {
+      if (ranges.at(i).range_id == range_id) {
+        table = &t;
+        range = &ranges.at(i);
+      }
+    }
+  }
+  if (table == nullptr) return relocate(range_id, shard);
+  auto group = group_of(*view, *table);
+  if (group.size() < 2) return relocate(range_id, shard);
+  // The same key prefixes in every table of the group, the root's range first.
+  std::string at = std::max(range->start_key, index_prefix(table->table_id, 1));
+  std::vector<uint64_t> moving;
+  for (const TableDescriptor* member : group) {
+    const RangeDescriptor* r = ranges.lookup(follow_key(at, table->table_id, member->table_id));
+    if (r != nullptr) moving.push_back(r->range_id);
+  }
+  for (uint64_t id : moving) {
+    if (auto ok = relocate(id, shard); !ok) return ok;
+  }
+  return {};
+}
+
 Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {
   auto view = control_.view();
   const RangeDescriptor* range = view->find_range(range_id);
@@ -685,7 +755,7 @@ Result<ResultSet> RangeAdmin::relocate_statement(const sql::AdminStatement& stmt
   for (const RangeDescriptor& r : view->ranges().ranges()) {
     if (r.range_id == static_cast<uint64_t>(stmt.range_id)) pretty = pretty_key(r.start_key);
   }
-  auto ok = relocate(static_cast<uint64_t>(stmt.range_id), stmt.shard);
+  auto ok = relocate_group(static_cast<uint64_t>(stmt.range_id), stmt.shard);
   if (!ok) return tl::unexpected(ok.error());
   rs.rows.push_back({std::to_string(stmt.range_id), pretty, std::string("ok")});
   rs.tag = "SELECT 1";
@@ -696,6 +766,10 @@ Result<ResultSet> RangeAdmin::scatter(const sql::AdminStatement& stmt) {
   auto view = control_.view();
   auto t = find_table(*view, stmt.table);
   if (!t) return tl::unexpected(t.error());
+  // A co-location group scatters as its root's ranges (the others follow each move).
+  if ((*t)->colocated_with != 0) {
+    if (const TableDescriptor* root = view->find_table_id((*t)->colocated_with)) *t = root;
+  }
   std::vector<std::string> shard_names;
   for (const ShardRecord& s : view->shards()) {
     if (view->shard_index(s.name) >= 0) shard_names.push_back(s.name);
@@ -717,7 +791,7 @@ Result<ResultSet> RangeAdmin::scatter(const sql::AdminStatement& stmt) {
   ResultSet rs;
   rs.columns = {{"key", type_oid::kBytea}, {"pretty", type_oid::kText}};
   for (size_t n = 0; n < plan.size(); ++n) {
-    auto ok = relocate(plan[n].first, plan[n].second);
+    auto ok = relocate_group(plan[n].first, plan[n].second);
     if (!ok) return tl::unexpected(ok.error());
     rs.rows.push_back({bytea_hex(starts[n]), pretty_key(starts[n])});
   }
@@ -761,6 +835,10 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
     rs.columns.push_back({"table_name", type_oid::kText});
     rs.columns.push_back({"index_name", type_oid::kText});
   }
+  // Once co-location groups exist: the group of each range's table (its root's name).
+  bool groups = std::any_of(view->tables().begin(), view->tables().end(),
+                            [](const TableDescriptor& t) { return t.colocated_with != 0; });
+  if (groups) rs.columns.push_back({"colocation_group", type_oid::kText});
   if (stmt.with_details) {
     rs.columns.push_back({"range_size_mb", type_oid::kNumeric});
     rs.columns.push_back({"row_count", type_oid::kInt8});
@@ -815,11 +893,21 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
           row.push_back(t->name.substr(at + 1));
         } else {
           row.push_back(t->name);
-          row.push_back(t->reference       ? std::string("(reference)")
+          row.push_back(t->reference     ? std::string("(reference)")
                         : t->key.empty() ? std::string("(unsharded)")
                                          : t->name + "_pkey");
         }
       }
+    }
+    if (groups) {
+      std::optional<std::string> group;
+      if (!tables.empty() && tables.front()->index_id == 1) {
+        if (const TableDescriptor* t = view->find_table_id(tables.front()->table_id)) {
+          auto members = group_of(*view, *t);
+          if (members.size() > 1) group = members.front()->name;
+        }
+      }
+      row.push_back(group);
     }
     if (stmt.with_details) {
       int64_t rows = 0, bytes = 0;

@@ -40,6 +40,10 @@ class RangeAdmin {
   /// while it moves; a failure leaves the old placement intact and the target clean.
   Result<void> relocate(uint64_t range_id, const std::string& shard);
 
+  /// relocate(), and for a range of a co-location group's table the ranges of the group's other
+  /// tables holding the same key prefixes too (the root's first), so that they stay together.
+  Result<void> relocate_group(uint64_t range_id, const std::string& shard);
+
   /// Finishes what a pgrange instance that died in the middle of moving a range left: removes
   /// the range's rows from every shard but the one the map gives it, then ends the hold.
   Result<void> clean_up_orphaned_hold(uint64_t range_id);

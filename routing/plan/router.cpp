@@ -7,6 +7,7 @@
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
 #include "routing/keys/span.hpp"
+#include "routing/meta/colocation.hpp"
 #include "routing/plan/equalities.hpp"
 #include "routing/plan/hash_sharding.hpp"
 
@@ -765,6 +766,8 @@ struct Touch {
   /// The statement's own mention, a FROM item whose rows each make their own rows of the
   /// answer (RelationUse::preserved).
   bool preserved = false;
+  /// The statement's own mention of it (not through a view or function), if any.
+  const sql::RelationUse* use = nullptr;
 };
 
 /// Whether a function call reads or advances a sequence.
@@ -871,6 +874,7 @@ std::vector<Touch> touches_of(const ClusterView& view, const sql::StatementInfo&
       // SELECT count(…) over a query of one table's rows runs on that table shard by shard.
       t.driver = u.target || (s.sums_counts && s.relations.size() == 1);
       t.preserved = u.preserved;
+      t.use = &u;
       add_touch(view, out, std::move(t), 0);
     }
   } else {
@@ -936,27 +940,71 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
           "one shard");
 }
 
-/// A SELECT whose one table not a reference table is a preserved FROM item of a FROM of
-/// relations only (the others reference tables): that table's touch made the statement's
-/// driver, and the rows its merge is planned with (Route::joined). nullopt otherwise.
-std::optional<TableDescriptor> joined_rows(const sql::StatementInfo& s,
+/// Whether the spread tables `spread` (mentions of tables of one co-location group, in a FROM
+/// of relations) are joined on the group's key prefix, pair by pair, into one connected whole:
+/// every row of the join is then made of rows holding one key prefix, on one shard.
+bool joined_on_group_key(const ClusterView& view, const std::vector<Touch*>& spread) {
+  uint64_t root_id = group_root(*spread.front()->table);
+  const TableDescriptor* root = view.find_table_id(root_id);
+  if (root == nullptr) return false;
+  for (const Touch* t : spread) {
+    if (t->use == nullptr || group_root(*t->table) != root_id) return false;
+  }
+  size_t n = root->key.size();
+  std::vector<size_t> component(spread.size());
+  for (size_t i = 0; i < spread.size(); ++i) component[i] = i;
+  auto find = [&](size_t i) {
+    while (component[i] != i) i = component[i];
+    return i;
+  };
+  for (size_t a = 0; a < spread.size(); ++a) {
+    for (size_t b = 0; b < spread.size(); ++b) {
+      if (a == b) continue;
+      // Every key prefix column k of a equated with column k of b.
+      bool all = true;
+      for (size_t k = 0; k < n && all; ++k) {
+        const std::string& mine = spread[a]->table->key[k].name;
+        const std::string& theirs = spread[b]->table->key[k].name;
+        all = std::any_of(spread[a]->use->equalities.begin(), spread[a]->use->equalities.end(),
+                          [&](const sql::RelationUse::Equality& e) {
+                            return e.other == spread[b]->use->location && e.column == mine &&
+                                   e.other_column == theirs;
+                          });
+      }
+      if (all) component[find(a)] = find(b);
+    }
+  }
+  for (size_t i = 1; i < spread.size(); ++i) {
+    if (find(i) != find(0)) return false;
+  }
+  return aligned(view, group_of(view, *root));
+}
+
+/// A SELECT of a FROM of relations only, whose tables other than reference tables are either
+/// one table or tables of one co-location group joined on the group's key prefix, each a
+/// preserved FROM item: each shard makes exactly the answer's rows that come from its own rows.
+/// Those touches made the statement's drivers, and the rows its merge is planned with
+/// (Route::joined). nullopt otherwise.
+std::optional<TableDescriptor> joined_rows(const ClusterView& view, const sql::StatementInfo& s,
                                            std::vector<Touch>& touches) {
   if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
       s.relations.empty()) {
     return std::nullopt;
   }
-  Touch* spread = nullptr;
+  std::vector<Touch*> spread;
   for (Touch& t : touches) {
     if (t.table == nullptr) return std::nullopt;  // a relation pgrange does not manage
     if (t.table->reference) continue;
-    if (spread != nullptr || !t.preserved) return std::nullopt;
-    spread = &t;
+    if (!t.preserved) return std::nullopt;
+    spread.push_back(&t);
   }
-  if (spread == nullptr) return std::nullopt;
-  spread->driver = true;
+  if (spread.empty()) return std::nullopt;
+  if (spread.size() > 1 && !joined_on_group_key(view, spread)) return std::nullopt;
+  for (Touch* t : spread) t->driver = true;
+  const Touch* first = spread.front();
   TableDescriptor rows;
-  rows.schema = spread->table->schema;
-  rows.name = spread->table->name;
+  rows.schema = first->table->schema;
+  rows.name = first->table->name;
   for (const Touch& t : touches) {
     for (const std::string& c : t.table->columns) {
       if (std::find(rows.columns.begin(), rows.columns.end(), c) == rows.columns.end()) {
@@ -1058,7 +1106,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
           RangeActivity::Use{r.range_id, r.generation, shard, w, scan, r.start_key, r.end_key});
     };
     std::vector<Touch> touches = touches_of(view, s, write);
-    std::optional<TableDescriptor> joined = joined_rows(s, touches);
+    std::optional<TableDescriptor> joined = joined_rows(view, s, touches);
     const Touch* side = nullptr;  // the first relation read besides the one it runs on
     bool unmanaged_only = true;   // the side relations are none of pgrange's tables
     for (const Touch& touch : touches) {

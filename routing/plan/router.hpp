@@ -94,13 +94,14 @@ struct Route {
   /// same rows, so each gives the same answer: the first shard's is the client's, and another
   /// shard's that differs fails the statement.
   bool replicated = false;
-  /// A SELECT of one table spread over several shards joined with reference tables only, the
-  /// table a FROM item whose rows each make their own rows of the answer (RelationUse::
-  /// preserved): it runs on that table's shards and their answers are merged as a single
-  /// table's are. The rows a merge of it is planned with: the spread table's name, and the
-  /// columns of every relation of its FROM (no key: the reference tables' rows are on every
-  /// shard, so no group or DISTINCT value is one shard's own). `refusal` holds the refusal of
-  /// the statement when no merge answers it (then it is gathered).
+  /// A SELECT over several shards whose rows meet on each shard: one spread table, or tables of
+  /// one co-location group joined on the group's key prefix (aligned ranges), joined with
+  /// reference tables, each a FROM item whose rows each make their own rows of the answer
+  /// (RelationUse::preserved). It runs on their shards and the answers are merged as a single
+  /// table's are. The rows a merge of it is planned with: the first spread table's name, and
+  /// the columns of every relation of its FROM (no key: no group or DISTINCT value is one
+  /// shard's own). `refusal` holds the refusal of the statement when no merge answers it (then
+  /// it is gathered).
   std::optional<TableDescriptor> joined;
   /// A SELECT whose WHERE the router read through a global index of its table (and not through
   /// its key): the index's key spans and the shards of the index ranges they overlap. The

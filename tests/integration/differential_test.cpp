@@ -183,8 +183,11 @@ class DifferentialTest : public ::testing::Test {
     }
     reference_ = PgServer::start(o).release();
     cfg.users.push_back({"app", "secret", "scram-sha-256"});
-    // The join corpus' categories are a reference table: every shard holds all of them.
-    cfg.extra_toml = "\n[[table]]\nname = \"j_cats\"\nreference = true\n";
+    // The join corpus' categories are a reference table (every shard holds all of them); the
+    // users' visits are co-located with the users (their ranges follow the users').
+    cfg.extra_toml =
+        "\n[[table]]\nname = \"j_cats\"\nreference = true\n"
+        "[[table]]\nname = \"j_visits\"\ncolocate_with = \"j_users\"\n";
     proxy_ = ProxyProcess::start(cfg).release();
 
     auto p = pq_connect(proxy_->dsn());

@@ -43,8 +43,15 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 11 left: no co-location groups.
+void undo_version_12(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN colocated_with");
+  tx.exec0("UPDATE pgrange_schema SET version = 11");
+}
+
 /// Takes a store back to what schema version 10 left: no reference tables.
 void undo_version_11(pqxx::work& tx) {
+  undo_version_12(tx);
   tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN reference");
   tx.exec0("UPDATE pgrange_schema SET version = 10");
 }
@@ -280,6 +287,23 @@ TEST_F(MetadataStoreTest, AReferenceTableIsKeptAndItsMembersAreToo) {
   EXPECT_FALSE(snap.tables[0].reference);
   EXPECT_TRUE(snap.tables[1].reference);
   EXPECT_TRUE(snap.tables[2].reference) << "a member of a reference table's family is one too";
+}
+
+TEST_F(MetadataStoreTest, ACoLocatedTableKeepsItsRootAndLosesItWithTheRoot) {
+  std::string dsn = fresh_dsn();
+  auto store = MetadataStore::open(dsn, shards());
+  TableDescriptor root = store->create_table(keyed_table("root"));
+  TableDescriptor follower = keyed_table("follower");
+  follower.colocated_with = root.table_id;
+  follower = store->create_table(follower);
+  MetadataSnapshot snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 2u);
+  EXPECT_EQ(snap.tables[0].colocated_with, 0u);
+  EXPECT_EQ(snap.tables[1].colocated_with, root.table_id);
+  store->drop_table(root.table_id);
+  snap = store->load();
+  ASSERT_EQ(snap.tables.size(), 1u);
+  EXPECT_EQ(snap.tables[0].colocated_with, 0u) << "a dropped root's followers follow nothing";
 }
 
 TEST_F(MetadataStoreTest, HashShardedKeysAreKeptAndOlderStoresMigrate) {

@@ -692,3 +692,31 @@ WITH cs AS (SELECT id, label FROM j_cats WHERE id <= 4) SELECT cs.id, i.code FRO
 SELECT u.id, c.label FROM j_users u CROSS JOIN j_cats c WHERE u.id IN (2, 77) AND c.id < 3 ORDER BY u.id, c.id
 SELECT c.id, row_number() OVER (ORDER BY c.label DESC) FROM j_cats c ORDER BY c.id
 SELECT i.cat, c.label, count(*) OVER (PARTITION BY i.cat) FROM j_items i LEFT JOIN j_cats c ON c.id = i.cat WHERE i.code < 'i12' ORDER BY i.code
+
+-- group: co-located tables: j_users and their j_visits, joined on the key prefix and otherwise
+SELECT u.id, v.n, v.page FROM j_users u JOIN j_visits v ON v.user_id = u.id ORDER BY u.id, v.n
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id WHERE u.id BETWEEN 25 AND 65 ORDER BY u.id, v.n
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id WHERE v.user_id IN (2, 59, 61, 118) ORDER BY u.id, v.n
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id WHERE u.id = 88 ORDER BY v.n
+SELECT u.city, count(*), sum(v.secs), min(v.page), max(v.secs) FROM j_users u JOIN j_visits v ON v.user_id = u.id GROUP BY u.city ORDER BY u.city
+SELECT u.id, count(v.n) FROM j_users u JOIN j_visits v ON u.id = v.user_id GROUP BY u.id HAVING count(v.n) > 3 ORDER BY u.id
+SELECT u.id, v.n, v.secs FROM j_users u JOIN j_visits v ON v.user_id = u.id ORDER BY v.secs DESC, u.id, v.n LIMIT 10
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id ORDER BY u.id, v.n LIMIT 7 OFFSET 30
+SELECT DISTINCT v.page FROM j_users u JOIN j_visits v ON v.user_id = u.id WHERE u.score > 50 ORDER BY v.page
+SELECT count(*), avg(v.secs) FROM j_users u, j_visits v WHERE v.user_id = u.id AND u.city = 'Rome'
+SELECT u.id, v.n, c.label FROM j_users u JOIN j_visits v ON v.user_id = u.id JOIN j_cats c ON c.id = v.n ORDER BY u.id, v.n
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id LEFT JOIN j_cats c ON c.id = u.score % 10 WHERE c.id IS NULL ORDER BY u.id, v.n
+SELECT v1.user_id, v1.n, v2.n FROM j_visits v1 JOIN j_visits v2 ON v2.user_id = v1.user_id AND v2.n = v1.n + 1 ORDER BY v1.user_id, v1.n
+SELECT u.id, v.n FROM j_users u LEFT JOIN j_visits v ON v.user_id = u.id ORDER BY u.id, v.n
+SELECT u.id, v.user_id, v.n FROM j_users u RIGHT JOIN j_visits v ON v.user_id = u.id ORDER BY v.user_id, v.n, u.id
+SELECT u.id, v.user_id, v.n FROM j_users u FULL JOIN j_visits v ON v.user_id = u.id ORDER BY v.user_id, v.n, u.id
+SELECT u.id, count(v.n) FROM j_users u LEFT JOIN j_visits v ON v.user_id = u.id GROUP BY u.id ORDER BY u.id
+SELECT u.id, v.n FROM j_users u JOIN j_visits v ON v.secs = u.id ORDER BY u.id, v.user_id, v.n
+SELECT u.id, v.user_id, v.n FROM j_users u JOIN j_visits v ON v.user_id = u.id + 1 ORDER BY u.id, v.n
+SELECT u.id FROM j_users u WHERE EXISTS (SELECT 1 FROM j_visits v WHERE v.user_id = u.id AND v.secs > 250) ORDER BY u.id
+SELECT u.id FROM j_users u WHERE NOT EXISTS (SELECT 1 FROM j_visits v WHERE v.user_id = u.id) ORDER BY u.id
+SELECT u.id, v.n, o.id FROM j_users u JOIN j_visits v ON v.user_id = u.id JOIN j_orders o ON o.user_id = u.id AND o.id % 5 = v.n WHERE u.id < 40 ORDER BY u.id, v.n, o.id
+SELECT u.id, v.n, row_number() OVER (PARTITION BY u.id ORDER BY v.n DESC) FROM j_users u JOIN j_visits v ON v.user_id = u.id WHERE u.id < 20 ORDER BY u.id, v.n
+SELECT count(DISTINCT v.page) FROM j_users u JOIN j_visits v ON v.user_id = u.id
+SELECT v.page, count(*) FROM j_visits v GROUP BY v.page ORDER BY v.page
+WITH t AS (SELECT u.id, sum(v.secs) AS s FROM j_users u JOIN j_visits v ON v.user_id = u.id GROUP BY u.id) SELECT count(*), max(s) FROM t

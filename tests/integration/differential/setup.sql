@@ -59,5 +59,10 @@ CREATE TABLE j_items (code text PRIMARY KEY, title text NOT NULL, name text, pri
 INSERT INTO j_items SELECT 'i' || lpad(g::text, 2, '0'), 'item ' || g, CASE WHEN g % 10 = 0 THEN 'user ' || g ELSE 'thing ' || g END, (g * 13) % 60 + 0.5, CASE WHEN g % 6 = 0 THEN NULL ELSE g % 10 END FROM generate_series(1, 50) g;
 CREATE TABLE j_cats (id int4 PRIMARY KEY, label text NOT NULL);
 INSERT INTO j_cats SELECT g, CASE WHEN g = 8 THEN 'other' ELSE 'c' || g END FROM generate_series(1, 8) g;
+-- The users' visits, keyed by user first and co-located with the users (the test's
+-- configuration): their ranges follow j_users' splits and moves. Users 121-130 have visits and
+-- no user row; users whose id is 3 mod 7 have none.
+CREATE TABLE j_visits (user_id int8, n int4, page text, secs int4, PRIMARY KEY (user_id, n));
+INSERT INTO j_visits SELECT u, n, CASE WHEN n % 4 = 0 THEN NULL ELSE 'p' || ((u * n) % 9) END, (u * 7 + n * 13) % 300 FROM generate_series(1, 130) u, generate_series(1, 5) n WHERE u % 7 <> 3 AND n <= 1 + u % 5;
 CREATE TABLE j_events (id uuid PRIMARY KEY, user_id int8, kind text NOT NULL, at timestamptz NOT NULL);
 INSERT INTO j_events SELECT md5('e' || g)::uuid, CASE WHEN g % 8 = 0 THEN NULL ELSE g % 140 END, (ARRAY['click', 'view', 'buy'])[g % 3 + 1], timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 300) g;

@@ -145,7 +145,38 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\nreference=true\n"
                 "key=[\"a\"]\nsplit_at=[5]",
                 "table[0].split_at"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\ncolocate_with=\"\"",
+                "table[0].colocate_with"},
+        BadCase{
+            "[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\ncolocate_with=\"u\"\n"
+            "reference=true",
+            "table[0].colocate_with"},
+        BadCase{
+            "[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[table]]\nname=\"t\"\ncolocate_with=\"u\"\n"
+            "key=[\"a\"]\nsplit_at=[1]",
+            "table[0].colocate_with"},
         BadCase{"[[shard]\nname=\"s\"", "line 1"}));
+
+TEST(Config, CoLocatedTables) {
+  auto cfg = parse_config(R"(
+[[shard]]
+name = "s1"
+dsn = "user=u"
+[[table]]
+name = "orders"
+colocate_with = "users"
+[[table]]
+name = "lines"
+key = ["user_id", "order_id", "n"]
+colocate_with = "public.users"
+)");
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  ASSERT_EQ(cfg->tables.size(), 2u);
+  EXPECT_EQ(cfg->tables[0].colocate_with, "users");
+  EXPECT_TRUE(cfg->tables[0].key.empty());
+  EXPECT_EQ(cfg->tables[1].colocate_with, "public.users");
+  EXPECT_EQ(cfg->tables[1].key.size(), 3u);
+}
 
 TEST(Config, ReferenceTables) {
   auto cfg = parse_config(R"(

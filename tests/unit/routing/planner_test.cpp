@@ -8,12 +8,14 @@
 //   table <name> <id> key (<column> <type> [desc], …) [hash <N>] [columns (<column>, …)]
 //   table <name> <id> unsharded [columns (<column>, …)]
 //   table <name> <id> key (…) reference [columns (<column>, …)]
+//   table <name> <id> key (…) follows <table> [columns (<column>, …)]
 //       A table of schema public: its id in the key space, its key columns in key order (type
 //       names as PostgreSQL spells them: int8, text, uuid, timestamptz, …) and every column in
 //       table order (what an INSERT without a column list fills; default: the key columns).
 //       `hash N`: the key is hash-sharded into N buckets (its first key column is the bucket,
 //       so a range's values start with it). `reference`: a reference table (every shard
-//       holds all of its rows; its one range is a nominal one).
+//       holds all of its rows; its one range is a nominal one). `follows t`: co-located with
+//       the earlier table t (its ranges should be t's: the file's ranges say whether they are).
 //   range <range id> <table> start <shard>
 //   range <range id> <table> (<value>, …) <shard>
 //       A range of the table starting at its first key (/Table/<id>) or at the key of the
@@ -294,6 +296,15 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
           r != std::string::npos && r < t.find("columns", after)) {
         d.reference = true;
         after = r + 10;
+      }
+      if (size_t f = t.find(" follows ", after);
+          f != std::string::npos && f < t.find("columns", after)) {
+        std::vector<std::string> fw = words(t.substr(f + 9));
+        for (const TableDescriptor& root : file.snapshot.tables) {
+          if (!fw.empty() && root.name == fw[0]) d.colocated_with = root.table_id;
+        }
+        if (d.colocated_with == 0) return fail(i, "follows <an earlier table>");
+        after = f + 9 + fw[0].size();
       }
       if (t.find("columns", after) != std::string::npos) {
         auto cols = parenthesised(t, t.find("columns", after));
