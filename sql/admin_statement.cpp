@@ -250,9 +250,17 @@ Result<AdminStatement> parse_alter_table(Cursor& c, bool index) {
     st.kind = AdminKind::kScatter;
     if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
     return st;
+  } else if (!index && c.accept("colocate")) {
+    st.kind = AdminKind::kColocate;
+    if (auto ok = c.expect("with"); !ok) return fail(ok.error());
+    auto root = c.qualified_name("table name");
+    if (!root) return fail(root.error());
+    st.colocate_with = *root;
+    if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+    return st;
   } else {
     return syntax("syntax error at or near \"" + c.current() +
-                  "\": expected SPLIT AT, UNSPLIT AT, UNSPLIT ALL or SCATTER");
+                  "\": expected SPLIT AT, UNSPLIT AT, UNSPLIT ALL, SCATTER or COLOCATE WITH");
   }
   if (auto ok = c.expect("at"); !ok) return fail(ok.error());
   if (auto ok = c.expect("values"); !ok) return fail(ok.error());
@@ -456,7 +464,8 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
     std::string w = fold(c.tok(j).text);
     std::string next = j + 1 < c.size() ? fold(c.tok(j + 1).text) : "";
     ours = (w == "split" && next == "at") || (w == "unsplit" && (next == "at" || next == "all")) ||
-           (w == "scatter" && (next.empty() || next == ";"));
+           (w == "scatter" && (next.empty() || next == ";")) ||
+           (!index && w == "colocate" && next == "with");
   }
   if (!ours) return std::nullopt;
   auto st = parse_alter_table(c, index);

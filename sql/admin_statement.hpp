@@ -22,6 +22,7 @@ enum class AdminKind {
   kShowHotRanges,    ///< SHOW HOT RANGES
   kShowJobs,         ///< SHOW JOBS
   kImportTable,      ///< IMPORT TABLE t [FROM SHARD 's']: adopt a table made without pgrange
+  kColocate,         ///< ALTER TABLE t COLOCATE WITH u: t's ranges follow u's from now on
 };
 
 /// One value of a VALUES tuple, as written: its literal text, or NULL.
@@ -45,6 +46,7 @@ struct AdminStatement {
   std::optional<std::string> expiration;      ///< WITH EXPIRATION expression text ("NULL" kept)
   int64_t range_id = 0;                       ///< ALTER RANGE id
   std::string shard;                          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's'
+  std::string colocate_with;                  ///< COLOCATE WITH u (as written, qualified or not)
   bool with_details = false;
   bool with_keys = false;
   bool with_indexes = false;

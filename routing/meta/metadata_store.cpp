@@ -741,6 +741,16 @@ void MetadataStore::set_table_columns(uint64_t table_id, const std::vector<std::
   tx.commit();
 }
 
+void MetadataStore::set_colocation(uint64_t table_id, uint64_t root_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("UPDATE pgrange_tables SET colocated_with = $2 WHERE table_id = $1",
+                  static_cast<int64_t>(table_id),
+                  root_id == 0 ? std::optional<int64_t>()
+                               : std::optional<int64_t>(static_cast<int64_t>(root_id)));
+  bump_version(tx);
+  tx.commit();
+}
+
 void MetadataStore::rename_table(uint64_t table_id, const std::string& schema,
                                  const std::string& name) {
   pqxx::work tx(impl_->conn);

@@ -77,6 +77,9 @@ class MetadataStore {
       const std::function<Result<SequenceBlock>(SequenceState&)>& change);
   /// Records a table's columns in table order (after ALTER TABLE changed them).
   void set_table_columns(uint64_t table_id, const std::vector<std::string>& columns);
+  /// Makes a table follow the ranges of `root_id` (ALTER TABLE … COLOCATE WITH), once they are
+  /// aligned; 0 follows none.
+  void set_colocation(uint64_t table_id, uint64_t root_id);
   /// Renames a table (ALTER TABLE … RENAME TO).
   void rename_table(uint64_t table_id, const std::string& schema, const std::string& name);
   /// Replaces the views and SQL functions pgrange knows the bodies of. Bumps the version only

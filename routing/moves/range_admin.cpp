@@ -268,6 +268,8 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
                            "requests per range yet");
       case sql::AdminKind::kImportTable:
         return admin_error(sqlstate::kInternalError, "IMPORT TABLE needs the shards' catalogs");
+      case sql::AdminKind::kColocate:
+        return colocate(stmt);
       case sql::AdminKind::kShowJobs:
         return admin_error(sqlstate::kFeatureNotSupported,
                            "SHOW JOBS is not supported yet: range moves run inside the statement "
@@ -707,6 +709,122 @@ Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& sh
     if (auto ok = relocate(id, shard); !ok) return ok;
   }
   return {};
+}
+
+Result<ResultSet> RangeAdmin::colocate(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  auto found = find_table(*view, stmt.table);
+  if (!found) return tl::unexpected(found.error());
+  auto root_found = find_table(*view, stmt.colocate_with);
+  if (!root_found) return tl::unexpected(root_found.error());
+  const TableDescriptor* root = *root_found;
+  // The group's root: a table that follows another one is co-located with that one's root.
+  if (root->colocated_with != 0) {
+    if (const TableDescriptor* r = view->find_table_id(root->colocated_with)) root = r;
+  }
+  const TableDescriptor& t = **found;
+  std::string what =
+      "table \"" + t.name + "\" cannot be co-located with table \"" + root->name + "\": ";
+  if (t.table_id == root->table_id) {
+    return admin_error(
+        sqlstate::kFeatureNotSupported,
+        what + (stmt.colocate_with == t.name || stmt.colocate_with.ends_with("." + t.name)
+                    ? "it is that table"
+                    : "that table follows its ranges"));
+  }
+  if (t.member_id != 0) {
+    return admin_error(sqlstate::kFeatureNotSupported,
+                       what + "it is a partition or inheritance child (co-locate its root)");
+  }
+  if (t.reference)
+    return admin_error(sqlstate::kFeatureNotSupported, what + "it is a reference table");
+  if (group_of(*view, t).size() > 1 && t.colocated_with == 0) {
+    return admin_error(sqlstate::kFeatureNotSupported,
+                       what + "other tables follow its ranges (co-locate them with that table)");
+  }
+  if (auto why = colocation_blocker(*root, t.key, t.hash_buckets)) {
+    return admin_error(sqlstate::kFeatureNotSupported, what + *why);
+  }
+  const uint64_t id = t.table_id;
+  const uint64_t root_id = root->table_id;
+  // 1. Split where the root's ranges split.
+  {
+    GroupLayout want = layout_for(*view, root_id, id);
+    std::vector<RangeOp> splits;
+    for (const std::string& k : want.split_keys) {
+      const RangeDescriptor* r = view->ranges().lookup(k);
+      if (r == nullptr || r->start_key != k) splits.push_back(RangeOp::split(k));
+    }
+    if (auto ok = apply_ops(splits); !ok) return tl::unexpected(ok.error());
+  }
+  // 2. Each range to the shard of the root's range holding its first key.
+  {
+    auto now = control_.view();
+    std::vector<std::pair<uint64_t, std::string>> moves;
+    for (size_t i : now->table_ranges(id)) {
+      const RangeDescriptor& r = now->ranges().at(i);
+      std::string at = std::max(r.start_key, index_prefix(id, 1));
+      const RangeDescriptor* there = now->ranges().lookup(follow_key(at, id, root_id));
+      if (there != nullptr && there->shard != r.shard) moves.emplace_back(r.range_id, there->shard);
+    }
+    for (const auto& [range_id, shard] : moves) {
+      if (auto ok = relocate(range_id, shard); !ok) return tl::unexpected(ok.error());
+    }
+  }
+  // 3. Its own splits the root does not have merge away (their sides are on one shard now).
+  for (int attempt = 1;; ++attempt) {
+    auto now = control_.view();
+    GroupLayout want = layout_for(*now, root_id, id);
+    std::vector<RangeOp> merges;
+    auto idx = now->table_ranges(id);
+    for (size_t n = 1; n < idx.size(); ++n) {
+      const RangeDescriptor& r = now->ranges().at(idx[n]);
+      if (std::find(want.split_keys.begin(), want.split_keys.end(), r.start_key) ==
+          want.split_keys.end()) {
+        merges.push_back(RangeOp::merge(now->ranges().at(idx[n - 1]).range_id));
+      }
+    }
+    if (merges.empty()) break;
+    try {
+      auto map = RangeMap::from_descriptors(std::vector<RangeDescriptor>(
+          now->ranges().ranges().begin(), now->ranges().ranges().end()));
+      if (!map) return tl::unexpected(map.error());
+      std::reverse(merges.begin(), merges.end());  // right to left: each finds its left range
+      auto merged = (*map)->apply(merges);
+      if (!merged) return tl::unexpected(merged.error());
+      control_.store().apply_range_changes(*merged);
+      control_.reload();
+      break;
+    } catch (const pqxx::serialization_failure&) {
+    } catch (const pqxx::unique_violation&) {
+    }
+    if (attempt == kApplyAttempts) {
+      return admin_error(sqlstate::kSerializationFailure,
+                         "the range map kept changing underneath this statement; retry it");
+    }
+    control_.reload();
+  }
+  // 4. Aligned: it follows the root from now on.
+  auto now = control_.view();
+  GroupLayout want = layout_for(*now, root_id, id);
+  GroupLayout have = layout_for(*now, id, id);
+  if (want.split_keys != have.split_keys || want.shards != have.shards) {
+    return admin_error(sqlstate::kSerializationFailure,
+                       "the ranges of table \"" + root->name + "\" changed while table \"" +
+                           t.name + "\" was being aligned with them; run the statement again");
+  }
+  control_.store().set_colocation(id, root_id);
+  control_.reload();
+  ResultSet rs;
+  rs.columns = {
+      {"range_id", type_oid::kInt8}, {"pretty", type_oid::kText}, {"shard", type_oid::kText}};
+  now = control_.view();
+  for (size_t i : now->table_ranges(id)) {
+    const RangeDescriptor& r = now->ranges().at(i);
+    rs.rows.push_back({std::to_string(r.range_id), pretty_key(r.start_key), r.shard});
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
 }
 
 Result<void> RangeAdmin::clean_up_orphaned_hold(uint64_t range_id) {

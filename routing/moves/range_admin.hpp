@@ -60,6 +60,9 @@ class RangeAdmin {
   Result<ResultSet> unsplit(const sql::AdminStatement& stmt);
   Result<ResultSet> scatter(const sql::AdminStatement& stmt);
   Result<ResultSet> relocate_statement(const sql::AdminStatement& stmt);
+  /// ALTER TABLE t COLOCATE WITH u: t's ranges split, moved and merged to be u's group root's,
+  /// then t follows them.
+  Result<ResultSet> colocate(const sql::AdminStatement& stmt);
   Result<ResultSet> show_ranges(const sql::AdminStatement& stmt);
   Result<ResultSet> show_range_for_row(const sql::AdminStatement& stmt);
   Result<ResultSet> show_shards();

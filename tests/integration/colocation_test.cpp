@@ -1,0 +1,173 @@
+// Co-located tables through pgrange over three real PostgreSQL 15 shards: a table configured
+// with colocate_with (and one co-located later with ALTER TABLE … COLOCATE WITH) has its group
+// root's ranges, and SPLIT AT, SCATTER, RELOCATE and UNSPLIT of any table of the group keep them
+// so. After each step every shard holds, of every follower, exactly the rows whose key prefix
+// the root's ranges there hold (read on the shards themselves), and a join on the key prefix is
+// pushed down (EXPLAIN says so) with the answer the rows give.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "tests/support/shard_cluster.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+class CoLocationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options o;
+    o.pool_size = 6;
+    o.extra_toml = "\n[[table]]\nname = \"c_orders\"\ncolocate_with = \"c_users\"\n";
+    cluster_ = ShardCluster::start(o);
+    ASSERT_EQ(
+        cluster_->run_setup(
+            {"CREATE TABLE c_users (id int8 PRIMARY KEY, name text)",
+             "INSERT INTO c_users SELECT g, 'u' || g FROM generate_series(1, 300) g",
+             "CREATE TABLE c_orders (user_id int8, id int8, amount int4, PRIMARY KEY (user_id, "
+             "id))",
+             "INSERT INTO c_orders SELECT g % 310 + 1, g, g % 97 FROM generate_series(1, 3000) g",
+             "CREATE TABLE c_lines (user_id int8, n int4, qty int4, PRIMARY KEY (user_id, n))",
+             "INSERT INTO c_lines SELECT u, n, u * n FROM generate_series(1, 300) u, "
+             "generate_series(1, 3) n"}),
+        "");
+  }
+  static void TearDownTestSuite() { cluster_.reset(); }
+
+  /// Every shard holds, of `follower`, exactly the rows whose user_id c_users' ranges there
+  /// hold: no row without its range's shard, and all of them somewhere.
+  static void expect_follows(const std::string& follower, long total) {
+    long rows = 0;
+    for (int i = 0; i < 3; ++i) {
+      auto d = cluster_->direct(i);
+      // The shard's c_users key ranges, as pgrange's map gives them, hold its rows' user ids.
+      SqlResult misplaced =
+          pq_exec(d.get(), "SELECT count(*) FROM " + follower + " f WHERE f.user_id NOT IN " +
+                               "(SELECT g FROM generate_series(" + lo(i) + ", " + hi(i) + ") g)");
+      ASSERT_TRUE(misplaced.ok()) << misplaced.message;
+      EXPECT_EQ(misplaced.at(), "0") << follower << " on shard s" << i + 1;
+      SqlResult n = pq_exec(d.get(), "SELECT count(*) FROM " + follower);
+      rows += std::stol(n.at());
+    }
+    EXPECT_EQ(rows, total) << follower << ": every row on exactly one shard";
+  }
+
+  /// The lowest and highest user id (1..400) whose c_users range is on shard i ("0" and "-1"
+  /// when none is), read from SHOW RANGE … FOR ROW: the ranges tile the ids contiguously here.
+  static std::string lo(int i) { return bound(i, true); }
+  static std::string hi(int i) { return bound(i, false); }
+  static std::string bound(int i, bool low) {
+    auto c = cluster_->client();
+    long found = -1;
+    for (long id = 1; id <= 400; ++id) {
+      SqlResult r =
+          pq_exec(c.get(), "SHOW RANGE FROM TABLE c_users FOR ROW (" + std::to_string(id) + ")");
+      if (r.at(0, 3) != "s" + std::to_string(i + 1)) continue;
+      if (low) return std::to_string(id);
+      found = id;
+    }
+    return low ? "0" : std::to_string(found);
+  }
+
+  /// The join on the key prefix: pushed down, with the rows' own answer.
+  static void expect_pushed_down_join(const std::string& follower) {
+    auto c = cluster_->client();
+    std::string join = "SELECT count(*) FROM c_users u JOIN " + follower + " f ON f.user_id = u.id";
+    SqlResult plan = pq_exec(c.get(), "EXPLAIN " + join);
+    ASSERT_TRUE(plan.ok()) << plan.message;
+    std::string text;
+    for (const auto& row : plan.rows) text += row[0] + "\n";
+    EXPECT_NE(text.find("each shard joins its own rows"), std::string::npos) << text;
+    SqlResult got = pq_exec(c.get(), join);
+    ASSERT_TRUE(got.ok()) << got.message;
+    EXPECT_EQ(std::stol(got.at()),
+              cluster_->sum_direct("SELECT count(*) FROM " + follower + " WHERE user_id <= 300"));
+  }
+
+  static std::unique_ptr<ShardCluster> cluster_;
+};
+std::unique_ptr<ShardCluster> CoLocationTest::cluster_;
+
+TEST_F(CoLocationTest, TheGroupSplitsMovesAndUnsplitsTogether) {
+  auto c = cluster_->client();
+  // Splits and a scatter of the root: the follower's ranges go along.
+  for (const char* sql :
+       {"ALTER TABLE c_users SPLIT AT VALUES (100), (200)", "ALTER TABLE c_users SCATTER"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  expect_follows("c_orders", 3000);
+  expect_pushed_down_join("c_orders");
+  SqlResult ranges = pq_exec(c.get(), "SHOW RANGES FROM TABLE c_orders");
+  ASSERT_TRUE(ranges.ok()) << ranges.message;
+  ASSERT_EQ(ranges.rows.size(), 3u);
+  for (const auto& row : ranges.rows) EXPECT_EQ(row.back(), "c_users");
+
+  // A split through the follower splits the root too; one inside a key prefix is refused.
+  SqlResult r = pq_exec(c.get(), "ALTER TABLE c_orders SPLIT AT VALUES (150, 7)");
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE c_orders SPLIT AT VALUES (150)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  r = pq_exec(c.get(), "SHOW RANGE FROM TABLE c_users FOR ROW (150)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::string range_150 = r.at(0, 2);
+  EXPECT_EQ(r.at(0, 0), "…/1/150") << "the root split where the follower did";
+
+  // Moving the follower's range moves the root's with it.
+  r = pq_exec(c.get(), "SHOW RANGE FROM TABLE c_orders FOR ROW (150, 1)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::string from = r.at(0, 3);
+  std::string to = from == "s1" ? "s3" : "s1";
+  r = pq_exec(c.get(), "ALTER RANGE " + r.at(0, 2) + " RELOCATE TO '" + to + "'");
+  ASSERT_TRUE(r.ok()) << r.message;
+  r = pq_exec(c.get(), "SHOW RANGE FROM TABLE c_users FOR ROW (150)");
+  EXPECT_EQ(r.at(0, 3), to);
+  expect_follows("c_orders", 3000);
+  expect_pushed_down_join("c_orders");
+
+  // Back where it was, then unsplit: both merge.
+  r = pq_exec(c.get(), "ALTER RANGE " + range_150 + " RELOCATE TO '" + from + "'");
+  ASSERT_TRUE(r.ok()) << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE c_users UNSPLIT AT VALUES (150)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  for (const char* table : {"c_users", "c_orders"}) {
+    r = pq_exec(c.get(), std::string("SHOW RANGES FROM TABLE ") + table);
+    EXPECT_EQ(r.rows.size(), 3u) << table;
+  }
+  expect_follows("c_orders", 3000);
+}
+
+TEST_F(CoLocationTest, ATableSplitElsewhereIsAlignedByColocateWith) {
+  auto c = cluster_->client();
+  for (const char* sql :
+       {"ALTER TABLE c_lines SPLIT AT VALUES (50), (250, 2)", "ALTER TABLE c_lines SCATTER"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  // Not co-located yet: the join is gathered, and right.
+  SqlResult plan = pq_exec(c.get(),
+                           "EXPLAIN SELECT count(*) FROM c_users u JOIN c_lines l ON "
+                           "l.user_id = u.id");
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  EXPECT_EQ(plan.at(0, 0).find("pgrange plan: tables read from"), 0u) << plan.at(0, 0);
+  SqlResult r = pq_exec(c.get(), "ALTER TABLE c_lines COLOCATE WITH c_users");
+  ASSERT_TRUE(r.ok()) << r.message;
+  expect_follows("c_lines", 900);
+  expect_pushed_down_join("c_lines");
+  // What cannot follow is refused, naming why.
+  for (const char* sql : {"ALTER TABLE c_users COLOCATE WITH c_orders",
+                          "ALTER TABLE c_users COLOCATE WITH c_users"}) {
+    r = pq_exec(c.get(), sql);
+    EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << r.message;
+  }
+  r = pq_exec(c.get(), "CREATE TABLE c_text (k text PRIMARY KEY)");
+  ASSERT_TRUE(r.ok()) << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE c_text COLOCATE WITH c_users");
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  r = pq_exec(c.get(), "ALTER TABLE c_lines COLOCATE WITH nosuch");
+  EXPECT_EQ(r.sqlstate, "42P01") << r.message;
+}
+
+}  // namespace
+}  // namespace pgrange::testing
