@@ -80,6 +80,17 @@ TEST(AdminStatement, IndexSplitUnsplitScatterRelocate) {
   EXPECT_EQ(st.kind, AdminKind::kRelocate);
   EXPECT_EQ(st.range_id, 42);
   EXPECT_EQ(st.shard, "s2");
+  st = parse_ok("alter table Orders colocate with app.\"Users\"");
+  EXPECT_EQ(st.kind, AdminKind::kColocate);
+  EXPECT_EQ(st.table, "orders");
+  EXPECT_EQ(st.colocate_with, "app.Users");
+  // Not ours: PostgreSQL's own ALTER TABLE (no column may be named like that here).
+  auto other = parse_admin_statement("ALTER TABLE t ADD COLUMN colocate int");
+  ASSERT_TRUE(other);
+  EXPECT_FALSE(other->has_value());
+  auto bad = parse_admin_statement("ALTER TABLE t COLOCATE WITH u, v");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().sqlstate, "42601");
 }
 
 TEST(AdminStatement, ShowForms) {
