@@ -14,6 +14,11 @@
 #   join_point  SELECT … FROM items a JOIN items b ON b.id = a.v WHERE a.id = x: a point, then the
 #               row it names on (usually) another shard: pgrange's lookup join (2 reads + the join)
 #   join_100    the same for a.id BETWEEN x AND x + 99 (100 rows, their 100 lookups over 3 shards)
+#   colo_point  SELECT … FROM owners o JOIN visits v ON v.owner_id = o.id WHERE o.id = x: visits
+#               co-located with owners (ranges follow theirs): one shard, byte for byte
+#   colo_1000   the same for o.id BETWEEN x AND x + 99 (1000 rows; 1 or 2 shards, pushed down)
+#   ref_join    SELECT … FROM items i JOIN kinds k ON k.id = i.v % 100 WHERE i.id BETWEEN a AND
+#               a + 199, kinds a reference table (every shard has it): pushed down, merged
 #   pgbench_S   pgbench -S (scale SCALE), pgbench_accounts split into 12 ranges (1 shard per txn)
 # A statement pgrange refuses (SQLSTATE 0A000, e.g. ORDER BY … LIMIT or an extended-protocol
 # SELECT over several shards) is probed once per workload and mode before round 1 and reported
@@ -44,7 +49,7 @@ JOBS=${JOBS:-2}
 ROWS=${ROWS:-300000}
 SCALE=${SCALE:-10}
 MODES=${MODES:-simple prepared}
-ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 join_point join_100 pgbench_S"
+ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 join_point join_100 colo_point colo_1000 ref_join pgbench_S"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 WORKERS=${WORKERS:-1}
 WARMUP=${WARMUP:-2}
@@ -128,7 +133,7 @@ int main(int argc, char** argv) {
 EOF
 
 # ---------------------------------------------------------------- four PostgreSQL servers
-start_four_servers 0
+start_four_servers 20  # prepared transactions: writes to the reference table
 
 # pgbench data: on direct and on s1 (later imported and spread), empty twins on s2 and s3.
 # The two big initialisations run side by side.
@@ -152,9 +157,24 @@ items_rows() {  # items_rows LO HI: the SELECT that generates ids LO..HI
 }
 sql_on direct "$ITEMS_DDL" "INSERT INTO items $(items_rows 1 "$ROWS")" "VACUUM ANALYZE items"
 
+# Owners and their visits (10 each), visits co-located with owners; kinds, a reference table.
+OWNERS=$((ROWS / 10))
+OWNERS_DDL="CREATE TABLE owners (id int8 PRIMARY KEY, name text)"
+VISITS_DDL="CREATE TABLE visits (owner_id int8, n int4, secs int4, PRIMARY KEY (owner_id, n))"
+KINDS_DDL="CREATE TABLE kinds (id int4 PRIMARY KEY, label text)"
+owners_rows() { echo "SELECT g, 'owner ' || g FROM generate_series($1, $2) g"; }
+visits_rows() {
+  echo "SELECT g, n, (g * 7 + n * 13) % 300 FROM generate_series($1, $2) g, generate_series(1, 10) n"
+}
+KINDS_ROWS="INSERT INTO kinds SELECT g, 'kind ' || g FROM generate_series(0, 99) g"
+echo "loading owners ($OWNERS), visits ($((OWNERS * 10))) and kinds (100) on direct"
+sql_on direct "$OWNERS_DDL" "$VISITS_DDL" "$KINDS_DDL" "INSERT INTO owners $(owners_rows 1 "$OWNERS")" \
+  "INSERT INTO visits $(visits_rows 1 "$OWNERS")" "$KINDS_ROWS" "VACUUM ANALYZE owners, visits, kinds"
+
 # ---------------------------------------------------------------- pgrange
 POOL=$((CLIENTS * WORKERS > 8 ? CLIENTS * WORKERS : 8))
-start_sharded_pgrange "$POOL" warn "$LOG_DIR/pgrange.log"
+start_sharded_pgrange "$POOL" warn "$LOG_DIR/pgrange.log" \
+  $'[[table]]\nname = "visits"\ncolocate_with = "owners"\n[[table]]\nname = "kinds"\nreference = true'
 export PGPASSWORD=bench
 
 bound_of() {  # bound_of PRETTY DEFAULT: …/1/N → N; …/<TableMin> or …/<TableMax> → DEFAULT
@@ -182,6 +202,22 @@ sed 's/^/  /' "$LAYOUT"
 n=$(via_pgrange "SELECT count(*) FROM items")
 [ "$n" = "$ROWS" ] || die "pgrange counts $n rows of items, expected $ROWS"
 via_pgrange "SHOW RANGES FROM TABLE items WITH DETAILS" >"$LOG_DIR/items-ranges-details.txt"
+
+echo "owners and visits through pgrange: owners split into 12 ranges placed round-robin, visits co-located"
+via_pgrange "$OWNERS_DDL" >/dev/null
+split_into owners 12 "$OWNERS"
+place_ranges owners
+via_pgrange "$VISITS_DDL" "$KINDS_DDL" "$KINDS_ROWS" >/dev/null
+while IFS='|' read -r start end _ shard _; do
+  lo=$(bound_of "$start" 1)
+  hi=$(($(bound_of "$end" $((OWNERS + 1))) - 1))
+  [ "$hi" -gt "$OWNERS" ] && hi=$OWNERS
+  sql_on "$shard" "INSERT INTO owners $(owners_rows "$lo" "$hi")" "INSERT INTO visits $(visits_rows "$lo" "$hi")"
+done < <(via_pgrange "SHOW RANGES FROM TABLE owners")
+for s in s1 s2 s3; do sql_on "$s" "VACUUM ANALYZE owners, visits, kinds"; done
+via_pgrange "SHOW RANGES FROM TABLE visits" >"$LOG_DIR/visits-ranges.txt"
+n=$(via_pgrange "SELECT count(*) FROM owners o JOIN visits v ON v.owner_id = o.id")
+[ "$n" = $((OWNERS * 10)) ] || die "pgrange joins $n visits with their owners, expected $((OWNERS * 10))"
 
 if [[ " ${WORKLOAD_LIST[*]} " == *" pgbench_S "* ]]; then
   accounts=$((SCALE * 100000))
@@ -281,6 +317,31 @@ EOF
 describe_workload join_100 3 "join, 100 rows and their lookups" \
   "$JOIN_SQL WHERE a.id BETWEEN 4242 AND 4341" "$JOIN_SQL WHERE a.id BETWEEN \$1 AND \$2" \
   "4242 4341"
+
+COLO_SQL="SELECT o.name, v.n, v.secs FROM owners o JOIN visits v ON v.owner_id = o.id"
+write_script colo_point <<EOF
+\set x random(1, $OWNERS)
+$COLO_SQL WHERE o.id = :x;
+EOF
+describe_workload colo_point 1 "co-located join, a point" "$COLO_SQL WHERE o.id = 4242" \
+  "$COLO_SQL WHERE o.id = \$1" "4242"
+write_script colo_1000 <<EOF
+\set x random(1, $((OWNERS - 100)))
+\set y :x + 99
+$COLO_SQL WHERE o.id BETWEEN :x AND :y;
+EOF
+describe_workload colo_1000 2 "co-located join, 1000 rows" \
+  "$COLO_SQL WHERE o.id BETWEEN 2450 AND 2549" "$COLO_SQL WHERE o.id BETWEEN \$1 AND \$2" \
+  "2450 2549"
+REF_SQL="SELECT i.id, k.label FROM items i JOIN kinds k ON k.id = i.v % 100"
+write_script ref_join <<EOF
+\set a random(1, $((ROWS - 200)))
+\set b :a + 199
+$REF_SQL WHERE i.id BETWEEN :a AND :b;
+EOF
+describe_workload ref_join 2 "join with a reference table, 200 rows" \
+  "$REF_SQL WHERE i.id BETWEEN $((U - 100)) AND $((U + 99))" \
+  "$REF_SQL WHERE i.id BETWEEN \$1 AND \$2" "$((U - 100)) $((U + 99))"
 
 describe_workload pgbench_S 1 "pgbench -S, scale $SCALE" \
   "SELECT abalance FROM pgbench_accounts WHERE aid = 4242" \
