@@ -33,6 +33,9 @@
 #   MODES="simple prepared"                pgbench -M protocols
 #   MAX_TRIES=10                           pgbench --max-tries (retries of 40001 / 40P01)
 #   DURABLE=0                              1: fsync, full_page_writes, synchronous_commit on
+#   REFERENCE=0                            1: pgbench_tellers and pgbench_branches are reference
+#                                          tables (every shard holds them; TPC-B writes them on
+#                                          every shard), the accounts and history split in thirds
 #   WORKERS=1                              pgrange worker threads
 #   WARMUP=2                               unmeasured seconds of TPC-B per target before round 1
 #   LOAD_MAX=1.5 LOAD_WAIT=180             before the first timed run, wait up to LOAD_WAIT s for
@@ -57,6 +60,7 @@ WORKLOADS=${WORKLOADS:-tpcb select}
 MODES=${MODES:-simple prepared}
 MAX_TRIES=${MAX_TRIES:-10}
 DURABLE=${DURABLE:-0}
+REFERENCE=${REFERENCE:-0}
 WORKERS=${WORKERS:-1}
 WARMUP=${WARMUP:-2}
 LOAD_MAX=${LOAD_MAX:-1.5}
@@ -87,6 +91,12 @@ BRANCHES=$SCALE
 # Every run; --failures-detailed and --verbose-errors only add to what pgbench prints.
 PGBENCH_OPTS=(-n -c "$CLIENTS" -j "$JOBS" --max-tries="$MAX_TRIES" --failures-detailed --verbose-errors)
 TABLES_TOML=$(pgbench_tables_toml "$SCALE")
+if [ "$REFERENCE" = 1 ]; then
+  # Tellers and branches as reference tables: no key, no split points.
+  TABLES_TOML=$(awk '/^name = "pgbench_(tellers|branches)"/ {print; print "reference = true"; skip = 2; next}
+                     skip > 0 {skip--; next} {print}' <<<"$TABLES_TOML")
+fi
+
 
 # ---------------------------------------------------------------- header
 echo "== pgrange pgbench benchmark: direct PostgreSQL vs pgrange over 3 shards, tables made by"
@@ -94,13 +104,14 @@ echo "   pgbench -i through pgrange (two-phase commit for TPC-B over several sha
 echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS SCALE=$SCALE" \
   "INIT_ROUNDS=$INIT_ROUNDS WORKLOADS=\"$WORKLOADS\" MODES=\"$MODES\" MAX_TRIES=$MAX_TRIES" \
   "DURABLE=$DURABLE WORKERS=$WORKERS WARMUP=$WARMUP LOAD_MAX=$LOAD_MAX LOAD_WAIT=$LOAD_WAIT" \
-  "LOAD_EACH=$LOAD_EACH SKIP_BUILD=$SKIP_BUILD $0 $*"
+  "LOAD_EACH=$LOAD_EACH REFERENCE=$REFERENCE SKIP_BUILD=$SKIP_BUILD $0 $*"
 echo "pgbench: pgbench ${PGBENCH_OPTS[*]} -T $DURATION -M MODE [-S]"
 print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $(pgbench --version)"
 echo "servers: $(durability_line); shards max_prepared_transactions=100"
 echo "pgrange tables (split in thirds):" \
-  "$(awk -F'"' '/^name = / {n = $2} /^key = / {k = $2} /^split_at/ {printf "%s by %s at %s; ", n, k, $0}' \
+  "$(awk -F'"' '/^name = / {n = $2} /^key = / {k = $2} /^split_at/ {printf "%s by %s at %s; ", n, k, $0}
+                /^reference/ {printf "%s: a reference table; ", n}' \
     <<<"$TABLES_TOML" | sed 's/split_at = //g')"
 echo "logs:    $LOG_DIR"
 echo
@@ -238,6 +249,8 @@ P_SEVERAL=$(awk -F'|' -v A="$ACCOUNTS" -v T="$TELLERS" -v B="$BRANCHES" '
     }
     printf "%.1f", (1 - one) * 100
   }' "$LAYOUT")
+# With reference tellers and branches every TPC-B transaction writes every shard.
+[ "$REFERENCE" = 1 ] && P_SEVERAL=100.0
 echo "  expected share of TPC-B transactions over several shards (uniform aid/tid/bid): $P_SEVERAL %"
 echo
 
@@ -421,9 +434,22 @@ for s in s1 s2 s3; do
       (SELECT coalesce(sum(tbalance), 0) || ' ' || count(*) FROM pgbench_tellers),
       (SELECT coalesce(sum(delta), 0) || ' ' || count(*) FROM pgbench_history)" | tr '|' ' ')
   echo "  on $s: accounts $ac rows sum $a; branches $bc rows sum $b; tellers $tc rows sum $t; history $hc rows sum $h"
-  SA=$((SA + a)) SB=$((SB + b)) ST=$((ST + t)) SH=$((SH + h))
-  CA=$((CA + ac)) CB=$((CB + bc)) CT=$((CT + tc)) CH=$((CH + hc))
+  SA=$((SA + a)) SH=$((SH + h)) CA=$((CA + ac)) CH=$((CH + hc))
+  if [ "$REFERENCE" = 1 ]; then
+    # Every shard holds all tellers and branches: each shard's copy must be the first's.
+    copy=$(sql_on "$s" "SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM pgbench_tellers t")
+    copy+=$(sql_on "$s" "SELECT md5(string_agg(b::text, ',' ORDER BY b::text)) FROM pgbench_branches b")
+    if [ "$s" = s1 ]; then
+      FIRST_COPY=$copy SB=$b ST=$t CB=$bc CT=$tc
+    else
+      check "$s: the same tellers and branches as s1 (reference tables)" \
+        "$([ "$copy" = "$FIRST_COPY" ] && echo 1 || echo 0)"
+    fi
+  else
+    SB=$((SB + b)) ST=$((ST + t)) CB=$((CB + bc)) CT=$((CT + tc))
+  fi
 done
+[ "$REFERENCE" = 1 ] && echo "  (tellers and branches: s1's copy, each shard's checked equal to it)"
 echo "  on the shards, added up: sum(abalance)=$SA sum(bbalance)=$SB sum(tbalance)=$ST sum(delta)=$SH;" \
   "rows: accounts $CA, branches $CB, tellers $CT, history $CH"
 check "on the shards: sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta)" \
