@@ -27,6 +27,11 @@ class ClientProgramsTest : public ::testing::Test {
   static void SetUpTestSuite() {
     ShardCluster::Options o;
     o.databases = {"app", "ref"};
+    // The programs' joins phases read these reference tables (every shard holds them).
+    o.extra_toml =
+        "\n[[table]]\nname = \"ref_cities\"\nreference = true\n"
+        "[[table]]\nname = \"ref_kinds\"\nreference = true\n"
+        "[[table]]\nname = \"ref_groups\"\nreference = true\n";
     cluster_ = ShardCluster::start(o).release();
   }
   static void TearDownTestSuite() {
@@ -96,6 +101,17 @@ TEST_F(ClientProgramsTest, Psycopg2ProgramWithAutocommitOff) {
   s.same("SELECT * FROM orders ORDER BY id");
   s.same("SELECT * FROM line_items ORDER BY order_id, line");
   s.same("SELECT * FROM customers ORDER BY id");
+  // Joins: the lines co-located with their orders, a reference table of cities.
+  s.ok("ALTER TABLE line_items COLOCATE WITH orders");
+  s.both("CREATE TABLE ref_cities (city text PRIMARY KEY, country text NOT NULL)");
+  s.both(
+      "INSERT INTO ref_cities VALUES ('london', 'UK'), ('arlington', 'US'), "
+      "('nuenen', 'NL'), ('boston', 'US'), ('milwaukee', 'US')");
+  std::string joined = same_output(program, "joins");
+  EXPECT_NE(joined.find("local orders: "), std::string::npos) << joined;
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM ref_cities WHERE country = 'NL'"), 3)
+      << "every shard's copy of the reference table took the update";
+  s.same("SELECT * FROM orders ORDER BY id");
 }
 
 TEST_F(ClientProgramsTest, SqlAlchemyOrmProgram) {
@@ -156,6 +172,11 @@ TEST_F(ClientProgramsTest, JdbcProgram) {
   }
   s.same("SELECT * FROM accounts ORDER BY id");
   s.same("SELECT * FROM transfers ORDER BY id");
+  s.both("CREATE TABLE ref_kinds (id int PRIMARY KEY, label text NOT NULL)");
+  s.both("INSERT INTO ref_kinds VALUES (0, 'even'), (1, 'odd'), (2, 'other')");
+  std::string joined = same_output(program, "joins");
+  EXPECT_NE(joined.find("renamed kinds: 1"), std::string::npos) << joined;
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM ref_kinds WHERE label = 'renamed'"), 3);
 }
 
 TEST_F(ClientProgramsTest, NodePostgresProgram) {
@@ -186,6 +207,11 @@ TEST_F(ClientProgramsTest, NodePostgresProgram) {
   }
   s.same("SELECT * FROM node_items ORDER BY id");
   s.same("SELECT item_id, delta, at_step FROM node_moves ORDER BY item_id, at_step");
+  s.both("CREATE TABLE ref_groups (id int PRIMARY KEY, name text NOT NULL)");
+  s.both("INSERT INTO ref_groups VALUES (0, 'g0'), (1, 'g1'), (2, 'g2'), (3, 'g3')");
+  std::string joined = same_output(program, "joins");
+  EXPECT_NE(joined.find("\"name\":\"zero\""), std::string::npos) << joined;
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM ref_groups WHERE name = 'zero'"), 3);
 }
 
 }  // namespace

@@ -256,6 +256,45 @@ public class JdbcApp {
     }
   }
 
+  static void joins(Connection c) throws SQLException {
+    // Prepared statements (the extended protocol) over joins: accounts with their kind (a
+    // reference table), transfers with their source account (placed independently).
+    c.setAutoCommit(false);
+    try (PreparedStatement p = c.prepareStatement(
+             "SELECT a.owner, k.label FROM accounts a JOIN ref_kinds k ON k.id = a.id % 3 "
+             + "WHERE a.id BETWEEN ? AND ? ORDER BY a.id")) {
+      for (long[] range : new long[][] {{1, 6}, {3, 12}}) {
+        p.setLong(1, range[0]);
+        p.setLong(2, range[1]);
+        show("kinds " + range[0] + ".." + range[1], rows(p.executeQuery()));
+      }
+    }
+    try (PreparedStatement p = c.prepareStatement(
+             "SELECT k.label, count(*), sum(a.balance) FROM accounts a JOIN ref_kinds k ON "
+             + "k.id = a.id % 3 WHERE a.balance >= ? GROUP BY k.label ORDER BY k.label")) {
+      p.setBigDecimal(1, java.math.BigDecimal.ZERO);
+      show("per kind", rows(p.executeQuery()));
+    }
+    try (PreparedStatement p = c.prepareStatement(
+             "SELECT t.id, a.owner, t.amount FROM transfers t JOIN accounts a ON a.id = t.src "
+             + "WHERE t.amount > ? ORDER BY t.id LIMIT 5")) {
+      p.setBigDecimal(1, java.math.BigDecimal.ONE);
+      show("transfers with owners", rows(p.executeQuery()));
+    }
+    c.commit();
+    // A write to the reference table inside the transaction, seen by the join after it.
+    try (PreparedStatement p = c.prepareStatement("UPDATE ref_kinds SET label = ? WHERE id = ?")) {
+      p.setString(1, "renamed");
+      p.setLong(2, 1);
+      show("renamed kinds", p.executeUpdate());
+    }
+    try (Statement s = c.createStatement()) {
+      show("renamed accounts", rows(s.executeQuery("SELECT count(*) FROM accounts a JOIN "
+          + "ref_kinds k ON k.id = a.id % 3 WHERE k.label = 'renamed'")));
+    }
+    c.commit();
+  }
+
   public static void main(String[] args) throws Exception {
     Properties props = new Properties();
     props.setProperty("user", args[1]);
@@ -263,6 +302,8 @@ public class JdbcApp {
     try (Connection c = DriverManager.getConnection(args[0], props)) {
       if (args[3].equals("migrate")) {
         migrate(c);
+      } else if (args[3].equals("joins")) {
+        joins(c);
       } else {
         work(c);
         orm(c, args[0], props);

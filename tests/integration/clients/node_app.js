@@ -1,7 +1,8 @@
 // A node-postgres (npm's pg) program as an application writes one: parameterised queries
 // (the extended protocol, unnamed statements), named prepared statements, transactions with
 // BEGIN/COMMIT/ROLLBACK sent as queries, an error inside a transaction, identity and uuid keys
-// with RETURNING, bulk inserts of several rows with parameters, paging with LIMIT $1 OFFSET $2. Usage: node node_app.js <dsn> migrate|work
+// with RETURNING, bulk inserts of several rows with parameters, paging with LIMIT $1 OFFSET $2, joins with a reference table. Usage: node node_app.js <dsn>
+// migrate|work|joins
 'use strict';
 const { Client } = require('pg');
 
@@ -95,10 +96,32 @@ async function work(c) {
   }
 }
 
+async function joins(c) {
+  // Parameterised joins: items with their moves (placed independently), items with their
+  // category (a reference table), in and outside a transaction.
+  let r = await c.query(
+      `SELECT i.id, i.sku, count(m.id) AS moves, coalesce(sum(m.delta), 0) AS net
+         FROM node_items i LEFT JOIN node_moves m ON m.item_id = i.id
+        WHERE i.id <= $1 GROUP BY i.id, i.sku ORDER BY i.id`, [6]);
+  show('moves per item', r.rows);
+  r = await c.query(
+      `SELECT i.sku, g.name FROM node_items i JOIN ref_groups g ON g.id = i.id % 4
+        WHERE i.qty > $1 ORDER BY i.id LIMIT $2`, [30, 5]);
+  show('groups', r.rows);
+  await c.query('BEGIN');
+  await c.query('UPDATE ref_groups SET name = $1 WHERE id = $2', ['zero', 0]);
+  r = await c.query(
+      `SELECT g.name, count(*)::int AS n FROM node_items i JOIN ref_groups g ON g.id = i.id % 4
+        GROUP BY g.name ORDER BY g.name`);
+  show('per group', r.rows);
+  await c.query('COMMIT');
+}
+
 async function main() {
   const c = new Client({ connectionString: process.argv[2] });
   await c.connect();
-  await (process.argv[3] === 'migrate' ? migrate(c) : work(c));
+  const phases = { migrate, work, joins };
+  await phases[process.argv[3]](c);
   await c.end();
 }
 

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """An application as psycopg2 users write it (autocommit off, its default), in phases.
 
-    psycopg2_app.py DSN migrate|work
+    psycopg2_app.py DSN migrate|work|joins
 
 `migrate` creates the schema in one transaction, as Alembic or Django migrations do; `work`
 fills the tables keyed by serial, identity and uuid defaults, queries them, and runs a
-migration that fails and must leave nothing behind. Everything it prints is compared between
+migration that fails and must leave nothing behind; `joins` joins them (with the reference
+table ref_cities the test makes) and writes through joins. Everything it prints is compared between
 pgrange and one plain PostgreSQL, so it prints nothing that may differ between them (uuids,
 times), and each error as its SQLSTATE.
 """
@@ -138,10 +139,45 @@ def work(conn):
     conn.commit()
 
 
+def joins(conn):
+    cur = conn.cursor()
+    # Orders with their lines (co-located through pgrange), customers with their city's
+    # country (a reference table), customers with their orders (placed independently).
+    cur.execute("SELECT o.id, li.line, li.sku FROM orders o JOIN line_items li ON "
+                "li.order_id = o.id WHERE o.customer_id = %s ORDER BY o.id, li.line", (2,))
+    show("lines of customer 2", cur.fetchall())
+    cur.execute("SELECT o.status, count(li.line), sum(li.qty) FROM orders o JOIN line_items li "
+                "ON li.order_id = o.id GROUP BY o.status ORDER BY o.status")
+    show("lines per status", cur.fetchall())
+    cur.execute("SELECT c.name, r.country FROM customers c JOIN ref_cities r ON r.city = c.city "
+                "ORDER BY c.id")
+    show("countries", cur.fetchall())
+    cur.execute("SELECT c.name, count(o.id), sum(o.total) FROM customers c LEFT JOIN orders o "
+                "ON o.customer_id = c.id GROUP BY c.name ORDER BY c.name")
+    show("orders per customer", cur.fetchall())
+    cur.execute("SELECT c.name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o "
+                "WHERE o.customer_id = c.id AND o.total > %s) ORDER BY 1", (300,))
+    show("no big order", cur.fetchall())
+    conn.commit()
+    # Writes through joins, in one transaction with the reference table's own write.
+    cur.execute("UPDATE ref_cities SET country = %s WHERE city = %s", ("NL", "nuenen"))
+    cur.execute("UPDATE orders o SET status = 'local' FROM customers c, ref_cities r WHERE "
+                "c.id = o.customer_id AND r.city = c.city AND r.country = %s", ("NL",))
+    show("local orders", cur.rowcount)
+    cur.execute("SELECT r.country, count(*) FROM orders o JOIN customers c ON c.id = "
+                "o.customer_id JOIN ref_cities r ON r.city = c.city GROUP BY r.country "
+                "ORDER BY 1")
+    show("orders per country", cur.fetchall())
+    conn.commit()
+    cur.execute("SELECT status, count(*) FROM orders GROUP BY status ORDER BY status")
+    show("statuses after", cur.fetchall())
+    conn.commit()
+
+
 def main():
     conn = psycopg2.connect(sys.argv[1])
     show("autocommit", conn.autocommit)
-    {"migrate": migrate, "work": work}[sys.argv[2]](conn)
+    {"migrate": migrate, "work": work, "joins": joins}[sys.argv[2]](conn)
     conn.close()
 
 
