@@ -6,7 +6,6 @@
 // pushed down (EXPLAIN says so) with the answer the rows give.
 #include <gtest/gtest.h>
 
-#include <set>
 #include <string>
 
 #include "tests/support/shard_cluster.hpp"
@@ -151,6 +150,20 @@ TEST_F(CoLocationTest, ATableSplitElsewhereIsAlignedByColocateWith) {
                            "l.user_id = u.id");
   ASSERT_TRUE(plan.ok()) << plan.message;
   EXPECT_EQ(plan.at(0, 0).find("pgrange plan: tables read from"), 0u) << plan.at(0, 0);
+  // EXPLAIN ANALYZE runs the tree and says what each operator read, from which shards.
+  plan = pq_exec(c.get(),
+                 "EXPLAIN ANALYZE SELECT count(*) FROM c_users u JOIN c_lines l ON "
+                 "l.user_id = u.id");
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string all;
+  for (const auto& row : plan.rows) all += row[0] + "\n";
+  EXPECT_NE(all.find("  actual: Materialize c_users (as u): 300 rows from s1, s2, s3, "),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Materialize c_lines (as l): 900 rows from s1, s2, s3, "),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Gather: 1 rows from s"), std::string::npos) << all;
   SqlResult r = pq_exec(c.get(), "ALTER TABLE c_lines COLOCATE WITH c_users");
   ASSERT_TRUE(r.ok()) << r.message;
   expect_follows("c_lines", 900);
