@@ -185,7 +185,9 @@ class UseCollector {
       // The statement's own query: its rows are made from each row of an item no outer join
       // extends with NULLs, and from no other of its rows.
       for (const FromItem& item : items) {
-        if (item.open && uses_[item.use].from_item) uses_[item.use].preserved = true;
+        if (!uses_[item.use].from_item) continue;
+        uses_[item.use].top_from = true;
+        if (item.open) uses_[item.use].preserved = true;
       }
     }
     // Everything else of the level: expressions, whose subqueries are relations' uses too.
@@ -320,6 +322,13 @@ class UseCollector {
             equate(l, r);
           }
         }
+        if (c.top && j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
+          // The statement's own outer join: what it extends with NULLs, against what.
+          bool left_nullable = j->jointype != PG_QUERY__JOIN_TYPE__JOIN_LEFT;
+          bool right_nullable = j->jointype != PG_QUERY__JOIN_TYPE__JOIN_RIGHT;
+          if (left_nullable) outer_join(items, left, right, right, items.size(), quals);
+          if (right_nullable) outer_join(items, right, items.size(), left, right, quals);
+        }
         switch (j->jointype) {
           case PG_QUERY__JOIN_TYPE__JOIN_INNER:
             apply(left, items.size(), false);
@@ -354,6 +363,41 @@ class UseCollector {
         expression(&n->base, enter(c, "subquery"));
         return;
     }
+  }
+
+  /// Notes on every item of [nb, ne) that an outer join extends it with NULLs against the
+  /// items of [kb, ke), with the equalities of the join's ON between the two sides.
+  void outer_join(const std::vector<FromItem>& items, size_t nb, size_t ne, size_t kb, size_t ke,
+                  const std::vector<const PgQuery__Node*>& quals) {
+    RelationUse::OuterJoin oj;
+    for (size_t k = kb; k < ke; ++k) oj.kept.push_back(items[k].rv->location);
+    for (const PgQuery__Node* q : quals) {
+      if (q->node_case != PG_QUERY__NODE__NODE_A_EXPR) continue;
+      const PgQuery__AExpr* e = q->a_expr;
+      if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || !is_equals(e)) continue;
+      auto qualified = [](const PgQuery__Node* n) {
+        return n != nullptr && n->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+               n->column_ref->n_fields >= 2;
+      };
+      if (!qualified(e->lexpr) || !qualified(e->rexpr)) continue;
+      for (int side = 0; side < 2; ++side) {
+        const PgQuery__Node* mine = side == 0 ? e->lexpr : e->rexpr;
+        const PgQuery__Node* theirs = side == 0 ? e->rexpr : e->lexpr;
+        for (size_t n = nb; n < ne; ++n) {
+          if (renamed(items[n])) continue;
+          auto col = column_of(mine, items[n].rv);
+          if (!col) continue;
+          for (size_t k = kb; k < ke; ++k) {
+            if (renamed(items[k])) continue;
+            auto other = column_of(theirs, items[k].rv);
+            if (!other) continue;
+            oj.pairs.push_back(RelationUse::OuterJoin::Pair{items[n].rv->location, *col,
+                                                            items[k].rv->location, *other});
+          }
+        }
+      }
+    }
+    for (size_t n = nb; n < ne; ++n) uses_[items[n].use].null_extended_by.push_back(oj);
   }
 
   /// Gives each item the condition its joins and (while open) the WHERE clause put on it.

@@ -153,6 +153,24 @@ struct RelationUse {
     bool operator==(const Equality&) const = default;
   };
   std::vector<Equality> equalities;
+  /// A FROM item of the statement's own SELECT (not in a subquery or CTE), preserved or not.
+  bool top_from = false;
+  /// For such an item: each outer join that adds rows of NULLs for it (it is on that join's
+  /// NULL-extended side; both sides of a FULL JOIN are), with what the join keeps on its other
+  /// side and the equalities of its ON between the two sides.
+  struct OuterJoin {
+    std::vector<int> kept;  ///< `location` of each relation on the side the join keeps
+    struct Pair {
+      int nullable = -1;  ///< a relation on this item's side (its location), and its column
+      std::string nullable_column;
+      int kept = -1;  ///< a relation on the other side, and its column
+      std::string kept_column;
+      bool operator==(const Pair&) const = default;
+    };
+    std::vector<Pair> pairs;  ///< ON conjuncts `a.x = b.y`, both qualified
+    bool operator==(const OuterJoin&) const = default;
+  };
+  std::vector<OuterJoin> null_extended_by;
 
   bool operator==(const RelationUse&) const = default;
 };

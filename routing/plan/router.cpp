@@ -940,9 +940,13 @@ Error partial_read_refusal(const ClusterView& view, const Touch& side, bool unma
           "one shard");
 }
 
-/// Whether the spread tables `spread` (mentions of tables of one co-location group, in a FROM
-/// of relations) are joined on the group's key prefix, pair by pair, into one connected whole:
-/// every row of the join is then made of rows holding one key prefix, on one shard.
+/// Whether the spread tables `spread` (mentions of tables of one co-location group, FROM items
+/// of the statement's own query) are joined on the group's key prefix into one connected whole
+/// (every root key column of one equated with the same column of the other, in WHERE or ON),
+/// and every outer join that adds rows of NULLs for one of them keeps a table of the group on
+/// its other side, to which its ON so equates a table of the NULL-extended side: every row of
+/// the join is then made of rows holding one key prefix, and whether a row finds its match
+/// is decided on the shard holding that prefix.
 bool joined_on_group_key(const ClusterView& view, const std::vector<Touch*>& spread) {
   uint64_t root_id = group_root(*spread.front()->table);
   const TableDescriptor* root = view.find_table_id(root_id);
@@ -950,7 +954,20 @@ bool joined_on_group_key(const ClusterView& view, const std::vector<Touch*>& spr
   for (const Touch* t : spread) {
     if (t->use == nullptr || group_root(*t->table) != root_id) return false;
   }
-  size_t n = root->key.size();
+  const size_t n = root->key.size();
+  auto index_at = [&](int location) -> int {
+    for (size_t i = 0; i < spread.size(); ++i) {
+      if (spread[i]->use->location == location) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  // Whether `has(k)` holds for every key prefix column k of a and b.
+  auto on_key = [&](size_t a, size_t b, const auto& has) {
+    for (size_t k = 0; k < n; ++k) {
+      if (!has(spread[a]->table->key[k].name, spread[b]->table->key[k].name)) return false;
+    }
+    return true;
+  };
   std::vector<size_t> component(spread.size());
   for (size_t i = 0; i < spread.size(); ++i) component[i] = i;
   auto find = [&](size_t i) {
@@ -960,18 +977,38 @@ bool joined_on_group_key(const ClusterView& view, const std::vector<Touch*>& spr
   for (size_t a = 0; a < spread.size(); ++a) {
     for (size_t b = 0; b < spread.size(); ++b) {
       if (a == b) continue;
-      // Every key prefix column k of a equated with column k of b.
-      bool all = true;
-      for (size_t k = 0; k < n && all; ++k) {
-        const std::string& mine = spread[a]->table->key[k].name;
-        const std::string& theirs = spread[b]->table->key[k].name;
-        all = std::any_of(spread[a]->use->equalities.begin(), spread[a]->use->equalities.end(),
-                          [&](const sql::RelationUse::Equality& e) {
-                            return e.other == spread[b]->use->location && e.column == mine &&
-                                   e.other_column == theirs;
-                          });
+      bool linked = on_key(a, b, [&](const std::string& mine, const std::string& theirs) {
+        const auto& eqs = spread[a]->use->equalities;
+        return std::any_of(eqs.begin(), eqs.end(), [&](const sql::RelationUse::Equality& e) {
+          return e.other == spread[b]->use->location && e.column == mine &&
+                 e.other_column == theirs;
+        });
+      });
+      if (linked) component[find(a)] = find(b);
+    }
+  }
+  for (const Touch* t : spread) {
+    for (const sql::RelationUse::OuterJoin& oj : t->use->null_extended_by) {
+      // A group table kept by the join, equated on the key with one of the extended side.
+      bool safe = false;
+      for (const auto& p : oj.pairs) {
+        int x = index_at(p.nullable);
+        int y = index_at(p.kept);
+        if (x < 0 || y < 0) continue;
+        bool linked =
+            on_key(static_cast<size_t>(x), static_cast<size_t>(y),
+                   [&](const std::string& mine, const std::string& theirs) {
+                     return std::any_of(oj.pairs.begin(), oj.pairs.end(), [&](const auto& q) {
+                       return q.nullable == p.nullable && q.kept == p.kept &&
+                              q.nullable_column == mine && q.kept_column == theirs;
+                     });
+                   });
+        if (linked) {
+          safe = true;
+          component[find(static_cast<size_t>(x))] = find(static_cast<size_t>(y));
+        }
       }
-      if (all) component[find(a)] = find(b);
+      if (!safe) return false;
     }
   }
   for (size_t i = 1; i < spread.size(); ++i) {
@@ -981,10 +1018,10 @@ bool joined_on_group_key(const ClusterView& view, const std::vector<Touch*>& spr
 }
 
 /// A SELECT of a FROM of relations only, whose tables other than reference tables are either
-/// one table or tables of one co-location group joined on the group's key prefix, each a
-/// preserved FROM item: each shard makes exactly the answer's rows that come from its own rows.
-/// Those touches made the statement's drivers, and the rows its merge is planned with
-/// (Route::joined). nullopt otherwise.
+/// one table, a preserved FROM item, or tables of one co-location group joined on the group's
+/// key prefix (joined_on_group_key), FROM items of the statement's own query: each shard makes
+/// exactly the answer's rows that come from its own rows. Those touches made the statement's
+/// drivers, and the rows its merge is planned with (Route::joined). nullopt otherwise.
 std::optional<TableDescriptor> joined_rows(const ClusterView& view, const sql::StatementInfo& s,
                                            std::vector<Touch>& touches) {
   if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
@@ -992,13 +1029,17 @@ std::optional<TableDescriptor> joined_rows(const ClusterView& view, const sql::S
     return std::nullopt;
   }
   std::vector<Touch*> spread;
+  bool all_preserved = true;
   for (Touch& t : touches) {
     if (t.table == nullptr) return std::nullopt;  // a relation pgrange does not manage
     if (t.table->reference) continue;
-    if (!t.preserved) return std::nullopt;
+    if (!t.preserved) {
+      if (t.use == nullptr || !t.use->top_from) return std::nullopt;
+      all_preserved = false;
+    }
     spread.push_back(&t);
   }
-  if (spread.empty()) return std::nullopt;
+  if (spread.empty() || (spread.size() == 1 && !all_preserved)) return std::nullopt;
   if (spread.size() > 1 && !joined_on_group_key(view, spread)) return std::nullopt;
   for (Touch* t : spread) t->driver = true;
   const Touch* first = spread.front();

@@ -73,6 +73,10 @@ std::string random_join_query(uint64_t seed) {
        {"id"},
        {"user_id", "kind", "at"},
        {"$.kind = 'buy'", "$.user_id IS NULL", "$.user_id < 40"}},
+      {"j_visits",
+       {"user_id", "n"},
+       {"page", "secs"},
+       {"$.user_id = 61", "$.user_id BETWEEN 25 AND 70", "$.page IS NULL", "$.secs > 200"}},
   };
   // Join columns: (table, column) = (table, column).
   struct Edge {
@@ -81,10 +85,20 @@ std::string random_join_query(uint64_t seed) {
     size_t b;
     const char* cb;
   };
-  const std::vector<Edge> edges = {{0, "id", 1, "user_id"},      {0, "id", 4, "user_id"},
-                                   {1, "item_code", 2, "code"},  {2, "cat", 3, "id"},
-                                   {1, "user_id", 4, "user_id"}, {0, "score", 3, "id"},
-                                   {0, "id", 0, "id"},           {1, "user_id", 1, "user_id"}};
+  const std::vector<Edge> edges = {{0, "id", 1, "user_id"},
+                                   {0, "id", 4, "user_id"},
+                                   {1, "item_code", 2, "code"},
+                                   {2, "cat", 3, "id"},
+                                   {1, "user_id", 4, "user_id"},
+                                   {0, "score", 3, "id"},
+                                   {0, "id", 0, "id"},
+                                   {1, "user_id", 1, "user_id"},
+                                   // j_visits, co-located with j_users: joins on the key
+                                   // prefix are pushed down, the others gathered.
+                                   {0, "id", 5, "user_id"},
+                                   {5, "user_id", 5, "user_id"},
+                                   {1, "user_id", 5, "user_id"},
+                                   {5, "n", 3, "id"}};
   const char* kinds[] = {"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"};
   struct Alias {
     size_t table;
@@ -92,7 +106,7 @@ std::string random_join_query(uint64_t seed) {
   };
   std::vector<Alias> aliases;
   auto alias_of = [&](size_t table) {
-    Alias a{table, std::string(1, "uoice"[table]) + std::to_string(aliases.size())};
+    Alias a{table, std::string(1, "uoicev"[table]) + std::to_string(aliases.size())};
     aliases.push_back(a);
     return a.name;
   };
