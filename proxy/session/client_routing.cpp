@@ -483,6 +483,10 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     } else {
       p.kind = p.gather ? Plan::Kind::kGather : Plan::Kind::kMerge;
     }
+  } else if (p.route.reference_only && !backend_ && !in_block && transaction_pooling_ &&
+             worker_.pool_count() > 1) {
+    // Only reference tables: every shard answers alike; the reads take turns over them.
+    p.shard = static_cast<int>(reference_turn_++ % worker_.pool_count());
   } else if (!p.route.shards.empty()) {
     p.shard = p.route.shards.front();
     if (backend_ && p.shard != backend_->shard_index() &&

@@ -777,6 +777,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::shared_ptr<BackendConnection> idle_taken_;
   bool reader_running_ = false;
   std::deque<PendingEntry> pending_;
+  /// The next shard a read of reference tables only goes to (they take turns).
+  size_t reference_turn_ = reinterpret_cast<uintptr_t>(this) / 64;
   bool unsynced_ = false;
   /// Extended-protocol messages went to the backend since its last Sync.
   bool backend_extended_ = false;

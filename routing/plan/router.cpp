@@ -1128,6 +1128,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
   Route route;
   const RangeMapSnapshot& ranges = view.ranges();
   const sql::StatementInfo* multi_shard = nullptr;
+  bool read_reference = false;  // some statement reads a reference table
   for (const sql::StatementInfo& s : statements) {
     bool write = is_write(s);
     route.writes = route.writes || write;
@@ -1147,6 +1148,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
           RangeActivity::Use{r.range_id, r.generation, shard, w, scan, r.start_key, r.end_key});
     };
     std::vector<Touch> touches = touches_of(view, s, write);
+    read_reference = read_reference || reads_reference(touches);
     std::optional<TableDescriptor> joined = joined_rows(view, s, touches);
     const Touch* side = nullptr;  // the first relation read besides the one it runs on
     bool unmanaged_only = true;   // the side relations are none of pgrange's tables
@@ -1335,6 +1337,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
   }
   std::sort(route.shards.begin(), route.shards.end());
   route.shards.erase(std::unique(route.shards.begin(), route.shards.end()), route.shards.end());
+  route.reference_only = read_reference && route.shards.empty() && !route.writes && !route.refusal;
   // A write to a table with global indexes writes their entries too, wherever they are.
   for (const sql::StatementInfo& s : statements) {
     if (!is_write(s)) continue;

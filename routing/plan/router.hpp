@@ -94,6 +94,9 @@ struct Route {
   /// same rows, so each gives the same answer: the first shard's is the client's, and another
   /// shard's that differs fails the statement.
   bool replicated = false;
+  /// No shard is needed but one holding the reference tables it reads (`shards` is empty): any
+  /// shard answers it alike, so the proxy may spread such reads over the shards.
+  bool reference_only = false;
   /// A SELECT over several shards whose rows meet on each shard: one spread table, or tables of
   /// one co-location group joined on the group's key prefix (aligned ranges), joined with
   /// reference tables, each a FROM item whose rows each make their own rows of the answer

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
 #include <string>
 
 #include "tests/support/pgbench_cluster.hpp"
@@ -145,6 +146,26 @@ TEST(PgbenchInitTest, TellersAndBranchesAsReferenceTables) {
   ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
   EXPECT_EQ(r.tag, "UPDATE 3");
   EXPECT_EQ(cluster.on_shards("SELECT count(*) FROM pgbench_accounts WHERE filler LIKE 'b%'"), 3);
+
+  // A read of reference tables only goes to any shard, in turns: with one copy changed behind
+  // pgrange's back, consecutive reads of a session see both values.
+  {
+    auto d = cluster.direct(1);
+    SqlResult marked =
+        pq_exec(d.get(),
+                "UPDATE pgbench_branches SET bbalance = bbalance + 1000000 WHERE bid = 1 "
+                "RETURNING bbalance");
+    ASSERT_TRUE(marked.ok()) << marked.message;
+    std::set<std::string> seen;
+    for (int i = 0; i < 6; ++i) {
+      SqlResult one = pq_exec(c.get(), "SELECT bbalance FROM pgbench_branches WHERE bid = 1");
+      ASSERT_TRUE(one.ok()) << one.message;
+      seen.insert(one.at());
+    }
+    EXPECT_EQ(seen.size(), 2u) << "the reads did not take turns over the shards' copies";
+    EXPECT_EQ(seen.count(marked.at()), 1u);
+    pq_exec(d.get(), "UPDATE pgbench_branches SET bbalance = bbalance - 1000000 WHERE bid = 1");
+  }
 
   // Writes: the first shard's answer, RETURNING once; the copies stay equal.
   r = pq_exec(c.get(), "UPDATE pgbench_tellers SET filler = 'x' WHERE tid <= 3 RETURNING tid");
