@@ -61,6 +61,25 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       }
       // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
       Plan plan = plan_text('Q', stmt->query);
+      if (plan.gather) {
+        // Tables read from several shards: their rows are read now, and the query, with them
+        // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).
+        if (!in_block && !stmt->hold) {
+          fail(Error::make("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
+        } else if (stmt->hold) {
+          fail(not_supported(
+              "a cursor WITH HOLD over tables read from several shards is not supported yet",
+              "declare it WITHOUT HOLD inside the transaction block"));
+        } else if (plan.kind != Plan::Kind::kCoordinate) {
+          fail(
+              not_supported("a cursor whose query spans several shards inside a transaction "
+                            "block tied to one connection is not supported"));
+        } else {
+          ok = co_await declare_gathered_cursor(*stmt, *plan.gather);
+          co_return true;
+        }
+        break;
+      }
       bool several = plan.merge && *plan.merge && plan.route.shards.size() > 1 &&
                      (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kMerge ||
                       plan.kind == Plan::Kind::kIndexJoin);
@@ -189,6 +208,43 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   }
   answer(out);
   co_return true;
+}
+
+awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatement& stmt,
+                                                       const routing::GatherPlan& gather) {
+  if (!coord_) co_await become_coordinated();
+  std::string out;
+  if (coord_->failed) {
+    fail_coordinated(aborted_transaction_error(), std::nullopt, out);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return false;
+  }
+  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, true);
+  if (!read.ok()) {
+    fail_coordinated(read.error.value_or(Error::make("XX000", "")), read.shard_error, out);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return false;
+  }
+  std::string declare = "DECLARE " + quote_ident(stmt.name);
+  if (stmt.binary) declare += " BINARY";
+  if (stmt.scroll) declare += " SCROLL";
+  if (stmt.no_scroll) declare += " NO SCROLL";
+  declare += " CURSOR FOR " + read.statement;
+  // The rows are in the query now: it reads no table, and runs on the block's first part.
+  int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
+  Plan plan = plan_text('Q', declare);
+  if (plan.kind != Plan::Kind::kCoordinate) {
+    fail_coordinated(plan.error.value_or(Error::make("XX000", "the cursor's query has no plan")),
+                     std::nullopt, out);
+    write_ready_for_query(out, txn_status_);
+    channel_.send(std::move(out));
+    co_return false;
+  }
+  plan.route.shards = {shard};
+  coord_->shard_cursors[stmt.name] = shard;
+  co_return co_await run_coordinated(declare, plan);
 }
 
 awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
@@ -495,6 +551,42 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   co_await answer_portal(held, max_rows, run.describe, out);
   channel_.send(std::move(out));
   co_return true;
+}
+
+awaitable<bool> ClientSession::run_gathered_portal(ExtendedMerge& run,
+                                                   const routing::GatherPlan& gather,
+                                                   int32_t max_rows) {
+  if (!coord_) {
+    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
+    co_await become_coordinated();
+    coord_->implicit = implicit;
+  }
+  std::string out;
+  auto fail = [&](const Error& e, const std::optional<std::string>& shard_error) {
+    emit_ready_synthetics(out);
+    if (!run.bind_answered) MessageWriter(out).begin('2').end();
+    run.bind_answered = true;
+    fail_coordinated(e, shard_error, out);
+    skip_until_sync_ = true;
+    channel_.send(std::move(out));
+  };
+  if (coord_->failed) {
+    fail(aborted_transaction_error(), std::nullopt);
+    co_return true;
+  }
+  // The tables' rows, read in the transaction; the query with them written in (its `$n` still
+  // the Bind's) is the one shard's cursor, read a batch per Execute as any portal's.
+  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, true);
+  if (!read.ok()) {
+    fail(read.error.value_or(Error::make("XX000", "")), read.shard_error);
+    co_return true;
+  }
+  sql::MergeQuery one;
+  one.shard_sql = std::move(read.statement);
+  Plan plan;
+  plan.merge = std::make_shared<const Result<sql::MergeQuery>>(std::move(one));
+  plan.route.shards = {coord_->first_shard >= 0 ? coord_->first_shard : 0};
+  co_return co_await run_portal(run, plan, max_rows);
 }
 
 awaitable<void> ClientSession::continue_portal(std::string_view body) {

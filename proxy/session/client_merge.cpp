@@ -205,6 +205,17 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         }
         co_return co_await run_portal(run, plan, max_rows);
       }
+      const routing::GatherPlan* gathered =
+          m.gather
+              ? m.gather.get()
+              : (m.coordinated && m.coordinated->gather ? m.coordinated->gather.get() : nullptr);
+      if (max_rows != 0 && !rowless && gathered != nullptr) {
+        // The same for a SELECT of tables read from several shards: a cursor of one shard.
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        auto keep = run.gather ? run.gather : run.coordinated->gather;
+        co_return co_await run_gathered_portal(run, *keep, max_rows);
+      }
       if (max_rows != 0 && !rowless) {
         give_up(Error::make(sqlstate::kFeatureNotSupported,
                             "fetching the rows of a SELECT over several shards in parts (Execute "

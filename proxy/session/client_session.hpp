@@ -556,8 +556,18 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// portal becomes a cursor on each shard, in the coordinated transaction (pgrange's own
   /// until the Sync outside a block); its first `max_rows` rows are answered.
   awaitable<bool> run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows);
+  /// The same for a SELECT reading tables from several shards (`gather`): their rows are read
+  /// in the coordinated transaction, and the query with them written in is the cursor of one
+  /// shard.
+  awaitable<bool> run_gathered_portal(ExtendedMerge& run, const routing::GatherPlan& gather,
+                                      int32_t max_rows);
   /// A later Execute of such a portal (`body`: the Execute's).
   awaitable<void> continue_portal(std::string_view body);
+  /// DECLARE of a query reading tables spread over several shards, inside a block: the tables'
+  /// rows are read in the block's transaction, and the query with them written in is declared
+  /// on one part (FETCH, MOVE and CLOSE go there); answers the client. False when it failed.
+  awaitable<bool> declare_gathered_cursor(const sql::CursorStatement& stmt,
+                                          const routing::GatherPlan& gather);
   /// Up to `max_rows` rows of `portal` (all with 0) and PortalSuspended or CommandComplete,
   /// appended to `out` (its RowDescription first with `describe`).
   awaitable<void> answer_portal(Coordinated::Cursor& portal, int32_t max_rows, bool describe,

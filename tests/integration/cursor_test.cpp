@@ -21,11 +21,15 @@ class CursorTest : public ::testing::Test {
     cluster_ = ShardCluster::start(o);
     ASSERT_EQ(cluster_->run_setup(
                   {"CREATE TABLE t (id int8 PRIMARY KEY, v int8 NOT NULL, note text)",
-                   "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 3000) g"},
+                   "INSERT INTO t SELECT g, g % 7, 'row ' || g FROM generate_series(1, 3000) g",
+                   "CREATE TABLE w (id int8 PRIMARY KEY, t_id int8, label text)",
+                   "INSERT INTO w SELECT g, (g * 37) % 3100, 'w' || g FROM generate_series(1, 400) "
+                   "g"},
                   ShardCluster::Target::kPgrangeAndReference),
               "");
     ASSERT_EQ(cluster_->run_setup(
-                  {"ALTER TABLE t SPLIT AT VALUES (1000), (2000)", "ALTER TABLE t SCATTER"}),
+                  {"ALTER TABLE t SPLIT AT VALUES (1000), (2000)", "ALTER TABLE t SCATTER",
+                   "ALTER TABLE w SPLIT AT VALUES (150), (300)", "ALTER TABLE w SCATTER"}),
               "");
     EXPECT_EQ(cluster_->on_each_shard("SELECT count(*) FROM t WHERE id IN (10, 1500, 2500)"),
               (std::vector<std::string>{"1", "1", "1"}));
@@ -241,6 +245,76 @@ TEST_F(CursorTest, ExecuteWithARowLimitFetchesAPortalInBatches) {
       RawClient::message('C', std::string("PC_1") + '\0') + sync(),
       query("UPDATE t SET note = 'seen' WHERE id IN (353, 1403, 2453)"),
       bind("C_1", "s1", {"3"}) + execute("C_1", 2) + execute("C_1", 2) + sync(),
+      query("ROLLBACK"),
+  };
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want[i]) << "batch " << i;
+  EXPECT_NE(want[3].find(" s "), std::string::npos) << want[3];  // the portal was suspended
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+TEST_F(CursorTest, CursorsOfJoinsAcrossShards) {
+  // A cursor whose query joins tables spread over the shards: their rows are read in the
+  // block's transaction (its own writes seen), and the cursor is one shard's, so SCROLL, MOVE
+  // and BINARY are PostgreSQL's own.
+  same_answers({
+      "BEGIN",
+      "DECLARE j CURSOR FOR SELECT w.id, w.label, t.note FROM w JOIN t ON t.id = w.t_id "
+      "WHERE w.id % 9 = 2 ORDER BY w.id",
+      "FETCH 4 FROM j",
+      "MOVE 3 IN j",
+      "FETCH FORWARD 5 FROM j",
+      "FETCH ALL FROM j",
+      "CLOSE j",
+      "UPDATE t SET note = 'changed' WHERE id IN (37, 74, 111)",
+      "DECLARE s SCROLL CURSOR FOR SELECT w.id, t.note FROM w LEFT JOIN t ON t.id = w.t_id "
+      "WHERE w.id < 5 ORDER BY w.id",
+      "FETCH LAST FROM s",
+      "FETCH PRIOR FROM s",
+      "FETCH ABSOLUTE 1 FROM s",
+      "DECLARE g NO SCROLL CURSOR FOR SELECT t.v, count(*), max(w.label) FROM w JOIN t ON "
+      "t.id = w.t_id GROUP BY t.v ORDER BY t.v",
+      "FETCH 3 FROM g",
+      "FETCH PRIOR FROM g",
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE e CURSOR FOR SELECT w.id FROM w JOIN t ON t.id = w.t_id WHERE t.id / 0 = 1",
+      "ROLLBACK",
+      "DECLARE o CURSOR FOR SELECT w.id FROM w JOIN t ON t.id = w.t_id",
+  });
+  auto c = pq_connect(cluster_->proxy().dsn());
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  SqlResult hold =
+      pq_exec(c.get(), "DECLARE h CURSOR WITH HOLD FOR SELECT w.id FROM w JOIN t ON t.id = w.t_id");
+  EXPECT_EQ(hold.sqlstate, "0A000") << hold.message;
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
+TEST_F(CursorTest, ExecuteWithARowLimitFetchesAJoinInBatches) {
+  // pgjdbc's fetch size over a join of spread tables, in and outside a transaction block, with
+  // parameters in the join's conditions.
+  const std::string join =
+      "SELECT w.id, w.label, t.v, t.note FROM w JOIN t ON t.id = w.t_id WHERE w.id % 7 = $1 "
+      "ORDER BY w.id DESC";
+  const std::string counted =
+      "SELECT t.v, count(*) FROM t JOIN w ON w.t_id = t.id GROUP BY t.v ORDER BY t.v";
+  auto query = [](const std::string& sql) { return RawClient::message('Q', sql + '\0'); };
+  std::vector<std::string> batches = {
+      parse("", join) + bind("", "", {"3"}) + describe('P', "") + execute("", 4) + execute("", 3) +
+          sync(),
+      parse("", counted) + bind("", "") + execute("", 3) + execute("", 0) + sync(),
+      query("BEGIN"),
+      parse("s1", join) + bind("C_1", "s1", {"5"}) + describe('P', "C_1") + execute("C_1", 10) +
+          sync(),
+      execute("C_1", 10) + sync(),
+      execute("C_1", 100) + sync(),
+      query("UPDATE t SET note = 'seen' WHERE id IN (185, 370)"),
+      bind("C_2", "s1", {"5"}) + execute("C_2", 2) + execute("C_2", 2) + sync(),
+      parse("", "SELECT w.id FROM w JOIN t ON t.id = w.t_id WHERE t.id / $1 = 1") +
+          bind("C_3", "", {"0"}) + execute("C_3", 2) + sync(),
       query("ROLLBACK"),
   };
   std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);

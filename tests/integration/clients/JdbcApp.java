@@ -281,6 +281,14 @@ public class JdbcApp {
       p.setBigDecimal(1, java.math.BigDecimal.ONE);
       show("transfers with owners", rows(p.executeQuery()));
     }
+    // A fetch size over a join: the rows come a batch per Execute.
+    try (PreparedStatement p = c.prepareStatement(
+             "SELECT t.id, a.owner FROM transfers t JOIN accounts a ON a.id = t.dst "
+             + "WHERE t.amount >= ? ORDER BY t.id DESC")) {
+      p.setFetchSize(2);
+      p.setBigDecimal(1, java.math.BigDecimal.ZERO);
+      show("transfers by fetch size, with owners", rows(p.executeQuery()));
+    }
     c.commit();
     // A write to the reference table inside the transaction, seen by the join after it.
     try (PreparedStatement p = c.prepareStatement("UPDATE ref_kinds SET label = ? WHERE id = ?")) {

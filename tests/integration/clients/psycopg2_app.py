@@ -158,6 +158,12 @@ def joins(conn):
     cur.execute("SELECT c.name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o "
                 "WHERE o.customer_id = c.id AND o.total > %s) ORDER BY 1", (300,))
     show("no big order", cur.fetchall())
+    # A server-side cursor over a join of independently placed tables.
+    with conn.cursor(name="customer_orders") as named:
+        named.itersize = 3
+        named.execute("SELECT c.name, o.id, o.total FROM customers c JOIN orders o ON "
+                      "o.customer_id = c.id WHERE o.total > %s ORDER BY o.id", (0,))
+        show("orders by cursor", [r for r in named][:5] + [named.rownumber])
     conn.commit()
     # Writes through joins, in one transaction with the reference table's own write.
     cur.execute("UPDATE ref_cities SET country = %s WHERE city = %s", ("NL", "nuenen"))
