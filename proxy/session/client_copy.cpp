@@ -385,7 +385,8 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
     int shard = copy.first_shard;
     if (copy.table.reference) {
       // Every shard holds all of a reference table's rows.
-      for (size_t s = 0; s < copy.view->shard_order().size(); ++s) add_row(static_cast<int>(s), row);
+      for (size_t s = 0; s < copy.view->shard_order().size(); ++s)
+        add_row(static_cast<int>(s), row);
       return;
     }
     if (!copy.table.key.empty()) {

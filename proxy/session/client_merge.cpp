@@ -180,6 +180,11 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         }
         co_return co_await run_index_ddl(plan, &run);
       }
+      if (m.write_gather) {
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        co_return co_await run_gathered_write(run, max_rows);
+      }
       // A row limit means nothing to a statement that returns no rows (pgjdbc sends its
       // COMMIT, and statements whose rows it does not want, with a limit of 1).
       bool rowless = false;

@@ -235,6 +235,32 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   return plan_analysis(type, worker_.analyze(sql), nullptr, sql);
 }
 
+std::optional<routing::BindParams> ClientSession::bind_params(std::string_view rest) {
+  BodyReader b(rest);
+  routing::BindParams params;
+  int16_t nformats = 0, nparams = 0;
+  if (!b.i16(nformats)) return params;
+  for (int16_t i = 0; i < nformats; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return std::nullopt;
+    params.formats.push_back(f);
+  }
+  if (!b.i16(nparams)) return params;
+  for (int16_t i = 0; i < nparams; ++i) {
+    int32_t len = 0;
+    std::string_view v;
+    if (!b.i32(len)) return std::nullopt;
+    if (len < 0) {
+      params.values.emplace_back(std::nullopt);
+    } else if (b.bytes(static_cast<size_t>(len), v)) {
+      params.values.emplace_back(v);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return params;
+}
+
 ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& analysis,
                                                  const routing::BindParams* params,
                                                  std::string_view text) {
@@ -430,6 +456,20 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     // Several statements over several shards: one after the other, in one transaction.
     p.route.refusal.reset();
     p.kind = Plan::Kind::kScript;
+    return p;
+  }
+  if (type == 'B' && params != nullptr && infos.size() == 1 && several && !text.empty() &&
+      routing::gatherable_write(infos[0], p.route) && runs_statements_itself() &&
+      txn_status_ != 'E' && !backend_ && (!in_block || coord_ || can_coordinate())) {
+    // A write reading tables spread over other shards, bound: they are read at its Execute,
+    // and the write with their rows (its own parameters still the Bind's) runs as any write
+    // over several shards, in pgrange's transaction (run_gathered_write).
+    auto gather = routing::plan_gather(*view, infos[0], text, params);
+    if (!gather) return refuse_with(gather.error());
+    p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
+    p.gathered_write = true;
+    p.route.refusal.reset();
+    p.kind = Plan::Kind::kGather;
     return p;
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
@@ -686,30 +726,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
-    routing::BindParams params;
-    int16_t nformats = 0, nparams = 0;
-    if (b.i16(nformats)) {
-      for (int16_t i = 0; i < nformats; ++i) {
-        int16_t f = 0;
-        if (!b.i16(f)) return Plan{};
-        params.formats.push_back(f);
-      }
-      if (b.i16(nparams)) {
-        for (int16_t i = 0; i < nparams; ++i) {
-          int32_t len = 0;
-          std::string_view v;
-          if (!b.i32(len)) return Plan{};
-          if (len < 0) {
-            params.values.emplace_back(std::nullopt);
-          } else if (b.bytes(static_cast<size_t>(len), v)) {
-            params.values.emplace_back(v);
-          } else {
-            return Plan{};  // malformed: dispatch reports it
-          }
-        }
-      }
-    }
-    return plan_analysis('B', *analysis, &params, tail.substr(0, tail.find('\0')));
+    auto params = bind_params(b.rest());
+    if (!params) return Plan{};  // malformed: dispatch reports it
+    return plan_analysis('B', *analysis, &*params, tail.substr(0, tail.find('\0')));
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
@@ -937,7 +956,11 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kGather:
       if (type == 'B') {
         ExtendedMerge m = answer_bind(body);
-        m.gather = p.gather;
+        if (p.gathered_write) {
+          m.write_gather = p.gather;
+        } else {
+          m.gather = p.gather;
+        }
         m.route = std::move(p.route);
         extended_merge_ = std::move(m);
         co_return false;

@@ -164,6 +164,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// A SELECT reading several tables (joins, subqueries, CTEs, …) over several shards: the
     /// tables' rows read by pgrange, the statement run on one shard with them (proxy/exec).
     std::shared_ptr<const routing::GatherPlan> gather;
+    /// `gather` reads the tables a bound write reads from other shards (UPDATE … FROM,
+    /// DELETE … USING, subqueries): the write runs with their rows at its Execute.
+    bool gathered_write = false;
     std::optional<Error> error;
     std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
     std::string explain_statement;  ///< kExplain: the statement explained
@@ -199,6 +202,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> run_explain(const Plan& plan);
   /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
   Plan plan_text(char type, std::string_view sql);
+  /// The parameters of a Bind body after its portal and statement names (they point into
+  /// `rest`); nullopt when it is malformed.
+  static std::optional<routing::BindParams> bind_params(std::string_view rest);
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});
@@ -317,6 +323,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string bind_rest;        ///< the Bind body after the portal and statement names
     std::shared_ptr<const Result<sql::MergeQuery>> merge;
     std::shared_ptr<const routing::GatherPlan> gather;  ///< instead of `merge`
+    /// A write reading tables from other shards: what reads them (Plan::gathered_write).
+    std::shared_ptr<const routing::GatherPlan> write_gather;
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
@@ -561,6 +569,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// shard.
   awaitable<bool> run_gathered_portal(ExtendedMerge& run, const routing::GatherPlan& gather,
                                       int32_t max_rows);
+  /// The Execute of a bound write reading tables spread over other shards (`run.write_gather`):
+  /// their rows are read in pgrange's transaction over the shards (the block's, or its own until
+  /// the Sync), then the write with them written in runs there with the client's Bind.
+  awaitable<bool> run_gathered_write(ExtendedMerge& run, int32_t max_rows);
   /// A later Execute of such a portal (`body`: the Execute's).
   awaitable<void> continue_portal(std::string_view body);
   /// DECLARE of a query reading tables spread over several shards, inside a block: the tables'

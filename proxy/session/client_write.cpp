@@ -60,9 +60,9 @@ std::optional<Error> replica_mismatch(const sql::StatementInfo& info, const std:
                                       const std::string& other, const std::string& shard) {
   if (other == first) return std::nullopt;
   return Error::make(sqlstate::kInternalError,
-                     "the copies of reference table \"" + info.target.name +
-                         "\" differ: shard \"" + shard + "\" answered \"" + other +
-                         "\" where the first shard answered \"" + first + "\"")
+                     "the copies of reference table \"" + info.target.name + "\" differ: shard \"" +
+                         shard + "\" answered \"" + other + "\" where the first shard answered \"" +
+                         first + "\"")
       .with_detail("The statement was rolled back on every shard.");
 }
 

@@ -115,6 +115,24 @@ async function joins(c) {
         GROUP BY g.name ORDER BY g.name`);
   show('per group', r.rows);
   await c.query('COMMIT');
+  // Writes reading another spread table, with parameters (the extended protocol): outside a
+  // transaction, then inside one with a read of what they wrote.
+  r = await c.query(
+      `UPDATE node_items i SET qty = i.qty + $1 FROM node_moves m
+        WHERE m.item_id = i.id AND m.delta < $2 RETURNING i.id, i.qty`, [100, 0]);
+  show('raised items', r.rows.sort((a, b) => Number(a.id) - Number(b.id)));
+  await c.query('BEGIN');
+  r = await c.query(
+      `DELETE FROM node_moves m USING node_items i
+        WHERE i.id = m.item_id AND i.qty > $1 AND m.at_step = $2`, [100, 1]);
+  show('moves deleted', r.rowCount);
+  r = await c.query(
+      `UPDATE node_items SET sku = sku || $1
+        WHERE id IN (SELECT item_id FROM node_moves WHERE delta > $2)`, ['+', 0]);
+  show('items marked', r.rowCount);
+  r = await c.query('SELECT id, sku, qty FROM node_items ORDER BY id');
+  show('items after', r.rows);
+  await c.query('COMMIT');
 }
 
 async function main() {

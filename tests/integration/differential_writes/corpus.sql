@@ -71,6 +71,7 @@ UPDATE a SET v = 'self' FROM a a2 WHERE a.id = 65 AND a2.id = 66
 UPDATE g SET score = (SELECT n FROM a WHERE id = 45) WHERE id = 45
 
 -- group: UPDATE … FROM a table split elsewhere
+-- expect: run
 UPDATE a SET v = 'x' FROM b WHERE a.id = b.id AND b.id < 30
 UPDATE a SET v = b.w FROM b WHERE a.id = b.id AND b.id BETWEEN 45 AND 55
 UPDATE a SET n = b.m FROM b WHERE b.id = a.id + 1 AND a.id BETWEEN 75 AND 85
@@ -92,6 +93,7 @@ UPDATE a SET n = 7 FROM b WHERE a.id = b.id AND b.m = 5 AND a.id BETWEEN 40 AND 
 UPDATE g SET grp = b.m FROM b WHERE b.id = g.id AND g.id BETWEEN 30 AND 50
 
 -- group: UPDATE … FROM the unsharded table
+-- expect: run
 UPDATE a SET v = u.label FROM u WHERE a.n = u.code AND a.id BETWEEN 20 AND 70
 UPDATE u SET label = a.v FROM a WHERE a.id = u.code + 40
 UPDATE b SET m = u.factor FROM u WHERE u.code = b.m
@@ -102,6 +104,7 @@ UPDATE u SET factor = b.m FROM b WHERE b.id = u.code AND b.m IS NOT NULL
 UPDATE a SET v = u.label FROM u WHERE u.code = a.id AND a.id = 9
 
 -- group: UPDATE … FROM the same table (self-joins)
+-- expect: run
 UPDATE a SET v = a2.v FROM a a2 WHERE a2.id = a.id + 50 AND a.id BETWEEN 1 AND 40
 UPDATE a SET n = a2.n FROM a a2 WHERE a2.id = a.id - 1 AND a.id BETWEEN 48 AND 52
 UPDATE b SET w = b2.w FROM b b2 WHERE b2.id = b.id + 30 AND b.id BETWEEN 10 AND 30
@@ -112,6 +115,7 @@ UPDATE a SET n = a2.n + 1 FROM a a2 WHERE a2.id = 50 AND a.id = 49
 UPDATE g SET score = g2.score FROM g g2 WHERE g2.id = g.id + 40 AND g.id BETWEEN 1 AND 10
 
 -- group: DELETE … USING
+-- expect: run
 DELETE FROM a USING b WHERE a.id = b.id AND b.m = 6 AND b.id BETWEEN 20 AND 60
 DELETE FROM b USING a WHERE a.id = b.id AND a.n = 9
 DELETE FROM a USING u WHERE a.n = u.code AND u.label = 'L7'
@@ -128,6 +132,7 @@ DELETE FROM c USING u WHERE u.code = c.x AND c.y = 'q'
 DELETE FROM a USING (SELECT id FROM b WHERE m = 4) s WHERE a.id = s.id AND a.id > 70
 
 -- group: subqueries in SET
+-- expect: run
 UPDATE a SET v = (SELECT w FROM b WHERE b.id = a.id) WHERE a.id < 3
 UPDATE a SET v = (SELECT w FROM b WHERE b.id = a.id) WHERE a.id BETWEEN 18 AND 22
 UPDATE a SET n = (SELECT count(*) FROM b WHERE b.m = a.n) WHERE id BETWEEN 40 AND 60
@@ -152,6 +157,7 @@ UPDATE a SET v = CASE WHEN EXISTS (SELECT 1 FROM b WHERE b.id = a.id) THEN 'has 
 UPDATE a SET n = (SELECT min(a_id) FROM h WHERE h.val = a.n) WHERE id BETWEEN 70 AND 74
 
 -- group: subqueries in WHERE
+-- expect: run
 UPDATE a SET v = 'in' WHERE id IN (SELECT id FROM b WHERE m = 3)
 UPDATE a SET v = 'in2' WHERE id IN (SELECT id FROM b WHERE id BETWEEN 30 AND 60 AND m = 1)
 DELETE FROM a WHERE id IN (SELECT id FROM b WHERE id BETWEEN 30 AND 32)
@@ -191,6 +197,7 @@ UPDATE a SET v = 'null in' WHERE n IN (SELECT m FROM b WHERE m IS NULL)
 UPDATE a SET v = 'not in empty' WHERE id NOT IN (SELECT id FROM b WHERE id < 0) AND id BETWEEN 70 AND 72
 
 -- group: subqueries in RETURNING
+-- expect: run
 UPDATE a SET n = 1 WHERE id = 5 RETURNING id, (SELECT w FROM b WHERE b.id = a.id)
 UPDATE a SET n = 2 WHERE id BETWEEN 19 AND 21 RETURNING id, (SELECT w FROM b WHERE b.id = a.id)
 DELETE FROM arch WHERE id = 1001 RETURNING id, (SELECT count(*) FROM a)
@@ -276,6 +283,7 @@ INSERT INTO b VALUES (201, 'x', 1), (202, 'y', 2), (1, 'dup', 3) ON CONFLICT (id
 INSERT INTO arch VALUES (30, 'ret', 1, 'a'), (1030, 'ret', 2, 'b') RETURNING id, src
 
 -- group: LATERAL
+-- expect: run
 UPDATE a SET v = l.w FROM b, LATERAL (SELECT b.w || '!' AS w) l WHERE a.id = b.id AND b.id BETWEEN 18 AND 22
 UPDATE a SET n = l.c FROM LATERAL (SELECT count(*)::int4 AS c FROM b WHERE b.m = 3) l WHERE a.id = 44
 DELETE FROM arch USING LATERAL (SELECT max(id) AS m FROM a WHERE id < 100) l WHERE arch.ref > l.m / 5
