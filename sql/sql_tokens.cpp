@@ -46,4 +46,25 @@ int highest_parameter(const std::string& sql) {
   return highest;
 }
 
+Result<std::string> replace_parameters(const std::string& sql,
+                                       const std::vector<std::string>& values) {
+  auto tokens = scan_tokens(sql);
+  if (!tokens) return tl::unexpected(tokens.error());
+  std::string out;
+  size_t copied = 0;
+  for (const SqlToken& t : *tokens) {
+    if (t.kind != PG_QUERY__TOKEN__PARAM) continue;
+    size_t n = 0;
+    auto [end, ec] = std::from_chars(t.text.data() + 1, t.text.data() + t.text.size(), n);
+    if (ec != std::errc() || end != t.text.data() + t.text.size() || n < 1 || n > values.size()) {
+      return fail("42P02", "there is no parameter " + std::string(t.text));
+    }
+    out.append(sql, copied, t.start - copied);
+    out += values[n - 1];
+    copied = t.end;
+  }
+  out.append(sql, copied);
+  return out;
+}
+
 }  // namespace pgrange::sql

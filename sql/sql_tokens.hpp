@@ -27,4 +27,10 @@ Result<std::vector<SqlToken>> scan_tokens(const std::string& sql);
 /// The highest parameter number (`$n`) written in `sql`; 0 when none (or it cannot be scanned).
 int highest_parameter(const std::string& sql);
 
+/// `sql` with each parameter `$n` (a token of its own: not in a literal, a quoted name or a
+/// comment) replaced by `values[n - 1]`, SQL text written as it is; 42P02 for a parameter
+/// without a value.
+Result<std::string> replace_parameters(const std::string& sql,
+                                       const std::vector<std::string>& values);
+
 }  // namespace pgrange::sql

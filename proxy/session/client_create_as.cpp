@@ -72,16 +72,17 @@ bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan,
       (insert_select || !((txn_status_ != 'I' || !deferred_begin_.empty()) && can_coordinate()))) {
     return false;
   }
-  // Without parameters only: the statements pgrange makes of it carry no Bind.
+  // The statements pgrange makes of it carry no Bind: an INSERT … SELECT's parameters are
+  // written into them as literals of their types (given in the text format only).
   BodyReader b(bind_body);
   std::string_view portal, stmt;
   int16_t nformats = 0, nparams = 0;
   if (!b.cstr(portal) || !b.cstr(stmt) || !b.i16(nformats)) return false;
   for (int16_t i = 0; i < nformats; ++i) {
     int16_t f = 0;
-    if (!b.i16(f)) return false;
+    if (!b.i16(f) || f != 0) return false;
   }
-  return b.i16(nparams) && nparams == 0;
+  return b.i16(nparams) && (nparams == 0 || insert_select);
 }
 
 bool ClientSession::begin_own_steps(std::string& steps) {
@@ -148,11 +149,19 @@ awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, s
 void ClientSession::answer_steps(const std::string& steps, const std::string& tag,
                                  ExtendedMerge* ext) {
   std::string reply;
+  // The rows of an INSERT's RETURNING (its RowDescription and DataRows), else NoData.
+  bool rows = false;
+  for (std::string_view rest = steps;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    rows = rows || fr.frame.type == 'T';
+    rest.remove_prefix(fr.frame.total_size);
+  }
   if (ext != nullptr) {
     emit_ready_synthetics(reply);
     if (!ext->bind_answered) MessageWriter(reply).begin('2').end();
     ext->bind_answered = true;
-    if (ext->describe) MessageWriter(reply).begin('n').end();  // NoData: no rows come back
+    if (ext->describe && !rows) MessageWriter(reply).begin('n').end();
   }
   bool failed = false;
   for (std::string_view rest = steps;;) {
@@ -160,8 +169,12 @@ void ClientSession::answer_steps(const std::string& steps, const std::string& ta
     if (fr.status != FrameStatus::kReady) break;
     std::string_view frame = rest.substr(0, fr.frame.total_size);
     rest.remove_prefix(fr.frame.total_size);
-    if (fr.frame.type == 'N' || (fr.frame.type == 'E' && !failed)) reply += frame;
-    failed = failed || fr.frame.type == 'E';
+    char type = fr.frame.type;
+    if (type == 'N' || (type == 'E' && !failed) ||
+        (!failed && (type == 'D' || (type == 'T' && (ext == nullptr || ext->describe))))) {
+      reply += frame;
+    }
+    failed = failed || type == 'E';
   }
   if (!failed) MessageWriter(reply).begin('C').cstr(tag).end();
   if (ext == nullptr) {
@@ -228,7 +241,19 @@ awaitable<bool> ClientSession::run_create_as(std::string_view sql, ExtendedMerge
 awaitable<bool> ClientSession::run_insert_select(std::string_view sql, ExtendedMerge& ext) {
   std::string steps;
   bool own = begin_own_steps(steps);
-  co_await insert_select_step(sql, steps);
+  std::string text(sql);
+  auto params = bind_params(ext.bind_rest);
+  if (params && !params->values.empty()) {
+    auto bound = co_await write_parameters_in(text, ext.parameter_types, *params);
+    if (bound) {
+      text = std::move(*bound);
+    } else {
+      write_error(steps, bound.error());
+      if (coord_) coord_->failed = true;
+      txn_status_ = 'E';
+    }
+  }
+  if (txn_status_ != 'E') co_await insert_select_step(text, steps);
   co_await end_own_steps(own, steps);
   std::string inserted = insert_tag(steps);
   answer_steps(steps, inserted.empty() ? "INSERT 0 0" : inserted, &ext);

@@ -242,10 +242,10 @@ awaitable<bool> ClientSession::add_made_params(char type, std::string_view body,
                   sql::quote_ident((*sequence)->call.column);
     } else {
       auto fill = generated_key_fill(text);
-      if (!fill && first == 1 && (!backend_ || defer_to_bind()) && runs_statements_itself() &&
+      if (!fill && (!backend_ || defer_to_bind()) && runs_statements_itself() &&
           leaves_made_key_to_select(text)) {
-        // Without parameters pgrange runs it at its Execute (client_create_as.cpp): its Parse
-        // waits for its Bind, which never passes it to a shard.
+        // pgrange runs it at its Execute (client_create_as.cpp; parameters written in as
+        // literals): its Parse waits for its Bind, which never passes it to a shard.
         as_query_parse_ = true;
         co_return true;
       }

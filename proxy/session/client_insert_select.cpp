@@ -16,6 +16,7 @@
 #include "proxy/worker.hpp"
 #include "sql/insert_select.hpp"
 #include "sql/quoting.hpp"
+#include "sql/sql_tokens.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -24,6 +25,72 @@ namespace {
 constexpr size_t kInsertSelectRows = 100000;
 
 }  // namespace
+
+awaitable<Result<std::string>> ClientSession::write_parameters_in(
+    const std::string& sql, std::string_view parameter_types, const routing::BindParams& params) {
+  // The parameters' types as PostgreSQL infers them, from the transaction's first part.
+  if (!coord_) co_await become_coordinated();
+  auto part = co_await coordinated_part(coord_->first_shard >= 0 ? coord_->first_shard : 0);
+  if (!part) co_return tl::unexpected(part.error());
+  auto described = co_await inferred_parameter_types(**part, sql, parameter_types);
+  if (!described) {
+    ErrorFields f = parse_error_fields(described.error());
+    co_return tl::unexpected(Error::make(f.sqlstate.empty() ? "XX000" : f.sqlstate,
+                                         f.message.empty() ? described.error() : f.message));
+  }
+  BodyReader r(*described);
+  int16_t count = 0;
+  std::vector<uint32_t> oids;
+  if (r.i16(count)) {
+    for (int16_t i = 0; i < count; ++i) {
+      int32_t oid = 0;
+      if (!r.i32(oid)) break;
+      oids.push_back(static_cast<uint32_t>(oid));
+    }
+  }
+  if (oids.size() != params.values.size()) {
+    co_return tl::unexpected(Error::make(
+        sqlstate::kProtocolViolation,
+        "bind message supplies " + std::to_string(params.values.size()) +
+            " parameters, but prepared statement \"\" requires " + std::to_string(oids.size())));
+  }
+  // Names of the types pgrange does not know by their OID (enums, domains, …), asked once.
+  std::vector<std::string> names(oids.size());
+  std::string unknown;
+  for (size_t i = 0; i < oids.size(); ++i) {
+    names[i] = std::string(routing::builtin_type_name(oids[i]));
+    if (names[i].empty()) unknown += (unknown.empty() ? "" : ",") + std::to_string(oids[i]);
+  }
+  if (!unknown.empty()) {
+    std::string request;
+    write_query(request, "SELECT t::text, format_type(t, NULL) FROM unnest('{" + unknown +
+                             "}'::oid[]) AS t");
+    if (auto e = co_await start_request(**part, std::move(request))) {
+      (*part)->mark_broken();
+      co_return tl::unexpected(*e);
+    }
+    auto reply = co_await read_replies(**part);
+    if (!reply) co_return tl::unexpected(reply.error());
+    for (const std::string& row : reply->rows) {
+      auto values = data_row_values(row);
+      if (values.size() != 2 || !values[0] || !values[1]) continue;
+      for (size_t i = 0; i < oids.size(); ++i) {
+        if (names[i].empty() && std::to_string(oids[i]) == *values[0]) names[i] = *values[1];
+      }
+    }
+  }
+  std::vector<std::string> literals;
+  for (size_t i = 0; i < oids.size(); ++i) {
+    if (names[i].empty()) {
+      co_return tl::unexpected(
+          Error::make(sqlstate::kInternalError, "no type of OID " + std::to_string(oids[i])));
+    }
+    const auto& v = params.values[i];
+    literals.push_back("CAST(" + (v ? sql::quote_literal(*v) : std::string("NULL")) + " AS " +
+                       names[i] + ")");
+  }
+  co_return sql::replace_parameters(sql, literals);
+}
 
 awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql) {
   expanded_sql_.clear();

@@ -161,7 +161,11 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         ExtendedMerge run = std::move(m);
         extended_merge_.reset();
         const std::string text = run.statement_text;
-        if (sql::leading_keyword(text) == "insert") co_return co_await run_insert_select(text, run);
+        const Analysis analysis = worker_.analyze(text);
+        if (*analysis && (*analysis)->size() == 1 &&
+            (*analysis)->front().kind == sql::StatementKind::kInsert) {
+          co_return co_await run_insert_select(text, run);  // WITH … INSERT … SELECT too
+        }
         if (!co_await run_create_as(text, &run)) {
           extended_merge_ = std::move(run);
           give_up(not_supported("CREATE TABLE … AS here is not supported by pgrange yet"));

@@ -534,6 +534,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// or, when the query found none, the answer into expanded_answer_; false for one the
   /// shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
+  /// `sql` with the Bind's text values (`params`) written in place of its `$n`, each a literal
+  /// of the type PostgreSQL infers for it (asked of the coordinated transaction's first part,
+  /// the Parse's `parameter_types` given): what pgrange runs of a bound INSERT … SELECT.
+  awaitable<Result<std::string>> write_parameters_in(const std::string& sql,
+                                                     std::string_view parameter_types,
+                                                     const routing::BindParams& params);
   /// Whether `sql` (whose first keyword is `kw`) may be CREATE TABLE … AS or SELECT … INTO: a
   /// cheap look at its words.
   static bool may_create_as(std::string_view kw, std::string_view sql);

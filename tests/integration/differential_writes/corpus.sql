@@ -250,6 +250,7 @@ WITH x AS (SELECT id FROM b WHERE id BETWEEN 70 AND 79) DELETE FROM a USING x WH
 WITH s AS (SELECT id, v FROM a WHERE id BETWEEN 1 AND 5) INSERT INTO arch SELECT id + 1200, 'cte select', id, v FROM s
 
 -- group: INSERT … SELECT
+-- expect: run
 INSERT INTO arch SELECT id + 1100, 'copy', id, v FROM a WHERE id BETWEEN 1 AND 10
 INSERT INTO arch SELECT id + 2100, 'copy', id, w FROM b WHERE id BETWEEN 15 AND 25
 INSERT INTO a SELECT id + 400, v, n FROM a WHERE id BETWEEN 45 AND 55
@@ -276,6 +277,7 @@ INSERT INTO arch SELECT 8000 + x, y, a_id, note FROM c WHERE x = 12 AND y = 'p'
 INSERT INTO a SELECT 800, 'one row', 1 WHERE EXISTS (SELECT 1 FROM b WHERE id = 50)
 
 -- group: multi-row INSERT over several shards
+-- expect: run
 INSERT INTO arch VALUES (20, 'multi', 1, 'a'), (1020, 'multi', 2, 'b'), (2020, 'multi', 3, 'c')
 INSERT INTO a VALUES (601, 'm1', 1), (-1, 'm2', 2)
 INSERT INTO a VALUES (602, 'm3', 1), (2, 'dup', 1)
@@ -296,6 +298,7 @@ SELECT b.id, l.n FROM b LEFT JOIN LATERAL (SELECT n FROM a WHERE a.id = b.id) l 
 UPDATE h SET val = l.n FROM LATERAL (SELECT n FROM a WHERE a.id = 5) l WHERE h.id BETWEEN 26 AND 29
 
 -- group: set operations in subqueries
+-- expect: run
 DELETE FROM a WHERE id IN (SELECT id FROM b WHERE m = 1 UNION SELECT x FROM c WHERE y = 'p' AND x > 35)
 UPDATE a SET v = 'except' WHERE id IN (SELECT id FROM b WHERE id < 40 EXCEPT SELECT a_id FROM h)
 UPDATE a SET v = 'intersect' WHERE id IN (SELECT id FROM b INTERSECT SELECT a_id FROM c)

@@ -120,6 +120,19 @@ TEST(SqlTokensTest, HighestParameter) {
   EXPECT_EQ(highest_parameter("SELECT 1"), 0);
   EXPECT_EQ(highest_parameter("SELECT $2, $10, $3"), 10);
   EXPECT_EQ(highest_parameter("SELECT '$5', $1 -- $7"), 1);
+}
+
+TEST(ReplaceParameters, OnlyParameterTokensAreReplaced) {
+  auto r = replace_parameters("SELECT $2, '$1', \"$1\", $$ $1 $$, $1 /* $2 */ FROM t WHERE a=$1",
+                              {"CAST('x' AS text)", "NULL"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r,
+            "SELECT NULL, '$1', \"$1\", $$ $1 $$, CAST('x' AS text) /* $2 */ FROM t WHERE "
+            "a=CAST('x' AS text)");
+  auto missing = replace_parameters("SELECT $3", {"1", "2"});
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().sqlstate, "42P02");
+  EXPECT_EQ(*replace_parameters("SELECT 1", {}), "SELECT 1");
   EXPECT_EQ(highest_parameter("SELECT $$ $9 $$"), 0);
 }
 
