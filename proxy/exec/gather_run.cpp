@@ -120,7 +120,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     if (shards->empty()) {
       // Only reference tables (every shard holds their rows): a shard the statement uses
       // already, else the one it prefers, else the first.
-      shards->push_back(!used.empty()                ? used.begin()->first
+      shards->push_back(!used.empty()              ? used.begin()->first
                         : ctx.preferred_shard >= 0 ? ctx.preferred_shard
                                                    : 0);
     }

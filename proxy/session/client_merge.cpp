@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "proxy/exec/merge.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -14,16 +15,6 @@ namespace {
 
 constexpr size_t kBatch = 64 * 1024;
 constexpr size_t kBacklog = 256 * 1024;
-
-/// One shard's part of the merge.
-struct ShardRun {
-  int shard = 0;
-  std::shared_ptr<BackendConnection> conn;
-  bool described = false;  // its RowDescription arrived
-  bool ended = false;      // its CommandComplete (or error) arrived
-  bool ready = false;      // its ReadyForQuery arrived: the connection is idle again
-  bool failed = false;     // the connection cannot be reused
-};
 
 /// The collation of the connection's database (what orders its text by default).
 awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
@@ -330,123 +321,70 @@ awaitable<bool> ClientSession::stream_merge(
     MessageWriter(request).begin('E').cstr("").i32(0).end();
     MessageWriter(request).begin('S').end();
   }
-  std::optional<Error> error;              // pgrange's own error
-  std::optional<std::string> shard_error;  // the first ErrorResponse body a shard sent
-  std::vector<ShardRun> runs(conns.size());
-  routing::ResultMerge merger(merge, runs.size());
-
-  // Start the query everywhere first, so the shards work while pgrange reads.
-  for (size_t i = 0; i < runs.size(); ++i) {
-    runs[i].shard = conns[i]->shard_index();
-    runs[i].conn = conns[i];
-    runs[i].ready = true;  // nothing sent yet: nothing to read
-  }
-  for (size_t i = 0; i < runs.size() && !error; ++i) {
-    BackendPool& pool = worker_.pool(static_cast<size_t>(runs[i].shard));
-    if (!pool.collation() &&
-        (merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate)) {
-      auto c = co_await database_collation(*runs[i].conn);
-      if (!c) {
-        error = c.error();
-        runs[i].failed = true;
-        break;
-      }
-      pool.collation() = *c;
-    }
-    if (auto e = co_await start_request(*runs[i].conn, request)) {
-      error = *e;
-      runs[i].failed = true;
+  std::optional<exec::ExecFailure> failure;
+  // What orders text on each shard: the merge compares it bytewise (checked below).
+  bool compares =
+      merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate;
+  for (const auto& conn : conns) {
+    // The session's settings first, on each connection.
+    if (auto e = co_await sync_settings(*conn)) {
+      failure = exec::ExecFailure::of(*e);
       break;
     }
-    runs[i].ready = false;
+    BackendPool& pool = worker_.pool(static_cast<size_t>(conn->shard_index()));
+    if (!compares || pool.collation()) continue;
+    auto c = co_await database_collation(*conn);
+    if (!c) {
+      conn->mark_broken();
+      failure = exec::ExecFailure::of(c.error());
+      break;
+    }
+    pool.collation() = *c;
   }
 
-  // Reads shard i's next message into the merge; false when the statement cannot go on.
-  auto read_one = [&](size_t i) -> awaitable<bool> {
-    ShardRun& run = runs[i];
-    char type = 0;
-    std::string body;
-    auto r = co_await run.conn->read_message(type, body);
-    if (!r) {
-      run.failed = run.ready = run.ended = true;
-      if (!error && !shard_error) error = r.error();
-      co_return false;
-    }
-    switch (type) {
-      case 'T':
-        run.described = true;
-        if (auto d = merger.describe(i, body); !d) {
-          if (!error && !shard_error) error = d.error();
-          co_return false;
-        }
-        co_return true;
-      case 'D':
-        if (auto a = merger.add_row(i, std::move(body)); !a) {
-          if (!error && !shard_error) error = a.error();
-          co_return false;
-        }
-        co_return true;
-      case 'C':
-        run.ended = true;
-        merger.end_of_rows(i);
-        co_return true;
-      case 'E':
-        run.ended = true;
-        if (!error && !shard_error) shard_error = std::move(body);
-        co_return false;
-      case 'Z':
-        run.ready = run.ended = true;
-        if (!run.described && !error && !shard_error) {
-          error = Error::make(sqlstate::kInternalError, "a shard answered the query without rows");
-        }
-        merger.end_of_rows(i);
-        co_return !error && !shard_error;
-      case 'I':  // EmptyQueryResponse cannot happen for a SELECT
-      case '1':  // ParseComplete, BindComplete of the extended protocol
-      case '2':
-        co_return true;
-      default:  // NoticeResponse, ParameterStatus: pass on
-        MessageWriter(buf).begin(type).bytes(body).end();
-        co_return true;
-    }
-  };
-
-  // Every shard's RowDescription, then the merged one for the client.
-  for (size_t i = 0; i < runs.size() && !error && !shard_error; ++i) {
-    while (!runs[i].described && !runs[i].ready) {
-      if (!co_await read_one(i)) break;
-    }
+  // The plan: the query on each shard (Route), merged (Merge).
+  std::vector<std::unique_ptr<exec::ShardQuery>> routes;
+  for (const auto& conn : conns) {
+    exec::ShardQuery::Options o;
+    o.conn = conn;
+    o.request = request;
+    o.sql = merge.shard_sql;
+    o.in_transaction = in_transaction;
+    o.bounded = merge.limit_pushed;
+    o.other = [&buf](char type, const std::string& body) {
+      MessageWriter(buf).begin(type).bytes(body).end();
+    };
+    routes.push_back(std::make_unique<exec::ShardQuery>(std::move(o)));
   }
-  if (!error && !shard_error && merger.compares_text()) {
+  exec::Merge tree(merge, std::move(routes));
+  if (!failure) {
+    if (auto o = co_await tree.open(); !o) failure = o.error();
+  }
+  if (!failure && tree.compares_text()) {
     // pgrange compares text bytewise: right only where the shards order it so too.
-    for (const ShardRun& run : runs) {
-      const auto& c = worker_.pool(static_cast<size_t>(run.shard)).collation();
+    for (const auto& conn : conns) {
+      const auto& c = worker_.pool(static_cast<size_t>(conn->shard_index())).collation();
       if (c && !sql::orders_bytewise(*c)) {
-        error = Error::make(sqlstate::kFeatureNotSupported,
-                            "comparing text over a table spread across several shards is not "
-                            "supported when the shards' databases use collation \"" +
-                                *c + "\": pgrange merges text in the C collation's order")
-                    .with_hint("create the shards' databases with LC_COLLATE 'C'");
+        failure = exec::ExecFailure::of(
+            Error::make(sqlstate::kFeatureNotSupported,
+                        "comparing text over a table spread across several shards is not "
+                        "supported when the shards' databases use collation \"" +
+                            *c + "\": pgrange merges text in the C collation's order")
+                .with_hint("create the shards' databases with LC_COLLATE 'C'"));
         break;
       }
     }
   }
-  if (!error && !shard_error && (ext == nullptr || ext->describe)) {
-    MessageWriter(buf).begin('T').bytes(merger.row_description()).end();
+  if (!failure && (ext == nullptr || ext->describe)) {
+    MessageWriter(buf).begin('T').bytes(tree.columns()).end();
   }
-
-  // The merge: read what it wants, send what it decides.
-  while (!error && !shard_error && !merger.finished()) {
-    if (auto w = merger.wanted()) {
-      if (runs[*w].ended) {
-        merger.end_of_rows(*w);
-        continue;
-      }
-      if (!co_await read_one(*w)) break;
-      continue;
-    }
-    if (auto s = merger.step(buf); !s) {
-      error = s.error();
+  // The rows, sent as the merge decides them.
+  while (!failure) {
+    exec::Batch batch;
+    auto more = co_await tree.next(batch);
+    buf += batch.data;
+    if (!more) {
+      failure = more.error();
       break;
     }
     if (buf.size() >= kBatch) {
@@ -454,48 +392,18 @@ awaitable<bool> ClientSession::stream_merge(
       buf.clear();
       if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
     }
+    if (!*more) break;
   }
+  co_await tree.close(failure.has_value());
 
-  // The shards still sending: after an error, or when nothing bounds what is left, they are
-  // cancelled; a shard whose pushed-down LIMIT bounds its rest is read to its end. In a
-  // transaction a cancel would abort the shard's transaction (which a ROLLBACK TO SAVEPOINT
-  // could not tell from the client's own error), so there every shard is read to its end.
-  bool failed = error.has_value() || shard_error.has_value();
-  for (ShardRun& run : runs) {
-    if (!run.conn || run.ready) continue;
-    bool cancelled = false;
-    if (!in_transaction && !run.ended && (failed || !merge.limit_pushed)) {
-      co_await send_cancel_request(run.conn->shard(), run.conn->pid(), run.conn->secret());
-      cancelled = true;
-    }
-    bool saw_cancel = false;
-    while (!run.ready) {
-      char type = 0;
-      std::string body;
-      auto r = co_await run.conn->read_message(type, body);
-      if (!r) {
-        run.failed = run.ready = true;
-        break;
-      }
-      if (type == 'E' && parse_error_fields(body).sqlstate == "57014") saw_cancel = true;
-      if (type == 'Z') run.ready = true;
-    }
-    // A cancel that found the query already done may still strike the connection's next
-    // statement: such a connection is closed, not reused.
-    if (cancelled && !saw_cancel) run.failed = true;
-  }
-  for (ShardRun& run : runs) {
-    if (run.failed) run.conn->mark_broken();
-  }
-
-  if (shard_error) {
-    write_shard_error(buf, *shard_error);
-  } else if (error) {
-    write_error(buf, *error);
+  if (failure && failure->shard_error) {
+    write_shard_error(buf, *failure->shard_error);
+  } else if (failure) {
+    write_error(buf, *failure->error);
   } else {
-    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(merger.rows())).end();
+    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(tree.rows_out())).end();
   }
-  co_return !failed;
+  co_return !failure;
 }
 
 }  // namespace pgrange::proxy

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>  // before asio/awaitable.hpp (Boost 1.74)
+#include <vector>
+
+#include "common/error.hpp"
+#include "proxy/asio.hpp"
+
+namespace pgrange::proxy::exec {
+
+/// Why an operator stopped: pgrange's own error, or the first ErrorResponse body a shard sent
+/// (passed on to the client as the shard said it).
+struct ExecFailure {
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+
+  static ExecFailure of(Error e) { return ExecFailure{std::move(e), std::nullopt}; }
+  static ExecFailure from_shard(std::string body) {
+    return ExecFailure{std::nullopt, std::move(body)};
+  }
+};
+
+template <typename T>
+using ExecResult = tl::expected<T, ExecFailure>;
+
+/// Rows handed from an operator to the one above it: DataRow messages as the client gets them
+/// (type byte and length included), so that the root writes them out as they are.
+struct Batch {
+  std::string data;
+  uint64_t rows = 0;
+};
+
+/// One step of a plan over several shards, run by pgrange. A plan is a tree of them: each
+/// pulls rows from its inputs, the root's rows go to the client. The life of one: open()
+/// (work starts: shards get their SQL), columns() (the rows' RowDescription), next() until it
+/// says there is no more, close() (what still runs is stopped or read out).
+class Operator {
+ public:
+  virtual ~Operator() = default;
+
+  /// Starts it and its inputs; after it, columns() is known.
+  virtual awaitable<ExecResult<void>> open() = 0;
+  /// The RowDescription body of its rows.
+  virtual std::string columns() const = 0;
+  /// Appends its next rows to `out`; false once it has none left (`out` may still have got
+  /// some).
+  virtual awaitable<ExecResult<bool>> next(Batch& out) = 0;
+  /// Ends it and its inputs. With `abandon` (an error, or no more rows wanted) work still
+  /// running is stopped; connections that cannot be used again are marked broken.
+  virtual awaitable<void> close(bool abandon) = 0;
+  /// The operators it reads, in order.
+  virtual std::vector<const Operator*> inputs() const = 0;
+  /// What it does, in one line (EXPLAIN).
+  virtual std::string describe() const = 0;
+
+  /// Rows it handed up so far (EXPLAIN ANALYZE, CommandComplete).
+  uint64_t rows_out() const { return rows_out_; }
+
+ protected:
+  uint64_t rows_out_ = 0;
+};
+
+}  // namespace pgrange::proxy::exec
