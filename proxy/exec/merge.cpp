@@ -11,7 +11,7 @@ constexpr size_t kBatchBytes = 64 * 1024;
 
 }  // namespace
 
-Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardQuery>> inputs)
+Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs)
     : query_(query), inputs_(std::move(inputs)), merge_(std::move(query), inputs_.size()) {}
 
 awaitable<ExecResult<void>> Merge::open() {
@@ -30,9 +30,9 @@ awaitable<ExecResult<void>> Merge::open() {
 
 awaitable<ExecResult<bool>> Merge::next(Batch& out) {
   std::string body;
-  while (!merge_.finished() && out.data.size() < kBatchBytes) {
+  while (!merge_.finished() && out.data.size() < kBatchBytes && out.rows < out.max_rows) {
     if (auto w = merge_.wanted()) {
-      ShardQuery& in = *inputs_[*w];
+      ShardRows& in = *inputs_[*w];
       if (in.ended()) {
         merge_.end_of_rows(*w);
         continue;

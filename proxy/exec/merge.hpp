@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "proxy/exec/operator.hpp"
-#include "proxy/exec/shard_query.hpp"
 #include "routing/merge/result_merge.hpp"
 #include "sql/merge_query.hpp"
 
@@ -18,7 +17,7 @@ namespace pgrange::proxy::exec {
 /// groups an aggregate must sort).
 class Merge final : public Operator {
  public:
-  Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardQuery>> inputs);
+  Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs);
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return merge_.row_description(); }
@@ -32,7 +31,7 @@ class Merge final : public Operator {
 
  private:
   sql::MergeQuery query_;
-  std::vector<std::unique_ptr<ShardQuery>> inputs_;
+  std::vector<std::unique_ptr<ShardRows>> inputs_;
   routing::ResultMerge merge_;
 };
 

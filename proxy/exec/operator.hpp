@@ -31,6 +31,9 @@ using ExecResult = tl::expected<T, ExecFailure>;
 struct Batch {
   std::string data;
   uint64_t rows = 0;
+  /// The most rows the caller wants now (a cursor's FETCH count): an operator may stop there
+  /// rather than read further ahead.
+  uint64_t max_rows = UINT64_MAX;
 };
 
 /// One step of a plan over several shards, run by pgrange. A plan is a tree of them: each
@@ -61,6 +64,18 @@ class Operator {
 
  protected:
   uint64_t rows_out_ = 0;
+};
+
+/// The rows of one shard, which a Merge reads a row at a time (Route, a shard's cursor).
+class ShardRows : public Operator {
+ public:
+  /// Sends the shard its work without waiting for the answer (open() does it if not done
+  /// before): a plan starts every shard before it waits for any.
+  virtual awaitable<ExecResult<void>> start() = 0;
+  /// The next row's DataRow body into `body`; false once the shard has no more.
+  virtual awaitable<ExecResult<bool>> next_row(std::string& body) = 0;
+  /// No rows are left to read.
+  virtual bool ended() const = 0;
 };
 
 }  // namespace pgrange::proxy::exec

@@ -86,7 +86,7 @@ awaitable<ExecResult<bool>> ShardQuery::next_row(std::string& body) {
 
 awaitable<ExecResult<bool>> ShardQuery::next(Batch& out) {
   std::string body;
-  while (out.data.size() < kBatchBytes) {
+  while (out.data.size() < kBatchBytes && out.rows < out.max_rows) {
     auto more = co_await next_row(body);
     if (!more) co_return tl::unexpected(more.error());
     if (!*more) co_return false;

@@ -12,7 +12,7 @@ namespace pgrange::proxy::exec {
 /// Route: one query on one shard's connection, its rows as they stream in. The request may be
 /// a Query or the extended protocol's Parse/Bind/Describe/Execute/Sync; the connection is the
 /// caller's (a pooled one, or a transaction block's part) and stays open after close().
-class ShardQuery final : public Operator {
+class ShardQuery final : public ShardRows {
  public:
   struct Options {
     std::shared_ptr<BackendConnection> conn;
@@ -30,21 +30,18 @@ class ShardQuery final : public Operator {
 
   explicit ShardQuery(Options o);
 
-  /// Sends the request (open() does, if not done before): a plan starts every shard's query
-  /// before it waits for any.
-  awaitable<ExecResult<void>> start();
+  awaitable<ExecResult<void>> start() override;
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
   awaitable<ExecResult<bool>> next(Batch& out) override;
-  /// The next row's DataRow body into `body`; false once the query sent all of them.
-  awaitable<ExecResult<bool>> next_row(std::string& body);
+  awaitable<ExecResult<bool>> next_row(std::string& body) override;
   awaitable<void> close(bool abandon) override;
   std::vector<const Operator*> inputs() const override { return {}; }
   std::string describe() const override;
 
   int shard() const { return o_.conn->shard_index(); }
   /// Its CommandComplete (or error) came: no rows left.
-  bool ended() const { return ended_; }
+  bool ended() const override { return ended_; }
 
  private:
   /// Reads one message; what it means for the query is kept in the flags below.

@@ -11,6 +11,7 @@
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/shard_cursor.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -262,9 +263,11 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   std::string request;
   write_query(request, declare);
   Coordinated::Cursor cursor;
-  if (!co_await open_shard_cursors(cursor, merge, plan.route.shards, request, out)) co_return;
-  write_query(cursor.fetch_request,
+  if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return;
+  std::string fetch;
+  write_query(fetch,
               "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
+  build_cursor_tree(cursor, merge, fetch, stmt.name);
   cursor.replay_mark = c.replay.size();
   cursor.no_scroll = stmt.no_scroll;
   c.cursors.emplace(stmt.name, std::move(cursor));
@@ -341,7 +344,7 @@ awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
     moved += *got;
   }
   if (fetch) {
-    if (!std::all_of(cursor.described.begin(), cursor.described.end(), [](bool d) { return d; })) {
+    if (!cursor.opened) {
       // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
       auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
       if (!none) {
@@ -349,70 +352,39 @@ awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
         co_return;
       }
     }
-    MessageWriter(out).begin('T').bytes(cursor.merge->row_description()).end();
+    MessageWriter(out).begin('T').bytes(cursor.tree->columns()).end();
     out += rows;
   }
   MessageWriter(out).begin('C').cstr((fetch ? "FETCH " : "MOVE ") + std::to_string(moved)).end();
 }
 
-awaitable<Result<void>> ClientSession::fetch_cursor_batches(
-    Coordinated::Cursor& cursor, std::vector<size_t> inputs,
-    std::optional<std::string>& shard_error) {
-  auto conn_of = [&](size_t i) -> BackendConnection& {
-    return cursor.held.empty() ? *coord_->parts.at(cursor.shards[i]) : *cursor.held[i];
-  };
-  std::optional<Error> error;
-  std::vector<size_t> sent;
-  for (size_t i : inputs) {
-    std::string request = cursor.fetch_request;
-    BackendConnection& conn = conn_of(i);
-    if (auto e = co_await start_request(conn, std::move(request))) {
-      conn.mark_broken();
-      error = *e;
-      break;
-    }
-    sent.push_back(i);
+void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                                      const std::string& fetch, const std::string& name) {
+  std::vector<std::unique_ptr<exec::ShardRows>> inputs;
+  for (const auto& conn : cursor.conns) {
+    inputs.push_back(std::make_unique<exec::ShardCursor>(conn, fetch, kCursorBatch, name));
   }
-  for (size_t i : sent) {
-    BackendConnection& conn = conn_of(i);
-    uint64_t got = 0;
-    for (;;) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await conn.read_message(type, body); !r) {
-        if (!error) error = r.error();
-        break;
-      }
-      if (type == 'T' && !cursor.described[i]) {
-        if (auto d = cursor.merge->describe(i, body); !d && !error) error = d.error();
-        cursor.described[i] = true;
-      } else if (type == 'D') {
-        cursor.rows[i].push_back(std::move(body));
-        ++got;
-      } else if (type == 'E' && !shard_error) {
-        shard_error = std::move(body);
-      } else if (type == 'Z') {
-        break;
-      }
-    }
-    if (got < kCursorBatch) cursor.drained[i] = true;
-  }
-  if (shard_error && !error) error = Error::make("XX000", "a shard failed the FETCH");
-  if (error) co_return tl::unexpected(*error);
-  co_return Result<void>{};
+  cursor.tree = std::make_unique<exec::Merge>(merge, std::move(inputs));
 }
 
 awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,
                                                           bool keep, std::string& rows,
                                                           std::optional<std::string>& shard_error) {
-  // The columns first: every shard's cursor is read once before the merge hands out a row.
-  std::vector<size_t> undescribed;
-  for (size_t i = 0; i < cursor.shards.size(); ++i) {
-    if (!cursor.described[i]) undescribed.push_back(i);
+  auto failed = [&](const exec::ExecFailure& f) -> Result<uint64_t> {
+    if (f.shard_error) {
+      shard_error = f.shard_error;
+      return tl::unexpected(Error::make("XX000", "a shard failed the FETCH"));
+    }
+    return tl::unexpected(*f.error);
+  };
+  // The session's settings (a SET since the DECLARE) on the connections before they answer.
+  for (const auto& conn : cursor.conns) {
+    if (auto e = co_await sync_settings(*conn)) co_return tl::unexpected(*e);
   }
-  if (!undescribed.empty()) {
-    if (auto r = co_await fetch_cursor_batches(cursor, undescribed, shard_error); !r)
-      co_return tl::unexpected(r.error());
+  // The columns first: every shard's cursor is read once before the merge hands out a row.
+  if (!cursor.opened) {
+    if (auto o = co_await cursor.tree->open(); !o) co_return failed(o.error());
+    cursor.opened = true;
   }
   uint64_t moved = 0;
   while (moved < n) {
@@ -423,35 +395,18 @@ awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& c
       ++cursor.position;
       continue;
     }
-    if (cursor.merge->finished()) break;
-    if (auto wanted = cursor.merge->wanted()) {
-      size_t i = *wanted;
-      if (cursor.rows[i].empty() && !cursor.drained[i]) {
-        if (auto r = co_await fetch_cursor_batches(cursor, std::vector<size_t>(1, i), shard_error);
-            !r)
-          co_return tl::unexpected(r.error());
-        continue;
-      }
-      if (cursor.rows[i].empty()) {
-        cursor.merge->end_of_rows(i);
-      } else {
-        auto added = cursor.merge->add_row(i, std::move(cursor.rows[i].front()));
-        cursor.rows[i].pop_front();
-        if (!added) co_return tl::unexpected(added.error());
-      }
-      continue;
-    }
-    std::string decided;
-    if (auto s = cursor.merge->step(decided); !s) co_return tl::unexpected(s.error());
+    if (cursor.finished) break;
+    exec::Batch batch;
+    batch.max_rows = n - moved;
+    auto more = co_await cursor.tree->next(batch);
+    if (!more) co_return failed(more.error());
+    cursor.finished = !*more;
     // One DataRow message at a time, as the client fetches them.
-    for (std::string_view rest = decided;;) {
+    for (std::string_view rest = batch.data;;) {
       FrameResult fr = read_typed_frame(rest, rest.size());
       if (fr.status != FrameStatus::kReady) break;
       cursor.ready.emplace_back(rest.substr(0, fr.frame.total_size));
       rest.remove_prefix(fr.frame.total_size);
-    }
-    if (decided.empty() && !cursor.merge->wanted() && !cursor.merge->finished()) {
-      co_return tl::unexpected(Error::make("XX000", "the cursor's merge made no progress"));
     }
   }
   co_return moved;
@@ -524,28 +479,23 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   MessageWriter(declare).begin('E').cstr("").i32(0).end();
   MessageWriter(declare).begin('S').end();
   Coordinated::Cursor portal;
-  if (!co_await open_shard_cursors(portal, merge, plan.route.shards, declare, out)) {
+  if (!co_await open_shard_cursors(portal, plan.route.shards, declare, out)) {
     skip_until_sync_ = true;
     channel_.send(std::move(out));
     co_return true;
   }
-  MessageWriter(portal.fetch_request)
+  std::string fetch;
+  MessageWriter(fetch)
       .begin('P')
       .cstr("")
       .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
       .i16(0)
       .end();
-  MessageWriter(portal.fetch_request)
-      .begin('B')
-      .cstr("")
-      .cstr("")
-      .i16(0)
-      .i16(0)
-      .bytes(results)
-      .end();
-  MessageWriter(portal.fetch_request).begin('D').byte('P').cstr("").end();
-  MessageWriter(portal.fetch_request).begin('E').cstr("").i32(0).end();
-  MessageWriter(portal.fetch_request).begin('S').end();
+  MessageWriter(fetch).begin('B').cstr("").cstr("").i16(0).i16(0).bytes(results).end();
+  MessageWriter(fetch).begin('D').byte('P').cstr("").end();
+  MessageWriter(fetch).begin('E').cstr("").i32(0).end();
+  MessageWriter(fetch).begin('S').end();
+  build_cursor_tree(portal, merge, fetch, name);
   auto& held = c.portals[run.portal];
   held = std::move(portal);
   co_await answer_portal(held, max_rows, run.describe, out);
@@ -618,7 +568,7 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
     skip_until_sync_ = true;
     co_return;
   }
-  if (describe) MessageWriter(out).begin('T').bytes(portal.merge->row_description()).end();
+  if (describe) MessageWriter(out).begin('T').bytes(portal.tree->columns()).end();
   out += rows;
   if (max_rows > 0 && *got == want) {
     MessageWriter(out).begin('s').end();  // PortalSuspended: the next Execute goes on
@@ -643,7 +593,8 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
       break;
     }
     std::shared_ptr<BackendConnection> conn = *acquired;
-    cursor.held.push_back(conn);
+    cursor.held = true;
+    cursor.conns.push_back(conn);
     cursor.shards.push_back(shard);
     // Outside a block the DECLARE is its own transaction: PostgreSQL materializes the cursor's
     // rows as it commits, and the cursor stays on the connection.
@@ -669,20 +620,18 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
     fail_cursor(error ? *error : Error{}, shard_error, out);
     co_return;
   }
-  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
-  cursor.rows.resize(cursor.shards.size());
-  cursor.described.assign(cursor.shards.size(), false);
-  cursor.drained.assign(cursor.shards.size(), false);
-  write_query(cursor.fetch_request,
+  std::string fetch;
+  write_query(fetch,
               "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
+  build_cursor_tree(cursor, merge, fetch, stmt.name);
   cursor.no_scroll = stmt.no_scroll;
   held_cursors_.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
 }
 
 awaitable<void> ClientSession::close_held_cursor(Coordinated::Cursor cursor) {
-  for (size_t i = 0; i < cursor.held.size(); ++i) {
-    auto& conn = cursor.held[i];
+  for (size_t i = 0; i < cursor.conns.size(); ++i) {
+    auto& conn = cursor.conns[i];
     bool reusable = false;
     if (!conn->broken()) {
       auto closed = co_await conn->run_simple("CLOSE ALL");
@@ -718,7 +667,6 @@ void ClientSession::fail_coordinated(const Error& e, const std::optional<std::st
 }
 
 awaitable<bool> ClientSession::open_shard_cursors(Coordinated::Cursor& cursor,
-                                                  const sql::MergeQuery& merge,
                                                   const std::vector<int>& shards,
                                                   const std::string& request, std::string& out) {
   for (int shard : shards) {
@@ -748,11 +696,8 @@ awaitable<bool> ClientSession::open_shard_cursors(Coordinated::Cursor& cursor,
       co_return false;
     }
     cursor.shards.push_back(shard);
+    cursor.conns.push_back(coord_->parts.at(shard));
   }
-  cursor.merge = std::make_unique<routing::ResultMerge>(merge, cursor.shards.size());
-  cursor.rows.resize(cursor.shards.size());
-  cursor.described.assign(cursor.shards.size(), false);
-  cursor.drained.assign(cursor.shards.size(), false);
   co_return true;
 }
 

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "proxy/exec/merge.hpp"
+#include "proxy/exec/shard_query.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -343,7 +344,7 @@ awaitable<bool> ClientSession::stream_merge(
   }
 
   // The plan: the query on each shard (Route), merged (Merge).
-  std::vector<std::unique_ptr<exec::ShardQuery>> routes;
+  std::vector<std::unique_ptr<exec::ShardRows>> routes;
   for (const auto& conn : conns) {
     exec::ShardQuery::Options o;
     o.conn = conn;

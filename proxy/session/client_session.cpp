@@ -157,8 +157,8 @@ awaitable<void> ClientSession::run() {
   }
   for (auto& [name, cursor] : held_cursors_) {
     // Held cursors the client left open: closed with their connections.
-    for (size_t i = 0; i < cursor.held.size(); ++i) {
-      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(cursor.held[i], false);
+    for (size_t i = 0; i < cursor.conns.size(); ++i) {
+      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(cursor.conns[i], false);
     }
   }
   held_cursors_.clear();

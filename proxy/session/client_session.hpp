@@ -16,6 +16,7 @@
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/backend/cancel_registry.hpp"
 #include "proxy/exec/gather_run.hpp"
+#include "proxy/exec/merge.hpp"
 #include "proxy/session/client_channel.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 #include "routing/merge/result_merge.hpp"
@@ -439,19 +440,19 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// shard of its query, in this transaction, read forward batch by batch as the client
     /// fetches, and merged.
     struct Cursor {
-      std::unique_ptr<routing::ResultMerge> merge;
-      std::vector<int> shards;                    ///< the shard of each merge input
-      std::vector<std::deque<std::string>> rows;  ///< fetched from each shard, not merged yet
-      std::vector<bool> described;                ///< its RowDescription came
-      std::vector<bool> drained;                  ///< the shard's cursor has no rows left
-      std::deque<std::string> ready;              ///< merged DataRow messages, not fetched yet
-      uint64_t position = 0;                      ///< rows fetched or moved over so far
-      size_t replay_mark = 0;                     ///< replay.size() when it was declared
-      bool no_scroll = false;                     ///< declared NO SCROLL
-      std::string fetch_request;                  ///< what asks a shard's cursor for its next batch
-      /// A cursor WITH HOLD: the connection holding each input's cursor, out of the pool
-      /// until CLOSE (empty: the transaction's parts hold them).
-      std::vector<std::shared_ptr<BackendConnection>> held;
+      /// Its rows: each shard's cursor (exec::ShardCursor) merged (exec::Merge).
+      std::unique_ptr<exec::Merge> tree;
+      std::vector<int> shards;        ///< the shard of each merge input
+      bool opened = false;            ///< every shard's cursor read once (the columns are known)
+      bool finished = false;          ///< the merge has no rows left
+      std::deque<std::string> ready;  ///< merged DataRow messages, not fetched yet
+      uint64_t position = 0;          ///< rows fetched or moved over so far
+      size_t replay_mark = 0;         ///< replay.size() when it was declared
+      bool no_scroll = false;         ///< declared NO SCROLL
+      /// The connection holding each input's cursor: the transaction's parts, or for a cursor
+      /// WITH HOLD connections out of the pool until CLOSE (`held`).
+      std::vector<std::shared_ptr<BackendConnection>> conns;
+      bool held = false;
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
     /// Cursors whose query stays on one shard, declared in the coordinated transaction: the
@@ -514,21 +515,20 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, uint64_t n, bool keep,
                                              std::string& rows,
                                              std::optional<std::string>& shard_error);
-  /// Asks the shards of `cursor`'s inputs `inputs` for their next batch, then reads their
-  /// answers into cursor.rows (the first ErrorResponse's body into `shard_error`).
-  awaitable<Result<void>> fetch_cursor_batches(Coordinated::Cursor& cursor,
-                                               std::vector<size_t> inputs,
-                                               std::optional<std::string>& shard_error);
+  /// Makes `cursor`'s tree: the cursor `name` on each of its connections, fetched with
+  /// `fetch`, merged as `merge` says.
+  static void build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                                const std::string& fetch, const std::string& name);
   /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
   /// the coordinated transaction.
   void fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,
                         std::string& out);
   /// Runs `request` (a DECLARE of the merge's shard query) on the coordinated transaction's
-  /// part on each of `shards`, and sets `cursor` up to merge them; false (the error answered
-  /// in `out`, the transaction failed) when a shard refuses or cannot be reached.
-  awaitable<bool> open_shard_cursors(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
-                                     const std::vector<int>& shards, const std::string& request,
-                                     std::string& out);
+  /// part on each of `shards`, and records them in `cursor` (build_cursor_tree makes its tree);
+  /// false (the error answered in `out`, the transaction failed) when a shard refuses or cannot
+  /// be reached.
+  awaitable<bool> open_shard_cursors(Coordinated::Cursor& cursor, const std::vector<int>& shards,
+                                     const std::string& request, std::string& out);
   /// INSERT … SELECT whose rows the shards cannot make on their own (client_insert_select.cpp):
   /// runs its query and writes the INSERT with the rows as VALUES into expanded_sql_ (true),
   /// or, when the query found none, the answer into expanded_answer_; false for one the
