@@ -10,6 +10,8 @@
 #include <map>
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/concatenate.hpp"
+#include "proxy/exec/copy_range.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -28,8 +30,6 @@ namespace {
 constexpr size_t kFlushBytes = 64 * 1024;
 constexpr size_t kBacklog = 256 * 1024;
 /// The binary COPY file header PostgreSQL writes (signature, flags, no extension).
-constexpr std::string_view kBinaryHeader{"PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19};
-constexpr std::string_view kBinaryTrailer{"\377\377", 2};
 
 /// Consecutive rows one shard received: its lines [shard_line, shard_line + count) are the
 /// client's lines [client_line, client_line + count).
@@ -680,105 +680,75 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
     co_return true;
   }
 
+  // The plan: each step a Route of its own, one after the other.
   bool binary = stmt->options.format == sql::CopyFormat::kBinary;
   bool header = stmt->options.header && !binary;
-  bool described = false;
-  std::string tag;
+  std::vector<std::unique_ptr<exec::Operator>> parts;
+  for (size_t step = 0; step < steps.size(); ++step) {
+    exec::CopyRange::Options o;
+    o.shard = steps[step].first;
+    o.shard_name = view->shard_name(steps[step].first);
+    o.statement = steps[step].second;
+    o.first = step == 0;
+    o.binary = binary;
+    o.header = header;
+    o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
+      std::shared_ptr<BackendConnection> conn;
+      if (coord_) {
+        auto part = co_await coordinated_part(shard);
+        if (!part) co_return tl::unexpected(part.error());
+        conn = coord_->parts.at(shard);
+      } else {
+        auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+        if (!acquired) co_return tl::unexpected(acquired.error());
+        conn = *acquired;
+      }
+      if (auto e = co_await sync_settings(*conn)) {
+        conn->mark_broken();
+        if (!coord_) worker_.pool(static_cast<size_t>(shard)).release(conn, false);
+        co_return tl::unexpected(*e);
+      }
+      co_return conn;
+    };
+    if (!coord_) {
+      o.release = [this](std::shared_ptr<BackendConnection> conn) {
+        worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+      };
+    }
+    o.other = [&out](char type, const std::string& body) {
+      MessageWriter(out).begin(type).bytes(body).end();
+    };
+    parts.push_back(std::make_unique<exec::CopyRange>(std::move(o)));
+  }
+  exec::Concatenate tree(std::move(parts));
   std::optional<Error> failure;
   std::optional<std::string> shard_error;
-  for (size_t step = 0; step < steps.size() && !failure && !shard_error; ++step) {
-    auto [shard, statement] = steps[step];
-    std::shared_ptr<BackendConnection> pooled;
-    BackendConnection* conn = nullptr;
-    if (coord_) {
-      auto part = co_await coordinated_part(shard);
-      if (!part) {
-        failure = part.error();
-        break;
-      }
-      conn = *part;
-    } else {
-      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) {
-        failure = acquired.error();
-        break;
-      }
-      pooled = *acquired;
-      conn = pooled.get();
-    }
-    std::string request;
-    write_query(request, statement);
-    if (auto e = co_await start_request(*conn, std::move(request))) {
-      conn->mark_broken();
-      failure = *e;
-    }
-    bool first_data = true;
-    std::string held;  // the last CopyData, until we know it is not the binary trailer
-    bool holding = false;
-    while (!failure) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await conn->read_message(type, body); !r) {
-        conn->mark_broken();
-        failure = r.error();
-        break;
-      }
-      if (type == 'Z') break;
-      switch (type) {
-        case 'H':
-          if (!described) MessageWriter(out).begin('H').bytes(body).end();
-          described = true;
-          break;
-        case 'd': {
-          std::string_view data = body;
-          if (first_data) {
-            first_data = false;
-            if (step > 0 && header) break;  // the header line once, from the first step
-            if (step > 0 && binary && data.substr(0, kBinaryHeader.size()) == kBinaryHeader) {
-              data.remove_prefix(kBinaryHeader.size());
-            }
-          }
-          if (binary) {
-            if (holding && !held.empty()) MessageWriter(out).begin('d').bytes(held).end();
-            held.assign(data);
-            holding = true;
-          } else if (!data.empty()) {
-            MessageWriter(out).begin('d').bytes(data).end();
-          }
-          break;
-        }
-        case 'c':
-          if (holding) {
-            // The binary trailer goes once, at the very end.
-            std::string_view last = held;
-            if (last.size() >= kBinaryTrailer.size() &&
-                last.substr(last.size() - kBinaryTrailer.size()) == kBinaryTrailer) {
-              last.remove_suffix(kBinaryTrailer.size());
-            }
-            if (!last.empty()) MessageWriter(out).begin('d').bytes(last).end();
-            holding = false;
-          }
-          break;
-        case 'C':
-          tag = add_tag_counts(tag, std::string(body.c_str()));
-          break;
-        case 'E':
-          if (!shard_error) shard_error = std::move(body);
-          break;
-        case 'N':
-          MessageWriter(out).begin('N').bytes(body).end();
-          break;
-        default:
-          break;
-      }
-      if (out.size() >= kFlushBytes) {
-        channel_.send(std::move(out));
-        out.clear();
-        if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
-      }
-    }
-    if (pooled) worker_.pool(static_cast<size_t>(shard)).release(pooled, !pooled->broken());
+  auto failed = [&](const exec::ExecFailure& f) {
+    failure = f.error;
+    shard_error = f.shard_error;
+  };
+  if (auto o = co_await tree.open(); !o) {
+    failed(o.error());
+  } else {
+    MessageWriter(out).begin('H').bytes(tree.columns()).end();
   }
+  while (!failure && !shard_error) {
+    exec::Batch batch;
+    auto more = co_await tree.next(batch);
+    out += batch.data;
+    if (!more) {
+      failed(more.error());
+      break;
+    }
+    if (out.size() >= kFlushBytes) {
+      channel_.send(std::move(out));
+      out.clear();
+      if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
+    }
+    if (!*more) break;
+  }
+  co_await tree.close(failure || shard_error);
+  std::string tag = "COPY " + std::to_string(tree.rows_out());
   if (failure || shard_error) {
     if (shard_error) {
       write_shard_error(out, *shard_error);
@@ -790,9 +760,9 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
       txn_status_ = 'E';
     }
   } else {
-    if (binary) MessageWriter(out).begin('d').bytes(kBinaryTrailer).end();
+    if (binary) MessageWriter(out).begin('d').bytes(exec::kCopyBinaryTrailer).end();
     MessageWriter(out).begin('c').end();
-    MessageWriter(out).begin('C').cstr(tag.empty() ? "COPY 0" : tag).end();
+    MessageWriter(out).begin('C').cstr(tag).end();
   }
   write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));

@@ -1,0 +1,142 @@
+// The COPY … TO Route: one shard's COPY TO STDOUT, as the client's COPY's next part.
+
+#include "proxy/exec/copy_range.hpp"
+
+#include <cstdlib>
+#include <utility>
+
+#include "proxy/wire/message_writer.hpp"
+
+namespace pgrange::proxy::exec {
+namespace {
+
+constexpr size_t kBatchBytes = 64 * 1024;
+constexpr std::string_view kBinaryHeader{"PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19};
+
+/// The row count of a "COPY n" tag.
+uint64_t copy_count(const std::string& tag) {
+  auto space = tag.rfind(' ');
+  return space == std::string::npos ? 0 : std::strtoull(tag.c_str() + space + 1, nullptr, 10);
+}
+
+}  // namespace
+
+CopyRange::CopyRange(Options o) : o_(std::move(o)) {}
+
+awaitable<ExecResult<void>> CopyRange::open() {
+  auto conn = co_await o_.acquire(o_.shard);
+  if (!conn) co_return tl::unexpected(ExecFailure::of(conn.error()));
+  conn_ = *conn;
+  std::string request;
+  write_query(request, o_.statement);
+  if (auto r = co_await conn_->send(request); !r) {
+    conn_->mark_broken();
+    done_ = true;
+    co_return tl::unexpected(ExecFailure::of(r.error()));
+  }
+  // Up to its CopyOutResponse (or its error).
+  while (columns_.empty() && !done_) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn_->read_message(type, body); !r) {
+      conn_->mark_broken();
+      done_ = true;
+      co_return tl::unexpected(ExecFailure::of(r.error()));
+    }
+    if (type == 'H') {
+      columns_ = std::move(body);
+    } else if (type == 'E') {
+      if (!shard_error_) shard_error_ = std::move(body);
+    } else if (type == 'Z') {
+      done_ = true;
+    } else if (type == 'N' && o_.other) {
+      o_.other(type, body);
+    }
+  }
+  if (shard_error_) co_return tl::unexpected(ExecFailure::from_shard(*shard_error_));
+  co_return ExecResult<void>{};
+}
+
+awaitable<ExecResult<bool>> CopyRange::next(Batch& out) {
+  while (!done_ && out.data.size() < kBatchBytes) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn_->read_message(type, body); !r) {
+      conn_->mark_broken();
+      done_ = true;
+      co_return tl::unexpected(ExecFailure::of(r.error()));
+    }
+    switch (type) {
+      case 'd': {
+        std::string_view data = body;
+        if (first_data_) {
+          first_data_ = false;
+          if (!o_.first && o_.header) break;  // the header line once, from the first part
+          if (!o_.first && o_.binary && data.substr(0, kBinaryHeader.size()) == kBinaryHeader) {
+            data.remove_prefix(kBinaryHeader.size());
+          }
+        }
+        if (o_.binary) {
+          if (holding_ && !held_.empty()) MessageWriter(out.data).begin('d').bytes(held_).end();
+          held_.assign(data);
+          holding_ = true;
+        } else if (!data.empty()) {
+          MessageWriter(out.data).begin('d').bytes(data).end();
+        }
+        break;
+      }
+      case 'c':
+        if (holding_) {
+          // The binary trailer goes once, at the very end (the root writes it).
+          std::string_view last = held_;
+          if (last.size() >= kCopyBinaryTrailer.size() &&
+              last.substr(last.size() - kCopyBinaryTrailer.size()) == kCopyBinaryTrailer) {
+            last.remove_suffix(kCopyBinaryTrailer.size());
+          }
+          if (!last.empty()) MessageWriter(out.data).begin('d').bytes(last).end();
+          holding_ = false;
+        }
+        break;
+      case 'C': {
+        uint64_t n = copy_count(std::string(body.c_str()));
+        out.rows += n;
+        rows_out_ += n;
+        break;
+      }
+      case 'E':
+        if (!shard_error_) shard_error_ = std::move(body);
+        break;
+      case 'Z':
+        done_ = true;
+        break;
+      case 'N':
+        if (o_.other) o_.other(type, body);
+        break;
+      default:
+        break;
+    }
+  }
+  if (shard_error_ && done_) co_return tl::unexpected(ExecFailure::from_shard(*shard_error_));
+  co_return !done_;
+}
+
+awaitable<void> CopyRange::close(bool) {
+  // A COPY TO cannot be stopped halfway but by losing the connection: it is read to its end.
+  while (conn_ && !done_) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn_->read_message(type, body); !r) {
+      conn_->mark_broken();
+      break;
+    }
+    done_ = type == 'Z';
+  }
+  if (conn_ && o_.release) o_.release(std::move(conn_));
+  conn_.reset();
+}
+
+std::string CopyRange::describe() const {
+  return "Route on shard " + o_.shard_name + ": " + o_.statement;
+}
+
+}  // namespace pgrange::proxy::exec

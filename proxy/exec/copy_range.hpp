@@ -1,0 +1,57 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "proxy/backend/backend_connection.hpp"
+#include "proxy/exec/operator.hpp"
+
+namespace pgrange::proxy::exec {
+
+/// The binary COPY format's trailer (a tuple count of -1), written once after every part.
+inline constexpr std::string_view kCopyBinaryTrailer{"\377\377", 2};
+
+/// A Route for COPY … TO STDOUT: one shard's `COPY (…) TO STDOUT`, its CopyData messages handed
+/// up as they come (Batch::rows counts its rows when the shard's COPY completes). Its columns
+/// are the CopyOutResponse. Several of them, concatenated, make one COPY of the client's: all
+/// but the first leave out the header line (CSV HEADER) and the binary format's header, and
+/// each leaves out the binary trailer, which the root writes once at the end.
+class CopyRange final : public Operator {
+ public:
+  struct Options {
+    int shard = 0;
+    std::string shard_name;
+    std::string statement;  ///< COPY (…) TO STDOUT …
+    bool first = true;      ///< the first of the client's COPY: header lines kept
+    bool binary = false;
+    bool header = false;
+    /// The connection to run it on (synced with the session's settings), and what gives it
+    /// back when the COPY is done (nothing, for a transaction block's part).
+    std::function<awaitable<Result<std::shared_ptr<BackendConnection>>>(int)> acquire;
+    std::function<void(std::shared_ptr<BackendConnection>)> release;
+    /// What the shard sends besides its COPY (NoticeResponse), passed on.
+    std::function<void(char type, const std::string& body)> other;
+  };
+
+  explicit CopyRange(Options o);
+
+  awaitable<ExecResult<void>> open() override;
+  std::string columns() const override { return columns_; }
+  awaitable<ExecResult<bool>> next(Batch& out) override;
+  awaitable<void> close(bool abandon) override;
+  std::vector<const Operator*> inputs() const override { return {}; }
+  std::string describe() const override;
+
+ private:
+  Options o_;
+  std::shared_ptr<BackendConnection> conn_;
+  std::string columns_;
+  bool first_data_ = true;
+  std::string held_;  // binary: the last CopyData, until it is known not to be the trailer
+  bool holding_ = false;
+  bool done_ = false;  // ReadyForQuery came
+  std::optional<std::string> shard_error_;
+};
+
+}  // namespace pgrange::proxy::exec
