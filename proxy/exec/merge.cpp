@@ -11,8 +11,12 @@ constexpr size_t kBatchBytes = 64 * 1024;
 
 }  // namespace
 
-Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs)
-    : query_(query), inputs_(std::move(inputs)), merge_(std::move(query), inputs_.size()) {}
+Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs,
+             std::function<std::optional<Error>()> text_order)
+    : query_(query),
+      inputs_(std::move(inputs)),
+      merge_(std::move(query), inputs_.size()),
+      text_order_(std::move(text_order)) {}
 
 awaitable<ExecResult<void>> Merge::open() {
   // Every shard's query first, so the shards work while pgrange waits for the first.
@@ -24,6 +28,9 @@ awaitable<ExecResult<void>> Merge::open() {
     if (auto d = merge_.describe(i, inputs_[i]->columns()); !d) {
       co_return tl::unexpected(ExecFailure::of(d.error()));
     }
+  }
+  if (merge_.compares_text() && text_order_) {
+    if (auto e = text_order_()) co_return tl::unexpected(ExecFailure::of(std::move(*e)));
   }
   co_return ExecResult<void>{};
 }

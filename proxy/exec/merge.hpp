@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,10 @@ namespace pgrange::proxy::exec {
 /// groups an aggregate must sort).
 class Merge final : public Operator {
  public:
-  Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs);
+  /// `text_order`: once the merge knows it compares text, whether the shards order text as it
+  /// does (bytewise); the error to stop with when they do not.
+  Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs,
+        std::function<std::optional<Error>()> text_order = {});
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return merge_.row_description(); }
@@ -33,6 +38,7 @@ class Merge final : public Operator {
   sql::MergeQuery query_;
   std::vector<std::unique_ptr<ShardRows>> inputs_;
   routing::ResultMerge merge_;
+  std::function<std::optional<Error>()> text_order_;
 };
 
 }  // namespace pgrange::proxy::exec

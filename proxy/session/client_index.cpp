@@ -11,6 +11,7 @@
 #include <set>
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/lookup.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -256,76 +257,79 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
     co_return co_await run_merge(**merge, route);
   }
 
-  // 1. The entries in the index's spans, from the shards of the index ranges they overlap.
-  const std::string& entries_sql = read->first_step_sql;
-  const std::string& columns = read->key_columns;
-  std::set<std::vector<std::optional<std::string>>> keys;
-  for (int shard : lookup.shards) {
-    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-    if (!acquired) {
-      finish_with(acquired.error());
-      co_return true;
+  // 1. The entries in the index's spans, from the shards of the index ranges they overlap (all
+  // at once), then 2. the rows those keys name, from the shards owning them: a Lookup.
+  std::vector<std::shared_ptr<BackendConnection>> held;  // pooled, given back at the end
+  auto acquire = [&](const std::vector<int>& shards)
+      -> awaitable<Result<std::vector<std::shared_ptr<BackendConnection>>>> {
+    std::vector<std::shared_ptr<BackendConnection>> conns;
+    for (int shard : shards) {
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+      if (!acquired) co_return tl::unexpected(acquired.error());
+      held.push_back(*acquired);
+      conns.push_back(*acquired);
     }
-    auto conn = *acquired;
-    std::optional<Error> failed;
-    if (auto e = co_await start_query(*conn, entries_sql)) {
-      failed = *e;
-    } else {
-      auto reply = co_await read_replies(*conn);
-      if (!reply) {
-        failed = reply.error();
-      } else if (reply->error) {
-        failed = error_of(*reply->error);
-      } else {
-        for (const std::string& row : reply->rows) keys.insert(data_row_values(row));
+    co_return conns;
+  };
+  const std::string columns = read->key_columns;
+  exec::Lookup::Then then = [&, t, columns, view](const std::vector<std::string>& rows)
+      -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
+    std::set<std::vector<std::optional<std::string>>> keys;
+    for (const std::string& row : rows) keys.insert(data_row_values(row));
+    std::set<int> shards;
+    std::string in_list;
+    for (const auto& values : keys) {
+      auto key = routing::point_key(*t, values);
+      if (!key) co_return tl::unexpected(exec::ExecFailure::of(key.error()));
+      if (const routing::RangeDescriptor* r = view->ranges().lookup(*key)) {
+        int shard = view->shard_index(r->shard);
+        if (shard >= 0) shards.insert(shard);
       }
+      std::string tuple;
+      for (const auto& v : values) {
+        tuple += (tuple.empty() ? "" : ", ") + (v ? sql::quote_literal(*v) : std::string("NULL"));
+      }
+      in_list += (in_list.empty() ? "(" : ", (") + tuple + ")";
     }
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
-    if (failed) {
-      finish_with(*failed);
-      co_return true;
+    std::string condition =
+        in_list.empty() ? std::string("false") : "(" + columns + ") IN (" + in_list + ")";
+    if (shards.empty()) {
+      // No entry: one shard answers (no row, or the aggregates of none) with the right columns.
+      auto ranges = view->table_ranges(t->table_id);
+      if (!ranges.empty()) shards.insert(view->shard_index(view->ranges().at(ranges[0]).shard));
     }
+    auto restricted = sql::restrict_select(text, condition);
+    if (!restricted) co_return tl::unexpected(exec::ExecFailure::of(restricted.error()));
+    auto merge = worker_.merge_plan(*restricted, *t);
+    if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
+    auto conns = co_await acquire(std::vector<int>(shards.begin(), shards.end()));
+    if (!conns) co_return tl::unexpected(exec::ExecFailure::of(conns.error()));
+    auto rows_of_keys = co_await merge_tree(**merge, *conns, nullptr, false, out);
+    if (!rows_of_keys) co_return tl::unexpected(rows_of_keys.error());
+    co_return std::unique_ptr<exec::Operator>(std::move(*rows_of_keys));
+  };
+  sql::MergeQuery entries;  // the entries of every index shard, one shard after another
+  entries.shard_sql = read->first_step_sql;
+  std::optional<exec::ExecFailure> failure;
+  std::unique_ptr<exec::Lookup> tree;
+  if (auto conns = co_await acquire(lookup.shards); !conns) {
+    failure = exec::ExecFailure::of(conns.error());
+  } else if (auto source = co_await merge_tree(entries, *conns, nullptr, false, out); !source) {
+    failure = source.error();
+  } else {
+    tree = std::make_unique<exec::Lookup>(
+        std::move(*source), then,
+        "Lookup: table " + t->name + "'s rows of the keys the entries name, from their shards");
   }
-
-  // 2. The rows those keys name, from the shards owning them (the index join).
-  std::set<int> shards;
-  std::string in_list;
-  for (const auto& values : keys) {
-    auto key = routing::point_key(*t, values);
-    if (!key) {
-      finish_with(key.error());
-      co_return true;
-    }
-    if (const routing::RangeDescriptor* r = view->ranges().lookup(*key)) {
-      int shard = view->shard_index(r->shard);
-      if (shard >= 0) shards.insert(shard);
-    }
-    std::string tuple;
-    for (const auto& v : values) {
-      tuple += (tuple.empty() ? "" : ", ") + (v ? sql::quote_literal(*v) : std::string("NULL"));
-    }
-    in_list += (in_list.empty() ? "(" : ", (") + tuple + ")";
+  co_await send_tree(tree.get(), failure, nullptr, out);
+  tree.reset();
+  for (auto& conn : held) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
-  std::string condition =
-      in_list.empty() ? std::string("false") : "(" + columns + ") IN (" + in_list + ")";
-  if (shards.empty()) {
-    // No entry: one shard answers (no row, or the aggregates of none) with the right columns.
-    auto ranges = view->table_ranges(t->table_id);
-    if (!ranges.empty()) shards.insert(view->shard_index(view->ranges().at(ranges[0]).shard));
-  }
-  auto restricted = sql::restrict_select(text, condition);
-  if (!restricted) {
-    finish_with(restricted.error());
-    co_return true;
-  }
-  auto merge = worker_.merge_plan(*restricted, *t);
-  if (!*merge) {
-    finish_with(merge->error());
-    co_return true;
-  }
-  routing::Route route;
-  route.shards.assign(shards.begin(), shards.end());
-  co_return co_await run_merge(**merge, route);
+  write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  leave_ranges();
+  co_return true;
 }
 
 ClientSession::Plan ClientSession::plan_create_index(char type, sql::IndexSpec spec) {

@@ -300,13 +300,9 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   co_return true;
 }
 
-awaitable<bool> ClientSession::stream_merge(
+awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_tree(
     const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
-    ExtendedMerge* ext, bool in_transaction, std::string& buf) {
-  if (ext != nullptr) {
-    emit_ready_synthetics(buf);
-    if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
-  }
+    const ExtendedMerge* ext, bool in_transaction, std::string& buf) {
   std::string request;
   if (ext == nullptr) {
     write_query(request, merge.shard_sql);
@@ -322,28 +318,38 @@ awaitable<bool> ClientSession::stream_merge(
     MessageWriter(request).begin('E').cstr("").i32(0).end();
     MessageWriter(request).begin('S').end();
   }
-  std::optional<exec::ExecFailure> failure;
-  // What orders text on each shard: the merge compares it bytewise (checked below).
+  // What orders text on each shard: the merge compares it bytewise (checked once it knows).
   bool compares =
       merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate;
+  std::vector<int> shards;
   for (const auto& conn : conns) {
+    shards.push_back(conn->shard_index());
     // The session's settings first, on each connection.
-    if (auto e = co_await sync_settings(*conn)) {
-      failure = exec::ExecFailure::of(*e);
-      break;
-    }
+    if (auto e = co_await sync_settings(*conn)) co_return tl::unexpected(exec::ExecFailure::of(*e));
     BackendPool& pool = worker_.pool(static_cast<size_t>(conn->shard_index()));
     if (!compares || pool.collation()) continue;
     auto c = co_await database_collation(*conn);
     if (!c) {
       conn->mark_broken();
-      failure = exec::ExecFailure::of(c.error());
-      break;
+      co_return tl::unexpected(exec::ExecFailure::of(c.error()));
     }
     pool.collation() = *c;
   }
-
-  // The plan: the query on each shard (Route), merged (Merge).
+  // pgrange compares text bytewise: right only where the shards order it so too.
+  auto text_order = [this, shards]() -> std::optional<Error> {
+    for (int shard : shards) {
+      const auto& c = worker_.pool(static_cast<size_t>(shard)).collation();
+      if (c && !sql::orders_bytewise(*c)) {
+        return Error::make(sqlstate::kFeatureNotSupported,
+                           "comparing text over a table spread across several shards is not "
+                           "supported when the shards' databases use collation \"" +
+                               *c + "\": pgrange merges text in the C collation's order")
+            .with_hint("create the shards' databases with LC_COLLATE 'C'");
+      }
+    }
+    return std::nullopt;
+  };
+  // The query on each shard (Route), merged (Merge).
   std::vector<std::unique_ptr<exec::ShardRows>> routes;
   for (const auto& conn : conns) {
     exec::ShardQuery::Options o;
@@ -357,32 +363,22 @@ awaitable<bool> ClientSession::stream_merge(
     };
     routes.push_back(std::make_unique<exec::ShardQuery>(std::move(o)));
   }
-  exec::Merge tree(merge, std::move(routes));
+  co_return std::make_unique<exec::Merge>(merge, std::move(routes), std::move(text_order));
+}
+
+awaitable<bool> ClientSession::send_tree(exec::Operator* root,
+                                         std::optional<exec::ExecFailure> failure,
+                                         const ExtendedMerge* ext, std::string& buf) {
   if (!failure) {
-    if (auto o = co_await tree.open(); !o) failure = o.error();
-  }
-  if (!failure && tree.compares_text()) {
-    // pgrange compares text bytewise: right only where the shards order it so too.
-    for (const auto& conn : conns) {
-      const auto& c = worker_.pool(static_cast<size_t>(conn->shard_index())).collation();
-      if (c && !sql::orders_bytewise(*c)) {
-        failure = exec::ExecFailure::of(
-            Error::make(sqlstate::kFeatureNotSupported,
-                        "comparing text over a table spread across several shards is not "
-                        "supported when the shards' databases use collation \"" +
-                            *c + "\": pgrange merges text in the C collation's order")
-                .with_hint("create the shards' databases with LC_COLLATE 'C'"));
-        break;
-      }
-    }
+    if (auto o = co_await root->open(); !o) failure = o.error();
   }
   if (!failure && (ext == nullptr || ext->describe)) {
-    MessageWriter(buf).begin('T').bytes(tree.columns()).end();
+    MessageWriter(buf).begin('T').bytes(root->columns()).end();
   }
-  // The rows, sent as the merge decides them.
+  // The rows, sent as the tree hands them up.
   while (!failure) {
     exec::Batch batch;
-    auto more = co_await tree.next(batch);
+    auto more = co_await root->next(batch);
     buf += batch.data;
     if (!more) {
       failure = more.error();
@@ -395,16 +391,28 @@ awaitable<bool> ClientSession::stream_merge(
     }
     if (!*more) break;
   }
-  co_await tree.close(failure.has_value());
+  if (root != nullptr) co_await root->close(failure.has_value());
 
   if (failure && failure->shard_error) {
     write_shard_error(buf, *failure->shard_error);
   } else if (failure) {
     write_error(buf, *failure->error);
   } else {
-    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(tree.rows_out())).end();
+    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(root->rows_out())).end();
   }
   co_return !failure;
+}
+
+awaitable<bool> ClientSession::stream_merge(
+    const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
+    ExtendedMerge* ext, bool in_transaction, std::string& buf) {
+  if (ext != nullptr) {
+    emit_ready_synthetics(buf);
+    if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
+  }
+  auto tree = co_await merge_tree(merge, conns, ext, in_transaction, buf);
+  if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf);
+  co_return co_await send_tree(tree->get(), std::nullopt, ext, buf);
 }
 
 }  // namespace pgrange::proxy

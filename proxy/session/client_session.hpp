@@ -699,6 +699,18 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                                 std::string& out, bool inputs_only = false);
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
+  /// The tree that runs a merge plan's shard query on `conns` (one idle connection per shard,
+  /// given the session's settings here) and merges their rows; notices go to `buf`.
+  /// `in_transaction`: the connections hold the client's transaction (read to the end, never
+  /// cancelled).
+  awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> merge_tree(
+      const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
+      const ExtendedMerge* ext, bool in_transaction, std::string& buf);
+  /// Runs a tree (unless `failure` says it could not be made) and sends its answer to `buf`:
+  /// RowDescription (when described), the rows, then CommandComplete or the error (no
+  /// ReadyForQuery). Returns false when the statement failed.
+  awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
+                            const ExtendedMerge* ext, std::string& buf);
   /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
   /// merged answer, ending with its CommandComplete or error (no ReadyForQuery) in `buf`.
   /// `in_transaction`: the connections hold the client's transaction, so a shard is read to
