@@ -14,6 +14,10 @@ namespace pgrange::proxy::exec {
 namespace {
 
 constexpr size_t kFlushAt = 64 * 1024;
+/// What a row pgrange holds costs beyond its text (its std::string and the allocation's own
+/// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
+constexpr size_t kRowOverhead = sizeof(std::string) + 16;
+constexpr size_t kValueOverhead = sizeof(std::string) + 48;
 
 /// The type OID of column `i` of a RowDescription body (0 when it has none).
 uint32_t column_type(std::string_view description, size_t i) {
@@ -83,7 +87,11 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   // Per input, per provided column: its distinct non-NULL values, and their type.
   std::vector<std::vector<std::set<std::string>>> provided(plan.inputs.size());
   std::vector<std::vector<uint32_t>> provided_types(plan.inputs.size());
+  // What the rows cost pgrange, as query_memory counts it: each row's text and the string that
+  // holds it (`held`), and the text again twice (`text`) for the statement written from the
+  // rows and the message that carries it to its shard.
   size_t held = 0;
+  size_t text = 0;
   outcome.steps.resize(plan.inputs.size());
   std::vector<std::chrono::steady_clock::time_point> started(plan.inputs.size());
   // Reads sent and not read yet, in the order they were sent (a connection answers in order).
@@ -154,41 +162,62 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   auto read_pending = [&]() -> awaitable<void> {
     for (const Pending& p : pending) {
       const routing::GatherInput& in = plan.inputs[p.input];
-      auto reply = co_await read_replies(*p.conn);
-      if (!reply) {
-        if (outcome.ok()) outcome.error = reply.error();
-        continue;
-      }
-      if (reply->error) {
-        // Its transaction (if any) is aborted, not ended: rolled back below.
-        if (outcome.ok()) outcome.shard_error = std::move(reply->error);
-        continue;
-      }
-      if (p.ends) open_transactions.erase(p.shard);
-      if (!outcome.ok()) continue;
-      for (size_t c = 0; c < in.provides.size() && reply->description; ++c) {
-        provided_types[p.input][c] = column_type(*reply->description, c + 1);
-      }
-      for (const std::string& row : reply->rows) {
-        auto values = data_row_values(row);
-        if (values.empty() || !values[0]) continue;
-        held += values[0]->size() + 3;
-        rows[p.input].push_back(std::move(*values[0]));
-        for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
-          if (values[c + 1]) provided[p.input][c].insert(std::move(*values[c + 1]));
+      // Its rows as they come (never the whole answer at once): the row, and the values of
+      // the columns a lookup after it reads.
+      std::optional<std::string> description;
+      std::optional<std::string> shard_error;
+      uint64_t got = 0;
+      for (;;) {
+        char type = 0;
+        std::string body;
+        if (auto r = co_await p.conn->read_message(type, body); !r) {
+          p.conn->mark_broken();
+          if (outcome.ok()) outcome.error = r.error();
+          break;
+        }
+        if (type == 'Z') break;
+        if (type == 'T') {
+          description = std::move(body);
+          for (size_t c = 0; c < in.provides.size(); ++c) {
+            provided_types[p.input][c] = column_type(*description, c + 1);
+          }
+        } else if (type == 'E' && !shard_error) {
+          shard_error = std::move(body);
+        } else if (type == 'D' && !shard_error && outcome.ok()) {
+          ++got;
+          auto values = data_row_values(body);
+          if (values.empty() || !values[0]) continue;
+          held += values[0]->size() + 3 + kRowOverhead;
+          text += values[0]->size() + 3;
+          rows[p.input].push_back(std::move(*values[0]));
+          for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
+            if (!values[c + 1]) continue;
+            size_t size = values[c + 1]->size();
+            if (provided[p.input][c].insert(std::move(*values[c + 1])).second) {
+              held += size + kValueOverhead;
+            }
+          }
         }
       }
+      if (shard_error) {
+        // Its transaction (if any) is aborted, not ended: rolled back below.
+        if (outcome.ok()) outcome.shard_error = std::move(shard_error);
+        continue;
+      }
+      if (p.ends && !p.conn->broken()) open_transactions.erase(p.shard);
+      if (!outcome.ok()) continue;
       auto& step = outcome.steps[p.input];
-      step.rows += reply->rows.size();
+      step.rows += got;
       step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           started[p.input])
                     .count();
-      if (held > ctx.memory_limit && outcome.ok()) {
+      if (held + 2 * text > ctx.memory_limit && outcome.ok()) {
         outcome.error =
             Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
                                      std::to_string(ctx.memory_limit) + " bytes)")
                 .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
-                             std::to_string(held) + " bytes.")
+                             std::to_string(held + 2 * text) +
+                             " bytes (the rows, and the statement that carries them to a shard).")
                 .with_hint(
                     "narrow the query with conditions on the tables' keys, or raise "
                     "query_memory in pgrange's configuration");
@@ -209,8 +238,14 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   // 2. The statement, on the shard that read the most (or the block's own); or, for the
   // caller to run, with the rows written in.
   int shard = ctx.preferred_shard;
+  // The rows are in the statement from here on: what held them is given back.
+  auto release_rows = [&] {
+    std::vector<std::vector<std::string>>().swap(rows);
+    std::vector<std::vector<std::set<std::string>>>().swap(provided);
+  };
   if (ctx.inputs_only) {
     if (outcome.ok()) outcome.statement = plan.final_sql(rows);
+    release_rows();
     shard = -1;
   }
   if (shard < 0) {
@@ -233,6 +268,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
       outcome.error = conn.error();
     } else {
       std::string final_sql = plan.final_sql(rows);
+      release_rows();
       std::string request;
       int settle = 0;  // answers to read before the statement's own
       if (reads.count(shard) != 0 && !ctx.float_digits_sql.empty()) {
@@ -253,6 +289,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
         MessageWriter(request).begin('E').cstr("").i32(0).end();
         MessageWriter(request).begin('S').end();
       }
+      std::string().swap(final_sql);  // the request holds it now
       // The statement's own transaction there ends with it (one round trip less).
       bool ends_here = open_transactions.erase(shard) != 0;
       if (ends_here) write_query(request, "COMMIT");
