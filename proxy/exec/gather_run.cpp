@@ -103,6 +103,9 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   };
   std::vector<Pending> pending;
   std::vector<bool> read(plan.inputs.size(), false);
+  // An input left in the statement as its table, read where the statement runs (`on_shard`).
+  std::vector<bool> kept(plan.inputs.size(), false);
+  int on_shard = -1;
 
   // Sends input i's read to every shard it reaches (its lookup's source read already).
   auto send = [&](size_t i) -> awaitable<void> {
@@ -123,6 +126,16 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     auto shards = ctx.route(*sql);
     if (!shards) {
       outcome.error = shards.error();
+      co_return;
+    }
+    if (shards->size() == 1 && i + 1 == plan.inputs.size() && !ctx.inputs_only) {
+      // The last input (no lookup reads it) on one shard: the statement runs there, on the
+      // table itself, and its rows are not read. Every row of it the statement can use is
+      // there: the conditions pushed down and the lookup are the statement's own.
+      kept[i] = true;
+      on_shard = shards->front();
+      outcome.steps[i].shards = *shards;
+      outcome.steps[i].in_place = true;
       co_return;
     }
     if (shards->empty()) {
@@ -237,7 +250,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
 
   // 2. The statement, on the shard that read the most (or the block's own); or, for the
   // caller to run, with the rows written in.
-  int shard = ctx.preferred_shard;
+  int shard = on_shard >= 0 ? on_shard : ctx.preferred_shard;
   // The rows are in the statement from here on: what held them is given back.
   auto release_rows = [&] {
     std::vector<std::vector<std::string>>().swap(rows);
@@ -267,7 +280,7 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
     if (!conn) {
       outcome.error = conn.error();
     } else {
-      std::string final_sql = plan.final_sql(rows);
+      std::string final_sql = plan.final_sql(rows, kept);
       release_rows();
       std::string request;
       int settle = 0;  // answers to read before the statement's own

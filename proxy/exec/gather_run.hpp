@@ -56,6 +56,8 @@ struct GatherOutcome {
     std::vector<int> shards;
     uint64_t rows = 0;
     double ms = 0;
+    /// Not read: the statement ran on its one shard, on the table itself.
+    bool in_place = false;
   };
   std::vector<Step> steps;
   bool ok() const { return !shard_error && !error; }

@@ -187,6 +187,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
                                : std::string("Gather");
         char ms[32];
         std::snprintf(ms, sizeof ms, "%.3f", st.ms);
+        if (st.in_place) {
+          rs.rows.push_back({"  actual: " + what + ": not read, its rows all on " +
+                             names(st.shards) + ", where the statement ran on the table"});
+          continue;
+        }
         rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
                            names(st.shards) + ", " + ms + " ms"});
       }

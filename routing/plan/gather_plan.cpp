@@ -413,6 +413,41 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     }
     plan.inputs.push_back(std::move(in));
   }
+  // A reference table no lookup reads first stays in the statement: whichever shard runs it
+  // holds all its rows, so reading them into pgrange would only cost a round trip.
+  std::vector<size_t> new_index(plan.inputs.size(), SIZE_MAX);
+  std::vector<GatherInput> kept;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    const GatherInput& in = plan.inputs[i];
+    const TableDescriptor* t =
+        view.find_table(s.relations[in.use].table.schema, s.relations[in.use].table.name);
+    if (t != nullptr && t->reference && in.provides.empty()) {
+      plan.in_place.push_back(in.table);
+      continue;
+    }
+    new_index[i] = kept.size();
+    kept.push_back(in);
+  }
+  for (GatherInput& in : kept) {
+    if (in.lookup) in.lookup->source = new_index[in.lookup->source];
+  }
+  // Columns read for a lookup of a table left in place are not read.
+  for (size_t i = 0; i < kept.size(); ++i) {
+    std::vector<std::string> provides;
+    for (size_t c = 0; c < kept[i].provides.size(); ++c) {
+      bool used = false;
+      for (GatherInput& other : kept) {
+        if (!other.lookup || other.lookup->source != i || other.lookup->source_column != c) {
+          continue;
+        }
+        other.lookup->source_column = provides.size();
+        used = true;
+      }
+      if (used) provides.push_back(kept[i].provides[c]);
+    }
+    kept[i].provides = std::move(provides);
+  }
+  plan.inputs = std::move(kept);
   return plan;
 }
 
@@ -450,9 +485,12 @@ std::string rows_literal(const std::vector<std::string>& rows, std::string_view 
   return "CAST(" + dollar_quoted(array_text(rows)) + " AS " + std::string(relation) + "[])";
 }
 
-std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows) const {
-  std::vector<size_t> by_place(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) by_place[i] = i;
+std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows,
+                                  const std::vector<bool>& kept) const {
+  std::vector<size_t> by_place;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i >= kept.size() || !kept[i]) by_place.push_back(i);
+  }
   std::sort(by_place.begin(), by_place.end(),
             [&](size_t a, size_t b) { return inputs[a].name_begin < inputs[b].name_begin; });
   std::string out;
@@ -486,6 +524,14 @@ std::vector<std::string> GatherPlan::describe() const {
     }
     out.push_back("    Route: " + sql);
     for (const std::string& r : in.reasons) out.push_back("      " + r);
+    if (i + 1 == inputs.size()) {
+      out.push_back(
+          "      when the rows it reads are all on one shard: not read, the statement runs "
+          "there on the table itself");
+    }
+  }
+  for (const std::string& t : in_place) {
+    out.push_back("  In place: reference table " + t + " (every shard holds its rows)");
   }
   return out;
 }

@@ -51,6 +51,9 @@ struct GatherInput {
 struct GatherPlan {
   std::string text;  ///< the statement
   std::vector<GatherInput> inputs;
+  /// Reference tables the statement reads that no lookup needs first: every shard holds their
+  /// rows, so they stay in the statement and are read where it runs (EXPLAIN names them).
+  std::vector<std::string> in_place;
 
   /// The SQL that reads input i's rows: the whole row (its text is the row literal), then its
   /// `provides`. `lookup_values` are the distinct non-NULL text values of its lookup's source
@@ -60,8 +63,10 @@ struct GatherPlan {
                                        const std::vector<std::string>* lookup_values = nullptr,
                                        std::string_view lookup_type = {}) const;
   /// The statement with each input's rows (the text of each row, in order) in place of its
-  /// table.
-  std::string final_sql(const std::vector<std::vector<std::string>>& rows) const;
+  /// table; an input marked in `kept` stays the table it is (the statement then runs on the one
+  /// shard that holds every row of it the statement can use).
+  std::string final_sql(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<bool>& kept = {}) const;
   /// The tree, one operator per line, indented by depth (EXPLAIN).
   std::vector<std::string> describe() const;
 };

@@ -182,5 +182,58 @@ TEST_F(CoLocationTest, ATableSplitElsewhereIsAlignedByColocateWith) {
   EXPECT_EQ(r.sqlstate, "42P01") << r.message;
 }
 
+// A point of one table and the row it names in another, whose rows are all on one other
+// shard: the second table is not read into pgrange; the statement runs on its shard, on the
+// table itself, with the point's row written in (two round trips, not three).
+TEST_F(CoLocationTest, TheLastTableOfAJoinOnOneShardIsReadInPlace) {
+  auto c = cluster_->client();
+  for (const char* sql : {"CREATE TABLE g_a (id int8 PRIMARY KEY, b_id int8)",
+                          "CREATE TABLE g_b (id int8 PRIMARY KEY, v text)",
+                          "INSERT INTO g_a VALUES (1, 10), (2, 20), (3, NULL)",
+                          "INSERT INTO g_b VALUES (10, 'ten'), (20, 'twenty'), (30, 'thirty')"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  auto place = [&](const std::string& table, const std::string& shard) {
+    SqlResult r = pq_exec(c.get(), "SHOW RANGE FROM TABLE " + table + " FOR ROW (1)");
+    ASSERT_TRUE(r.ok()) << r.message;
+    if (r.at(0, 3) == shard) return;
+    r = pq_exec(c.get(), "ALTER RANGE " + r.at(0, 2) + " RELOCATE TO '" + shard + "'");
+    ASSERT_TRUE(r.ok()) << r.message;
+  };
+  place("g_a", "s1");
+  place("g_b", "s2");
+  const std::string point = "SELECT a.id, b.v FROM g_a a JOIN g_b b ON b.id = a.b_id WHERE a.id = ";
+  SqlResult plan = pq_exec(c.get(), "EXPLAIN ANALYZE " + point + "1");
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string all;
+  for (const auto& row : plan.rows) all += row[0] + "\n";
+  EXPECT_NE(all.find("  actual: Materialize g_a (as a): 1 rows from s1, "), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Materialize g_b (as b): not read, its rows all on s2, where the "
+                     "statement ran on the table"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Gather: 1 rows from s2, "), std::string::npos) << all;
+  // The answers, in both protocols and inside a block (whose own write the join sees).
+  EXPECT_EQ(pq_exec(c.get(), point + "1").rows,
+            (std::vector<std::vector<std::string>>{{"1", "ten"}}));
+  EXPECT_TRUE(pq_exec(c.get(), point + "3").rows.empty());
+  auto bound = answer_text(c.get(), ScriptStep(point + "$1", {"2"}));
+  EXPECT_NE(bound.find("2|twenty"), std::string::npos) << bound;
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "UPDATE g_b SET v = 'TEN' WHERE id = 10").ok());
+  EXPECT_EQ(pq_exec(c.get(), point + "1").rows,
+            (std::vector<std::vector<std::string>>{{"1", "TEN"}}));
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_EQ(pq_exec(c.get(), point + "1").rows,
+            (std::vector<std::vector<std::string>>{{"1", "ten"}}));
+  // An outer join keeps the point's row without a match.
+  SqlResult outer = pq_exec(c.get(),
+                            "SELECT a.id, b.v FROM g_a a LEFT JOIN g_b b ON b.id = "
+                            "a.b_id WHERE a.id = 3");
+  EXPECT_EQ(outer.rows, (std::vector<std::vector<std::string>>{{"3", "<null>"}})) << outer.message;
+}
+
 }  // namespace
 }  // namespace pgrange::testing
