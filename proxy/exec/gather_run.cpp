@@ -54,329 +54,371 @@ awaitable<Result<std::optional<std::string>>> drain(BackendConnection& conn) {
 
 }  // namespace
 
-awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherContext& ctx,
-                                    std::string& out) {
-  GatherOutcome outcome;
-  std::map<int, BackendConnection*> used;  // shard → connection, in the statement's snapshot
-  std::map<int, size_t> reads;             // shard → how many reads ran there
-  std::set<int> open_transactions;         // shards where a transaction of the statement's own is
-  // A connection; a read (`read`) opens the statement's own transaction there first, so that
-  // every read of the shard sees one snapshot (the statement itself reads no table).
-  // The last input's reads are the last reads of every shard: a shard first read there needs
-  // no transaction, and one read before ends its transaction with that read.
-  auto open = [&](int shard, bool read, bool last,
-                  std::string& prefix) -> awaitable<Result<BackendConnection*>> {
-    auto it = used.find(shard);
-    if (it == used.end()) {
-      auto conn = co_await ctx.connection(shard);
-      if (!conn) co_return conn;
-      it = used.emplace(shard, *conn).first;
-    }
-    if (ctx.own_transaction && read && !last && open_transactions.insert(shard).second) {
-      prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
-    }
-    co_return it->second;
-  };
+Gather::Gather(const routing::GatherPlan& plan, GatherContext& ctx)
+    : plan_(plan),
+      ctx_(ctx),
+      rows_(plan.inputs.size()),
+      provided_(plan.inputs.size()),
+      provided_types_(plan.inputs.size()),
+      started_(plan.inputs.size()),
+      read_(plan.inputs.size(), false),
+      kept_(plan.inputs.size(), false) {
+  outcome_.steps.resize(plan.inputs.size());
+}
+
+awaitable<Result<BackendConnection*>> Gather::connection(int shard, bool read, bool last,
+                                                         std::string& prefix) {
+  // A read opens the statement's own transaction there first, so that every read of the shard
+  // sees one snapshot (the statement itself reads no table). The last input's reads are the
+  // last reads of every shard: a shard first read there needs no transaction.
+  auto it = used_.find(shard);
+  if (it == used_.end()) {
+    auto conn = co_await ctx_.connection(shard);
+    if (!conn) co_return conn;
+    it = used_.emplace(shard, *conn).first;
+  }
+  if (ctx_.own_transaction && read && !last && open_transactions_.insert(shard).second) {
+    prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
+  }
+  co_return it->second;
+}
+
+awaitable<void> Gather::send_input(size_t i) {
+  const routing::GatherInput& in = plan_.inputs[i];
+  provided_[i].resize(in.provides.size());
+  provided_types_[i].assign(in.provides.size(), 0);
+  started_[i] = std::chrono::steady_clock::now();
+  std::optional<std::string> sql;
+  if (in.lookup) {
+    const auto& values = provided_[in.lookup->source][in.lookup->source_column];
+    std::vector<std::string> list(values.begin(), values.end());
+    uint32_t oid = provided_types_[in.lookup->source][in.lookup->source_column];
+    sql = plan_.fetch_sql(i, &list, routing::builtin_type_name(oid));
+  } else {
+    sql = plan_.fetch_sql(i);
+  }
+  if (!sql) co_return;  // the lookup leaves no row to read
+  auto shards = ctx_.route(*sql);
+  if (!shards) {
+    outcome_.error = shards.error();
+    co_return;
+  }
+  if (shards->size() == 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only) {
+    // The last input (no lookup reads it) on one shard: the statement runs there, on the
+    // table itself, and its rows are not read. Every row of it the statement can use is
+    // there: the conditions pushed down and the lookup are the statement's own.
+    kept_[i] = true;
+    on_shard_ = shards->front();
+    outcome_.steps[i].shards = *shards;
+    outcome_.steps[i].in_place = true;
+    co_return;
+  }
+  if (shards->empty()) {
+    // Only reference tables (every shard holds their rows): a shard the statement uses
+    // already, else the one it prefers, else the first.
+    shards->push_back(!used_.empty()              ? used_.begin()->first
+                      : ctx_.preferred_shard >= 0 ? ctx_.preferred_shard
+                                                  : 0);
+  }
+  outcome_.steps[i].shards = *shards;
+  bool last = i + 1 == plan_.inputs.size() && !ctx_.inputs_only;
   // Floats are read exactly: at the session's extra_float_digits if that is PostgreSQL's
   // default (1, shortest exact), else at 3 for the reads and the session's value again after.
   const std::string exact_floats =
-      ctx.float_digits_sql.empty() ? "" : "SET LOCAL extra_float_digits = 3;\n";
-
-  // 1. The inputs, in the plan's order.
-  std::vector<std::vector<std::string>> rows(plan.inputs.size());
-  // Per input, per provided column: its distinct non-NULL values, and their type.
-  std::vector<std::vector<std::set<std::string>>> provided(plan.inputs.size());
-  std::vector<std::vector<uint32_t>> provided_types(plan.inputs.size());
-  // What the rows cost pgrange, as query_memory counts it: each row's text and the string that
-  // holds it (`held`), and the text again twice (`text`) for the statement written from the
-  // rows and the message that carries it to its shard.
-  size_t held = 0;
-  size_t text = 0;
-  outcome.steps.resize(plan.inputs.size());
-  std::vector<std::chrono::steady_clock::time_point> started(plan.inputs.size());
-  // Reads sent and not read yet, in the order they were sent (a connection answers in order).
-  struct Pending {
-    size_t input = 0;
-    int shard = 0;
-    BackendConnection* conn = nullptr;
-    bool ends = false;  // its COMMIT ends the shard's transaction
-  };
-  std::vector<Pending> pending;
-  std::vector<bool> read(plan.inputs.size(), false);
-  // An input left in the statement as its table, read where the statement runs (`on_shard`).
-  std::vector<bool> kept(plan.inputs.size(), false);
-  int on_shard = -1;
-
-  // Sends input i's read to every shard it reaches (its lookup's source read already).
-  auto send = [&](size_t i) -> awaitable<void> {
-    const routing::GatherInput& in = plan.inputs[i];
-    provided[i].resize(in.provides.size());
-    provided_types[i].assign(in.provides.size(), 0);
-    started[i] = std::chrono::steady_clock::now();
-    std::optional<std::string> sql;
-    if (in.lookup) {
-      const auto& values = provided[in.lookup->source][in.lookup->source_column];
-      std::vector<std::string> list(values.begin(), values.end());
-      uint32_t oid = provided_types[in.lookup->source][in.lookup->source_column];
-      sql = plan.fetch_sql(i, &list, routing::builtin_type_name(oid));
-    } else {
-      sql = plan.fetch_sql(i);
-    }
-    if (!sql) co_return;  // the lookup leaves no row to read
-    auto shards = ctx.route(*sql);
-    if (!shards) {
-      outcome.error = shards.error();
+      ctx_.float_digits_sql.empty() ? "" : "SET LOCAL extra_float_digits = 3;\n";
+  for (int shard : *shards) {
+    std::string prefix;
+    auto conn = co_await connection(shard, true, last, prefix);
+    if (!conn) {
+      outcome_.error = conn.error();
       co_return;
     }
-    if (shards->size() == 1 && i + 1 == plan.inputs.size() && !ctx.inputs_only) {
-      // The last input (no lookup reads it) on one shard: the statement runs there, on the
-      // table itself, and its rows are not read. Every row of it the statement can use is
-      // there: the conditions pushed down and the lookup are the statement's own.
-      kept[i] = true;
-      on_shard = shards->front();
-      outcome.steps[i].shards = *shards;
-      outcome.steps[i].in_place = true;
+    ++reads_[shard];
+    Pending p{i, shard, *conn, false};
+    std::string suffix;
+    if (last && ctx_.own_transaction && open_transactions_.count(shard) != 0) {
+      suffix = ";\nCOMMIT";
+      p.ends = true;
+    }
+    std::string request;
+    write_query(request, prefix + exact_floats + *sql + suffix);
+    if (auto r = co_await (*conn)->send(request); !r) {
+      (*conn)->mark_broken();
+      outcome_.error = r.error();
       co_return;
     }
-    if (shards->empty()) {
-      // Only reference tables (every shard holds their rows): a shard the statement uses
-      // already, else the one it prefers, else the first.
-      shards->push_back(!used.empty()              ? used.begin()->first
-                        : ctx.preferred_shard >= 0 ? ctx.preferred_shard
-                                                   : 0);
-    }
-    outcome.steps[i].shards = *shards;
-    bool last = i + 1 == plan.inputs.size() && !ctx.inputs_only;
-    for (int shard : *shards) {
-      std::string prefix;
-      auto conn = co_await open(shard, true, last, prefix);
-      if (!conn) {
-        outcome.error = conn.error();
-        co_return;
+    pending_.push_back(p);
+  }
+}
+
+awaitable<void> Gather::read_pending() {
+  for (const Pending& p : pending_) {
+    const routing::GatherInput& in = plan_.inputs[p.input];
+    // Its rows as they come (never the whole answer at once): the row, and the values of the
+    // columns a lookup after it reads.
+    std::optional<std::string> shard_error;
+    uint64_t got = 0;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await p.conn->read_message(type, body); !r) {
+        p.conn->mark_broken();
+        if (outcome_.ok()) outcome_.error = r.error();
+        break;
       }
-      ++reads[shard];
-      Pending p{i, shard, *conn, false};
-      std::string suffix;
-      if (last && ctx.own_transaction && open_transactions.count(shard) != 0) {
-        suffix = ";\nCOMMIT";
-        p.ends = true;
-      }
-      std::string request;
-      write_query(request, prefix + exact_floats + *sql + suffix);
-      if (auto r = co_await (*conn)->send(request); !r) {
-        (*conn)->mark_broken();
-        outcome.error = r.error();
-        co_return;
-      }
-      pending.push_back(p);
-    }
-  };
-  // Reads every answer sent for, in order.
-  auto read_pending = [&]() -> awaitable<void> {
-    for (const Pending& p : pending) {
-      const routing::GatherInput& in = plan.inputs[p.input];
-      // Its rows as they come (never the whole answer at once): the row, and the values of
-      // the columns a lookup after it reads.
-      std::optional<std::string> description;
-      std::optional<std::string> shard_error;
-      uint64_t got = 0;
-      for (;;) {
-        char type = 0;
-        std::string body;
-        if (auto r = co_await p.conn->read_message(type, body); !r) {
-          p.conn->mark_broken();
-          if (outcome.ok()) outcome.error = r.error();
-          break;
+      if (type == 'Z') break;
+      if (type == 'T') {
+        for (size_t c = 0; c < in.provides.size(); ++c) {
+          provided_types_[p.input][c] = column_type(body, c + 1);
         }
-        if (type == 'Z') break;
-        if (type == 'T') {
-          description = std::move(body);
-          for (size_t c = 0; c < in.provides.size(); ++c) {
-            provided_types[p.input][c] = column_type(*description, c + 1);
-          }
-        } else if (type == 'E' && !shard_error) {
-          shard_error = std::move(body);
-        } else if (type == 'D' && !shard_error && outcome.ok()) {
-          ++got;
-          auto values = data_row_values(body);
-          if (values.empty() || !values[0]) continue;
-          held += values[0]->size() + 3 + kRowOverhead;
-          text += values[0]->size() + 3;
-          rows[p.input].push_back(std::move(*values[0]));
-          for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
-            if (!values[c + 1]) continue;
-            size_t size = values[c + 1]->size();
-            if (provided[p.input][c].insert(std::move(*values[c + 1])).second) {
-              held += size + kValueOverhead;
-            }
+      } else if (type == 'E' && !shard_error) {
+        shard_error = std::move(body);
+      } else if (type == 'D' && !shard_error && outcome_.ok()) {
+        ++got;
+        auto values = data_row_values(body);
+        if (values.empty() || !values[0]) continue;
+        held_ += values[0]->size() + 3 + kRowOverhead;
+        text_ += values[0]->size() + 3;
+        rows_[p.input].push_back(std::move(*values[0]));
+        for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
+          if (!values[c + 1]) continue;
+          size_t size = values[c + 1]->size();
+          if (provided_[p.input][c].insert(std::move(*values[c + 1])).second) {
+            held_ += size + kValueOverhead;
           }
         }
       }
-      if (shard_error) {
-        // Its transaction (if any) is aborted, not ended: rolled back below.
-        if (outcome.ok()) outcome.shard_error = std::move(shard_error);
-        continue;
-      }
-      if (p.ends && !p.conn->broken()) open_transactions.erase(p.shard);
-      if (!outcome.ok()) continue;
-      auto& step = outcome.steps[p.input];
-      step.rows += got;
-      step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          started[p.input])
-                    .count();
-      if (held + 2 * text > ctx.memory_limit && outcome.ok()) {
-        outcome.error =
-            Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
-                                     std::to_string(ctx.memory_limit) + " bytes)")
-                .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
-                             std::to_string(held + 2 * text) +
-                             " bytes (the rows, and the statement that carries them to a shard).")
-                .with_hint(
-                    "narrow the query with conditions on the tables' keys, or raise "
-                    "query_memory in pgrange's configuration");
-      }
     }
-    for (const Pending& p : pending) read[p.input] = true;
-    pending.clear();
-  };
-  // Inputs that need nothing read before them go out together; a lookup waits for its source.
-  for (size_t i = 0; i < plan.inputs.size() && outcome.ok(); ++i) {
-    const auto& lookup = plan.inputs[i].lookup;
-    if (lookup && !read[lookup->source]) co_await read_pending();
-    for (size_t k = 0; k < i; ++k) read[k] = read[k] || pending.empty();
-    if (outcome.ok()) co_await send(i);
+    if (shard_error) {
+      // Its transaction (if any) is aborted, not ended: rolled back at close.
+      if (outcome_.ok()) outcome_.shard_error = std::move(shard_error);
+      continue;
+    }
+    if (p.ends && !p.conn->broken()) open_transactions_.erase(p.shard);
+    if (!outcome_.ok()) continue;
+    auto& step = outcome_.steps[p.input];
+    step.rows += got;
+    step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                        started_[p.input])
+                  .count();
+    if (held_ + 2 * text_ > ctx_.memory_limit && outcome_.ok()) {
+      outcome_.error =
+          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                   std::to_string(ctx_.memory_limit) + " bytes)")
+              .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
+                           std::to_string(held_ + 2 * text_) +
+                           " bytes (the rows, and the statement that carries them to a shard).")
+              .with_hint(
+                  "narrow the query with conditions on the tables' keys, or raise "
+                  "query_memory in pgrange's configuration");
+    }
+  }
+  for (const Pending& p : pending_) read_[p.input] = true;
+  pending_.clear();
+}
+
+void Gather::release_rows() {
+  std::vector<std::vector<std::string>>().swap(rows_);
+  std::vector<std::vector<std::set<std::string>>>().swap(provided_);
+}
+
+awaitable<ExecResult<void>> Gather::open() {
+  // 1. The inputs, in the plan's order: those that need nothing read before them go out
+  // together; a lookup waits for its source.
+  for (size_t i = 0; i < plan_.inputs.size() && outcome_.ok(); ++i) {
+    const auto& lookup = plan_.inputs[i].lookup;
+    if (lookup && !read_[lookup->source]) co_await read_pending();
+    for (size_t k = 0; k < i; ++k) read_[k] = read_[k] || pending_.empty();
+    if (outcome_.ok()) co_await send_input(i);
   }
   co_await read_pending();
 
-  // 2. The statement, on the shard that read the most (or the block's own); or, for the
-  // caller to run, with the rows written in.
-  int shard = on_shard >= 0 ? on_shard : ctx.preferred_shard;
-  // The rows are in the statement from here on: what held them is given back.
-  auto release_rows = [&] {
-    std::vector<std::vector<std::string>>().swap(rows);
-    std::vector<std::vector<std::set<std::string>>>().swap(provided);
-  };
-  if (ctx.inputs_only) {
-    if (outcome.ok()) outcome.statement = plan.final_sql(rows);
+  // 2. The statement, on the shard that read the most (or the block's own, or that of a table
+  // read in place); or, for the caller to run, with the rows written in.
+  shard_ = on_shard_ >= 0 ? on_shard_ : ctx_.preferred_shard;
+  if (ctx_.inputs_only) {
+    if (outcome_.ok()) outcome_.statement = plan_.final_sql(rows_);
     release_rows();
-    shard = -1;
+    shard_ = -1;
   }
-  if (shard < 0) {
+  if (shard_ < 0) {
     // A shard whose transaction is still open first (its COMMIT goes with the statement).
     size_t most = 0;
-    for (const auto& [s, n] : reads) {
-      size_t weight = n + (open_transactions.count(s) != 0 ? 1000000 : 0);
+    for (const auto& [s, n] : reads_) {
+      size_t weight = n + (open_transactions_.count(s) != 0 ? 1000000 : 0);
       if (weight > most) {
         most = weight;
-        shard = s;
+        shard_ = s;
       }
     }
   }
-  if (shard < 0 && !ctx.inputs_only) shard = 0;
-  auto final_started = std::chrono::steady_clock::now();
-  if (outcome.ok() && !ctx.inputs_only) {
-    std::string prefix;
-    auto conn = co_await open(shard, false, false, prefix);
-    if (!conn) {
-      outcome.error = conn.error();
-    } else {
-      std::string final_sql = plan.final_sql(rows, kept);
-      release_rows();
-      std::string request;
-      int settle = 0;  // answers to read before the statement's own
-      if (reads.count(shard) != 0 && !ctx.float_digits_sql.empty()) {
-        write_query(request, ctx.float_digits_sql);
-        ++settle;
-      }
-      if (ctx.bind_rest == nullptr) {
-        write_query(request, final_sql);
-      } else {
-        MessageWriter(request)
-            .begin('P')
-            .cstr("")
-            .cstr(final_sql)
-            .bytes(ctx.parameter_types != nullptr ? *ctx.parameter_types : std::string())
-            .end();
-        MessageWriter(request).begin('B').cstr("").cstr("").bytes(*ctx.bind_rest).end();
-        if (ctx.describe) MessageWriter(request).begin('D').byte('P').cstr("").end();
-        MessageWriter(request).begin('E').cstr("").i32(0).end();
-        MessageWriter(request).begin('S').end();
-      }
-      std::string().swap(final_sql);  // the request holds it now
-      // The statement's own transaction there ends with it (one round trip less).
-      bool ends_here = open_transactions.erase(shard) != 0;
-      if (ends_here) write_query(request, "COMMIT");
-      if (auto s = co_await (*conn)->send(request); !s) {
-        (*conn)->mark_broken();
-        outcome.error = s.error();
-      }
-      for (; settle > 0 && outcome.ok(); --settle) {
-        auto e = co_await drain(**conn);
-        if (!e) {
-          outcome.error = e.error();
-        } else if (*e) {
-          outcome.shard_error = std::move(**e);
-        }
-      }
-      if (outcome.ok() || (*conn)->broken() == false) {
-        // The statement's answer (read to its ReadyForQuery even after an error above).
-        bool failed_before = !outcome.ok();
-        for (;;) {
-          char type = 0;
-          std::string body;
-          if (auto r = co_await (*conn)->read_message(type, body); !r) {
-            (*conn)->mark_broken();
-            if (outcome.ok()) outcome.error = r.error();
-            break;
-          }
-          if (type == 'Z') break;
-          if (failed_before) continue;
-          switch (type) {
-            case '1':
-            case '2':
-              break;
-            case 'E':
-              if (outcome.ok()) outcome.shard_error = std::move(body);
-              break;
-            case 'D':
-              ++outcome.rows;
-              [[fallthrough]];
-            default:
-              if (outcome.ok()) MessageWriter(out).begin(type).bytes(body).end();
-              break;
-          }
-          if (out.size() >= kFlushAt && outcome.ok()) co_await ctx.flush(out);
-        }
-        if (ends_here && !(*conn)->broken()) {
-          auto e = co_await drain(**conn);
-          if (!e && outcome.ok()) outcome.error = e.error();
-        }
-      }
+  if (ctx_.inputs_only || !outcome_.ok()) co_return failure();
+  if (shard_ < 0) shard_ = 0;
+  final_started_ = std::chrono::steady_clock::now();
+  std::string prefix;
+  auto conn = co_await connection(shard_, false, false, prefix);
+  if (!conn) {
+    outcome_.error = conn.error();
+    co_return failure();
+  }
+  final_ = *conn;
+  std::string final_sql = plan_.final_sql(rows_, kept_);
+  release_rows();
+  std::string request;
+  int settle = 0;  // answers to read before the statement's own
+  if (reads_.count(shard_) != 0 && !ctx_.float_digits_sql.empty()) {
+    write_query(request, ctx_.float_digits_sql);
+    ++settle;
+  }
+  // Described always: its columns are the operator's (the client gets them if it asked).
+  if (ctx_.bind_rest == nullptr) {
+    MessageWriter(request).begin('P').cstr("").cstr(final_sql).i16(0).end();
+    MessageWriter(request).begin('B').cstr("").cstr("").i16(0).i16(0).i16(0).end();
+  } else {
+    MessageWriter(request)
+        .begin('P')
+        .cstr("")
+        .cstr(final_sql)
+        .bytes(ctx_.parameter_types != nullptr ? *ctx_.parameter_types : std::string())
+        .end();
+    MessageWriter(request).begin('B').cstr("").cstr("").bytes(*ctx_.bind_rest).end();
+  }
+  MessageWriter(request).begin('D').byte('P').cstr("").end();
+  MessageWriter(request).begin('E').cstr("").i32(0).end();
+  MessageWriter(request).begin('S').end();
+  std::string().swap(final_sql);  // the request holds it now
+  // The statement's own transaction there ends with it (one round trip less).
+  ends_here_ = open_transactions_.erase(shard_) != 0;
+  if (ends_here_) write_query(request, "COMMIT");
+  if (auto s = co_await final_->send(request); !s) {
+    final_->mark_broken();
+    outcome_.error = s.error();
+    final_done_ = true;
+    co_return failure();
+  }
+  final_done_ = false;
+  for (; settle > 0 && outcome_.ok(); --settle) {
+    auto e = co_await drain(*final_);
+    if (!e) {
+      outcome_.error = e.error();
+      final_done_ = true;
+    } else if (*e) {
+      outcome_.shard_error = std::move(**e);
     }
   }
+  // Up to its RowDescription (or its error).
+  while (outcome_.ok() && !final_done_ && columns_.empty()) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await final_->read_message(type, body); !r) {
+      final_->mark_broken();
+      outcome_.error = r.error();
+      final_done_ = true;
+      break;
+    }
+    if (!take_final(type, body)) break;
+  }
+  if (outcome_.ok() && columns_.empty()) {
+    outcome_.error = Error::make(sqlstate::kInternalError, "the statement answered without rows");
+  }
+  co_return failure();
+}
 
-  if (!ctx.inputs_only) {
-    auto& step = outcome.steps.emplace_back();
-    step.shards = {shard};
-    step.rows = outcome.rows;
+bool Gather::take_final(char type, std::string& body) {
+  switch (type) {
+    case 'Z':
+      final_done_ = true;
+      return false;
+    case 'T':
+      columns_ = std::move(body);
+      return true;
+    case 'E':
+      if (outcome_.ok()) outcome_.shard_error = std::move(body);
+      return true;
+    case 'C':
+      final_ended_ = true;
+      return true;
+    case '1':
+    case '2':
+    case 'n':
+    case 'D':
+      return true;
+    default:  // NoticeResponse, ParameterStatus
+      if (ctx_.other) ctx_.other(type, body);
+      return true;
+  }
+}
+
+ExecResult<void> Gather::failure() const {
+  if (outcome_.shard_error) return tl::unexpected(ExecFailure::from_shard(*outcome_.shard_error));
+  if (outcome_.error) return tl::unexpected(ExecFailure::of(*outcome_.error));
+  return {};
+}
+
+awaitable<ExecResult<bool>> Gather::next(Batch& out) {
+  while (outcome_.ok() && !final_done_ && !final_ended_ && out.data.size() < kFlushAt &&
+         out.rows < out.max_rows) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await final_->read_message(type, body); !r) {
+      final_->mark_broken();
+      outcome_.error = r.error();
+      final_done_ = true;
+      break;
+    }
+    if (type == 'D') {
+      MessageWriter(out.data).begin('D').bytes(body).end();
+      ++out.rows;
+      ++rows_out_;
+      ++outcome_.rows;
+      continue;
+    }
+    if (!take_final(type, body)) break;
+  }
+  if (auto f = failure(); !f) co_return tl::unexpected(f.error());
+  co_return !final_done_ && !final_ended_;
+}
+
+awaitable<void> Gather::close(bool) {
+  if (closed_) co_return;
+  closed_ = true;
+  // The statement's answer, to its end (a statement that failed is read out too).
+  while (final_ != nullptr && !final_done_) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await final_->read_message(type, body); !r) {
+      final_->mark_broken();
+      if (outcome_.ok()) outcome_.error = r.error();
+      break;
+    }
+    if (type == 'E' && outcome_.ok()) outcome_.shard_error = std::move(body);
+    final_done_ = type == 'Z';
+  }
+  if (final_ != nullptr && ends_here_ && !final_->broken()) {
+    auto e = co_await drain(*final_);
+    if (!e && outcome_.ok()) outcome_.error = e.error();
+  }
+  if (!ctx_.inputs_only) {
+    auto& step = outcome_.steps.emplace_back();
+    step.shards = {shard_};
+    step.rows = outcome_.rows;
     step.ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started)
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started_)
             .count();
   }
 
   // 3. The connections: the client's float digits back where the reads changed them (a block's
-  // parts), the statement's own transactions ended.
-  // Sent everywhere first, then read.
+  // parts), the statement's own transactions ended. Sent everywhere first, then read.
   std::vector<BackendConnection*> ending;
-  for (const auto& [s, conn] : used) {
+  for (const auto& [s, conn] : used_) {
     if (conn->broken()) continue;
     std::string sql;
-    if (ctx.own_transaction) {
-      if (open_transactions.count(s) == 0) continue;
-      sql = outcome.ok() ? "COMMIT" : "ROLLBACK";
-    } else if (s != shard || !outcome.ok()) {
-      if (reads.count(s) == 0 || ctx.float_digits_sql.empty()) continue;
-      sql = ctx.float_digits_sql;
+    if (ctx_.own_transaction) {
+      if (open_transactions_.count(s) == 0) continue;
+      sql = outcome_.ok() ? "COMMIT" : "ROLLBACK";
+    } else if (s != shard_ || !outcome_.ok() || final_ == nullptr) {
+      if (reads_.count(s) == 0 || ctx_.float_digits_sql.empty()) continue;
+      sql = ctx_.float_digits_sql;
     } else {
       continue;
     }
@@ -390,9 +432,12 @@ awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherConte
   }
   for (BackendConnection* conn : ending) {
     auto e = co_await drain(*conn);
-    if (e && *e && outcome.ok()) outcome.shard_error = std::move(**e);
+    if (e && *e && outcome_.ok()) outcome_.shard_error = std::move(**e);
   }
-  co_return outcome;
+}
+
+std::string Gather::describe() const {
+  return "Gather: the statement runs on one shard with the rows read for its tables";
 }
 
 }  // namespace pgrange::proxy::exec

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +12,7 @@
 #include "common/error.hpp"
 #include "proxy/asio.hpp"
 #include "proxy/backend/backend_connection.hpp"
+#include "proxy/exec/operator.hpp"
 #include "routing/plan/gather_plan.hpp"
 
 namespace pgrange::proxy::exec {
@@ -21,8 +24,6 @@ struct GatherContext {
   std::function<awaitable<Result<BackendConnection*>>(int)> connection;
   /// The shards a read of one table (SELECT … FROM t WHERE …) reaches: the router's answer.
   std::function<Result<std::vector<int>>(const std::string&)> route;
-  /// Sends what `out` holds to the client (rows stream out while the shard sends them).
-  std::function<awaitable<void>(std::string&)> flush;
   /// No transaction block holds the connections: each shard's reads run in one REPEATABLE READ
   /// transaction of the statement's own (one snapshot per shard), ended when it is done.
   bool own_transaction = false;
@@ -35,13 +36,14 @@ struct GatherContext {
   /// (1: floats are written exactly already), so nothing is set.
   std::string float_digits_sql;
   /// The extended protocol: the statement's Parse parameter types and its Bind after the
-  /// statement name (formats, values, result formats); whether the client asked to Describe it.
+  /// statement name (formats, values, result formats).
   const std::string* parameter_types = nullptr;
   const std::string* bind_rest = nullptr;
-  bool describe = true;
   /// Only read the inputs: the statement, with their rows written in, is the caller's to run
   /// (GatherOutcome::statement).
   bool inputs_only = false;
+  /// What the statement's shard sends besides rows (NoticeResponse, ParameterStatus).
+  std::function<void(char type, const std::string& body)> other;
 };
 
 /// How it went: the rows sent, or a shard's ErrorResponse body, or pgrange's own error.
@@ -63,10 +65,71 @@ struct GatherOutcome {
   bool ok() const { return !shard_error && !error; }
 };
 
-/// Runs the plan: reads every input from its shards, then the statement with those rows on one
-/// shard, whose answer (RowDescription, DataRows, CommandComplete, notices) goes to `out`; the
-/// caller writes an error and ReadyForQuery.
-awaitable<GatherOutcome> run_gather(const routing::GatherPlan& plan, GatherContext& ctx,
-                                    std::string& out);
+/// Gather: a gather plan (routing/plan/gather_plan.hpp) as an operator. open() reads every
+/// input from its shards (Routes, lookups, Materialize: the rows held in pgrange) and starts the
+/// statement with those rows on one shard; its rows are that statement's. With
+/// GatherContext::inputs_only it only reads the inputs (outcome().statement is the statement
+/// with their rows written in). close() ends the statement's own transactions on the shards.
+class Gather final : public Operator {
+ public:
+  Gather(const routing::GatherPlan& plan, GatherContext& ctx);
+
+  awaitable<ExecResult<void>> open() override;
+  std::string columns() const override { return columns_; }
+  awaitable<ExecResult<bool>> next(Batch& out) override;
+  awaitable<void> close(bool abandon) override;
+  std::vector<const Operator*> inputs() const override { return {}; }
+  std::string describe() const override;
+
+  /// What it did (after close): each input's read and the statement's run, or its failure.
+  const GatherOutcome& outcome() const { return outcome_; }
+
+ private:
+  /// One read of input i's rows sent to a shard, not read yet.
+  struct Pending {
+    size_t input = 0;
+    int shard = 0;
+    BackendConnection* conn = nullptr;
+    bool ends = false;  // its COMMIT ends the shard's transaction
+  };
+  awaitable<Result<BackendConnection*>> connection(int shard, bool read, bool last,
+                                                   std::string& prefix);
+  awaitable<void> send_input(size_t i);
+  awaitable<void> read_pending();
+  void release_rows();
+  /// One message of the statement's answer besides rows; false at its ReadyForQuery.
+  bool take_final(char type, std::string& body);
+  ExecResult<void> failure() const;
+
+  const routing::GatherPlan& plan_;
+  GatherContext& ctx_;
+  GatherOutcome outcome_;
+  std::map<int, BackendConnection*> used_;      // shard → connection, in the statement's snapshot
+  std::map<int, size_t> reads_;                 // shard → how many reads ran there
+  std::set<int> open_transactions_;             // shards with a transaction of the statement's own
+  std::vector<std::vector<std::string>> rows_;  // per input, the text of each row read
+  /// Per input, per provided column: its distinct non-NULL values, and their type.
+  std::vector<std::vector<std::set<std::string>>> provided_;
+  std::vector<std::vector<uint32_t>> provided_types_;
+  /// What the rows cost pgrange, as query_memory counts it: each row's text and the string
+  /// that holds it, and the text again twice for the statement written from the rows and the
+  /// message that carries it to its shard.
+  size_t held_ = 0;
+  size_t text_ = 0;
+  std::vector<std::chrono::steady_clock::time_point> started_;
+  std::vector<Pending> pending_;  // in the order sent (a connection answers in order)
+  std::vector<bool> read_;
+  /// An input left in the statement as its table, read where the statement runs (on_shard_).
+  std::vector<bool> kept_;
+  int on_shard_ = -1;
+  int shard_ = -1;                      // where the statement runs
+  BackendConnection* final_ = nullptr;  // its connection
+  bool ends_here_ = false;              // a COMMIT follows it there
+  bool final_done_ = true;              // its ReadyForQuery came (or nothing was sent)
+  bool final_ended_ = false;            // its CommandComplete came
+  bool closed_ = false;
+  std::string columns_;
+  std::chrono::steady_clock::time_point final_started_;
+};
 
 }  // namespace pgrange::proxy::exec

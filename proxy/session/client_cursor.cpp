@@ -221,7 +221,7 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
     channel_.send(std::move(out));
     co_return false;
   }
-  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, true);
+  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
   if (!read.ok()) {
     fail_coordinated(read.error.value_or(Error::make("XX000", "")), read.shard_error, out);
     write_ready_for_query(out, txn_status_);
@@ -526,7 +526,7 @@ awaitable<bool> ClientSession::run_gathered_portal(ExtendedMerge& run,
   }
   // The tables' rows, read in the transaction; the query with them written in (its `$n` still
   // the Bind's) is the one shard's cursor, read a batch per Execute as any portal's.
-  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, true);
+  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
   if (!read.ok()) {
     fail(read.error.value_or(Error::make("XX000", "")), read.shard_error);
     co_return true;

@@ -9,9 +9,9 @@ namespace pgrange::proxy {
 
 awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
                                                              ExtendedMerge* ext, std::string& out,
-                                                             bool inputs_only) {
+                                                             GatherSink sink) {
   exec::GatherContext ctx;
-  ctx.inputs_only = inputs_only;
+  ctx.inputs_only = sink == GatherSink::kInputs;
   // The shards are read through the block's transaction where pgrange coordinates one, else
   // through connections the statement holds (and its own transaction on them).
   std::map<int, std::shared_ptr<BackendConnection>> held;
@@ -42,10 +42,8 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     if (route.refusal) return tl::unexpected(*route.refusal);
     return route.shards;
   };
-  ctx.flush = [this](std::string& buf) -> awaitable<void> {
-    channel_.send(std::move(buf));
-    buf.clear();
-    if (channel_.queued() > 256 * 1024) co_await channel_.wait_below(128 * 1024);
+  ctx.other = [&out](char type, const std::string& b) {
+    MessageWriter(out).begin(type).bytes(b).end();
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
   // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
@@ -64,17 +62,37 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
   if (ext != nullptr) {
     ctx.parameter_types = &ext->parameter_types;
     ctx.bind_rest = &ext->bind_rest;
-    ctx.describe = ext->describe;
   }
-  exec::GatherOutcome outcome = co_await exec::run_gather(plan, ctx, out);
+  exec::Gather gather(plan, ctx);
+  if (sink == GatherSink::kClient) {
+    // The rows go out as they come, its error after them (send_tree).
+    co_await send_tree(&gather, std::nullopt, ext, out);
+  } else {
+    auto opened = co_await gather.open();
+    bool described = ext == nullptr || ext->describe;
+    if (opened && sink == GatherSink::kCollect && described) {
+      MessageWriter(out).begin('T').bytes(gather.columns()).end();
+    }
+    for (bool more = opened.has_value() && sink != GatherSink::kInputs; more;) {
+      exec::Batch batch;
+      auto next = co_await gather.next(batch);
+      if (sink == GatherSink::kCollect) out += batch.data;
+      more = next && *next;
+    }
+    co_await gather.close(!opened);
+  }
+  exec::GatherOutcome outcome = gather.outcome();
   for (auto& [shard, conn] : held) {
     worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
   }
-  if (inputs_only) co_return outcome;
-  if (outcome.shard_error) {
-    write_shard_error(out, *outcome.shard_error);
-  } else if (outcome.error) {
-    write_error(out, *outcome.error);
+  if (sink == GatherSink::kCollect) {
+    if (outcome.shard_error) {
+      write_shard_error(out, *outcome.shard_error);
+    } else if (outcome.error) {
+      write_error(out, *outcome.error);
+    } else {
+      MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(outcome.rows)).end();
+    }
   }
   if (ext != nullptr) ext->failed = !outcome.ok();
   co_return outcome;
@@ -131,7 +149,8 @@ awaitable<bool> ClientSession::run_gathered_write(ExtendedMerge& run, int32_t ma
     co_return true;
   }
   std::string unused;
-  exec::GatherOutcome read = co_await execute_gather(*run.write_gather, nullptr, unused, true);
+  exec::GatherOutcome read =
+      co_await execute_gather(*run.write_gather, nullptr, unused, GatherSink::kInputs);
   if (!read.ok()) {
     fail(read.error.value_or(Error::make("XX000", "")), read.shard_error);
     co_return true;
@@ -191,7 +210,8 @@ awaitable<Result<bool>> ClientSession::expand_write_reads(std::string_view sql) 
   // The tables it reads, read here; the write, with their rows written in, goes on from here
   // as if the client had sent it.
   std::string unused;
-  exec::GatherOutcome outcome = co_await execute_gather(*plan, nullptr, unused, true);
+  exec::GatherOutcome outcome =
+      co_await execute_gather(*plan, nullptr, unused, GatherSink::kInputs);
   if (!outcome.ok()) {
     if (coord_) coord_->failed = true;
     if (outcome.shard_error) {

@@ -149,7 +149,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (gathered) {
     // Several tables over several shards: the executor reads them and runs the query.
     shards.clear();
-    co_await execute_gather(*source.gather, nullptr, answer);
+    co_await execute_gather(*source.gather, nullptr, answer, GatherSink::kCollect);
   }
   for (int shard : shards) {
     if (coord_) {

@@ -692,11 +692,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
   /// false when it is no such write.
   awaitable<Result<bool>> expand_write_reads(std::string_view sql);
-  /// Runs a gather plan with the block's parts (coord_) or with connections it holds itself
-  /// (and gives back); its answer and error go to `out`, unless `inputs_only` (then the
-  /// statement with the rows read is the outcome's, for the caller to run).
+  /// Where the answer of a gather plan goes: to the client as it comes (its error too), into
+  /// `out` whole (its error too: a caller that uses the rows), nowhere (EXPLAIN ANALYZE), or no
+  /// answer: only the inputs are read (the statement with their rows is the outcome's).
+  enum class GatherSink { kClient, kCollect, kDiscard, kInputs };
+  /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
+  /// holds itself (and gives back).
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                                std::string& out, bool inputs_only = false);
+                                                std::string& out,
+                                                GatherSink sink = GatherSink::kClient);
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
   /// The tree that runs a merge plan's shard query on `conns` (one idle connection per shard,

@@ -235,5 +235,42 @@ TEST_F(CoLocationTest, TheLastTableOfAJoinOnOneShardIsReadInPlace) {
   EXPECT_EQ(outer.rows, (std::vector<std::vector<std::string>>{{"3", "<null>"}})) << outer.message;
 }
 
+// A gathered answer larger than what pgrange sends at once goes where it belongs: to the client
+// for a SELECT, nowhere for EXPLAIN ANALYZE, into the rows of an INSERT … SELECT.
+TEST_F(CoLocationTest, LargeGatheredAnswersGoWhereTheyBelong) {
+  auto c = cluster_->client();
+  for (const char* sql :
+       {"CREATE TABLE h_a (id int8 PRIMARY KEY, b_id int8)",
+        "CREATE TABLE h_b (id int8 PRIMARY KEY, v text)",
+        "CREATE TABLE h_c (id int8 PRIMARY KEY, v text)",
+        "INSERT INTO h_a SELECT g, 2001 - g FROM generate_series(1, 2000) g",
+        "INSERT INTO h_b SELECT g, 'b' || g FROM generate_series(1, 2000) g",
+        "ALTER TABLE h_a SPLIT AT VALUES (700), (1400)", "ALTER TABLE h_a SCATTER",
+        "ALTER TABLE h_b SPLIT AT VALUES (500)", "ALTER TABLE h_b SCATTER"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  const std::string join =
+      "SELECT a.id, b.v, repeat('x', 60) AS pad FROM h_a a JOIN h_b b ON b.id = a.b_id";
+  SqlResult all = pq_exec(c.get(), join + " ORDER BY a.id");
+  ASSERT_TRUE(all.ok()) << all.message;
+  ASSERT_EQ(all.rows.size(), 2000u);
+  EXPECT_EQ(all.rows[0][1], "b2000");
+  SqlResult plan = pq_exec(c.get(), "EXPLAIN ANALYZE " + join);
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string lines;
+  for (const auto& row : plan.rows) lines += row[0] + "\n";
+  EXPECT_NE(lines.find("  actual: Gather: 2000 rows from s"), std::string::npos) << lines;
+  SqlResult insert = pq_exec(c.get(),
+                             "INSERT INTO h_c SELECT a.id, b.v || repeat('x', 60) FROM "
+                             "h_a a JOIN h_b b ON b.id = a.b_id");
+  ASSERT_TRUE(insert.ok()) << insert.message;
+  EXPECT_EQ(
+      pq_exec(c.get(), "SELECT count(*), min(v), max(id) FROM h_c").rows,
+      (std::vector<std::vector<std::string>>{{"2000", "b1000" + std::string(60, 'x'), "2000"}}));
+  // The connection goes on as usual.
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_a").at(0, 0), "2000");
+}
+
 }  // namespace
 }  // namespace pgrange::testing
