@@ -172,7 +172,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (gathered) {
     // Its answer (an error included) is in `answer`.
   } else if (!error && merged) {
-    co_await stream_merge(**source.merge, used, nullptr, coord_.has_value(), answer);
+    co_await stream_merge(**source.merge, used, nullptr, coord_.has_value(), answer, false);
   } else if (!error) {
     std::string request;
     write_query(request, ins->query);

@@ -368,7 +368,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_t
 
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
                                          std::optional<exec::ExecFailure> failure,
-                                         const ExtendedMerge* ext, std::string& buf) {
+                                         const ExtendedMerge* ext, std::string& buf, bool stream) {
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }
@@ -384,7 +384,7 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
       failure = more.error();
       break;
     }
-    if (buf.size() >= kBatch) {
+    if (stream && buf.size() >= kBatch) {
       channel_.send(std::move(buf));
       buf.clear();
       if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
@@ -405,14 +405,14 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
 
 awaitable<bool> ClientSession::stream_merge(
     const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
-    ExtendedMerge* ext, bool in_transaction, std::string& buf) {
+    ExtendedMerge* ext, bool in_transaction, std::string& buf, bool stream) {
   if (ext != nullptr) {
     emit_ready_synthetics(buf);
     if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
   }
   auto tree = co_await merge_tree(merge, conns, ext, in_transaction, buf);
-  if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf);
-  co_return co_await send_tree(tree->get(), std::nullopt, ext, buf);
+  if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf, stream);
+  co_return co_await send_tree(tree->get(), std::nullopt, ext, buf, stream);
 }
 
 }  // namespace pgrange::proxy

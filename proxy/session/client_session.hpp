@@ -710,19 +710,23 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> merge_tree(
       const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
       const ExtendedMerge* ext, bool in_transaction, std::string& buf);
-  /// Runs a tree (unless `failure` says it could not be made) and sends its answer to `buf`:
+  /// Runs a tree (unless `failure` says it could not be made) and writes its answer to `buf`:
   /// RowDescription (when described), the rows, then CommandComplete or the error (no
-  /// ReadyForQuery). Returns false when the statement failed.
+  /// ReadyForQuery). With `stream`, `buf` goes to the client whenever it grows past a batch
+  /// (the caller sends the rest); without, all of it stays in `buf` for the caller (the rows of
+  /// an INSERT … SELECT). Returns false when the statement failed.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
-                            const ExtendedMerge* ext, std::string& buf);
+                            const ExtendedMerge* ext, std::string& buf, bool stream = true);
   /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
   /// merged answer, ending with its CommandComplete or error (no ReadyForQuery) in `buf`.
   /// `in_transaction`: the connections hold the client's transaction, so a shard is read to
   /// its end rather than cancelled. A connection that cannot be reused is marked broken.
   /// Returns false when the statement failed.
+  /// `stream`: as send_tree's (false: the whole answer stays in `buf`).
   awaitable<bool> stream_merge(const sql::MergeQuery& merge,
                                const std::vector<std::shared_ptr<BackendConnection>>& conns,
-                               ExtendedMerge* ext, bool in_transaction, std::string& buf);
+                               ExtendedMerge* ext, bool in_transaction, std::string& buf,
+                               bool stream = true);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its

@@ -235,9 +235,9 @@ TEST_F(CoLocationTest, TheLastTableOfAJoinOnOneShardIsReadInPlace) {
   EXPECT_EQ(outer.rows, (std::vector<std::vector<std::string>>{{"3", "<null>"}})) << outer.message;
 }
 
-// A gathered answer larger than what pgrange sends at once goes where it belongs: to the client
-// for a SELECT, nowhere for EXPLAIN ANALYZE, into the rows of an INSERT … SELECT.
-TEST_F(CoLocationTest, LargeGatheredAnswersGoWhereTheyBelong) {
+// An answer larger than what pgrange sends at once goes where it belongs: to the client for a
+// SELECT, nowhere for EXPLAIN ANALYZE, into the rows of an INSERT … SELECT (gathered or merged).
+TEST_F(CoLocationTest, LargeAnswersGoWhereTheyBelong) {
   auto c = cluster_->client();
   for (const char* sql :
        {"CREATE TABLE h_a (id int8 PRIMARY KEY, b_id int8)",
@@ -268,6 +268,23 @@ TEST_F(CoLocationTest, LargeGatheredAnswersGoWhereTheyBelong) {
   EXPECT_EQ(
       pq_exec(c.get(), "SELECT count(*), min(v), max(id) FROM h_c").rows,
       (std::vector<std::vector<std::string>>{{"2000", "b1000" + std::string(60, 'x'), "2000"}}));
+  // The same from one table over several shards (merged): every row goes into the INSERT, in
+  // and outside a block, through both protocols.
+  SqlResult merged = pq_exec(c.get(),
+                             "INSERT INTO h_c SELECT id + 10000, v || repeat('y', 60) "
+                             "FROM h_b ORDER BY id DESC");
+  ASSERT_TRUE(merged.ok()) << merged.message;
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_c WHERE id > 10000").at(0, 0), "2000");
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  merged = pq_exec(c.get(), "INSERT INTO h_c SELECT id + 20000, v || repeat('z', 60) FROM h_b");
+  ASSERT_TRUE(merged.ok()) << merged.message;
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_c WHERE id > 20000").at(0, 0), "2000");
+  ASSERT_TRUE(pq_exec(c.get(), "COMMIT").ok());
+  auto bound = answer_text(c.get(), ScriptStep("INSERT INTO h_c SELECT id + 30000, v || "
+                                               "repeat('w', 60) FROM h_b WHERE id > $1",
+                                               {"0"}));
+  EXPECT_NE(bound.find("INSERT 0 2000"), std::string::npos) << bound.substr(0, 300);
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_c").at(0, 0), "8000");
   // The connection goes on as usual.
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_a").at(0, 0), "2000");
 }
