@@ -23,6 +23,15 @@ uint64_t copy_count(const std::string& tag) {
 
 CopyRange::CopyRange(Options o) : o_(std::move(o)) {}
 
+awaitable<ExecResult<void>> CopyRange::read(char& type, std::string& body) {
+  if (auto r = co_await conn_->read_message(type, body); !r) {
+    conn_->mark_broken();
+    done_ = true;
+    co_return tl::unexpected(ExecFailure::of(r.error()));
+  }
+  co_return ExecResult<void>{};
+}
+
 awaitable<ExecResult<void>> CopyRange::open() {
   auto conn = co_await o_.acquire(o_.shard);
   if (!conn) co_return tl::unexpected(ExecFailure::of(conn.error()));
@@ -38,11 +47,7 @@ awaitable<ExecResult<void>> CopyRange::open() {
   while (columns_.empty() && !done_) {
     char type = 0;
     std::string body;
-    if (auto r = co_await conn_->read_message(type, body); !r) {
-      conn_->mark_broken();
-      done_ = true;
-      co_return tl::unexpected(ExecFailure::of(r.error()));
-    }
+    if (auto r = co_await read(type, body); !r) co_return r;
     if (type == 'H') {
       columns_ = std::move(body);
     } else if (type == 'E') {
@@ -61,11 +66,7 @@ awaitable<ExecResult<bool>> CopyRange::next(Batch& out) {
   while (!done_ && out.data.size() < kBatchBytes) {
     char type = 0;
     std::string body;
-    if (auto r = co_await conn_->read_message(type, body); !r) {
-      conn_->mark_broken();
-      done_ = true;
-      co_return tl::unexpected(ExecFailure::of(r.error()));
-    }
+    if (auto r = co_await read(type, body); !r) co_return tl::unexpected(r.error());
     switch (type) {
       case 'd': {
         std::string_view data = body;
@@ -125,10 +126,7 @@ awaitable<void> CopyRange::close(bool) {
   while (conn_ && !done_) {
     char type = 0;
     std::string body;
-    if (auto r = co_await conn_->read_message(type, body); !r) {
-      conn_->mark_broken();
-      break;
-    }
+    if (!co_await read(type, body)) break;
     done_ = type == 'Z';
   }
   if (conn_ && o_.release) o_.release(std::move(conn_));

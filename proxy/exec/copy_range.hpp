@@ -44,6 +44,9 @@ class CopyRange final : public Operator {
   std::string describe() const override;
 
  private:
+  /// The shard's next message (a failed connection ends it).
+  awaitable<ExecResult<void>> read(char& type, std::string& body);
+
   Options o_;
   std::shared_ptr<BackendConnection> conn_;
   std::string columns_;

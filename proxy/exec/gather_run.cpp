@@ -310,18 +310,22 @@ awaitable<ExecResult<void>> Gather::open() {
   while (outcome_.ok() && !final_done_ && columns_.empty()) {
     char type = 0;
     std::string body;
-    if (auto r = co_await final_->read_message(type, body); !r) {
-      final_->mark_broken();
-      outcome_.error = r.error();
-      final_done_ = true;
-      break;
-    }
-    if (!take_final(type, body)) break;
+    if (!co_await read_final(type, body) || !take_final(type, body)) break;
   }
   if (outcome_.ok() && columns_.empty()) {
     outcome_.error = Error::make(sqlstate::kInternalError, "the statement answered without rows");
   }
   co_return failure();
+}
+
+awaitable<bool> Gather::read_final(char& type, std::string& body) {
+  if (auto r = co_await final_->read_message(type, body); !r) {
+    final_->mark_broken();
+    if (outcome_.ok()) outcome_.error = r.error();
+    final_done_ = true;
+    co_return false;
+  }
+  co_return true;
 }
 
 bool Gather::take_final(char type, std::string& body) {
@@ -360,12 +364,7 @@ awaitable<ExecResult<bool>> Gather::next(Batch& out) {
          out.rows < out.max_rows) {
     char type = 0;
     std::string body;
-    if (auto r = co_await final_->read_message(type, body); !r) {
-      final_->mark_broken();
-      outcome_.error = r.error();
-      final_done_ = true;
-      break;
-    }
+    if (!co_await read_final(type, body)) break;
     if (type == 'D') {
       MessageWriter(out.data).begin('D').bytes(body).end();
       ++out.rows;
@@ -386,11 +385,7 @@ awaitable<void> Gather::close(bool) {
   while (final_ != nullptr && !final_done_) {
     char type = 0;
     std::string body;
-    if (auto r = co_await final_->read_message(type, body); !r) {
-      final_->mark_broken();
-      if (outcome_.ok()) outcome_.error = r.error();
-      break;
-    }
+    if (!co_await read_final(type, body)) break;
     if (type == 'E' && outcome_.ok()) outcome_.shard_error = std::move(body);
     final_done_ = type == 'Z';
   }

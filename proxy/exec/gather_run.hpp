@@ -97,6 +97,8 @@ class Gather final : public Operator {
   awaitable<void> send_input(size_t i);
   awaitable<void> read_pending();
   void release_rows();
+  /// The statement's next message; false (the failure recorded) when its connection failed.
+  awaitable<bool> read_final(char& type, std::string& body);
   /// One message of the statement's answer besides rows; false at its ReadyForQuery.
   bool take_final(char type, std::string& body);
   ExecResult<void> failure() const;

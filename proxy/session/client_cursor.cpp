@@ -443,13 +443,9 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   emit_ready_synthetics(out);
   if (!run.bind_answered) MessageWriter(out).begin('2').end();
   run.bind_answered = true;
-  if (!coord_) {
-    // Outside a block: pgrange's own transaction over the shards, ended at the Sync as
-    // PostgreSQL's implicit one is (the portal lives until then).
-    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
-    co_await become_coordinated();
-    coord_->implicit = implicit;
-  }
+  // Outside a block: pgrange's own transaction over the shards, ended at the Sync as
+  // PostgreSQL's implicit one is (the portal lives until then).
+  if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
   auto fail = [&](const Error& e) {
     fail_coordinated(e, std::nullopt, out);
@@ -506,33 +502,12 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
 awaitable<bool> ClientSession::run_gathered_portal(ExtendedMerge& run,
                                                    const routing::GatherPlan& gather,
                                                    int32_t max_rows) {
-  if (!coord_) {
-    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
-    co_await become_coordinated();
-    coord_->implicit = implicit;
-  }
-  std::string out;
-  auto fail = [&](const Error& e, const std::optional<std::string>& shard_error) {
-    emit_ready_synthetics(out);
-    if (!run.bind_answered) MessageWriter(out).begin('2').end();
-    run.bind_answered = true;
-    fail_coordinated(e, shard_error, out);
-    skip_until_sync_ = true;
-    channel_.send(std::move(out));
-  };
-  if (coord_->failed) {
-    fail(aborted_transaction_error(), std::nullopt);
-    co_return true;
-  }
   // The tables' rows, read in the transaction; the query with them written in (its `$n` still
   // the Bind's) is the one shard's cursor, read a batch per Execute as any portal's.
-  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
-  if (!read.ok()) {
-    fail(read.error.value_or(Error::make("XX000", "")), read.shard_error);
-    co_return true;
-  }
+  auto read = co_await read_for_bound(run, gather);
+  if (!read) co_return true;
   sql::MergeQuery one;
-  one.shard_sql = std::move(read.statement);
+  one.shard_sql = std::move(*read);
   Plan plan;
   plan.merge = std::make_shared<const Result<sql::MergeQuery>>(std::move(one));
   plan.route.shards = {coord_->first_shard >= 0 ? coord_->first_shard : 0};

@@ -113,63 +113,68 @@ awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, 
   co_return outcome.ok();
 }
 
-awaitable<bool> ClientSession::run_gathered_write(ExtendedMerge& run, int32_t max_rows) {
-  if (!coord_) {
-    // Outside a block, pgrange's own transaction over the shards, ended at the Sync as
-    // PostgreSQL's implicit one is: the reads and the write commit together.
-    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
-    co_await become_coordinated();
-    coord_->implicit = implicit;
-  }
-  auto fail = [&](const Error& e, const std::optional<std::string>& shard_error) {
-    std::string out;
-    emit_ready_synthetics(out);
-    if (!run.bind_answered) MessageWriter(out).begin('2').end();
-    run.bind_answered = true;
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-    } else {
-      write_error(out, e);
-    }
-    coord_->failed = true;
-    txn_status_ = 'E';
-    skip_until_sync_ = true;
-    channel_.send(std::move(out));
-  };
+awaitable<std::optional<std::string>> ClientSession::read_for_bound(
+    ExtendedMerge& run, const routing::GatherPlan& gather) {
+  // Outside a block, pgrange's own transaction over the shards, ended at the Sync as
+  // PostgreSQL's implicit one is: the reads and what runs with them end together.
+  if (!coord_) co_await become_coordinated();
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  std::optional<std::string> statement;
   if (coord_->failed) {
-    fail(aborted_transaction_error(), std::nullopt);
-    co_return true;
+    error = aborted_transaction_error();
+  } else {
+    std::string unused;
+    exec::GatherOutcome read =
+        co_await execute_gather(gather, nullptr, unused, GatherSink::kInputs);
+    if (read.ok()) co_return std::move(read.statement);
+    error = read.error.value_or(Error::make(sqlstate::kInternalError, ""));
+    shard_error = std::move(read.shard_error);
   }
+  fail_bound(run, *error, shard_error);
+  co_return std::nullopt;
+}
+
+void ClientSession::fail_bound(ExtendedMerge& run, const Error& e,
+                               const std::optional<std::string>& shard_error) {
+  std::string out;
+  emit_ready_synthetics(out);
+  if (!run.bind_answered) MessageWriter(out).begin('2').end();
+  run.bind_answered = true;
+  fail_coordinated(e, shard_error, out);
+  skip_until_sync_ = true;
+  channel_.send(std::move(out));
+}
+
+awaitable<bool> ClientSession::run_gathered_write(ExtendedMerge& run, int32_t max_rows) {
+  if (!coord_) co_await become_coordinated();  // its error below fails that transaction
   const Analysis analysis = worker_.analyze(run.statement_text);
   bool returning = *analysis && (*analysis)->size() == 1 && (*analysis)->front().returning;
   if (max_rows != 0 && returning) {
-    fail(not_supported("fetching the RETURNING rows of a write that reads tables on other "
-                       "shards in parts (Execute with a row limit) is not supported"),
-         std::nullopt);
+    fail_bound(run,
+               not_supported("fetching the RETURNING rows of a write that reads tables on other "
+                             "shards in parts (Execute with a row limit) is not supported"),
+               std::nullopt);
     co_return true;
   }
-  std::string unused;
-  exec::GatherOutcome read =
-      co_await execute_gather(*run.write_gather, nullptr, unused, GatherSink::kInputs);
-  if (!read.ok()) {
-    fail(read.error.value_or(Error::make("XX000", "")), read.shard_error);
-    co_return true;
-  }
+  auto statement = co_await read_for_bound(run, *run.write_gather);
+  if (!statement) co_return true;
   // The write with the rows read: routed with the Bind's values, run in the transaction.
   auto params = bind_params(run.bind_rest);
   if (!params) {
-    fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"), std::nullopt);
+    fail_bound(run, Error::make(sqlstate::kProtocolViolation, "invalid Bind message"),
+               std::nullopt);
     co_return true;
   }
-  Plan plan = plan_analysis('B', worker_.analyze(read.statement), &*params, read.statement);
+  Plan plan = plan_analysis('B', worker_.analyze(*statement), &*params, *statement);
   if (plan.kind == Plan::Kind::kRefuse || plan.kind == Plan::Kind::kWait || plan.gather) {
-    fail(plan.error.value_or(not_supported("this write reading tables on other shards")),
-         std::nullopt);
+    fail_bound(run, plan.error.value_or(not_supported("this write reading tables on other shards")),
+               std::nullopt);
     co_return true;
   }
   if (plan.route.shards.empty() && plan.shard >= 0) plan.route.shards = {plan.shard};
   plan.kind = Plan::Kind::kCoordinate;
-  run.statement_text = std::move(read.statement);
+  run.statement_text = std::move(*statement);
   skip_until_sync_ = true;
   bool ok = co_await run_coordinated(run.statement_text, plan, &run);
   // What follows it up to the Sync goes on in the transaction, unless it failed.

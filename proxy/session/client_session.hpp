@@ -579,6 +579,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// their rows are read in pgrange's transaction over the shards (the block's, or its own until
   /// the Sync), then the write with them written in runs there with the client's Bind.
   awaitable<bool> run_gathered_write(ExtendedMerge& run, int32_t max_rows);
+  /// The reads of a bound statement's gather plan, in the coordinated transaction (pgrange's
+  /// own until the Sync outside a block): the statement with their rows written in, or nullopt
+  /// once the failure is answered (fail_bound).
+  awaitable<std::optional<std::string>> read_for_bound(ExtendedMerge& run,
+                                                       const routing::GatherPlan& gather);
+  /// Answers a bound statement pgrange runs itself with `e` (or the shard's error as it came)
+  /// after its BindComplete; the coordinated transaction fails, the rest up to the Sync is
+  /// skipped.
+  void fail_bound(ExtendedMerge& run, const Error& e,
+                  const std::optional<std::string>& shard_error);
   /// A later Execute of such a portal (`body`: the Execute's).
   awaitable<void> continue_portal(std::string_view body);
   /// DECLARE of a query reading tables spread over several shards, inside a block: the tables'
@@ -590,7 +600,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// appended to `out` (its RowDescription first with `describe`).
   awaitable<void> answer_portal(Coordinated::Cursor& portal, int32_t max_rows, bool describe,
                                 std::string& out);
-  /// Makes the open transaction block a coordinated one (its backend, if any, its first part).
+  /// Makes the open transaction block a coordinated one (its backend, if any, its first part);
+  /// outside a block, a transaction of pgrange's own (Coordinated::implicit).
   awaitable<void> become_coordinated();
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.

@@ -108,6 +108,8 @@ awaitable<std::shared_ptr<BackendConnection>> ClientSession::take_backend() {
 awaitable<void> ClientSession::become_coordinated() {
   Coordinated c;
   c.begin_sql = txn_begin_sql_.empty() ? "BEGIN" : txn_begin_sql_;
+  // Outside a block: pgrange's own transaction, ended as PostgreSQL's implicit one is.
+  c.implicit = txn_status_ == 'I' && deferred_begin_.empty();
   // The extended protocol's implicit transaction on the connection (the statements of the
   // pipeline so far) becomes a block there: PostgreSQL's BEGIN converts it.
   bool adopt_implicit = backend_ && txn_status_ == 'I' && deferred_begin_.empty();
@@ -348,11 +350,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   };
 
   // The statement that needs a second shard (or several): the transaction becomes ours.
-  if (!coord_) {
-    bool implicit = txn_status_ == 'I' && deferred_begin_.empty();
-    co_await become_coordinated();
-    coord_->implicit = implicit;
-  }
+  if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
   if (infos.size() > 1) {
     // Only the first would run below: refuse rather than drop the others.
@@ -833,12 +831,10 @@ bool ClientSession::scriptable(const std::vector<sql::StatementInfo>& infos, std
 
 awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan& plan) {
   const auto& infos = **plan.analysis;
-  // Outside a block the statements share one transaction of their own, as on PostgreSQL.
+  // Outside a block the statements share one transaction of their own, as on PostgreSQL,
+  // which this script ends.
   bool implicit = !coord_ && txn_status_ == 'I' && deferred_begin_.empty();
-  if (!coord_) {
-    co_await become_coordinated();
-    coord_->implicit = implicit;
-  }
+  if (!coord_) co_await become_coordinated();
   asio::steady_timer timer(worker_.io());
   for (size_t i = 0; i < infos.size() && !coord_->failed; ++i) {
     std::string one(sql_text.substr(infos[i].begin, infos[i].end - infos[i].begin));
