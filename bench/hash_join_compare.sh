@@ -315,9 +315,12 @@ for s in direct s1 s2 s3; do sql_on "$s" "SELECT count(*) FROM small" "SELECT co
 # each row's text + 3, three times (the row, the statement written from it, the message carrying
 # that), + 48 per row (its string), + each distinct small.id a lookup reads (its text + 80).
 # Estimated on direct.
+# A broadcast join (big left on its shards, small's rows sent to each) holds small's rows only.
 HELD=$(sql_on direct "SELECT (SELECT 3 * sum(length(s::text) + 3) + 48 * count(*) + sum(length(s.id::text) + 80) FROM small s) + (SELECT 3 * sum(length(b::text) + 3) + 48 * count(*) FROM big b)")
+HELD_SMALL=$(sql_on direct "SELECT 3 * sum(length(s::text) + 3) + 48 * count(*) + sum(length(s.id::text) + 80) FROM small s")
 echo "bytes a whole join makes pgrange count against query_memory (rows, their strings, the statement carrying them):" \
-  "$(awk -v b="$HELD" 'BEGIN {printf "%.1f MiB", b / 1048576}')"
+  "$(awk -v b="$HELD" 'BEGIN {printf "%.1f MiB", b / 1048576}') gathered on one shard," \
+  "$(awk -v b="$HELD_SMALL" 'BEGIN {printf "%.1f MiB", b / 1048576}') as a broadcast join"
 echo
 
 declare -A PASS_MEMORY BASE_OF
@@ -372,8 +375,9 @@ echo
 echo "ratio: direct median ms / pgrange median ms (1.00× = as fast as one PostgreSQL; 0.10× = ten times slower)."
 echo "peak RSS: VmHWM of the query's own pgrange after its $ROUNDS rounds; in brackets the increase over its"
 echo "  VmHWM after the warm-up (the pgrange that loaded the tables: VmHWM $(mib "$LOAD_HWM") MiB after the load)."
-echo "  query_memory caps what pgrange counts for a statement's rows ($(awk -v b="$HELD" 'BEGIN {printf "%.1f MiB", b / 1048576}')" \
-  "for a whole join), an estimate of its memory, not its RSS itself."
+echo "  query_memory caps what pgrange counts for a statement's rows (for a whole join:" \
+  "$(awk -v b="$HELD" 'BEGIN {printf "%.1f MiB", b / 1048576}') gathered on one shard," \
+  "$(awk -v b="$HELD_SMALL" 'BEGIN {printf "%.1f MiB", b / 1048576}') as a broadcast join), an estimate of its memory, not its RSS."
 echo "CPU s: pgrange's utime+stime (all threads) per run, median; direct's CPU is not measured."
 echo "EXPLAIN ANALYZE through pgrange (rows and ms per step): $LOG_DIR/explain-analyze-*.txt"
 echo "Raw per-run figures: $RESULTS"

@@ -87,7 +87,7 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
           root, "",
           {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls", "shard",
            "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms", "shutdown_timeout_ms",
-           "max_message_size", "sequence_block_size", "query_memory"});
+           "max_message_size", "sequence_block_size", "query_memory", "table_sizes_interval_ms"});
       !ok) {
     return fail(ok.error());
   }
@@ -140,6 +140,9 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
       get_int(root, "query_memory", "", 256LL * 1024 * 1024, 1024, 64LL * 1024 * 1024 * 1024);
   if (!memory) return fail(memory.error());
   cfg.query_memory = *memory;
+  auto sizes = get_int(root, "table_sizes_interval_ms", "", 5000, 0, 24LL * 3600 * 1000);
+  if (!sizes) return fail(sizes.error());
+  cfg.table_sizes_interval = std::chrono::milliseconds(*sizes);
   auto block = get_int(root, "sequence_block_size", "", 100, 1, 1000000);
   if (!block) return fail(block.error());
   cfg.sequence_block_size = static_cast<int>(*block);

@@ -117,6 +117,7 @@ void ControlPlane::open_store() {
       spdlog::warn("cannot read the views and SQL functions of the first shard: {}", e.what());
     }
     listener_ = std::thread([this] { listen_loop(); });
+    if (config_.table_sizes_interval.count() > 0) sizer_ = std::thread([this] { size_loop(); });
     schedule_housekeeping();
     spdlog::info("metadata store ready: version {}, {} tables, {} ranges", (*view)->version(),
                  (*view)->tables().size(), (*view)->ranges().size());
@@ -257,6 +258,7 @@ void ControlPlane::stop() {
   io_.stop();
   if (thread_.joinable()) thread_.join();
   if (listener_.joinable()) listener_.join();
+  if (sizer_.joinable()) sizer_.join();
   if (store_) {
     try {
       store_->forget_instance(instance_id_);  // moves need not wait for a stopped instance
@@ -377,6 +379,44 @@ void ControlPlane::listen_loop() {
       for (int i = 0; i < 10 && !stopping_; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
+    }
+  }
+}
+
+void ControlPlane::size_loop() {
+  // One connection per shard, kept; a shard that does not answer is tried again next time,
+  // and until every shard answers the sizes published before stand.
+  std::vector<std::unique_ptr<pqxx::connection>> conns(config_.shards.size());
+  while (!stopping_) {
+    auto sizes = std::make_shared<routing::TableSizes>();
+    bool all = true;
+    for (size_t i = 0; i < conns.size() && !stopping_; ++i) {
+      try {
+        if (!conns[i]) {
+          conns[i] = std::make_unique<pqxx::connection>(
+              with_keyword(shard_dsn_of(config_, i), "connect_timeout", "2"));
+        }
+        pqxx::nontransaction tx(*conns[i]);
+        pqxx::result r = tx.exec(
+            "SELECT n.nspname, c.relname, c.reltuples::float8, pg_relation_size(c.oid) "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', "
+            "'information_schema') AND n.nspname NOT LIKE 'pg_toast%' AND "
+            "n.nspname NOT LIKE 'pg_temp%'");
+        for (const auto& row : r) {
+          sizes->add(row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<double>(),
+                     row[3].as<int64_t>());
+        }
+      } catch (const std::exception& e) {
+        spdlog::debug("table sizes from shard {}: {}", config_.shards[i].name, e.what());
+        conns[i].reset();
+        all = false;
+      }
+    }
+    if (all) sizes_.store(std::move(sizes), std::memory_order_release);
+    auto until = std::chrono::steady_clock::now() + config_.table_sizes_interval;
+    while (!stopping_ && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
 }

@@ -17,6 +17,7 @@
 #include "routing/meta/cluster_view.hpp"
 #include "routing/meta/sequence_block.hpp"
 #include "routing/meta/table_description.hpp"
+#include "routing/meta/table_sizes.hpp"
 #include "routing/moves/range_admin.hpp"
 #include "routing/ranges/range_activity.hpp"
 #include "sql/index_statement.hpp"
@@ -47,6 +48,11 @@ class ControlPlane : public routing::ClusterControl {
   int64_t published_version() const { return published_version_.load(); }
   std::shared_ptr<const routing::ClusterView> reload() override;
   routing::MetadataStore& store() override { return *store_; }
+  /// The tables' sizes as the shards' catalogs last said (every few seconds; nullptr before
+  /// the first time every shard answered): estimates the planner orders joins by.
+  std::shared_ptr<const routing::TableSizes> table_sizes() const {
+    return sizes_.load(std::memory_order_acquire);
+  }
   routing::RangeActivity& activity() override { return activity_; }
   const std::string& database() const override { return config_.database; }
   const std::string& instance_id() const override { return instance_id_; }
@@ -161,6 +167,8 @@ class ControlPlane : public routing::ClusterControl {
 
  private:
   void listen_loop();
+  /// Every few seconds, on a thread of its own: the tables' sizes from every shard's pg_class.
+  void size_loop();
   void open_store();
   /// Every few seconds: finish the moves of instances that died holding a range.
   void schedule_housekeeping();
@@ -220,6 +228,8 @@ class ControlPlane : public routing::ClusterControl {
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::thread thread_;
   std::thread listener_;
+  std::thread sizer_;
+  std::atomic<std::shared_ptr<const routing::TableSizes>> sizes_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> reload_queued_{false};
   asio::steady_timer retry_{io_};

@@ -113,6 +113,16 @@ awaitable<void> Gather::send_input(size_t i) {
     outcome_.steps[i].in_place = true;
     co_return;
   }
+  if (shards->size() > 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only && plan_.broadcast &&
+      ctx_.merge) {
+    // On several shards, and the statement's answer is the sum of its answers over that
+    // table's parts: it runs on each of them with the other tables' rows (a broadcast join).
+    kept_[i] = true;
+    broadcast_shards_ = *shards;
+    outcome_.steps[i].shards = *shards;
+    outcome_.steps[i].in_place = true;
+    co_return;
+  }
   if (shards->empty()) {
     // Only reference tables (every shard holds their rows): a shard the statement uses
     // already, else the one it prefers, else the first.
@@ -232,6 +242,7 @@ awaitable<ExecResult<void>> Gather::open() {
     if (outcome_.ok()) co_await send_input(i);
   }
   co_await read_pending();
+  if (!broadcast_shards_.empty() && outcome_.ok()) co_return co_await open_broadcast();
 
   // 2. The statement, on the shard that read the most (or the block's own, or that of a table
   // read in place); or, for the caller to run, with the rows written in.
@@ -318,6 +329,71 @@ awaitable<ExecResult<void>> Gather::open() {
   co_return failure();
 }
 
+awaitable<ExecResult<void>> Gather::open_broadcast() {
+  final_started_ = std::chrono::steady_clock::now();
+  sql::MergeQuery query = *plan_.broadcast;
+  query.shard_sql = plan_.broadcast_sql(rows_);
+  release_rows();
+  std::vector<BackendConnection*> conns;
+  std::vector<BackendConnection*> settle;
+  // Outside a block, a shard read before is in the statement's own transaction (read to its
+  // end there, never cancelled); a block's parts always are.
+  bool in_transaction = !ctx_.own_transaction;
+  for (int shard : broadcast_shards_) {
+    std::string prefix;
+    auto conn = co_await connection(shard, false, false, prefix);
+    if (!conn) {
+      outcome_.error = conn.error();
+      co_return failure();
+    }
+    conns.push_back(*conn);
+    in_transaction = in_transaction || open_transactions_.count(shard) != 0;
+    if (reads_.count(shard) != 0 && !ctx_.float_digits_sql.empty()) {
+      // The client's float digits again where the reads changed them.
+      std::string request;
+      write_query(request, ctx_.float_digits_sql);
+      if (auto r = co_await (*conn)->send(request); !r) {
+        (*conn)->mark_broken();
+        outcome_.error = r.error();
+        co_return failure();
+      }
+      settle.push_back(*conn);
+    }
+  }
+  for (BackendConnection* conn : settle) {
+    auto e = co_await drain(*conn);
+    if (!e && outcome_.ok()) outcome_.error = e.error();
+    if (e && *e && outcome_.ok()) outcome_.shard_error = std::move(**e);
+  }
+  if (!outcome_.ok()) co_return failure();
+  auto merge = co_await ctx_.merge(std::move(query), conns, in_transaction);
+  if (!merge) {
+    fail(merge.error());
+    co_return failure();
+  }
+  merge_ = std::move(*merge);
+  if (auto opened = co_await merge_->open(); !opened) {
+    fail(opened.error());
+    co_return failure();
+  }
+  columns_ = merge_->columns();
+  co_return ExecResult<void>{};
+}
+
+void Gather::fail(const ExecFailure& f) {
+  if (!outcome_.ok()) return;
+  if (f.shard_error) {
+    outcome_.shard_error = f.shard_error;
+  } else {
+    outcome_.error = f.error.value_or(Error::make(sqlstate::kInternalError, "the merge failed"));
+  }
+}
+
+std::vector<const Operator*> Gather::inputs() const {
+  if (merge_) return {merge_.get()};
+  return {};
+}
+
 awaitable<bool> Gather::read_final(char& type, std::string& body) {
   if (auto r = co_await final_->read_message(type, body); !r) {
     final_->mark_broken();
@@ -360,6 +436,17 @@ ExecResult<void> Gather::failure() const {
 }
 
 awaitable<ExecResult<bool>> Gather::next(Batch& out) {
+  if (merge_) {
+    uint64_t before = out.rows;
+    auto more = co_await merge_->next(out);
+    rows_out_ += out.rows - before;
+    outcome_.rows += out.rows - before;
+    if (!more) {
+      fail(more.error());
+      co_return tl::unexpected(more.error());
+    }
+    co_return *more;
+  }
   while (outcome_.ok() && !final_done_ && !final_ended_ && out.data.size() < kFlushAt &&
          out.rows < out.max_rows) {
     char type = 0;
@@ -378,9 +465,10 @@ awaitable<ExecResult<bool>> Gather::next(Batch& out) {
   co_return !final_done_ && !final_ended_;
 }
 
-awaitable<void> Gather::close(bool) {
+awaitable<void> Gather::close(bool abandon) {
   if (closed_) co_return;
   closed_ = true;
+  if (merge_) co_await merge_->close(abandon || !outcome_.ok());
   // The statement's answer, to its end (a statement that failed is read out too).
   while (final_ != nullptr && !final_done_) {
     char type = 0;
@@ -395,7 +483,7 @@ awaitable<void> Gather::close(bool) {
   }
   if (!ctx_.inputs_only) {
     auto& step = outcome_.steps.emplace_back();
-    step.shards = {shard_};
+    step.shards = broadcast_shards_.empty() ? std::vector<int>{shard_} : broadcast_shards_;
     step.rows = outcome_.rows;
     step.ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started_)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -44,6 +45,12 @@ struct GatherContext {
   bool inputs_only = false;
   /// What the statement's shard sends besides rows (NoticeResponse, ParameterStatus).
   std::function<void(char type, const std::string& body)> other;
+  /// Makes the Merge of one query run on several shards' connections, the session's
+  /// settings and the shards' order of text checked (a broadcast join's last step); empty:
+  /// no broadcast, the statement runs on one shard.
+  std::function<awaitable<ExecResult<std::unique_ptr<Operator>>>(
+      sql::MergeQuery, const std::vector<BackendConnection*>&, bool in_transaction)>
+      merge;
 };
 
 /// How it went: the rows sent, or a shard's ErrorResponse body, or pgrange's own error.
@@ -67,7 +74,8 @@ struct GatherOutcome {
 
 /// Gather: a gather plan (routing/plan/gather_plan.hpp) as an operator. open() reads every
 /// input from its shards (Routes, lookups, Materialize: the rows held in pgrange) and starts the
-/// statement with those rows on one shard; its rows are that statement's. With
+/// statement with those rows on one shard; its rows are that statement's. A broadcast join
+/// runs it instead on each shard of the last input's rows, under a Merge (its input then). With
 /// GatherContext::inputs_only it only reads the inputs (outcome().statement is the statement
 /// with their rows written in). close() ends the statement's own transactions on the shards.
 class Gather final : public Operator {
@@ -78,7 +86,7 @@ class Gather final : public Operator {
   std::string columns() const override { return columns_; }
   awaitable<ExecResult<bool>> next(Batch& out) override;
   awaitable<void> close(bool abandon) override;
-  std::vector<const Operator*> inputs() const override { return {}; }
+  std::vector<const Operator*> inputs() const override;
   std::string describe() const override;
 
   /// What it did (after close): each input's read and the statement's run, or its failure.
@@ -102,6 +110,10 @@ class Gather final : public Operator {
   /// One message of the statement's answer besides rows; false at its ReadyForQuery.
   bool take_final(char type, std::string& body);
   ExecResult<void> failure() const;
+  /// Records what stopped an operator under it.
+  void fail(const ExecFailure& f);
+  /// The broadcast join: the statement on each of broadcast_shards_, merged.
+  awaitable<ExecResult<void>> open_broadcast();
 
   const routing::GatherPlan& plan_;
   GatherContext& ctx_;
@@ -124,6 +136,10 @@ class Gather final : public Operator {
   /// An input left in the statement as its table, read where the statement runs (on_shard_).
   std::vector<bool> kept_;
   int on_shard_ = -1;
+  /// The last input's shards, when the statement runs on each of them (a broadcast join), and
+  /// the Merge of their answers.
+  std::vector<int> broadcast_shards_;
+  std::unique_ptr<Operator> merge_;
   int shard_ = -1;                      // where the statement runs
   BackendConnection* final_ = nullptr;  // its connection
   bool ends_here_ = false;              // a COMMIT follows it there

@@ -18,7 +18,7 @@ ShardQuery::ShardQuery(Options o) : o_(std::move(o)) {}
 awaitable<ExecResult<void>> ShardQuery::start() {
   if (started_) co_return ExecResult<void>{};
   started_ = true;
-  if (auto r = co_await o_.conn->send(o_.request); !r) {
+  if (auto r = co_await o_.conn->send(*o_.request); !r) {
     failed_ = true;
     co_return tl::unexpected(ExecFailure::of(r.error()));
   }

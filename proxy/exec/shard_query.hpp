@@ -15,9 +15,10 @@ namespace pgrange::proxy::exec {
 class ShardQuery final : public ShardRows {
  public:
   struct Options {
-    std::shared_ptr<BackendConnection> conn;
-    std::string request;  ///< what runs the query there
-    std::string sql;      ///< the query, for describe()
+    BackendConnection* conn = nullptr;
+    /// What runs the query there (shared: a query carrying rows goes to several shards).
+    std::shared_ptr<const std::string> request;
+    std::string sql;  ///< the query, for describe()
     /// A transaction holds the connection: the query is read to its end, never cancelled (a
     /// cancel would abort that transaction).
     bool in_transaction = false;

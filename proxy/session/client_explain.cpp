@@ -140,7 +140,8 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   // of each read and of the statement over the rows read, known only when it runs).
   std::optional<routing::GatherPlan> gather;
   if (route.refusal && infos.size() == 1 && routing::gatherable(infos[0], route)) {
-    auto g = routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr);
+    auto g =
+        routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr, table_sizes().get());
     if (g) {
       gather = std::move(*g);
       route.refusal.reset();
@@ -168,7 +169,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     std::string shards;
     for (int shard : route.shards) shards += (shards.empty() ? "" : ", ") + view->shard_name(shard);
     rs.rows.push_back({"pgrange plan: tables read from " + std::to_string(route.shards.size()) +
-                       " shards (" + shards + "), the statement run on one shard with their rows"});
+                       " shards (" + shards + "), the statement run with their rows"});
     for (const std::string& line : gather->describe()) rs.rows.push_back({"  " + line});
     if (lower(plan.explain_options).find("analy") != std::string::npos) {
       // EXPLAIN ANALYZE: the tree runs (its answer is not sent), each operator's rows and time.

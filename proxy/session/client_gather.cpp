@@ -46,6 +46,16 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     MessageWriter(out).begin(type).bytes(b).end();
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  if (sink != GatherSink::kInputs) {
+    ctx.merge =
+        [this, ext, &out](
+            sql::MergeQuery query, const std::vector<BackendConnection*>& conns,
+            bool in_transaction) -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
+      auto tree = co_await merge_tree(std::move(query), conns, ext, in_transaction, out);
+      if (!tree) co_return tl::unexpected(tree.error());
+      co_return std::unique_ptr<exec::Operator>(std::move(*tree));
+    };
+  }
   // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
   // back to the session's value after.
   auto digits = desired_settings_.find("extra_float_digits");

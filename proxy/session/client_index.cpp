@@ -260,14 +260,14 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   // 1. The entries in the index's spans, from the shards of the index ranges they overlap (all
   // at once), then 2. the rows those keys name, from the shards owning them: a Lookup.
   std::vector<std::shared_ptr<BackendConnection>> held;  // pooled, given back at the end
-  auto acquire = [&](const std::vector<int>& shards)
-      -> awaitable<Result<std::vector<std::shared_ptr<BackendConnection>>>> {
-    std::vector<std::shared_ptr<BackendConnection>> conns;
+  auto acquire =
+      [&](const std::vector<int>& shards) -> awaitable<Result<std::vector<BackendConnection*>>> {
+    std::vector<BackendConnection*> conns;
     for (int shard : shards) {
       auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
       if (!acquired) co_return tl::unexpected(acquired.error());
       held.push_back(*acquired);
-      conns.push_back(*acquired);
+      conns.push_back(acquired->get());
     }
     co_return conns;
   };

@@ -301,8 +301,10 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
 }
 
 awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_tree(
-    const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
-    const ExtendedMerge* ext, bool in_transaction, std::string& buf) {
+    sql::MergeQuery merge, const std::vector<BackendConnection*>& conns, const ExtendedMerge* ext,
+    bool in_transaction, std::string& buf) {
+  // One request for every shard; the plan keeps only the start of a long query (one that
+  // carries rows read for it), for EXPLAIN.
   std::string request;
   if (ext == nullptr) {
     write_query(request, merge.shard_sql);
@@ -317,6 +319,13 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_t
     MessageWriter(request).begin('D').byte('P').cstr("").end();
     MessageWriter(request).begin('E').cstr("").i32(0).end();
     MessageWriter(request).begin('S').end();
+  }
+  auto shared_request = std::make_shared<const std::string>(std::move(request));
+  constexpr size_t kShown = 1000;
+  if (merge.shard_sql.size() > 2 * kShown) {
+    merge.shard_sql.resize(kShown);
+    merge.shard_sql.shrink_to_fit();
+    merge.shard_sql += "…";
   }
   // What orders text on each shard: the merge compares it bytewise (checked once it knows).
   bool compares =
@@ -354,7 +363,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_t
   for (const auto& conn : conns) {
     exec::ShardQuery::Options o;
     o.conn = conn;
-    o.request = request;
+    o.request = shared_request;
     o.sql = merge.shard_sql;
     o.in_transaction = in_transaction;
     o.bounded = merge.limit_pushed;
@@ -363,7 +372,8 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_t
     };
     routes.push_back(std::make_unique<exec::ShardQuery>(std::move(o)));
   }
-  co_return std::make_unique<exec::Merge>(merge, std::move(routes), std::move(text_order));
+  co_return std::make_unique<exec::Merge>(std::move(merge), std::move(routes),
+                                          std::move(text_order));
 }
 
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
@@ -410,7 +420,9 @@ awaitable<bool> ClientSession::stream_merge(
     emit_ready_synthetics(buf);
     if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
   }
-  auto tree = co_await merge_tree(merge, conns, ext, in_transaction, buf);
+  std::vector<BackendConnection*> raw;
+  for (const auto& conn : conns) raw.push_back(conn.get());
+  auto tree = co_await merge_tree(merge, raw, ext, in_transaction, buf);
   if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf, stream);
   co_return co_await send_tree(tree->get(), std::nullopt, ext, buf, stream);
 }

@@ -419,7 +419,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       routing::gatherable(infos[0], p.route)) {
     // Several tables over several shards (joins, subqueries, CTEs, set operations): pgrange
     // reads each table's rows and runs the statement on one shard with them (proxy/exec).
-    auto gather = routing::plan_gather(*view, infos[0], text, params);
+    auto gather = routing::plan_gather(*view, infos[0], text, params, table_sizes().get());
     if (!gather) return refuse_with(gather.error());
     p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
     p.route.refusal.reset();
@@ -566,6 +566,11 @@ void ClientSession::leave_ranges() {
   if (uses_.empty()) return;
   if (ControlPlane* cp = worker_.shared().control) cp->activity().leave(uses_);
   uses_.clear();
+}
+
+std::shared_ptr<const routing::TableSizes> ClientSession::table_sizes() const {
+  ControlPlane* cp = worker_.shared().control;
+  return cp != nullptr ? cp->table_sizes() : nullptr;
 }
 
 bool ClientSession::refuse(char type, const Error& e, std::string& out) {

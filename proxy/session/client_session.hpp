@@ -225,6 +225,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// it also needs rows of pgrange tables from other shards (refused, 0A000).
   Plan plan_temp(char type, const Analysis& analysis, const routing::BindParams* params);
   void leave_ranges();
+  /// The tables' sizes the shards last reported (nullptr: not known yet), for planning joins.
+  std::shared_ptr<const routing::TableSizes> table_sizes() const;
   /// The key columns an INSERT leaves to a default pgrange makes, and how many values each needs.
   struct KeyFill {
     routing::TableDescriptor table;
@@ -719,8 +721,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// `in_transaction`: the connections hold the client's transaction (read to the end, never
   /// cancelled).
   awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> merge_tree(
-      const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
-      const ExtendedMerge* ext, bool in_transaction, std::string& buf);
+      sql::MergeQuery merge, const std::vector<BackendConnection*>& conns, const ExtendedMerge* ext,
+      bool in_transaction, std::string& buf);
   /// Runs a tree (unless `failure` says it could not be made) and writes its answer to `buf`:
   /// RowDescription (when described), the rows, then CommandComplete or the error (no
   /// ReadyForQuery). With `stream`, `buf` goes to the client whenever it grows past a batch

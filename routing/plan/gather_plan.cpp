@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "routing/keys/key_type.hpp"
 #include "routing/plan/equalities.hpp"
@@ -187,6 +188,88 @@ std::string array_text(const std::vector<std::string>& values) {
   return body;
 }
 
+/// What stands for input i's rows in a broadcast's shard query until they are read (a string
+/// constant, which the merge's rewriting of the statement keeps as it is).
+std::string rows_marker(size_t i) {
+  return "pgrange rows of input " + std::to_string(i);
+}
+
+/// The plan's statement with each input not `kept` replaced by a derived table of the rows
+/// `literal(i)` gives (an array of its row type).
+std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
+                      const std::function<std::string(size_t)>& literal) {
+  std::vector<size_t> by_place;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    if (i >= kept.size() || !kept[i]) by_place.push_back(i);
+  }
+  std::sort(by_place.begin(), by_place.end(), [&](size_t a, size_t b) {
+    return plan.inputs[a].name_begin < plan.inputs[b].name_begin;
+  });
+  std::string out;
+  size_t at = 0;
+  for (size_t i : by_place) {
+    const GatherInput& in = plan.inputs[i];
+    if (in.name_begin < at) continue;  // never: one input per mention
+    out.append(plan.text, at, in.name_begin - at);
+    out += "(SELECT * FROM unnest(" + literal(i) + "))";
+    if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
+    at = in.name_end;
+  }
+  out.append(plan.text, at, std::string::npos);
+  return out;
+}
+
+/// The broadcast of plan's last input (GatherPlan::broadcast), when the statement allows one.
+std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql::StatementInfo& s,
+                                              const GatherPlan& plan, const BindParams* params) {
+  if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
+      plan.inputs.size() < 2 || plan.text.find("pgrange rows of input") != std::string::npos) {
+    return std::nullopt;
+  }
+  const GatherInput& last = plan.inputs.back();
+  const sql::RelationUse& u = s.relations[last.use];
+  const TableDescriptor* t = view.find_table(u.table.schema, u.table.name);
+  if (!u.preserved || !u.top_from || t == nullptr || t->reference) return std::nullopt;
+  // Its rows are read nowhere else in the statement (a self-join, a subquery of it): each
+  // shard would see only its own part of them there.
+  TableDescriptor rows;  // what the merge is planned with: every relation's columns, no key
+  rows.schema = t->schema;
+  rows.name = t->name;
+  for (size_t i = 0; i < s.relations.size(); ++i) {
+    const sql::RelationUse& other = s.relations[i];
+    const TableDescriptor* o = view.find_table(other.table.schema, other.table.name);
+    if (o == nullptr) return std::nullopt;
+    if (i != last.use && o->table_id == t->table_id) return std::nullopt;
+    for (const std::string& c : o->columns) {
+      if (std::find(rows.columns.begin(), rows.columns.end(), c) == rows.columns.end()) {
+        rows.columns.push_back(c);
+      }
+    }
+  }
+  std::vector<bool> kept(plan.inputs.size(), false);
+  kept.back() = true;
+  std::string marked = with_rows(plan, kept, [&](size_t i) {
+    return "CAST('" + rows_marker(i) + "' AS " + plan.inputs[i].relation + "[])";
+  });
+  auto merge = sql::plan_merge(marked, {}, rows.columns);
+  if (!merge) return std::nullopt;  // what the merge cannot combine runs on one shard
+  if (merge->limit_param > 0 || merge->offset_param > 0) {
+    if (params == nullptr) return std::nullopt;
+    auto bound = sql::bind_bounds(*merge, [&](int n) { return params->bigint(n); });
+    if (!bound) return std::nullopt;
+    merge = std::move(*bound);
+  }
+  // Every marker once in its shard query, or no broadcast.
+  for (size_t i = 0; i + 1 < plan.inputs.size(); ++i) {
+    const std::string quoted = "'" + rows_marker(i) + "'";
+    size_t p = merge->shard_sql.find(quoted);
+    if (p == std::string::npos || merge->shard_sql.find(quoted, p + 1) != std::string::npos) {
+      return std::nullopt;
+    }
+  }
+  return std::move(*merge);
+}
+
 }  // namespace
 
 bool gatherable(const sql::StatementInfo& s, const Route& route) {
@@ -213,7 +296,8 @@ bool gatherable_write(const sql::StatementInfo& s, const Route& route) {
 }
 
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& statement,
-                               std::string_view whole, const BindParams* params) {
+                               std::string_view whole, const BindParams* params,
+                               const TableSizes* sizes) {
   // Conditions its join equalities imply are pushed down too (read in parallel, not looked up).
   auto implied = with_implied_conditions(view, statement);
   const sql::StatementInfo& s = implied ? *implied : statement;
@@ -324,6 +408,58 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     tables.push_back(t);
   }
 
+  // Whether input k's own conditions give its first key column by = or IN.
+  auto keyed = [&](size_t k) {
+    const auto& where = s.relations[found[k].use].where;
+    if (!where || found[k].filter.empty() || tables[k]->hash_buckets != 0) return false;
+    auto rk = row_key_columns(*tables[k]);
+    if (rk.empty()) return false;
+    std::vector<const sql::Condition*> parts;
+    if (where->kind == sql::Condition::Kind::kAnd) {
+      for (const sql::Condition& c : where->children) parts.push_back(&c);
+    } else {
+      parts.push_back(&*where);
+    }
+    return std::any_of(parts.begin(), parts.end(), [&](const sql::Condition* c) {
+      bool gives = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||
+                   c->kind == sql::Condition::Kind::kIn;
+      return gives && c->column == rk.front().name;
+    });
+  };
+  // With the shards' estimates: the largest table a broadcast join can leave where it is, read
+  // last (so not read) when it outweighs what the others would bring.
+  size_t deferred = SIZE_MAX;                    // the found index, if any
+  std::vector<double> weight(found.size(), -1);  // estimated bytes read, -1 unknown
+  if (sizes != nullptr) {
+    for (size_t k = 0; k < found.size(); ++k) {
+      const TableSize* size = sizes->find(tables[k]->schema, tables[k]->name);
+      if (size == nullptr) continue;
+      // What its own conditions leave of it, guessed as PostgreSQL guesses without
+      // statistics: a key's points almost nothing, any other condition a tenth.
+      weight[k] = keyed(k)                  ? 0.0
+                  : found[k].filter.empty() ? static_cast<double>(size->bytes)
+                                            : static_cast<double>(size->bytes) / 10;
+      found[k].reasons.push_back("estimated size: " + describe_size(*size) +
+                                 " (the shards' pg_class)");
+    }
+    bool known = std::none_of(weight.begin(), weight.end(), [](double w) { return w < 0; });
+    bool broadcastable = s.kind == sql::StatementKind::kSelect && s.plain_from && !s.select_into;
+    for (size_t k = 0; k < found.size() && known && broadcastable; ++k) {
+      const sql::RelationUse& u = s.relations[found[k].use];
+      if (!u.preserved || !u.top_from || tables[k]->reference || keyed(k)) continue;
+      bool alone = std::none_of(s.relations.begin(), s.relations.end(), [&](const auto& o) {
+        const TableDescriptor* t = view.find_table(o.table.schema, o.table.name);
+        return &o != &u && t != nullptr && t->table_id == tables[k]->table_id;
+      });
+      if (alone && (deferred == SIZE_MAX || weight[k] > weight[deferred])) deferred = k;
+    }
+    if (deferred != SIZE_MAX) {
+      double others = 0;
+      for (size_t k = 0; k < found.size(); ++k) others += k == deferred ? 0 : weight[k];
+      if (!(weight[deferred] > others)) deferred = SIZE_MAX;
+    }
+  }
+
   // The order of reading: the inputs narrowed by their own conditions first, then the ones a
   // lookup can narrow with what was read before, then the others.
   std::vector<bool> placed(found.size(), false);
@@ -335,7 +471,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     order.push_back(k);
   };
   for (size_t k = 0; k < found.size(); ++k) {
-    if (!found[k].filter.empty()) place(k);
+    if (!found[k].filter.empty() && k != deferred) place(k);
   }
   auto lookup_for =
       [&](size_t k) -> std::optional<std::pair<size_t, const sql::RelationUse::Equality*>> {
@@ -355,21 +491,22 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     }
     return best;
   };
-  while (order.size() < found.size()) {
+  while (order.size() + (deferred != SIZE_MAX ? 1 : 0) < found.size()) {
     bool progress = false;
     for (size_t k = 0; k < found.size(); ++k) {
-      if (placed[k] || !lookup_for(k)) continue;
+      if (placed[k] || k == deferred || !lookup_for(k)) continue;
       place(k);
       progress = true;
     }
     if (progress) continue;
     for (size_t k = 0; k < found.size(); ++k) {
-      if (!placed[k]) {
+      if (!placed[k] && k != deferred) {
         place(k);
         break;
       }
     }
   }
+  if (deferred != SIZE_MAX) place(deferred);
   // Lookups, with the columns their sources must provide.
   for (size_t k : order) {
     GatherInput in = found[k];
@@ -377,23 +514,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     for (size_t j = 0; j < found.size(); ++j) placed[j] = input_of[j] < input_of[k];
     // A table whose own (or implied) conditions give its first key column by = or IN is read
     // by them, at once with the others: a lookup would only make it wait.
-    bool keyed = false;
-    if (const auto& where = s.relations[in.use].where) {
-      auto rk = row_key_columns(*tables[k]);
-      std::vector<const sql::Condition*> parts;
-      if (where->kind == sql::Condition::Kind::kAnd) {
-        for (const sql::Condition& c : where->children) parts.push_back(&c);
-      } else {
-        parts.push_back(&*where);
-      }
-      for (const sql::Condition* c : parts) {
-        bool gives = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||
-                     c->kind == sql::Condition::Kind::kIn;
-        keyed = keyed || (gives && !rk.empty() && c->column == rk.front().name &&
-                          tables[k]->hash_buckets == 0 && !in.filter.empty());
-      }
-    }
-    if (auto l = keyed ? std::nullopt : lookup_for(k)) {
+    if (auto l = keyed(k) ? std::nullopt : lookup_for(k)) {
       auto [j, e] = *l;
       GatherInput& source = plan.inputs[input_of[j]];
       auto it = std::find(source.provides.begin(), source.provides.end(), e->other_column);
@@ -448,6 +569,37 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     kept[i].provides = std::move(provides);
   }
   plan.inputs = std::move(kept);
+  plan.broadcast = plan_broadcast(view, s, plan, params);
+  if (plan.broadcast && deferred != SIZE_MAX) {
+    plan.reasons.push_back("order: " + found[deferred].table +
+                           " last, the most to read by the estimates: where its rows are on "
+                           "several shards, the statement runs on each of them");
+  }
+  if (plan.broadcast && sizes != nullptr) {
+    // Its rows go to every shard the last table is on: worth it when that table outweighs
+    // them (unknown sizes: it is).
+    size_t last = SIZE_MAX;
+    double others = 0;
+    bool known = true;
+    for (size_t k = 0; k < found.size(); ++k) {
+      bool read = std::any_of(plan.inputs.begin(), plan.inputs.end(),
+                              [&](const GatherInput& in) { return in.use == found[k].use; });
+      if (found[k].use == plan.inputs.back().use) {
+        last = k;
+      } else if (!read) {
+        continue;  // a reference table left in place
+      } else if (weight[k] < 0) {
+        known = false;
+      } else {
+        others += weight[k];
+      }
+    }
+    if (known && last != SIZE_MAX && weight[last] >= 0 && weight[last] < others) {
+      plan.broadcast.reset();
+      plan.reasons.push_back("no broadcast join: " + plan.inputs.back().table +
+                             " is smaller than the rows read for the other tables");
+    }
+  }
   return plan;
 }
 
@@ -487,23 +639,28 @@ std::string rows_literal(const std::vector<std::string>& rows, std::string_view 
 
 std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows,
                                   const std::vector<bool>& kept) const {
-  std::vector<size_t> by_place;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i >= kept.size() || !kept[i]) by_place.push_back(i);
-  }
-  std::sort(by_place.begin(), by_place.end(),
-            [&](size_t a, size_t b) { return inputs[a].name_begin < inputs[b].name_begin; });
+  return with_rows(*this, kept,
+                   [&](size_t i) { return rows_literal(rows[i], inputs[i].relation); });
+}
+
+std::string GatherPlan::broadcast_sql(const std::vector<std::vector<std::string>>& rows) const {
+  if (!broadcast) return {};
+  const std::string& shard_sql = broadcast->shard_sql;
   std::string out;
   size_t at = 0;
-  for (size_t i : by_place) {
-    const GatherInput& in = inputs[i];
-    if (in.name_begin < at) continue;  // never: one input per mention
-    out.append(text, at, in.name_begin - at);
-    out += "(SELECT * FROM unnest(" + rows_literal(rows[i], in.relation) + "))";
-    if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
-    at = in.name_end;
+  // The markers in the order they appear (the merge's rewriting keeps the FROM clause's).
+  std::vector<std::pair<size_t, size_t>> found;  // position, input
+  for (size_t i = 0; i + 1 < inputs.size() && i < rows.size(); ++i) {
+    size_t p = shard_sql.find("'" + rows_marker(i) + "'");
+    if (p != std::string::npos) found.emplace_back(p, i);
   }
-  out.append(text, at, std::string::npos);
+  std::sort(found.begin(), found.end());
+  for (auto [p, i] : found) {
+    out.append(shard_sql, at, p - at);
+    out += dollar_quoted(array_text(rows[i]));
+    at = p + rows_marker(i).size() + 2;
+  }
+  out.append(shard_sql, at, std::string::npos);
   return out;
 }
 
@@ -528,11 +685,20 @@ std::vector<std::string> GatherPlan::describe() const {
       out.push_back(
           "      when the rows it reads are all on one shard: not read, the statement runs "
           "there on the table itself");
+      if (broadcast) {
+        out.push_back(
+            "      when they are on several shards: not read, the statement runs on each of them "
+            "with the other tables' rows (broadcast join), merged:");
+        for (const std::string& line : sql::describe_merge(*broadcast)) {
+          out.push_back("        " + line);
+        }
+      }
     }
   }
   for (const std::string& t : in_place) {
     out.push_back("  In place: reference table " + t + " (every shard holds its rows)");
   }
+  for (const std::string& r : reasons) out.push_back("  " + r);
   return out;
 }
 

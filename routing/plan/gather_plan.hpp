@@ -7,7 +7,9 @@
 
 #include "common/error.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/meta/table_sizes.hpp"
 #include "routing/plan/router.hpp"
+#include "sql/merge_query.hpp"
 #include "sql/statement_info.hpp"
 
 namespace pgrange::routing {
@@ -54,6 +56,18 @@ struct GatherPlan {
   /// Reference tables the statement reads that no lookup needs first: every shard holds their
   /// rows, so they stay in the statement and are read where it runs (EXPLAIN names them).
   std::vector<std::string> in_place;
+  /// A broadcast join: when the rows a read of the last input would reach are on several
+  /// shards, that table is not read: the statement runs on each of those shards, every other
+  /// table replaced by the rows read for it, and their answers are merged as one table's are.
+  /// Planned when each shard's answer is exactly the answer's rows made from its own rows of
+  /// that table (a FROM item of the statement's own SELECT that no outer join extends with
+  /// NULLs, its table named nowhere else in the statement) and the merge can combine the
+  /// answers; nullopt otherwise (the statement then runs on one shard). Its shard query holds
+  /// a marker for each other input's rows (broadcast_sql writes them in).
+  std::optional<sql::MergeQuery> broadcast;
+  /// Why the tables are read in this order, and whether the statement may run on several
+  /// shards (EXPLAIN).
+  std::vector<std::string> reasons;
 
   /// The SQL that reads input i's rows: the whole row (its text is the row literal), then its
   /// `provides`. `lookup_values` are the distinct non-NULL text values of its lookup's source
@@ -67,6 +81,9 @@ struct GatherPlan {
   /// shard that holds every row of it the statement can use).
   std::string final_sql(const std::vector<std::vector<std::string>>& rows,
                         const std::vector<bool>& kept = {}) const;
+  /// The broadcast's shard query with the rows read for each input but the last written in
+  /// (`rows`, as for final_sql).
+  std::string broadcast_sql(const std::vector<std::vector<std::string>>& rows) const;
   /// The tree, one operator per line, indented by depth (EXPLAIN).
   std::vector<std::string> describe() const;
 };
@@ -86,9 +103,12 @@ bool gatherable_write(const sql::StatementInfo& s, const Route& route);
 /// naming the construct) for what it cannot run correctly that way. `text` is the statement
 /// alone (from s.begin to s.end); `params` the Bind's values ($n in conditions pushed down).
 /// For an UPDATE or DELETE (gatherable_write) its own table is left in place: every other
-/// relation it reads is an input.
+/// relation it reads is an input. `sizes`, the shards' estimates of the tables' sizes (none:
+/// nullptr), decide which table a broadcast join leaves where it is: the largest, when it
+/// outweighs the others.
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
-                               std::string_view text, const BindParams* params);
+                               std::string_view text, const BindParams* params,
+                               const TableSizes* sizes = nullptr);
 
 /// The literal array of row texts `rows` as SQL of type `relation`[] (dollar-quoted, so that no
 /// session setting changes what it means).

@@ -80,6 +80,9 @@ std::string ProxyConfig::to_toml() const {
   t << "shutdown_timeout_ms = " << shutdown_timeout_ms << "\n";
   if (max_message_size) t << "max_message_size = " << *max_message_size << "\n";
   if (query_memory) t << "query_memory = " << *query_memory << "\n";
+  if (table_sizes_interval_ms) {
+    t << "table_sizes_interval_ms = " << *table_sizes_interval_ms << "\n";
+  }
   if (!tls_cert.empty() && !tls_key.empty()) {
     t << "\n[tls]\ncert = " << toml_string(tls_cert) << "\nkey = " << toml_string(tls_key) << "\n";
   }

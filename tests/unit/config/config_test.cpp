@@ -48,6 +48,18 @@ TEST(Config, QueryMemory) {
   EXPECT_NE(bad.error().message.find("query_memory"), std::string::npos);
 }
 
+TEST(Config, TableSizesInterval) {
+  auto defaults = parse_config(kMinimal);
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->table_sizes_interval, std::chrono::milliseconds(5000));
+  auto off = parse_config(std::string("table_sizes_interval_ms = 0\n") + kMinimal);
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_EQ(off->table_sizes_interval.count(), 0);
+  auto bad = parse_config(std::string("table_sizes_interval_ms = -1\n") + kMinimal);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("table_sizes_interval_ms"), std::string::npos);
+}
+
 TEST(Config, TheDocumentedExample) {
   auto cfg = parse_config(R"(
 listen = "127.0.0.1:7432"

@@ -181,6 +181,8 @@ struct Case {
 struct TestFile {
   std::vector<std::string> shards;
   MetadataSnapshot snapshot;
+  /// `size <table> <rows> <bytes>` lines: the shards' estimates (none: no sizes known).
+  std::optional<TableSizes> sizes;
   std::vector<Case> cases;
   /// The file as segments: a verbatim line, or (when case_index >= 0) a case.
   struct Segment {
@@ -322,6 +324,9 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         start = "(" + v->first + ")";
       }
       range_lines.push_back({std::stoull(w[1]), w[2], start, w.back(), static_cast<int>(i)});
+    } else if (w[0] == "size" && w.size() == 4) {
+      if (!file.sizes) file.sizes.emplace();
+      file.sizes->add("public", w[1], std::stod(w[2]), std::stoll(w[3]));
     } else if ((w[0] == "view" || w[0] == "function") && w.size() >= 2) {
       ReaderDescriptor r;
       r.kind = w[0] == "view" ? ReaderDescriptor::Kind::kView : ReaderDescriptor::Kind::kFunction;
@@ -403,6 +408,7 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
 
 /// What a case's route says, section by section, as the file writes it.
 std::map<std::string, std::vector<std::string>> actual_sections(const ClusterView& view,
+                                                                const TableSizes* sizes,
                                                                 const Case& c, bool with_plan,
                                                                 std::string& error) {
   std::map<std::string, std::vector<std::string>> out;
@@ -489,7 +495,7 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
   // Several tables over several shards: the tree the proxy runs (plan_gather), in place of the
   // router's refusal, or the gather planner's own refusal.
   if (route.refusal && infos->size() == 1 && gatherable(infos->front(), route)) {
-    auto gather = plan_gather(view, infos->front(), c.sql, p);
+    auto gather = plan_gather(view, infos->front(), c.sql, p, sizes);
     if (gather) {
       route.refusal.reset();
       out["tree"] = gather->describe();
@@ -556,7 +562,8 @@ TEST_P(PlannerTest, RoutesAsExpected) {
   for (const Case& c : file->cases) {
     std::string where = path.filename().string() + ":" + std::to_string(c.line) + ": " + c.sql;
     std::string error;
-    auto sections = actual_sections(**view, c, c.expected.contains("plan"), error);
+    auto sections = actual_sections(**view, file->sizes ? &*file->sizes : nullptr, c,
+                                    c.expected.contains("plan"), error);
     EXPECT_TRUE(error.empty()) << where << "\n  " << error;
     if (!rewrite) {
       std::set<std::string> names;
