@@ -113,8 +113,15 @@ awaitable<void> Gather::send_input(size_t i) {
     outcome_.steps[i].in_place = true;
     co_return;
   }
-  if (shards->size() > 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only && plan_.broadcast &&
-      ctx_.merge) {
+  bool broadcast = shards->size() > 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only &&
+                   plan_.broadcast && ctx_.merge;
+  if (broadcast && plan_.broadcast_limit) {
+    // Worth it while the rows sent to each of its shards weigh less than the table.
+    co_await read_pending();
+    if (!outcome_.ok()) co_return;
+    broadcast = static_cast<int64_t>(text_) <= *plan_.broadcast_limit;
+  }
+  if (broadcast) {
     // On several shards, and the statement's answer is the sum of its answers over that
     // table's parts: it runs on each of them with the other tables' rows (a broadcast join).
     kept_[i] = true;

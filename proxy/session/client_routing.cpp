@@ -419,7 +419,11 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       routing::gatherable(infos[0], p.route)) {
     // Several tables over several shards (joins, subqueries, CTEs, set operations): pgrange
     // reads each table's rows and runs the statement on one shard with them (proxy/exec).
-    auto gather = routing::plan_gather(*view, infos[0], text, params, table_sizes().get());
+    auto gather =
+        routing::plan_gather(*view, infos[0], text, params, table_sizes().get(),
+                             [this](std::string_view sql, const routing::TableDescriptor& rows) {
+                               return *worker_.merge_plan(sql, rows);
+                             });
     if (!gather) return refuse_with(gather.error());
     p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
     p.route.refusal.reset();

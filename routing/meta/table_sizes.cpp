@@ -22,18 +22,22 @@ const TableSize* TableSizes::find(std::string_view schema, std::string_view name
   return it == sizes_.end() ? nullptr : &it->second;
 }
 
-std::string describe_size(const TableSize& size) {
-  char bytes[32];
-  double b = static_cast<double>(size.bytes);
+std::string describe_bytes(int64_t bytes) {
+  char out[32];
+  double b = static_cast<double>(bytes);
   if (b >= 1024.0 * 1024.0 * 1024.0) {
-    std::snprintf(bytes, sizeof bytes, "%.1f GB", b / (1024.0 * 1024.0 * 1024.0));
+    std::snprintf(out, sizeof out, "%.1f GB", b / (1024.0 * 1024.0 * 1024.0));
   } else if (b >= 1024.0 * 1024.0) {
-    std::snprintf(bytes, sizeof bytes, "%.1f MB", b / (1024.0 * 1024.0));
+    std::snprintf(out, sizeof out, "%.1f MB", b / (1024.0 * 1024.0));
   } else {
-    std::snprintf(bytes, sizeof bytes, "%.0f kB", std::ceil(b / 1024.0));
+    std::snprintf(out, sizeof out, "%.0f kB", std::ceil(b / 1024.0));
   }
-  if (size.rows < 0) return std::string(bytes) + " (not analysed)";
-  return std::to_string(static_cast<int64_t>(size.rows)) + " rows, " + bytes;
+  return out;
+}
+
+std::string describe_size(const TableSize& size) {
+  if (size.rows < 0) return describe_bytes(size.bytes) + " (not analysed)";
+  return std::to_string(static_cast<int64_t>(size.rows)) + " rows, " + describe_bytes(size.bytes);
 }
 
 }  // namespace pgrange::routing

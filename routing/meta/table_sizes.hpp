@@ -30,7 +30,9 @@ class TableSizes {
   std::map<std::pair<std::string, std::string>, TableSize, std::less<>> sizes_;
 };
 
-/// "12,345 rows, 1.2 MB" (rows left out when unknown), for EXPLAIN.
+/// "12345 rows, 1.2 MB" ("1.2 MB (not analysed)" when the rows are unknown), for EXPLAIN.
 std::string describe_size(const TableSize& size);
+/// "80 kB", "1.2 MB", "3.4 GB".
+std::string describe_bytes(int64_t bytes);
 
 }  // namespace pgrange::routing

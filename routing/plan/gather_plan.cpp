@@ -221,7 +221,8 @@ std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
 
 /// The broadcast of plan's last input (GatherPlan::broadcast), when the statement allows one.
 std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql::StatementInfo& s,
-                                              const GatherPlan& plan, const BindParams* params) {
+                                              const GatherPlan& plan, const BindParams* params,
+                                              const MergePlanner& merges) {
   if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
       plan.inputs.size() < 2 || plan.text.find("pgrange rows of input") != std::string::npos) {
     return std::nullopt;
@@ -251,7 +252,7 @@ std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql
   std::string marked = with_rows(plan, kept, [&](size_t i) {
     return "CAST('" + rows_marker(i) + "' AS " + plan.inputs[i].relation + "[])";
   });
-  auto merge = sql::plan_merge(marked, {}, rows.columns);
+  auto merge = merges ? merges(marked, rows) : sql::plan_merge(marked, {}, rows.columns);
   if (!merge) return std::nullopt;  // what the merge cannot combine runs on one shard
   if (merge->limit_param > 0 || merge->offset_param > 0) {
     if (params == nullptr) return std::nullopt;
@@ -297,7 +298,7 @@ bool gatherable_write(const sql::StatementInfo& s, const Route& route) {
 
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& statement,
                                std::string_view whole, const BindParams* params,
-                               const TableSizes* sizes) {
+                               const TableSizes* sizes, const MergePlanner& merges) {
   // Conditions its join equalities imply are pushed down too (read in parallel, not looked up).
   auto implied = with_implied_conditions(view, statement);
   const sql::StatementInfo& s = implied ? *implied : statement;
@@ -426,6 +427,52 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
       return gives && c->column == rk.front().name;
     });
   };
+  // Whether input k's own conditions give every column of its key by = (one row at most).
+  auto one_row = [&](size_t k) {
+    const auto& where = s.relations[found[k].use].where;
+    if (!where || found[k].filter.empty() || tables[k]->hash_buckets != 0) return false;
+    auto rk = row_key_columns(*tables[k]);
+    if (rk.empty()) return false;
+    std::vector<const sql::Condition*> parts;
+    if (where->kind == sql::Condition::Kind::kAnd) {
+      for (const sql::Condition& c : where->children) parts.push_back(&c);
+    } else {
+      parts.push_back(&*where);
+    }
+    return std::all_of(rk.begin(), rk.end(), [&](const auto& key) {
+      return std::any_of(parts.begin(), parts.end(), [&](const sql::Condition* c) {
+        return c->kind == sql::Condition::Kind::kCompare && c->op == "=" && c->column == key.name;
+      });
+    });
+  };
+  // What input k's own conditions leave of it, guessed as PostgreSQL guesses without
+  // statistics (its DEFAULT_EQ_SEL, DEFAULT_RANGE_INEQ_SEL, DEFAULT_INEQ_SEL): = or IN 0.005,
+  // a range of the first key column 0.005, any other condition a third; the most selective
+  // conjunct counts.
+  auto selectivity = [&](size_t k) {
+    const auto& where = s.relations[found[k].use].where;
+    if (!where || found[k].filter.empty()) return 1.0;
+    auto rk = row_key_columns(*tables[k]);
+    std::vector<const sql::Condition*> parts;
+    if (where->kind == sql::Condition::Kind::kAnd) {
+      for (const sql::Condition& c : where->children) parts.push_back(&c);
+    } else {
+      parts.push_back(&*where);
+    }
+    for (size_t i = 0; i < parts.size(); ++i) {  // nested ANDs flattened (BETWEEN is one)
+      if (parts[i]->kind != sql::Condition::Kind::kAnd) continue;
+      for (const sql::Condition& c : parts[i]->children) parts.push_back(&c);
+    }
+    double least = 1.0 / 3;
+    for (const sql::Condition* c : parts) {
+      bool equal = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||
+                   c->kind == sql::Condition::Kind::kIn;
+      bool on_key =
+          !rk.empty() && c->kind == sql::Condition::Kind::kCompare && c->column == rk.front().name;
+      if (equal || on_key) least = 0.005;
+    }
+    return least;
+  };
   // With the shards' estimates: the largest table a broadcast join can leave where it is, read
   // last (so not read) when it outweighs what the others would bring.
   size_t deferred = SIZE_MAX;                    // the found index, if any
@@ -434,11 +481,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     for (size_t k = 0; k < found.size(); ++k) {
       const TableSize* size = sizes->find(tables[k]->schema, tables[k]->name);
       if (size == nullptr) continue;
-      // What its own conditions leave of it, guessed as PostgreSQL guesses without
-      // statistics: a key's points almost nothing, any other condition a tenth.
-      weight[k] = keyed(k)                  ? 0.0
-                  : found[k].filter.empty() ? static_cast<double>(size->bytes)
-                                            : static_cast<double>(size->bytes) / 10;
+      weight[k] = keyed(k) ? 0.0 : static_cast<double>(size->bytes) * selectivity(k);
       found[k].reasons.push_back("estimated size: " + describe_size(*size) +
                                  " (the shards' pg_class)");
     }
@@ -569,35 +612,29 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     kept[i].provides = std::move(provides);
   }
   plan.inputs = std::move(kept);
-  plan.broadcast = plan_broadcast(view, s, plan, params);
+  // A last table looked up by its first key column with the one value of a row named by its
+  // whole key (a point joined with the row it names) is on one shard: no broadcast to plan.
+  bool one_value = false;
+  if (!plan.inputs.empty() && plan.inputs.back().lookup &&
+      !plan.inputs.back().lookup->key_type.empty()) {
+    size_t source = plan.inputs.back().lookup->source;
+    for (size_t k = 0; k < found.size(); ++k) {
+      if (found[k].use == plan.inputs[source].use) one_value = one_row(k);
+    }
+  }
+  if (!one_value) plan.broadcast = plan_broadcast(view, s, plan, params, merges);
   if (plan.broadcast && deferred != SIZE_MAX) {
     plan.reasons.push_back("order: " + found[deferred].table +
                            " last, the most to read by the estimates: where its rows are on "
                            "several shards, the statement runs on each of them");
   }
   if (plan.broadcast && sizes != nullptr) {
-    // Its rows go to every shard the last table is on: worth it when that table outweighs
-    // them (unknown sizes: it is).
-    size_t last = SIZE_MAX;
-    double others = 0;
-    bool known = true;
-    for (size_t k = 0; k < found.size(); ++k) {
-      bool read = std::any_of(plan.inputs.begin(), plan.inputs.end(),
-                              [&](const GatherInput& in) { return in.use == found[k].use; });
-      if (found[k].use == plan.inputs.back().use) {
-        last = k;
-      } else if (!read) {
-        continue;  // a reference table left in place
-      } else if (weight[k] < 0) {
-        known = false;
-      } else {
-        others += weight[k];
-      }
-    }
-    if (known && last != SIZE_MAX && weight[last] >= 0 && weight[last] < others) {
-      plan.broadcast.reset();
-      plan.reasons.push_back("no broadcast join: " + plan.inputs.back().table +
-                             " is smaller than the rows read for the other tables");
+    // The rows read for the others go to every shard of the last table: worth it while they
+    // weigh less than that table (decided when they are read; unknown size: always).
+    const sql::RelationUse& u = s.relations[plan.inputs.back().use];
+    const TableDescriptor* t = view.find_table(u.table.schema, u.table.name);
+    if (const TableSize* size = t != nullptr ? sizes->find(t->schema, t->name) : nullptr) {
+      plan.broadcast_limit = size->bytes;
     }
   }
   return plan;
@@ -689,6 +726,10 @@ std::vector<std::string> GatherPlan::describe() const {
         out.push_back(
             "      when they are on several shards: not read, the statement runs on each of them "
             "with the other tables' rows (broadcast join), merged:");
+        if (broadcast_limit) {
+          out.push_back("        unless the rows read for the others pass its estimated " +
+                        describe_bytes(*broadcast_limit) + " (then it is read)");
+        }
         for (const std::string& line : sql::describe_merge(*broadcast)) {
           out.push_back("        " + line);
         }

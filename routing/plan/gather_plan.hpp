@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,10 @@ struct GatherPlan {
   /// answers; nullopt otherwise (the statement then runs on one shard). Its shard query holds
   /// a marker for each other input's rows (broadcast_sql writes them in).
   std::optional<sql::MergeQuery> broadcast;
+  /// The last table's estimated bytes (the shards' sizes): past that many bytes of rows read
+  /// for the others, sending them to each of its shards costs more than reading it, and the
+  /// broadcast is not made. nullopt: unknown, always made.
+  std::optional<int64_t> broadcast_limit;
   /// Why the tables are read in this order, and whether the statement may run on several
   /// shards (EXPLAIN).
   std::vector<std::string> reasons;
@@ -99,16 +104,21 @@ bool gatherable(const sql::StatementInfo& s, const Route& route);
 /// shards as any write does.
 bool gatherable_write(const sql::StatementInfo& s, const Route& route);
 
+/// Plans the merge of a SELECT over the rows `rows` describes (sql::plan_merge, or a cache of
+/// it: the same text over the same view has the same plan).
+using MergePlanner =
+    std::function<Result<sql::MergeQuery>(std::string_view sql, const TableDescriptor& rows)>;
+
 /// Plans a SELECT whose relations are pgrange tables spread across shards: a refusal (0A000
 /// naming the construct) for what it cannot run correctly that way. `text` is the statement
 /// alone (from s.begin to s.end); `params` the Bind's values ($n in conditions pushed down).
 /// For an UPDATE or DELETE (gatherable_write) its own table is left in place: every other
 /// relation it reads is an input. `sizes`, the shards' estimates of the tables' sizes (none:
 /// nullptr), decide which table a broadcast join leaves where it is: the largest, when it
-/// outweighs the others.
+/// outweighs the others. `merges` plans a broadcast's merge (empty: sql::plan_merge).
 Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo& s,
                                std::string_view text, const BindParams* params,
-                               const TableSizes* sizes = nullptr);
+                               const TableSizes* sizes = nullptr, const MergePlanner& merges = {});
 
 /// The literal array of row texts `rows` as SQL of type `relation`[] (dollar-quoted, so that no
 /// session setting changes what it means).
