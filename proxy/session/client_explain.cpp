@@ -78,7 +78,8 @@ std::optional<std::pair<std::string, std::string>> split_explain(std::string_vie
 
 }  // namespace
 
-std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql) {
+std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view sql,
+                                                               bool in_block) {
   auto view = routing_view();
   if (view == nullptr) return std::nullopt;
   auto parts = split_explain(sql);
@@ -92,6 +93,18 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
   if (!ours) return std::nullopt;
   Plan p;
   std::string opts = lower(parts->first);
+  if (in_block && opts.find("analy") != std::string::npos) {
+    // It would run outside the block's transaction: on one shard it goes there in the block,
+    // over several it is refused.
+    routing::Route route = routing::route_statements(*view, **analysis);
+    if (!route.refusal && route.shards.size() <= 1) return std::nullopt;
+    p.kind = Plan::Kind::kRefuse;
+    p.error = not_supported(
+        "EXPLAIN ANALYZE of a statement over several shards inside a transaction block is not "
+        "supported yet",
+        "run it outside the transaction block, or EXPLAIN without ANALYZE");
+    return p;
+  }
   if (opts.find("analy") != std::string::npos && info.kind == sql::StatementKind::kUpdate &&
       routing::route_statements(*view, **analysis).moves_keys) {
     // Each shard would run the UPDATE as it is: rows would stay where their new key is not.

@@ -151,8 +151,12 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       return p;
     }
   }
-  if (kw == "explain" && type == 'Q' && txn_status_ == 'I' && deferred_begin_.empty()) {
-    if (auto p = plan_explain(sql)) return *p;
+  if (kw == "explain" && type == 'Q' &&
+      ((txn_status_ == 'I' && deferred_begin_.empty()) ||
+       (txn_status_ == 'T' && block_catalog_.empty() && !temp_objects_))) {
+    // Inside a block (psycopg2 opens one before every statement) a plan alone is explained as
+    // outside: it reads nothing the block wrote.
+    if (auto p = plan_explain(sql, txn_status_ != 'I' || !deferred_begin_.empty())) return *p;
   }
   if (type == 'P' && !backend_ && !coord_ && transaction_pooling_ && worker_.pool_count() > 1 &&
       (kw == "begin" || kw == "start" || kw == "commit" || kw == "end" || kw == "rollback" ||

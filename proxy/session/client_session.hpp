@@ -197,7 +197,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// an extended-protocol Execute when `ext` is given.
   awaitable<bool> run_index_ddl(const Plan& plan, ExtendedMerge* ext = nullptr);
   /// EXPLAIN [options] statement, when the statement involves pgrange tables.
-  std::optional<Plan> plan_explain(std::string_view sql);
+  std::optional<Plan> plan_explain(std::string_view sql, bool in_block);
   /// Answers an EXPLAIN: pgrange's plan (spans, ranges, shards, merge), then each shard's own
   /// EXPLAIN of what it would run.
   awaitable<bool> run_explain(const Plan& plan);

@@ -296,5 +296,46 @@ TEST_F(CoLocationTest, LargeAnswersGoWhereTheyBelong) {
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM h_a").at(0, 0), "2000");
 }
 
+// Inside a transaction block (psycopg2 opens one before every statement), EXPLAIN of a join
+// over several shards prints pgrange's tree as outside one; EXPLAIN ANALYZE, which would run
+// the join outside the block's transaction, is refused with 0A000 saying so.
+TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
+  auto c = cluster_->client();
+  for (const char* sql :
+       {"CREATE TABLE x_a (id int8 PRIMARY KEY, b_id int8)",
+        "CREATE TABLE x_b (id int8 PRIMARY KEY, v text)",
+        "CREATE TABLE x_c (id int8 PRIMARY KEY, v text)",
+        "INSERT INTO x_a SELECT g, 2001 - g FROM generate_series(1, 2000) g",
+        "INSERT INTO x_b SELECT g, 'b' || g FROM generate_series(1, 2000) g",
+        "ALTER TABLE x_a SPLIT AT VALUES (700), (1400)", "ALTER TABLE x_a SCATTER",
+        "ALTER TABLE x_b SPLIT AT VALUES (500)", "ALTER TABLE x_b SCATTER"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  const std::string join = "SELECT count(*) FROM x_a a JOIN x_b b ON b.id = a.b_id";
+  for (bool wrote : {false, true}) {
+    SqlResult r = pq_exec(c.get(), "BEGIN");
+    ASSERT_TRUE(r.ok()) << r.message;
+    if (wrote) {
+      r = pq_exec(c.get(), "INSERT INTO x_c VALUES (1, 'in the block')");
+      ASSERT_TRUE(r.ok()) << r.message;
+    }
+    SqlResult plan = pq_exec(c.get(), "EXPLAIN " + join);
+    ASSERT_TRUE(plan.ok()) << plan.message;
+    EXPECT_EQ(plan.at(0, 0).find("pgrange plan: tables read from"), 0u) << plan.at(0, 0);
+    r = pq_exec(c.get(), join);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(r.at(), "2000");
+    r = pq_exec(c.get(), "EXPLAIN ANALYZE " + join);
+    EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+    EXPECT_NE(r.message.find("EXPLAIN ANALYZE"), std::string::npos) << r.message;
+    r = pq_exec(c.get(), "ROLLBACK");
+    ASSERT_TRUE(r.ok()) << r.message;
+  }
+  SqlResult left = pq_exec(c.get(), "SELECT count(*) FROM x_c");
+  ASSERT_TRUE(left.ok()) << left.message;
+  EXPECT_EQ(left.at(), "0");
+}
+
 }  // namespace
 }  // namespace pgrange::testing

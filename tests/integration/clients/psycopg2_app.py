@@ -158,6 +158,10 @@ def joins(conn):
     cur.execute("SELECT c.name FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o "
                 "WHERE o.customer_id = c.id AND o.total > %s) ORDER BY 1", (300,))
     show("no big order", cur.fetchall())
+    # EXPLAIN inside the transaction psycopg2 keeps open: a plan, whoever makes it.
+    cur.execute("EXPLAIN SELECT c.name, o.id FROM customers c JOIN orders o ON "
+                "o.customer_id = c.id WHERE o.total > %s", (0,))
+    show("explained", len(cur.fetchall()) > 0)
     # A server-side cursor over a join of independently placed tables.
     with conn.cursor(name="customer_orders") as named:
         named.itersize = 3
