@@ -185,6 +185,14 @@ void conjuncts(const PgQuery__Node* n, std::vector<const PgQuery__Node*>& out) {
   out.push_back(n);
 }
 
+void conjuncts(const Condition& c, std::vector<const Condition*>& out) {
+  if (c.kind == Condition::Kind::kAnd) {
+    for (const Condition& child : c.children) conjuncts(child, out);
+    return;
+  }
+  out.push_back(&c);
+}
+
 bool is_equals(const PgQuery__AExpr* e) {
   if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->n_name == 0 || e->n_name > 2) return false;
   const char* op = string_of(e->name[e->n_name - 1]);

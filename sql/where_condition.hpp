@@ -26,6 +26,8 @@ std::optional<std::string> column_of(const PgQuery__Node* n, const PgQuery__Rang
 
 /// Appends the AND-ed parts of `n` to `out` (`n` itself when it is no AND).
 void conjuncts(const PgQuery__Node* n, std::vector<const PgQuery__Node*>& out);
+/// …of a Condition: its parts under ANDs at any depth (BETWEEN is an AND of two comparisons).
+void conjuncts(const Condition& c, std::vector<const Condition*>& out);
 
 /// An `=` operator (possibly written OPERATOR(pg_catalog.=)).
 bool is_equals(const PgQuery__AExpr* e);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sql/where_condition.hpp"
+
 namespace pgrange::routing {
 namespace {
 
@@ -10,15 +12,6 @@ const KeyColumnDef* key_column(const TableDescriptor& t, const std::string& name
     if (k.name == name) return &k;
   }
   return nullptr;
-}
-
-/// The top-level AND-ed parts of `c` (itself when it is no AND).
-void conjuncts(const sql::Condition& c, std::vector<const sql::Condition*>& out) {
-  if (c.kind == sql::Condition::Kind::kAnd) {
-    for (const sql::Condition& child : c.children) conjuncts(child, out);
-    return;
-  }
-  out.push_back(&c);
 }
 
 /// A condition that narrows its column to values or a span (what a key is routed by).
@@ -65,8 +58,8 @@ std::optional<sql::StatementInfo> with_implied_conditions(const ClusterView& vie
           const KeyColumnDef* ok = o != nullptr ? key_column(*o, e.other_column) : nullptr;
           if (ok == nullptr || ok->column.type != k->column.type) continue;
           std::vector<const sql::Condition*> given, have;
-          conjuncts(*theirs.where, given);
-          if (mine.where) conjuncts(*mine.where, have);
+          sql::conjuncts(*theirs.where, given);
+          if (mine.where) sql::conjuncts(*mine.where, have);
           std::vector<sql::Condition> implied;
           for (const sql::Condition* c : given) {
             if (!gives_values(*c) || c->column != e.other_column) continue;

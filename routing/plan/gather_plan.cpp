@@ -416,11 +416,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     auto rk = row_key_columns(*tables[k]);
     if (rk.empty()) return false;
     std::vector<const sql::Condition*> parts;
-    if (where->kind == sql::Condition::Kind::kAnd) {
-      for (const sql::Condition& c : where->children) parts.push_back(&c);
-    } else {
-      parts.push_back(&*where);
-    }
+    sql::conjuncts(*where, parts);
     return std::any_of(parts.begin(), parts.end(), [&](const sql::Condition* c) {
       bool gives = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||
                    c->kind == sql::Condition::Kind::kIn;
@@ -434,11 +430,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     auto rk = row_key_columns(*tables[k]);
     if (rk.empty()) return false;
     std::vector<const sql::Condition*> parts;
-    if (where->kind == sql::Condition::Kind::kAnd) {
-      for (const sql::Condition& c : where->children) parts.push_back(&c);
-    } else {
-      parts.push_back(&*where);
-    }
+    sql::conjuncts(*where, parts);
     return std::all_of(rk.begin(), rk.end(), [&](const auto& key) {
       return std::any_of(parts.begin(), parts.end(), [&](const sql::Condition* c) {
         return c->kind == sql::Condition::Kind::kCompare && c->op == "=" && c->column == key.name;
@@ -454,15 +446,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     if (!where || found[k].filter.empty()) return 1.0;
     auto rk = row_key_columns(*tables[k]);
     std::vector<const sql::Condition*> parts;
-    if (where->kind == sql::Condition::Kind::kAnd) {
-      for (const sql::Condition& c : where->children) parts.push_back(&c);
-    } else {
-      parts.push_back(&*where);
-    }
-    for (size_t i = 0; i < parts.size(); ++i) {  // nested ANDs flattened (BETWEEN is one)
-      if (parts[i]->kind != sql::Condition::Kind::kAnd) continue;
-      for (const sql::Condition& c : parts[i]->children) parts.push_back(&c);
-    }
+    sql::conjuncts(*where, parts);
     double least = 1.0 / 3;
     for (const sql::Condition* c : parts) {
       bool equal = (c->kind == sql::Condition::Kind::kCompare && c->op == "=") ||

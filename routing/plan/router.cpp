@@ -10,6 +10,7 @@
 #include "routing/meta/colocation.hpp"
 #include "routing/plan/equalities.hpp"
 #include "routing/plan/hash_sharding.hpp"
+#include "sql/where_condition.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -355,7 +356,7 @@ class SpanBuilder {
       }
       case K::kAnd: {
         std::vector<const sql::Condition*> parts;
-        flatten(c, parts);
+        sql::conjuncts(c, parts);
         return conjunction(parts);
       }
       case K::kOpaque:
@@ -370,14 +371,6 @@ class SpanBuilder {
   static constexpr std::string_view kOpaqueEffect =
       "not read (a function, an operator other than = < <= > >=, NOT, a cast on the column, a "
       "comparison of columns…)";
-
-  static void flatten(const sql::Condition& c, std::vector<const sql::Condition*>& out) {
-    if (c.kind == sql::Condition::Kind::kAnd) {
-      for (const auto& child : c.children) flatten(child, out);
-    } else {
-      out.push_back(&c);
-    }
-  }
 
   int position(const std::string& column) const {
     for (size_t i = 0; i < t_.key.size(); ++i) {

@@ -69,6 +69,23 @@ class CoLocationTest : public ::testing::Test {
     return low ? "0" : std::to_string(found);
   }
 
+  /// <p>_a (2,000 rows, b_id = 2001 - id) and <p>_b (2,000 rows) split and scattered over the
+  /// shards, and an empty <p>_c: a join of _a and _b reads both from several shards.
+  static void make_joined_tables(PGconn* c, const std::string& p) {
+    for (const std::string& sql :
+         {"CREATE TABLE " + p + "_a (id int8 PRIMARY KEY, b_id int8)",
+          "CREATE TABLE " + p + "_b (id int8 PRIMARY KEY, v text)",
+          "CREATE TABLE " + p + "_c (id int8 PRIMARY KEY, v text)",
+          "INSERT INTO " + p + "_a SELECT g, 2001 - g FROM generate_series(1, 2000) g",
+          "INSERT INTO " + p + "_b SELECT g, 'b' || g FROM generate_series(1, 2000) g",
+          "ALTER TABLE " + p + "_a SPLIT AT VALUES (700), (1400)",
+          "ALTER TABLE " + p + "_a SCATTER", "ALTER TABLE " + p + "_b SPLIT AT VALUES (500)",
+          "ALTER TABLE " + p + "_b SCATTER"}) {
+      SqlResult r = pq_exec(c, sql);
+      ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+    }
+  }
+
   /// The join on the key prefix: pushed down, with the rows' own answer.
   static void expect_pushed_down_join(const std::string& follower) {
     auto c = cluster_->client();
@@ -246,17 +263,7 @@ TEST_F(CoLocationTest, TheLastTableOfAJoinOnOneShardIsReadInPlace) {
 // SELECT, nowhere for EXPLAIN ANALYZE, into the rows of an INSERT … SELECT (gathered or merged).
 TEST_F(CoLocationTest, LargeAnswersGoWhereTheyBelong) {
   auto c = cluster_->client();
-  for (const char* sql :
-       {"CREATE TABLE h_a (id int8 PRIMARY KEY, b_id int8)",
-        "CREATE TABLE h_b (id int8 PRIMARY KEY, v text)",
-        "CREATE TABLE h_c (id int8 PRIMARY KEY, v text)",
-        "INSERT INTO h_a SELECT g, 2001 - g FROM generate_series(1, 2000) g",
-        "INSERT INTO h_b SELECT g, 'b' || g FROM generate_series(1, 2000) g",
-        "ALTER TABLE h_a SPLIT AT VALUES (700), (1400)", "ALTER TABLE h_a SCATTER",
-        "ALTER TABLE h_b SPLIT AT VALUES (500)", "ALTER TABLE h_b SCATTER"}) {
-    SqlResult r = pq_exec(c.get(), sql);
-    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
-  }
+  ASSERT_NO_FATAL_FAILURE(make_joined_tables(c.get(), "h"));
   const std::string join =
       "SELECT a.id, b.v, repeat('x', 60) AS pad FROM h_a a JOIN h_b b ON b.id = a.b_id";
   SqlResult all = pq_exec(c.get(), join + " ORDER BY a.id");
@@ -301,17 +308,7 @@ TEST_F(CoLocationTest, LargeAnswersGoWhereTheyBelong) {
 // the join outside the block's transaction, is refused with 0A000 saying so.
 TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
   auto c = cluster_->client();
-  for (const char* sql :
-       {"CREATE TABLE x_a (id int8 PRIMARY KEY, b_id int8)",
-        "CREATE TABLE x_b (id int8 PRIMARY KEY, v text)",
-        "CREATE TABLE x_c (id int8 PRIMARY KEY, v text)",
-        "INSERT INTO x_a SELECT g, 2001 - g FROM generate_series(1, 2000) g",
-        "INSERT INTO x_b SELECT g, 'b' || g FROM generate_series(1, 2000) g",
-        "ALTER TABLE x_a SPLIT AT VALUES (700), (1400)", "ALTER TABLE x_a SCATTER",
-        "ALTER TABLE x_b SPLIT AT VALUES (500)", "ALTER TABLE x_b SCATTER"}) {
-    SqlResult r = pq_exec(c.get(), sql);
-    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
-  }
+  ASSERT_NO_FATAL_FAILURE(make_joined_tables(c.get(), "x"));
   const std::string join = "SELECT count(*) FROM x_a a JOIN x_b b ON b.id = a.b_id";
   for (bool wrote : {false, true}) {
     SqlResult r = pq_exec(c.get(), "BEGIN");
