@@ -412,11 +412,8 @@ awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& c
   co_return moved;
 }
 
-namespace {
-
-/// Splits the rest of a Bind body (after its portal and statement names) into its parameters
-/// (format codes and values) and its result format codes; false when it is malformed.
-bool split_bind(std::string_view rest, std::string_view& params, std::string_view& results) {
+bool ClientSession::split_bind(std::string_view rest, std::string_view& params,
+                               std::vector<int16_t>& result_formats) {
   BodyReader b(rest);
   int16_t formats = 0, values = 0;
   if (!b.i16(formats) || formats < 0) return false;
@@ -430,13 +427,16 @@ bool split_bind(std::string_view rest, std::string_view& params, std::string_vie
     std::string_view v;
     if (!b.i32(len) || (len > 0 && !b.bytes(static_cast<size_t>(len), v))) return false;
   }
-  size_t used = rest.size() - b.rest().size();
-  params = rest.substr(0, used);
-  results = rest.substr(used);
+  params = rest.substr(0, rest.size() - b.rest().size());
+  int16_t n = 0;
+  if (!b.i16(n) || n < 0) return false;
+  for (int16_t i = 0; i < n; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+    result_formats.push_back(f);
+  }
   return true;
 }
-
-}  // namespace
 
 awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows) {
   std::string out;
@@ -456,7 +456,8 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
     fail(aborted_transaction_error());
     co_return true;
   }
-  std::string_view params, results;
+  std::string_view params;
+  std::vector<int16_t> results;
   if (!split_bind(run.bind_rest, params, results)) {
     fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
     co_return true;
@@ -487,7 +488,10 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
       .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
       .i16(0)
       .end();
-  MessageWriter(fetch).begin('B').cstr("").cstr("").i16(0).i16(0).bytes(results).end();
+  MessageWriter bind(fetch);
+  bind.begin('B').cstr("").cstr("").i16(0).i16(0).i16(static_cast<int16_t>(results.size()));
+  for (int16_t f : results) bind.i16(f);
+  bind.end();
   MessageWriter(fetch).begin('D').byte('P').cstr("").end();
   MessageWriter(fetch).begin('E').cstr("").i32(0).end();
   MessageWriter(fetch).begin('S').end();

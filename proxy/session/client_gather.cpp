@@ -1,6 +1,8 @@
 // ClientSession's part in running a gather plan (proxy/exec/gather_run.cpp runs it): which
 // connections it reads through, and what the client is answered.
 
+#include <algorithm>
+
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -46,7 +48,15 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     MessageWriter(out).begin(type).bytes(b).end();
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
-  if (sink != GatherSink::kInputs) {
+  // A broadcast join's merge combines and compares the shards' values in the text format: a
+  // Bind asking for binary results (pgjdbc's, once a statement is prepared on the server)
+  // runs the statement on one shard instead.
+  std::string_view bind_values;
+  std::vector<int16_t> result_formats;
+  bool text_results = ext == nullptr || (split_bind(ext->bind_rest, bind_values, result_formats) &&
+                                         std::all_of(result_formats.begin(), result_formats.end(),
+                                                     [](int16_t f) { return f == 0; }));
+  if (sink != GatherSink::kInputs && text_results) {
     ctx.merge =
         [this, ext, &out](
             sql::MergeQuery query, const std::vector<BackendConnection*>& conns,

@@ -135,29 +135,6 @@ bool parse_data_row(std::string_view body, Values& values) {
   return true;
 }
 
-/// The Bind body after its portal and statement names, split at its result format codes.
-bool split_bind(std::string_view rest, std::string& params, std::vector<int16_t>& formats) {
-  BodyReader r(rest);
-  int16_t n = 0;
-  std::string_view skip;
-  if (!r.i16(n) || n < 0 || !r.bytes(static_cast<size_t>(n) * 2, skip) || !r.i16(n) || n < 0) {
-    return false;
-  }
-  for (int16_t i = 0; i < n; ++i) {
-    int32_t len = 0;
-    if (!r.i32(len)) return false;
-    if (len > 0 && !r.bytes(static_cast<size_t>(len), skip)) return false;
-  }
-  params = std::string(rest.substr(0, r.position()));
-  if (!r.i16(n) || n < 0) return false;
-  for (int16_t i = 0; i < n; ++i) {
-    int16_t f = 0;
-    if (!r.i16(f)) return false;
-    formats.push_back(f);
-  }
-  return true;
-}
-
 /// The rows one shard's UPDATE returned, and where they go.
 struct Source {
   int shard = 0;
@@ -234,7 +211,7 @@ awaitable<ClientSession::KeyMoveAnswer> ClientSession::run_key_move(const std::s
     a.error = rewritten.error();
     co_return a;
   }
-  std::string bind_params;
+  std::string_view bind_params;
   std::vector<int16_t> result_formats;
   if (ext != nullptr && !split_bind(ext->bind_rest, bind_params, result_formats)) {
     a.error = Error::make(sqlstate::kProtocolViolation, "malformed Bind message");

@@ -206,6 +206,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The parameters of a Bind body after its portal and statement names (they point into
   /// `rest`); nullopt when it is malformed.
   static std::optional<routing::BindParams> bind_params(std::string_view rest);
+  /// The same rest split into its parameters (format codes and values, as they are) and its
+  /// result format codes; false when it is malformed.
+  static bool split_bind(std::string_view rest, std::string_view& params,
+                         std::vector<int16_t>& result_formats);
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});

@@ -334,5 +334,34 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
   EXPECT_EQ(left.at(), "0");
 }
 
+// Results in the binary format (pgjdbc asks for them once a statement is prepared on the
+// server): a join whose answers pgrange would merge from several shards (a broadcast join)
+// runs on one shard instead, and answers in the format asked.
+TEST_F(CoLocationTest, BinaryResultsOfAJoinOverSeveralShards) {
+  auto c = cluster_->client();
+  ASSERT_NO_FATAL_FAILURE(make_joined_tables(c.get(), "y"));
+  const char* join =
+      "SELECT count(*), sum(b.id) FROM y_a a JOIN y_b b ON b.id = a.b_id WHERE a.id > $1";
+  const char* values[] = {"1000"};
+  PGresult* r = PQexecParams(c.get(), join, 1, nullptr, values, nullptr, nullptr, 1);
+  ASSERT_EQ(PQresultStatus(r), PGRES_TUPLES_OK) << PQresultErrorMessage(r);
+  ASSERT_EQ(PQntuples(r), 1);
+  ASSERT_EQ(PQgetlength(r, 0, 0), 8);  // int8, binary: big-endian
+  uint64_t count = 0;
+  for (int i = 0; i < 8; ++i) {
+    count = count << 8 | static_cast<unsigned char>(PQgetvalue(r, 0, 0)[i]);
+  }
+  EXPECT_EQ(count, 1000u);
+  EXPECT_EQ(PQfformat(r, 0), 1);
+  PQclear(r);
+  // In text, the same join is merged from the shards.
+  SqlResult text = pq_exec(c.get(),
+                           "SELECT count(*), sum(b.id) FROM y_a a JOIN y_b b ON b.id = "
+                           "a.b_id WHERE a.id > 1000");
+  ASSERT_TRUE(text.ok()) << text.message;
+  EXPECT_EQ(text.at(0, 0), "1000");
+  EXPECT_EQ(text.at(0, 1), "500500");
+}
+
 }  // namespace
 }  // namespace pgrange::testing
