@@ -59,6 +59,12 @@ class Operator {
   /// What it does, in one line (EXPLAIN).
   virtual std::string describe() const = 0;
 
+  /// Whether columns() describes its rows before the first batch; false when the description
+  /// (or NoData) comes inside its batches, where a shard sent it (a write's RETURNING rows).
+  virtual bool described_up_front() const { return true; }
+  /// Its CommandComplete tag once it has no rows left ("" for none).
+  virtual std::string command_tag() const { return "SELECT " + std::to_string(rows_out_); }
+
   /// Rows it handed up so far (EXPLAIN ANALYZE, CommandComplete).
   uint64_t rows_out() const { return rows_out_; }
 

@@ -382,7 +382,7 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }
-  if (!failure && (ext == nullptr || ext->describe)) {
+  if (!failure && root->described_up_front() && (ext == nullptr || ext->describe)) {
     MessageWriter(buf).begin('T').bytes(root->columns()).end();
   }
   // The rows, sent as the tree hands them up.
@@ -407,8 +407,8 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
     write_shard_error(buf, *failure->shard_error);
   } else if (failure) {
     write_error(buf, *failure->error);
-  } else {
-    MessageWriter(buf).begin('C').cstr("SELECT " + std::to_string(root->rows_out())).end();
+  } else if (std::string tag = root->command_tag(); !tag.empty()) {
+    MessageWriter(buf).begin('C').cstr(tag).end();
   }
   co_return !failure;
 }

@@ -38,25 +38,6 @@ namespace pgrange::proxy {
 
 class Worker;
 
-/// What each shard runs of a statement routed to `route.shards`: a multi-row INSERT over several
-/// shards gets each shard's own VALUES rows, anything else runs as it is on each.
-Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
-                                                       const sql::StatementInfo& info,
-                                                       const routing::Route& route);
-
-/// The RETURNING rows of an INSERT split by shard (`rows`: each shard's, in shard order, and
-/// `returned` of them from each) in the order of its VALUES rows, as PostgreSQL returns them
-/// (clients map the keys made back to their rows by position). Left in shard order when a
-/// shard returned another number of rows than it was sent (ON CONFLICT skipped some).
-std::vector<std::string> in_values_order(std::vector<std::string> rows,
-                                         const std::map<int, size_t>& returned,
-                                         const routing::Route& route);
-
-/// A copy of a reference table that answered `other` where the first shard's answered `first`
-/// (command tags): the error that fails the statement, or nullopt when they agree.
-std::optional<Error> replica_mismatch(const sql::StatementInfo& info, const std::string& first,
-                                      const std::string& other, const std::string& shard);
-
 /// One client connection from startup to Terminate: authentication, then the message loop that
 /// forwards the client's messages to a pooled backend and streams the replies back, keeping
 /// session state (SET, prepared statements) intact across backends in transaction pooling.

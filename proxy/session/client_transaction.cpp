@@ -8,22 +8,22 @@
 #include <algorithm>
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/shard_write.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/session/session_settings.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/plan/write_plan.hpp"
 #include "sql/quoting.hpp"
 #include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {
 namespace {
 
-constexpr size_t kBatch = 64 * 1024;
 /// A lock wait on one shard of a coordinated transaction may be half of a deadlock across
 /// shards, which no shard can see: it ends after this long, reported as a deadlock (40P01, so
 /// that clients retry).
 constexpr const char* kSetLockTimeout = "SET LOCAL lock_timeout = '2s'";
-constexpr size_t kBacklog = 256 * 1024;
 
 using sql::quote_ident;
 
@@ -480,7 +480,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     send();
     co_return true;
   }
-  auto statements = statements_by_shard(text, info, route);
+  auto statements = routing::shard_statements(text, info, route);
   if (!statements) {
     reply_error(statements.error());
     send();
@@ -492,7 +492,6 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   // answered, then given in the order of its VALUES rows, as PostgreSQL gives them.
   const bool split_rows = info.kind == sql::StatementKind::kInsert && statements->size() > 1 &&
                           !route.row_shards.empty();
-  bool reorder = split_rows && info.returning;
   // Through the extended protocol each shard's rows leave the other rows' parameters out:
   // their Parses give every parameter's type, as the whole statement infers them.
   std::optional<std::string> split_types;
@@ -520,39 +519,36 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     split_types = std::move(*types);
   }
 
-  // Shard by shard, in shard order (see run_distributed_write).
-  bool described = false;
-  std::string tag;
-  std::vector<std::string> held;
-  std::map<int, size_t> returned;
-  for (const auto& [shard, statement] : *statements) {
-    if (reorder) returned[shard] = 0;
-    // A reference table's other copies: their answers must be the first shard's, and are not
-    // the client's again.
-    const bool replica = route.replicated && shard != statements->begin()->first;
+  // The write on each shard, in the transaction's part there (opened if new).
+  exec::ShardWrite::Options o;
+  o.statements = std::move(*statements);
+  o.describe = ext == nullptr || ext->describe;
+  o.replicated = route.replicated;
+  o.table = info.target.name;
+  o.hold_rows = split_rows && info.returning;
+  o.row_shards = route.row_shards;
+  o.start = [this, ext, &split_types](int shard, const std::string& statement)
+      -> awaitable<exec::ExecResult<exec::ShardWrite::Started>> {
+    Coordinated& c = *coord_;
     auto it = c.parts.find(shard);
     bool opening = it == c.parts.end();
     if (opening && !c.replay.empty()) {
       // Savepoints and settings to replay: the part opens on its own first, their answers
       // hidden.
       auto part = co_await coordinated_part(shard);
-      if (!part) {
-        reply_error(part.error());
-        break;
-      }
+      if (!part) co_return tl::unexpected(exec::ExecFailure::of(part.error()));
       it = c.parts.find(shard);
       opening = false;
     } else if (opening) {
       auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) {
-        reply_error(acquired.error());
-        break;
-      }
+      if (!acquired) co_return tl::unexpected(exec::ExecFailure::of(acquired.error()));
       it = c.parts.emplace(shard, *acquired).first;
       if (c.first_shard < 0) c.first_shard = shard;
     }
+    exec::ShardWrite::Started started;
+    started.conn = it->second.get();
+    started.opening_tags = opening ? 2 : 0;  // the BEGIN's and the SET's
     std::string request;
-    int readies = 1;
     std::string opener = coordinated_opener();
     if (ext == nullptr) {
       // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
@@ -560,7 +556,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     } else {
       if (opening) {
         write_query(request, opener);
-        ++readies;
+        ++started.readies;
       }
       MessageWriter(request)
           .begin('P')
@@ -574,105 +570,21 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
       MessageWriter(request).begin('E').cstr("").i32(0).end();
       MessageWriter(request).begin('S').end();
     }
-    BackendConnection& conn = *it->second;
-    if (auto e = co_await start_request(conn, std::move(request))) {
-      conn.mark_broken();
-      reply_error(*e);
-      break;
+    if (auto e = co_await start_request(*started.conn, std::move(request))) {
+      started.conn->mark_broken();
+      co_return tl::unexpected(exec::ExecFailure::of(*e));
     }
-    int ours = opening ? 2 : 0;  // the first CommandCompletes are our BEGIN's and SET's
-    bool failed = false;
-    while (readies > 0) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await conn.read_message(type, body); !r) {
-        conn.mark_broken();
-        if (failed) break;  // after the shard's own error (a FATAL): that one says why
-        reply_error(r.error());
-        failed = true;
-        break;
-      }
-      switch (type) {
-        case 'Z':
-          --readies;
-          break;
-        case 'E':
-          if (!failed) {
-            if (parse_error_fields(body).sqlstate == "55P03") {
-              write_error(out, Error::make("40P01", "deadlock detected")
-                                   .with_detail("a lock wait on shard \"" + conn.shard().name +
-                                                "\" of a transaction over several shards lasted "
-                                                "2 s: it may be part of a deadlock across shards"));
-            } else {
-              write_shard_error(out, body);
-            }
-          }
-          c.failed = true;
-          txn_status_ = 'E';
-          failed = true;
-          break;
-        case 'C':
-          if (ours > 0) {
-            --ours;
-          } else if (replica) {
-            if (auto e = replica_mismatch(info, tag, std::string(body.c_str()), conn.shard().name);
-                e && !failed) {
-              write_error(out, *e);
-              c.failed = true;
-              txn_status_ = 'E';
-              failed = true;
-            }
-          } else {
-            tag = add_tag_counts(tag, std::string(body.c_str()));
-          }
-          break;
-        case 'T':
-          if (replica) break;
-          if (!described && (ext == nullptr || ext->describe)) {
-            MessageWriter(out).begin('T').bytes(body).end();
-          }
-          described = true;
-          break;
-        case 'n':
-          if (!described && ext != nullptr && ext->describe) MessageWriter(out).begin('n').end();
-          described = true;
-          break;
-        case 'D':
-          if (replica) break;
-          if (reorder) {
-            held.push_back(std::move(body));
-            ++returned[shard];
-            break;
-          }
-          MessageWriter(out).begin(type).bytes(body).end();
-          break;
-        case 'N':
-          if (replica) break;
-          MessageWriter(out).begin(type).bytes(body).end();
-          break;
-        default:  // ParseComplete, BindComplete
-          break;
-      }
-      if (out.size() >= kBatch) {
-        channel_.send(std::move(out));
-        out.clear();
-        if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
-      }
-    }
-    if (failed) break;
+    co_return started;
+  };
+  // The index entries of the rows it wrote, before it counts as done.
+  o.before_end = [this]() { return write_coordinated_index_entries(); };
+  exec::ShardWrite write(std::move(o));
+  if (co_await send_tree(&write, std::nullopt, ext, out)) {
+    txn_status_ = 'T';
+  } else {
+    c.failed = true;
+    txn_status_ = 'E';
   }
-  if (!c.failed) {
-    // The index entries of the rows it wrote, before it counts as done: a UNIQUE index's
-    // violation fails the statement, as PostgreSQL's would.
-    if (auto e = co_await write_coordinated_index_entries()) reply_error(*e);
-  }
-  if (!c.failed && reorder) {
-    for (const std::string& row : in_values_order(std::move(held), returned, route)) {
-      MessageWriter(out).begin('D').bytes(row).end();
-    }
-  }
-  if (!c.failed && !tag.empty()) MessageWriter(out).begin('C').cstr(tag).end();
-  if (!c.failed) txn_status_ = 'T';
   send();
   co_return true;
 }

@@ -11,60 +11,13 @@
 
 #include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/shard_write.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "sql/insert_rows.hpp"
+#include "routing/plan/write_plan.hpp"
 
 namespace pgrange::proxy {
-
-Result<std::map<int, std::string>> statements_by_shard(const std::string& text,
-                                                       const sql::StatementInfo& info,
-                                                       const routing::Route& route) {
-  std::map<int, std::string> out;
-  if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert && !route.replicated) {
-    std::map<int, std::vector<size_t>> rows;
-    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
-    for (const auto& [shard, indexes] : rows) {
-      auto shard_sql = sql::insert_with_rows(text, indexes);
-      if (!shard_sql) return tl::unexpected(shard_sql.error());
-      out[shard] = std::move(*shard_sql);
-    }
-    return out;
-  }
-  for (int shard : route.shards) out[shard] = text;
-  return out;
-}
-
-std::vector<std::string> in_values_order(std::vector<std::string> rows,
-                                         const std::map<int, size_t>& returned,
-                                         const routing::Route& route) {
-  std::map<int, size_t> sent;
-  for (int s : route.row_shards) ++sent[s];
-  if (sent.size() < 2 || sent.size() != returned.size()) return rows;
-  std::map<int, size_t> next;  // shard → index in `rows` of its next row
-  size_t offset = 0;
-  for (const auto& [shard, n] : returned) {
-    auto it = sent.find(shard);
-    if (it == sent.end() || it->second != n) return rows;
-    next[shard] = offset;
-    offset += n;
-  }
-  std::vector<std::string> ordered;
-  ordered.reserve(rows.size());
-  for (int s : route.row_shards) ordered.push_back(std::move(rows[next[s]++]));
-  return ordered;
-}
-
-std::optional<Error> replica_mismatch(const sql::StatementInfo& info, const std::string& first,
-                                      const std::string& other, const std::string& shard) {
-  if (other == first) return std::nullopt;
-  return Error::make(sqlstate::kInternalError,
-                     "the copies of reference table \"" + info.target.name + "\" differ: shard \"" +
-                         shard + "\" answered \"" + other + "\" where the first shard answered \"" +
-                         first + "\"")
-      .with_detail("The statement was rolled back on every shard.");
-}
 
 awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
                                                      const sql::StatementInfo& info,
@@ -99,77 +52,48 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
     finish();
     co_return true;
   }
-  auto statements = statements_by_shard(text, info, route);
+  auto statements = routing::shard_statements(text, info, route);
   if (!statements) {
     error = statements.error();
     finish();
     co_return true;
   }
 
+  // The write on each shard, in a transaction there that this statement's end commits on all
+  // of them or none (end_transaction).
   std::vector<TxnPart> parts;
-  std::optional<std::string> description;
-  std::vector<std::string> rows;
-  std::map<int, size_t> returned;  // shard → RETURNING rows it gave
-  std::string tag;
-
-  // One shard after the other, in shard order: two such writes that need the same rows queue
-  // on the first shard they share instead of deadlocking across shards.
-  for (const auto& [shard, statement] : *statements) {
+  exec::ShardWrite::Options o;
+  o.statements = std::move(*statements);
+  o.replicated = route.replicated;
+  o.table = info.target.name;
+  o.hold_rows = true;  // the client sees the rows once the write committed
+  o.row_shards = route.row_shards;
+  o.start = [this, &parts](int shard, const std::string& statement)
+      -> awaitable<exec::ExecResult<exec::ShardWrite::Started>> {
     auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-    if (!acquired) {
-      error = acquired.error();
-      break;
-    }
+    if (!acquired) co_return tl::unexpected(exec::ExecFailure::of(acquired.error()));
     TxnPart& part = parts.emplace_back();
     part.shard = shard;
     part.conn = *acquired;
+    // One Query: if the BEGIN failed, the statement does not run.
     std::string request;
-    write_query(request, "BEGIN");
-    write_query(request, statement);
+    write_query(request, "BEGIN;\n" + statement);
     if (auto e = co_await start_request(*part.conn, std::move(request))) {
-      error = *e;
       part.broken = true;
-      break;
+      co_return tl::unexpected(exec::ExecFailure::of(*e));
     }
     part.in_transaction = true;
-    BackendReply reply;
-    for (int i = 0; i < 2; ++i) {
-      auto r = co_await read_replies(*part.conn);
-      if (!r) {
-        error = r.error();
-        part.broken = true;
-        break;
-      }
-      reply = std::move(*r);
-      if (reply.error) break;
-    }
-    if (error) break;
-    if (reply.error) {
-      shard_error = std::move(reply.error);
-      break;
-    }
-    if (route.replicated && !tag.empty()) {
-      // Another copy of a reference table: the same answer, or the copies differ.
-      if (auto e = replica_mismatch(info, tag, reply.tag, part.conn->shard().name)) {
-        error = std::move(e);
-        break;
-      }
-      continue;
-    }
-    if (!description && reply.description) description = std::move(reply.description);
-    returned[shard] = reply.rows.size();
-    for (auto& row : reply.rows) rows.push_back(std::move(row));
-    tag = add_tag_counts(tag, reply.tag);
-  }
-  if (!error && !shard_error) rows = in_values_order(std::move(rows), returned, route);
-
-  auto outcome = co_await end_transaction(parts, !error && !shard_error);
-  bool committed = !error && !shard_error && !outcome;
-  if (!error && !shard_error) error = outcome;
-  if (committed) {
-    if (description) MessageWriter(out).begin('T').bytes(*description).end();
-    for (const std::string& row : rows) MessageWriter(out).begin('D').bytes(row).end();
-    MessageWriter(out).begin('C').cstr(tag).end();
+    co_return exec::ShardWrite::Started{part.conn.get(), 1, 1};
+  };
+  exec::ShardWrite write(std::move(o));
+  std::string answer;
+  bool ok = co_await send_tree(&write, std::nullopt, nullptr, answer, false);
+  // Failed, the answer ends with the error; done, it stands once the transaction committed.
+  auto outcome = co_await end_transaction(parts, ok);
+  if (ok && outcome) {
+    error = outcome;
+  } else {
+    out += answer;
   }
   finish();
   co_return true;

@@ -1,0 +1,27 @@
+#include "routing/plan/write_plan.hpp"
+
+#include <vector>
+
+#include "sql/insert_rows.hpp"
+
+namespace pgrange::routing {
+
+Result<std::map<int, std::string>> shard_statements(const std::string& text,
+                                                    const sql::StatementInfo& info,
+                                                    const Route& route) {
+  std::map<int, std::string> out;
+  if (route.shards.size() > 1 && info.kind == sql::StatementKind::kInsert && !route.replicated) {
+    std::map<int, std::vector<size_t>> rows;
+    for (size_t r = 0; r < route.row_shards.size(); ++r) rows[route.row_shards[r]].push_back(r);
+    for (const auto& [shard, indexes] : rows) {
+      auto shard_sql = sql::insert_with_rows(text, indexes);
+      if (!shard_sql) return tl::unexpected(shard_sql.error());
+      out[shard] = std::move(*shard_sql);
+    }
+    return out;
+  }
+  for (int shard : route.shards) out[shard] = text;
+  return out;
+}
+
+}  // namespace pgrange::routing
