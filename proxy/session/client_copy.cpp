@@ -17,7 +17,7 @@
 #include "proxy/worker.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
-#include "routing/moves/range_data.hpp"
+#include "routing/plan/key_predicate.hpp"
 #include "routing/plan/hash_sharding.hpp"
 #include "sql/copy_rows.hpp"
 #include "sql/copy_statement.hpp"

@@ -15,7 +15,7 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/moves/range_data.hpp"
+#include "routing/plan/key_predicate.hpp"
 #include "routing/plan/index_maintenance.hpp"
 #include "routing/plan/plan_description.hpp"
 #include "routing/plan/shard_unique_index.hpp"

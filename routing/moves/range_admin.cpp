@@ -16,6 +16,7 @@
 #include "routing/meta/colocation.hpp"
 #include "routing/meta/schema_catalog.hpp"
 #include "routing/moves/range_data.hpp"
+#include "routing/plan/key_predicate.hpp"
 #include "routing/plan/router.hpp"
 #include "routing/plan/shard_unique_index.hpp"
 

@@ -3,6 +3,7 @@
 // NULL placements and bound shapes), range statistics, and moving a range between two shards
 // (copy, finish, abort, the source's write lock).
 #include "routing/moves/range_data.hpp"
+#include "routing/plan/key_predicate.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>

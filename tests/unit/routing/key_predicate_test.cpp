@@ -1,4 +1,4 @@
-#include "routing/moves/range_data.hpp"
+#include "routing/plan/key_predicate.hpp"
 
 #include <gtest/gtest.h>
 
