@@ -12,6 +12,7 @@
 #include "proxy/worker.hpp"
 #include "routing/merge/result_set.hpp"
 #include "routing/plan/explain_document.hpp"
+#include "routing/plan/index_read.hpp"
 #include "routing/plan/plan_description.hpp"
 
 namespace pgrange::proxy {
@@ -168,12 +169,14 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   bool through_index = false;
   if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
     // A lookup through a global index: its steps, and the index's shards explain the first.
-    auto steps = index_join_steps(plan.explain_statement, route);
-    if (!steps) spdlog::warn("EXPLAIN of an index lookup: {}", steps.error().message);
-    if (steps) {
+    auto read = routing::plan_index_read(*view, plan.explain_statement, *route.index_lookup);
+    if (!read) spdlog::warn("EXPLAIN of an index lookup: {}", read.error().message);
+    if (read) {
       through_index = true;
-      for (std::string& line : steps->lines) rs.rows.push_back({std::move(line)});
-      shard_sql = std::move(steps->first_step_sql);
+      for (std::string& line : routing::describe_index_read(*view, *read, *route.index_lookup)) {
+        rs.rows.push_back({std::move(line)});
+      }
+      shard_sql = std::move(read->first_step_sql);
       route.shards = route.index_lookup->shards;
     }
   }

@@ -15,12 +15,9 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/plan/key_predicate.hpp"
 #include "routing/plan/index_maintenance.hpp"
-#include "routing/plan/plan_description.hpp"
+#include "routing/plan/index_read.hpp"
 #include "routing/plan/shard_unique_index.hpp"
-#include "sql/index_query.hpp"
-#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 
@@ -125,93 +122,6 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<T
   co_return co_await write_index_entries(sources, part_on);
 }
 
-Result<ClientSession::IndexRead> ClientSession::plan_index_read(
-    const std::string& text, const routing::Route::IndexLookup& lookup) {
-  auto view = routing_view();
-  IndexRead read;
-  read.table = view->find_table_id(lookup.table_id);
-  if (read.table != nullptr) {
-    for (const auto& i : read.table->indexes) {
-      if (i.index_id == lookup.index_id) read.index = &i;
-    }
-  }
-  if (read.index == nullptr) {
-    return fail("40001", "the index the statement was planned with was dropped");
-  }
-  const routing::TableDescriptor& t = *read.table;
-  read.relation = routing::index_relation(t, *read.index);
-  const routing::TableDescriptor& rel = read.relation;
-  // The index stores every column the query needs: the index alone answers it.
-  auto use = sql::referenced_columns(text);
-  read.covering =
-      use && !use->star &&
-      std::all_of(use->columns.begin(), use->columns.end(), [&](const std::string& c) {
-        return std::find(rel.columns.begin(), rel.columns.end(), c) != rel.columns.end();
-      });
-  // The index's spans as a condition on its backend table, in the key space's (C) order: what
-  // its local btree serves.
-  std::string predicate;
-  for (const routing::Span& span : lookup.spans) {
-    auto p = routing::key_range_predicate(rel, span.start, span.end);
-    if (!p) return tl::unexpected(p.error());
-    predicate += (predicate.empty() ? "(" : " OR (") + *p + ")";
-  }
-  if (predicate.empty()) predicate = "false";
-  if (read.covering) {
-    // The statement itself on the index table, narrowed to the spans as well (its own text
-    // comparisons may be in another collation than the btree's).
-    auto rewritten = sql::select_from_relation(text, t.schema, rel.name);
-    if (!rewritten) return tl::unexpected(rewritten.error());
-    auto narrowed = sql::restrict_select(*rewritten, predicate);
-    if (!narrowed) return tl::unexpected(narrowed.error());
-    read.first_step_sql = std::move(*narrowed);
-    return read;
-  }
-  // Else the keys of the entries in the index's spans.
-  for (const auto& k : routing::row_key_columns(t)) {
-    read.key_columns += (read.key_columns.empty() ? "" : ", ") + sql::quote_ident(k.name);
-  }
-  read.first_step_sql = "SELECT " + read.key_columns + " FROM " +
-                        routing::qualified_table_name(rel) + " WHERE " + predicate;
-  return read;
-}
-
-Result<ClientSession::IndexJoinSteps> ClientSession::index_join_steps(const std::string& text,
-                                                                      const routing::Route& route) {
-  const routing::Route::IndexLookup& lookup = *route.index_lookup;
-  auto read = plan_index_read(text, lookup);
-  if (!read) return tl::unexpected(read.error());
-  auto view = routing_view();
-  IndexJoinSteps steps;
-  steps.first_step_sql = read->first_step_sql;
-  std::string name = read->table->name + "@" + read->index->name;
-  std::string ranges;
-  for (size_t i : view->ranges().scan_spans(lookup.spans)) {
-    const routing::RangeDescriptor& r = view->ranges().at(i);
-    ranges += (ranges.empty() ? "" : ", ") + std::to_string(r.range_id) + " (" + r.shard + ")";
-  }
-  if (read->covering) {
-    steps.lines.push_back("pgrange plan: global index " + name +
-                          " stores every column the query uses: the index alone answers it");
-  } else {
-    steps.lines.push_back("pgrange plan: index join through global index " + name +
-                          ", in two steps");
-  }
-  steps.lines.push_back("  step 1: index " + name + ": " +
-                        routing::describe_spans(lookup.spans, lookup.table_id) + " → " +
-                        (ranges.empty() ? std::string("no range") : "ranges " + ranges));
-  if (read->covering) {
-    steps.lines.push_back("  step 1 runs on the index's shards: " + read->first_step_sql);
-  } else {
-    steps.lines.push_back("  step 1 reads the entries' keys (" + read->key_columns +
-                          "): " + read->first_step_sql);
-    steps.lines.push_back("  step 2: table " + read->table->name +
-                          ": the rows of those keys, from the shards owning them (batched per "
-                          "shard: the statement with its WHERE and the keys), merged");
-  }
-  return steps;
-}
-
 awaitable<std::optional<Error>> ClientSession::write_coordinated_index_entries() {
   std::vector<BackendConnection*> sources;
   for (const auto& [shard, conn] : coord_->parts) sources.push_back(conn.get());
@@ -231,7 +141,7 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
     channel_.send(std::move(out));
     leave_ranges();
   };
-  auto read = plan_index_read(text, lookup);
+  auto read = routing::plan_index_read(*view, text, lookup);
   if (!read && plan.merge && *plan.merge) {
     // The index went away since the statement was planned (or its read cannot be written):
     // every shard holding the table answers.
@@ -245,7 +155,6 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
     finish_with(read.error());
     co_return true;
   }
-  const routing::TableDescriptor* t = read->table;
   if (read->covering) {
     auto merge = worker_.merge_plan(read->first_step_sql, read->relation);
     if (!*merge) {
@@ -271,38 +180,16 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
     }
     co_return conns;
   };
-  const std::string columns = read->key_columns;
-  exec::Lookup::Then then = [&, t, columns, view](const std::vector<std::string>& rows)
+  const routing::IndexRead& index_read = *read;
+  exec::Lookup::Then then = [&, view](const std::vector<std::string>& rows)
       -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
     std::set<std::vector<std::optional<std::string>>> keys;
     for (const std::string& row : rows) keys.insert(data_row_values(row));
-    std::set<int> shards;
-    std::string in_list;
-    for (const auto& values : keys) {
-      auto key = routing::point_key(*t, values);
-      if (!key) co_return tl::unexpected(exec::ExecFailure::of(key.error()));
-      if (const routing::RangeDescriptor* r = view->ranges().lookup(*key)) {
-        int shard = view->shard_index(r->shard);
-        if (shard >= 0) shards.insert(shard);
-      }
-      std::string tuple;
-      for (const auto& v : values) {
-        tuple += (tuple.empty() ? "" : ", ") + (v ? sql::quote_literal(*v) : std::string("NULL"));
-      }
-      in_list += (in_list.empty() ? "(" : ", (") + tuple + ")";
-    }
-    std::string condition =
-        in_list.empty() ? std::string("false") : "(" + columns + ") IN (" + in_list + ")";
-    if (shards.empty()) {
-      // No entry: one shard answers (no row, or the aggregates of none) with the right columns.
-      auto ranges = view->table_ranges(t->table_id);
-      if (!ranges.empty()) shards.insert(view->shard_index(view->ranges().at(ranges[0]).shard));
-    }
-    auto restricted = sql::restrict_select(text, condition);
-    if (!restricted) co_return tl::unexpected(exec::ExecFailure::of(restricted.error()));
-    auto merge = worker_.merge_plan(*restricted, *t);
+    auto keyed = routing::read_of_keys(*view, index_read, text, keys);
+    if (!keyed) co_return tl::unexpected(exec::ExecFailure::of(keyed.error()));
+    auto merge = worker_.merge_plan(keyed->sql, *index_read.table);
     if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
-    auto conns = co_await acquire(std::vector<int>(shards.begin(), shards.end()));
+    auto conns = co_await acquire(keyed->shards);
     if (!conns) co_return tl::unexpected(exec::ExecFailure::of(conns.error()));
     auto rows_of_keys = co_await merge_tree(**merge, *conns, nullptr, false, out);
     if (!rows_of_keys) co_return tl::unexpected(rows_of_keys.error());
@@ -319,7 +206,8 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   } else {
     tree = std::make_unique<exec::Lookup>(
         std::move(*source), then,
-        "Lookup: table " + t->name + "'s rows of the keys the entries name, from their shards");
+        "Lookup: table " + index_read.table->name +
+            "'s rows of the keys the entries name, from their shards");
   }
   co_await send_tree(tree.get(), failure, nullptr, out);
   tree.reset();

@@ -360,25 +360,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// route's index spans, then the rows they name from the shards owning their keys (the index
   /// join), or the index alone when it stores every column the query refers to.
   awaitable<bool> run_index_join(std::string_view sql, const Plan& plan);
-  /// How a SELECT reads through a global index: the index alone (covering: the statement on
-  /// the index's backend table) or its entries' keys first (then the index join).
-  struct IndexRead {
-    const routing::TableDescriptor* table = nullptr;
-    const routing::IndexDescriptor* index = nullptr;
-    routing::TableDescriptor relation;  ///< index_relation(table, index)
-    bool covering = false;
-    std::string first_step_sql;  ///< on the index's shards
-    std::string key_columns;     ///< the row key columns step 1 reads (quoted, comma-separated)
-  };
-  Result<IndexRead> plan_index_read(const std::string& text,
-                                    const routing::Route::IndexLookup& lookup);
-  /// EXPLAIN of a lookup through a global index: pgrange's lines for its steps, and the SQL
-  /// of the first step (what the index's shards explain).
-  struct IndexJoinSteps {
-    std::vector<std::string> lines;
-    std::string first_step_sql;
-  };
-  Result<IndexJoinSteps> index_join_steps(const std::string& text, const routing::Route& route);
   /// Runs a write on every shard of its route in one transaction each, committed atomically
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,

@@ -25,6 +25,13 @@
 //       outside the tables (/Min up to the first table, between tables, up to /Max) are ranges
 //       9001, 9002, … on the first shard.
 //
+//   index <table> <index id> <name> (<column> <type> [desc], …) [storing (<column>, …)] [unique]
+//   range <range id> <table>@<index> start <shard>
+//   range <range id> <table>@<index> (<value>, …) <shard>
+//       A global index of the table (public: lookups read it) and the ranges of its entries,
+//       keyed /Table/<id>/<index id>/<columns>/<row key>: `start` at the index's first key, or
+//       at the key of the values (of its columns, then the row key's).
+//
 //   view <name> [plain] reads (<relation>, …) [calls (<function>, …)]
 //   function <name> reads (<relation>, …) [writes (<relation>, …)] [calls (<function>, …)]
 //       A view or SQL function pgrange knows the body of (schema public; a relation may be
@@ -51,6 +58,8 @@
 //     Gather: …                        the proxy runs (GatherPlan::describe), in place of the
 //                                      router's refusal; `expect refusal:` is then the gather
 //                                      planner's own, if it refuses
+//   expect index:                      a SELECT read through a global index over several
+//     pgrange plan: index join …       shards: its steps (describe_index_read, as EXPLAIN)
 //   expect plan:                       optional: what EXPLAIN through pgrange shows first
 //     pgrange plan: …                  (describe_plan's lines, then the merge's)
 //
@@ -83,6 +92,7 @@
 #include "routing/keys/key_space.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/plan/gather_plan.hpp"
+#include "routing/plan/index_read.hpp"
 #include "routing/plan/plan_description.hpp"
 #include "routing/plan/router.hpp"
 #include "sql/merge_query.hpp"
@@ -241,7 +251,7 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         if (colon == std::string::npos) return fail(i, "expect line without ':'");
         section = trim(t.substr(7, colon - 7));
         static const std::set<std::string> known{"shards", "spans", "reasons", "refusal",
-                                                 "merge",  "tree",  "plan"};
+                                                 "merge",  "tree",  "index",   "plan"};
         if (!known.contains(section)) return fail(i, "unknown section " + section);
         if (current->expected.contains(section)) return fail(i, "section given twice");
         auto& body = current->expected[section];
@@ -316,6 +326,33 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
         for (const auto& k : row_key_columns(d)) d.columns.push_back(k.name);
       }
       file.snapshot.tables.push_back(d);
+    } else if (w[0] == "index" && w.size() >= 5) {
+      // index <table> <id> <name> (<column> <type> [desc], …) [storing (…)] [unique]
+      auto table = std::find_if(file.snapshot.tables.begin(), file.snapshot.tables.end(),
+                                [&](const TableDescriptor& d) { return d.name == w[1]; });
+      if (table == file.snapshot.tables.end()) return fail(i, "index of an unknown table");
+      IndexDescriptor index;
+      index.index_id = static_cast<uint32_t>(std::stoul(w[2]));
+      index.name = w[3];
+      index.state = IndexDescriptor::State::kPublic;
+      auto cols = parenthesised(t, t.find(" " + w[3]) + w[3].size() + 1);
+      if (!cols) return fail(i, "index columns (…) expected");
+      for (const auto& col : parse_values(cols->first)) {
+        std::vector<std::string> cw = words(col.value_or(""));
+        if (cw.size() < 2) return fail(i, "index column: <name> <type> [desc]");
+        auto type = key_type_from_name(cw[1]);
+        if (!type) return fail(i, type.error().message);
+        KeyColumn kc{*type};
+        kc.descending = cw.size() > 2 && cw[2] == "desc";
+        index.columns.push_back({cw[0], kc});
+      }
+      if (size_t at = t.find(" storing ", cols->second); at != std::string::npos) {
+        auto storing = parenthesised(t, at);
+        if (!storing) return fail(i, "storing (…) expected");
+        for (const auto& c : parse_values(storing->first)) index.storing.push_back(c.value_or(""));
+      }
+      index.unique = std::find(w.begin(), w.end(), "unique") != w.end();
+      table->indexes.push_back(std::move(index));
     } else if (w[0] == "range" && w.size() >= 5) {
       std::string start = w[3] == "start" ? "start" : "";
       if (start.empty()) {
@@ -359,25 +396,36 @@ std::optional<TestFile> parse_file(const std::filesystem::path& path) {
   // key space is filled with ranges 9001, … on the first shard.
   std::vector<RangeDescriptor> ranges;
   for (const RangeLine& r : range_lines) {
+    // <table>, or <table>@<index> for a range of a global index's entries.
+    size_t at = r.table.find('@');
+    std::string table_name = r.table.substr(0, at);
     auto t = std::find_if(file.snapshot.tables.begin(), file.snapshot.tables.end(),
-                          [&](const TableDescriptor& d) { return d.name == r.table; });
+                          [&](const TableDescriptor& d) { return d.name == table_name; });
     if (t == file.snapshot.tables.end()) return fail(static_cast<size_t>(r.line), "no such table");
+    TableDescriptor keyed = *t;
+    if (at != std::string::npos) {
+      auto index = std::find_if(t->indexes.begin(), t->indexes.end(),
+                                [&](const auto& i) { return i.name == r.table.substr(at + 1); });
+      if (index == t->indexes.end()) return fail(static_cast<size_t>(r.line), "no such index");
+      keyed = index_relation(*t, *index);
+    }
     RangeDescriptor d;
     d.range_id = r.id;
     d.shard = r.shard;
     d.generation = 1;
     if (r.start == "start") {
-      d.start_key = table_prefix(t->table_id);
+      d.start_key = at == std::string::npos ? table_prefix(t->table_id)
+                                            : index_prefix(t->table_id, keyed.index_id);
     } else {
       auto values = parse_values(std::string_view(r.start).substr(1, r.start.size() - 2));
       std::vector<KeyColumn> cols;
-      for (size_t c = 0; c < values.size() && c < t->key.size(); ++c) {
-        cols.push_back(t->key[c].column);
+      for (size_t c = 0; c < values.size() && c < keyed.key.size(); ++c) {
+        cols.push_back(keyed.key[c].column);
       }
       std::vector<std::optional<std::string_view>> views;
       for (const auto& v : values)
         views.emplace_back(v ? std::optional<std::string_view>(*v) : std::nullopt);
-      auto key = encode_key_text(t->table_id, 1, cols, views);
+      auto key = encode_key_text(t->table_id, keyed.index_id, cols, views);
       if (!key) return fail(static_cast<size_t>(r.line), key.error().message);
       d.start_key = *key;
     }
@@ -442,8 +490,9 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
   for (const auto& t : route.explanation) {
     for (const auto& r : t.ranges) explained.insert(r.range_id);
   }
-  // A key-moving UPDATE also writes every other range of its table (rows may move there).
-  bool covered = route.moves_keys
+  // A key-moving UPDATE also writes every other range of its table (rows may move there); a
+  // read through a global index also reads the index's ranges.
+  bool covered = route.moves_keys || route.index_lookup
                      ? std::includes(used.begin(), used.end(), explained.begin(), explained.end())
                      : used == explained;
   if (!covered && !route.refusal) error = "explained ranges differ from the uses";
@@ -492,6 +541,15 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
       }
     }
   }
+  // A read through a global index over several shards: its steps (as EXPLAIN gives them).
+  if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
+    auto read = plan_index_read(view, c.sql, *route.index_lookup);
+    if (read) {
+      out["index"] = describe_index_read(view, *read, *route.index_lookup);
+    } else {
+      out["index"] = {"error: " + read.error().message};
+    }
+  }
   // Several tables over several shards: the tree the proxy runs (plan_gather), in place of the
   // router's refusal, or the gather planner's own refusal.
   if (route.refusal && infos->size() == 1 && gatherable(infos->front(), route)) {
@@ -524,7 +582,8 @@ void write_case(std::ostream& out, const Case& c,
                 const std::map<std::string, std::vector<std::string>>& sections) {
   out << "sql: " << c.sql << "\n";
   if (c.params) out << "params: " << *c.params << "\n";
-  for (const char* name : {"shards", "refusal", "spans", "reasons", "merge", "tree", "plan"}) {
+  for (const char* name :
+       {"shards", "refusal", "spans", "reasons", "merge", "tree", "index", "plan"}) {
     auto it = sections.find(name);
     if (it == sections.end()) continue;
     const auto& lines = it->second;
