@@ -17,7 +17,7 @@
 #include "proxy/worker.hpp"
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
-#include "routing/plan/key_predicate.hpp"
+#include "routing/plan/copy_plan.hpp"
 #include "routing/plan/hash_sharding.hpp"
 #include "sql/copy_rows.hpp"
 #include "sql/copy_statement.hpp"
@@ -80,38 +80,6 @@ ShardError map_error_line(std::string_view body,
   }
   out.body += '\0';
   return out;
-}
-
-using sql::quote_ident;
-
-using sql::quote_literal;
-
-/// The WITH (…) of a COPY … TO with these options.
-std::string copy_to_options(const sql::CopyOptions& o) {
-  std::string out = " WITH (FORMAT ";
-  out += o.format == sql::CopyFormat::kText  ? "text"
-         : o.format == sql::CopyFormat::kCsv ? "csv"
-                                             : "binary";
-  if (o.format != sql::CopyFormat::kBinary) {
-    out += ", DELIMITER " + quote_literal(std::string(1, o.delimiter));
-    out += ", NULL " + quote_literal(o.null_string);
-    if (o.header) out += ", HEADER";
-  }
-  if (o.format == sql::CopyFormat::kCsv) {
-    out += ", QUOTE " + quote_literal(std::string(1, o.quote));
-    out += ", ESCAPE " + quote_literal(std::string(1, o.escape));
-    if (o.force_quote_all) {
-      out += ", FORCE_QUOTE *";
-    } else if (!o.force_quote.empty()) {
-      out += ", FORCE_QUOTE (";
-      for (size_t i = 0; i < o.force_quote.size(); ++i) {
-        out += (i > 0 ? ", " : "") + quote_ident(o.force_quote[i]);
-      }
-      out += ")";
-    }
-  }
-  if (!o.encoding.empty()) out += ", ENCODING " + quote_literal(o.encoding);
-  return out + ")";
 }
 
 }  // namespace
@@ -604,94 +572,27 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
     fail_now(stmt.error());
     co_return true;
   }
-  if (!stmt->stdio) {
-    fail_now(Error::make(sqlstate::kFeatureNotSupported,
-                         "COPY TO a file or program of rows on several shards is not supported")
-                 .with_hint("use COPY … TO STDOUT (psql's \\copy)"));
-    co_return true;
-  }
   // Inside a transaction block the rows come from the block's own connections (it sees its own
   // writes): the block becomes one over several shards.
   if (!coord_ && (txn_status_ != 'I' || !deferred_begin_.empty())) co_await become_coordinated();
   auto view = routing_view();
-  // What each step runs, in output order: (shard, statement).
-  std::vector<std::pair<int, std::string>> steps;
-  std::string options = copy_to_options(stmt->options);
-  if (stmt->query.empty()) {
-    const routing::TableDescriptor* t = view->find_table(stmt->table.schema, stmt->table.name);
-    if (t == nullptr) {
-      fail_now(Error::make(sqlstate::kUndefinedTable,
-                           "relation \"" + stmt->table.name + "\" does not exist"));
-      co_return true;
-    }
-    std::string columns;
-    for (const std::string& c : stmt->columns)
-      columns += (columns.empty() ? "" : ", ") + quote_ident(c);
-    if (columns.empty()) columns = "*";
-    std::string order;
-    const std::vector<std::string> key_sql = routing::key_column_sql(*t);
-    for (size_t k = 0; k < t->key.size(); ++k) {
-      order += order.empty() ? " ORDER BY " : ", ";
-      order += key_sql[k];  // a hash-sharded key's bucket is an expression
-      if (routing::is_text_type(t->key[k].column.type)) order += " COLLATE \"C\"";
-      if (t->key[k].column.descending) order += " DESC";
-    }
-    // Range by range in key order: the table's rows come out in key order.
-    for (size_t i : view->table_ranges(t->table_id)) {
-      const routing::RangeDescriptor& r = view->ranges().at(i);
-      auto predicate = routing::key_range_predicate(*t, r.start_key, r.end_key);
-      if (!predicate) {
-        fail_now(predicate.error());
-        co_return true;
-      }
-      steps.emplace_back(view->shard_index(r.shard),
-                         "COPY (SELECT " + columns + " FROM " + routing::qualified_table_name(*t) +
-                             " WHERE " + *predicate + order + ") TO STDOUT" + options);
-    }
-  } else {
-    // A query: its rows from each shard, when they can simply follow one another.
-    auto analysis = worker_.analyze(stmt->query);
-    std::string blocker;
-    if (!*analysis || analysis->value().size() != 1) {
-      blocker = "a query that is not one SELECT";
-    } else {
-      const sql::StatementInfo& q = analysis->value().front();
-      if (q.kind != sql::StatementKind::kSelect) {
-        blocker = std::string(sql::statement_kind_name(q.kind));
-      } else if (!q.fanout_blocker.empty()) {
-        blocker = q.fanout_blocker;
-      } else if (!q.single_table) {
-        blocker = "a query over several tables";
-      }
-    }
-    if (!blocker.empty()) {
-      fail_now(Error::make(
-                   sqlstate::kFeatureNotSupported,
-                   "COPY (query) TO over several shards with " + blocker + " is not supported yet")
-                   .with_hint("run the query as a plain SELECT, which pgrange merges"));
-      co_return true;
-    }
-    for (int shard : plan.route.shards) {
-      steps.emplace_back(shard, "COPY (" + stmt->query + ") TO STDOUT" + options);
-    }
-  }
-  if (steps.empty()) {
-    fail_now(Error::make(sqlstate::kConnectionFailure, "no shard holds the table's rows"));
+  auto copy = routing::plan_copy_out(*view, *stmt, plan.route.shards);
+  if (!copy) {
+    fail_now(copy.error());
     co_return true;
   }
 
   // The plan: each step a Route of its own, one after the other.
-  bool binary = stmt->options.format == sql::CopyFormat::kBinary;
-  bool header = stmt->options.header && !binary;
+  const bool binary = copy->binary;
   std::vector<std::unique_ptr<exec::Operator>> parts;
-  for (size_t step = 0; step < steps.size(); ++step) {
+  for (size_t step = 0; step < copy->steps.size(); ++step) {
     exec::CopyRange::Options o;
-    o.shard = steps[step].first;
-    o.shard_name = view->shard_name(steps[step].first);
-    o.statement = steps[step].second;
+    o.shard = copy->steps[step].shard;
+    o.shard_name = view->shard_name(o.shard);
+    o.statement = std::move(copy->steps[step].sql);
     o.first = step == 0;
     o.binary = binary;
-    o.header = header;
+    o.header = copy->header;
     o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
       std::shared_ptr<BackendConnection> conn;
       if (coord_) {
