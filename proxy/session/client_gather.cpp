@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -61,7 +62,9 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
         [this, ext, &out](
             sql::MergeQuery query, const std::vector<BackendConnection*>& conns,
             bool in_transaction) -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
-      auto tree = co_await merge_tree(std::move(query), conns, ext, in_transaction, out);
+      auto bound = bound_statement(ext);
+      auto tree = co_await exec::make_merge(std::move(query), conns, shard_session(out),
+                                            bound ? &*bound : nullptr, in_transaction);
       if (!tree) co_return tl::unexpected(tree.error());
       co_return std::unique_ptr<exec::Operator>(std::move(*tree));
     };

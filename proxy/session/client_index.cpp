@@ -11,7 +11,7 @@
 #include <set>
 
 #include "proxy/control/control_plane.hpp"
-#include "proxy/exec/lookup.hpp"
+#include "proxy/exec/index_join.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -169,8 +169,11 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
   // 1. The entries in the index's spans, from the shards of the index ranges they overlap (all
   // at once), then 2. the rows those keys name, from the shards owning them: a Lookup.
   std::vector<std::shared_ptr<BackendConnection>> held;  // pooled, given back at the end
-  auto acquire =
-      [&](const std::vector<int>& shards) -> awaitable<Result<std::vector<BackendConnection*>>> {
+  exec::IndexJoinContext ctx;
+  ctx.view = view;
+  ctx.connections =
+      [this, &held](
+          const std::vector<int>& shards) -> awaitable<Result<std::vector<BackendConnection*>>> {
     std::vector<BackendConnection*> conns;
     for (int shard : shards) {
       auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
@@ -180,34 +183,17 @@ awaitable<bool> ClientSession::run_index_join(std::string_view sql_text, const P
     }
     co_return conns;
   };
-  const routing::IndexRead& index_read = *read;
-  exec::Lookup::Then then = [&, view](const std::vector<std::string>& rows)
-      -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
-    std::set<std::vector<std::optional<std::string>>> keys;
-    for (const std::string& row : rows) keys.insert(data_row_values(row));
-    auto keyed = routing::read_of_keys(*view, index_read, text, keys);
-    if (!keyed) co_return tl::unexpected(exec::ExecFailure::of(keyed.error()));
-    auto merge = worker_.merge_plan(keyed->sql, *index_read.table);
-    if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
-    auto conns = co_await acquire(keyed->shards);
-    if (!conns) co_return tl::unexpected(exec::ExecFailure::of(conns.error()));
-    auto rows_of_keys = co_await merge_tree(**merge, *conns, nullptr, false, out);
-    if (!rows_of_keys) co_return tl::unexpected(rows_of_keys.error());
-    co_return std::unique_ptr<exec::Operator>(std::move(*rows_of_keys));
+  ctx.merge_plan = [this](const std::string& sql, const routing::TableDescriptor& t) {
+    return worker_.merge_plan(sql, t);
   };
-  sql::MergeQuery entries;  // the entries of every index shard, one shard after another
-  entries.shard_sql = read->first_step_sql;
+  ctx.session = shard_session(out);
   std::optional<exec::ExecFailure> failure;
-  std::unique_ptr<exec::Lookup> tree;
-  if (auto conns = co_await acquire(lookup.shards); !conns) {
-    failure = exec::ExecFailure::of(conns.error());
-  } else if (auto source = co_await merge_tree(entries, *conns, nullptr, false, out); !source) {
-    failure = source.error();
+  std::unique_ptr<exec::Operator> tree;
+  if (auto made = co_await exec::make_index_join(*read, lookup.shards, text, std::move(ctx));
+      made) {
+    tree = std::move(*made);
   } else {
-    tree = std::make_unique<exec::Lookup>(
-        std::move(*source), then,
-        "Lookup: table " + index_read.table->name +
-            "'s rows of the keys the entries name, from their shards");
+    failure = made.error();
   }
   co_await send_tree(tree.get(), failure, nullptr, out);
   tree.reset();

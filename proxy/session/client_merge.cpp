@@ -3,8 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "proxy/exec/merge.hpp"
-#include "proxy/exec/shard_query.hpp"
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -16,36 +15,6 @@ namespace {
 
 constexpr size_t kBatch = 64 * 1024;
 constexpr size_t kBacklog = 256 * 1024;
-
-/// The collation of the connection's database (what orders its text by default).
-awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
-  std::string q;
-  write_query(q,
-              "SELECT CASE WHEN datlocprovider = 'i' THEN 'ICU ' || daticulocale ELSE datcollate "
-              "END FROM pg_database WHERE datname = current_database()");
-  if (auto r = co_await conn.send(q); !r) co_return tl::unexpected(r.error());
-  std::string collation;
-  std::optional<Error> error;
-  for (;;) {
-    char type = 0;
-    std::string body;
-    if (auto r = co_await conn.read_message(type, body); !r) co_return tl::unexpected(r.error());
-    if (type == 'Z') break;
-    if (type == 'E' && !error) {
-      error = Error::make(sqlstate::kInternalError, "cannot read the shard database's collation");
-    }
-    if (type != 'D') continue;
-    BodyReader br(body);
-    int16_t n = 0;
-    int32_t len = 0;
-    std::string_view v;
-    if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 && br.bytes(static_cast<size_t>(len), v)) {
-      collation = std::string(v);
-    }
-  }
-  if (error) co_return tl::unexpected(*error);
-  co_return collation;
-}
 
 }  // namespace
 
@@ -300,80 +269,19 @@ awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const rou
   co_return true;
 }
 
-awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> ClientSession::merge_tree(
-    sql::MergeQuery merge, const std::vector<BackendConnection*>& conns, const ExtendedMerge* ext,
-    bool in_transaction, std::string& buf) {
-  // One request for every shard; the plan keeps only the start of a long query (one that
-  // carries rows read for it), for EXPLAIN.
-  std::string request;
-  if (ext == nullptr) {
-    write_query(request, merge.shard_sql);
-  } else {
-    MessageWriter(request)
-        .begin('P')
-        .cstr("")
-        .cstr(merge.shard_sql)
-        .bytes(ext->parameter_types)
-        .end();
-    MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
-    MessageWriter(request).begin('D').byte('P').cstr("").end();
-    MessageWriter(request).begin('E').cstr("").i32(0).end();
-    MessageWriter(request).begin('S').end();
-  }
-  auto shared_request = std::make_shared<const std::string>(std::move(request));
-  constexpr size_t kShown = 1000;
-  if (merge.shard_sql.size() > 2 * kShown) {
-    merge.shard_sql.resize(kShown);
-    merge.shard_sql.shrink_to_fit();
-    merge.shard_sql += "…";
-  }
-  // What orders text on each shard: the merge compares it bytewise (checked once it knows).
-  bool compares =
-      merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate;
-  std::vector<int> shards;
-  for (const auto& conn : conns) {
-    shards.push_back(conn->shard_index());
-    // The session's settings first, on each connection.
-    if (auto e = co_await sync_settings(*conn)) co_return tl::unexpected(exec::ExecFailure::of(*e));
-    BackendPool& pool = worker_.pool(static_cast<size_t>(conn->shard_index()));
-    if (!compares || pool.collation()) continue;
-    auto c = co_await database_collation(*conn);
-    if (!c) {
-      conn->mark_broken();
-      co_return tl::unexpected(exec::ExecFailure::of(c.error()));
-    }
-    pool.collation() = *c;
-  }
-  // pgrange compares text bytewise: right only where the shards order it so too.
-  auto text_order = [this, shards]() -> std::optional<Error> {
-    for (int shard : shards) {
-      const auto& c = worker_.pool(static_cast<size_t>(shard)).collation();
-      if (c && !sql::orders_bytewise(*c)) {
-        return Error::make(sqlstate::kFeatureNotSupported,
-                           "comparing text over a table spread across several shards is not "
-                           "supported when the shards' databases use collation \"" +
-                               *c + "\": pgrange merges text in the C collation's order")
-            .with_hint("create the shards' databases with LC_COLLATE 'C'");
-      }
-    }
-    return std::nullopt;
+exec::ShardSession ClientSession::shard_session(std::string& buf) {
+  exec::ShardSession s;
+  s.sync = [this](BackendConnection& conn) { return sync_settings(conn); };
+  s.pool = [this](int shard) -> BackendPool& { return worker_.pool(static_cast<size_t>(shard)); };
+  s.other = [&buf](char type, const std::string& body) {
+    MessageWriter(buf).begin(type).bytes(body).end();
   };
-  // The query on each shard (Route), merged (Merge).
-  std::vector<std::unique_ptr<exec::ShardRows>> routes;
-  for (const auto& conn : conns) {
-    exec::ShardQuery::Options o;
-    o.conn = conn;
-    o.request = shared_request;
-    o.sql = merge.shard_sql;
-    o.in_transaction = in_transaction;
-    o.bounded = merge.limit_pushed;
-    o.other = [&buf](char type, const std::string& body) {
-      MessageWriter(buf).begin(type).bytes(body).end();
-    };
-    routes.push_back(std::make_unique<exec::ShardQuery>(std::move(o)));
-  }
-  co_return std::make_unique<exec::Merge>(std::move(merge), std::move(routes),
-                                          std::move(text_order));
+  return s;
+}
+
+std::optional<exec::BoundStatement> ClientSession::bound_statement(const ExtendedMerge* ext) {
+  if (ext == nullptr) return std::nullopt;
+  return exec::BoundStatement{ext->parameter_types, ext->bind_rest};
 }
 
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
@@ -422,7 +330,9 @@ awaitable<bool> ClientSession::stream_merge(
   }
   std::vector<BackendConnection*> raw;
   for (const auto& conn : conns) raw.push_back(conn.get());
-  auto tree = co_await merge_tree(merge, raw, ext, in_transaction, buf);
+  auto bound = bound_statement(ext);
+  auto tree = co_await exec::make_merge(merge, raw, shard_session(buf), bound ? &*bound : nullptr,
+                                        in_transaction);
   if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf, stream);
   co_return co_await send_tree(tree->get(), std::nullopt, ext, buf, stream);
 }

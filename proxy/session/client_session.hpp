@@ -17,6 +17,7 @@
 #include "proxy/backend/cancel_registry.hpp"
 #include "proxy/exec/gather_run.hpp"
 #include "proxy/exec/merge.hpp"
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_channel.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 #include "routing/merge/result_merge.hpp"
@@ -657,8 +658,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Takes the session's backend out of the reader's hands once no reply is pending (for the
   /// coordinator, or to ask it something); nullptr when there is none (or it died meanwhile).
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
-  /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
-  /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   /// Runs a gather plan outside a transaction block (kGather): the shards' reads in one
   /// snapshot each, of the statement's own (client_gather.cpp).
   awaitable<bool> run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext = nullptr);
@@ -680,15 +679,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
                                                 std::string& out,
                                                 GatherSink sink = GatherSink::kClient);
+  /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
+  /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
                             ExtendedMerge* ext = nullptr);
-  /// The tree that runs a merge plan's shard query on `conns` (one idle connection per shard,
-  /// given the session's settings here) and merges their rows; notices go to `buf`.
-  /// `in_transaction`: the connections hold the client's transaction (read to the end, never
-  /// cancelled).
-  awaitable<exec::ExecResult<std::unique_ptr<exec::Merge>>> merge_tree(
-      sql::MergeQuery merge, const std::vector<BackendConnection*>& conns, const ExtendedMerge* ext,
-      bool in_transaction, std::string& buf);
+  /// What operators need of this session for their shard connections (exec::make_merge): its
+  /// settings, the shards' pools; what the shards send besides rows goes to `buf`.
+  exec::ShardSession shard_session(std::string& buf);
+  /// The extended protocol's Parse and Bind of `ext`'s statement (nullopt: a simple Query).
+  static std::optional<exec::BoundStatement> bound_statement(const ExtendedMerge* ext);
   /// Runs a tree (unless `failure` says it could not be made) and writes its answer to `buf`:
   /// RowDescription (when described), the rows, then CommandComplete or the error (no
   /// ReadyForQuery). With `stream`, `buf` goes to the client whenever it grows past a batch

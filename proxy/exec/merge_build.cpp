@@ -1,0 +1,116 @@
+#include "proxy/exec/merge_build.hpp"
+
+#include "proxy/exec/shard_query.hpp"
+#include "proxy/wire/message_writer.hpp"
+#include "sql/session_statement.hpp"
+
+namespace pgrange::proxy::exec {
+
+namespace {
+
+/// The collation of the connection's database (what orders its text by default).
+awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
+  std::string q;
+  write_query(q,
+              "SELECT CASE WHEN datlocprovider = 'i' THEN 'ICU ' || daticulocale ELSE datcollate "
+              "END FROM pg_database WHERE datname = current_database()");
+  if (auto r = co_await conn.send(q); !r) co_return tl::unexpected(r.error());
+  std::string collation;
+  std::optional<Error> error;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) co_return tl::unexpected(r.error());
+    if (type == 'Z') break;
+    if (type == 'E' && !error) {
+      error = Error::make(sqlstate::kInternalError, "cannot read the shard database's collation");
+    }
+    if (type != 'D') continue;
+    BodyReader br(body);
+    int16_t n = 0;
+    int32_t len = 0;
+    std::string_view v;
+    if (br.i16(n) && n == 1 && br.i32(len) && len >= 0 && br.bytes(static_cast<size_t>(len), v)) {
+      collation = std::string(v);
+    }
+  }
+  if (error) co_return tl::unexpected(*error);
+  co_return collation;
+}
+
+}  // namespace
+
+awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
+    sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
+    const ShardSession& session, const BoundStatement* bound, bool in_transaction) {
+  // One request for every shard; the plan keeps only the start of a long query (one that
+  // carries rows read for it), for EXPLAIN.
+  std::string request;
+  if (bound == nullptr) {
+    write_query(request, merge.shard_sql);
+  } else {
+    MessageWriter(request)
+        .begin('P')
+        .cstr("")
+        .cstr(merge.shard_sql)
+        .bytes(bound->parameter_types)
+        .end();
+    MessageWriter(request).begin('B').cstr("").cstr("").bytes(bound->bind_rest).end();
+    MessageWriter(request).begin('D').byte('P').cstr("").end();
+    MessageWriter(request).begin('E').cstr("").i32(0).end();
+    MessageWriter(request).begin('S').end();
+  }
+  auto shared_request = std::make_shared<const std::string>(std::move(request));
+  constexpr size_t kShown = 1000;
+  if (merge.shard_sql.size() > 2 * kShown) {
+    merge.shard_sql.resize(kShown);
+    merge.shard_sql.shrink_to_fit();
+    merge.shard_sql += "…";
+  }
+  // What orders text on each shard: the merge compares it bytewise (checked once it knows).
+  bool compares =
+      merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate;
+  std::vector<BackendPool*> pools;
+  for (const auto& conn : conns) {
+    // The session's settings first, on each connection.
+    if (auto e = co_await session.sync(*conn)) co_return tl::unexpected(ExecFailure::of(*e));
+    BackendPool& pool = session.pool(conn->shard_index());
+    pools.push_back(&pool);
+    if (!compares || pool.collation()) continue;
+    auto c = co_await database_collation(*conn);
+    if (!c) {
+      conn->mark_broken();
+      co_return tl::unexpected(ExecFailure::of(c.error()));
+    }
+    pool.collation() = *c;
+  }
+  // pgrange compares text bytewise: right only where the shards order it so too.
+  auto text_order = [pools]() -> std::optional<Error> {
+    for (BackendPool* pool : pools) {
+      const auto& c = pool->collation();
+      if (c && !sql::orders_bytewise(*c)) {
+        return Error::make(sqlstate::kFeatureNotSupported,
+                           "comparing text over a table spread across several shards is not "
+                           "supported when the shards' databases use collation \"" +
+                               *c + "\": pgrange merges text in the C collation's order")
+            .with_hint("create the shards' databases with LC_COLLATE 'C'");
+      }
+    }
+    return std::nullopt;
+  };
+  // The query on each shard (Route), merged (Merge).
+  std::vector<std::unique_ptr<ShardRows>> routes;
+  for (const auto& conn : conns) {
+    ShardQuery::Options o;
+    o.conn = conn;
+    o.request = shared_request;
+    o.sql = merge.shard_sql;
+    o.in_transaction = in_transaction;
+    o.bounded = merge.limit_pushed;
+    o.other = session.other;
+    routes.push_back(std::make_unique<ShardQuery>(std::move(o)));
+  }
+  co_return std::make_unique<Merge>(std::move(merge), std::move(routes), std::move(text_order));
+}
+
+}  // namespace pgrange::proxy::exec

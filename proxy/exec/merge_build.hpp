@@ -1,0 +1,45 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proxy/backend/backend_connection.hpp"
+#include "proxy/backend/backend_pool.hpp"
+#include "proxy/exec/merge.hpp"
+#include "sql/merge_query.hpp"
+
+namespace pgrange::proxy::exec {
+
+/// What running operators over shard connections needs from the client's session.
+struct ShardSession {
+  /// Brings a connection to the session's settings (SET …) before a query is sent on it.
+  std::function<awaitable<std::optional<Error>>(BackendConnection&)> sync;
+  /// A shard's pool (by pool index): its database's collation is kept there once read.
+  std::function<BackendPool&(int shard)> pool;
+  /// What a shard sends besides rows (NoticeResponse, ParameterStatus), for the client.
+  std::function<void(char type, const std::string& body)> other;
+};
+
+/// A statement of the extended protocol: its Parse's parameter types, its Bind after the
+/// portal and statement names.
+struct BoundStatement {
+  std::string_view parameter_types;
+  std::string_view bind_rest;
+};
+
+/// Makes the Merge of `merge`'s shard query on `conns` (one idle connection per shard, or with
+/// `in_transaction` a transaction block's parts: read to their end, never cancelled). The query
+/// goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the client's
+/// parameters, one request shared by every shard. Each connection is first brought to the
+/// session's settings; when the merge compares text (ORDER BY, DISTINCT, groups), each shard's
+/// database collation is read once and kept in its pool, and the Merge stops with 0A000 where a
+/// shard does not order text bytewise (pgrange compares it so).
+awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
+    sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
+    const ShardSession& session, const BoundStatement* bound, bool in_transaction);
+
+}  // namespace pgrange::proxy::exec
