@@ -95,13 +95,24 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
   Plan p;
   std::string opts = lower(parts->first);
   if (in_block && opts.find("analy") != std::string::npos) {
-    // It would run outside the block's transaction: on one shard it goes there in the block,
-    // over several it is refused.
+    // It runs in the block's transaction: on one shard it goes there as it is; over several, a
+    // SELECT runs on the block's parts (it sees what the block wrote), and a write is refused
+    // (each shard would run all of it).
     routing::Route route = routing::route_statements(*view, **analysis);
-    if (!route.refusal && route.shards.size() <= 1) return std::nullopt;
+    bool select = info.kind == sql::StatementKind::kSelect && !info.select_into && !route.writes;
+    // A block over several shards already (coord_) runs even a one-shard SELECT on its part.
+    bool one_shard = !route.refusal && route.shards.size() <= 1;
+    if (one_shard && !(select && coord_ && !route.shards.empty())) return std::nullopt;
+    if (select) {
+      p.kind = Plan::Kind::kExplain;
+      p.analysis = analysis;
+      p.explain_options = parts->first;
+      p.explain_statement = parts->second;
+      return p;
+    }
     p.kind = Plan::Kind::kRefuse;
     p.error = not_supported(
-        "EXPLAIN ANALYZE of a statement over several shards inside a transaction block is not "
+        "EXPLAIN ANALYZE of a write over several shards inside a transaction block is not "
         "supported yet",
         "run it outside the transaction block, or EXPLAIN without ANALYZE");
     return p;
@@ -124,6 +135,11 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
 
 awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::string out;
+  // EXPLAIN ANALYZE inside a block runs in the block's transaction, on its parts (a SELECT:
+  // plan_explain refuses a write): what it reads includes what the block wrote.
+  const bool in_block = (txn_status_ != 'I' || !deferred_begin_.empty()) &&
+                        lower(plan.explain_options).find("analy") != std::string::npos;
+  if (in_block && !coord_) co_await become_coordinated();
   auto view = routing_view();
   const auto& infos = **plan.analysis;
   routing::Route route = routing::explain_statements(*view, infos);
@@ -167,6 +183,8 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
   rs.tag = "EXPLAIN";
   bool through_index = false;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
   if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
     // A lookup through a global index: its steps, and the index's shards explain the first.
     auto read = routing::plan_index_read(*view, plan.explain_statement, *route.index_lookup);
@@ -213,7 +231,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
         rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
                            names(st.shards) + ", " + ms + " ms"});
       }
-      if (!outcome.ok()) {
+      if (!outcome.ok() && in_block) {
+        // The block's transaction failed with it: its error is the answer.
+        error = outcome.error;
+        shard_error = outcome.shard_error;
+      } else if (!outcome.ok()) {
         std::string why = outcome.error ? outcome.error->message
                                         : parse_error_fields(*outcome.shard_error).message;
         rs.rows.push_back({"  actual: failed: " + why});
@@ -229,18 +251,28 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   auto format =
       routing::explain_format(plan.explain_options).value_or(routing::ExplainFormat::kText);
   std::vector<routing::ShardExplain> documents;
-  std::optional<Error> error;
-  std::optional<std::string> shard_error;
   if (!route.refusal && !gather) {
     std::string sql = "EXPLAIN " + plan.explain_options + " " + shard_sql;
     for (int shard : route.shards) {
       if (error || shard_error) break;
-      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) {
-        error = acquired.error();
-        break;
+      std::shared_ptr<BackendConnection> pooled;
+      BackendConnection* conn = nullptr;
+      if (in_block) {
+        auto part = co_await coordinated_part(shard);
+        if (!part) {
+          error = part.error();
+          break;
+        }
+        conn = *part;
+      } else {
+        auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+        if (!acquired) {
+          error = acquired.error();
+          break;
+        }
+        pooled = *acquired;
+        conn = pooled.get();
       }
-      auto conn = *acquired;
       if (format == routing::ExplainFormat::kText) {
         rs.rows.push_back({"shard " + view->shard_name(shard) + ":"});
       } else {
@@ -273,7 +305,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
           }
         }
       }
-      worker_.pool(static_cast<size_t>(shard)).release(conn, !broken && !conn->broken());
+      if (pooled) {
+        worker_.pool(static_cast<size_t>(shard)).release(pooled, !broken && !pooled->broken());
+      } else if (broken) {
+        conn->mark_broken();
+      }
     }
   }
   if (format != routing::ExplainFormat::kText) {
@@ -289,6 +325,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     write_error(out, *error);
   } else {
     send_result(rs, out);
+  }
+  if ((shard_error || error) && coord_) {
+    // The block's transaction failed on a part, as PostgreSQL's would.
+    coord_->failed = true;
+    txn_status_ = 'E';
   }
   write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));

@@ -323,7 +323,38 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
     r = pq_exec(c.get(), join);
     ASSERT_TRUE(r.ok()) << r.message;
     EXPECT_EQ(r.at(), "2000");
+    // EXPLAIN ANALYZE runs in the block: the join and a SELECT over several shards read the
+    // block's own rows (x_a's row 2001, written in the block, joins x_b's row 1).
+    if (wrote) {
+      r = pq_exec(c.get(), "INSERT INTO x_a VALUES (2001, 1)");
+      ASSERT_TRUE(r.ok()) << r.message;
+    }
     r = pq_exec(c.get(), "EXPLAIN ANALYZE " + join);
+    ASSERT_TRUE(r.ok()) << r.message;
+    std::string text;
+    for (const auto& row : r.rows) text += row[0] + "\n";
+    EXPECT_NE(text.find("actual: "), std::string::npos) << text;
+    EXPECT_EQ(text.find("actual: failed"), std::string::npos) << text;
+    r = pq_exec(c.get(), "EXPLAIN ANALYZE SELECT * FROM x_a WHERE id > 1990");
+    ASSERT_TRUE(r.ok()) << r.message;
+    text.clear();
+    for (const auto& row : r.rows) text += row[0] + "\n";
+    EXPECT_NE(text.find(wrote ? "rows=11 loops=1" : "rows=10 loops=1"), std::string::npos) << text;
+    // Over the three shards of x_a: 601…699, 700…1399, 1400…2000 (and 2001).
+    r = pq_exec(c.get(), "EXPLAIN ANALYZE SELECT * FROM x_a WHERE id > 600");
+    ASSERT_TRUE(r.ok()) << r.message;
+    text.clear();
+    for (const auto& row : r.rows) text += row[0] + "\n";
+    for (const char* rows : {"rows=99 loops=1", "rows=700 loops=1"}) {
+      EXPECT_NE(text.find(rows), std::string::npos) << rows << "\n" << text;
+    }
+    EXPECT_NE(text.find(wrote ? "rows=602 loops=1" : "rows=601 loops=1"), std::string::npos)
+        << text;
+    r = pq_exec(c.get(), join);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(r.at(), wrote ? "2001" : "2000");
+    // A write over several shards stays refused: each shard would run all of it.
+    r = pq_exec(c.get(), "EXPLAIN ANALYZE UPDATE x_a SET b_id = b_id WHERE id > 600");
     EXPECT_EQ(r.sqlstate, "0A000") << r.message;
     EXPECT_NE(r.message.find("EXPLAIN ANALYZE"), std::string::npos) << r.message;
     r = pq_exec(c.get(), "ROLLBACK");
@@ -332,6 +363,16 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
   SqlResult left = pq_exec(c.get(), "SELECT count(*) FROM x_c");
   ASSERT_TRUE(left.ok()) << left.message;
   EXPECT_EQ(left.at(), "0");
+  left = pq_exec(c.get(), "SELECT count(*) FROM x_a");
+  ASSERT_TRUE(left.ok()) << left.message;
+  EXPECT_EQ(left.at(), "2000");
+  // An error of EXPLAIN ANALYZE in the block fails the block, as PostgreSQL's does.
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  SqlResult bad = pq_exec(c.get(), "EXPLAIN ANALYZE SELECT 1 / (id - id) FROM x_a");
+  EXPECT_EQ(bad.sqlstate, "22012") << bad.message;
+  bad = pq_exec(c.get(), "SELECT count(*) FROM x_a");
+  EXPECT_EQ(bad.sqlstate, "25P02") << bad.message;
+  ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
 }
 
 // Results in the binary format (pgjdbc asks for them once a statement is prepared on the
