@@ -16,6 +16,7 @@
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/backend/cancel_registry.hpp"
 #include "proxy/exec/gather_run.hpp"
+#include "proxy/exec/key_move.hpp"
 #include "proxy/exec/merge.hpp"
 #include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_channel.hpp"
@@ -188,10 +189,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The parameters of a Bind body after its portal and statement names (they point into
   /// `rest`); nullopt when it is malformed.
   static std::optional<routing::BindParams> bind_params(std::string_view rest);
-  /// The same rest split into its parameters (format codes and values, as they are) and its
-  /// result format codes; false when it is malformed.
-  static bool split_bind(std::string_view rest, std::string_view& params,
-                         std::vector<int16_t>& result_formats);
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});
@@ -365,23 +362,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
                                         const routing::Route& route);
-  /// What an UPDATE that moves rows between shards answered: the client's RowDescription (or
-  /// NoData) and DataRows in `rows` (without CommandComplete), its tag, or what failed it (a
-  /// shard's ErrorResponse body or pgrange's error).
-  struct KeyMoveAnswer {
-    std::string rows;
-    std::string tag;
-    std::optional<std::string> shard_error;
-    std::optional<Error> error;
-  };
   /// Runs an UPDATE assigning a key column (route.moves_keys, client_key_move.cpp) on the
   /// route's shards and moves each row whose new key another shard owns there, in the
   /// statement's transaction: the coordinated block's (`parts` null) or one pgrange opens on
   /// each shard it needs, added to `parts` for the caller to end. `ext`: bound through the
   /// extended protocol (its parameters, result formats and Describe).
-  awaitable<KeyMoveAnswer> run_key_move(const std::string& text, const sql::StatementInfo& info,
-                                        const routing::Route& route, std::vector<TxnPart>* parts,
-                                        const ExtendedMerge* ext);
+  awaitable<exec::KeyMoveAnswer> run_key_move(const std::string& text,
+                                              const sql::StatementInfo& info,
+                                              const routing::Route& route,
+                                              std::vector<TxnPart>* parts,
+                                              const ExtendedMerge* ext);
   /// run_key_move's connection on `shard`, in the statement's transaction there.
   awaitable<Result<BackendConnection*>> key_move_part(int shard, std::vector<TxnPart>* parts);
   /// A transaction block over several shards: pgrange holds a connection in the transaction on

@@ -465,7 +465,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   const routing::Route& route = plan.route;
   if (route.moves_keys && !route.shards.empty()) {
     // An UPDATE of the key: rows move to the shards owning their new keys (client_key_move.cpp).
-    KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
+    exec::KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
     if (answer.shard_error) {
       write_shard_error(out, *answer.shard_error);
       c.failed = true;

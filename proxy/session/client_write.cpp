@@ -40,7 +40,7 @@ awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
   if (route.moves_keys) {
     // An UPDATE of the key: its rows may move to shards the WHERE does not reach.
     std::vector<TxnPart> parts;
-    KeyMoveAnswer answer = co_await run_key_move(text, info, route, &parts, nullptr);
+    exec::KeyMoveAnswer answer = co_await run_key_move(text, info, route, &parts, nullptr);
     bool ok = !answer.error && !answer.shard_error;
     auto outcome = co_await end_transaction(parts, ok);
     error = ok ? outcome : answer.error;

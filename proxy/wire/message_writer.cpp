@@ -215,4 +215,30 @@ std::string add_tag_counts(const std::string& a, const std::string& b) {
   return a.substr(0, sa + 1) + std::to_string(n);
 }
 
+bool split_bind(std::string_view rest, std::string_view& params,
+                std::vector<int16_t>& result_formats) {
+  BodyReader b(rest);
+  int16_t formats = 0, values = 0;
+  if (!b.i16(formats) || formats < 0) return false;
+  for (int16_t i = 0; i < formats; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+  }
+  if (!b.i16(values) || values < 0) return false;
+  for (int16_t i = 0; i < values; ++i) {
+    int32_t len = 0;
+    std::string_view v;
+    if (!b.i32(len) || (len > 0 && !b.bytes(static_cast<size_t>(len), v))) return false;
+  }
+  params = rest.substr(0, rest.size() - b.rest().size());
+  int16_t n = 0;
+  if (!b.i16(n) || n < 0) return false;
+  for (int16_t i = 0; i < n; ++i) {
+    int16_t f = 0;
+    if (!b.i16(f)) return false;
+    result_formats.push_back(f);
+  }
+  return true;
+}
+
 }  // namespace pgrange::proxy

@@ -94,6 +94,12 @@ void write_shard_error(std::string& out, std::string_view body);
 /// The values of a DataRow body in text format (nullopt = NULL).
 std::vector<std::optional<std::string>> data_row_values(std::string_view body);
 
+/// A Bind body after its portal and statement names (`rest`) split into its parameters (format
+/// codes and values, as they are: `params` points into `rest`) and its result format codes;
+/// false when it is malformed.
+bool split_bind(std::string_view rest, std::string_view& params,
+                std::vector<int16_t>& result_formats);
+
 /// Two CommandComplete tags of one statement on several shards as one: their counts added
 /// ("INSERT 0 3" and "INSERT 0 4" → "INSERT 0 7"); `a` empty → `b`.
 std::string add_tag_counts(const std::string& a, const std::string& b);
