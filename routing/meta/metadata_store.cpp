@@ -972,11 +972,18 @@ std::string MetadataStore::decide(const std::string& gid, const std::string& dec
       tx.exec_params1("SELECT decision FROM pgrange_decisions WHERE gid = $1", gid)[0]
           .as<std::string>();
   if (change != nullptr && !change->empty() && standing == "commit" && decision == "commit") {
-    for (const NewTable& t : change->created) insert_table(tx, t.table);
-    write_range_changes(tx, change->range_changes);
+    // Drops and renames before the new tables: a block may drop or rename a table and create
+    // another under its name (DROP TABLE IF EXISTS t; CREATE TABLE t …).
     for (uint64_t id : change->dropped) {
       // Its keys, columns and indexes go with it (ON DELETE CASCADE).
       tx.exec_params0("DELETE FROM pgrange_tables WHERE table_id = $1", static_cast<int64_t>(id));
+    }
+    // Renames may trade names (a → tmp, b → a, tmp → b): each renamed table first gets a name
+    // no table has.
+    for (const TableDescriptor& t : change->updated) {
+      tx.exec_params0(
+          "UPDATE pgrange_tables SET name = 'pgrange renaming ' || table_id WHERE table_id = $1",
+          static_cast<int64_t>(catalog_id(t)));
     }
     for (const TableDescriptor& t : change->updated) {
       auto id = static_cast<int64_t>(catalog_id(t));
@@ -999,6 +1006,8 @@ std::string MetadataStore::decide(const std::string& gid, const std::string& dec
       tx.exec_params0("DELETE FROM pgrange_generated_keys WHERE table_id = $1", id);
       insert_generated(tx, t);
     }
+    for (const NewTable& t : change->created) insert_table(tx, t.table);
+    write_range_changes(tx, change->range_changes);
     bump_version(tx);
   }
   tx.commit();

@@ -159,6 +159,39 @@ TEST_F(TransactionalDdlTest, RollbackAndFailedStatementsLeaveNothingBehind) {
   EXPECT_EQ(shards_holding("uq"), 0);
 }
 
+// A migration that drops a table and makes another under its name, or trades two tables'
+// names, in one block: the catalog takes the drops and renames before the new names.
+TEST_F(TransactionalDdlTest, ANameDroppedOrRenamedIsTakenAgainInTheSameBlock) {
+  for (std::string sql : {"CREATE TABLE again (id int PRIMARY KEY, v text)",
+                          "INSERT INTO again VALUES (1, 'old')",
+                          "BEGIN",
+                          "DROP TABLE IF EXISTS again",
+                          "CREATE TABLE again (id int8 PRIMARY KEY, w text)",
+                          "INSERT INTO again VALUES (2, 'new')",
+                          "COMMIT",
+                          "SELECT * FROM again",
+                          "CREATE TABLE sw_a (id int PRIMARY KEY, a text)",
+                          "CREATE TABLE sw_b (id int PRIMARY KEY, b text)",
+                          "INSERT INTO sw_a VALUES (1, 'was a')",
+                          "INSERT INTO sw_b VALUES (2, 'was b')",
+                          "BEGIN",
+                          "ALTER TABLE sw_a RENAME TO sw_tmp",
+                          "ALTER TABLE sw_b RENAME TO sw_a",
+                          "ALTER TABLE sw_tmp RENAME TO sw_b",
+                          "COMMIT",
+                          "SELECT * FROM sw_a",
+                          "SELECT * FROM sw_b",
+                          "INSERT INTO sw_a (id, b) VALUES (3, 'new')",
+                          "SELECT * FROM sw_a ORDER BY id"}) {
+    s_->same(sql);
+  }
+  EXPECT_TRUE(in_catalog("again"));
+  EXPECT_TRUE(in_catalog("sw_a"));
+  EXPECT_TRUE(in_catalog("sw_b"));
+  EXPECT_FALSE(in_catalog("sw_tmp"));
+  EXPECT_EQ(decisions_left(), 0);
+}
+
 TEST_F(TransactionalDdlTest, SavepointsAroundDdl) {
   for (std::string sql :
        {"BEGIN", "CREATE TABLE sp_a (id int PRIMARY KEY)", "SAVEPOINT one",
