@@ -15,6 +15,7 @@
 #include "proxy/asio.hpp"
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/backend/cancel_registry.hpp"
+#include "proxy/exec/copy_in.hpp"
 #include "proxy/exec/gather_run.hpp"
 #include "proxy/exec/key_move.hpp"
 #include "proxy/exec/merge.hpp"
@@ -565,17 +566,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.
   awaitable<Result<BackendConnection*>> coordinated_part(int shard);
-  /// COPY … FROM STDIN routed row by row (client_copy.cpp): each row goes, unchanged, to the
-  /// COPY of the shard owning its key, in one transaction over those shards.
-  struct CopyIn;
-  /// Opens the COPY on the table's first shard and answers the client's CopyInResponse.
+  /// COPY … FROM STDIN into a table over several shards (exec::CopyRouter routes its rows):
+  /// opens the COPY on the table's first shard and answers the client's CopyInResponse.
   awaitable<bool> start_copy_in(std::string_view sql, const Plan& plan);
   /// A client message while such a COPY runs: CopyData, CopyDone, CopyFail (others fail it).
   awaitable<bool> continue_copy_in(char type, std::string_view body);
-  /// The COPY's connection to `shard` (the transaction and the COPY opened there first).
-  awaitable<Result<BackendConnection*>> copy_target(int shard);
-  /// Sends the rows gathered for `shard` once there are enough of them (or any, with `all`).
-  awaitable<bool> flush_copy_target(int shard, bool all);
   /// Ends the coordinated transaction pgrange opened outside a transaction block (a COPY, or
   /// the extended protocol's implicit transaction): commits (two-phase commit over several
   /// shards) or rolls back; the error for the client, if any.
@@ -877,7 +872,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// routing_view() with block_catalog_, and the published view it was made from.
   std::shared_ptr<const routing::ClusterView> block_view_;
   std::shared_ptr<const routing::ClusterView> block_view_base_;
-  std::shared_ptr<CopyIn> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
+  std::unique_ptr<exec::CopyRouter> copy_in_;  ///< a COPY FROM STDIN pgrange routes row by row
   std::string txn_begin_sql_;  ///< the BEGIN of the open transaction block, as the client wrote it
   bool handover_requested_ = false;
   std::shared_ptr<BackendConnection> handed_over_;
