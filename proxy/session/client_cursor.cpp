@@ -67,10 +67,13 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).
         if (!in_block && !stmt->hold) {
           fail(Error::make("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
-        } else if (stmt->hold) {
+        } else if (stmt->hold && (in_block || backend_ || coord_)) {
           fail(not_supported(
-              "a cursor WITH HOLD over tables read from several shards is not supported yet",
-              "declare it WITHOUT HOLD inside the transaction block"));
+              "a cursor WITH HOLD over tables read from several shards is supported outside "
+              "transaction blocks only, for now",
+              "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
+        } else if (stmt->hold) {
+          co_await declare_gathered_held_cursor(*stmt, *plan.gather, out);
         } else if (plan.kind != Plan::Kind::kCoordinate) {
           fail(
               not_supported("a cursor whose query spans several shards inside a transaction "
@@ -129,6 +132,11 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       bool merged = cursors != nullptr && cursors->count(stmt->name);
       if ((held != held_cursors_.end() || merged) && coord_ && coord_->failed) {
         fail(aborted_transaction_error());
+        break;
+      }
+      if (held != held_cursors_.end() && held->second.whole) {
+        // Its shard's own cursor: the statement goes there as the client wrote it.
+        co_await forward_to_held_cursor(held->second, sql, out);
         break;
       }
       if (held != held_cursors_.end()) {
@@ -580,6 +588,88 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
   cursor.no_scroll = stmt.no_scroll;
   held_cursors_.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::declare_gathered_held_cursor(const sql::CursorStatement& stmt,
+                                                            const routing::GatherPlan& gather,
+                                                            std::string& out) {
+  // The tables' rows, read in a snapshot of each shard of the statement's own; the query with
+  // them written in reads no table, and becomes a cursor of the first shard: PostgreSQL
+  // materializes its rows as the DECLARE (its own transaction) commits.
+  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
+  if (!read.ok()) {
+    fail_cursor(read.error.value_or(Error::make(sqlstate::kInternalError, "")), read.shard_error,
+                out);
+    co_return;
+  }
+  std::string declare = "DECLARE " + quote_ident(stmt.name);
+  if (stmt.binary) declare += " BINARY";
+  if (stmt.scroll) declare += " SCROLL";
+  if (stmt.no_scroll) declare += " NO SCROLL";
+  declare += " CURSOR WITH HOLD FOR " + read.statement;
+  read.statement.clear();
+  std::string request;
+  write_query(request, declare);
+  declare.clear();
+  const int shard = 0;
+  auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+  if (!acquired) {
+    fail_cursor(acquired.error(), std::nullopt, out);
+    co_return;
+  }
+  Coordinated::Cursor cursor;
+  cursor.held = true;
+  cursor.whole = true;
+  cursor.conns.push_back(*acquired);
+  cursor.shards.push_back(shard);
+  BackendConnection& conn = **acquired;
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  if (auto e = co_await start_request(conn, std::move(request))) {
+    conn.mark_broken();
+    error = *e;
+  }
+  for (char type = 0; !error && type != 'Z';) {
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      error = r.error();
+    } else if (type == 'E' && !shard_error) {
+      shard_error = std::move(body);
+    }
+  }
+  if (error || shard_error) {
+    co_await close_held_cursor(std::move(cursor));
+    fail_cursor(error.value_or(Error{}), shard_error, out);
+    co_return;
+  }
+  held_cursors_.emplace(stmt.name, std::move(cursor));
+  MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+}
+
+awaitable<void> ClientSession::forward_to_held_cursor(Coordinated::Cursor& cursor,
+                                                      std::string_view sql, std::string& out) {
+  BackendConnection& conn = *cursor.conns.front();
+  std::string request;
+  write_query(request, sql);
+  std::optional<Error> error;
+  std::optional<std::string> shard_error;
+  if (auto r = co_await conn.send(request); !r) {
+    conn.mark_broken();
+    error = r.error();
+  }
+  for (char type = 0; !error && type != 'Z';) {
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      error = r.error();
+    } else if (type == 'E') {
+      if (!shard_error) shard_error = std::move(body);
+    } else if (type != 'Z') {
+      MessageWriter(out).begin(type).bytes(body).end();  // its rows, notices, CommandComplete
+    }
+  }
+  if (error || shard_error) fail_cursor(error.value_or(Error{}), shard_error, out);
 }
 
 awaitable<void> ClientSession::close_held_cursor(Coordinated::Cursor cursor) {

@@ -413,6 +413,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       /// WITH HOLD connections out of the pool until CLOSE (`held`).
       std::vector<std::shared_ptr<BackendConnection>> conns;
       bool held = false;
+      /// A cursor WITH HOLD over tables read from several shards: one cursor of its one
+      /// connection (the query with the tables' rows written in), which FETCH, MOVE and CLOSE
+      /// reach as the client wrote them (`tree` is not used).
+      bool whole = false;
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
     /// Cursors whose query stays on one shard, declared in the coordinated transaction: the
@@ -459,6 +463,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// session; appends the answer to `out`.
   awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
                                       std::string& out);
+  /// DECLARE … CURSOR WITH HOLD outside a transaction block of a query reading tables spread
+  /// over several shards: their rows are read, and the query with them written in becomes a
+  /// cursor WITH HOLD on one shard's connection, kept out of the pool until CLOSE (every
+  /// cursor option is PostgreSQL's own).
+  awaitable<void> declare_gathered_held_cursor(const sql::CursorStatement& stmt,
+                                               const routing::GatherPlan& gather, std::string& out);
+  /// A FETCH or MOVE (`sql`, as the client wrote it) of such a cursor, run on its connection.
+  awaitable<void> forward_to_held_cursor(Coordinated::Cursor& cursor, std::string_view sql,
+                                         std::string& out);
   /// Closes a held cursor (taken out of held_cursors_, or one being declared) on each of its
   /// connections, which hold nothing else, and gives them back to the pool.
   awaitable<void> close_held_cursor(Coordinated::Cursor cursor);

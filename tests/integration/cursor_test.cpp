@@ -300,6 +300,37 @@ TEST_F(CursorTest, CursorsOfJoinsAcrossShards) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+TEST_F(CursorTest, CursorsWithHoldOfJoinsAcrossShards) {
+  // Outside a block (psycopg2's withhold=True in autocommit): the tables' rows are read as the
+  // DECLARE runs, and the cursor is one shard's, its rows the join's at that moment; SCROLL,
+  // MOVE and BINARY are PostgreSQL's own, and it outlives later writes and transactions.
+  same_answers({
+      "DECLARE hj SCROLL CURSOR WITH HOLD FOR SELECT w.id, w.label, t.note FROM w JOIN t ON "
+      "t.id = w.t_id WHERE w.id % 7 = 3 ORDER BY w.id",
+      "FETCH 3 FROM hj",
+      "UPDATE t SET note = 'after the declare' WHERE id IN (10, 1510, 2510)",
+      "FETCH 2 FROM hj",
+      "FETCH PRIOR FROM hj",
+      "BEGIN",
+      "FETCH ABSOLUTE 5 FROM hj",
+      "COMMIT",
+      "MOVE LAST IN hj",
+      "FETCH BACKWARD 2 FROM hj",
+      "DECLARE hj CURSOR WITH HOLD FOR SELECT 1",
+      "DECLARE hg CURSOR WITH HOLD FOR SELECT t.v, count(*) FROM w JOIN t ON t.id = w.t_id "
+      "GROUP BY t.v ORDER BY t.v",
+      "FETCH ALL FROM hg",
+      "CLOSE hj",
+      "FETCH 1 FROM hj",
+      "CLOSE ALL",
+      "FETCH 1 FROM hg",
+      "DECLARE he CURSOR WITH HOLD FOR SELECT w.id / (t.v - t.v) FROM w JOIN t ON t.id = "
+      "w.t_id",
+      "FETCH 1 FROM he",
+  });
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 TEST_F(CursorTest, ExecuteWithARowLimitFetchesAJoinInBatches) {
   // pgjdbc's fetch size over a join of spread tables, in and outside a transaction block, with
   // parameters in the join's conditions.
