@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "proxy/exec/concatenate.hpp"
 #include "proxy/wire/message_writer.hpp"
 
 namespace pgrange::proxy::exec {
@@ -135,6 +136,22 @@ awaitable<void> CopyRange::close(bool) {
 
 std::string CopyRange::describe() const {
   return "Route on shard " + o_.shard_name + ": " + o_.statement;
+}
+
+std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing::ClusterView& view,
+                                        const CopyRange::Options& connections) {
+  std::vector<std::unique_ptr<Operator>> parts;
+  for (size_t step = 0; step < plan.steps.size(); ++step) {
+    CopyRange::Options o = connections;
+    o.shard = plan.steps[step].shard;
+    o.shard_name = view.shard_name(o.shard);
+    o.statement = std::move(plan.steps[step].sql);
+    o.first = step == 0;
+    o.binary = plan.binary;
+    o.header = plan.header;
+    parts.push_back(std::make_unique<CopyRange>(std::move(o)));
+  }
+  return std::make_unique<Concatenate>(std::move(parts));
 }
 
 }  // namespace pgrange::proxy::exec

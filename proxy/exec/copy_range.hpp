@@ -6,6 +6,8 @@
 
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/exec/operator.hpp"
+#include "routing/meta/cluster_view.hpp"
+#include "routing/plan/copy_plan.hpp"
 
 namespace pgrange::proxy::exec {
 
@@ -56,5 +58,11 @@ class CopyRange final : public Operator {
   bool done_ = false;  // ReadyForQuery came
   std::optional<std::string> shard_error_;
 };
+
+/// The tree of a COPY … TO STDOUT over several shards: a CopyRange per step of `plan`,
+/// concatenated in its order. `connections` gives each its acquire, release and other (the
+/// rest comes from the plan and `view`'s shard names).
+std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing::ClusterView& view,
+                                        const CopyRange::Options& connections);
 
 }  // namespace pgrange::proxy::exec

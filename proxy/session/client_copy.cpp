@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include "proxy/control/control_plane.hpp"
-#include "proxy/exec/concatenate.hpp"
 #include "proxy/exec/copy_in.hpp"
 #include "proxy/exec/copy_range.hpp"
 #include "proxy/session/client_session.hpp"
@@ -183,44 +182,35 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
 
   // The plan: each step a Route of its own, one after the other.
   const bool binary = copy->binary;
-  std::vector<std::unique_ptr<exec::Operator>> parts;
-  for (size_t step = 0; step < copy->steps.size(); ++step) {
-    exec::CopyRange::Options o;
-    o.shard = copy->steps[step].shard;
-    o.shard_name = view->shard_name(o.shard);
-    o.statement = std::move(copy->steps[step].sql);
-    o.first = step == 0;
-    o.binary = binary;
-    o.header = copy->header;
-    o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
-      std::shared_ptr<BackendConnection> conn;
-      if (coord_) {
-        auto part = co_await coordinated_part(shard);
-        if (!part) co_return tl::unexpected(part.error());
-        conn = coord_->parts.at(shard);
-      } else {
-        auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-        if (!acquired) co_return tl::unexpected(acquired.error());
-        conn = *acquired;
-      }
-      if (auto e = co_await sync_settings(*conn)) {
-        conn->mark_broken();
-        if (!coord_) worker_.pool(static_cast<size_t>(shard)).release(conn, false);
-        co_return tl::unexpected(*e);
-      }
-      co_return conn;
-    };
-    if (!coord_) {
-      o.release = [this](std::shared_ptr<BackendConnection> conn) {
-        worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
-      };
+  exec::CopyRange::Options connections;
+  connections.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
+    std::shared_ptr<BackendConnection> conn;
+    if (coord_) {
+      auto part = co_await coordinated_part(shard);
+      if (!part) co_return tl::unexpected(part.error());
+      conn = coord_->parts.at(shard);
+    } else {
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+      if (!acquired) co_return tl::unexpected(acquired.error());
+      conn = *acquired;
     }
-    o.other = [&out](char type, const std::string& body) {
-      MessageWriter(out).begin(type).bytes(body).end();
+    if (auto e = co_await sync_settings(*conn)) {
+      conn->mark_broken();
+      if (!coord_) worker_.pool(static_cast<size_t>(shard)).release(conn, false);
+      co_return tl::unexpected(*e);
+    }
+    co_return conn;
+  };
+  if (!coord_) {
+    connections.release = [this](std::shared_ptr<BackendConnection> conn) {
+      worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
     };
-    parts.push_back(std::make_unique<exec::CopyRange>(std::move(o)));
   }
-  exec::Concatenate tree(std::move(parts));
+  connections.other = [&out](char type, const std::string& body) {
+    MessageWriter(out).begin(type).bytes(body).end();
+  };
+  std::unique_ptr<exec::Operator> root = exec::make_copy_out(std::move(*copy), *view, connections);
+  exec::Operator& tree = *root;
   std::optional<Error> failure;
   std::optional<std::string> shard_error;
   auto failed = [&](const exec::ExecFailure& f) {
