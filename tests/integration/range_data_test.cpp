@@ -3,7 +3,6 @@
 // NULL placements and bound shapes), range statistics, and moving a range between two shards
 // (copy, finish, abort, the source's write lock).
 #include "routing/moves/range_data.hpp"
-#include "routing/plan/key_predicate.hpp"
 
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "routing/keys/key_space.hpp"
+#include "routing/plan/key_predicate.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {
