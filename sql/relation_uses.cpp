@@ -539,4 +539,14 @@ std::vector<RelationUse> relation_uses(const PgQuery__Node* stmt) {
   return c.take();
 }
 
+Result<std::vector<RelationUse>> relation_uses_of(std::string_view sql) {
+  auto tree = parse_tree(sql);
+  if (!tree) return tl::unexpected(tree.error());
+  PgQuery__ParseResult* pr = tree->get();
+  if (pr->n_stmts != 1 || pr->stmts[0]->stmt == nullptr) {
+    return tl::unexpected(Error::make(sqlstate::kInternalError, "not one statement"));
+  }
+  return relation_uses(pr->stmts[0]->stmt);
+}
+
 }  // namespace pgrange::sql

@@ -17,6 +17,11 @@ namespace pgrange::sql {
 /// relations of any other statement (LOCK, DECLARE …), in order of appearance.
 std::vector<RelationUse> relation_uses(const PgQuery__Node* stmt);
 
+/// relation_uses of the one statement `sql` (its text parsed again): for a single-table
+/// statement, whose analysis leaves them out (StatementInfo::relations), when pgrange runs it
+/// the way it runs statements over several tables.
+Result<std::vector<RelationUse>> relation_uses_of(std::string_view sql);
+
 /// The functions called anywhere under `n` ([schema.]name as written), once each, in order.
 std::vector<TableRef> function_calls(const PgQuery__Node* n);
 

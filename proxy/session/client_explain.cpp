@@ -167,8 +167,17 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     }
   }
   // Several tables over several shards: the tree pgrange runs (the shards' own plans are those
-  // of each read and of the statement over the rows read, known only when it runs).
+  // of each read and of the statement over the rows read, known only when it runs); one table
+  // whose statement no merge computes is gathered too.
   std::optional<routing::GatherPlan> gather;
+  if (route.refusal && infos.size() == 1 && infos[0].single_table && route.shards.size() > 1) {
+    auto g = routing::plan_gather_one_table(*view, infos[0], plan.explain_statement, nullptr,
+                                            table_sizes().get());
+    if (g) {
+      gather = std::move(*g);
+      route.refusal.reset();
+    }
+  }
   if (route.refusal && infos.size() == 1 && routing::gatherable(infos[0], route)) {
     auto g =
         routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr, table_sizes().get());

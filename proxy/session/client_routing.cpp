@@ -400,6 +400,20 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       if (!*p.merge && p.route.joined) {
         // What a merge cannot answer over the join is gathered (below).
         p.merge.reset();
+      } else if (!*p.merge && t != &view_rows && infos.size() == 1 && several && !p.route.writes &&
+                 !p.route.several_statements) {
+        // What no merge of the shards' answers computes (a window function, DISTINCT ON, an
+        // aggregate pgrange does not combine…): PostgreSQL computes it over the table's rows,
+        // read into one shard (a gather of one table), or the merge's refusal stands.
+        auto gather = routing::plan_gather_one_table(
+            *view, infos[0], text, params, table_sizes().get(),
+            [this](std::string_view sql, const routing::TableDescriptor& rows) {
+              return *worker_.merge_plan(sql, rows);
+            });
+        if (!gather) return refuse_with(p.merge->error());
+        p.merge.reset();
+        p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
+        p.route.refusal.reset();
       } else if (!*p.merge) {
         return refuse_with(p.merge->error());
       }
@@ -521,7 +535,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
         (type == 'B' && can_adopt_pipeline())) {
       // The transaction's own connections run it, so that it sees the transaction's writes.
       p.kind = Plan::Kind::kCoordinate;
-    } else if (p.route.index_lookup && type == 'Q' && !backend_ && !in_block && infos.size() == 1) {
+    } else if (p.route.index_lookup && !p.gather && type == 'Q' && !backend_ && !in_block &&
+               infos.size() == 1) {
       p.kind = Plan::Kind::kIndexJoin;
     } else if (backend_ || in_block) {
       return refuse_with(not_supported(

@@ -7,6 +7,7 @@
 #include "routing/keys/key_type.hpp"
 #include "routing/plan/equalities.hpp"
 #include "sql/quoting.hpp"
+#include "sql/relation_uses.hpp"
 #include "sql/where_condition.hpp"
 
 namespace pgrange::routing {
@@ -762,6 +763,20 @@ std::string_view builtin_type_name(uint32_t oid) {
     default:
       return {};
   }
+}
+
+Result<GatherPlan> plan_gather_one_table(const ClusterView& view, const sql::StatementInfo& s,
+                                         std::string_view whole, const BindParams* params,
+                                         const TableSizes* sizes, const MergePlanner& merges) {
+  if (s.kind != sql::StatementKind::kSelect || s.select_into || !s.single_table || s.begin != 0 ||
+      s.end > whole.size()) {
+    return tl::unexpected(not_supported("this statement over several shards"));
+  }
+  auto uses = sql::relation_uses_of(whole.substr(0, s.end));
+  if (!uses) return tl::unexpected(uses.error());
+  sql::StatementInfo with_uses = s;
+  with_uses.relations = std::move(*uses);
+  return plan_gather(view, with_uses, whole, params, sizes, merges);
 }
 
 }  // namespace pgrange::routing

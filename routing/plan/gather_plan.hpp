@@ -120,6 +120,17 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
                                std::string_view text, const BindParams* params,
                                const TableSizes* sizes = nullptr, const MergePlanner& merges = {});
 
+/// A SELECT of one spread table that no merge of the shards' answers computes (a window
+/// function, DISTINCT ON, an aggregate pgrange does not combine, GROUPING SETS): planned as a
+/// gather of its one table, so that PostgreSQL computes it over the rows read (with its
+/// conditions pushed down), on one shard. The statement must start `whole` (it is analysed
+/// again for how it uses its table). Refused (0A000) as plan_gather refuses, and for anything
+/// but such a SELECT.
+Result<GatherPlan> plan_gather_one_table(const ClusterView& view, const sql::StatementInfo& s,
+                                         std::string_view whole, const BindParams* params = nullptr,
+                                         const TableSizes* sizes = nullptr,
+                                         const MergePlanner& merges = {});
+
 /// The literal array of row texts `rows` as SQL of type `relation`[] (dollar-quoted, so that no
 /// session setting changes what it means).
 std::string rows_literal(const std::vector<std::string>& rows, std::string_view relation);

@@ -154,8 +154,19 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
                   c.get());
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{{"252", "51", "param"}}));
-  // What cannot be merged exactly is refused, and the session goes on.
-  r = take_result(PQexecParams(c.get(), "SELECT string_agg(name, ',') FROM t WHERE name = $1", 1,
+  // What no merge computes is gathered (the table's rows read into one shard), with the
+  // Bind's values; a window function is refused, and the session goes on.
+  r = take_result(
+      PQexecParams(c.get(), "SELECT count(*), string_agg(name, ',') FROM t WHERE name = $1", 1,
+                   nullptr, name, nullptr, nullptr, 0),
+      c.get());
+  ASSERT_TRUE(r.ok()) << r.message;
+  SqlResult counted = take_result(PQexecParams(c.get(), "SELECT count(*) FROM t WHERE name = $1", 1,
+                                               nullptr, name, nullptr, nullptr, 0),
+                                  c.get());
+  ASSERT_TRUE(counted.ok()) << counted.message;
+  EXPECT_EQ(r.at(0, 0), counted.at());
+  r = take_result(PQexecParams(c.get(), "SELECT id, row_number() OVER () FROM t WHERE name = $1", 1,
                                nullptr, name, nullptr, nullptr, 0),
                   c.get());
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;
@@ -279,8 +290,14 @@ TEST_F(RoutingTest, ExplainInStructuredFormats) {
 
 TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   auto c = cluster_->client();
+  // count(DISTINCT) of a column no merge can count: the rows are gathered on one shard.
+  SqlResult distinct = pq_exec(c.get(), "SELECT count(DISTINCT name) FROM t");
+  ASSERT_TRUE(distinct.ok()) << distinct.message;
+  SqlResult merged = pq_exec(c.get(), "SELECT count(*) FROM (SELECT DISTINCT name FROM t) d");
+  ASSERT_TRUE(merged.ok()) << merged.message;
+  EXPECT_EQ(distinct.at(), merged.at());
   for (std::string sql :
-       {"SELECT count(DISTINCT name) FROM t", "SELECT id, row_number() OVER () FROM t",
+       {"SELECT id, row_number() OVER () FROM t",
         "INSERT INTO t (id, name) VALUES (60, 'x') ON CONFLICT (id) DO UPDATE SET id = 1060",
         "BEGIN; UPDATE t SET hits = 0; COMMIT"}) {
     SqlResult r = pq_exec(c.get(), sql);

@@ -536,6 +536,11 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
         route.refusal.reset();
         merge_lines = sql::describe_merge(*merge);
         out["merge"] = merge_lines;
+      } else if (auto one = plan_gather_one_table(view, s, c.sql, p, sizes);
+                 !route.joined && infos->size() == 1 && one) {
+        // What no merge computes over one table: a gather of it (as plan_analysis does).
+        route.refusal.reset();
+        out["tree"] = one->describe();
       } else if (!route.joined) {
         route.refusal = merge.error();
       }
