@@ -4,6 +4,7 @@
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
+#include "tests/unit/routing/tiled_ranges.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -29,14 +30,7 @@ class CopyPlanTest : public ::testing::Test {
         {table_prefix(70), "s2"},
         {*encode_key_text(70, 1, cols, hundred), "s1"},
         {table_prefix(71), "s1"}};
-    for (size_t i = 0; i < bounds.size(); ++i) {
-      RangeDescriptor r;
-      r.range_id = i + 1;
-      r.start_key = bounds[i].first;
-      r.end_key = i + 1 < bounds.size() ? bounds[i + 1].first : std::string(kMaxKey);
-      r.shard = bounds[i].second;
-      snap.ranges.push_back(r);
-    }
+    snap.ranges = tiled_ranges(bounds);
     auto v = ClusterView::build(std::move(snap), {"s1", "s2"});
     ASSERT_TRUE(v) << v.error().message;
     view_ = *v;

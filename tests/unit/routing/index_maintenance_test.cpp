@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "routing/keys/key_space.hpp"
+#include "tests/unit/routing/tiled_ranges.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -205,14 +206,7 @@ class IndexEntryWritesTest : public ::testing::Test {
         {index_prefix(50, 3), "s3"},
         {text_key(3, "x"), std::string(tag_x_shard)},
         {table_prefix(51), "s1"}};
-    for (size_t i = 0; i < bounds.size(); ++i) {
-      RangeDescriptor r;
-      r.range_id = i + 1;
-      r.start_key = bounds[i].first;
-      r.end_key = i + 1 < bounds.size() ? bounds[i + 1].first : std::string(kMaxKey);
-      r.shard = bounds[i].second;
-      snap.ranges.push_back(r);
-    }
+    snap.ranges = tiled_ranges(bounds);
     auto v = ClusterView::build(std::move(snap), {"s1", "s2", "s3"});
     EXPECT_TRUE(v) << v.error().message;
     return v ? *v : nullptr;

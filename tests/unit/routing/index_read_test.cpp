@@ -4,6 +4,7 @@
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
+#include "tests/unit/routing/tiled_ranges.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -36,14 +37,7 @@ class IndexReadTest : public ::testing::Test {
         {*encode_key_text(60, 1, cols, hundred), "s2"},
         {index_prefix(60, 2), "s3"},
         {table_prefix(61), "s1"}};
-    for (size_t i = 0; i < bounds.size(); ++i) {
-      RangeDescriptor r;
-      r.range_id = i + 1;
-      r.start_key = bounds[i].first;
-      r.end_key = i + 1 < bounds.size() ? bounds[i + 1].first : std::string(kMaxKey);
-      r.shard = bounds[i].second;
-      snap.ranges.push_back(r);
-    }
+    snap.ranges = tiled_ranges(bounds);
     auto v = ClusterView::build(std::move(snap), {"s1", "s2", "s3"});
     ASSERT_TRUE(v) << v.error().message;
     view_ = *v;
