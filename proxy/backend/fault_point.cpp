@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <thread>
 
 namespace pgrange::proxy {
 
@@ -14,6 +17,25 @@ void fault_point(const char* name) {
     spdlog::shutdown();
     std::_Exit(9);
   }
+}
+
+void delay_point(const char* name) {
+  struct Delay {
+    std::string point;
+    std::chrono::milliseconds length{0};
+  };
+  static const Delay delay = [] {
+    Delay d;
+    const char* v = std::getenv("PGRANGE_TEST_DELAY");
+    if (v == nullptr) return d;
+    std::string_view s(v);
+    size_t colon = s.rfind(':');
+    if (colon == std::string_view::npos) return d;
+    d.point = std::string(s.substr(0, colon));
+    d.length = std::chrono::milliseconds(std::atoi(v + colon + 1));
+    return d;
+  }();
+  if (delay.length.count() > 0 && delay.point == name) std::this_thread::sleep_for(delay.length);
 }
 
 }  // namespace pgrange::proxy

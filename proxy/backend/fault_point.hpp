@@ -8,4 +8,9 @@ namespace pgrange::proxy {
 /// commit recorded, nothing committed yet).
 void fault_point(const char* name);
 
+/// A test hook: when the environment variable PGRANGE_TEST_DELAY is "<name>:<milliseconds>",
+/// the calling thread sleeps that long here, widening a window a race needs. Points:
+/// "before_hold" (a statement routed, its ranges not yet registered against moves).
+void delay_point(const char* name);
+
 }  // namespace pgrange::proxy

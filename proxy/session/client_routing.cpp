@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
@@ -570,13 +571,15 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
 ClientSession::Plan ClientSession::hold_ranges(Plan p) {
   if (p.route.uses.empty()) return p;
   ControlPlane* cp = worker_.shared().control;
-  auto view = routing_view();
+  delay_point("before_hold");
   if (!cp->activity().enter(p.route.uses)) {
     p.kind = Plan::Kind::kWait;
     return p;
   }
-  if (view == nullptr || cp->published_version() != view->version()) {
-    // The map changed while we routed: route again with the new one.
+  // A move drains the uses registered when it publishes its map. Uses routed with an older
+  // map than the published one may have come after that drain (the map can change between
+  // routing and here): route again with the new one.
+  if (cp->published_version() != p.route.view_version) {
     cp->activity().leave(p.route.uses);
     p.kind = Plan::Kind::kWait;
     return p;

@@ -1119,6 +1119,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
   }
   if (!implied.empty()) statements = implied;
   Route route;
+  route.view_version = view.version();
   const RangeMapSnapshot& ranges = view.ranges();
   const sql::StatementInfo* multi_shard = nullptr;
   bool read_reference = false;  // some statement reads a reference table

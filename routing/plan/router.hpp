@@ -62,6 +62,9 @@ struct Route {
   std::vector<int> shards;
   /// The ranges used on those shards (for range moves to wait on).
   std::vector<RangeActivity::Use> uses;
+  /// The version of the view the route was made with: `uses` hold only while it is the
+  /// published one (a move that published a newer one may not have waited for them).
+  int64_t view_version = -1;
   /// Several shards and one plain SELECT whose shard results can simply be concatenated.
   bool fanout_select = false;
   /// …or a SELECT count(…) whose answer is the sum of the shards' counts.

@@ -746,6 +746,42 @@ TEST_F(RangeClusterTest, TwoInstancesReadWhileTheOtherRelocates) {
 // Writes through one pgrange while another pgrange on the same metadata store relocates the
 // range they write to: every acknowledged INSERT and UPDATE must survive, on the shard the map
 // names.
+// A statement routed with the map before a move, whose ranges are registered only after the
+// move published its map and deleted the rows at the old shard (the reading pgrange is made to
+// pause there), routes again with the new map: it never reads the old shard's emptied range.
+TEST_F(RangeClusterTest, AStatementRoutedBeforeAMoveRoutesAgain) {
+  ProxyConfig cfg = make_config("routed_before");
+  auto mover = ProxyProcess::start(cfg);
+  // pgrange reads the delay at its first statement; the environment is copied at start.
+  setenv("PGRANGE_TEST_DELAY", "before_hold:2000", 1);
+  auto reading = ProxyProcess::start(cfg);
+  unsetenv("PGRANGE_TEST_DELAY");
+  auto c = connect(mover->dsn());
+  make_tables_a_b(c.get());
+  std::vector<RangeRow> ranges = show_ranges(c.get(), "a");
+  const RangeRow* r = range_of(ranges, 1500);
+  ASSERT_NE(r, nullptr);
+  const std::string to = shard_name((shard_index(r->shard) + 1) % kShards);
+  SqlResult got;
+  auto started = Clock::now();
+  std::thread reader([&] {
+    auto rc = pq_connect(reading->dsn());
+    got = pq_exec(rc.get(), "SELECT count(*), min(v) FROM a WHERE id BETWEEN 1000 AND 1999");
+  });
+  // The read is routed (to the range's shard) and paused; the move runs to its end meanwhile.
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  must(c.get(), "ALTER RANGE " + r->range_id + " RELOCATE TO '" + to + "'");
+  double moved_at = seconds_since(started);
+  reader.join();
+  std::cout << "[routed before a move] moved after " << moved_at << " s, read answered after "
+            << seconds_since(started) << " s\n";
+  EXPECT_LT(moved_at, 2.0) << "the move did not end while the read was paused: the test "
+                              "did not make the race it is about";
+  ASSERT_TRUE(got.ok()) << got.sqlstate << " " << got.message;
+  EXPECT_EQ(got.at(0, 0), "1000");
+  EXPECT_EQ(got.at(0, 1), "a1000");
+}
+
 TEST_F(RangeClusterTest, TwoInstancesWriteWhileTheOtherRelocates) {
   ProxyConfig cfg = make_config("twowrites");
   auto mover = ProxyProcess::start(cfg);
