@@ -69,4 +69,47 @@ Result<std::vector<std::optional<std::string>>> decode_key_text(
   return out;
 }
 
+Result<PartialKeyText> decode_partial_key_text(std::string_view key,
+                                               std::span<const KeyColumn> columns) {
+  auto h = read_key_header(key);
+  if (!h) return tl::unexpected(h.error());
+  std::string_view rest = h->columns;
+  PartialKeyText out;
+  while (!rest.empty()) {
+    if (out.values.size() >= columns.size()) return malformed_key("more values than key columns");
+    const KeyColumn& column = columns[out.values.size()];
+    const uint8_t own = column.descending ? marker::kBytesDesc : marker::kBytesAsc;
+    const uint8_t m = static_cast<uint8_t>(rest.front());
+    if (is_text_type(column.type) && m == own + 1 && rest.size() == 1) {
+      out.descending = column.descending;
+      out.past_every_string = true;
+      return out;
+    }
+    if (is_text_type(column.type) && m == own) {
+      // A terminated string is a value like any other; an unterminated one ends the key.
+      std::string_view probe = rest.substr(1);
+      if (!read_escaped_bytes(probe, m == marker::kBytesDesc)) {
+        const uint8_t flip = m == marker::kBytesDesc ? 0xff : 0x00;
+        for (size_t i = 1; i < rest.size(); ++i) {
+          const uint8_t b = static_cast<uint8_t>(rest[i]) ^ flip;
+          if (b != 0) {
+            out.prefix.push_back(static_cast<char>(b));
+          } else if (i + 1 < rest.size() && (static_cast<uint8_t>(rest[i + 1]) ^ flip) == 0xff) {
+            out.prefix.push_back('\0');
+            ++i;
+          } else {
+            return malformed_key("bad escape in byte string");
+          }
+        }
+        out.descending = m == marker::kBytesDesc;
+        return out;
+      }
+    }
+    auto v = decode_text_value(rest, columns[out.values.size()]);
+    if (!v) return tl::unexpected(v.error());
+    out.values.push_back(std::move(*v));
+  }
+  return malformed_key("no unterminated byte string at the key's end");
+}
+
 }  // namespace pgrange::routing

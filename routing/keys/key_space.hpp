@@ -64,4 +64,22 @@ Result<KeyHeader> read_key_header(std::string_view key);
 Result<std::vector<std::optional<std::string>>> decode_key_text(std::string_view key,
                                                                 std::span<const KeyColumn> columns);
 
+/// A key whose last value is the start of a byte string (its terminator missing): the bound of
+/// a span of strings with a prefix (`LIKE 'abc%'`), or that bound's prefix_end().
+struct PartialKeyText {
+  /// The values before it, in text form (nullopt = NULL).
+  std::vector<std::optional<std::string>> values;
+  /// The string's bytes present in the key.
+  std::string prefix;
+  bool descending = false;
+  /// The key ends past every string of the column (its marker raised: the prefix_end() of an
+  /// empty prefix); `prefix` is empty.
+  bool past_every_string = false;
+};
+
+/// Decodes a key whose last value is an unterminated byte string of its column's direction, or
+/// that column's marker raised by one; fails for any other key.
+Result<PartialKeyText> decode_partial_key_text(std::string_view key,
+                                               std::span<const KeyColumn> columns);
+
 }  // namespace pgrange::routing

@@ -142,6 +142,102 @@ std::optional<std::vector<std::optional<std::string>>> decode_prefix_end(
   return std::nullopt;
 }
 
+/// (c_i..c_k) compared with (v_i..v_{k-1}) lexicographically in key order, `last` deciding
+/// among keys equal on all of them.
+Sql lexicographic_then(const std::vector<PredicateColumn>& cols,
+                       const std::vector<std::optional<std::string>>& values, size_t i, bool lower,
+                       const Sql& last) {
+  if (i == values.size()) return last;
+  return sql_or(compare(cols[i], lower ? KeyCmp::kGt : KeyCmp::kLt, values[i]),
+                sql_and(compare(cols[i], KeyCmp::kEq, values[i]),
+                        lexicographic_then(cols, values, i + 1, lower, last)));
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<uint8_t>(s[i]);
+    size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 2 && b < 0xc2)) return false;
+    for (size_t j = 1; j < n; ++j) {
+      if ((static_cast<uint8_t>(s[i + j]) & 0xc0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+/// `column < x` (below) or `column >= x` in the byte (C) order of strings, for a string x that
+/// need not be text PostgreSQL accepts: a bound one past a prefix (its last byte raised) may
+/// end inside a character; then it is said with the prefix it raised. NULLs are not counted.
+Result<Sql> string_bound(const PredicateColumn& c, const std::string& x, bool below) {
+  if (x.find('\0') != std::string::npos) {
+    return fail(sqlstate::kInvalidTextRepresentation,
+                "a key span's bound holds a zero byte, which PostgreSQL cannot represent");
+  }
+  const std::string type(key_type_name(c.column.type));
+  if (valid_utf8(x)) {
+    return Sql{c.expr + (below ? " < " : " >= ") + quote_literal(x) + "::" + type};
+  }
+  if (x.empty() || x.back() == '\0') {
+    return fail(sqlstate::kInvalidTextRepresentation, "a key span's bound is not valid text");
+  }
+  std::string r = x;
+  r.back() = static_cast<char>(static_cast<uint8_t>(r.back()) - 1);
+  if (!valid_utf8(r)) {
+    return fail(sqlstate::kInvalidTextRepresentation, "a key span's bound is not valid text");
+  }
+  // x is the first string past every string starting with r.
+  const std::string lit = quote_literal(r) + "::" + type;
+  const std::string starts = "starts_with(" + c.name + "::text, " + lit + ")";
+  if (below) return Sql{"(" + c.expr + " <= " + lit + " OR " + starts + ")", Sql::Op::kTerm};
+  return Sql{"(" + c.expr + " > " + lit + " AND NOT " + starts + ")", Sql::Op::kTerm};
+}
+
+/// The predicate for a bound key whose last value is the start of a string (a span of a
+/// string prefix, `LIKE 'abc%'`, or the end of one).
+Result<Sql> partial_bound_predicate(const std::vector<PredicateColumn>& cols,
+                                    const PartialKeyText& key, bool lower) {
+  const size_t k = key.values.size();
+  if (k >= cols.size() || !is_text_type(cols[k].column.type)) {
+    return fail(sqlstate::kInternalError, "a key span ends inside a value that is not a string");
+  }
+  const PredicateColumn& c = cols[k];
+  // Ascending, the keys at or past the bound are the strings >= its bytes. Descending (bytes
+  // inverted), they are the strings below the first string past every one starting with them.
+  std::string x = key.prefix;
+  if (key.descending) {
+    while (!x.empty() && static_cast<uint8_t>(x.back()) == 0xff) x.pop_back();
+    if (!x.empty()) x.back() = static_cast<char>(static_cast<uint8_t>(x.back()) + 1);
+  }
+  // Which strings (NULL aside) are at or past the bound (lower), or before it.
+  Sql cond;
+  if (key.past_every_string) {
+    cond = lower ? kFalse : is_not_null(c);
+  } else if (key.descending && x.empty()) {
+    cond = lower ? is_not_null(c) : kFalse;  // before every string
+  } else {
+    auto bound = string_bound(c, x, key.descending == lower);
+    if (!bound) return tl::unexpected(bound.error());
+    cond = std::move(*bound);
+  }
+  const bool null_low = c.column.nulls_first();
+  Sql last = lower != null_low ? sql_or(cond, is_null(c)) : cond;
+  std::vector<std::optional<std::string>> values;
+  for (size_t i = 0; i < k; ++i) {
+    const auto& text = key.values[i];
+    if (!text) {
+      values.emplace_back();
+      continue;
+    }
+    if (text->find('\0') != std::string::npos) {
+      return fail(sqlstate::kInvalidTextRepresentation,
+                  "range key holds a value with a zero byte, which PostgreSQL cannot represent");
+    }
+    values.push_back(quote_literal(*text) + "::" + std::string(key_type_name(cols[i].column.type)));
+  }
+  return lexicographic_then(cols, values, 0, lower, last);
+}
+
 /// The predicate for one bound key strictly inside the table's primary index.
 Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<PredicateColumn>& cols,
                             std::string_view key, bool lower) {
@@ -153,6 +249,8 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
     if (auto before = decode_prefix_end(key, columns)) {
       decoded = std::move(*before);
       after = true;
+    } else if (auto partial = decode_partial_key_text(key, columns)) {
+      return partial_bound_predicate(cols, *partial, lower);
     } else {
       Error e = decoded.error();
       e.message = std::string("range ") + (lower ? "start" : "end") + " key of table " +
