@@ -1495,8 +1495,10 @@ bool mergeable_select(std::span<const sql::StatementInfo> statements, const Rout
   // Row locks: every shard locks its own rows, as one server would lock them all.
   bool locks =
       b == "FOR UPDATE" || b == "FOR NO KEY UPDATE" || b == "FOR SHARE" || b == "FOR KEY SHARE";
+  // A window function is no merge's: the merge planner says so, and the statement is gathered.
   return b.empty() || b == "ORDER BY" || b == "LIMIT" || b == "OFFSET" || b == "GROUP BY" ||
-         b == "HAVING" || b == "DISTINCT" || b.rfind("aggregate ", 0) == 0 || locks;
+         b == "HAVING" || b == "DISTINCT" || b == "window function" ||
+         b.rfind("aggregate ", 0) == 0 || locks;
 }
 
 }  // namespace pgrange::routing

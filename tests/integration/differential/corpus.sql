@@ -891,6 +891,19 @@ SELECT id, row_number() OVER (ORDER BY id) FROM t_int ORDER BY id
 SELECT id, sum(amount) OVER (PARTITION BY grp) FROM t_int ORDER BY id
 SELECT id, rank() OVER (ORDER BY amount DESC) FROM t_int ORDER BY id
 SELECT id, lag(id) OVER (ORDER BY id) FROM t_int WHERE id > 0 ORDER BY id
+SELECT id, ntile(4) OVER (ORDER BY id), percent_rank() OVER (ORDER BY amount, id) FROM t_int ORDER BY id
+SELECT id, first_value(name) OVER w, last_value(name) OVER w FROM t_int WINDOW w AS (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) ORDER BY id
+SELECT id, sum(amount) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING) FROM t_int WHERE id BETWEEN -120 AND 130 ORDER BY id
+SELECT id, count(*) OVER (ORDER BY amount RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING) FROM t_int ORDER BY id
+SELECT k, lead(k) OVER (ORDER BY k COLLATE "C"), n FROM t_text ORDER BY k COLLATE "C"
+SELECT a, b, dense_rank() OVER (PARTITION BY a ORDER BY v DESC) FROM t_comp ORDER BY a, b
+SELECT id, cume_dist() OVER (PARTITION BY a ORDER BY c NULLS FIRST) FROM t_nulls ORDER BY id
+SELECT grp, id, row_number() OVER (PARTITION BY grp ORDER BY id) AS r FROM t_int ORDER BY r, grp LIMIT 10
+SELECT id FROM t_int ORDER BY row_number() OVER (ORDER BY amount DESC, id) LIMIT 5
+SELECT grp, sum(amount), rank() OVER (ORDER BY sum(amount) DESC) FROM t_int GROUP BY grp ORDER BY grp
+SELECT id, nth_value(id, 3) OVER (ORDER BY id GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM t_int WHERE id > 0 ORDER BY id
+SELECT count(*) OVER (), id FROM t_int WHERE id BETWEEN 20 AND 60 ORDER BY id LIMIT 3
+SELECT id, avg(amount) OVER (PARTITION BY flag ORDER BY id) FROM t_int WHERE id IN (1, 2, 3, 50, 51, 150) ORDER BY id
 SELECT DISTINCT ON (grp) grp, id FROM t_int ORDER BY grp, id DESC
 SELECT DISTINCT ON (b) b, a FROM t_comp ORDER BY b, a
 SELECT DISTINCT ON (a) a, id FROM t_nulls ORDER BY a, id
