@@ -13,6 +13,7 @@
 #include "routing/plan/router.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/statement_info.hpp"
+#include "sql/statement_shape.hpp"
 
 namespace {
 
@@ -70,6 +71,40 @@ void BM_AnalyzeAndRoute(benchmark::State& state) {
     benchmark::DoNotOptimize(route);
   }
 }
+
+// Routing alone (the worker caches a statement's analysis by its shape): a point join of two
+// tables against a point read of one.
+void BM_RouteAnalysed(benchmark::State& state, const std::string& sql) {
+  auto view = cluster();
+  auto infos = sql::analyze_statements(sql);
+  for (auto _ : state) {
+    auto route = routing::route_statements(*view, *infos);
+    benchmark::DoNotOptimize(route);
+  }
+}
+BENCHMARK_CAPTURE(BM_RouteAnalysed, join_point,
+                  std::string("SELECT u.name, o.amount FROM users u JOIN orders o ON o.id = u.id "
+                              "WHERE u.id = 7"));
+BENCHMARK_CAPTURE(BM_RouteAnalysed, one_table_point,
+                  std::string("SELECT name FROM users WHERE id = 7"));
+
+// The worker's analysis of a text whose shape it has seen (the literal changes each time).
+void BM_CachedAnalysis(benchmark::State& state, const std::string& before,
+                       const std::string& after) {
+  sql::AnalysisCache cache;
+  int64_t n = 0;
+  for (auto _ : state) {
+    auto a = cache.analyze(before + std::to_string(1 + n++ % 1000) + after);
+    benchmark::DoNotOptimize(a);
+  }
+  state.SetLabel(std::to_string(cache.parses()) + " parses");
+}
+BENCHMARK_CAPTURE(BM_CachedAnalysis, join_point,
+                  std::string("SELECT u.name, o.amount FROM users u JOIN orders o ON o.id = u.id "
+                              "WHERE u.id = "),
+                  std::string(""));
+BENCHMARK_CAPTURE(BM_CachedAnalysis, one_table_point,
+                  std::string("SELECT name FROM users WHERE id = "), std::string(""));
 
 void BM_PlanGather(benchmark::State& state) {
   auto view = cluster();
