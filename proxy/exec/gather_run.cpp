@@ -315,6 +315,20 @@ awaitable<ExecResult<void>> Gather::open() {
     co_return failure();
   }
   final_done_ = false;
+  // Every read is done: the other shards' transactions (reads only) end now, their answers
+  // coming while the statement runs, not after it.
+  for (int s : open_transactions_) {
+    BackendConnection* conn = used_.at(s);
+    if (conn->broken()) continue;
+    std::string commit;
+    write_query(commit, "COMMIT");
+    if (auto r = co_await conn->send(commit); !r) {
+      conn->mark_broken();
+      continue;
+    }
+    ending_early_.push_back(conn);
+  }
+  open_transactions_.clear();
   for (; settle > 0 && outcome_.ok(); --settle) {
     auto e = co_await drain(*final_);
     if (!e) {
@@ -499,7 +513,7 @@ awaitable<void> Gather::close(bool abandon) {
 
   // 3. The connections: the client's float digits back where the reads changed them (a block's
   // parts), the statement's own transactions ended. Sent everywhere first, then read.
-  std::vector<BackendConnection*> ending;
+  std::vector<BackendConnection*> ending = std::move(ending_early_);
   for (const auto& [s, conn] : used_) {
     if (conn->broken()) continue;
     std::string sql;

@@ -143,8 +143,11 @@ class Gather final : public Operator {
   int shard_ = -1;                      // where the statement runs
   BackendConnection* final_ = nullptr;  // its connection
   bool ends_here_ = false;              // a COMMIT follows it there
-  bool final_done_ = true;              // its ReadyForQuery came (or nothing was sent)
-  bool final_ended_ = false;            // its CommandComplete came
+  // Shards whose own transaction was ended when the statement was sent (every read of them
+  // done): their answers are read at close(), having come meanwhile.
+  std::vector<BackendConnection*> ending_early_;
+  bool final_done_ = true;    // its ReadyForQuery came (or nothing was sent)
+  bool final_ended_ = false;  // its CommandComplete came
   bool closed_ = false;
   std::string columns_;
   std::chrono::steady_clock::time_point final_started_;

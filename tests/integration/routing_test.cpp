@@ -155,7 +155,7 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(r.rows, (std::vector<std::vector<std::string>>{{"252", "51", "param"}}));
   // What no merge computes is gathered (the table's rows read into one shard), with the
-  // Bind's values; a window function is refused, and the session goes on.
+  // Bind's values, window functions too; a float sum is refused, and the session goes on.
   r = take_result(
       PQexecParams(c.get(), "SELECT count(*), string_agg(name, ',') FROM t WHERE name = $1", 1,
                    nullptr, name, nullptr, nullptr, 0),
@@ -166,7 +166,16 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
                                   c.get());
   ASSERT_TRUE(counted.ok()) << counted.message;
   EXPECT_EQ(r.at(0, 0), counted.at());
-  r = take_result(PQexecParams(c.get(), "SELECT id, row_number() OVER () FROM t WHERE name = $1", 1,
+  // A window function no merge computes: the rows are gathered on one shard.
+  r = take_result(
+      PQexecParams(c.get(),
+                   "SELECT id, row_number() OVER (ORDER BY id) FROM t WHERE name = $1 ORDER BY id",
+                   1, nullptr, name, nullptr, nullptr, 0),
+      c.get());
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(std::to_string(r.rows.size()), counted.at());
+  for (size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(r.at(i, 1), std::to_string(i + 1));
+  r = take_result(PQexecParams(c.get(), "SELECT sum(hits::float8) FROM t WHERE name = $1", 1,
                                nullptr, name, nullptr, nullptr, 0),
                   c.get());
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;
@@ -216,6 +225,48 @@ TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
   EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_INTRANS);
   ASSERT_TRUE(pq_exec(c.get(), "COMMIT").ok());
   EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_IDLE);
+}
+
+// A join pgrange runs in steps (a point of one table read on its shard, in a transaction of
+// the statement's own; the statement then run with that row on the shard of the other table's
+// row) answers right in both protocols, and leaves no transaction open on any shard: every
+// connection it used is idle when the client has its answer.
+TEST_F(RoutingTest, AJoinInStepsEndsItsTransactionsOnEveryShard) {
+  auto c = cluster_->client();
+  ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE jl (id int8 PRIMARY KEY, r int8 NOT NULL)").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "CREATE TABLE jr (id int8 PRIMARY KEY, name text NOT NULL)").ok());
+  ASSERT_TRUE(
+      pq_exec(c.get(), "INSERT INTO jl SELECT g, 301 - g FROM generate_series(1, 300) g").ok());
+  ASSERT_TRUE(
+      pq_exec(c.get(), "INSERT INTO jr SELECT g, 'r' || g FROM generate_series(1, 300) g").ok());
+  for (const char* t : {"jl", "jr"}) {
+    ASSERT_TRUE(
+        pq_exec(c.get(), std::string("ALTER TABLE ") + t + " SPLIT AT VALUES (100), (200)").ok());
+    ASSERT_TRUE(pq_exec(c.get(), std::string("ALTER TABLE ") + t + " SCATTER").ok());
+  }
+  const std::string join = "SELECT jl.id, jr.name FROM jl JOIN jr ON jr.id = jl.r WHERE jl.id = ";
+  for (int64_t id : {5, 150, 295, 42, 250}) {
+    SqlResult simple = pq_exec(c.get(), join + std::to_string(id));
+    ASSERT_TRUE(simple.ok()) << simple.sqlstate << " " << simple.message;
+    ASSERT_EQ(simple.rows.size(), 1u);
+    EXPECT_EQ(simple.at(0, 1), "r" + std::to_string(301 - id));
+    const std::string sql = join + "$1", value = std::to_string(id);
+    const char* values[] = {value.c_str()};
+    SqlResult extended = take_result(
+        PQexecParams(c.get(), sql.c_str(), 1, nullptr, values, nullptr, nullptr, 0), c.get());
+    ASSERT_TRUE(extended.ok()) << extended.sqlstate << " " << extended.message;
+    ASSERT_EQ(extended.rows.size(), 1u);
+    EXPECT_EQ(extended.at(0, 1), "r" + std::to_string(301 - id));
+    for (int i = 0; i < 3; ++i) {
+      auto d = cluster_->direct(i);
+      SqlResult open = pq_exec(d.get(),
+                               "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                               "current_database() AND state LIKE 'idle in transaction%'");
+      ASSERT_TRUE(open.ok()) << open.message;
+      EXPECT_EQ(open.at(), "0") << "shard " << i << " after the join of id " << id;
+    }
+  }
+  ASSERT_TRUE(pq_exec(c.get(), "DROP TABLE jl, jr").ok());
 }
 
 // EXPLAIN (FORMAT JSON | YAML | XML) gives one valid document of that format, as PostgreSQL
@@ -296,8 +347,15 @@ TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   SqlResult merged = pq_exec(c.get(), "SELECT count(*) FROM (SELECT DISTINCT name FROM t) d");
   ASSERT_TRUE(merged.ok()) << merged.message;
   EXPECT_EQ(distinct.at(), merged.at());
+  // So are the rows of a window function: its answer is PostgreSQL's over all of them.
+  SqlResult window = pq_exec(c.get(),
+                             "SELECT count(*), sum((rn = n)::int) FROM (SELECT row_number() OVER "
+                             "(ORDER BY id) AS rn, count(*) OVER () AS n FROM t) w");
+  ASSERT_TRUE(window.ok()) << window.message;
+  EXPECT_EQ(window.at(0, 0), pq_exec(c.get(), "SELECT count(*) FROM t").at());
+  EXPECT_EQ(window.at(0, 1), "1");
   for (std::string sql :
-       {"SELECT id, row_number() OVER () FROM t",
+       {"SELECT sum(hits::float8) FROM t",
         "INSERT INTO t (id, name) VALUES (60, 'x') ON CONFLICT (id) DO UPDATE SET id = 1060",
         "BEGIN; UPDATE t SET hits = 0; COMMIT"}) {
     SqlResult r = pq_exec(c.get(), sql);
