@@ -19,6 +19,7 @@ Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inpu
       text_order_(std::move(text_order)) {}
 
 awaitable<ExecResult<void>> Merge::open() {
+  mark_started();
   // Every shard's query first, so the shards work while pgrange waits for the first.
   for (auto& in : inputs_) {
     if (auto s = co_await in->start(); !s) co_return s;
@@ -58,6 +59,7 @@ awaitable<ExecResult<bool>> Merge::next(Batch& out) {
     out.rows += merge_.rows() - before;
     rows_out_ = merge_.rows();
   }
+  if (merge_.finished()) mark_ended();
   co_return !merge_.finished();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,8 +69,29 @@ class Operator {
   /// Rows it handed up so far (EXPLAIN ANALYZE, CommandComplete).
   uint64_t rows_out() const { return rows_out_; }
 
+  /// From the start of its work to its last row (EXPLAIN ANALYZE), for operators that time
+  /// themselves and have ended; nullopt otherwise.
+  std::optional<double> elapsed_ms() const {
+    if (started_at_ == Clock::time_point{} || ended_at_ == Clock::time_point{}) {
+      return std::nullopt;
+    }
+    return std::chrono::duration<double, std::milli>(ended_at_ - started_at_).count();
+  }
+
  protected:
+  using Clock = std::chrono::steady_clock;
+  void mark_started() {
+    if (started_at_ == Clock::time_point{}) started_at_ = Clock::now();
+  }
+  void mark_ended() {
+    if (ended_at_ == Clock::time_point{}) ended_at_ = Clock::now();
+  }
+
   uint64_t rows_out_ = 0;
+
+ private:
+  Clock::time_point started_at_{};
+  Clock::time_point ended_at_{};
 };
 
 /// The rows of one shard, which a Merge reads a row at a time (Route, a shard's cursor).

@@ -18,6 +18,7 @@ ShardQuery::ShardQuery(Options o) : o_(std::move(o)) {}
 awaitable<ExecResult<void>> ShardQuery::start() {
   if (started_) co_return ExecResult<void>{};
   started_ = true;
+  mark_started();
   if (auto r = co_await o_.conn->send(*o_.request); !r) {
     failed_ = true;
     co_return tl::unexpected(ExecFailure::of(r.error()));
@@ -81,6 +82,7 @@ awaitable<ExecResult<bool>> ShardQuery::next_row(std::string& body) {
       co_return true;
     }
   }
+  mark_ended();
   co_return false;
 }
 

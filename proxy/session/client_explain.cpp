@@ -7,6 +7,8 @@
 #include <cctype>
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/analyze.hpp"
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -145,6 +147,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   routing::Route route = routing::explain_statements(*view, infos);
   std::vector<std::string> merge_lines;
   std::string shard_sql = plan.explain_statement;
+  std::shared_ptr<const Result<sql::MergeQuery>> merged;  // the merge the statement runs as
   if (route.shards.size() > 1 && routing::mergeable_select(infos, route)) {
     const routing::TableDescriptor* t =
         route.joined ? &*route.joined
@@ -153,6 +156,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       auto merge = worker_.merge_plan(plan.explain_statement, *t);
       if (*merge) {
         route.refusal.reset();
+        merged = merge;
         merge_lines = sql::describe_merge(**merge);
         shard_sql = (*merge)->shard_sql;
         if (route.joined) {
@@ -255,6 +259,23 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   for (size_t i = through_index || gather ? 1 : 0; i < lines.size(); ++i) {
     rs.rows.push_back({std::move(lines[i])});
   }
+  if (merged && !gather && !through_index && !route.refusal &&
+      lower(plan.explain_options).find("analy") != std::string::npos) {
+    // EXPLAIN ANALYZE of a merge: the tree runs (its answer is not sent), each operator's
+    // rows and time; the shards' own plans with theirs follow.
+    auto actual = co_await analyze_merge(**merged, route.shards, in_block);
+    if (!actual && in_block) {
+      error = actual.error().error;  // the block's transaction failed with it
+      shard_error = actual.error().shard_error;
+    } else if (!actual) {
+      std::string why = actual.error().error
+                            ? actual.error().error->message
+                            : parse_error_fields(*actual.error().shard_error).message;
+      rs.rows.push_back({"  actual: failed: " + why});
+    } else {
+      for (std::string& line : *actual) rs.rows.push_back({"  " + std::move(line)});
+    }
+  }
   // In JSON, YAML or XML the shards' plans go into one document under pgrange's own (an unknown
   // format is the shards' error).
   auto format =
@@ -343,6 +364,54 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));
   co_return true;
+}
+
+awaitable<exec::ExecResult<std::vector<std::string>>> ClientSession::analyze_merge(
+    const sql::MergeQuery& merge, const std::vector<int>& shards, bool in_block) {
+  std::vector<std::shared_ptr<BackendConnection>> pooled;
+  std::vector<BackendConnection*> conns;
+  std::optional<exec::ExecFailure> failure;
+  for (int shard : shards) {
+    if (in_block) {
+      auto part = co_await coordinated_part(shard);
+      if (!part) {
+        failure = exec::ExecFailure::of(part.error());
+        break;
+      }
+      conns.push_back(*part);
+    } else {
+      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
+      if (!acquired) {
+        failure = exec::ExecFailure::of(acquired.error());
+        break;
+      }
+      pooled.push_back(*acquired);
+      conns.push_back(acquired->get());
+    }
+  }
+  std::vector<std::string> lines;
+  if (!failure) {
+    std::string unused;  // the shards' notices while it runs: not the client's
+    auto tree = co_await exec::make_merge(merge, conns, shard_session(unused), nullptr, in_block);
+    if (!tree) {
+      failure = tree.error();
+    } else {
+      if (auto o = co_await (*tree)->open(); !o) failure = o.error();
+      for (bool more = !failure; more;) {
+        exec::Batch batch;
+        auto next = co_await (*tree)->next(batch);
+        if (!next) failure = next.error();
+        more = next && *next;
+      }
+      co_await (*tree)->close(failure.has_value());
+      if (!failure) lines = exec::actual_lines(**tree);
+    }
+  }
+  for (auto& conn : pooled) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+  }
+  if (failure) co_return tl::unexpected(std::move(*failure));
+  co_return lines;
 }
 
 }  // namespace pgrange::proxy

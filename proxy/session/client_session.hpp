@@ -674,6 +674,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   enum class GatherSink { kClient, kCollect, kDiscard, kInputs };
   /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
   /// holds itself (and gives back).
+  /// EXPLAIN ANALYZE of a merge: runs it over the shards (the block's parts in a block), its
+  /// rows dropped, and answers each operator's rows and time.
+  awaitable<exec::ExecResult<std::vector<std::string>>> analyze_merge(
+      const sql::MergeQuery& merge, const std::vector<int>& shards, bool in_block);
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
                                                 std::string& out,
                                                 GatherSink sink = GatherSink::kClient);

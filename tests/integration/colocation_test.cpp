@@ -350,6 +350,15 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
     }
     EXPECT_NE(text.find(wrote ? "rows=602 loops=1" : "rows=601 loops=1"), std::string::npos)
         << text;
+    // pgrange's own operators ran too, over the block's parts: the merge and each shard's rows.
+    EXPECT_NE(text.find(std::string("actual: Merge: shards' rows concatenated: ") +
+                        (wrote ? "1401" : "1400") + " rows, "),
+              std::string::npos)
+        << text;
+    for (const char* rows :
+         {": 99 rows, ", ": 700 rows, ", wrote ? ": 602 rows, " : ": 601 rows, "}) {
+      EXPECT_NE(text.find(rows), std::string::npos) << rows << "\n" << text;
+    }
     r = pq_exec(c.get(), join);
     ASSERT_TRUE(r.ok()) << r.message;
     EXPECT_EQ(r.at(), wrote ? "2001" : "2000");

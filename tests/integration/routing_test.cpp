@@ -339,6 +339,38 @@ TEST_F(RoutingTest, ExplainInStructuredFormats) {
   EXPECT_EQ(text.at(0).rfind("pgrange plan:", 0), 0u);
 }
 
+// EXPLAIN ANALYZE of a SELECT merged from several shards runs pgrange's tree too: the merge
+// and each shard's Route with the rows they handed up and their time; a LIMIT that stops the
+// merge early says which shards were left before their end.
+TEST_F(RoutingTest, ExplainAnalyzeOfAMergeGivesEachOperatorsRows) {
+  auto c = cluster_->client();
+  auto text_of = [&](const std::string& sql) {
+    SqlResult r = pq_exec(c.get(), sql);
+    EXPECT_TRUE(r.ok()) << sql << ": " << r.message;
+    std::string text;
+    for (const auto& row : r.rows) text += row[0] + "\n";
+    return text;
+  };
+  std::string all = text_of("EXPLAIN ANALYZE SELECT id FROM t WHERE id > 50");
+  EXPECT_NE(all.find("actual: Merge: shards' rows concatenated: 250 rows, "), std::string::npos)
+      << all;
+  for (const char* rows : {": 49 rows, ", ": 100 rows, ", ": 101 rows, "}) {
+    EXPECT_NE(all.find(rows), std::string::npos) << rows << "\n" << all;
+  }
+  std::string grouped =
+      text_of("EXPLAIN ANALYZE SELECT id % 4, count(*) FROM t GROUP BY 1 ORDER BY 1");
+  EXPECT_NE(grouped.find("actual: Merge: partial aggregates combined per group: 4 rows, "),
+            std::string::npos)
+      << grouped;
+  std::string limited = text_of("EXPLAIN ANALYZE SELECT id FROM t ORDER BY id LIMIT 5");
+  EXPECT_NE(limited.find("actual: Merge: sorted streams merged in ORDER BY order, LIMIT 5: 5 rows"),
+            std::string::npos)
+      << limited;
+  EXPECT_NE(limited.find("not read to its end"), std::string::npos) << limited;
+  // The session goes on, and the statement itself still answers.
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM t WHERE id > 50").at(), "250");
+}
+
 TEST_F(RoutingTest, WhatCannotBeRightAcrossShardsIsRefused) {
   auto c = cluster_->client();
   // count(DISTINCT) of a column no merge can count: the rows are gathered on one shard.
