@@ -85,8 +85,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         break;
       }
       bool several = plan.merge && *plan.merge && plan.route.shards.size() > 1 &&
-                     (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kMerge ||
-                      plan.kind == Plan::Kind::kIndexJoin);
+                     (plan.kind == Plan::Kind::kCoordinate || plan.kind == Plan::Kind::kRead);
       if (!several) {
         if (plan.kind != Plan::Kind::kRefuse || !plan.error) {
           // It runs the normal way, on its one shard: its FETCH and CLOSE must go there too.

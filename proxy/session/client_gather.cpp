@@ -10,14 +10,12 @@
 
 namespace pgrange::proxy {
 
-awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
-                                                             ExtendedMerge* ext, std::string& out,
-                                                             GatherSink sink) {
+exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::string& out,
+                                                  GatherSink sink, HeldConnections& held) {
   exec::GatherContext ctx;
   ctx.inputs_only = sink == GatherSink::kInputs;
   // The shards are read through the block's transaction where pgrange coordinates one, else
   // through connections the statement holds (and its own transaction on them).
-  std::map<int, std::shared_ptr<BackendConnection>> held;
   if (coord_) {
     ctx.preferred_shard = coord_->first_shard;
     ctx.connection = [this](int shard) -> awaitable<Result<BackendConnection*>> {
@@ -26,16 +24,8 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
   } else {
     ctx.own_transaction = true;
     ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
-      auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
-      if (!conn) co_return tl::unexpected(conn.error());
-      held.emplace(shard, *conn);
-      co_return conn->get();
+      co_return co_await hold_connection(shard, held, true);
     };
-  }
-  if (ext != nullptr) {
-    emit_ready_synthetics(out);
-    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
-    ext->bind_answered = true;
   }
   auto view = routing_view();
   ctx.route = [this, view](const std::string& sql) -> Result<std::vector<int>> {
@@ -86,6 +76,19 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     ctx.parameter_types = &ext->parameter_types;
     ctx.bind_rest = &ext->bind_rest;
   }
+  return ctx;
+}
+
+awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
+                                                             ExtendedMerge* ext, std::string& out,
+                                                             GatherSink sink) {
+  if (ext != nullptr) {
+    emit_ready_synthetics(out);
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+  }
+  HeldConnections held;
+  exec::GatherContext ctx = gather_context(ext, out, sink, held);
   exec::Gather gather(plan, ctx);
   if (sink == GatherSink::kClient) {
     // The rows go out as they come, its error after them (send_tree).
@@ -105,8 +108,8 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     co_await gather.close(!opened);
   }
   exec::GatherOutcome outcome = gather.outcome();
-  for (auto& [shard, conn] : held) {
-    worker_.pool(static_cast<size_t>(shard)).release(conn, !conn->broken());
+  for (auto& conn : held) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   if (sink == GatherSink::kCollect) {
     if (outcome.shard_error) {
@@ -119,15 +122,6 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
   }
   if (ext != nullptr) ext->failed = !outcome.ok();
   co_return outcome;
-}
-
-awaitable<bool> ClientSession::run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext) {
-  std::string out;
-  co_await execute_gather(plan, ext, out);
-  if (ext == nullptr) write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
-  leave_ranges();
-  co_return true;
 }
 
 awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,

@@ -205,12 +205,12 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         if (coord_ && !coord_->failed) skip_until_sync_ = false;
         co_return ok;
       }
-      bool ok = false;
-      if (run.gather) {
-        ok = co_await run_gather(*run.gather, &run);
-      } else {
-        ok = co_await run_merge(**run.merge, run.route, &run);
-      }
+      Plan read;
+      read.kind = Plan::Kind::kRead;
+      read.merge = run.merge;
+      read.gather = run.gather;
+      read.route = run.route;
+      bool ok = co_await run_read(read, {}, &run);
       // What follows it up to the Sync goes on, unless it failed (PostgreSQL skips to the Sync).
       if (!run.failed) skip_until_sync_ = false;
       co_return ok;
@@ -234,38 +234,6 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
                           (m.utility ? "DDL" : "a SELECT over several shards") +
                           " pgrange expects its Execute (and Sync) next; pipelining other "
                           "messages is not supported"));
-  co_return true;
-}
-
-awaitable<bool> ClientSession::run_merge(const sql::MergeQuery& merge, const routing::Route& route,
-                                         ExtendedMerge* ext) {
-  std::string buf;
-  std::vector<std::shared_ptr<BackendConnection>> conns;
-  std::optional<Error> error;
-  for (int shard : route.shards) {
-    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-    if (!acquired) {
-      error = acquired.error();
-      break;
-    }
-    conns.push_back(*acquired);
-  }
-  if (error) {
-    if (ext != nullptr) {
-      emit_ready_synthetics(buf);
-      if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
-    }
-    write_error(buf, *error);
-  }
-  bool failed = error.has_value();
-  if (!failed) failed = !co_await stream_merge(merge, conns, ext, false, buf);
-  if (ext != nullptr) ext->failed = failed;
-  for (auto& conn : conns) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
-  }
-  if (ext == nullptr) write_ready_for_query(buf, txn_status_);
-  channel_.send(std::move(buf));
-  leave_ranges();
   co_return true;
 }
 

@@ -492,7 +492,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
     p.gathered_write = true;
     p.route.refusal.reset();
-    p.kind = Plan::Kind::kGather;
+    p.kind = Plan::Kind::kRead;
     return p;
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
@@ -536,16 +536,13 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
         (type == 'B' && can_adopt_pipeline())) {
       // The transaction's own connections run it, so that it sees the transaction's writes.
       p.kind = Plan::Kind::kCoordinate;
-    } else if (p.route.index_lookup && !p.gather && type == 'Q' && !backend_ && !in_block &&
-               infos.size() == 1) {
-      p.kind = Plan::Kind::kIndexJoin;
     } else if (backend_ || in_block) {
       return refuse_with(not_supported(
           "a SELECT over several shards is not supported in a session tied to one connection "
           "(session pooling, or session state pgrange cannot move)",
           "give every key column with = so that the statement runs on one shard"));
     } else {
-      p.kind = p.gather ? Plan::Kind::kGather : Plan::Kind::kMerge;
+      p.kind = Plan::Kind::kRead;  // a gather, a read through a global index, or a merge
     }
   } else if (p.route.reference_only && !backend_ && !in_block && transaction_pooling_ &&
              worker_.pool_count() > 1) {
@@ -967,36 +964,25 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kWrite:
       ok = co_await run_distributed_write(text, (**p.analysis)[0], p.route);
       co_return false;
-    case Plan::Kind::kMerge:
+    case Plan::Kind::kRead:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here; its Describe and Execute follow.
         ExtendedMerge m = answer_bind(body);
-        m.merge = p.merge;
-        m.route = std::move(p.route);
-        extended_merge_ = std::move(m);
-        co_return false;
-      }
-      ok = co_await run_merge(**p.merge, p.route);
-      co_return false;
-    case Plan::Kind::kCopyIn:
-      ok = co_await start_copy_in(text, p);
-      co_return false;
-    case Plan::Kind::kIndexJoin:
-      ok = co_await run_index_join(text, p);
-      co_return false;
-    case Plan::Kind::kGather:
-      if (type == 'B') {
-        ExtendedMerge m = answer_bind(body);
         if (p.gathered_write) {
           m.write_gather = p.gather;
-        } else {
+        } else if (p.gather) {
           m.gather = p.gather;
+        } else {
+          m.merge = p.merge;
         }
         m.route = std::move(p.route);
         extended_merge_ = std::move(m);
         co_return false;
       }
-      ok = co_await run_gather(*p.gather);
+      ok = co_await run_read(p, text);
+      co_return false;
+    case Plan::Kind::kCopyIn:
+      ok = co_await start_copy_in(text, p);
       co_return false;
     case Plan::Kind::kCopyOut:
       ok = co_await run_copy_out(text, p);

@@ -123,7 +123,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kPass,        ///< forward it to `shard` (-1: any shard)
       kAdmin,       ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
       kBroadcast,   ///< DDL: run on every shard, then the catalog follows
-      kMerge,       ///< a SELECT on several shards, results merged (`merge`)
+      kRead,        ///< a SELECT over several shards: a tree of operators (run_read)
       kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
       kWrite,       ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
       kCoordinate,  ///< a statement of a transaction over several shards (`coord_`)
@@ -133,12 +133,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
       kWait,        ///< a range it writes to is moving: wait, then plan again
       kCopyIn,   ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
       kCopyOut,  ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
-      kIndexJoin,    ///< a SELECT read through a global index (route.index_lookup)
       kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
       kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
       kScript,       ///< a query string of several statements over several shards: one transaction
       kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
-      kGather,       ///< a SELECT over tables on several shards run as a tree (`gather`)
     };
     Kind kind = Kind::kPass;
     int shard = -1;
@@ -315,7 +313,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
-    bool failed = false;         ///< run_merge answered an error
+    bool failed = false;         ///< run_read answered an error
     /// A statement of a coordinated transaction (not a merge): its plan and text.
     std::optional<Plan> coordinated;
     /// BEGIN, COMMIT or ROLLBACK pgrange answers without a connection (kBegin, kEnd).
@@ -355,10 +353,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::optional<Error>> write_coordinated_index_entries();
   /// …for a transaction over `parts`, which gains a part (BEGIN) on each new shard it writes.
   awaitable<std::optional<Error>> write_index_entries(std::vector<TxnPart>& parts);
-  /// Answers a SELECT through a global index (client_index.cpp): the index's entries in the
-  /// route's index spans, then the rows they name from the shards owning their keys (the index
-  /// join), or the index alone when it stores every column the query refers to.
-  awaitable<bool> run_index_join(std::string_view sql, const Plan& plan);
   /// Runs a write on every shard of its route in one transaction each, committed atomically
   /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
   awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
@@ -656,9 +650,25 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Takes the session's backend out of the reader's hands once no reply is pending (for the
   /// coordinator, or to ask it something); nullptr when there is none (or it died meanwhile).
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
-  /// Runs a gather plan outside a transaction block (kGather): the shards' reads in one
-  /// snapshot each, of the statement's own (client_gather.cpp).
-  awaitable<bool> run_gather(const routing::GatherPlan& plan, ExtendedMerge* ext = nullptr);
+  /// Connections a statement holds for its reads over several shards, given back at its end.
+  using HeldConnections = std::vector<std::shared_ptr<BackendConnection>>;
+  /// Runs a SELECT over several shards outside a transaction block (kRead, client_read.cpp):
+  /// the tree of operators its plan makes, its answer streamed to the client (for an
+  /// extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
+  awaitable<bool> run_read(const Plan& plan, std::string_view text, ExtendedMerge* ext = nullptr);
+  /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
+  /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
+  /// protocol: its entries, then the rows they name, or the index alone when it stores every
+  /// column the query uses), else a merge of the route's shards' answers. Its connections are
+  /// acquired into `held`.
+  awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> read_tree(
+      const Plan& plan, std::string_view text, ExtendedMerge* ext, std::string& out,
+      HeldConnections& held, std::optional<exec::GatherContext>& gather_ctx);
+  /// A pooled connection to a shard, tracked for the client's cancel and kept in `held` until
+  /// the statement ends; given the session's settings here with `sync` (else the operator
+  /// using it does that).
+  awaitable<Result<BackendConnection*>> hold_connection(int shard, HeldConnections& held,
+                                                        bool sync);
   /// Runs a gather plan in the coordinated transaction, with its parts; false when it failed
   /// (the answer, error included, is in `out`).
   awaitable<bool> gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
@@ -672,19 +682,19 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// `out` whole (its error too: a caller that uses the rows), nowhere (EXPLAIN ANALYZE), or no
   /// answer: only the inputs are read (the statement with their rows is the outcome's).
   enum class GatherSink { kClient, kCollect, kDiscard, kInputs };
-  /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
-  /// holds itself (and gives back).
+  /// What a gather plan needs of the session: the block's parts (coord_) or connections held
+  /// in `held`, the router, the client's settings and Bind; the shards' notices go to `out`.
+  exec::GatherContext gather_context(ExtendedMerge* ext, std::string& out, GatherSink sink,
+                                     HeldConnections& held);
   /// EXPLAIN ANALYZE of a merge: runs it over the shards (the block's parts in a block), its
   /// rows dropped, and answers each operator's rows and time.
   awaitable<exec::ExecResult<std::vector<std::string>>> analyze_merge(
       const sql::MergeQuery& merge, const std::vector<int>& shards, bool in_block);
+  /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
+  /// holds itself (and gives back).
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
                                                 std::string& out,
                                                 GatherSink sink = GatherSink::kClient);
-  /// Runs a merge plan's shard query on the route's shards and streams the merged answer (for
-  /// an extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
-  awaitable<bool> run_merge(const sql::MergeQuery& merge, const routing::Route& route,
-                            ExtendedMerge* ext = nullptr);
   /// What operators need of this session for their shard connections (exec::make_merge): its
   /// settings, the shards' pools; what the shards send besides rows goes to `buf`.
   exec::ShardSession shard_session(std::string& buf);

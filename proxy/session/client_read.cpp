@@ -1,0 +1,137 @@
+// ClientSession's part in a SELECT over several shards outside a transaction block: the tree of
+// operators its plan makes (proxy/exec: a Merge of Routes, an index join, a Gather), the
+// connections it reads through, and what the client is answered.
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "proxy/exec/gather_run.hpp"
+#include "proxy/exec/index_join.hpp"
+#include "proxy/exec/merge_build.hpp"
+#include "proxy/session/client_session.hpp"
+#include "proxy/wire/message_writer.hpp"
+#include "proxy/worker.hpp"
+#include "routing/plan/index_read.hpp"
+
+namespace pgrange::proxy {
+
+awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
+                                        ExtendedMerge* ext) {
+  std::string out;
+  if (ext != nullptr) {
+    emit_ready_synthetics(out);
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+  }
+  HeldConnections held;
+  std::optional<exec::GatherContext> gather_ctx;
+  auto tree = co_await read_tree(plan, text, ext, out, held, gather_ctx);
+  std::optional<exec::ExecFailure> failure;
+  if (!tree) failure = tree.error();
+  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out);
+  if (ext != nullptr) ext->failed = !ok;
+  if (tree) tree->reset();  // before its connections go back
+  for (auto& conn : held) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+  }
+  if (ext == nullptr) write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  leave_ranges();
+  co_return true;
+}
+
+awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
+                                                                     HeldConnections& held,
+                                                                     bool sync) {
+  // (Not a conditional expression of two co_awaits: g++ 12 destroys its result twice.)
+  Result<std::shared_ptr<BackendConnection>> conn;
+  if (sync) {
+    conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+  } else {
+    conn = co_await acquire_for_client(static_cast<size_t>(shard));
+  }
+  if (!conn) co_return tl::unexpected(conn.error());
+  if (sync) cancel_target_->track(*conn);  // acquire_for_client tracks its own
+  held.push_back(*conn);
+  co_return conn->get();
+}
+
+awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read_tree(
+    const Plan& plan, std::string_view text, ExtendedMerge* ext, std::string& out,
+    HeldConnections& held, std::optional<exec::GatherContext>& gather_ctx) {
+  using Tree = std::unique_ptr<exec::Operator>;
+  if (plan.gather) {
+    // Several tables: each read with its conditions pushed down, the statement run with their
+    // rows (exec::Gather).
+    gather_ctx = gather_context(ext, out, GatherSink::kClient, held);
+    co_return Tree(std::make_unique<exec::Gather>(*plan.gather, *gather_ctx));
+  }
+  // One table over several shards: through a global index when its condition is on one
+  // (simple protocol), else every shard of its route, the answers merged.
+  const routing::Route::IndexLookup* lookup = plan.route.index_lookup && ext == nullptr &&
+                                                      plan.analysis && *plan.analysis &&
+                                                      (*plan.analysis)->size() == 1
+                                                  ? &*plan.route.index_lookup
+                                                  : nullptr;
+  std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
+  std::vector<int> shards = plan.route.shards;
+  if (lookup != nullptr) {
+    auto view = routing_view();
+    const sql::StatementInfo& info = (**plan.analysis)[0];
+    std::string statement(text.substr(info.begin, info.end - info.begin));
+    auto read = routing::plan_index_read(*view, statement, *lookup);
+    if (!read && !(merge && *merge)) co_return tl::unexpected(exec::ExecFailure::of(read.error()));
+    if (!read) {
+      // The index went away since the statement was planned (or its read cannot be written):
+      // every shard holding the table answers.
+      if (read.error().sqlstate != "40001") {
+        spdlog::warn("reading through index {} of table {}: {}", lookup->index_id, lookup->table_id,
+                     read.error().message);
+      }
+    } else if (read->covering) {
+      // The index stores every column the statement uses: its entries alone, merged.
+      merge = worker_.merge_plan(read->first_step_sql, read->relation);
+      if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
+      shards = lookup->shards;
+    } else {
+      // 1. The entries in the index's spans, from the shards of the index ranges they overlap,
+      // then 2. the rows those keys name, from the shards owning them: a Lookup.
+      exec::IndexJoinContext ctx;
+      ctx.view = view;
+      ctx.connections =
+          [this, &held](
+              const std::vector<int>& to) -> awaitable<Result<std::vector<BackendConnection*>>> {
+        std::vector<BackendConnection*> conns;
+        for (int shard : to) {
+          auto conn = co_await hold_connection(shard, held, false);  // the join syncs them
+          if (!conn) co_return tl::unexpected(conn.error());
+          conns.push_back(*conn);
+        }
+        co_return conns;
+      };
+      ctx.merge_plan = [this](const std::string& sql, const routing::TableDescriptor& t) {
+        return worker_.merge_plan(sql, t);
+      };
+      ctx.session = shard_session(out);
+      co_return co_await exec::make_index_join(*read, lookup->shards, statement, std::move(ctx));
+    }
+  }
+  if (!merge || !*merge) {
+    co_return tl::unexpected(exec::ExecFailure::of(
+        merge ? merge->error() : not_supported("this SELECT over several shards")));
+  }
+  std::vector<BackendConnection*> conns;
+  for (int shard : shards) {
+    auto conn = co_await hold_connection(shard, held, false);  // the merge syncs them
+    if (!conn) co_return tl::unexpected(exec::ExecFailure::of(conn.error()));
+    conns.push_back(*conn);
+  }
+  auto bound = bound_statement(ext);
+  auto tree = co_await exec::make_merge(**merge, conns, shard_session(out),
+                                        bound ? &*bound : nullptr, false);
+  if (!tree) co_return tl::unexpected(tree.error());
+  co_return Tree(std::move(*tree));
+}
+
+}  // namespace pgrange::proxy
