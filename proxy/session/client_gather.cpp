@@ -124,12 +124,6 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
   co_return outcome;
 }
 
-awaitable<bool> ClientSession::gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                               std::string& out) {
-  exec::GatherOutcome outcome = co_await execute_gather(plan, ext, out);
-  co_return outcome.ok();
-}
-
 awaitable<std::optional<std::string>> ClientSession::read_for_bound(
     ExtendedMerge& run, const routing::GatherPlan& gather) {
   // Outside a block, pgrange's own transaction over the shards, ended at the Sync as

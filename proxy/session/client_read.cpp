@@ -1,6 +1,6 @@
-// ClientSession's part in a SELECT over several shards outside a transaction block: the tree of
-// operators its plan makes (proxy/exec: a Merge of Routes, an index join, a Gather), the
-// connections it reads through, and what the client is answered.
+// ClientSession's part in a SELECT over several shards: the tree of operators its plan makes
+// (proxy/exec: a Merge of Routes, an index join, a Gather), the connections it reads through
+// (pooled ones it holds, or a coordinated block's parts), and what the client is answered.
 
 #include <spdlog/spdlog.h>
 
@@ -19,6 +19,16 @@ namespace pgrange::proxy {
 awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
                                         ExtendedMerge* ext) {
   std::string out;
+  bool ok = co_await send_read(plan, text, ext, out);
+  if (ext != nullptr) ext->failed = !ok;
+  if (ext == nullptr) write_ready_for_query(out, txn_status_);
+  channel_.send(std::move(out));
+  leave_ranges();
+  co_return true;
+}
+
+awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text,
+                                         ExtendedMerge* ext, std::string& out) {
   if (ext != nullptr) {
     emit_ready_synthetics(out);
     if (!ext->bind_answered) MessageWriter(out).begin('2').end();
@@ -30,15 +40,11 @@ awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
   std::optional<exec::ExecFailure> failure;
   if (!tree) failure = tree.error();
   bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out);
-  if (ext != nullptr) ext->failed = !ok;
   if (tree) tree->reset();  // before its connections go back
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
-  if (ext == nullptr) write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
-  leave_ranges();
-  co_return true;
+  co_return ok;
 }
 
 awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
@@ -68,9 +74,9 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
     co_return Tree(std::make_unique<exec::Gather>(*plan.gather, *gather_ctx));
   }
   // One table over several shards: through a global index when its condition is on one
-  // (simple protocol), else every shard of its route, the answers merged.
+  // (simple protocol, outside a block), else every shard of its route, the answers merged.
   const routing::Route::IndexLookup* lookup = plan.route.index_lookup && ext == nullptr &&
-                                                      plan.analysis && *plan.analysis &&
+                                                      !coord_ && plan.analysis && *plan.analysis &&
                                                       (*plan.analysis)->size() == 1
                                                   ? &*plan.route.index_lookup
                                                   : nullptr;
@@ -121,15 +127,21 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
     co_return tl::unexpected(exec::ExecFailure::of(
         merge ? merge->error() : not_supported("this SELECT over several shards")));
   }
+  // In a block, the block's parts (opened where it has none yet): the merge sees its writes.
   std::vector<BackendConnection*> conns;
   for (int shard : shards) {
-    auto conn = co_await hold_connection(shard, held, false);  // the merge syncs them
+    Result<BackendConnection*> conn;
+    if (coord_) {
+      conn = co_await coordinated_part(shard);
+    } else {
+      conn = co_await hold_connection(shard, held, false);  // the merge syncs them
+    }
     if (!conn) co_return tl::unexpected(exec::ExecFailure::of(conn.error()));
     conns.push_back(*conn);
   }
   auto bound = bound_statement(ext);
   auto tree = co_await exec::make_merge(**merge, conns, shard_session(out),
-                                        bound ? &*bound : nullptr, false);
+                                        bound ? &*bound : nullptr, coord_.has_value());
   if (!tree) co_return tl::unexpected(tree.error());
   co_return Tree(std::move(*tree));
 }

@@ -656,6 +656,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// the tree of operators its plan makes, its answer streamed to the client (for an
   /// extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_read(const Plan& plan, std::string_view text, ExtendedMerge* ext = nullptr);
+  /// The tree of such a SELECT run and its answer written to `out` (no ReadyForQuery), inside a
+  /// coordinated block too (over its parts); false when it failed.
+  awaitable<bool> send_read(const Plan& plan, std::string_view text, ExtendedMerge* ext,
+                            std::string& out);
   /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
   /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
   /// protocol: its entries, then the rows they name, or the index alone when it stores every
@@ -669,10 +673,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// using it does that).
   awaitable<Result<BackendConnection*>> hold_connection(int shard, HeldConnections& held,
                                                         bool sync);
-  /// Runs a gather plan in the coordinated transaction, with its parts; false when it failed
-  /// (the answer, error included, is in `out`).
-  awaitable<bool> gather_in_block(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                  std::string& out);
   /// An UPDATE, DELETE or INSERT … VALUES reading other tables spread over several shards
   /// (UPDATE … FROM, DELETE … USING, subqueries, CTEs that read): those tables read here, the
   /// write with their rows written in left in expanded_sql_ to be routed as any write (true);

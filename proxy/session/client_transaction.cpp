@@ -428,32 +428,11 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     send();
     co_return true;
   }
-  if (plan.gather) {
-    // A SELECT of several tables over several shards: read and run with the transaction's own
-    // parts, so that it sees the block's own writes.
-    if (!co_await gather_in_block(*plan.gather, ext, out)) {
-      c.failed = true;
-      txn_status_ = 'E';
-    }
-    send();
-    co_return true;
-  }
-  if (plan.merge && *plan.merge && plan.route.shards.size() > 1) {
-    // A SELECT over several shards: merged from the transaction's own parts (opened where the
-    // block has not been yet), so it sees the block's own writes.
-    std::vector<std::shared_ptr<BackendConnection>> conns;
-    std::optional<Error> open_error;
-    for (int shard : plan.route.shards) {
-      auto part = co_await coordinated_part(shard);
-      if (!part) {
-        open_error = part.error();
-        break;
-      }
-      conns.push_back(c.parts.at(shard));
-    }
-    if (open_error) {
-      reply_error(*open_error);
-    } else if (!co_await stream_merge(**plan.merge, conns, ext, true, out)) {
+  if (plan.gather || (plan.merge && *plan.merge && plan.route.shards.size() > 1)) {
+    // A SELECT over several shards (a merge, or several tables read and the statement run with
+    // their rows): its tree runs on the transaction's own parts (opened where the block has not
+    // been yet), so that it sees the block's own writes.
+    if (!co_await send_read(plan, sql_text, ext, out)) {
       c.failed = true;
       txn_status_ = 'E';
     }
