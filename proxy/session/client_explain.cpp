@@ -8,7 +8,6 @@
 
 #include "proxy/control/control_plane.hpp"
 #include "proxy/exec/analyze.hpp"
-#include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -263,7 +262,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       lower(plan.explain_options).find("analy") != std::string::npos) {
     // EXPLAIN ANALYZE of a merge: the tree runs (its answer is not sent), each operator's
     // rows and time; the shards' own plans with theirs follow.
-    auto actual = co_await analyze_merge(**merged, route.shards, in_block);
+    auto actual = co_await analyze_merge(merged, route.shards);
     if (!actual && in_block) {
       error = actual.error().error;  // the block's transaction failed with it
       shard_error = actual.error().shard_error;
@@ -367,47 +366,32 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
 }
 
 awaitable<exec::ExecResult<std::vector<std::string>>> ClientSession::analyze_merge(
-    const sql::MergeQuery& merge, const std::vector<int>& shards, bool in_block) {
-  std::vector<std::shared_ptr<BackendConnection>> pooled;
-  std::vector<BackendConnection*> conns;
+    std::shared_ptr<const Result<sql::MergeQuery>> merge, const std::vector<int>& shards) {
+  Plan read;
+  read.kind = Plan::Kind::kRead;
+  read.merge = std::move(merge);
+  read.route.shards = shards;
+  HeldConnections held;
+  std::optional<exec::GatherContext> unused_ctx;
+  std::string unused;  // the shards' notices while it runs: not the client's
+  auto tree = co_await read_tree(read, {}, nullptr, unused, held, unused_ctx);
   std::optional<exec::ExecFailure> failure;
-  for (int shard : shards) {
-    if (in_block) {
-      auto part = co_await coordinated_part(shard);
-      if (!part) {
-        failure = exec::ExecFailure::of(part.error());
-        break;
-      }
-      conns.push_back(*part);
-    } else {
-      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) {
-        failure = exec::ExecFailure::of(acquired.error());
-        break;
-      }
-      pooled.push_back(*acquired);
-      conns.push_back(acquired->get());
-    }
-  }
   std::vector<std::string> lines;
-  if (!failure) {
-    std::string unused;  // the shards' notices while it runs: not the client's
-    auto tree = co_await exec::make_merge(merge, conns, shard_session(unused), nullptr, in_block);
-    if (!tree) {
-      failure = tree.error();
-    } else {
-      if (auto o = co_await (*tree)->open(); !o) failure = o.error();
-      for (bool more = !failure; more;) {
-        exec::Batch batch;
-        auto next = co_await (*tree)->next(batch);
-        if (!next) failure = next.error();
-        more = next && *next;
-      }
-      co_await (*tree)->close(failure.has_value());
-      if (!failure) lines = exec::actual_lines(**tree);
+  if (!tree) {
+    failure = tree.error();
+  } else {
+    if (auto o = co_await (*tree)->open(); !o) failure = o.error();
+    for (bool more = !failure; more;) {
+      exec::Batch batch;
+      auto next = co_await (*tree)->next(batch);
+      if (!next) failure = next.error();
+      more = next && *next;
     }
+    co_await (*tree)->close(failure.has_value());
+    if (!failure) lines = exec::actual_lines(**tree);
+    tree->reset();  // before its connections go back
   }
-  for (auto& conn : pooled) {
+  for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   if (failure) co_return tl::unexpected(std::move(*failure));

@@ -81,7 +81,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
                                                   ? &*plan.route.index_lookup
                                                   : nullptr;
   std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
-  std::vector<int> shards = plan.route.shards;
+  const std::vector<int>* shards = &plan.route.shards;
   if (lookup != nullptr) {
     auto view = routing_view();
     const sql::StatementInfo& info = (**plan.analysis)[0];
@@ -99,7 +99,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
       // The index stores every column the statement uses: its entries alone, merged.
       merge = worker_.merge_plan(read->first_step_sql, read->relation);
       if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
-      shards = lookup->shards;
+      shards = &lookup->shards;
     } else {
       // 1. The entries in the index's spans, from the shards of the index ranges they overlap,
       // then 2. the rows those keys name, from the shards owning them: a Lookup.
@@ -129,7 +129,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   }
   // In a block, the block's parts (opened where it has none yet): the merge sees its writes.
   std::vector<BackendConnection*> conns;
-  for (int shard : shards) {
+  for (int shard : *shards) {
     Result<BackendConnection*> conn;
     if (coord_) {
       conn = co_await coordinated_part(shard);

@@ -686,10 +686,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// in `held`, the router, the client's settings and Bind; the shards' notices go to `out`.
   exec::GatherContext gather_context(ExtendedMerge* ext, std::string& out, GatherSink sink,
                                      HeldConnections& held);
-  /// EXPLAIN ANALYZE of a merge: runs it over the shards (the block's parts in a block), its
-  /// rows dropped, and answers each operator's rows and time.
+  /// EXPLAIN ANALYZE of a merge: runs its tree (read_tree: over the block's parts in a block)
+  /// with its rows dropped, and answers each operator's rows and time.
   awaitable<exec::ExecResult<std::vector<std::string>>> analyze_merge(
-      const sql::MergeQuery& merge, const std::vector<int>& shards, bool in_block);
+      std::shared_ptr<const Result<sql::MergeQuery>> merge, const std::vector<int>& shards);
   /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
   /// holds itself (and gives back).
   awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,

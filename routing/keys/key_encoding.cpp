@@ -101,7 +101,11 @@ void append_escaped_bytes(std::string& out, std::string_view bytes, bool descend
   out.push_back(static_cast<char>(0x01 ^ flip));
 }
 
-Result<std::string> read_escaped_bytes(std::string_view& in, bool descending) {
+namespace {
+
+/// Unescapes the bytes at the start of `in` up to their terminator (consumed), or with
+/// `to_end`, all of `in` as escaped bytes whose terminator is missing.
+Result<std::string> read_escaped(std::string_view& in, bool descending, bool to_end) {
   const uint8_t flip = descending ? 0xff : 0x00;
   std::string out;
   for (size_t i = 0; i < in.size(); ++i) {
@@ -110,9 +114,12 @@ Result<std::string> read_escaped_bytes(std::string_view& in, bool descending) {
       out.push_back(static_cast<char>(b));
       continue;
     }
-    if (i + 1 >= in.size()) break;
+    if (i + 1 >= in.size()) {  // an escape cut in two
+      return malformed_key(to_end ? "bad escape in byte string" : "unterminated byte string");
+    }
     uint8_t next = static_cast<uint8_t>(in[i + 1]) ^ flip;
     if (next == 0x01) {
+      if (to_end) return malformed_key("a terminated byte string where none may end");
       in.remove_prefix(i + 2);
       return out;
     }
@@ -120,7 +127,18 @@ Result<std::string> read_escaped_bytes(std::string_view& in, bool descending) {
     out.push_back('\0');
     ++i;
   }
+  if (to_end) return out;
   return malformed_key("unterminated byte string");
+}
+
+}  // namespace
+
+Result<std::string> read_escaped_bytes(std::string_view& in, bool descending) {
+  return read_escaped(in, descending, false);
+}
+
+Result<std::string> read_unterminated_bytes(std::string_view in, bool descending) {
+  return read_escaped(in, descending, true);
 }
 
 void append_ordered_double(std::string& out, double d, bool descending) {

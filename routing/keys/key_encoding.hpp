@@ -53,6 +53,9 @@ void append_escaped_bytes(std::string& out, std::string_view bytes, bool descend
 
 /// Reads a byte string written by append_escaped_bytes and advances `in` past its terminator.
 Result<std::string> read_escaped_bytes(std::string_view& in, bool descending);
+/// All of `in` as escaped bytes whose terminator is missing (the start of a string in a key
+/// span's bound); fails on a terminator or a bad escape.
+Result<std::string> read_unterminated_bytes(std::string_view in, bool descending);
 
 /// Appends a double as 8 order-preserving bytes (sign-flip), NaN above +Infinity and -0 as 0
 /// as PostgreSQL orders them; descending inverts the bytes. No marker is written.

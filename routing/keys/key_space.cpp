@@ -86,22 +86,10 @@ Result<PartialKeyText> decode_partial_key_text(std::string_view key,
       return out;
     }
     if (is_text_type(column.type) && m == own) {
-      // A terminated string is a value like any other; an unterminated one ends the key.
-      std::string_view probe = rest.substr(1);
-      if (!read_escaped_bytes(probe, m == marker::kBytesDesc)) {
-        const uint8_t flip = m == marker::kBytesDesc ? 0xff : 0x00;
-        for (size_t i = 1; i < rest.size(); ++i) {
-          const uint8_t b = static_cast<uint8_t>(rest[i]) ^ flip;
-          if (b != 0) {
-            out.prefix.push_back(static_cast<char>(b));
-          } else if (i + 1 < rest.size() && (static_cast<uint8_t>(rest[i + 1]) ^ flip) == 0xff) {
-            out.prefix.push_back('\0');
-            ++i;
-          } else {
-            return malformed_key("bad escape in byte string");
-          }
-        }
-        out.descending = m == marker::kBytesDesc;
+      // An unterminated string ends the key; a terminated one is a value like any other.
+      if (auto prefix = read_unterminated_bytes(rest.substr(1), column.descending)) {
+        out.prefix = std::move(*prefix);
+        out.descending = column.descending;
         return out;
       }
     }

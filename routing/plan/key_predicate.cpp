@@ -112,18 +112,47 @@ Sql compare(const PredicateColumn& c, KeyCmp cmp, const std::optional<std::strin
   return null_matches ? sql_or(sql, is_null(c)) : sql;
 }
 
-/// (c1..ck) >= (v1..vk) (lower) or (c1..ck) < (v1..vk) (upper), lexicographically in key order,
-/// from column i on; with `after`, the bound is past every key starting with (v1..vk): > and <=.
-Sql lexicographic(const std::vector<PredicateColumn>& cols,
-                  const std::vector<std::optional<std::string>>& values, size_t i, bool lower,
-                  bool after) {
-  if (i + 1 == values.size()) {
-    KeyCmp last = lower ? (after ? KeyCmp::kGt : KeyCmp::kGe) : (after ? KeyCmp::kLe : KeyCmp::kLt);
-    return compare(cols[i], last, values[i]);
-  }
+/// (c_i..c_k) compared with (v_i..v_{k-1}) lexicographically in key order, `last` deciding
+/// among keys equal on all of them.
+Sql lexicographic_then(const std::vector<PredicateColumn>& cols,
+                       const std::vector<std::optional<std::string>>& values, size_t i, bool lower,
+                       const Sql& last) {
+  if (i == values.size()) return last;
   return sql_or(compare(cols[i], lower ? KeyCmp::kGt : KeyCmp::kLt, values[i]),
                 sql_and(compare(cols[i], KeyCmp::kEq, values[i]),
-                        lexicographic(cols, values, i + 1, lower, after)));
+                        lexicographic_then(cols, values, i + 1, lower, last)));
+}
+
+/// (c1..ck) >= (v1..vk) (lower) or (c1..ck) < (v1..vk) (upper), lexicographically in key order;
+/// with `after`, the bound is past every key starting with (v1..vk): > and <=.
+Sql lexicographic(const std::vector<PredicateColumn>& cols,
+                  std::vector<std::optional<std::string>> values, bool lower, bool after) {
+  const size_t k = values.size() - 1;
+  KeyCmp cmp = lower ? (after ? KeyCmp::kGt : KeyCmp::kGe) : (after ? KeyCmp::kLe : KeyCmp::kLt);
+  Sql last = compare(cols[k], cmp, values[k]);
+  values.pop_back();
+  return lexicographic_then(cols, values, 0, lower, last);
+}
+
+/// The values of a key's columns as typed literals (nullopt = NULL); fails for a zero byte.
+Result<std::vector<std::optional<std::string>>> typed_literals(
+    const std::vector<PredicateColumn>& cols, const std::vector<std::optional<std::string>>& texts,
+    const TableDescriptor& table) {
+  std::vector<std::optional<std::string>> values;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const auto& text = texts[i];
+    if (!text) {
+      values.emplace_back();
+      continue;
+    }
+    if (text->find('\0') != std::string::npos) {
+      return fail(sqlstate::kInvalidTextRepresentation,
+                  "range key of table " + qualified_table_name(table) +
+                      " holds a value with a zero byte, which PostgreSQL cannot represent");
+    }
+    values.push_back(quote_literal(*text) + "::" + std::string(key_type_name(cols[i].column.type)));
+  }
+  return values;
 }
 
 /// The key whose prefix_end() `key` is, when `key` itself does not decode: a span's bound
@@ -140,17 +169,6 @@ std::optional<std::vector<std::optional<std::string>>> decode_prefix_end(
     base.push_back('\xff');
   }
   return std::nullopt;
-}
-
-/// (c_i..c_k) compared with (v_i..v_{k-1}) lexicographically in key order, `last` deciding
-/// among keys equal on all of them.
-Sql lexicographic_then(const std::vector<PredicateColumn>& cols,
-                       const std::vector<std::optional<std::string>>& values, size_t i, bool lower,
-                       const Sql& last) {
-  if (i == values.size()) return last;
-  return sql_or(compare(cols[i], lower ? KeyCmp::kGt : KeyCmp::kLt, values[i]),
-                sql_and(compare(cols[i], KeyCmp::kEq, values[i]),
-                        lexicographic_then(cols, values, i + 1, lower, last)));
 }
 
 bool valid_utf8(std::string_view s) {
@@ -195,7 +213,8 @@ Result<Sql> string_bound(const PredicateColumn& c, const std::string& x, bool be
 
 /// The predicate for a bound key whose last value is the start of a string (a span of a
 /// string prefix, `LIKE 'abc%'`, or the end of one).
-Result<Sql> partial_bound_predicate(const std::vector<PredicateColumn>& cols,
+Result<Sql> partial_bound_predicate(const TableDescriptor& table,
+                                    const std::vector<PredicateColumn>& cols,
                                     const PartialKeyText& key, bool lower) {
   const size_t k = key.values.size();
   if (k >= cols.size() || !is_text_type(cols[k].column.type)) {
@@ -222,20 +241,9 @@ Result<Sql> partial_bound_predicate(const std::vector<PredicateColumn>& cols,
   }
   const bool null_low = c.column.nulls_first();
   Sql last = lower != null_low ? sql_or(cond, is_null(c)) : cond;
-  std::vector<std::optional<std::string>> values;
-  for (size_t i = 0; i < k; ++i) {
-    const auto& text = key.values[i];
-    if (!text) {
-      values.emplace_back();
-      continue;
-    }
-    if (text->find('\0') != std::string::npos) {
-      return fail(sqlstate::kInvalidTextRepresentation,
-                  "range key holds a value with a zero byte, which PostgreSQL cannot represent");
-    }
-    values.push_back(quote_literal(*text) + "::" + std::string(key_type_name(cols[i].column.type)));
-  }
-  return lexicographic_then(cols, values, 0, lower, last);
+  auto values = typed_literals(cols, key.values, table);
+  if (!values) return tl::unexpected(values.error());
+  return lexicographic_then(cols, *values, 0, lower, last);
 }
 
 /// The predicate for one bound key strictly inside the table's primary index.
@@ -250,7 +258,7 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
       decoded = std::move(*before);
       after = true;
     } else if (auto partial = decode_partial_key_text(key, columns)) {
-      return partial_bound_predicate(cols, *partial, lower);
+      return partial_bound_predicate(table, cols, *partial, lower);
     } else {
       Error e = decoded.error();
       e.message = std::string("range ") + (lower ? "start" : "end") + " key of table " +
@@ -259,21 +267,10 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
     }
   }
   if (decoded->empty()) return kTrue;
-  std::vector<std::optional<std::string>> values;
-  for (size_t i = 0; i < decoded->size(); ++i) {
-    const auto& text = (*decoded)[i];
-    if (!text) {
-      values.emplace_back();
-      continue;
-    }
-    if (text->find('\0') != std::string::npos) {
-      return fail(sqlstate::kInvalidTextRepresentation,
-                  "range key of table " + qualified_table_name(table) +
-                      " holds a value with a zero byte, which PostgreSQL cannot represent");
-    }
-    values.push_back(quote_literal(*text) + "::" + std::string(key_type_name(cols[i].column.type)));
-  }
-  Sql expr = lexicographic(cols, values, 0, lower, after);
+  auto typed = typed_literals(cols, *decoded, table);
+  if (!typed) return tl::unexpected(typed.error());
+  const std::vector<std::optional<std::string>>& values = *typed;
+  Sql expr = lexicographic(cols, values, lower, after);
   // The first column's own bound is implied; stating it lets PostgreSQL scan an index range.
   if (values.size() > 1) {
     expr = sql_and(compare(cols[0], lower ? KeyCmp::kGe : KeyCmp::kLe, values[0]), expr);
