@@ -31,7 +31,8 @@ awaitable<ExecResult<std::unique_ptr<Operator>>> make_index_join(routing::IndexR
     if (!*merge) co_return tl::unexpected(ExecFailure::of(merge->error()));
     auto conns = co_await ctx.connections(keyed->shards);
     if (!conns) co_return tl::unexpected(ExecFailure::of(conns.error()));
-    auto rows_of_keys = co_await make_merge(**merge, *conns, ctx.session, nullptr, false);
+    auto rows_of_keys =
+        co_await make_merge(**merge, *conns, ctx.session, ctx.bound ? &*ctx.bound : nullptr, false);
     if (!rows_of_keys) co_return tl::unexpected(rows_of_keys.error());
     co_return std::unique_ptr<Operator>(std::move(*rows_of_keys));
   };

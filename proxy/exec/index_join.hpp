@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct IndexJoinContext {
                                                                const routing::TableDescriptor&)>
       merge_plan;
   ShardSession session;
+  /// The client's Bind (extended protocol): the statement of the second step carries its
+  /// parameters, as the client's own statement does.
+  std::optional<BoundStatement> bound;
 };
 
 /// The index join of `text` (one SELECT) read through a global index (`read`, not covering): a

@@ -74,18 +74,24 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
     co_return Tree(std::make_unique<exec::Gather>(*plan.gather, *gather_ctx));
   }
   // One table over several shards: through a global index when its condition is on one
-  // (simple protocol, outside a block), else every shard of its route, the answers merged.
-  const routing::Route::IndexLookup* lookup = plan.route.index_lookup && ext == nullptr &&
-                                                      !coord_ && plan.analysis && *plan.analysis &&
-                                                      (*plan.analysis)->size() == 1
-                                                  ? &*plan.route.index_lookup
-                                                  : nullptr;
+  // (outside a coordinated block, whose parts hold what it wrote), else every shard of its
+  // route, the answers merged. Bound (extended protocol), the index's spans are the Bind's
+  // values already, and the rows' step carries its parameters.
+  std::string statement;
+  if (plan.route.index_lookup && !coord_) {
+    if (ext != nullptr) {
+      statement = ext->statement_text;
+    } else if (plan.analysis && *plan.analysis && (*plan.analysis)->size() == 1) {
+      const sql::StatementInfo& info = (**plan.analysis)[0];
+      statement = std::string(text.substr(info.begin, info.end - info.begin));
+    }
+  }
+  const routing::Route::IndexLookup* lookup =
+      statement.empty() ? nullptr : &*plan.route.index_lookup;
   std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
   const std::vector<int>* shards = &plan.route.shards;
   if (lookup != nullptr) {
     auto view = routing_view();
-    const sql::StatementInfo& info = (**plan.analysis)[0];
-    std::string statement(text.substr(info.begin, info.end - info.begin));
     auto read = routing::plan_index_read(*view, statement, *lookup);
     if (!read && !(merge && *merge)) co_return tl::unexpected(exec::ExecFailure::of(read.error()));
     if (!read) {
@@ -120,6 +126,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
         return worker_.merge_plan(sql, t);
       };
       ctx.session = shard_session(out);
+      ctx.bound = bound_statement(ext);
       co_return co_await exec::make_index_join(*read, lookup->shards, statement, std::move(ctx));
     }
   }

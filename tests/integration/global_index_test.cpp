@@ -229,6 +229,95 @@ TEST_F(GlobalIndexTest, LookupsThroughTheIndexAnswerAsPostgreSql) {
   }
 }
 
+// Prepared statements (pgjdbc, node-postgres) read through the index too: the Bind's values
+// choose the index's entries, and only the shards owning their rows are read. The table is
+// locked on every other shard: reading it there (every shard's rows merged) would wait for the
+// lock until the statement timeout.
+TEST_F(GlobalIndexTest, BoundLookupsReadOnlyTheShardsOfTheirRows) {
+  auto c = cluster_->client();
+  auto ref = cluster_->reference();
+  ASSERT_TRUE(pq_exec(c.get(),
+                      "CREATE INDEX IF NOT EXISTS users_email ON users (email) "
+                      "STORING (city)")
+                  .ok());
+  const int id = 517;
+  const std::string email = "user" + std::to_string(id) + "@example.com";
+  std::vector<PgConnPtr> lockers;
+  for (int i = 0; i < cluster_->size(); ++i) {
+    auto d = cluster_->direct(i);
+    SqlResult owns =
+        pq_exec(d.get(), "SELECT count(*) FROM users WHERE id = " + std::to_string(id));
+    ASSERT_TRUE(owns.ok()) << owns.message;
+    if (owns.at() == "1") continue;
+    ASSERT_TRUE(pq_exec(d.get(), "BEGIN").ok());
+    SqlResult lock = pq_exec(d.get(), "LOCK TABLE users IN ACCESS EXCLUSIVE MODE");
+    ASSERT_TRUE(lock.ok()) << lock.message;
+    lockers.push_back(std::move(d));
+  }
+  ASSERT_EQ(lockers.size(), static_cast<size_t>(cluster_->size() - 1));
+  ASSERT_TRUE(pq_exec(c.get(), "SET statement_timeout = '5s'").ok());
+  struct Case {
+    const char* sql;
+    std::vector<std::string> values;
+    bool binary = true;  ///< also with binary results (aggregates over shards combine text only)
+  };
+  auto same = [&](const Case& k, int format) {
+    SCOPED_TRACE(std::string(k.sql) + " with " + k.values[0] +
+                 (format == 1 ? " (binary results)" : ""));
+    std::vector<const char*> values;
+    for (const auto& v : k.values) values.push_back(v.c_str());
+    auto run = [&](PGconn* conn) {
+      return text_of(take_result(PQexecParams(conn, k.sql, static_cast<int>(values.size()), nullptr,
+                                              values.data(), nullptr, nullptr, format),
+                                 conn));
+    };
+    std::string got = run(c.get());
+    std::string want = run(ref.get());
+    EXPECT_EQ(got, want) << first_difference(got, want);
+  };
+  const std::vector<Case> cases = {
+      {"SELECT * FROM users WHERE email = $1", {email}},
+      {"SELECT id, name, n + $2 FROM users WHERE email = $1", {email, "10"}},
+      {"SELECT id, city FROM users WHERE email = $1", {email}},  // the index stores them
+      {"SELECT id FROM users WHERE email IN ($1, $2) ORDER BY id", {email, "nobody"}},
+      {"SELECT count(*), max(n) FROM users WHERE email = $1", {email}, false},
+  };
+  for (const Case& k : cases) {
+    for (int format : {0, 1}) {
+      if (format == 0 || k.binary) same(k, format);
+    }
+  }
+  // A named statement, executed again with the same value.
+  ASSERT_TRUE(take_result(PQprepare(c.get(), "by_email", "SELECT id, n FROM users WHERE email = $1",
+                                    1, nullptr),
+                          c.get())
+                  .ok());
+  for (int i = 0; i < 3; ++i) {
+    const char* v[] = {email.c_str()};
+    SqlResult r =
+        take_result(PQexecPrepared(c.get(), "by_email", 1, v, nullptr, nullptr, 0), c.get());
+    ASSERT_TRUE(r.ok()) << r.message;
+    ASSERT_EQ(r.rows.size(), 1u);
+    EXPECT_EQ(r.at(0, 0), std::to_string(id));
+  }
+  for (auto& d : lockers) ASSERT_TRUE(pq_exec(d.get(), "ROLLBACK").ok());
+  // No entry at all: one shard answers over no row (an aggregate's row of none).
+  for (const Case& k : std::vector<Case>{
+           {"SELECT * FROM users WHERE email = $1", {"nobody@example.com"}},
+           {"SELECT count(*), max(n) FROM users WHERE email = $1", {"nobody"}, false},
+       }) {
+    for (int format : {0, 1}) {
+      if (format == 0 || k.binary) same(k, format);
+    }
+  }
+  const char* nobody[] = {"nobody"};
+  SqlResult none =
+      take_result(PQexecPrepared(c.get(), "by_email", 1, nobody, nullptr, nullptr, 0), c.get());
+  ASSERT_TRUE(none.ok()) << none.message;
+  EXPECT_TRUE(none.rows.empty());
+  ASSERT_TRUE(pq_exec(c.get(), "RESET statement_timeout").ok());
+}
+
 TEST_F(GlobalIndexTest, ExplainShowsTheTwoSteps) {
   auto c = cluster_->client();
   SqlResult r = pq_exec(c.get(), "EXPLAIN SELECT * FROM users WHERE email = 'user17@example.com'");
