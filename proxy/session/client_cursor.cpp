@@ -228,7 +228,7 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
     channel_.send(std::move(out));
     co_return false;
   }
-  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
+  exec::GatherOutcome read = co_await execute_gather(gather, out, GatherSink::kInputs);
   if (!read.ok()) {
     fail_coordinated(read.error.value_or(Error::make("XX000", "")), read.shard_error, out);
     write_ready_for_query(out, txn_status_);
@@ -595,7 +595,7 @@ awaitable<void> ClientSession::declare_gathered_held_cursor(const sql::CursorSta
   // The tables' rows, read in a snapshot of each shard of the statement's own; the query with
   // them written in reads no table, and becomes a cursor of the first shard: PostgreSQL
   // materializes its rows as the DECLARE (its own transaction) commits.
-  exec::GatherOutcome read = co_await execute_gather(gather, nullptr, out, GatherSink::kInputs);
+  exec::GatherOutcome read = co_await execute_gather(gather, out, GatherSink::kInputs);
   if (!read.ok()) {
     fail_cursor(read.error.value_or(Error::make(sqlstate::kInternalError, "")), read.shard_error,
                 out);

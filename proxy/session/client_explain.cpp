@@ -220,8 +220,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     if (lower(plan.explain_options).find("analy") != std::string::npos) {
       // EXPLAIN ANALYZE: the tree runs (its answer is not sent), each operator's rows and time.
       std::string answer;
-      exec::GatherOutcome outcome =
-          co_await execute_gather(*gather, nullptr, answer, GatherSink::kDiscard);
+      exec::GatherOutcome outcome = co_await execute_gather(*gather, answer, GatherSink::kDiscard);
       auto names = [&](const std::vector<int>& shards) {
         std::string out;
         for (int s : shards) out += (out.empty() ? "" : ", ") + view->shard_name(s);

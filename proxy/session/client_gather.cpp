@@ -80,47 +80,21 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
 }
 
 awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,
-                                                             ExtendedMerge* ext, std::string& out,
-                                                             GatherSink sink) {
-  if (ext != nullptr) {
-    emit_ready_synthetics(out);
-    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
-    ext->bind_answered = true;
-  }
+                                                             std::string& out, GatherSink sink) {
   HeldConnections held;
-  exec::GatherContext ctx = gather_context(ext, out, sink, held);
+  exec::GatherContext ctx = gather_context(nullptr, out, sink, held);
   exec::Gather gather(plan, ctx);
-  if (sink == GatherSink::kClient) {
-    // The rows go out as they come, its error after them (send_tree).
-    co_await send_tree(&gather, std::nullopt, ext, out);
-  } else {
-    auto opened = co_await gather.open();
-    bool described = ext == nullptr || ext->describe;
-    if (opened && sink == GatherSink::kCollect && described) {
-      MessageWriter(out).begin('T').bytes(gather.columns()).end();
-    }
-    for (bool more = opened.has_value() && sink != GatherSink::kInputs; more;) {
-      exec::Batch batch;
-      auto next = co_await gather.next(batch);
-      if (sink == GatherSink::kCollect) out += batch.data;
-      more = next && *next;
-    }
-    co_await gather.close(!opened);
+  auto opened = co_await gather.open();
+  for (bool more = opened.has_value() && sink == GatherSink::kDiscard; more;) {
+    exec::Batch batch;
+    auto next = co_await gather.next(batch);
+    more = next && *next;
   }
+  co_await gather.close(!opened);
   exec::GatherOutcome outcome = gather.outcome();
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
-  if (sink == GatherSink::kCollect) {
-    if (outcome.shard_error) {
-      write_shard_error(out, *outcome.shard_error);
-    } else if (outcome.error) {
-      write_error(out, *outcome.error);
-    } else {
-      MessageWriter(out).begin('C').cstr("SELECT " + std::to_string(outcome.rows)).end();
-    }
-  }
-  if (ext != nullptr) ext->failed = !outcome.ok();
   co_return outcome;
 }
 
@@ -136,8 +110,7 @@ awaitable<std::optional<std::string>> ClientSession::read_for_bound(
     error = aborted_transaction_error();
   } else {
     std::string unused;
-    exec::GatherOutcome read =
-        co_await execute_gather(gather, nullptr, unused, GatherSink::kInputs);
+    exec::GatherOutcome read = co_await execute_gather(gather, unused, GatherSink::kInputs);
     if (read.ok()) co_return std::move(read.statement);
     error = read.error.value_or(Error::make(sqlstate::kInternalError, ""));
     shard_error = std::move(read.shard_error);
@@ -226,8 +199,7 @@ awaitable<Result<bool>> ClientSession::expand_write_reads(std::string_view sql) 
   // The tables it reads, read here; the write, with their rows written in, goes on from here
   // as if the client had sent it.
   std::string unused;
-  exec::GatherOutcome outcome =
-      co_await execute_gather(*plan, nullptr, unused, GatherSink::kInputs);
+  exec::GatherOutcome outcome = co_await execute_gather(*plan, unused, GatherSink::kInputs);
   if (!outcome.ok()) {
     if (coord_) coord_->failed = true;
     if (outcome.shard_error) {

@@ -143,42 +143,37 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   std::vector<std::shared_ptr<BackendConnection>> conns;  // borrowed outside a block
   std::vector<std::shared_ptr<BackendConnection>> used;
   std::optional<Error> error;
-  std::vector<int> shards = source.route.shards;
-  if (shards.empty()) shards.push_back(source.shard >= 0 ? source.shard : 0);
-  if (!merged) shards.resize(1);
-  if (gathered) {
-    // Several tables over several shards: the executor reads them and runs the query.
-    shards.clear();
-    co_await execute_gather(*source.gather, nullptr, answer, GatherSink::kCollect);
-  }
-  for (int shard : shards) {
+  if (merged || gathered) {
+    // Over several shards: the tree of operators a SELECT's plan makes (over the block's parts
+    // in a block), its whole answer (an error included) kept in `answer`.
+    co_await send_read(source, ins->query, nullptr, answer, false);
+  } else {
+    int shard = !source.route.shards.empty() ? source.route.shards.front()
+                : source.shard >= 0          ? source.shard
+                                             : 0;
     if (coord_) {
       auto part = co_await coordinated_part(shard);
-      if (!part) {
+      if (part) {
+        used.push_back(coord_->parts.at(shard));
+      } else {
         error = part.error();
-        break;
       }
-      used.push_back(coord_->parts.at(shard));
     } else {
       auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) {
+      if (acquired) {
+        conns.push_back(*acquired);
+        used.push_back(*acquired);
+      } else {
         error = acquired.error();
-        break;
       }
-      conns.push_back(*acquired);
-      used.push_back(*acquired);
     }
-  }
-  if (gathered) {
-    // Its answer (an error included) is in `answer`.
-  } else if (!error && merged) {
-    co_await stream_merge(**source.merge, used, nullptr, coord_.has_value(), answer, false);
-  } else if (!error) {
     std::string request;
     write_query(request, ins->query);
-    if (auto e = co_await start_request(*used[0], std::move(request))) {
-      used[0]->mark_broken();
-      error = *e;
+    if (!error) {
+      if (auto e = co_await start_request(*used[0], std::move(request))) {
+        used[0]->mark_broken();
+        error = *e;
+      }
     }
     for (char type = 0; !error && type != 'Z';) {
       std::string body;
@@ -240,7 +235,8 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
     values += ")";
   }
   if (rows == 0 && used.empty()) {
-    // A gathered query's connections are the executor's: one more for the answer below.
+    // A query over several shards held its connections only while it ran: one for the
+    // answer below.
     if (coord_) {
       int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
       auto part = co_await coordinated_part(shard);

@@ -289,20 +289,4 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
   co_return !failure;
 }
 
-awaitable<bool> ClientSession::stream_merge(
-    const sql::MergeQuery& merge, const std::vector<std::shared_ptr<BackendConnection>>& conns,
-    ExtendedMerge* ext, bool in_transaction, std::string& buf, bool stream) {
-  if (ext != nullptr) {
-    emit_ready_synthetics(buf);
-    if (!ext->bind_answered) MessageWriter(buf).begin('2').end();
-  }
-  std::vector<BackendConnection*> raw;
-  for (const auto& conn : conns) raw.push_back(conn.get());
-  auto bound = bound_statement(ext);
-  auto tree = co_await exec::make_merge(merge, raw, shard_session(buf), bound ? &*bound : nullptr,
-                                        in_transaction);
-  if (!tree) co_return co_await send_tree(nullptr, tree.error(), ext, buf, stream);
-  co_return co_await send_tree(tree->get(), std::nullopt, ext, buf, stream);
-}
-
 }  // namespace pgrange::proxy

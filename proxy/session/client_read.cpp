@@ -28,7 +28,7 @@ awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
 }
 
 awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text,
-                                         ExtendedMerge* ext, std::string& out) {
+                                         ExtendedMerge* ext, std::string& out, bool stream) {
   if (ext != nullptr) {
     emit_ready_synthetics(out);
     if (!ext->bind_answered) MessageWriter(out).begin('2').end();
@@ -39,12 +39,21 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
   auto tree = co_await read_tree(plan, text, ext, out, held, gather_ctx);
   std::optional<exec::ExecFailure> failure;
   if (!tree) failure = tree.error();
-  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out);
+  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream);
   if (tree) tree->reset();  // before its connections go back
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   co_return ok;
+}
+
+std::shared_ptr<const Result<sql::MergeQuery>> ClientSession::bind_merge_bounds(
+    std::shared_ptr<const Result<sql::MergeQuery>> merge, const routing::BindParams* params) {
+  if (params == nullptr || !*merge || ((*merge)->limit_param == 0 && (*merge)->offset_param == 0)) {
+    return merge;
+  }
+  auto bound = sql::bind_bounds(**merge, [&](int n) { return params->bigint(n); });
+  return std::make_shared<const Result<sql::MergeQuery>>(std::move(bound));
 }
 
 awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
@@ -88,6 +97,19 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   }
   const routing::Route::IndexLookup* lookup =
       statement.empty() ? nullptr : &*plan.route.index_lookup;
+  // The plans made here for a bound statement take its LIMIT and OFFSET from the Bind.
+  std::optional<routing::BindParams> params;
+  if (lookup != nullptr && ext != nullptr) {
+    params = bind_params(ext->bind_rest);
+    if (!params) {
+      co_return tl::unexpected(
+          exec::ExecFailure::of(Error::make(sqlstate::kProtocolViolation, "invalid Bind message")));
+    }
+  }
+  // (Kept by the index join past this frame: the values by copy; they point into `ext`.)
+  auto merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t) {
+    return bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
+  };
   std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
   const std::vector<int>* shards = &plan.route.shards;
   if (lookup != nullptr) {
@@ -103,7 +125,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
       }
     } else if (read->covering) {
       // The index stores every column the statement uses: its entries alone, merged.
-      merge = worker_.merge_plan(read->first_step_sql, read->relation);
+      merge = merge_plan(read->first_step_sql, read->relation);
       if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
       shards = &lookup->shards;
     } else {
@@ -122,9 +144,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
         }
         co_return conns;
       };
-      ctx.merge_plan = [this](const std::string& sql, const routing::TableDescriptor& t) {
-        return worker_.merge_plan(sql, t);
-      };
+      ctx.merge_plan = merge_plan;
       ctx.session = shard_session(out);
       ctx.bound = bound_statement(ext);
       co_return co_await exec::make_index_join(*read, lookup->shards, statement, std::move(ctx));

@@ -420,11 +420,8 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       }
     }
     if (t != nullptr && p.merge) {
-      if (params != nullptr && ((*p.merge)->limit_param > 0 || (*p.merge)->offset_param > 0)) {
-        auto bound = sql::bind_bounds(**p.merge, [&](int n) { return params->bigint(n); });
-        if (!bound) return refuse_with(bound.error());
-        p.merge = std::make_shared<const Result<sql::MergeQuery>>(std::move(*bound));
-      }
+      p.merge = bind_merge_bounds(std::move(p.merge), params);
+      if (!*p.merge) return refuse_with(p.merge->error());
       if (t == &view_rows && (*p.merge)->mode == sql::MergeQuery::Mode::kAggregate &&
           (*p.merge)->group_columns > 0) {
         return refuse_with(not_supported("GROUP BY over view \"" + one.name +

@@ -657,9 +657,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_read(const Plan& plan, std::string_view text, ExtendedMerge* ext = nullptr);
   /// The tree of such a SELECT run and its answer written to `out` (no ReadyForQuery), inside a
-  /// coordinated block too (over its parts); false when it failed.
+  /// coordinated block too (over its parts); false when it failed. `stream`: as send_tree's
+  /// (false: the whole answer stays in `out`, for an INSERT … SELECT).
   awaitable<bool> send_read(const Plan& plan, std::string_view text, ExtendedMerge* ext,
-                            std::string& out);
+                            std::string& out, bool stream = true);
   /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
   /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
   /// protocol: its entries, then the rows they name, or the index alone when it stores every
@@ -678,10 +679,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
   /// false when it is no such write.
   awaitable<Result<bool>> expand_write_reads(std::string_view sql);
-  /// Where the answer of a gather plan goes: to the client as it comes (its error too), into
-  /// `out` whole (its error too: a caller that uses the rows), nowhere (EXPLAIN ANALYZE), or no
-  /// answer: only the inputs are read (the statement with their rows is the outcome's).
-  enum class GatherSink { kClient, kCollect, kDiscard, kInputs };
+  /// Where the answer of a gather plan goes: to the client (read_tree's Gather, whose answer
+  /// goes where the tree's does), nowhere (EXPLAIN ANALYZE), or no answer: only the inputs are
+  /// read (the statement with their rows is the outcome's).
+  enum class GatherSink { kClient, kDiscard, kInputs };
   /// What a gather plan needs of the session: the block's parts (coord_) or connections held
   /// in `held`, the router, the client's settings and Bind; the shards' notices go to `out`.
   exec::GatherContext gather_context(ExtendedMerge* ext, std::string& out, GatherSink sink,
@@ -691,13 +692,17 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<exec::ExecResult<std::vector<std::string>>> analyze_merge(
       std::shared_ptr<const Result<sql::MergeQuery>> merge, const std::vector<int>& shards);
   /// Runs a gather plan (exec::Gather) with the block's parts (coord_) or with connections it
-  /// holds itself (and gives back).
-  awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, ExtendedMerge* ext,
-                                                std::string& out,
-                                                GatherSink sink = GatherSink::kClient);
+  /// holds itself (and gives back), for EXPLAIN ANALYZE (kDiscard) or its inputs alone
+  /// (kInputs); the shards' notices go to `out`.
+  awaitable<exec::GatherOutcome> execute_gather(const routing::GatherPlan& plan, std::string& out,
+                                                GatherSink sink);
   /// What operators need of this session for their shard connections (exec::make_merge): its
   /// settings, the shards' pools; what the shards send besides rows goes to `buf`.
   exec::ShardSession shard_session(std::string& buf);
+  /// `merge` with its `LIMIT $n` / `OFFSET $n` set from the Bind's values (`params`; the plan
+  /// unchanged without them), or PostgreSQL's error for a negative one.
+  static std::shared_ptr<const Result<sql::MergeQuery>> bind_merge_bounds(
+      std::shared_ptr<const Result<sql::MergeQuery>> merge, const routing::BindParams* params);
   /// The extended protocol's Parse and Bind of `ext`'s statement (nullopt: a simple Query).
   static std::optional<exec::BoundStatement> bound_statement(const ExtendedMerge* ext);
   /// Runs a tree (unless `failure` says it could not be made) and writes its answer to `buf`:
@@ -707,16 +712,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// an INSERT … SELECT). Returns false when the statement failed.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
                             const ExtendedMerge* ext, std::string& buf, bool stream = true);
-  /// Runs a merge plan's shard query on `conns` (one idle connection per shard) and streams the
-  /// merged answer, ending with its CommandComplete or error (no ReadyForQuery) in `buf`.
-  /// `in_transaction`: the connections hold the client's transaction, so a shard is read to
-  /// its end rather than cancelled. A connection that cannot be reused is marked broken.
-  /// Returns false when the statement failed.
-  /// `stream`: as send_tree's (false: the whole answer stays in `buf`).
-  awaitable<bool> stream_merge(const sql::MergeQuery& merge,
-                               const std::vector<std::shared_ptr<BackendConnection>>& conns,
-                               ExtendedMerge* ext, bool in_transaction, std::string& buf,
-                               bool stream = true);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its
