@@ -1,6 +1,7 @@
 #include "routing/keys/pretty_key.hpp"
 
 #include <charconv>
+#include <optional>
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_datetime.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 constexpr std::string_view kPrefixEnd = "PrefixEnd";
 constexpr std::string_view kRaw = "raw:";
+constexpr std::string_view kStringPrefix = "prefix:";
 
 void append_quoted(std::string& out, std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -98,6 +100,26 @@ bool append_value(std::string& out, const TaggedValue& v) {
   return false;
 }
 
+// A byte string whose terminator is missing at the key's end (the bound of a span of strings
+// with a prefix: `LIKE 'abc%'`), as prefix:"abc" (~prefix: descending); nullopt unless that
+// spelling gives these bytes back.
+std::optional<std::string> string_prefix(std::string_view rest) {
+  if (rest.size() < 2) return std::nullopt;
+  const auto m = static_cast<uint8_t>(rest.front());
+  if (m != marker::kBytesAsc && m != marker::kBytesDesc) return std::nullopt;
+  const bool descending = m == marker::kBytesDesc;
+  auto bytes = read_unterminated_bytes(rest.substr(1), descending);
+  if (!bytes) return std::nullopt;
+  std::string again;
+  append_escaped_bytes(again, *bytes, descending);
+  again.resize(again.size() - 2);  // its terminator
+  if (again != rest.substr(1)) return std::nullopt;
+  std::string out = descending ? "~" : "";
+  out += kStringPrefix;
+  append_quoted(out, *bytes);
+  return out;
+}
+
 // Prints the structured part of key into out; returns the bytes it could not decode.
 std::string_view print_structured(std::string_view key, std::string& out) {
   std::string_view in = key;
@@ -111,7 +133,12 @@ std::string_view print_structured(std::string_view key, std::string& out) {
     std::string_view before = in;
     auto v = read_tagged_value(in);
     std::string piece = "/";
-    if (!v || !append_value(piece, *v)) return before;
+    if (!v || !append_value(piece, *v)) {
+      auto prefix = v ? std::nullopt : string_prefix(before);
+      if (!prefix) return before;
+      out += "/" + *prefix;
+      return {};
+    }
     out += piece;
   }
   return in;
@@ -266,6 +293,20 @@ Result<std::string> parse_pretty_key(std::string_view pretty) {
       if (static_cast<uint8_t>(key.back()) == 0xff) return bad_pretty(pretty, "PrefixEnd of 0xff");
       key.back() = static_cast<char>(static_cast<uint8_t>(key.back()) + 1);
       return key;
+    }
+    // A string prefix ends the key (or comes before its PrefixEnd).
+    const bool before_end = i + 2 == segs.size() && segs[i + 1] == kPrefixEnd;
+    if (std::string_view p = seg.substr(seg.starts_with('~') ? 1 : 0);
+        p.starts_with(kStringPrefix) && (last || before_end) && !key.empty()) {
+      auto bytes = parse_quoted(p.substr(kStringPrefix.size()));
+      if (!bytes) return bad_pretty(pretty, bytes.error().message);
+      if (bytes->empty()) return bad_pretty(pretty, "empty string prefix");
+      const bool descending = seg.front() == '~';
+      key.push_back(static_cast<char>(descending ? marker::kBytesDesc : marker::kBytesAsc));
+      append_escaped_bytes(key, *bytes, descending);
+      key.resize(key.size() - 2);  // no terminator: the string goes on
+      if (last) return key;
+      continue;
     }
     if (seg.substr(0, kRaw.size()) == kRaw && last) {
       auto raw = parse_quoted(seg.substr(kRaw.size()));

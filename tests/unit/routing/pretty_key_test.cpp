@@ -5,6 +5,7 @@
 #include <random>
 
 #include "routing/keys/key_codec.hpp"
+#include "routing/keys/key_encoding.hpp"
 #include "routing/keys/key_space.hpp"
 
 namespace pgrange::routing {
@@ -50,10 +51,28 @@ TEST(PrettyKeyTest, PrintsCockroachStyleKeys) {
   std::string abc = key_of(53, 1, {{text, "abc"}});
   EXPECT_EQ(pretty_key(prefix_end(abc)), "/Table/53/1/\"abc\"/PrefixEnd");
   EXPECT_EQ(pretty_key(std::string("\x05zz", 3)), "/raw:\"\\x05zz\"");
-  EXPECT_EQ(pretty_key(index_prefix(53, 1) + "\x12" + "ab"), "/Table/53/1/raw:\"\\x12ab\"");
-  for (const std::string& k : {abc, prefix_end(abc), index_prefix(53, 1) + "\x12" + "ab"}) {
+  // The bound of a span of strings with a prefix (LIKE 'ab%'): a string without its terminator.
+  const std::string ab = index_prefix(53, 1) + "\x12" + "ab";
+  EXPECT_EQ(pretty_key(ab), "/Table/53/1/prefix:\"ab\"");
+  EXPECT_EQ(pretty_key(prefix_end(ab)), "/Table/53/1/prefix:\"ac\"");
+  std::string descending = index_prefix(53, 1) + "\x13";
+  append_escaped_bytes(descending, "a/b", true);
+  descending.resize(descending.size() - 2);
+  EXPECT_EQ(pretty_key(descending), "/Table/53/1/~prefix:\"a\\x2fb\"");
+  EXPECT_EQ(pretty_key_in_table(key_of(53, 1, {{{KeyType::kInt8}, "7"}}) + "\x12" + "x/y", 53),
+            "…/1/7/prefix:\"x\\x2fy\"");
+  // A dangling escape (0x00 not followed by 0xff) is no string's start: raw bytes.
+  const std::string dangling = index_prefix(53, 1) + std::string(
+                                                         "\x12"
+                                                         "a\x00",
+                                                         3);
+  EXPECT_EQ(pretty_key(dangling), "/Table/53/1/raw:\"\\x12a\\x00\"");
+  for (const std::string& k :
+       {abc, prefix_end(abc), ab, prefix_end(ab), descending, prefix_end(descending), dangling}) {
     expect_round_trip(k);
   }
+  EXPECT_FALSE(parse_pretty_key("/Table/53/1/prefix:\"\"").has_value());
+  EXPECT_FALSE(parse_pretty_key("/Table/53/1/prefix:\"a\"/1").has_value());
 }
 
 TEST(PrettyKeyTest, ShortFormRelativeToTable) {
