@@ -976,6 +976,13 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
   return out;
 }
 
+MergeQuery relayed(std::string shard_sql) {
+  MergeQuery q;
+  q.shard_sql = std::move(shard_sql);
+  q.shard_sql_is_text = true;
+  return q;
+}
+
 Result<MergeQuery> bind_bounds(MergeQuery query,
                                const std::function<Result<std::optional<int64_t>>(int)>& value) {
   if (query.limit_param > 0) {

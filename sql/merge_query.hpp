@@ -119,6 +119,10 @@ struct MergeQuery {
 Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::string> key_columns,
                               std::span<const std::string> table_columns);
 
+/// A query one shard answers whole (every row it reads is there): its rows relayed as they
+/// come, nothing combined, so any construct and any result format is the shard's own.
+MergeQuery relayed(std::string shard_sql);
+
 /// The plan with its `$n` LIMIT and OFFSET set from the Bind's values (`value(n)`: nullopt for
 /// NULL): PostgreSQL's errors for a negative one (2201W, 2201X).
 Result<MergeQuery> bind_bounds(MergeQuery query,

@@ -124,8 +124,12 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
                      read.error().message);
       }
     } else if (read->covering) {
-      // The index stores every column the statement uses: its entries alone, merged.
-      merge = merge_plan(read->first_step_sql, read->relation);
+      // The index stores every column the statement uses: its entries alone, merged (or the
+      // statement whole on the index's one shard).
+      merge =
+          lookup->shards.size() == 1
+              ? std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(read->first_step_sql))
+              : merge_plan(read->first_step_sql, read->relation);
       if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
       shards = &lookup->shards;
     } else {
