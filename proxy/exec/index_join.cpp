@@ -27,11 +27,7 @@ awaitable<ExecResult<std::unique_ptr<Operator>>> make_index_join(routing::IndexR
     for (const std::string& row : rows) keys.insert(data_row_values(row));
     auto keyed = routing::read_of_keys(*ctx.view, read, text, keys);
     if (!keyed) co_return tl::unexpected(ExecFailure::of(keyed.error()));
-    // On one shard (a point, or keys that stay together) the statement runs there whole:
-    // nothing to combine, so whatever it computes and the result format are the shard's.
-    auto merge = keyed->shards.size() == 1
-                     ? std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(keyed->sql))
-                     : ctx.merge_plan(keyed->sql, *read.table);
+    auto merge = ctx.merge_plan(keyed->sql, *read.table, keyed->shards.size());
     if (!*merge) co_return tl::unexpected(ExecFailure::of(merge->error()));
     auto conns = co_await ctx.connections(keyed->shards);
     if (!conns) co_return tl::unexpected(ExecFailure::of(conns.error()));

@@ -22,9 +22,10 @@ struct IndexJoinContext {
   /// ends.
   std::function<awaitable<Result<std::vector<BackendConnection*>>>(const std::vector<int>&)>
       connections;
-  /// The merge plan of a SELECT over a table (the worker's cache).
-  std::function<std::shared_ptr<const Result<sql::MergeQuery>>(const std::string& sql,
-                                                               const routing::TableDescriptor&)>
+  /// The plan of a SELECT over a table read from `shards` shards (the worker's cached merge
+  /// plan, its bounds bound; on one shard, the statement relayed whole).
+  std::function<std::shared_ptr<const Result<sql::MergeQuery>>(
+      const std::string& sql, const routing::TableDescriptor&, size_t shards)>
       merge_plan;
   ShardSession session;
   /// The client's Bind (extended protocol): the statement of the second step carries its

@@ -167,9 +167,9 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
         error = acquired.error();
       }
     }
-    std::string request;
-    write_query(request, ins->query);
     if (!error) {
+      std::string request;
+      write_query(request, ins->query);
       if (auto e = co_await start_request(*used[0], std::move(request))) {
         used[0]->mark_broken();
         error = *e;

@@ -106,8 +106,12 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
           exec::ExecFailure::of(Error::make(sqlstate::kProtocolViolation, "invalid Bind message")));
     }
   }
-  // (Kept by the index join past this frame: the values by copy; they point into `ext`.)
-  auto merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t) {
+  // On one shard (a point, or keys that stay together) the statement runs there whole: nothing
+  // to combine, so whatever it computes and the result format are the shard's. (Kept by the
+  // index join past this frame: the Bind's values by copy; they point into `ext`.)
+  auto merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t,
+                                   size_t shard_count) {
+    if (shard_count == 1) return std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(sql));
     return bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
   };
   std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
@@ -124,12 +128,8 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
                      read.error().message);
       }
     } else if (read->covering) {
-      // The index stores every column the statement uses: its entries alone, merged (or the
-      // statement whole on the index's one shard).
-      merge =
-          lookup->shards.size() == 1
-              ? std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(read->first_step_sql))
-              : merge_plan(read->first_step_sql, read->relation);
+      // The index stores every column the statement uses: its entries alone.
+      merge = merge_plan(read->first_step_sql, read->relation, lookup->shards.size());
       if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
       shards = &lookup->shards;
     } else {
