@@ -12,10 +12,11 @@ constexpr size_t kBatchBytes = 64 * 1024;
 }  // namespace
 
 Merge::Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs,
-             std::function<std::optional<Error>()> text_order)
+             std::function<std::optional<Error>()> text_order, std::vector<int16_t> client_formats,
+             bool exact_floats)
     : query_(query),
       inputs_(std::move(inputs)),
-      merge_(std::move(query), inputs_.size()),
+      merge_(std::move(query), inputs_.size(), std::move(client_formats), exact_floats),
       text_order_(std::move(text_order)) {}
 
 awaitable<ExecResult<void>> Merge::open() {

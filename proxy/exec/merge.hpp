@@ -20,9 +20,11 @@ namespace pgrange::proxy::exec {
 class Merge final : public Operator {
  public:
   /// `text_order`: once the merge knows it compares text, whether the shards order text as it
-  /// does (bytewise); the error to stop with when they do not.
+  /// does (bytewise); the error to stop with when they do not. `client_formats`: the result
+  /// formats the client's Bind asks (routing::ResultMerge).
   Merge(sql::MergeQuery query, std::vector<std::unique_ptr<ShardRows>> inputs,
-        std::function<std::optional<Error>()> text_order = {});
+        std::function<std::optional<Error>()> text_order = {},
+        std::vector<int16_t> client_formats = {}, bool exact_floats = true);
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return merge_.row_description(); }

@@ -38,6 +38,25 @@ awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
   co_return collation;
 }
 
+/// The result formats the shards are asked for, from the client's (`client`, as its Bind gives
+/// them). Aggregates are combined in text: every column in text. Otherwise the values pass
+/// through in the client's formats, and the hidden sort columns after them come in text.
+std::vector<int16_t> shard_result_formats(const sql::MergeQuery& merge,
+                                          const std::vector<int16_t>& client) {
+  if (merge.mode == sql::MergeQuery::Mode::kAggregate) return {};
+  if (merge.hidden == 0 || client.empty()) return client;
+  if (client.size() == 1) {
+    // One format for every column: spelt out per column when the client's columns are known.
+    if (merge.visible < 0) return client;
+    std::vector<int16_t> out(static_cast<size_t>(merge.visible), client[0]);
+    out.resize(out.size() + static_cast<size_t>(merge.hidden), 0);
+    return out;
+  }
+  std::vector<int16_t> out = client;
+  out.resize(out.size() + static_cast<size_t>(merge.hidden), 0);
+  return out;
+}
+
 }  // namespace
 
 awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
@@ -46,6 +65,7 @@ awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
   // One request for every shard; the plan keeps only the start of a long query (one that
   // carries rows read for it), for EXPLAIN.
   std::string request;
+  std::vector<int16_t> client_formats;
   if (bound == nullptr) {
     write_query(request, merge.shard_sql);
   } else {
@@ -55,7 +75,20 @@ awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
         .cstr(merge.shard_sql)
         .bytes(bound->parameter_types)
         .end();
-    MessageWriter(request).begin('B').cstr("").cstr("").bytes(bound->bind_rest).end();
+    MessageWriter bind(request);
+    bind.begin('B').cstr("").cstr("");
+    std::string_view parameters;
+    if (!split_bind(bound->bind_rest, parameters, client_formats)) {
+      bind.bytes(bound->bind_rest);  // malformed: the shard says how
+      client_formats.clear();
+    } else {
+      std::vector<int16_t> shard_formats = shard_result_formats(merge, client_formats);
+      bind.bytes(parameters).i16(static_cast<int16_t>(shard_formats.size()));
+      for (int16_t f : shard_formats) bind.i16(f);
+      // Values that pass through are in the client's formats already.
+      if (merge.mode != sql::MergeQuery::Mode::kAggregate) client_formats.clear();
+    }
+    bind.end();
     MessageWriter(request).begin('D').byte('P').cstr("").end();
     MessageWriter(request).begin('E').cstr("").i32(0).end();
     MessageWriter(request).begin('S').end();
@@ -110,7 +143,8 @@ awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
     o.other = session.other;
     routes.push_back(std::make_unique<ShardQuery>(std::move(o)));
   }
-  co_return std::make_unique<Merge>(std::move(merge), std::move(routes), std::move(text_order));
+  co_return std::make_unique<Merge>(std::move(merge), std::move(routes), std::move(text_order),
+                                    std::move(client_formats), session.exact_floats);
 }
 
 }  // namespace pgrange::proxy::exec

@@ -22,6 +22,9 @@ struct ShardSession {
   std::function<BackendPool&(int shard)> pool;
   /// What a shard sends besides rows (NoticeResponse, ParameterStatus), for the client.
   std::function<void(char type, const std::string& body)> other;
+  /// The session prints floats exactly (extra_float_digits 1 or more): a combined float read
+  /// back from its text is the shards' value, and can be sent in binary.
+  bool exact_floats = true;
 };
 
 /// A statement of the extended protocol: its Parse's parameter types, its Bind after the
@@ -34,10 +37,12 @@ struct BoundStatement {
 /// Makes the Merge of `merge`'s shard query on `conns` (one idle connection per shard, or with
 /// `in_transaction` a transaction block's parts: read to their end, never cancelled). The query
 /// goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the client's
-/// parameters, one request shared by every shard. Each connection is first brought to the
-/// session's settings; when the merge compares text (ORDER BY, DISTINCT, groups), each shard's
-/// database collation is read once and kept in its pool, and the Merge stops with 0A000 where a
-/// shard does not order text bytewise (pgrange compares it so).
+/// parameters, one request shared by every shard. With `bound`, the shards answer in the Bind's
+/// result formats where their values pass through (a hidden sort column in text), and in text
+/// where the merge combines them (aggregates): the Merge sends those in the formats asked. Each
+/// connection is first brought to the session's settings; when the merge compares text (ORDER BY,
+/// DISTINCT, groups), each shard's database collation is read once and kept in its pool, and the
+/// Merge stops with 0A000 where a shard does not order text bytewise (pgrange compares it so).
 awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
     sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
     const ShardSession& session, const BoundStatement* bound, bool in_transaction);

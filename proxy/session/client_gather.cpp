@@ -39,15 +39,7 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
     MessageWriter(out).begin(type).bytes(b).end();
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
-  // A broadcast join's merge combines and compares the shards' values in the text format: a
-  // Bind asking for binary results (pgjdbc's, once a statement is prepared on the server)
-  // runs the statement on one shard instead.
-  std::string_view bind_values;
-  std::vector<int16_t> result_formats;
-  bool text_results = ext == nullptr || (split_bind(ext->bind_rest, bind_values, result_formats) &&
-                                         std::all_of(result_formats.begin(), result_formats.end(),
-                                                     [](int16_t f) { return f == 0; }));
-  if (sink != GatherSink::kInputs && text_results) {
+  if (sink != GatherSink::kInputs) {
     ctx.merge =
         [this, ext, &out](
             sql::MergeQuery query, const std::vector<BackendConnection*>& conns,
@@ -61,22 +53,24 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
   }
   // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
   // back to the session's value after.
-  auto digits = desired_settings_.find("extra_float_digits");
-  if (digits != desired_settings_.end()) {
-    // "SET extra_float_digits = 3", "… TO '2'": a value of 1 or more is exact already.
-    const std::string& set = digits->second;
-    size_t end = set.find_last_of("0123456789");
-    size_t begin = end == std::string::npos ? end : set.find_last_not_of("0123456789", end);
-    bool exact = end != std::string::npos && begin != std::string::npos && set[begin] != '-' &&
-                 set.substr(begin + 1, end - begin) != "0" &&
-                 set.find_first_not_of(" '\"", end + 1) == std::string::npos;
-    if (!exact) ctx.float_digits_sql = set;
-  }
+  if (!floats_exact()) ctx.float_digits_sql = desired_settings_.at("extra_float_digits");
   if (ext != nullptr) {
     ctx.parameter_types = &ext->parameter_types;
     ctx.bind_rest = &ext->bind_rest;
   }
   return ctx;
+}
+
+bool ClientSession::floats_exact() const {
+  auto digits = desired_settings_.find("extra_float_digits");
+  if (digits == desired_settings_.end()) return true;
+  // "SET extra_float_digits = 3", "… TO '2'": a value of 1 or more is exact already.
+  const std::string& set = digits->second;
+  size_t end = set.find_last_of("0123456789");
+  size_t begin = end == std::string::npos ? end : set.find_last_not_of("0123456789", end);
+  return end != std::string::npos && begin != std::string::npos && set[begin] != '-' &&
+         set.substr(begin + 1, end - begin) != "0" &&
+         set.find_first_not_of(" '\"", end + 1) == std::string::npos;
 }
 
 awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::GatherPlan& plan,

@@ -244,6 +244,7 @@ exec::ShardSession ClientSession::shard_session(std::string& buf) {
   s.other = [&buf](char type, const std::string& body) {
     MessageWriter(buf).begin(type).bytes(body).end();
   };
+  s.exact_floats = floats_exact();
   return s;
 }
 

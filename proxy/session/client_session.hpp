@@ -699,6 +699,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// What operators need of this session for their shard connections (exec::make_merge): its
   /// settings, the shards' pools; what the shards send besides rows goes to `buf`.
   exec::ShardSession shard_session(std::string& buf);
+  /// Whether the session prints floats exactly: extra_float_digits not set, or set to 1 or more.
+  bool floats_exact() const;
   /// `merge` with its `LIMIT $n` / `OFFSET $n` set from the Bind's values (`params`; the plan
   /// unchanged without them), or PostgreSQL's error for a negative one.
   static std::shared_ptr<const Result<sql::MergeQuery>> bind_merge_bounds(

@@ -296,6 +296,57 @@ Result<PgNumeric> PgNumeric::parse(std::string_view text) {
   return out;
 }
 
+std::optional<PgNumeric> PgNumeric::from_binary(std::string_view bytes) {
+  auto u16 = [&bytes](size_t at) {
+    return static_cast<uint16_t>(static_cast<uint8_t>(bytes[at]) << 8 |
+                                 static_cast<uint8_t>(bytes[at + 1]));
+  };
+  if (bytes.size() < 8) return std::nullopt;
+  const int ndigits = static_cast<int16_t>(u16(0));
+  const int weight = static_cast<int16_t>(u16(2));
+  const uint16_t sign = u16(4);
+  const int dscale = static_cast<int16_t>(u16(6));
+  if (ndigits < 0 || bytes.size() != 8 + 2 * static_cast<size_t>(ndigits)) return std::nullopt;
+  switch (sign) {
+    case 0xC000:
+      return special(Kind::kNaN);
+    case 0xD000:
+      return special(Kind::kPosInfinity);
+    case 0xF000:
+      return special(Kind::kNegInfinity);
+    case 0x0000:
+    case 0x4000:
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (dscale < 0 || dscale > 0x3FFF) return std::nullopt;
+  // The digits as decimal text, the point after weight + 1 groups, then numeric's parser.
+  std::string digits;
+  for (int i = 0; i < ndigits; ++i) {
+    uint16_t d = u16(8 + 2 * static_cast<size_t>(i));
+    if (d >= 10000) return std::nullopt;
+    for (int div = 1000; div > 0; div /= 10)
+      digits.push_back(static_cast<char>('0' + d / div % 10));
+  }
+  long point = (static_cast<long>(weight) + 1) * 4;
+  if (point < 0) {
+    digits.insert(0, static_cast<size_t>(-point), '0');
+    point = 0;
+  }
+  if (static_cast<size_t>(point) > digits.size()) digits.resize(static_cast<size_t>(point), '0');
+  std::string text = sign == 0x4000 ? "-" : "";
+  text += point == 0 ? "0" : digits.substr(0, static_cast<size_t>(point));
+  if (dscale > 0) {
+    std::string fraction = digits.substr(static_cast<size_t>(point));
+    fraction.resize(static_cast<size_t>(dscale), '0');
+    text += "." + fraction;
+  }
+  auto n = parse(text);
+  if (!n) return std::nullopt;
+  return std::move(*n);
+}
+
 PgNumeric PgNumeric::from_int64(int64_t value) {
   PgNumeric out;
   uint64_t magnitude = value < 0 ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,9 @@ class PgNumeric {
   /// Parses numeric's text input ("-12.340", "1.5e3", " 7 ", "NaN", "Infinity", "-inf"):
   /// 22P02 for bad syntax, 22003 when the value does not fit numeric's storage format.
   static Result<PgNumeric> parse(std::string_view text);
+  /// Reads numeric's binary format (numeric_send: ndigits, weight, sign, dscale, base-10000
+  /// digits); nullopt for bytes that are not one.
+  static std::optional<PgNumeric> from_binary(std::string_view bytes);
   /// The numeric equal to an int8, with display scale 0 (int64_to_numeric).
   static PgNumeric from_int64(int64_t value);
   /// NaN, +Infinity or -Infinity.

@@ -127,8 +127,6 @@ std::optional<ValueOrder> ValueOrder::for_type(uint32_t type_oid, int16_t format
     case kFloat8Oid:
       return ValueOrder(type_oid, format, Method::kFloat8);
     case kNumericOid:
-      // numeric's binary form is not read here.
-      if (!text) return std::nullopt;
       return ValueOrder(type_oid, format, Method::kNumeric);
     case kBoolOid:
       return ValueOrder(type_oid, format, Method::kBool);
@@ -265,7 +263,11 @@ struct ValueDecoder {
       case M::kTimestamptz:
         if (v.size() != 8) return std::nullopt;
         return Decoded(read_big_endian<int64_t>(v));
-      case M::kNumeric:
+      case M::kNumeric: {
+        auto n = PgNumeric::from_binary(v);
+        if (!n) return std::nullopt;
+        return Decoded(std::move(*n));
+      }
       case M::kByteaHex:
       case M::kUuidText:
         break;

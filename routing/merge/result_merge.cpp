@@ -4,12 +4,14 @@
 #include <cstring>
 
 #include "routing/keys/pg_numeric.hpp"
+#include "routing/merge/binary_value.hpp"
 
 namespace pgrange::routing {
 namespace {
 
 constexpr uint32_t kInt2 = 21, kInt4 = 23, kInt8 = 20, kNumeric = 1700, kDate = 1082,
-                   kTimestamp = 1114, kTimestamptz = 1184, kBytea = 17;
+                   kTimestamp = 1114, kTimestamptz = 1184, kBytea = 17, kFloat4 = 700,
+                   kFloat8 = 701;
 
 class Reader {
  public:
@@ -172,8 +174,14 @@ std::string write_row_description(const std::vector<ResultField>& fields) {
   return out;
 }
 
-ResultMerge::ResultMerge(sql::MergeQuery query, size_t shards)
-    : q_(std::move(query)), shards_(shards), heads_(shards), ended_(shards, false) {
+ResultMerge::ResultMerge(sql::MergeQuery query, size_t shards, std::vector<int16_t> client_formats,
+                         bool exact_floats)
+    : q_(std::move(query)),
+      shards_(shards),
+      client_formats_(std::move(client_formats)),
+      exact_floats_(exact_floats),
+      heads_(shards),
+      ended_(shards, false) {
   if (q_.limit && *q_.limit == 0) finished_ = true;
 }
 
@@ -292,6 +300,33 @@ Result<void> ResultMerge::prepare() {
     all.push_back(f);
   }
   out_fields_.assign(all.begin(), all.begin() + q_.visible_outputs);
+  // The combined values are text: those the client asked in binary are converted as sent.
+  if (client_formats_.size() > 1 && client_formats_.size() != out_fields_.size()) {
+    return fail(sqlstate::kProtocolViolation, "bind message has " +
+                                                  std::to_string(client_formats_.size()) +
+                                                  " result formats but query has " +
+                                                  std::to_string(out_fields_.size()) + " columns");
+  }
+  for (size_t o = 0; o < out_fields_.size(); ++o) {
+    int16_t want =
+        client_formats_.empty() ? 0 : client_formats_[client_formats_.size() == 1 ? 0 : o];
+    if (want == 0 || out_fields_[o].format != 0) continue;
+    if (!sends_binary(out_fields_[o].type_oid)) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "results of type " + type_display_name(out_fields_[o].type_oid) +
+                      " combined over several shards cannot be sent in binary format");
+    }
+    bool is_float = out_fields_[o].type_oid == kFloat4 || out_fields_[o].type_oid == kFloat8;
+    if (is_float && !exact_floats_) {
+      return fail(sqlstate::kFeatureNotSupported,
+                  "results of type " + type_display_name(out_fields_[o].type_oid) +
+                      " combined over several shards cannot be sent in binary format while "
+                      "extra_float_digits is below 1");
+    }
+    binary_outputs_.resize(out_fields_.size(), false);
+    binary_outputs_[o] = true;
+    out_fields_[o].format = 1;
+  }
   return {};
 }
 
@@ -462,7 +497,8 @@ Result<void> ResultMerge::step_aggregate(std::string& out) {
     }
     for (const Values& v : buffered_) {
       if (q_.limit && sent_ >= static_cast<uint64_t>(*q_.limit)) break;
-      if (take_slot()) emit_values(v, out);
+      if (!take_slot()) continue;
+      if (auto e = emit_values(v, out); !e) return e;
     }
     buffered_.clear();
     finished_ = true;
@@ -521,7 +557,9 @@ Result<void> ResultMerge::finish_group(std::string& out) {
     buffered_.push_back(std::move(v));
     return {};
   }
-  if (take_slot()) emit_values(v, out);
+  if (take_slot()) {
+    if (auto e = emit_values(v, out); !e) return e;
+  }
   if (q_.limit && sent_ >= static_cast<uint64_t>(*q_.limit)) finished_ = true;
   return {};
 }
@@ -611,12 +649,19 @@ int ResultMerge::compare_outputs(const Values& a, const Values& b, bool all_visi
   return 0;
 }
 
-void ResultMerge::emit_values(const Values& v, std::string& out) {
+Result<void> ResultMerge::emit_values(const Values& v, std::string& out) {
   std::string body;
   put16(body, static_cast<uint16_t>(q_.visible_outputs));
   for (size_t o = 0; o < static_cast<size_t>(q_.visible_outputs); ++o) {
     if (!v[o]) {
       put32(body, 0xffffffffu);
+      continue;
+    }
+    if (!binary_outputs_.empty() && binary_outputs_[o]) {
+      auto b = binary_value(out_fields_[o].type_oid, *v[o]);
+      if (!b) return tl::unexpected(b.error());
+      put32(body, static_cast<uint32_t>(b->size()));
+      body += *b;
       continue;
     }
     put32(body, static_cast<uint32_t>(v[o]->size()));
@@ -626,6 +671,7 @@ void ResultMerge::emit_values(const Values& v, std::string& out) {
   put32(out, static_cast<uint32_t>(body.size() + 4));
   out += body;
   ++sent_;
+  return {};
 }
 
 }  // namespace pgrange::routing

@@ -38,7 +38,14 @@ std::string write_row_description(const std::vector<ResultField>& fields);
 /// sorted or made distinct after combining.
 class ResultMerge {
  public:
-  ResultMerge(sql::MergeQuery query, size_t shards);
+  /// `client_formats`: the result formats of the client's Bind (none: every column in text;
+  /// one: every column in it; else one per column). In ordered mode the shards answer in them
+  /// already (their values pass through); in aggregate mode the shards answer in text, the
+  /// merge combines text, and the values the client asked in binary are converted as sent
+  /// (0A000 at describe() for a type pgrange cannot convert, or for floats when the shards do
+  /// not print them exactly: `exact_floats` false).
+  ResultMerge(sql::MergeQuery query, size_t shards, std::vector<int16_t> client_formats = {},
+              bool exact_floats = true);
 
   /// Shard `shard`'s RowDescription. The shards must agree; 0A000 when a column the merge
   /// compares or combines has a type pgrange cannot handle exactly.
@@ -91,12 +98,15 @@ class ResultMerge {
   Result<void> finish_group(std::string& out);
   Result<std::optional<bool>> having(const sql::MergePredicate& p, const Values& v) const;
   int compare_outputs(const Values& a, const Values& b, bool all_visible) const;
-  void emit_values(const Values& v, std::string& out);
+  Result<void> emit_values(const Values& v, std::string& out);
   bool take_slot();
 
   sql::MergeQuery q_;
   size_t shards_;
-  std::vector<ResultField> fields_;  // the first shard's
+  std::vector<int16_t> client_formats_;
+  bool exact_floats_ = true;
+  std::vector<bool> binary_outputs_;  // aggregate mode: the outputs converted to binary
+  std::vector<ResultField> fields_;   // the first shard's
   size_t described_ = 0;
   std::vector<ResultField> out_fields_;
   // ordered: the sort keys over shard columns; aggregate: over the group columns

@@ -385,8 +385,8 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
 }
 
 // Results in the binary format (pgjdbc asks for them once a statement is prepared on the
-// server): a join whose answers pgrange would merge from several shards (a broadcast join)
-// runs on one shard instead, and answers in the format asked.
+// server): a join whose answers pgrange merges from several shards (a broadcast join) has its
+// aggregates combined in text and sent in the format asked.
 TEST_F(CoLocationTest, BinaryResultsOfAJoinOverSeveralShards) {
   auto c = cluster_->client();
   ASSERT_NO_FATAL_FAILURE(make_joined_tables(c.get(), "y"));

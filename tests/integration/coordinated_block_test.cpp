@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/raw_protocol.hpp"
 #include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
@@ -640,6 +641,53 @@ TEST_F(CoordinatedBlockTest, ResetReturnsToTheStartupValueOnEveryShard) {
           "SHOW work_mem",
       },
       " options='-c work_mem=2MB'");
+}
+
+// Result formats per column, as pgjdbc binds them once a statement is prepared on the server
+// (binary for the types it reads so, text for the rest), outside and inside a block: the
+// values pgrange merges pass through in the formats asked, those it combines (aggregates and
+// their groups) are converted, a hidden sort column stays pgrange's own, and a Bind with the
+// wrong number of formats gets PostgreSQL's error.
+TEST_F(CoordinatedBlockTest, ResultFormatsPerColumnOverSeveralShards) {
+  auto run = [](const std::string& sql, std::vector<std::string> params,
+                std::vector<int16_t> formats) {
+    return testing::parse("", sql) + testing::bind("", "", std::move(params), std::move(formats)) +
+           testing::describe('P', "") + testing::execute("", int32_t{0}) + testing::sync();
+  };
+  const std::vector<std::string> statements = {
+      run("SELECT v, count(*), sum(id), min(note), avg(id), max(id) FROM t WHERE id > $1 GROUP BY "
+          "v ORDER BY v",
+          {"10"}, {1, 0, 1, 1, 0, 1}),
+      run("SELECT v, count(*) FROM t GROUP BY v HAVING count(*) > $1 ORDER BY count(*) DESC, v",
+          {"40"}, {0, 1}),
+      run("SELECT count(*), sum(v), min(id) FROM t", {}, {1}),
+      run("SELECT id, note FROM t WHERE id < $1 ORDER BY v DESC, id LIMIT 20", {"260"}, {1, 0}),
+      run("SELECT note FROM t ORDER BY id DESC LIMIT 5", {}, {1}),
+      run("SELECT DISTINCT v FROM t ORDER BY v", {}, {1}),
+      run("SELECT id::numeric / 7 AS n FROM t WHERE id % 50 = 0 ORDER BY n DESC", {}, {1}),
+      run("SELECT v, count(*), sum(id) FROM t GROUP BY v", {}, {1, 1}),
+  };
+  std::vector<std::string> batches;
+  for (const std::string& s : statements) batches.push_back(s);
+  batches.push_back(RawClient::message('Q', std::string("BEGIN") + '\0'));
+  for (const std::string& s : statements) batches.push_back(s);
+  batches.push_back(RawClient::message('Q', std::string("ROLLBACK") + '\0'));
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  ASSERT_EQ(got.size(), want.size());
+  // The wrong number of formats: PostgreSQL refuses the Bind; pgrange, which learns the
+  // merged columns from the shards, answers the Bind and fails the Execute with the same error.
+  EXPECT_EQ(want[7], "1 E08P01 ZI");
+  EXPECT_EQ(want[16], "1 E08P01 ZE");
+  for (size_t i : {7, 16}) {
+    std::string& g = got[i];
+    if (g.rfind("1 2 ", 0) == 0) g.erase(2, 2);
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i], want[i]) << "batch " << i << "\n" << first_difference(want[i], got[i]);
+  }
+  // The answers are binary where asked (count int8, sum numeric, min int8).
+  EXPECT_NE(want[2].find("T(20/1,1700/1,20/1) D[\\x"), std::string::npos) << want[2];
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // way with the same ties; PgNumeric's division, addition and comparison must give
 // PostgreSQL's text for thousands of random operands; AggregateCombiner must turn per-part
 // count/sum/min/max (and sum+count for avg) of rows split into 3 random parts into exactly
-// what PostgreSQL answers over all of the rows.
+// what PostgreSQL answers over all of the rows; binary_value must turn the text of every type a
+// merge combines into the bytes PostgreSQL sends in binary.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
@@ -23,6 +24,7 @@
 #include "routing/keys/pg_numeric.hpp"
 #include "routing/keys/value_order.hpp"
 #include "routing/merge/aggregate_combine.hpp"
+#include "routing/merge/binary_value.hpp"
 #include "tests/support/pg_server.hpp"
 
 namespace pgrange::routing {
@@ -173,6 +175,35 @@ class ValueOrderOracleTest : public ::testing::Test {
     check_sorted(fetch_sorted(table, text_like, binary), binary, rng);
   }
 
+  // binary_value must turn each value's text into the bytes PostgreSQL sends in binary.
+  static void check_binary(const std::string& table) {
+    const std::string sql = "SELECT v FROM " + table + " WHERE v IS NOT NULL";
+    auto text = exec(sql);
+    auto binary = exec(sql, true);
+    const int n = PQntuples(text.get());
+    ASSERT_EQ(n, PQntuples(binary.get()));
+    ASSERT_GE(n, 5);
+    const uint32_t oid = PQftype(text.get(), 0);
+    ASSERT_TRUE(sends_binary(oid)) << type_display_name(oid);
+    for (int i = 0; i < n; ++i) {
+      std::string_view t(PQgetvalue(text.get(), i, 0), PQgetlength(text.get(), i, 0));
+      std::string expected(PQgetvalue(binary.get(), i, 0), PQgetlength(binary.get(), i, 0));
+      auto b = binary_value(oid, t);
+      ASSERT_TRUE(b.has_value()) << type_display_name(oid) << " " << t << ": " << b.error().message;
+      ASSERT_EQ(hex(*b), hex(expected)) << type_display_name(oid) << " " << t;
+    }
+  }
+
+  static std::string hex(std::string_view bytes) {
+    std::string out;
+    char buf[4];
+    for (unsigned char c : bytes) {
+      std::snprintf(buf, sizeof buf, "%02x", c);
+      out += buf;
+    }
+    return out;
+  }
+
   static PgServer* server_;
   static PGconn* conn_;
 };
@@ -293,9 +324,52 @@ TEST_F(ValueOrderOracleTest, ScalarTypesSortLikePostgres) {
     SCOPED_TRACE(type);
     load("t_values", "v " + type, random_rows(type, rng));
     check_order("t_values", text_like, false, rng);
-    if (type != "numeric") check_order("t_values", text_like, true, rng);
+    check_order("t_values", text_like, true, rng);
+    check_binary("t_values");
     if (HasFatalFailure()) return;
   }
+}
+
+// The values a merge combines in text go to a client that asked for binary results as
+// PostgreSQL would send them: every type a merge compares or combines, plus json and jsonb.
+TEST_F(ValueOrderOracleTest, BinaryValuesAreWhatPostgresSends) {
+  std::mt19937_64 rng(4242);
+  load("t_numeric", "v numeric", random_rows("numeric", rng));
+  exec(
+      "INSERT INTO t_numeric VALUES (0), (0.000), (-0.5), (12345.678), (1e-20), (1e20), "
+      "('NaN'), ('Infinity'), ('-Infinity'), (99999999.99999), (-10000), (0.0001), (10000.0000), "
+      "(123456789012345678901234567890.123456789012345678901234567890)");
+  exec(
+      "INSERT INTO t_numeric SELECT sum(v) FROM t_numeric WHERE v < 1e30 UNION ALL SELECT avg(v) "
+      "FROM t_numeric WHERE v < 1e30");
+  check_binary("t_numeric");
+  load("t_float", "v float8", random_rows("float8", rng));
+  exec(
+      "INSERT INTO t_float VALUES ('NaN'), ('Infinity'), ('-Infinity'), ('-0'), (1e308), "
+      "(5e-324), (2.2250738585072014e-308), (0.1), (1.0000000000000002)");
+  check_binary("t_float");
+  load("t_float4", "v float4", random_rows("float4", rng));
+  exec("INSERT INTO t_float4 VALUES ('NaN'), ('-0'), (3.4028235e38), (1e-45), (0.1)");
+  check_binary("t_float4");
+  exec(
+      "DROP TABLE IF EXISTS t_json; CREATE TABLE t_json AS SELECT x::json AS v FROM (VALUES "
+      "('{\"a\": [1, 2.50, null]}'), ('\"é\\u00e9\"'), ('[]'), ('  {\"b\":1,\"b\":2}'), "
+      "('-1.5e3')) s(x)");
+  check_binary("t_json");
+  exec("DROP TABLE IF EXISTS t_jsonb; CREATE TABLE t_jsonb AS SELECT v::jsonb AS v FROM t_json");
+  check_binary("t_jsonb");
+  exec("SET extra_float_digits = 3");
+  check_binary("t_float");
+  check_binary("t_float4");
+  exec("RESET extra_float_digits");
+  // Types the merge cannot convert are refused, not guessed.
+  EXPECT_FALSE(sends_binary(1186));  // interval
+  auto refused = binary_value(1186, "1 day");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().sqlstate, "0A000");
+  auto bad = binary_value(1082, "01/02/2024");  // DateStyle SQL
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().sqlstate, "22P02");
 }
 
 TEST_F(ValueOrderOracleTest, DatesAndTimestampsSortLikePostgresInEveryTimeZone) {
@@ -359,6 +433,10 @@ TEST_F(ValueOrderOracleTest, DatesAndTimestampsSortLikePostgresInEveryTimeZone) 
       check_order("t_tstz", false, binary, rng);
       if (HasFatalFailure()) return;
     }
+    check_binary("t_date");
+    check_binary("t_ts");
+    check_binary("t_tstz");
+    if (HasFatalFailure()) return;
     tstz_in_zone.push_back(fetch_sorted("t_tstz", false, false));
   }
   exec("SET TimeZone = 'UTC'");

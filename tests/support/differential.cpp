@@ -1,6 +1,7 @@
 #include "tests/support/differential.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <sstream>
 
@@ -47,7 +48,19 @@ Outcome outcome_of(PGresult* res, PGconn* conn) {
     std::string line;
     for (int c = 0; c < PQnfields(res); ++c) {
       if (c > 0) line += " | ";
-      line += PQgetisnull(res, r, c) ? "<null>" : escape(PQgetvalue(res, r, c));
+      if (PQgetisnull(res, r, c)) {
+        line += "<null>";
+      } else if (PQfformat(res, c) == 1) {
+        line += "\\x";
+        const char* v = PQgetvalue(res, r, c);
+        char hex[3];
+        for (int i = 0; i < PQgetlength(res, r, c); ++i) {
+          std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(v[i]));
+          line += hex;
+        }
+      } else {
+        line += escape(PQgetvalue(res, r, c));
+      }
     }
     o.rows.push_back(std::move(line));
   }
@@ -57,13 +70,14 @@ Outcome outcome_of(PGresult* res, PGconn* conn) {
   return o;
 }
 
-Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended) {
+Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended, bool binary) {
   if (!extended) return outcome_of(PQexec(conn, q.sql.c_str()), conn);
   std::vector<const char*> values;
   for (const auto& v : q.values) values.push_back(v.c_str());
-  return outcome_of(PQexecParams(conn, q.sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                 values.empty() ? nullptr : values.data(), nullptr, nullptr, 0),
-                    conn);
+  return outcome_of(
+      PQexecParams(conn, q.sql.c_str(), static_cast<int>(values.size()), nullptr,
+                   values.empty() ? nullptr : values.data(), nullptr, nullptr, binary ? 1 : 0),
+      conn);
 }
 
 std::string rendering(const Outcome& o, bool in_order) {
@@ -114,7 +128,7 @@ bool names_construct(const std::string& message) {
 }
 
 Comparison compare_statement(PGconn* pgrange, PGconn* reference, const std::string& sql,
-                             const std::string& group, int line, bool extended) {
+                             const std::string& group, int line, bool extended, bool binary) {
   Comparison c;
   c.query = extended ? parameterise(sql) : Parameterised{sql, {}};
   c.where = "line " + std::to_string(line) + " [" + group + "] " + c.query.sql;
@@ -123,12 +137,12 @@ Comparison compare_statement(PGconn* pgrange, PGconn* reference, const std::stri
     for (const auto& v : c.query.values) c.where += " '" + v + "'";
   }
   // pgrange first: a refused write is not run on the reference, so both keep the same rows.
-  c.got = run_statement(pgrange, c.query, extended);
+  c.got = run_statement(pgrange, c.query, extended, binary);
   if (c.got.sqlstate == "0A000") {
     c.refused = true;
     return c;
   }
-  c.want = run_statement(reference, c.query, extended);
+  c.want = run_statement(reference, c.query, extended, binary);
   bool in_order = ordered(sql);
   std::string a = rendering(c.want, in_order), b = rendering(c.got, in_order);
   c.identical = a == b;

@@ -18,14 +18,15 @@ struct Outcome {
   std::string command;  ///< CommandComplete tag ("SELECT 3", "UPDATE 1")
   std::vector<std::string> columns;
   std::vector<std::string> rows;  ///< each row as one line: values separated by " | "
+                                  ///< (binary values as "\\x" and their bytes in hex)
 };
 
 /// Copies a statement's result (and clears it, and drains what else the connection returns).
 Outcome outcome_of(PGresult* res, PGconn* conn);
 
 /// Runs a statement: a simple Query, or with `extended` PQexecParams binding `q.values` as text
-/// parameters.
-Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended);
+/// parameters, its results in the binary format with `binary` (their bytes compared, as hex).
+Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended, bool binary = false);
 
 /// What is compared, as text: an error's SQLSTATE; else the command tag, the columns and the
 /// rows (sorted unless `in_order`).
@@ -53,9 +54,11 @@ struct Comparison {
 
 /// Runs statement `sql` of `group` (from `line` of the corpus) through pgrange first, then on
 /// the reference unless refused, and compares their renderings (rows in order under a total
-/// top-level ORDER BY). `extended` binds its constants as parameters (parameterise).
+/// top-level ORDER BY). `extended` binds its constants as parameters (parameterise), and
+/// `binary` asks for binary results.
 Comparison compare_statement(PGconn* pgrange, PGconn* reference, const std::string& sql,
-                             const std::string& group, int line, bool extended);
+                             const std::string& group, int line, bool extended,
+                             bool binary = false);
 
 /// A setup statement as the plain server takes it: without pgrange's hash sharding and local
 /// index options, and with STORING spelled INCLUDE.

@@ -4,10 +4,12 @@
 //   java -cp postgresql.jar:. JdbcApp URL USER PASSWORD migrate|work
 //
 // `migrate` creates the schema through Statement.execute (the extended query protocol, as the
-// driver sends everything), in autocommit mode; `work` (autocommit off) fills tables keyed by identity and
-// bigserial through prepared statements executed past prepareThreshold (server-side prepared
-// statements), batches and getGeneratedKeys, pages with LIMIT ? OFFSET ?, and rolls back a
-// failed unit of work that made a table too. What it prints is compared between pgrange and one plain PostgreSQL;
+// driver sends everything), in autocommit mode; `work` (autocommit off) fills tables keyed by
+// identity and bigserial through prepared statements executed past prepareThreshold
+// (server-side prepared statements, binary results), reads aggregates over every shard, runs
+// batches and getGeneratedKeys, pages with LIMIT ? OFFSET ?, and rolls back a failed unit of
+// work that made a table too. What it prints is compared between pgrange and one plain
+// PostgreSQL;
 // errors print as their SQLSTATE.
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -118,6 +120,22 @@ public class JdbcApp {
                  + "GROUP BY src")) {
       p.setLong(1, ids.get(2));
       show("from account 3", rows(p.executeQuery()));
+    }
+    // Aggregates over every shard, executed past prepareThreshold: the driver then asks for
+    // binary results, which pgrange combines in text and converts.
+    try (PreparedStatement p = c.prepareStatement("SELECT count(*), sum(id), max(id), min(owner), "
+             + "avg(id), max(balance), min(id) FROM accounts WHERE id > ?")) {
+      for (int i = 0; i < 8; i++) {
+        p.setLong(1, ids.get(i % 3));
+        show("aggregates " + i, rows(p.executeQuery()));
+      }
+    }
+    try (PreparedStatement p = c.prepareStatement("SELECT src, count(*), sum(amount), min(id), "
+             + "max(dst) FROM transfers WHERE id > ? GROUP BY src ORDER BY count(*) DESC, src")) {
+      for (int i = 0; i < 7; i++) {
+        p.setLong(1, i);
+        show("by source " + i, rows(p.executeQuery()));
+      }
     }
     c.commit();
     // A fetch size in a transaction: the rows come a batch per Execute of a named portal.

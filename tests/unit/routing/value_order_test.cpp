@@ -174,7 +174,7 @@ TEST(ValueOrderTest, UnsupportedTypesAndFormats) {
     EXPECT_FALSE(ValueOrder::for_type(oid, 0).has_value()) << oid;
     EXPECT_FALSE(ValueOrder::for_type(oid, 1).has_value()) << oid;
   }
-  EXPECT_FALSE(ValueOrder::for_type(1700, 1).has_value());
+  EXPECT_FALSE(ValueOrder::for_type(1700, 2).has_value());
   EXPECT_FALSE(ValueOrder::for_type(23, 2).has_value());
   EXPECT_EQ(type_display_name(1186), "interval");
   EXPECT_EQ(type_display_name(701), "float8");
