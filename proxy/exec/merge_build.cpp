@@ -38,26 +38,24 @@ awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
   co_return collation;
 }
 
-/// The result formats the shards are asked for, from the client's (`client`, as its Bind gives
-/// them). Aggregates are combined in text: every column in text. Otherwise the values pass
-/// through in the client's formats, and the hidden sort columns after them come in text.
-std::vector<int16_t> shard_result_formats(const sql::MergeQuery& merge,
-                                          const std::vector<int16_t>& client) {
-  if (merge.mode == sql::MergeQuery::Mode::kAggregate) return {};
-  if (merge.hidden == 0 || client.empty()) return client;
-  if (client.size() == 1) {
-    // One format for every column: spelt out per column when the client's columns are known.
-    if (merge.visible < 0) return client;
-    std::vector<int16_t> out(static_cast<size_t>(merge.visible), client[0]);
-    out.resize(out.size() + static_cast<size_t>(merge.hidden), 0);
-    return out;
-  }
-  std::vector<int16_t> out = client;
-  out.resize(out.size() + static_cast<size_t>(merge.hidden), 0);
-  return out;
-}
-
 }  // namespace
+
+MergeFormats merge_formats(const sql::MergeQuery& merge, std::vector<int16_t> client) {
+  MergeFormats f;
+  if (merge.mode == sql::MergeQuery::Mode::kAggregate) {
+    f.client = std::move(client);
+    return f;
+  }
+  f.shard = std::move(client);
+  if (merge.hidden == 0 || f.shard.empty()) return f;
+  if (f.shard.size() == 1) {
+    // One format for every column: spelt out per column when the client's columns are known.
+    if (merge.visible < 0) return f;
+    f.shard.assign(static_cast<size_t>(merge.visible), f.shard[0]);
+  }
+  f.shard.resize(f.shard.size() + static_cast<size_t>(merge.hidden), 0);
+  return f;
+}
 
 awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
     sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
@@ -82,11 +80,10 @@ awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
       bind.bytes(bound->bind_rest);  // malformed: the shard says how
       client_formats.clear();
     } else {
-      std::vector<int16_t> shard_formats = shard_result_formats(merge, client_formats);
-      bind.bytes(parameters).i16(static_cast<int16_t>(shard_formats.size()));
-      for (int16_t f : shard_formats) bind.i16(f);
-      // Values that pass through are in the client's formats already.
-      if (merge.mode != sql::MergeQuery::Mode::kAggregate) client_formats.clear();
+      MergeFormats formats = merge_formats(merge, std::move(client_formats));
+      bind.bytes(parameters).i16(static_cast<int16_t>(formats.shard.size()));
+      for (int16_t f : formats.shard) bind.i16(f);
+      client_formats = std::move(formats.client);
     }
     bind.end();
     MessageWriter(request).begin('D').byte('P').cstr("").end();

@@ -34,6 +34,17 @@ struct BoundStatement {
   std::string_view bind_rest;
 };
 
+/// The result formats of a merge: those its shards are asked for, and those the Merge sends
+/// the values it combines in (routing::ResultMerge), from the client's (as its Bind gives them:
+/// none, one for every column, or one per column). Aggregates are combined in text: the shards
+/// answer in text, the Merge converts. Otherwise the values pass through in the client's
+/// formats, and the hidden sort columns after them come in text.
+struct MergeFormats {
+  std::vector<int16_t> shard;
+  std::vector<int16_t> client;
+};
+MergeFormats merge_formats(const sql::MergeQuery& merge, std::vector<int16_t> client);
+
 /// Makes the Merge of `merge`'s shard query on `conns` (one idle connection per shard, or with
 /// `in_transaction` a transaction block's parts: read to their end, never cancelled). The query
 /// goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the client's

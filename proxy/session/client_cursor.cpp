@@ -11,6 +11,7 @@
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/exec/shard_cursor.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
@@ -20,6 +21,15 @@
 
 namespace pgrange::proxy {
 namespace {
+
+/// A cursor's formats: a BINARY cursor's rows are binary (exec::merge_formats of a Bind asking
+/// every column in binary); a shard's cursor is BINARY when `shard` is not empty.
+exec::MergeFormats cursor_formats(const sql::CursorStatement& stmt, const sql::MergeQuery& merge) {
+  if (!stmt.binary) return {};
+  exec::MergeFormats f = exec::merge_formats(merge, {1});
+  if (!f.shard.empty()) f.shard = {1};  // DECLARE … BINARY: every column, hidden ones too
+  return f;
+}
 
 using sql::quote_ident;
 
@@ -105,10 +115,6 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
             not_supported("a SCROLL cursor whose query spans several shards is not supported "
                           "yet: pgrange reads it forward only",
                           "declare it NO SCROLL"));
-      } else if (stmt->binary) {
-        fail(
-            not_supported("a BINARY cursor whose query spans several shards is not supported "
-                          "yet"));
       } else if (stmt->hold && (in_block || backend_ || coord_)) {
         fail(
             not_supported("a cursor WITH HOLD whose query spans several shards is supported "
@@ -265,8 +271,11 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
     co_return;
   }
   const sql::MergeQuery& merge = **plan.merge;
-  std::string declare =
-      "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR FOR " + merge.shard_sql;
+  // A BINARY cursor: the shards' cursors are binary where the values pass through.
+  exec::MergeFormats formats = cursor_formats(stmt, merge);
+  std::string declare = "DECLARE " + quote_ident(stmt.name) +
+                        (formats.shard.empty() ? "" : " BINARY") + " NO SCROLL CURSOR FOR " +
+                        merge.shard_sql;
   std::string request;
   write_query(request, declare);
   Coordinated::Cursor cursor;
@@ -274,7 +283,7 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   std::string fetch;
   write_query(fetch,
               "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
-  build_cursor_tree(cursor, merge, fetch, stmt.name);
+  build_cursor_tree(cursor, merge, fetch, stmt.name, std::move(formats.client));
   cursor.replay_mark = c.replay.size();
   cursor.no_scroll = stmt.no_scroll;
   c.cursors.emplace(stmt.name, std::move(cursor));
@@ -366,12 +375,14 @@ awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
 }
 
 void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
-                                      const std::string& fetch, const std::string& name) {
+                                      const std::string& fetch, const std::string& name,
+                                      std::vector<int16_t> client_formats) {
   std::vector<std::unique_ptr<exec::ShardRows>> inputs;
   for (const auto& conn : cursor.conns) {
     inputs.push_back(std::make_unique<exec::ShardCursor>(conn, fetch, kCursorBatch, name));
   }
-  cursor.tree = std::make_unique<exec::Merge>(merge, std::move(inputs));
+  cursor.tree = std::make_unique<exec::Merge>(merge, std::move(inputs), nullptr,
+                                              std::move(client_formats), floats_exact());
 }
 
 awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,
@@ -469,14 +480,15 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
       .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
       .i16(0)
       .end();
+  exec::MergeFormats formats = exec::merge_formats(merge, std::move(results));
   MessageWriter bind(fetch);
-  bind.begin('B').cstr("").cstr("").i16(0).i16(0).i16(static_cast<int16_t>(results.size()));
-  for (int16_t f : results) bind.i16(f);
+  bind.begin('B').cstr("").cstr("").i16(0).i16(0).i16(static_cast<int16_t>(formats.shard.size()));
+  for (int16_t f : formats.shard) bind.i16(f);
   bind.end();
   MessageWriter(fetch).begin('D').byte('P').cstr("").end();
   MessageWriter(fetch).begin('E').cstr("").i32(0).end();
   MessageWriter(fetch).begin('S').end();
-  build_cursor_tree(portal, merge, fetch, name);
+  build_cursor_tree(portal, merge, fetch, name, std::move(formats.client));
   auto& held = c.portals[run.portal];
   held = std::move(portal);
   co_await answer_portal(held, max_rows, run.describe, out);
@@ -540,9 +552,11 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
 awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& stmt,
                                                    const Plan& plan, std::string& out) {
   const sql::MergeQuery& merge = **plan.merge;
+  exec::MergeFormats formats = cursor_formats(stmt, merge);
   std::string request;
-  write_query(request, "DECLARE " + quote_ident(stmt.name) + " NO SCROLL CURSOR WITH HOLD FOR " +
-                           merge.shard_sql);
+  write_query(request, "DECLARE " + quote_ident(stmt.name) +
+                           (formats.shard.empty() ? "" : " BINARY") +
+                           " NO SCROLL CURSOR WITH HOLD FOR " + merge.shard_sql);
   Coordinated::Cursor cursor;
   std::optional<Error> error;
   std::optional<std::string> shard_error;
@@ -583,7 +597,7 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
   std::string fetch;
   write_query(fetch,
               "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
-  build_cursor_tree(cursor, merge, fetch, stmt.name);
+  build_cursor_tree(cursor, merge, fetch, stmt.name, std::move(formats.client));
   cursor.no_scroll = stmt.no_scroll;
   held_cursors_.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();

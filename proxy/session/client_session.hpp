@@ -483,9 +483,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                              std::string& rows,
                                              std::optional<std::string>& shard_error);
   /// Makes `cursor`'s tree: the cursor `name` on each of its connections, fetched with
-  /// `fetch`, merged as `merge` says.
-  static void build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
-                                const std::string& fetch, const std::string& name);
+  /// `fetch`, merged as `merge` says; `client_formats`: the formats the Merge sends the values
+  /// it combines in (exec::merge_formats).
+  void build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                         const std::string& fetch, const std::string& name,
+                         std::vector<int16_t> client_formats = {});
   /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
   /// the coordinated transaction.
   void fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,

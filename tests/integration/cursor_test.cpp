@@ -331,6 +331,45 @@ TEST_F(CursorTest, CursorsWithHoldOfJoinsAcrossShards) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+// The same with binary results, as pgjdbc binds them once its statement is prepared on the
+// server (per column), and BINARY cursors: what the merge passes on comes in binary from the
+// shards, what it combines it converts; an ORDER BY column not selected stays pgrange's own.
+TEST_F(CursorTest, BinaryPortalsAndBinaryCursorsAcrossShards) {
+  const std::string spread =
+      "SELECT id, note, v::numeric / 3 AS third FROM t WHERE id % 350 = $1 ORDER BY v DESC, id";
+  const std::string grouped =
+      "SELECT v, count(*), max(id), sum(id), min(note) FROM t GROUP BY v ORDER BY v";
+  auto query = [](const std::string& sql) { return RawClient::message('Q', sql + '\0'); };
+  std::vector<std::string> batches = {
+      parse("", spread) + bind("", "", {"3"}, {1}) + describe('P', "") + execute("", 4) +
+          execute("", 3) + sync(),
+      parse("", grouped) + bind("", "", {}, {1, 1, 0, 1, 0}) + execute("", 3) + execute("", 0) +
+          sync(),
+      query("BEGIN"),
+      parse("s1", spread) + bind("C_1", "s1", {"3"}, {1, 0, 1}) + describe('P', "C_1") +
+          execute("C_1", 5) + sync(),
+      execute("C_1", 5) + sync(),
+      parse("", grouped) + bind("C_2", "", {}, {1}) + describe('P', "C_2") + execute("C_2", 4) +
+          execute("C_2", 4) + sync(),
+      query("DECLARE b BINARY CURSOR FOR " + grouped),
+      query("FETCH 2 FROM b"),
+      query("FETCH ALL FROM b"),
+      query("DECLARE o BINARY CURSOR FOR SELECT id, note FROM t WHERE id % 100 = 7 ORDER BY v "
+            "DESC, id"),
+      query("FETCH 4 FROM o"),
+      query("FETCH ALL FROM o"),
+      query("ROLLBACK"),
+  };
+  same_raw_answers(batches);
+  // Binary indeed: the shards' and pgrange's answers carry binary columns.
+  std::vector<std::string> want =
+      answers(cluster_->shard(0).port(), "postgres", "ref",
+              {batches[0], query("BEGIN"), batches[6], batches[7], query("ROLLBACK")});
+  ASSERT_EQ(want.size(), 5u);
+  EXPECT_NE(want[0].find("T(20/1,25/1,1700/1)"), std::string::npos) << want[0];
+  EXPECT_NE(want[3].find("T(20/1,20/1,20/1,1700/1,25/1)"), std::string::npos) << want[3];
+}
+
 TEST_F(CursorTest, ExecuteWithARowLimitFetchesAJoinInBatches) {
   // pgjdbc's fetch size over a join of spread tables, in and outside a transaction block, with
   // parameters in the join's conditions.
@@ -363,7 +402,6 @@ TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {
   for (const char* declare : {
            "DECLARE c SCROLL CURSOR FOR SELECT id FROM t ORDER BY id",
            "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t ORDER BY id",
-           "DECLARE c BINARY CURSOR FOR SELECT id FROM t ORDER BY id",
        }) {
     ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
     SqlResult r = pq_exec(c.get(), declare);
