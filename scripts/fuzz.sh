@@ -4,8 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPGRANGE_FUZZ=ON -DPGRANGE_BENCH=OFF -DPGRANGE_INTEGRATION=OFF >/dev/null
+args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPGRANGE_FUZZ=ON -DPGRANGE_BENCH=OFF
+  -DPGRANGE_INTEGRATION=OFF)
+# As scripts/build.sh: PGRANGE_LINE_INFO=1 keeps line tables only (CI sets it).
+if [ "${PGRANGE_LINE_INFO:-0}" = "1" ]; then
+  args+=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
+fi
+CC=clang CXX=clang++ cmake -S . -B build-fuzz "${args[@]}" >/dev/null
 targets=$(cd tests/fuzz && ls ./*_fuzz.cpp | sed 's|./||; s|\.cpp$||')
 # shellcheck disable=SC2086
 cmake --build build-fuzz -j "$(nproc)" --target $targets

@@ -27,12 +27,16 @@ void put_be(std::string& out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
+// A value the shards printed in a form pgrange does not read (a session's DateStyle or
+// bytea_output): what pgrange cannot send, refused.
 tl::unexpected<Error> unreadable(uint32_t type_oid, std::string_view text) {
   std::string shown(text.substr(0, 64));
-  return fail(sqlstate::kInvalidTextRepresentation,
-              "cannot send the " + type_display_name(type_oid) + " value \"" + shown +
-                  "\" in binary format: it is not in the form pgrange reads (DateStyle ISO, "
-                  "bytea_output hex)");
+  return fail(sqlstate::kFeatureNotSupported,
+              "results of type " + type_display_name(type_oid) +
+                  " combined over several shards are sent in binary format only when the "
+                  "shards print them as pgrange reads them (DateStyle ISO, bytea_output hex): "
+                  "\"" +
+                  shown + "\"");
 }
 
 Result<std::string> integer(uint32_t type_oid, std::string_view text, int bytes) {

@@ -17,7 +17,7 @@ bool sends_binary(uint32_t type_oid);
 /// The binary format of a value PostgreSQL printed as `text` (its output with DateStyle ISO,
 /// bytea_output hex, and float text exact: extra_float_digits 1 or more). The merge combines
 /// values in text and hands them to a client that asked for binary results through this.
-/// 0A000 for a type sends_binary() does not know; 22P02 for a value that does not read as the
+/// 0A000 for a type sends_binary() does not know, and for a value that does not read as the
 /// type's output (another DateStyle, bytea_output escape).
 Result<std::string> binary_value(uint32_t type_oid, std::string_view text);
 

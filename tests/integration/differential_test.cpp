@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -313,30 +314,29 @@ TEST_F(DifferentialTest, SimpleProtocolAnswersLikePostgres) {
   check(t);
 }
 
+// Then again with binary results (as pgjdbc asks for them once a statement is prepared on the
+// server): the values a merge passes through come in the client's format from the shards;
+// those it combines (aggregates, their groups) it combines in text and sends in binary. The
+// bytes must be PostgreSQL's, and nothing may be refused that text results answer. A regclass
+// goes as its OID in binary, and OIDs differ between databases: those statements are left to
+// the text run.
 TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
-  Tally t = run_corpus(corpus(), true);
+  std::vector<Statement> statements = corpus();
+  Tally t = run_corpus(statements, true);
   report("extended", t);
   check(t);
   EXPECT_GE(t.parameterised, 100);
-}
-
-// Binary results (as pgjdbc asks for them once a statement is prepared on the server): the
-// values a merge passes through come in the client's format from the shards; those it combines
-// (aggregates, their groups) it combines in text and sends in binary. The bytes must be
-// PostgreSQL's, and nothing may be refused that text results answer.
-TEST_F(DifferentialTest, ExtendedProtocolWithBinaryResultsAnswersLikePostgres) {
-  // A regclass goes as its OID in binary, and OIDs differ between databases: those statements
-  // are left to the text runs.
-  std::vector<Statement> statements;
-  for (Statement& s : corpus()) {
-    if (s.sql.find("regclass") == std::string::npos) statements.push_back(std::move(s));
+  std::vector<Statement> oid_free;
+  for (Statement& s : statements) {
+    if (s.sql.find("regclass") == std::string::npos) oid_free.push_back(std::move(s));
   }
-  Tally text = run_corpus(statements, true);
-  Tally t = run_corpus(statements, true, nullptr, true);
-  report("extended, binary results", t);
-  check(t);
-  EXPECT_GE(t.parameterised, 100);
-  EXPECT_EQ(t.refused, text.refused) << "refused in binary only";
+  Tally b = run_corpus(oid_free, true, nullptr, true);
+  report("extended, binary results", b);
+  check(b);
+  for (const std::string& r : b.refusals) {
+    EXPECT_NE(std::find(t.refusals.begin(), t.refusals.end(), r), t.refusals.end())
+        << "refused with binary results only: " << r;
+  }
 }
 
 // joins.sql: statements over several tables spread across the shards (joins of every kind,
