@@ -18,18 +18,21 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 status=0
-echo "== build"
+# Each stage says when it starts (seconds since the script began), for CI's time budget.
+stage() { echo "== $1 (at ${SECONDS}s)"; }
+stage "build"
 scripts/build.sh
-echo "== tests"
+stage "tests"
 (cd build && ctest --output-on-failure -j 2 --timeout 600) || status=1
 
 if [ $quick -eq 0 ]; then
-  echo "== sanitizer build (all tests)"
+  stage "sanitizer build (all tests)"
   scripts/build.sh --sanitize
   (cd build-asan && ctest --output-on-failure -j 2 --timeout 600) || status=1
   if [ -x scripts/fuzz.sh ]; then
-    echo "== fuzz (short runs)"
+    stage "fuzz (short runs)"
     scripts/fuzz.sh 10 || status=1
   fi
 fi
+stage "done"
 exit $status
