@@ -310,6 +310,10 @@ Result<void> ResultMerge::prepare() {
   for (size_t o = 0; o < out_fields_.size(); ++o) {
     int16_t want =
         client_formats_.empty() ? 0 : client_formats_[client_formats_.size() == 1 ? 0 : o];
+    if (want != 0 && want != 1) {
+      return fail(sqlstate::kInvalidParameterValue,
+                  "unsupported format code: " + std::to_string(want));
+    }
     if (want == 0 || out_fields_[o].format != 0) continue;
     if (!sends_binary(out_fields_[o].type_oid)) {
       return fail(sqlstate::kFeatureNotSupported,

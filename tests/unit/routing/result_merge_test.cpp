@@ -152,15 +152,22 @@ struct Options {
   size_t held_width = 0;
 };
 
+/// The client's result formats and whether floats print exactly (ResultMerge's).
+struct Formats {
+  std::vector<int16_t> client_formats;
+  bool exact_floats = true;
+};
+
 /// Describes every shard with `descriptions` (one for all, or one per shard), then drives the
 /// merge exactly as the proxy does with raw DataRow bodies per shard.
 Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descriptions,
-                   const std::vector<std::vector<std::string>>& shards, Options opt = {}) {
+                   const std::vector<std::vector<std::string>>& shards, Options opt = {},
+                   const Formats& formats = {}) {
   Outcome run;
   const size_t n = shards.size();
   run.requested.assign(n, 0);
   run.asked_end.assign(n, false);
-  ResultMerge m(q, n);
+  ResultMerge m(q, n, formats.client_formats, formats.exact_floats);
   for (size_t s = 0; s < n; ++s) {
     auto r = m.describe(s, descriptions.size() == 1 ? descriptions[0] : descriptions.at(s));
     if (!r) {
@@ -222,19 +229,19 @@ Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descript
 }
 
 Outcome run_rows(const MergeQuery& q, const std::vector<std::string>& descriptions,
-                 const std::vector<Rows>& shards, Options opt = {}) {
+                 const std::vector<Rows>& shards, Options opt = {}, const Formats& formats = {}) {
   std::vector<std::vector<std::string>> bodies;
   for (const Rows& rows : shards) {
     bodies.emplace_back();
     for (const Row& r : rows) bodies.back().push_back(data_row(r));
   }
-  return run_bodies(q, descriptions, bodies, opt);
+  return run_bodies(q, descriptions, bodies, opt, formats);
 }
 
 /// A run that must succeed.
 Outcome merged(const MergeQuery& q, const std::vector<std::string>& descriptions,
-               const std::vector<Rows>& shards, Options opt = {}) {
-  Outcome r = run_rows(q, descriptions, shards, opt);
+               const std::vector<Rows>& shards, Options opt = {}, const Formats& formats = {}) {
+  Outcome r = run_rows(q, descriptions, shards, opt, formats);
   EXPECT_FALSE(r.error.has_value()) << r.error->sqlstate << " " << r.error->message;
   EXPECT_FALSE(r.asked_after_end);
   EXPECT_FALSE(r.asked_while_held);
@@ -709,6 +716,64 @@ TEST(ResultMergeAggregate, UngroupedAggregatesOverShards) {
       fields_of(r.row_description),
       (std::vector<ResultField>{field("count", kInt8), field("sum", kInt8), field("min", kInt4),
                                 field("max", kInt4), field("avg", kNumeric)}));
+}
+
+// A client asking for binary results: the combined values (text) go out as the types' send
+// functions write them, each column in the format asked.
+TEST(ResultMergeAggregate, BinaryResultsAreConvertedAsSent) {
+  MergeQuery q = plan("SELECT count(*), sum(amount), min(amount), max(amount), avg(amount) FROM t");
+  const std::string d = describe({{"count", kInt8},
+                                  {"sum", kInt8},
+                                  {"min", kInt4},
+                                  {"max", kInt4},
+                                  {"avg", kInt8},
+                                  {"count", kInt8}});
+  const std::vector<Rows> shards = {{{"4", "9", "2", "4", "9", "3"}},
+                                    {{"4", "20", "5", "9", "20", "3"}},
+                                    {{"2", "21", "1", "20", "21", "2"}}};
+  Formats binary;
+  binary.client_formats = {1, 0, 1, 1, 1};
+  Outcome r = merged(q, {d}, shards, {}, binary);
+  using namespace std::string_literals;
+  EXPECT_EQ(r.rows, (Rows{{"\0\0\0\0\0\0\0\x0a"s, "50", "\0\0\0\x01"s, "\0\0\0\x14"s,
+                           // numeric 6.2500000000000000: 2 digits, weight 0, +, dscale 16
+                           "\0\x02\0\0\0\0\0\x10\0\x06\x09\xc4"s}}));
+  std::vector<ResultField> fields = fields_of(r.row_description);
+  ASSERT_EQ(fields.size(), 5u);
+  EXPECT_EQ(fields[0].format, 1);
+  EXPECT_EQ(fields[1].format, 0);
+  EXPECT_EQ(fields[4].format, 1);
+  EXPECT_EQ(fields[4].type_oid, kNumeric);
+  // One format for every column.
+  binary.client_formats = {1};
+  r = merged(q, {d}, shards, {}, binary);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0][1], "\0\0\0\0\0\0\0\x32"s);
+  // PostgreSQL's errors for a wrong number of formats and an unknown format.
+  binary.client_formats = {1, 1};
+  Outcome wrong = run_rows(q, {d}, shards, {}, binary);
+  ASSERT_TRUE(wrong.error.has_value());
+  EXPECT_EQ(wrong.error->sqlstate, "08P01");
+  binary.client_formats = {2};
+  wrong = run_rows(q, {d}, shards, {}, binary);
+  ASSERT_TRUE(wrong.error.has_value());
+  EXPECT_EQ(wrong.error->sqlstate, "22023");
+}
+
+TEST(ResultMergeAggregate, BinaryFloatsOnlyWhenPrintedExactly) {
+  MergeQuery q = plan("SELECT min(f) FROM t");
+  const std::string d = describe({{"min", kFloat8}});
+  const std::vector<Rows> shards = {{{"0.1"}}, {{"2.5"}}};
+  Formats binary;
+  binary.client_formats = {1};
+  Outcome r = merged(q, {d}, shards, {}, binary);
+  using namespace std::string_literals;
+  EXPECT_EQ(r.rows, (Rows{{"\x3f\xb9\x99\x99\x99\x99\x99\x9a"s}}));
+  binary.exact_floats = false;
+  Outcome refused = run_rows(q, {d}, shards, {}, binary);
+  ASSERT_TRUE(refused.error.has_value());
+  EXPECT_EQ(refused.error->sqlstate, "0A000");
+  EXPECT_NE(refused.error->message.find("extra_float_digits"), std::string::npos);
 }
 
 TEST(ResultMergeAggregate, UngroupedWithSomeAndAllShardsEmpty) {
