@@ -9,8 +9,10 @@
 #include <cstring>
 #include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_datetime.hpp"
 #include "routing/keys/key_float.hpp"
 #include "routing/keys/value_order.hpp"
@@ -27,18 +29,19 @@ void put_be(std::string& out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-// A value the shards printed in a form pgrange does not read (a session's DateStyle or
-// bytea_output): what pgrange cannot send, refused.
+// A value the shards printed in a form pgrange does not read (a session's DateStyle): what
+// pgrange cannot send, refused.
 tl::unexpected<Error> unreadable(uint32_t type_oid, std::string_view text) {
   std::string shown(text.substr(0, 64));
   return fail(sqlstate::kFeatureNotSupported,
               "results of type " + type_display_name(type_oid) +
                   " combined over several shards are sent in binary format only when the "
-                  "shards print them as pgrange reads them (DateStyle ISO, bytea_output hex): "
+                  "shards print them as pgrange reads them (DateStyle ISO): "
                   "\"" +
                   shown + "\"");
 }
 
+// int2/int4/int8 through the key codec's reader (PostgreSQL's ranges); oid is unsigned.
 Result<std::string> integer(uint32_t type_oid, std::string_view text, int bytes) {
   std::string out;
   if (type_oid == kOid) {
@@ -48,13 +51,10 @@ Result<std::string> integer(uint32_t type_oid, std::string_view text, int bytes)
     put_be(out, v, 4);
     return out;
   }
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size()) return unreadable(type_oid, text);
-  int64_t lo = bytes == 2 ? INT16_MIN : (bytes == 4 ? INT32_MIN : INT64_MIN);
-  int64_t hi = bytes == 2 ? INT16_MAX : (bytes == 4 ? INT32_MAX : INT64_MAX);
-  if (v < lo || v > hi) return unreadable(type_oid, text);
-  put_be(out, static_cast<uint64_t>(v), bytes);
+  KeyType type = bytes == 2 ? KeyType::kInt2 : (bytes == 4 ? KeyType::kInt4 : KeyType::kInt8);
+  auto v = parse_text_value(type, text);
+  if (!v) return unreadable(type_oid, text);
+  put_be(out, static_cast<uint64_t>(std::get<int64_t>(*v)), bytes);
   return out;
 }
 
@@ -124,29 +124,6 @@ Result<std::string> numeric(std::string_view text) {
          static_cast<int16_t>(fraction.size()));
   for (size_t i = first; i < last; ++i) put_be(out, static_cast<uint16_t>(groups[i]), 2);
   return out;
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Pairs of hex digits; '-' skipped where `dashes` allows them (uuid).
-bool unhex(std::string_view hex, bool dashes, std::string& out) {
-  for (size_t i = 0; i < hex.size();) {
-    if (dashes && hex[i] == '-') {
-      ++i;
-      continue;
-    }
-    if (i + 1 >= hex.size()) return false;
-    int hi = hex_value(hex[i]), lo = hex_value(hex[i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    out.push_back(static_cast<char>(hi << 4 | lo));
-    i += 2;
-  }
-  return true;
 }
 
 }  // namespace
@@ -231,19 +208,12 @@ Result<std::string> binary_value(uint32_t type_oid, std::string_view text) {
       put_be(out, static_cast<uint64_t>(*micros), 8);
       return out;
     }
-    case kUuid: {
-      std::string out;
-      if (text.size() != 36 || !unhex(text, true, out) || out.size() != 16) {
-        return unreadable(type_oid, text);
-      }
-      return out;
-    }
+    case kUuid:
     case kBytea: {
-      std::string out;
-      if (text.size() < 2 || text.substr(0, 2) != "\\x" || !unhex(text.substr(2), false, out)) {
-        return unreadable(type_oid, text);
-      }
-      return out;
+      // uuid_send and byteasend: the raw bytes, as the key codec reads them from the text.
+      auto v = parse_text_value(type_oid == kUuid ? KeyType::kUuid : KeyType::kBytea, text);
+      if (!v) return unreadable(type_oid, text);
+      return std::get<std::string>(std::move(*v));
     }
     default:
       return fail(sqlstate::kFeatureNotSupported,

@@ -15,10 +15,10 @@ namespace pgrange::routing {
 bool sends_binary(uint32_t type_oid);
 
 /// The binary format of a value PostgreSQL printed as `text` (its output with DateStyle ISO,
-/// bytea_output hex, and float text exact: extra_float_digits 1 or more). The merge combines
-/// values in text and hands them to a client that asked for binary results through this.
+/// and float text exact: extra_float_digits 1 or more; bytea in either output format). The merge
+/// combines values in text and hands them to a client that asked for binary results through this.
 /// 0A000 for a type sends_binary() does not know, and for a value that does not read as the
-/// type's output (another DateStyle, bytea_output escape).
+/// type's output (another DateStyle).
 Result<std::string> binary_value(uint32_t type_oid, std::string_view text);
 
 }  // namespace pgrange::routing
