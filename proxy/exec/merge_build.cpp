@@ -1,6 +1,11 @@
 #include "proxy/exec/merge_build.hpp"
 
+#include <utility>
+
+#include "proxy/exec/aggregate.hpp"
+#include "proxy/exec/row_stages.hpp"
 #include "proxy/exec/shard_query.hpp"
+#include "proxy/exec/sort.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "sql/session_statement.hpp"
 
@@ -57,7 +62,54 @@ MergeFormats merge_formats(const sql::MergeQuery& merge, std::vector<int16_t> cl
   return f;
 }
 
-awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
+std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
+                                             std::vector<std::unique_ptr<ShardRows>> inputs,
+                                             MergeTreeOptions o) {
+  std::unique_ptr<RowOperator> root;
+  auto limited = [&]() {
+    if (q.offset > 0 || q.limit) root = std::make_unique<Limit>(std::move(root), q.offset, q.limit);
+  };
+  Project::Options project;
+  if (q.mode == sql::MergeQuery::Mode::kOrdered) {
+    // The shards' rows are the answer's: merged in ORDER BY order, equal ones dropped for
+    // DISTINCT (the order covers every column then), cut, the hidden sort columns dropped.
+    const char* what = q.distinct ? "SELECT DISTINCT" : "ORDER BY";
+    root = std::make_unique<MergeSort>(std::move(inputs), q.order, what, o.text_order);
+    if (q.distinct) root = std::make_unique<Distinct>(std::move(root), q.order, o.text_order);
+    limited();
+    project.hidden = q.hidden;
+    project.expected = q.visible;
+    return std::make_unique<Project>(std::move(root), std::move(project));
+  }
+  // The shards' partial aggregates, sorted by their groups: combined, filtered, sorted.
+  std::vector<sql::MergeSortKey> groups;
+  for (int g = 0; g < q.group_columns; ++g) groups.push_back({g, false, false});
+  root =
+      std::make_unique<MergeSort>(std::move(inputs), std::move(groups), "GROUP BY", o.text_order);
+  root = std::make_unique<Aggregate>(std::move(root), q, o.text_order);
+  if (q.having) root = std::make_unique<Filter>(std::move(root), *q.having, o.text_order);
+  if (q.distinct) {
+    std::vector<sql::MergeSortKey> all;
+    for (int c = 0; c < q.visible_outputs; ++c) all.push_back({c, false, false});
+    root = std::make_unique<Sort>(std::move(root), all, "SELECT DISTINCT", o.memory_limit,
+                                  o.text_order);
+    root = std::make_unique<Distinct>(std::move(root), std::move(all), o.text_order);
+  }
+  if (q.ordered()) {
+    root = std::make_unique<Sort>(std::move(root), q.order,
+                                  q.distinct ? "SELECT DISTINCT" : "ORDER BY", o.memory_limit,
+                                  o.text_order);
+  }
+  limited();
+  const int outputs = static_cast<int>(q.outputs.size());
+  project.hidden = outputs - q.visible_outputs;
+  project.expected = q.visible_outputs;
+  project.client_formats = std::move(o.client_formats);
+  project.exact_floats = o.exact_floats;
+  return std::make_unique<Project>(std::move(root), std::move(project));
+}
+
+awaitable<ExecResult<std::unique_ptr<RowOperator>>> make_merge(
     sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
     const ShardSession& session, const BoundStatement* bound, bool in_transaction) {
   // One request for every shard; the plan keeps only the start of a long query (one that
@@ -140,8 +192,12 @@ awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
     o.other = session.other;
     routes.push_back(std::make_unique<ShardQuery>(std::move(o)));
   }
-  co_return std::make_unique<Merge>(std::move(merge), std::move(routes), std::move(text_order),
-                                    std::move(client_formats), session.exact_floats);
+  MergeTreeOptions options;
+  options.text_order = std::move(text_order);
+  options.client_formats = std::move(client_formats);
+  options.exact_floats = session.exact_floats;
+  options.memory_limit = session.query_memory;
+  co_return make_merge_tree(std::move(merge), std::move(routes), std::move(options));
 }
 
 }  // namespace pgrange::proxy::exec

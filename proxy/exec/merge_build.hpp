@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -9,7 +10,8 @@
 
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/backend/backend_pool.hpp"
-#include "proxy/exec/merge.hpp"
+#include "proxy/exec/merge_sort.hpp"
+#include "proxy/exec/operator.hpp"
 #include "sql/merge_query.hpp"
 
 namespace pgrange::proxy::exec {
@@ -25,6 +27,8 @@ struct ShardSession {
   /// The session prints floats exactly (extra_float_digits 1 or more): a combined float read
   /// back from its text is the shards' value, and can be sent in binary.
   bool exact_floats = true;
+  /// The most bytes a Sort in pgrange holds for the statement (query_memory).
+  size_t query_memory = SIZE_MAX;
 };
 
 /// A statement of the extended protocol: its Parse's parameter types, its Bind after the
@@ -35,7 +39,7 @@ struct BoundStatement {
 };
 
 /// The result formats of a merge: those its shards are asked for, and those the Merge sends
-/// the values it combines in (routing::ResultMerge), from the client's (as its Bind gives them:
+/// the values it combines in (Project), from the client's (as its Bind gives them:
 /// none, one for every column, or one per column). Aggregates are combined in text: the shards
 /// answer in text, the Merge converts. Otherwise the values pass through in the client's
 /// formats, and the hidden sort columns after them come in text.
@@ -45,16 +49,34 @@ struct MergeFormats {
 };
 MergeFormats merge_formats(const sql::MergeQuery& merge, std::vector<int16_t> client);
 
-/// Makes the Merge of `merge`'s shard query on `conns` (one idle connection per shard, or with
-/// `in_transaction` a transaction block's parts: read to their end, never cancelled). The query
-/// goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the client's
-/// parameters, one request shared by every shard. With `bound`, the shards answer in the Bind's
-/// result formats where their values pass through (a hidden sort column in text), and in text
-/// where the merge combines them (aggregates): the Merge sends those in the formats asked. Each
-/// connection is first brought to the session's settings; when the merge compares text (ORDER BY,
-/// DISTINCT, groups), each shard's database collation is read once and kept in its pool, and the
-/// Merge stops with 0A000 where a shard does not order text bytewise (pgrange compares it so).
-awaitable<ExecResult<std::unique_ptr<Merge>>> make_merge(
+/// What a merge tree needs besides its query and inputs.
+struct MergeTreeOptions {
+  TextOrderCheck text_order;            ///< see TextOrderCheck
+  std::vector<int16_t> client_formats;  ///< MergeFormats::client
+  bool exact_floats = true;             ///< ShardSession::exact_floats
+  size_t memory_limit = SIZE_MAX;       ///< query_memory, for a Sort
+};
+
+/// The operators that make `query`'s answer of its shard query's rows on `inputs` (one per
+/// shard): PostgreSQL's one answer. Ordered mode: MergeSort (ORDER BY; an Append without one),
+/// Distinct, Limit, Project (the hidden sort columns dropped). Aggregate mode: MergeSort on
+/// the group columns, Aggregate, Filter (HAVING), Sort and Distinct (DISTINCT), Sort (ORDER
+/// BY), Limit, Project (the hidden outputs dropped, values converted to binary as asked).
+std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery query,
+                                             std::vector<std::unique_ptr<ShardRows>> inputs,
+                                             MergeTreeOptions options);
+
+/// Makes the merge tree of `merge`'s shard query on `conns` (one idle connection per shard, or
+/// with `in_transaction` a transaction block's parts: read to their end, never cancelled). The
+/// query goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the
+/// client's parameters, one request shared by every shard. With `bound`, the shards answer in
+/// the Bind's result formats where their values pass through (a hidden sort column in text),
+/// and in text where the merge combines them (aggregates): the tree sends those in the formats
+/// asked. Each connection is first brought to the session's settings; when the merge compares
+/// text (ORDER BY, DISTINCT, groups), each shard's database collation is read once and kept in
+/// its pool, and the tree stops with 0A000 where a shard does not order text bytewise (pgrange
+/// compares it so).
+awaitable<ExecResult<std::unique_ptr<RowOperator>>> make_merge(
     sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
     const ShardSession& session, const BoundStatement* bound, bool in_transaction);
 

@@ -94,14 +94,22 @@ class Operator {
   Clock::time_point ended_at_{};
 };
 
-/// The rows of one shard, which a Merge reads a row at a time (Route, a shard's cursor).
-class ShardRows : public Operator {
+/// An operator that hands up its rows one at a time (next_row), to the operator above it;
+/// next() batches them for the root.
+class RowOperator : public Operator {
+ public:
+  /// The next row's DataRow body into `body`; false once there is no more. Counts rows_out_.
+  virtual awaitable<ExecResult<bool>> next_row(std::string& body) = 0;
+  /// The rows of next_row() as DataRow messages, up to about 64 KiB or `out.max_rows`.
+  awaitable<ExecResult<bool>> next(Batch& out) override;
+};
+
+/// The rows of one shard, which a merge reads a row at a time (Route, a shard's cursor).
+class ShardRows : public RowOperator {
  public:
   /// Sends the shard its work without waiting for the answer (open() does it if not done
   /// before): a plan starts every shard before it waits for any.
   virtual awaitable<ExecResult<void>> start() = 0;
-  /// The next row's DataRow body into `body`; false once the shard has no more.
-  virtual awaitable<ExecResult<bool>> next_row(std::string& body) = 0;
   /// No rows are left to read.
   virtual bool ended() const = 0;
 };

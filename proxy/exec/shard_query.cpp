@@ -7,11 +7,6 @@
 #include "proxy/wire/message_writer.hpp"
 
 namespace pgrange::proxy::exec {
-namespace {
-
-constexpr size_t kBatchBytes = 64 * 1024;
-
-}  // namespace
 
 ShardQuery::ShardQuery(Options o) : o_(std::move(o)) {}
 
@@ -84,18 +79,6 @@ awaitable<ExecResult<bool>> ShardQuery::next_row(std::string& body) {
   }
   mark_ended();
   co_return false;
-}
-
-awaitable<ExecResult<bool>> ShardQuery::next(Batch& out) {
-  std::string body;
-  while (out.data.size() < kBatchBytes && out.rows < out.max_rows) {
-    auto more = co_await next_row(body);
-    if (!more) co_return tl::unexpected(more.error());
-    if (!*more) co_return false;
-    MessageWriter(out.data).begin('D').bytes(body).end();
-    ++out.rows;
-  }
-  co_return true;
 }
 
 awaitable<void> ShardQuery::close(bool abandon) {

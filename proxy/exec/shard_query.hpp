@@ -34,7 +34,6 @@ class ShardQuery final : public ShardRows {
   awaitable<ExecResult<void>> start() override;
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
-  awaitable<ExecResult<bool>> next(Batch& out) override;
   awaitable<ExecResult<bool>> next_row(std::string& body) override;
   awaitable<void> close(bool abandon) override;
   std::vector<const Operator*> inputs() const override { return {}; }

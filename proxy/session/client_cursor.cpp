@@ -381,8 +381,11 @@ void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::Me
   for (const auto& conn : cursor.conns) {
     inputs.push_back(std::make_unique<exec::ShardCursor>(conn, fetch, kCursorBatch, name));
   }
-  cursor.tree = std::make_unique<exec::Merge>(merge, std::move(inputs), nullptr,
-                                              std::move(client_formats), floats_exact());
+  exec::MergeTreeOptions options;
+  options.client_formats = std::move(client_formats);
+  options.exact_floats = floats_exact();
+  options.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  cursor.tree = exec::make_merge_tree(merge, std::move(inputs), std::move(options));
 }
 
 awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,

@@ -1,5 +1,6 @@
 // ClientSession's merged fan-out: one SELECT runs on several shards at once and their answers
-// are merged into PostgreSQL's answer as they stream in (routing/result_merge does the merging).
+// are merged into PostgreSQL's answer as they stream in (the operators of exec::make_merge_tree do
+// the merging).
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +8,7 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/merge/result_merge.hpp"
+#include "routing/merge/merge_rows.hpp"
 #include "sql/session_statement.hpp"
 
 namespace pgrange::proxy {
@@ -245,6 +246,7 @@ exec::ShardSession ClientSession::shard_session(std::string& buf) {
     MessageWriter(buf).begin(type).bytes(body).end();
   };
   s.exact_floats = floats_exact();
+  s.query_memory = static_cast<size_t>(worker_.config().query_memory);
   return s;
 }
 

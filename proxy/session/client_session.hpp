@@ -18,11 +18,10 @@
 #include "proxy/exec/copy_in.hpp"
 #include "proxy/exec/gather_run.hpp"
 #include "proxy/exec/key_move.hpp"
-#include "proxy/exec/merge.hpp"
 #include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_channel.hpp"
 #include "proxy/wire/byte_buffer.hpp"
-#include "routing/merge/result_merge.hpp"
+#include "routing/merge/merge_rows.hpp"
 #include "routing/merge/result_set.hpp"
 #include "routing/meta/block_catalog.hpp"
 #include "routing/meta/table_description.hpp"
@@ -394,8 +393,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// shard of its query, in this transaction, read forward batch by batch as the client
     /// fetches, and merged.
     struct Cursor {
-      /// Its rows: each shard's cursor (exec::ShardCursor) merged (exec::Merge).
-      std::unique_ptr<exec::Merge> tree;
+      /// Its rows: each shard's cursor (exec::ShardCursor) merged (exec::make_merge_tree).
+      std::unique_ptr<exec::RowOperator> tree;
       std::vector<int> shards;        ///< the shard of each merge input
       bool opened = false;            ///< every shard's cursor read once (the columns are known)
       bool finished = false;          ///< the merge has no rows left

@@ -351,7 +351,7 @@ TEST_F(CoLocationTest, ExplainInsideATransactionBlock) {
     EXPECT_NE(text.find(wrote ? "rows=602 loops=1" : "rows=601 loops=1"), std::string::npos)
         << text;
     // pgrange's own operators ran too, over the block's parts: the merge and each shard's rows.
-    EXPECT_NE(text.find(std::string("actual: Merge: shards' rows concatenated: ") +
+    EXPECT_NE(text.find(std::string("actual: Append: each shard's rows in turn: ") +
                         (wrote ? "1401" : "1400") + " rows, "),
               std::string::npos)
         << text;

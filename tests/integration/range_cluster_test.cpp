@@ -1088,9 +1088,9 @@ TEST_F(RangeClusterTest, PushedDownJoinsWhileTheGroupMoves) {
   EXPECT_EQ(parts_apart(), 0) << "a move left parts away from their a rows";
 }
 
-// The rows a join reads are held up to query_memory: past it the statement fails with 53200
-// naming the setting, and the session and the proxy go on.
-TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAlone) {
+// The rows a join reads, and the groups pgrange sorts, are held up to query_memory: past it
+// the statement fails with 53200 naming the setting, and the session and the proxy go on.
+TEST_F(RangeClusterTest, AJoinOrASortOverQueryMemoryFailsAlone) {
   ProxyConfig cfg = make_config("join_memory");
   cfg.query_memory = 16 * 1024;
   auto proxy = ProxyProcess::start(cfg);
@@ -1109,6 +1109,17 @@ TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAlone) {
     ASSERT_EQ(r.rows.size(), 2u);
     EXPECT_EQ(r.rows[1][1], "b999");
   }
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM a").at(0, 0), "3000");
+  // 3,000 groups of a's rows over several shards, sorted by their counts in pgrange.
+  SqlResult sorted =
+      pq_exec(c.get(), "SELECT id % 3000, count(*) FROM a GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 3");
+  EXPECT_EQ(sorted.sqlstate, "53200") << sorted.message;
+  EXPECT_NE(sorted.message.find("query_memory"), std::string::npos) << sorted.message;
+  // A few groups are sorted as PostgreSQL sorts them.
+  SqlResult few = pq_exec(other.get(), "SELECT id % 3, count(*) FROM a GROUP BY 1 ORDER BY 2, 1");
+  ASSERT_TRUE(few.ok()) << few.sqlstate << " " << few.message;
+  ASSERT_EQ(few.rows.size(), 3u);
+  EXPECT_EQ(few.at(0, 1), "1000");
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM a").at(0, 0), "3000");
 }
 

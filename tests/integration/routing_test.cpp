@@ -355,7 +355,12 @@ TEST_F(RoutingTest, ExplainAnalyzeOfAMergeGivesEachOperatorsRows) {
   // Other tests of the suite add rows to t: the statement itself says how many there are.
   const std::string total = pq_exec(c.get(), "SELECT count(*) FROM t WHERE id > 50").at();
   std::string all = text_of("EXPLAIN ANALYZE SELECT id FROM t WHERE id > 50");
-  EXPECT_NE(all.find("actual: Merge: shards' rows concatenated: " + total + " rows, "),
+  // Each step of the merge is an operator: the client's columns of the shards' rows, shard
+  // after shard.
+  EXPECT_NE(all.find("actual: Project: 1 column for the client: " + total + " rows, "),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Append: each shard's rows in turn: " + total + " rows, "),
             std::string::npos)
       << all;
   // One Route per shard, whose rows add up to the merge's.
@@ -369,11 +374,17 @@ TEST_F(RoutingTest, ExplainAnalyzeOfAMergeGivesEachOperatorsRows) {
   EXPECT_EQ(std::to_string(sum), total) << all;
   std::string grouped =
       text_of("EXPLAIN ANALYZE SELECT id % 4, count(*) FROM t GROUP BY 1 ORDER BY 1");
-  EXPECT_NE(grouped.find("actual: Merge: partial aggregates combined per group: 4 rows, "),
-            std::string::npos)
-      << grouped;
+  // The groups combined from the shards' partial counts, then sorted in pgrange.
+  for (const char* line :
+       {"actual: Sort: in pgrange, by ORDER BY (", "4 rows, ",
+        "actual: Aggregate: partial aggregates combined per group: 4 rows, ",
+        "actual: MergeSort: the shards' sorted rows merged in GROUP BY order: "}) {
+    EXPECT_NE(grouped.find(line), std::string::npos) << line << "\n" << grouped;
+  }
   std::string limited = text_of("EXPLAIN ANALYZE SELECT id FROM t ORDER BY id LIMIT 5");
-  EXPECT_NE(limited.find("actual: Merge: sorted streams merged in ORDER BY order, LIMIT 5: 5 rows"),
+  EXPECT_NE(limited.find("  actual: Limit: LIMIT 5: 5 rows"), std::string::npos) << limited;
+  EXPECT_NE(limited.find("    actual: MergeSort: the shards' sorted rows merged in ORDER BY order: "
+                         "5 rows (not read to its end"),
             std::string::npos)
       << limited;
   EXPECT_NE(limited.find("not read to its end"), std::string::npos) << limited;

@@ -1,24 +1,29 @@
-// ResultMerge driven as the proxy drives it: every shard describes its columns, then the merge
-// asks for the next row of the shard it needs (wanted()) and hands out what it has decided
-// (step()). The plans come from sql::plan_merge, as in production; each shard's rows are what
-// PostgreSQL 15 sends for the plan's shard query over that shard's part of the table, and the
-// expected answers are what PostgreSQL 15 answers for the whole table (checked against a
-// server: e.g. `SELECT avg(x) FROM (VALUES (1), (2)) v(x)` is 1.5000000000000000).
-#include "routing/merge/result_merge.hpp"
-
+// The operators that merge the shards' answers (exec::make_merge_tree: MergeSort, Aggregate,
+// Filter, Sort, Distinct, Limit, Project), run as the proxy runs them over shards that each
+// describe their columns and hand up their rows one at a time when asked. The plans come from
+// sql::plan_merge, as in production; each shard's rows are what PostgreSQL 15 sends for the
+// plan's shard query over that shard's part of the table, and the expected answers are what
+// PostgreSQL 15 answers for the whole table (checked against a server: e.g. `SELECT avg(x)
+// FROM (VALUES (1), (2)) v(x)` is 1.5000000000000000).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "proxy/exec/merge_build.hpp"
+#include "routing/merge/merge_rows.hpp"
 #include "sql/merge_query.hpp"
 
 namespace pgrange::routing {
 namespace {
+
+namespace asio = boost::asio;
+using proxy::awaitable;
 
 using sql::MergeQuery;
 using Cell = std::optional<std::string>;
@@ -150,16 +155,83 @@ struct Options {
   /// only asked for a row once its previous one is in the answer (its first `held_width`
   /// values are the answer's row).
   size_t held_width = 0;
+  /// query_memory, for a Sort.
+  size_t memory_limit = SIZE_MAX;
 };
 
-/// The client's result formats and whether floats print exactly (ResultMerge's).
+/// The client's result formats and whether floats print exactly (Project's).
 struct Formats {
   std::vector<int16_t> client_formats;
   bool exact_floats = true;
 };
 
-/// Describes every shard with `descriptions` (one for all, or one per shard), then drives the
-/// merge exactly as the proxy does with raw DataRow bodies per shard.
+/// What the shards were asked, and the answer so far (for held_width).
+struct Probe {
+  const std::vector<std::vector<std::string>>* shards = nullptr;
+  Outcome* run = nullptr;
+  const std::string* out = nullptr;
+  size_t held_width = 0;
+  std::vector<std::optional<Row>> last;  // the last row handed up by each shard
+};
+
+/// A shard of the test: its description, then its rows one at a time, each request recorded.
+class TestShard final : public proxy::exec::ShardRows {
+ public:
+  TestShard(size_t index, std::string description, Probe& probe)
+      : index_(index), description_(std::move(description)), probe_(probe) {}
+
+  awaitable<proxy::exec::ExecResult<void>> start() override {
+    co_return proxy::exec::ExecResult<void>{};
+  }
+  awaitable<proxy::exec::ExecResult<void>> open() override {
+    co_return proxy::exec::ExecResult<void>{};
+  }
+  std::string columns() const override { return description_; }
+  bool ended() const override { return false; }
+  awaitable<proxy::exec::ExecResult<bool>> next_row(std::string& body) override {
+    Outcome& run = *probe_.run;
+    const size_t s = index_;
+    run.order_asked.push_back(s);
+    if (run.asked_end[s]) {
+      run.asked_after_end = true;
+      co_return false;
+    }
+    if (probe_.held_width > 0 && probe_.last[s]) {
+      Rows sent = parse_data_rows(*probe_.out);
+      Row prefix(probe_.last[s]->begin(),
+                 probe_.last[s]->begin() + static_cast<long>(probe_.held_width));
+      if (std::find(sent.begin(), sent.end(), prefix) == sent.end()) run.asked_while_held = true;
+    }
+    const auto& rows = (*probe_.shards)[s];
+    if (run.requested[s] >= rows.size()) {
+      run.asked_end[s] = true;
+      co_return false;
+    }
+    body = rows[run.requested[s]++];
+    if (probe_.held_width > 0) {
+      size_t at = 0;
+      probe_.last[s] = parse_body(body, at);
+    }
+    ++rows_out_;
+    co_return true;
+  }
+  awaitable<void> close(bool) override { co_return; }
+  std::vector<const proxy::exec::Operator*> inputs() const override { return {}; }
+  std::string describe() const override { return "test shard " + std::to_string(index_); }
+
+ private:
+  size_t index_;
+  std::string description_;
+  Probe& probe_;
+};
+
+Error error_of(const proxy::exec::ExecFailure& f) {
+  if (f.error) return *f.error;
+  return Error::make("XX000", "a shard failed");
+}
+
+/// Describes every shard with `descriptions` (one for all, or one per shard), then runs the
+/// merge tree as the proxy does, a row at a time, over raw DataRow bodies per shard.
 Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descriptions,
                    const std::vector<std::vector<std::string>>& shards, Options opt = {},
                    const Formats& formats = {}) {
@@ -167,64 +239,56 @@ Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descript
   const size_t n = shards.size();
   run.requested.assign(n, 0);
   run.asked_end.assign(n, false);
-  ResultMerge m(q, n, formats.client_formats, formats.exact_floats);
-  for (size_t s = 0; s < n; ++s) {
-    auto r = m.describe(s, descriptions.size() == 1 ? descriptions[0] : descriptions.at(s));
-    if (!r) {
-      run.error = r.error();
-      return run;
-    }
-  }
-  run.row_description = m.row_description();
   std::string out;
-  std::vector<std::optional<Row>> last(n);  // for held_width: the last row fed to each shard
-  for (int guard = 0; !m.finished(); ++guard) {
-    if (guard > 100000) {
-      ADD_FAILURE() << "the merge does not finish";
-      break;
-    }
-    if (auto w = m.wanted()) {
-      size_t s = *w;
-      EXPECT_LT(s, n);
-      if (s >= n) break;
-      run.order_asked.push_back(s);
-      if (run.asked_end[s]) {
-        run.asked_after_end = true;
-        break;
-      }
-      if (opt.held_width > 0 && last[s]) {
-        Rows sent = parse_data_rows(out);
-        Row prefix(last[s]->begin(), last[s]->begin() + static_cast<long>(opt.held_width));
-        if (std::find(sent.begin(), sent.end(), prefix) == sent.end()) run.asked_while_held = true;
-      }
-      if (run.requested[s] < shards[s].size()) {
-        const std::string& body = shards[s][run.requested[s]++];
-        if (opt.held_width > 0) {
-          size_t at = 0;
-          last[s] = parse_body(body, at);
-        }
-        auto r = m.add_row(s, body);
-        if (!r) {
-          run.error = r.error();
-          break;
-        }
-      } else {
-        run.asked_end[s] = true;
-        m.end_of_rows(s);
-      }
-    } else {
-      auto r = m.step(out);
-      if (!r) {
-        run.error = r.error();
-        break;
-      }
-    }
+  Probe probe;
+  probe.shards = &shards;
+  probe.run = &run;
+  probe.out = &out;
+  probe.held_width = opt.held_width;
+  probe.last.resize(n);
+  std::vector<std::unique_ptr<proxy::exec::ShardRows>> inputs;
+  for (size_t s = 0; s < n; ++s) {
+    inputs.push_back(std::make_unique<TestShard>(
+        s, descriptions.size() == 1 ? descriptions[0] : descriptions.at(s), probe));
   }
-  if (!run.error) {
-    EXPECT_EQ(m.wanted(), std::nullopt);
-  }
+  proxy::exec::MergeTreeOptions options;
+  options.client_formats = formats.client_formats;
+  options.exact_floats = formats.exact_floats;
+  options.memory_limit = opt.memory_limit;
+  auto root = proxy::exec::make_merge_tree(q, std::move(inputs), std::move(options));
+  asio::io_context io;
+  bool done = false;
+  asio::co_spawn(
+      io,
+      [&]() -> awaitable<void> {
+        if (auto o = co_await root->open(); !o) {
+          run.error = error_of(o.error());
+          co_return;
+        }
+        run.row_description = root->columns();
+        for (int guard = 0;; ++guard) {
+          if (guard > 100000) {
+            ADD_FAILURE() << "the merge does not finish";
+            break;
+          }
+          proxy::exec::Batch batch;
+          batch.max_rows = 1;
+          auto more = co_await root->next(batch);
+          out += batch.data;
+          if (!more) {
+            run.error = error_of(more.error());
+            break;
+          }
+          if (!*more) break;
+        }
+        co_await root->close(run.error.has_value());
+        done = true;
+      },
+      asio::detached);
+  io.run();
+  EXPECT_TRUE(done || run.error.has_value());
   run.rows = parse_data_rows(out);
-  run.count = m.rows();
+  run.count = root->rows_out();
   return run;
 }
 
@@ -270,7 +334,7 @@ std::vector<ResultField> fields_of(const std::string& body) {
 // ---------------------------------------------------------------------------------------------
 // Ordered mode: k-way merge
 
-TEST(ResultMergeOrdered, ThreeShardsAscendingHoldingOneRowEach) {
+TEST(MergeTreeOrdered, ThreeShardsAscendingHoldingOneRowEach) {
   MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
   const std::string d = describe({{"id", kInt4}, {"name", kText}});
   Outcome r = merged(q, {d},
@@ -299,7 +363,7 @@ TEST(ResultMergeOrdered, ThreeShardsAscendingHoldingOneRowEach) {
             (Rows{{"0"}, {"1"}, {"2"}}));
 }
 
-TEST(ResultMergeOrdered, DescendingPutsNullsFirstByDefault) {
+TEST(MergeTreeOrdered, DescendingPutsNullsFirstByDefault) {
   MergeQuery q = plan("SELECT id, amount FROM t ORDER BY amount DESC, id");
   ASSERT_EQ(q.order.size(), 2u);
   const std::string d = describe({{"id", kInt4}, {"amount", kNumeric}});
@@ -319,7 +383,7 @@ TEST(ResultMergeOrdered, DescendingPutsNullsFirstByDefault) {
                           {"9", "-1"}}));
 }
 
-TEST(ResultMergeOrdered, NullsLastWithDescAndNullsFirstWithAsc) {
+TEST(MergeTreeOrdered, NullsLastWithDescAndNullsFirstWithAsc) {
   const std::string d = describe({{"id", kInt4}, {"amount", kInt4}});
   {
     MergeQuery q = plan("SELECT id, amount FROM t ORDER BY amount DESC NULLS LAST, id DESC");
@@ -353,7 +417,7 @@ TEST(ResultMergeOrdered, NullsLastWithDescAndNullsFirstWithAsc) {
   }
 }
 
-TEST(ResultMergeOrdered, TiesAreBrokenByTheLaterKeys) {
+TEST(MergeTreeOrdered, TiesAreBrokenByTheLaterKeys) {
   MergeQuery q = plan("SELECT grp, name, id FROM t ORDER BY grp, name DESC, id");
   const std::string d = describe({{"grp", kInt4}, {"name", kText}, {"id", kInt4}});
   Outcome r = merged(q, {d},
@@ -371,7 +435,7 @@ TEST(ResultMergeOrdered, TiesAreBrokenByTheLaterKeys) {
                           {"2", "a", "6"}}));
 }
 
-TEST(ResultMergeOrdered, IntegersCompareAsNumbersAndTextBytewise) {
+TEST(MergeTreeOrdered, IntegersCompareAsNumbersAndTextBytewise) {
   const std::vector<Rows> shards = {{{"9"}, {"100"}}, {{"10"}, {"11"}}, {{"2"}}};
   {
     MergeQuery q = plan("SELECT id FROM t ORDER BY id");
@@ -394,7 +458,7 @@ TEST(ResultMergeOrdered, IntegersCompareAsNumbersAndTextBytewise) {
   }
 }
 
-TEST(ResultMergeOrdered, EqualNumericsTieAndTheNextKeyDecides) {
+TEST(MergeTreeOrdered, EqualNumericsTieAndTheNextKeyDecides) {
   // 1.0 = 1.00 = 1 in numeric: id decides; as text "1" < "1.0" < "1.00" would decide.
   MergeQuery q = plan("SELECT amount, id FROM t ORDER BY amount, id");
   const std::string d = describe({{"amount", kNumeric}, {"id", kInt4}});
@@ -412,7 +476,7 @@ TEST(ResultMergeOrdered, EqualNumericsTieAndTheNextKeyDecides) {
                           {"10", "6"}}));
 }
 
-TEST(ResultMergeOrdered, FloatBoolAndTimestamptzCompareAsTheirTypes) {
+TEST(MergeTreeOrdered, FloatBoolAndTimestamptzCompareAsTheirTypes) {
   {
     // float8: NaN after Infinity, -0 = 0 (id decides).
     MergeQuery q = plan("SELECT amount, id FROM t ORDER BY amount, id");
@@ -449,7 +513,7 @@ TEST(ResultMergeOrdered, FloatBoolAndTimestamptzCompareAsTheirTypes) {
   }
 }
 
-TEST(ResultMergeOrdered, SpecialTimestampsAndNumerics) {
+TEST(MergeTreeOrdered, SpecialTimestampsAndNumerics) {
   {
     // TimeZone Europe/Amsterdam: local mean time before 1892, BC years, years past 9999.
     MergeQuery q = plan("SELECT name FROM t ORDER BY name");
@@ -473,7 +537,7 @@ TEST(ResultMergeOrdered, SpecialTimestampsAndNumerics) {
   }
 }
 
-TEST(ResultMergeOrdered, TimestampNotInDateStyleIsoIsRefused) {
+TEST(MergeTreeOrdered, TimestampNotInDateStyleIsoIsRefused) {
   MergeQuery q = plan("SELECT name FROM t ORDER BY name");
   Outcome r = run_rows(q, {describe({{"name", kTimestamptz}})},
                        {{{"Mon Jan 01 10:00:00 2024 UTC"}}, {}, {}});
@@ -481,7 +545,7 @@ TEST(ResultMergeOrdered, TimestampNotInDateStyleIsoIsRefused) {
   EXPECT_EQ(r.error->sqlstate, "0A000");
 }
 
-TEST(ResultMergeOrdered, EmptyShards) {
+TEST(MergeTreeOrdered, EmptyShards) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id");
   const std::string d = describe({{"id", kInt4}});
   {
@@ -497,7 +561,7 @@ TEST(ResultMergeOrdered, EmptyShards) {
   }
 }
 
-TEST(ResultMergeOrdered, HiddenSortColumnsAreStripped) {
+TEST(MergeTreeOrdered, HiddenSortColumnsAreStripped) {
   MergeQuery q = plan("SELECT name FROM t ORDER BY amount * -1 NULLS FIRST, lower(name), 1");
   ASSERT_EQ(q.hidden, 2);
   // The shard query: SELECT name, amount * -1, lower(name) FROM t ORDER BY …
@@ -512,7 +576,7 @@ TEST(ResultMergeOrdered, HiddenSortColumnsAreStripped) {
   EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("name", kText)}));
 }
 
-TEST(ResultMergeOrdered, StarWithAHiddenColumnAndLimit) {
+TEST(MergeTreeOrdered, StarWithAHiddenColumnAndLimit) {
   MergeQuery q = plan("SELECT * FROM t ORDER BY name LIMIT 3");
   ASSERT_EQ(q.visible, -1);
   ASSERT_EQ(q.hidden, 1);
@@ -539,7 +603,7 @@ TEST(ResultMergeOrdered, StarWithAHiddenColumnAndLimit) {
 const std::vector<Rows> kNine = {
     {{"1"}, {"4"}, {"7"}}, {{"2"}, {"5"}, {"8"}, {"9"}}, {{"3"}, {"6"}}};
 
-TEST(ResultMergeLimit, LimitZeroAsksForNothing) {
+TEST(MergeTreeLimit, LimitZeroAsksForNothing) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 0");
   const std::string d = describe({{"id", kInt4}});
   Outcome r = merged(q, {d}, kNine);
@@ -550,7 +614,7 @@ TEST(ResultMergeLimit, LimitZeroAsksForNothing) {
   EXPECT_EQ(r.row_description, d);
 }
 
-TEST(ResultMergeLimit, LimitAndOffsetStopReadingOnceReached) {
+TEST(MergeTreeLimit, LimitAndOffsetStopReadingOnceReached) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 3 OFFSET 2");
   Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
   EXPECT_EQ(r.rows, col({"3", "4", "5"}));
@@ -560,7 +624,7 @@ TEST(ResultMergeLimit, LimitAndOffsetStopReadingOnceReached) {
   EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
 }
 
-TEST(ResultMergeLimit, LimitWithoutOffset) {
+TEST(MergeTreeLimit, LimitWithoutOffset) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id DESC LIMIT 2");
   Outcome r = merged(q, {describe({{"id", kInt4}})},
                      {{{"7"}, {"4"}, {"1"}}, {{"9"}, {"8"}, {"5"}, {"2"}}, {{"6"}, {"3"}}},
@@ -569,7 +633,7 @@ TEST(ResultMergeLimit, LimitWithoutOffset) {
   EXPECT_EQ(r.requested, (std::vector<size_t>{1, 2, 1}));
 }
 
-TEST(ResultMergeLimit, OffsetBeyondTheEnd) {
+TEST(MergeTreeLimit, OffsetBeyondTheEnd) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 5 OFFSET 20");
   Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
   EXPECT_TRUE(r.rows.empty());
@@ -581,7 +645,7 @@ TEST(ResultMergeLimit, OffsetBeyondTheEnd) {
   EXPECT_EQ(merged(last, {describe({{"id", kInt4}})}, kNine).rows, col({"9"}));
 }
 
-TEST(ResultMergeLimit, LimitLargerThanTheRows) {
+TEST(MergeTreeLimit, LimitLargerThanTheRows) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT 100 OFFSET 1");
   Outcome r = merged(q, {describe({{"id", kInt4}})}, kNine);
   EXPECT_EQ(r.rows, col({"2", "3", "4", "5", "6", "7", "8", "9"}));
@@ -589,7 +653,7 @@ TEST(ResultMergeLimit, LimitLargerThanTheRows) {
   EXPECT_EQ(r.asked_end, (std::vector<bool>{true, true, true}));
 }
 
-TEST(ResultMergeLimit, LimitNull) {
+TEST(MergeTreeLimit, LimitNull) {
   MergeQuery q = plan("SELECT id FROM t ORDER BY id LIMIT NULL");
   EXPECT_EQ(merged(q, {describe({{"id", kInt4}})}, kNine).rows.size(), 9u);
   MergeQuery all = plan("SELECT id FROM t ORDER BY id LIMIT ALL OFFSET 7");
@@ -599,7 +663,7 @@ TEST(ResultMergeLimit, LimitNull) {
 // ---------------------------------------------------------------------------------------------
 // No ORDER BY: shard after shard
 
-TEST(ResultMergeUnordered, ShardAfterShard) {
+TEST(MergeTreeUnordered, ShardAfterShard) {
   MergeQuery q = plan("SELECT id, name FROM t WHERE id > 0");
   EXPECT_FALSE(q.ordered());
   const std::string d = describe({{"id", kInt4}, {"name", kText}});
@@ -610,7 +674,7 @@ TEST(ResultMergeUnordered, ShardAfterShard) {
   EXPECT_EQ(r.order_asked, (std::vector<size_t>{0, 0, 0, 1, 2, 2, 2, 3, 3}));
 }
 
-TEST(ResultMergeUnordered, LimitStopsAtTheShardThatFillsIt) {
+TEST(MergeTreeUnordered, LimitStopsAtTheShardThatFillsIt) {
   MergeQuery q = plan("SELECT id FROM t LIMIT 3");
   EXPECT_FALSE(q.ordered());
   Outcome r = merged(q, {describe({{"id", kInt4}})},
@@ -620,7 +684,7 @@ TEST(ResultMergeUnordered, LimitStopsAtTheShardThatFillsIt) {
   EXPECT_EQ(r.asked_end, (std::vector<bool>{true, false, false}));
 }
 
-TEST(ResultMergeUnordered, OffsetSpansShards) {
+TEST(MergeTreeUnordered, OffsetSpansShards) {
   MergeQuery q = plan("SELECT id FROM t LIMIT 2 OFFSET 3");
   Outcome r = merged(q, {describe({{"id", kInt4}})},
                      {{{"5"}, {"1"}}, {{"9"}, {"2"}, {"8"}}, {{"3"}, {"4"}}});
@@ -635,7 +699,7 @@ TEST(ResultMergeUnordered, OffsetSpansShards) {
 // ---------------------------------------------------------------------------------------------
 // DISTINCT (ordered mode)
 
-TEST(ResultMergeDistinct, DuplicatesAcrossAndWithinShards) {
+TEST(MergeTreeDistinct, DuplicatesAcrossAndWithinShards) {
   MergeQuery q = plan("SELECT DISTINCT grp, name FROM t");
   ASSERT_TRUE(q.distinct);
   ASSERT_EQ(q.order.size(), 2u);
@@ -655,7 +719,7 @@ TEST(ResultMergeDistinct, DuplicatesAcrossAndWithinShards) {
                           {kNull, kNull}}));
 }
 
-TEST(ResultMergeDistinct, WithOrderByDescLimitAndOffset) {
+TEST(MergeTreeDistinct, WithOrderByDescLimitAndOffset) {
   MergeQuery q = plan("SELECT DISTINCT grp FROM t ORDER BY grp DESC LIMIT 2 OFFSET 1");
   const std::string d = describe({{"grp", kInt4}});
   // DESC: NULLS FIRST. Distinct values: NULL, 9, 5, 3, 1.
@@ -667,7 +731,7 @@ TEST(ResultMergeDistinct, WithOrderByDescLimitAndOffset) {
   EXPECT_LT(r.requested[1], 3u);
 }
 
-TEST(ResultMergeDistinct, DuplicateRowsCountAgainstNothing) {
+TEST(MergeTreeDistinct, DuplicateRowsCountAgainstNothing) {
   // Duplicates do not use up the LIMIT or the OFFSET; equal neighbours from one shard are
   // dropped too.
   MergeQuery q = plan("SELECT DISTINCT name FROM t ORDER BY name LIMIT 2 OFFSET 1");
@@ -695,7 +759,7 @@ TEST(ResultMergeDistinct, DuplicateRowsCountAgainstNothing) {
 //   1|3|11|3.6666666666666667   2|2||   3|2|11|5.5000000000000000   4|1|20|20.0000000000000000
 //   NULL|2|8|4.0000000000000000
 
-TEST(ResultMergeAggregate, UngroupedAggregatesOverShards) {
+TEST(MergeTreeAggregate, UngroupedAggregatesOverShards) {
   MergeQuery q = plan("SELECT count(*), sum(amount), min(amount), max(amount), avg(amount) FROM t");
   ASSERT_EQ(q.mode, MergeQuery::Mode::kAggregate);
   EXPECT_EQ(q.shard_sql,
@@ -720,7 +784,7 @@ TEST(ResultMergeAggregate, UngroupedAggregatesOverShards) {
 
 // A client asking for binary results: the combined values (text) go out as the types' send
 // functions write them, each column in the format asked.
-TEST(ResultMergeAggregate, BinaryResultsAreConvertedAsSent) {
+TEST(MergeTreeAggregate, BinaryResultsAreConvertedAsSent) {
   MergeQuery q = plan("SELECT count(*), sum(amount), min(amount), max(amount), avg(amount) FROM t");
   const std::string d = describe({{"count", kInt8},
                                   {"sum", kInt8},
@@ -760,7 +824,7 @@ TEST(ResultMergeAggregate, BinaryResultsAreConvertedAsSent) {
   EXPECT_EQ(wrong.error->sqlstate, "22023");
 }
 
-TEST(ResultMergeAggregate, BinaryFloatsOnlyWhenPrintedExactly) {
+TEST(MergeTreeAggregate, BinaryFloatsOnlyWhenPrintedExactly) {
   MergeQuery q = plan("SELECT min(f) FROM t");
   const std::string d = describe({{"min", kFloat8}});
   const std::vector<Rows> shards = {{{"0.1"}}, {{"2.5"}}};
@@ -776,7 +840,7 @@ TEST(ResultMergeAggregate, BinaryFloatsOnlyWhenPrintedExactly) {
   EXPECT_NE(refused.error->message.find("extra_float_digits"), std::string::npos);
 }
 
-TEST(ResultMergeAggregate, UngroupedWithSomeAndAllShardsEmpty) {
+TEST(MergeTreeAggregate, UngroupedWithSomeAndAllShardsEmpty) {
   MergeQuery q = plan("SELECT count(*), sum(amount), min(name), max(name), avg(amount) FROM t");
   const std::string d = describe({{"count", kInt8},
                                   {"sum", kInt8},
@@ -799,7 +863,7 @@ TEST(ResultMergeAggregate, UngroupedWithSomeAndAllShardsEmpty) {
   }
 }
 
-TEST(ResultMergeAggregate, AvgScaleAsPostgresComputesIt) {
+TEST(MergeTreeAggregate, AvgScaleAsPostgresComputesIt) {
   MergeQuery q = plan("SELECT avg(amount) FROM t");
   {
     // numeric 1.50, 2.25, 3: the sums keep the largest scale
@@ -915,7 +979,7 @@ const std::vector<Rows> kGroupPartials = {
     {{"1", "1", "1", "1", "1"}, {"4", "1", "20", "20", "1"}},
 };
 
-TEST(ResultMergeAggregate, GroupsOnSeveralShardsAreCombined) {
+TEST(MergeTreeAggregate, GroupsOnSeveralShardsAreCombined) {
   MergeQuery q = plan("SELECT grp, count(*), sum(amount), avg(amount) FROM t GROUP BY grp");
   EXPECT_EQ(q.shard_sql,
             "SELECT grp, count(*), sum(amount), sum(amount) AS avg, count(amount) FROM t GROUP "
@@ -932,7 +996,7 @@ TEST(ResultMergeAggregate, GroupsOnSeveralShardsAreCombined) {
                                       field("sum", kInt8), field("avg", kNumeric)}));
 }
 
-TEST(ResultMergeAggregate, GroupsStreamAndLimitStopsReading) {
+TEST(MergeTreeAggregate, GroupsStreamAndLimitStopsReading) {
   MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp LIMIT 1");
   EXPECT_FALSE(q.limit_pushed);
   const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
@@ -946,7 +1010,7 @@ TEST(ResultMergeAggregate, GroupsStreamAndLimitStopsReading) {
   EXPECT_EQ(r.asked_end, (std::vector<bool>{false, false, false}));
 }
 
-TEST(ResultMergeAggregate, GroupColumnsInAnyPositionAndNotSelected) {
+TEST(MergeTreeAggregate, GroupColumnsInAnyPositionAndNotSelected) {
   {
     MergeQuery q = plan("SELECT count(*) AS n, grp FROM t GROUP BY grp ORDER BY grp DESC");
     EXPECT_EQ(q.shard_sql, "SELECT grp, count(*) AS n FROM t GROUP BY 1 ORDER BY 1");
@@ -969,7 +1033,7 @@ TEST(ResultMergeAggregate, GroupColumnsInAnyPositionAndNotSelected) {
   }
 }
 
-TEST(ResultMergeAggregate, SeveralGroupColumnsWithNulls) {
+TEST(MergeTreeAggregate, SeveralGroupColumnsWithNulls) {
   MergeQuery q = plan("SELECT grp, name, sum(amount) FROM t GROUP BY grp, name ORDER BY grp, name");
   EXPECT_EQ(q.group_columns, 2);
   const std::string d = describe({{"grp", kInt4}, {"name", kText}, {"sum", kInt8}});
@@ -985,7 +1049,7 @@ TEST(ResultMergeAggregate, SeveralGroupColumnsWithNulls) {
                           {kNull, kNull, "44"}}));
 }
 
-TEST(ResultMergeAggregate, EqualNumericGroupKeysAreOneGroup) {
+TEST(MergeTreeAggregate, EqualNumericGroupKeysAreOneGroup) {
   MergeQuery q = plan("SELECT amount, count(*) FROM t GROUP BY amount");
   const std::string d = describe({{"amount", kNumeric}, {"count", kInt8}});
   Outcome r =
@@ -1008,7 +1072,7 @@ Rows groups_having(const std::string& having) {
   return merged(q, {d}, partials).rows;
 }
 
-TEST(ResultMergeAggregate, HavingAndOrNot) {
+TEST(MergeTreeAggregate, HavingAndOrNot) {
   auto groups = groups_having;
   // Groups: 1 (count 3, sum 11), 2 (2, NULL), 3 (2, 11), 4 (1, 20), NULL (2, 8).
   EXPECT_EQ(groups("count(*) >= 2 AND sum(amount) < 11"), col({kNull}));
@@ -1022,7 +1086,7 @@ TEST(ResultMergeAggregate, HavingAndOrNot) {
   EXPECT_EQ(groups("max(amount) > min(amount)"), col({"1", "3", kNull}));
 }
 
-TEST(ResultMergeAggregate, HavingNullComparisonsDropTheGroup) {
+TEST(MergeTreeAggregate, HavingNullComparisonsDropTheGroup) {
   auto groups = groups_having;
   // Group 2's sum is NULL: sum > 5 is NULL, NOT NULL is NULL; both drop it.
   EXPECT_EQ(groups("sum(amount) > 5"), col({"1", "3", "4", kNull}));
@@ -1041,7 +1105,7 @@ TEST(ResultMergeAggregate, HavingNullComparisonsDropTheGroup) {
   EXPECT_EQ(groups("NOT count(*) = NULL"), col({}));
 }
 
-TEST(ResultMergeAggregate, UngroupedHaving) {
+TEST(MergeTreeAggregate, UngroupedHaving) {
   const std::string d = describe({{"count", kInt8}});
   MergeQuery none = plan("SELECT count(*) FROM t HAVING count(*) > 100");
   EXPECT_TRUE(merged(none, {d}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows.empty());
@@ -1049,7 +1113,7 @@ TEST(ResultMergeAggregate, UngroupedHaving) {
   EXPECT_EQ(merged(one, {d}, {{{"4"}}, {{"4"}}, {{"2"}}}).rows, col({"10"}));
 }
 
-TEST(ResultMergeAggregate, HavingOnTextAndNumericConstants) {
+TEST(MergeTreeAggregate, HavingOnTextAndNumericConstants) {
   // min(name) per group over rows (1,'b') (1,'Ab') | (2,'a') (1,'c') | (2,'B') (3, NULL).
   const std::string d = describe({{"grp", kInt4}, {"min", kText}});
   const std::vector<Rows> partials = {
@@ -1062,7 +1126,7 @@ TEST(ResultMergeAggregate, HavingOnTextAndNumericConstants) {
   EXPECT_EQ(sorted(merged(eq, {d}, partials).rows), col({"2", "3"}));
 }
 
-TEST(ResultMergeAggregate, OffsetAndLimitOverGroups) {
+TEST(MergeTreeAggregate, OffsetAndLimitOverGroups) {
   {
     MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY grp LIMIT 2 OFFSET 1");
     auto [d, partials] = table_partials(q);
@@ -1091,7 +1155,7 @@ TEST(ResultMergeAggregate, OffsetAndLimitOverGroups) {
   }
 }
 
-TEST(ResultMergeAggregate, OrderByAnAggregateDescWithLimit) {
+TEST(MergeTreeAggregate, OrderByAnAggregateDescWithLimit) {
   // SELECT grp, sum(amount) AS total FROM t GROUP BY grp ORDER BY total DESC LIMIT 3:
   // DESC puts the NULL sum (group 2) first.
   MergeQuery q =
@@ -1115,7 +1179,7 @@ TEST(ResultMergeAggregate, OrderByAnAggregateDescWithLimit) {
   EXPECT_EQ(merged(offset, {d}, partials).rows, (Rows{{"3", "11"}, {"1", "11"}}));
 }
 
-TEST(ResultMergeAggregate, OrderByAHiddenAggregate) {
+TEST(MergeTreeAggregate, OrderByAHiddenAggregate) {
   MergeQuery q = plan("SELECT grp FROM t GROUP BY grp ORDER BY max(amount) DESC NULLS LAST");
   EXPECT_EQ(q.visible_outputs, 1);
   const std::string d = describe({{"grp", kInt4}, {"max", kInt4}});
@@ -1127,7 +1191,7 @@ TEST(ResultMergeAggregate, OrderByAHiddenAggregate) {
   EXPECT_EQ(fields_of(r.row_description), (std::vector<ResultField>{field("grp", kInt4)}));
 }
 
-TEST(ResultMergeAggregate, OrderByAvgComparesNumerically) {
+TEST(MergeTreeAggregate, OrderByAvgComparesNumerically) {
   MergeQuery q = plan("SELECT grp, avg(amount) FROM t GROUP BY grp ORDER BY avg(amount), grp");
   Outcome r = merged(q, {describe({{"grp", kInt4}, {"avg", kInt8}, {"count", kInt8}})},
                      {{{"1", "4", "1"}, {"2", kNull, "0"}, {"3", "2", "1"}, {kNull, "3", "1"}},
@@ -1140,7 +1204,7 @@ TEST(ResultMergeAggregate, OrderByAvgComparesNumerically) {
                           {"2", kNull}}));
 }
 
-TEST(ResultMergeAggregate, DistinctOverCombinedRows) {
+TEST(MergeTreeAggregate, DistinctOverCombinedRows) {
   MergeQuery q = plan("SELECT DISTINCT count(*) AS c FROM t GROUP BY grp ORDER BY c DESC");
   ASSERT_TRUE(q.distinct);
   const std::string d = describe({{"grp", kInt4}, {"c", kInt8}});
@@ -1160,7 +1224,7 @@ TEST(ResultMergeAggregate, DistinctOverCombinedRows) {
   EXPECT_EQ(sorted(s.rows), sorted(col({"11", kNull, "20", "8"})));
 }
 
-TEST(ResultMergeAggregate, MinMaxOfTextAcrossShards) {
+TEST(MergeTreeAggregate, MinMaxOfTextAcrossShards) {
   MergeQuery q = plan("SELECT grp, min(name), max(name) FROM t GROUP BY grp ORDER BY grp");
   const std::string d = describe({{"grp", kInt4}, {"min", kText}, {"max", kText}});
   Outcome r = merged(q, {d},
@@ -1170,7 +1234,7 @@ TEST(ResultMergeAggregate, MinMaxOfTextAcrossShards) {
   EXPECT_EQ(r.rows, (Rows{{"1", "B", "q"}, {"2", "10", "9"}}));
 }
 
-TEST(ResultMergeAggregate, SumOfInt4IsInt8AndOverflowIsAnError) {
+TEST(MergeTreeAggregate, SumOfInt4IsInt8AndOverflowIsAnError) {
   MergeQuery q = plan("SELECT sum(amount) AS s FROM t");
   const std::string d = describe({{"s", kInt8}});
   Outcome r = merged(q, {d}, {{{"2147483647"}}, {{"2147483647"}}, {{kNull}}});
@@ -1189,9 +1253,87 @@ TEST(ResultMergeAggregate, SumOfInt4IsInt8AndOverflowIsAnError) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The tree of operators
+
+/// The operators of a query's merge tree, root first, one per line (indented by depth).
+std::string tree_of(const MergeQuery& q, size_t shards) {
+  Probe probe;
+  std::vector<std::unique_ptr<proxy::exec::ShardRows>> inputs;
+  for (size_t s = 0; s < shards; ++s) inputs.push_back(std::make_unique<TestShard>(s, "", probe));
+  auto root = proxy::exec::make_merge_tree(q, std::move(inputs), {});
+  std::string out;
+  std::vector<std::pair<const proxy::exec::Operator*, int>> stack = {{root.get(), 0}};
+  while (!stack.empty()) {
+    auto [op, depth] = stack.back();
+    stack.pop_back();
+    std::string what = op->describe();
+    out += std::string(2 * static_cast<size_t>(depth), ' ') + what.substr(0, what.find(':')) + "\n";
+    auto in = op->inputs();
+    for (auto it = in.rbegin(); it != in.rend(); ++it) stack.push_back({*it, depth + 1});
+  }
+  return out;
+}
+
+TEST(MergeTreeShape, EachStepIsAnOperator) {
+  EXPECT_EQ(tree_of(plan("SELECT id, name FROM t ORDER BY id LIMIT 5"), 2),
+            "Project\n  Limit\n    MergeSort\n      test shard 0\n      test shard 1\n");
+  EXPECT_EQ(tree_of(plan("SELECT name FROM t"), 2),
+            "Project\n  Append\n    test shard 0\n    test shard 1\n");
+  EXPECT_EQ(tree_of(plan("SELECT DISTINCT name FROM t"), 1),
+            "Project\n  Distinct\n    MergeSort\n      test shard 0\n");
+  EXPECT_EQ(tree_of(plan("SELECT count(*) FROM t"), 1),
+            "Project\n  Aggregate\n    Append\n      test shard 0\n");
+  EXPECT_EQ(tree_of(plan("SELECT DISTINCT grp, count(*) FROM t GROUP BY grp HAVING count(*) > 1 "
+                         "ORDER BY 2 DESC OFFSET 1 LIMIT 2"),
+                    1),
+            "Project\n  Limit\n    Sort\n      Distinct\n        Sort\n          Filter\n"
+            "            Aggregate\n              MergeSort\n                test shard 0\n");
+}
+
+TEST(MergeTreeSort, OrderByOverGroupsHoldsAtMostQueryMemory) {
+  MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY 2 DESC, 1");
+  const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
+  std::vector<Rows> shards(3);
+  Rows expected;
+  for (int g = 0; g < 300; ++g) {
+    for (size_t s = 0; s < shards.size(); ++s) {
+      shards[s].push_back({std::to_string(g), std::to_string((g * 7 + static_cast<int>(s)) % 11)});
+    }
+  }
+  // Each group's count is the sum of its partials; sorted by it, descending, then by group.
+  std::vector<std::pair<int, int>> totals;
+  for (int g = 0; g < 300; ++g) {
+    int total = 0;
+    for (int s = 0; s < 3; ++s) total += (g * 7 + s) % 11;
+    totals.push_back({-total, g});
+  }
+  std::sort(totals.begin(), totals.end());
+  for (auto [neg, g] : totals) expected.push_back({std::to_string(g), std::to_string(-neg)});
+  Outcome whole = merged(q, {d}, shards);
+  EXPECT_EQ(whole.rows, expected);
+
+  // 300 combined groups of about 60 bytes each do not fit in 4 KiB.
+  Outcome capped = run_rows(q, {d}, shards, {.memory_limit = 4096});
+  ASSERT_TRUE(capped.error.has_value());
+  EXPECT_EQ(capped.error->sqlstate, "53200");
+  EXPECT_NE(capped.error->message.find("query_memory"), std::string::npos) << capped.error->message;
+  EXPECT_TRUE(capped.rows.empty());
+  // With room for them, the same answer.
+  EXPECT_EQ(merged(q, {d}, shards, {.memory_limit = 1 << 20}).rows, expected);
+}
+
+TEST(MergeTreeSort, SortIsStableAndKeepsTheGroupOrderForTies) {
+  // Ties on the ORDER BY key keep the groups' order (by group), as the combined groups come.
+  MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY 2");
+  const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
+  Outcome r = merged(q, {d}, {{{"1", "2"}, {"2", "1"}, {"3", "1"}}, {{"1", "1"}, {"4", "1"}}});
+  EXPECT_EQ(r.rows, (Rows{{"2", "1"}, {"3", "1"}, {"4", "1"}, {"1", "3"}}));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors
 
-TEST(ResultMergeErrors, ShardsDescribingDifferentColumns) {
+TEST(MergeTreeErrors, ShardsDescribingDifferentColumns) {
   MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
   const std::string a = describe({{"id", kInt4}, {"name", kText}});
   {
@@ -1215,20 +1357,19 @@ TEST(ResultMergeErrors, ShardsDescribingDifferentColumns) {
   }
   {
     // A malformed RowDescription.
-    ResultMerge m(q, 1);
-    EXPECT_FALSE(m.describe(0, std::string("\0\1id", 4)).has_value());
+    Outcome r = run_rows(q, {std::string("\0\1id", 4)}, {{}});
+    ASSERT_TRUE(r.error.has_value());
+    EXPECT_EQ(r.error->sqlstate, "XX000");
   }
 }
 
-TEST(ResultMergeErrors, OrderByJsonIsNotSupported) {
+TEST(MergeTreeErrors, OrderByJsonIsNotSupported) {
   MergeQuery q = plan("SELECT id, name FROM t ORDER BY name");
-  ResultMerge m(q, 2);
-  const std::string d = describe({{"id", kInt4}, {"name", kJson}});
-  ASSERT_TRUE(m.describe(0, d).has_value());
-  auto r = m.describe(1, d);
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().sqlstate, "0A000");
-  EXPECT_NE(r.error().message.find("ORDER BY"), std::string::npos) << r.error().message;
+  Outcome r = run_rows(q, {describe({{"id", kInt4}, {"name", kJson}})}, {{}, {}});
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->sqlstate, "0A000");
+  EXPECT_TRUE(r.order_asked.empty());
+  EXPECT_NE(r.error->message.find("ORDER BY"), std::string::npos) << r.error->message;
 
   MergeQuery distinct = plan("SELECT DISTINCT name FROM t");
   Outcome dr = run_rows(distinct, {describe({{"name", kJson}})}, {{}, {}});
@@ -1247,7 +1388,7 @@ TEST(ResultMergeErrors, OrderByJsonIsNotSupported) {
   EXPECT_EQ(pr.rows, col({"[1]", "{\"b\": 1}"}));
 }
 
-TEST(ResultMergeErrors, MalformedDataRows) {
+TEST(MergeTreeErrors, MalformedDataRows) {
   MergeQuery q = plan("SELECT id, name FROM t ORDER BY id");
   const std::string d = describe({{"id", kInt4}, {"name", kText}});
   std::string ok = data_row({"1", "a"});
@@ -1267,7 +1408,7 @@ TEST(ResultMergeErrors, MalformedDataRows) {
   ASSERT_TRUE(r.error.has_value());
 }
 
-TEST(ResultMergeErrors, SumAndAvgOfFloatPartialsAreNotSupported) {
+TEST(MergeTreeErrors, SumAndAvgOfFloatPartialsAreNotSupported) {
   for (const char* sql :
        {"SELECT sum(amount) FROM t", "SELECT grp, sum(amount) FROM t GROUP BY grp"}) {
     MergeQuery q = plan(sql);

@@ -1,0 +1,109 @@
+// The Aggregate operator: partial aggregates combined per group.
+
+#include "proxy/exec/aggregate.hpp"
+
+#include <utility>
+
+namespace pgrange::proxy::exec {
+
+Aggregate::Aggregate(std::unique_ptr<RowOperator> input, sql::MergeQuery query,
+                     TextOrderCheck text_order)
+    : input_(std::move(input)), q_(std::move(query)), text_order_(std::move(text_order)) {}
+
+awaitable<ExecResult<void>> Aggregate::open() {
+  mark_started();
+  if (auto o = co_await input_->open(); !o) co_return o;
+  auto fields = routing::read_row_description(input_->columns());
+  if (!fields) co_return tl::unexpected(ExecFailure::of(fields.error()));
+  width_ = fields->size();
+  if (static_cast<size_t>(q_.group_columns) > width_) {
+    co_return tl::unexpected(ExecFailure::of(Error::make(
+        sqlstate::kInternalError, "a shard answered with an unexpected number of columns")));
+  }
+  std::vector<sql::MergeSortKey> keys;
+  for (int g = 0; g < q_.group_columns; ++g) keys.push_back({g, false, false});
+  auto groups = routing::RowOrder::make(*fields, std::move(keys), "GROUP BY");
+  if (!groups) co_return tl::unexpected(ExecFailure::of(groups.error()));
+  groups_ = std::move(*groups);
+  auto outputs = routing::aggregate_outputs(q_, *fields);
+  if (!outputs) co_return tl::unexpected(ExecFailure::of(outputs.error()));
+  combiners_ = std::move(outputs->combiners);
+  columns_ = routing::write_row_description(outputs->fields);
+  if ((outputs->compares_text || groups_.compares_text()) && text_order_) {
+    if (auto e = text_order_()) co_return tl::unexpected(ExecFailure::of(std::move(*e)));
+  }
+  co_return ExecResult<void>{};
+}
+
+Result<std::string> Aggregate::finish_group() {
+  routing::RowValues v;
+  v.reserve(q_.outputs.size());
+  for (const sql::MergeOutput& o : q_.outputs) {
+    if (o.is_group) {
+      auto value = group_->value(static_cast<size_t>(o.index));
+      v.push_back(value ? std::optional<std::string>(std::string(*value)) : std::nullopt);
+      continue;
+    }
+    auto r = combiners_[static_cast<size_t>(o.index)].result();
+    if (!r) return tl::unexpected(r.error());
+    v.push_back(std::move(*r));
+  }
+  group_.reset();
+  return routing::data_row_body(v);
+}
+
+awaitable<ExecResult<bool>> Aggregate::next_row(std::string& body) {
+  std::string got;
+  while (!done_) {
+    auto more = co_await input_->next_row(got);
+    if (!more) co_return tl::unexpected(more.error());
+    if (!*more) {
+      done_ = true;
+      // Without GROUP BY there is one row, of no input row too (count 0, sum NULL).
+      if (!group_ && !any_group_ && q_.group_columns == 0) {
+        for (auto& c : combiners_) c.reset();
+        group_ = routing::MergeRow{};
+      }
+      if (!group_) break;
+      auto row = finish_group();
+      if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+      body = std::move(*row);
+      ++rows_out_;
+      co_return true;
+    }
+    auto row = routing::MergeRow::parse(std::move(got), width_);
+    if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+    std::optional<std::string> finished;
+    if (group_ && groups_.compare(*row, *group_) != 0) {
+      auto f = finish_group();
+      if (!f) co_return tl::unexpected(ExecFailure::of(f.error()));
+      finished = std::move(*f);
+    }
+    if (!group_) {
+      for (auto& c : combiners_) c.reset();
+      any_group_ = true;
+    }
+    for (size_t a = 0; a < combiners_.size(); ++a) {
+      size_t c = static_cast<size_t>(q_.aggregates[a].column);
+      bool avg = q_.aggregates[a].kind == sql::MergeAggregate::Kind::kAvg;
+      auto r = avg ? combiners_[a].add(row->value(c), row->value(c + 1))
+                   : combiners_[a].add(row->value(c));
+      if (!r) co_return tl::unexpected(ExecFailure::of(r.error()));
+    }
+    if (!group_) group_ = std::move(*row);
+    if (finished) {
+      body = std::move(*finished);
+      ++rows_out_;
+      co_return true;
+    }
+  }
+  mark_ended();
+  co_return false;
+}
+
+std::string Aggregate::describe() const {
+  return q_.group_columns > 0 ? "Aggregate: partial aggregates combined per group"
+                              : "Aggregate: partial aggregates combined";
+}
+
+}  // namespace pgrange::proxy::exec
