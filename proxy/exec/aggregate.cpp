@@ -52,12 +52,18 @@ Result<std::string> Aggregate::finish_group() {
   return routing::data_row_body(v);
 }
 
-awaitable<ExecResult<bool>> Aggregate::next_row(std::string& body) {
-  std::string got;
-  while (!done_) {
-    auto more = co_await input_->next_row(got);
-    if (!more) co_return tl::unexpected(more.error());
-    if (!*more) {
+awaitable<ExecResult<bool>> Aggregate::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t end = rows.size() + max;
+  while (rows.size() < end && !done_) {
+    if (next_pending_ == pending_.size() && !input_ended_) {
+      pending_.clear();
+      next_pending_ = 0;
+      auto more = co_await input_->next_rows(pending_, end - rows.size());
+      if (!more) co_return tl::unexpected(more.error());
+      input_ended_ = !*more;
+      continue;
+    }
+    if (next_pending_ == pending_.size()) {
       done_ = true;
       // Without GROUP BY there is one row, of no input row too (count 0, sum NULL).
       if (!group_ && !any_group_ && q_.group_columns == 0) {
@@ -67,17 +73,17 @@ awaitable<ExecResult<bool>> Aggregate::next_row(std::string& body) {
       if (!group_) break;
       auto row = finish_group();
       if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-      body = std::move(*row);
+      rows.push_back(std::move(*row));
       ++rows_out_;
-      co_return true;
+      break;
     }
-    auto row = routing::MergeRow::parse(std::move(got), width_);
+    auto row = routing::MergeRow::parse(std::move(pending_[next_pending_++]), width_);
     if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-    std::optional<std::string> finished;
     if (group_ && groups_.compare(*row, *group_) != 0) {
       auto f = finish_group();
       if (!f) co_return tl::unexpected(ExecFailure::of(f.error()));
-      finished = std::move(*f);
+      rows.push_back(std::move(*f));
+      ++rows_out_;
     }
     if (!group_) {
       for (auto& c : combiners_) c.reset();
@@ -91,14 +97,12 @@ awaitable<ExecResult<bool>> Aggregate::next_row(std::string& body) {
       if (!r) co_return tl::unexpected(ExecFailure::of(r.error()));
     }
     if (!group_) group_ = std::move(*row);
-    if (finished) {
-      body = std::move(*finished);
-      ++rows_out_;
-      co_return true;
-    }
   }
-  mark_ended();
-  co_return false;
+  if (done_) {
+    mark_ended();
+    co_return false;
+  }
+  co_return true;
 }
 
 std::string Aggregate::describe() const {

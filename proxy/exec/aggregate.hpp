@@ -23,7 +23,7 @@ class Aggregate final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override;
@@ -41,6 +41,11 @@ class Aggregate final : public RowOperator {
   std::optional<routing::MergeRow> group_;  ///< the first row of the group being combined
   bool any_group_ = false;
   bool done_ = false;
+  /// Input rows read and not yet combined: the input is asked for as many rows as groups are
+  /// wanted (a group has at least one), so that a LIMIT above stops it early.
+  std::vector<std::string> pending_;
+  size_t next_pending_ = 0;
+  bool input_ended_ = false;
 };
 
 }  // namespace pgrange::proxy::exec

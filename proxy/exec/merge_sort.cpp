@@ -47,11 +47,16 @@ awaitable<ExecResult<void>> MergeSort::open() {
   co_return ExecResult<void>{};
 }
 
-awaitable<ExecResult<bool>> MergeSort::next_row(std::string& body) {
+awaitable<ExecResult<bool>> MergeSort::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t end = rows.size() + max;
   std::string got;
   if (order_.empty()) {
     // Append: each shard's rows in turn.
-    while (current_ < inputs_.size()) {
+    while (rows.size() < end) {
+      if (current_ == inputs_.size()) {
+        mark_ended();
+        co_return false;
+      }
       ShardRows& in = *inputs_[current_];
       if (in.ended()) {
         ++current_;
@@ -65,42 +70,42 @@ awaitable<ExecResult<bool>> MergeSort::next_row(std::string& body) {
       }
       auto row = routing::MergeRow::parse(std::move(got), width_);
       if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-      body = std::move(row->body);
+      rows.push_back(std::move(row->body));
       ++rows_out_;
-      co_return true;
     }
-    mark_ended();
-    co_return false;
+    co_return true;
   }
-  // The next row of every shard that has none held (the one sent last), then the least.
-  for (size_t i = 0; i < inputs_.size(); ++i) {
-    if (heads_[i] || ended_[i]) continue;
-    if (inputs_[i]->ended()) {
-      ended_[i] = true;
-      continue;
+  while (rows.size() < end) {
+    // The next row of every shard that has none held (the one sent last), then the least.
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (heads_[i] || ended_[i]) continue;
+      if (inputs_[i]->ended()) {
+        ended_[i] = true;
+        continue;
+      }
+      auto more = co_await inputs_[i]->next_row(got);
+      if (!more) co_return tl::unexpected(more.error());
+      if (!*more) {
+        ended_[i] = true;
+        continue;
+      }
+      auto row = routing::MergeRow::parse(std::move(got), width_);
+      if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+      if (auto c = order_.check(*row); !c) co_return tl::unexpected(ExecFailure::of(c.error()));
+      heads_[i] = std::move(*row);
     }
-    auto more = co_await inputs_[i]->next_row(got);
-    if (!more) co_return tl::unexpected(more.error());
-    if (!*more) {
-      ended_[i] = true;
-      continue;
+    std::optional<size_t> best;
+    for (size_t i = 0; i < heads_.size(); ++i) {
+      if (heads_[i] && (!best || order_.compare(*heads_[i], *heads_[*best]) < 0)) best = i;
     }
-    auto row = routing::MergeRow::parse(std::move(got), width_);
-    if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-    if (auto c = order_.check(*row); !c) co_return tl::unexpected(ExecFailure::of(c.error()));
-    heads_[i] = std::move(*row);
+    if (!best) {
+      mark_ended();
+      co_return false;
+    }
+    rows.push_back(std::move(heads_[*best]->body));
+    heads_[*best].reset();
+    ++rows_out_;
   }
-  std::optional<size_t> best;
-  for (size_t i = 0; i < heads_.size(); ++i) {
-    if (heads_[i] && (!best || order_.compare(*heads_[i], *heads_[*best]) < 0)) best = i;
-  }
-  if (!best) {
-    mark_ended();
-    co_return false;
-  }
-  body = std::move(heads_[*best]->body);
-  heads_[*best].reset();
-  ++rows_out_;
   co_return true;
 }
 

@@ -28,7 +28,7 @@ class MergeSort final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override;
   std::vector<const Operator*> inputs() const override;
   std::string describe() const override;

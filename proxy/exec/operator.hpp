@@ -94,13 +94,18 @@ class Operator {
   Clock::time_point ended_at_{};
 };
 
-/// An operator that hands up its rows one at a time (next_row), to the operator above it;
-/// next() batches them for the root.
+/// How many rows an operator asks of its input at once, when it wants them all.
+inline constexpr size_t kRowsAtOnce = 256;
+
+/// An operator that hands up its rows to the operator above it in batches of DataRow bodies
+/// (next_rows); next() makes them the messages of the root's batch.
 class RowOperator : public Operator {
  public:
-  /// The next row's DataRow body into `body`; false once there is no more. Counts rows_out_.
-  virtual awaitable<ExecResult<bool>> next_row(std::string& body) = 0;
-  /// The rows of next_row() as DataRow messages, up to about 64 KiB or `out.max_rows`.
+  /// Appends the DataRow bodies of up to `max` of its next rows to `rows` (never more, so that
+  /// what is below reads no further than the rows asked need); false once it has none left
+  /// (`rows` may still have got some). Counts rows_out_.
+  virtual awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) = 0;
+  /// The rows of next_rows() as DataRow messages, up to about 64 KiB or `out.max_rows`.
   awaitable<ExecResult<bool>> next(Batch& out) override;
 };
 
@@ -110,6 +115,11 @@ class ShardRows : public RowOperator {
   /// Sends the shard its work without waiting for the answer (open() does it if not done
   /// before): a plan starts every shard before it waits for any.
   virtual awaitable<ExecResult<void>> start() = 0;
+  /// The next row's DataRow body into `body`; false once the shard has no more. Counts
+  /// rows_out_.
+  virtual awaitable<ExecResult<bool>> next_row(std::string& body) = 0;
+  /// next_row() up to `max` times.
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   /// No rows are left to read.
   virtual bool ended() const = 0;
 };

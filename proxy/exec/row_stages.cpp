@@ -2,6 +2,7 @@
 
 #include "proxy/exec/row_stages.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "routing/merge/binary_value.hpp"
@@ -36,23 +37,28 @@ awaitable<ExecResult<void>> Filter::open() {
   co_return ExecResult<void>{};
 }
 
-awaitable<ExecResult<bool>> Filter::next_row(std::string& body) {
-  std::string got;
-  for (;;) {
-    auto more = co_await input_->next_row(got);
+awaitable<ExecResult<bool>> Filter::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t end = rows.size() + max;
+  std::vector<std::string> got;
+  while (rows.size() < end) {
+    got.clear();
+    auto more = co_await input_->next_rows(got, end - rows.size());
     if (!more) co_return tl::unexpected(more.error());
-    if (!*more) break;
-    auto row = routing::MergeRow::parse(std::move(got), fields_.size());
-    if (!row) co_return tl::unexpected(failure(row.error()));
-    auto keep = routing::evaluate_having(condition_, *row, fields_);
-    if (!keep) co_return tl::unexpected(failure(keep.error()));
-    if (*keep != true) continue;
-    body = std::move(row->body);
-    ++rows_out_;
-    co_return true;
+    for (std::string& body : got) {
+      auto row = routing::MergeRow::parse(std::move(body), fields_.size());
+      if (!row) co_return tl::unexpected(failure(row.error()));
+      auto keep = routing::evaluate_having(condition_, *row, fields_);
+      if (!keep) co_return tl::unexpected(failure(keep.error()));
+      if (*keep != true) continue;
+      rows.push_back(std::move(row->body));
+      ++rows_out_;
+    }
+    if (!*more) {
+      mark_ended();
+      co_return false;
+    }
   }
-  mark_ended();
-  co_return false;
+  co_return true;
 }
 
 Distinct::Distinct(std::unique_ptr<RowOperator> input, std::vector<sql::MergeSortKey> keys,
@@ -74,22 +80,27 @@ awaitable<ExecResult<void>> Distinct::open() {
   co_return ExecResult<void>{};
 }
 
-awaitable<ExecResult<bool>> Distinct::next_row(std::string& body) {
-  std::string got;
-  for (;;) {
-    auto more = co_await input_->next_row(got);
+awaitable<ExecResult<bool>> Distinct::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t end = rows.size() + max;
+  std::vector<std::string> got;
+  while (rows.size() < end) {
+    got.clear();
+    auto more = co_await input_->next_rows(got, end - rows.size());
     if (!more) co_return tl::unexpected(more.error());
-    if (!*more) break;
-    auto row = routing::MergeRow::parse(std::move(got), width_);
-    if (!row) co_return tl::unexpected(failure(row.error()));
-    if (last_ && order_.compare(*row, *last_) == 0) continue;
-    body = row->body;
-    last_ = std::move(*row);
-    ++rows_out_;
-    co_return true;
+    for (std::string& body : got) {
+      auto row = routing::MergeRow::parse(std::move(body), width_);
+      if (!row) co_return tl::unexpected(failure(row.error()));
+      if (last_ && order_.compare(*row, *last_) == 0) continue;
+      rows.push_back(row->body);
+      last_ = std::move(*row);
+      ++rows_out_;
+    }
+    if (!*more) {
+      mark_ended();
+      co_return false;
+    }
   }
-  mark_ended();
-  co_return false;
+  co_return true;
 }
 
 Limit::Limit(std::unique_ptr<RowOperator> input, int64_t offset, std::optional<int64_t> limit)
@@ -100,20 +111,35 @@ awaitable<ExecResult<void>> Limit::open() {
   co_return co_await input_->open();
 }
 
-awaitable<ExecResult<bool>> Limit::next_row(std::string& body) {
-  while (!limit_ || static_cast<int64_t>(rows_out_) < *limit_) {
-    auto more = co_await input_->next_row(body);
-    if (!more) co_return tl::unexpected(more.error());
-    if (!*more) break;
-    if (skipped_ < offset_) {
-      ++skipped_;
-      continue;
-    }
-    ++rows_out_;
-    co_return true;
+awaitable<ExecResult<bool>> Limit::next_rows(std::vector<std::string>& rows, size_t max) {
+  if (limit_ && static_cast<int64_t>(rows_out_) >= *limit_) {  // LIMIT 0 reads nothing
+    mark_ended();
+    co_return false;
   }
-  mark_ended();
-  co_return false;
+  // OFFSET: the first rows read and dropped, a batch at a time.
+  std::vector<std::string> dropped;
+  while (skipped_ < offset_) {
+    dropped.clear();
+    auto more = co_await input_->next_rows(
+        dropped, static_cast<size_t>(std::min<int64_t>(offset_ - skipped_, kRowsAtOnce)));
+    if (!more) co_return tl::unexpected(more.error());
+    skipped_ += static_cast<int64_t>(dropped.size());
+    if (!*more) {
+      mark_ended();
+      co_return false;
+    }
+  }
+  size_t want = max;
+  if (limit_) want = std::min<size_t>(want, static_cast<size_t>(*limit_) - rows_out_);
+  const size_t before = rows.size();
+  auto more = co_await input_->next_rows(rows, want);
+  if (!more) co_return tl::unexpected(more.error());
+  rows_out_ += rows.size() - before;
+  if (!*more || (limit_ && static_cast<int64_t>(rows_out_) >= *limit_)) {
+    mark_ended();
+    co_return false;
+  }
+  co_return true;
 }
 
 std::string Limit::describe() const {
@@ -152,24 +178,19 @@ awaitable<ExecResult<void>> Project::open() {
   co_return ExecResult<void>{};
 }
 
-awaitable<ExecResult<bool>> Project::next_row(std::string& body) {
-  std::string got;
-  auto more = co_await input_->next_row(got);
+awaitable<ExecResult<bool>> Project::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t before = rows.size();
+  auto more = co_await input_->next_rows(rows, max);
   if (!more) co_return tl::unexpected(more.error());
-  if (!*more) {
-    mark_ended();
-    co_return false;
-  }
-  if (pass_) {  // the operator below read the row's values already
-    body = std::move(got);
-    ++rows_out_;
-    co_return true;
-  }
-  auto row = routing::MergeRow::parse(std::move(got), width_);
-  if (!row) co_return tl::unexpected(failure(row.error()));
-  if (!any_binary_) {
-    body = row->prefix(keep_);
-  } else {
+  rows_out_ += rows.size() - before;
+  // Passed through: the operator below read the rows' values already.
+  for (size_t r = before; !pass_ && r < rows.size(); ++r) {
+    auto row = routing::MergeRow::parse(std::move(rows[r]), width_);
+    if (!row) co_return tl::unexpected(failure(row.error()));
+    if (!any_binary_) {
+      rows[r] = row->prefix(keep_);
+      continue;
+    }
     routing::RowValues values;
     values.reserve(keep_);
     for (size_t i = 0; i < keep_; ++i) {
@@ -184,10 +205,10 @@ awaitable<ExecResult<bool>> Project::next_row(std::string& body) {
         values.emplace_back(std::string(*v));
       }
     }
-    body = routing::data_row_body(values);
+    rows[r] = routing::data_row_body(values);
   }
-  ++rows_out_;
-  co_return true;
+  if (!*more) mark_ended();
+  co_return *more;
 }
 
 std::string Project::describe() const {

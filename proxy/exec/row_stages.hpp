@@ -13,8 +13,8 @@
 
 namespace pgrange::proxy::exec {
 
-/// The operators that take their input's rows one at a time and hand each up, changed or not,
-/// at once: they hold at most one row.
+/// The operators that hand up their input's rows as they come, changed or not: they hold no
+/// more than the batch they were asked for.
 
 /// Filter: the rows for which a HAVING condition over combined groups is true.
 class Filter final : public RowOperator {
@@ -24,7 +24,7 @@ class Filter final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return input_->columns(); }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override { return "Filter: HAVING, over the combined groups"; }
@@ -45,7 +45,7 @@ class Distinct final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return input_->columns(); }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override { return "Distinct: equal rows, one kept"; }
@@ -67,7 +67,7 @@ class Limit final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return input_->columns(); }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override;
@@ -97,7 +97,7 @@ class Project final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override;

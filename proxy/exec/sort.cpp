@@ -35,26 +35,29 @@ awaitable<ExecResult<void>> Sort::open() {
   co_return ExecResult<void>{};
 }
 
-awaitable<ExecResult<bool>> Sort::next_row(std::string& body) {
+awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size_t max) {
   if (!sorted_) {
-    std::string got;
-    for (;;) {
-      auto more = co_await input_->next_row(got);
-      if (!more) co_return tl::unexpected(more.error());
-      if (!*more) break;
-      auto row = routing::MergeRow::parse(std::move(got), width_);
-      if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-      held_ += row_cost(*row);
-      if (held_ > memory_limit_) {
-        co_return tl::unexpected(ExecFailure::of(
-            Error::make("53200", "the rows pgrange sorts for this query exceed query_memory (" +
-                                     std::to_string(memory_limit_) + " bytes)")
-                .with_detail("The rows sorted for " + what_ + " hold " + std::to_string(held_) +
-                             " bytes after " + std::to_string(rows_.size() + 1) + " rows.")
-                .with_hint("narrow the query with conditions on the tables' keys, or raise "
-                           "query_memory in pgrange's configuration")));
+    std::vector<std::string> got;
+    for (bool more = true; more;) {
+      got.clear();
+      auto r = co_await input_->next_rows(got, kRowsAtOnce);
+      if (!r) co_return tl::unexpected(r.error());
+      more = *r;
+      for (std::string& body : got) {
+        auto row = routing::MergeRow::parse(std::move(body), width_);
+        if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+        held_ += row_cost(*row);
+        if (held_ > memory_limit_) {
+          co_return tl::unexpected(ExecFailure::of(
+              Error::make("53200", "the rows pgrange sorts for this query exceed query_memory (" +
+                                       std::to_string(memory_limit_) + " bytes)")
+                  .with_detail("The rows sorted for " + what_ + " hold " + std::to_string(held_) +
+                               " bytes after " + std::to_string(rows_.size() + 1) + " rows.")
+                  .with_hint("narrow the query with conditions on the tables' keys, or raise "
+                             "query_memory in pgrange's configuration")));
+        }
+        rows_.push_back(std::move(*row));
       }
-      rows_.push_back(std::move(*row));
     }
     std::stable_sort(rows_.begin(), rows_.end(),
                      [&](const routing::MergeRow& a, const routing::MergeRow& b) {
@@ -62,14 +65,16 @@ awaitable<ExecResult<bool>> Sort::next_row(std::string& body) {
                      });
     sorted_ = true;
   }
-  if (next_ == rows_.size()) {
+  for (size_t got = 0; got < max && next_ < rows_.size(); ++got) {
+    rows.push_back(std::move(rows_[next_++].body));
+    ++rows_out_;
+  }
+  if (next_ >= rows_.size()) {
     rows_.clear();
     rows_.shrink_to_fit();
     mark_ended();
     co_return false;
   }
-  body = std::move(rows_[next_++].body);
-  ++rows_out_;
   co_return true;
 }
 

@@ -21,7 +21,7 @@ class Sort final : public RowOperator {
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return input_->columns(); }
-  awaitable<ExecResult<bool>> next_row(std::string& body) override;
+  awaitable<ExecResult<bool>> next_rows(std::vector<std::string>& rows, size_t max) override;
   awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override;
