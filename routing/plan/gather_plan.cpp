@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <functional>
 
 #include "routing/keys/key_type.hpp"
@@ -14,6 +16,39 @@ namespace pgrange::routing {
 namespace {
 
 constexpr size_t kMaxLookupValues = 10000;
+
+/// The smallest and largest values of an integer type by its name; nullopt for another type.
+std::optional<std::pair<int64_t, int64_t>> integer_bounds(std::string_view type) {
+  if (type == "int2") return std::make_pair(int64_t{INT16_MIN}, int64_t{INT16_MAX});
+  if (type == "int4") return std::make_pair(int64_t{INT32_MIN}, int64_t{INT32_MAX});
+  if (type == "int8") return std::make_pair(int64_t{INT64_MIN}, int64_t{INT64_MAX});
+  return std::nullopt;
+}
+
+/// Lookup values of type `type` (their text) written as untyped literals of a key of type
+/// `key_type` that compare with the key's values as the join compares them: values of the
+/// key's own type; integers of another width (PostgreSQL compares int2, int4 and int8 exactly
+/// across widths), those out of the key's range left out (they equal no key); varchar values
+/// for a text key and text ones for a varchar key (both compared as text). nullopt: not such
+/// a pair of types.
+std::optional<std::vector<std::string>> key_literals(const std::vector<std::string>& values,
+                                                     std::string_view type,
+                                                     std::string_view key_type) {
+  if (key_type.empty()) return std::nullopt;
+  bool texts =
+      (type == "text" || type == "varchar") && (key_type == "text" || key_type == "varchar");
+  if (type == key_type || texts) return values;
+  auto key = integer_bounds(key_type);
+  if (!key || !integer_bounds(type)) return std::nullopt;
+  std::vector<std::string> fitting;
+  for (const std::string& v : values) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size()) return std::nullopt;  // not expected
+    if (n >= key->first && n <= key->second) fitting.push_back(v);
+  }
+  return fitting;
+}
 
 bool ident_char(char c) {
   auto u = static_cast<unsigned char>(c);
@@ -232,8 +267,8 @@ std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql
   const sql::RelationUse& u = s.relations[last.use];
   const TableDescriptor* t = view.find_table(u.table.schema, u.table.name);
   if (!u.preserved || !u.top_from || t == nullptr || t->reference) return std::nullopt;
-  // Its rows are read nowhere else in the statement (a self-join, a subquery of it): each
-  // shard would see only its own part of them there.
+  // Every other mention of its table (a self-join, a subquery reading it) is an input, replaced
+  // by all the rows read for it on each shard: only this one is each shard's own part.
   TableDescriptor rows;  // what the merge is planned with: every relation's columns, no key
   rows.schema = t->schema;
   rows.name = t->name;
@@ -241,7 +276,10 @@ std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql
     const sql::RelationUse& other = s.relations[i];
     const TableDescriptor* o = view.find_table(other.table.schema, other.table.name);
     if (o == nullptr) return std::nullopt;
-    if (i != last.use && o->table_id == t->table_id) return std::nullopt;
+    bool replaced = std::any_of(plan.inputs.begin(), plan.inputs.end() - 1, [&](const auto& in) {
+      return s.relations[in.use].location == other.location;
+    });
+    if (i != last.use && o->table_id == t->table_id && !replaced) return std::nullopt;
     for (const std::string& c : o->columns) {
       if (std::find(rows.columns.begin(), rows.columns.end(), c) == rows.columns.end()) {
         rows.columns.push_back(c);
@@ -475,11 +513,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     for (size_t k = 0; k < found.size() && known && broadcastable; ++k) {
       const sql::RelationUse& u = s.relations[found[k].use];
       if (!u.preserved || !u.top_from || tables[k]->reference || keyed(k)) continue;
-      bool alone = std::none_of(s.relations.begin(), s.relations.end(), [&](const auto& o) {
-        const TableDescriptor* t = view.find_table(o.table.schema, o.table.name);
-        return &o != &u && t != nullptr && t->table_id == tables[k]->table_id;
-      });
-      if (alone && (deferred == SIZE_MAX || weight[k] > weight[deferred])) deferred = k;
+      if (deferred == SIZE_MAX || weight[k] > weight[deferred]) deferred = k;
     }
     if (deferred != SIZE_MAX) {
       double others = 0;
@@ -639,10 +673,12 @@ std::optional<std::string> GatherPlan::fetch_sql(size_t i,
     std::string col = in.qualifier + "." + sql::quote_ident(in.lookup->column);
     if (lookup_values->size() > kMaxLookupValues || lookup_type.empty()) {
       // Too many values to list, or of a type pgrange cannot name: the rows are not narrowed.
-    } else if (lookup_type == in.lookup->key_type) {
-      // Untyped literals of the key's own type: the router reads them and prunes its ranges.
+    } else if (auto listed = key_literals(*lookup_values, lookup_type, in.lookup->key_type)) {
+      // Untyped literals the key's type reads as the same values: the router reads them and
+      // prunes its ranges.
+      if (listed->empty()) return std::nullopt;  // none fits the key's type: no row matches
       std::string list;
-      for (const std::string& v : *lookup_values) {
+      for (const std::string& v : *listed) {
         list += (list.empty() ? "" : ", ") + sql::quote_literal(v);
       }
       where.push_back(col + " IN (" + list + ")");

@@ -259,6 +259,70 @@ TEST_F(CoLocationTest, TheLastTableOfAJoinOnOneShardIsReadInPlace) {
   EXPECT_EQ(outer.rows, (std::vector<std::vector<std::string>>{{"3", "<null>"}})) << outer.message;
 }
 
+// A table joined with itself, looked up by an int4 column naming its int8 key: the lookup's
+// values prune its ranges as the key's own would, so a point's row on another shard is read
+// there in place; rows named on several shards leave the second mention in place on each of
+// them (a broadcast join), the first mention's rows sent to each.
+TEST_F(CoLocationTest, ASelfJoinLooksUpByAnotherIntegerWidthAndStaysInPlace) {
+  auto c = cluster_->client();
+  for (const char* sql :
+       {"CREATE TABLE g_s (id int8 PRIMARY KEY, ref int4, v text)",
+        "INSERT INTO g_s SELECT g, (g * 37) % 200 + 1, 'v' || g FROM generate_series(1, 200) g",
+        "ALTER TABLE g_s SPLIT AT VALUES (100)"}) {
+    SqlResult r = pq_exec(c.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  for (auto [row, shard] : {std::pair{"1", "s1"}, std::pair{"150", "s2"}}) {
+    SqlResult r = pq_exec(c.get(), std::string("SHOW RANGE FROM TABLE g_s FOR ROW (") + row + ")");
+    ASSERT_TRUE(r.ok()) << r.message;
+    if (r.at(0, 3) == shard) continue;
+    r = pq_exec(c.get(), "ALTER RANGE " + r.at(0, 2) + " RELOCATE TO '" + shard + "'");
+    ASSERT_TRUE(r.ok()) << r.message;
+  }
+  auto explained = [&](const std::string& sql) {
+    SqlResult plan = pq_exec(c.get(), "EXPLAIN ANALYZE " + sql);
+    EXPECT_TRUE(plan.ok()) << plan.message;
+    std::string all;
+    for (const auto& row : plan.rows) all += row[0] + "\n";
+    return all;
+  };
+  // Row 4 names row 149 (on s2): read there with the point's row written in.
+  const std::string join = "SELECT a.id, b.id, b.v FROM g_s a JOIN g_s b ON b.id = a.ref WHERE ";
+  std::string all = explained(join + "a.id = 4");
+  EXPECT_NE(all.find("  actual: Materialize g_s (as a): 1 rows from s1, "), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Materialize g_s (as b): not read, its rows all on s2, where the "
+                     "statement ran on the table"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(pq_exec(c.get(), join + "a.id = 4").rows,
+            (std::vector<std::vector<std::string>>{{"4", "149", "v149"}}));
+  // Rows 1..10 name rows on both shards: the second mention stays on each of them.
+  all = explained(join + "a.id BETWEEN 1 AND 10 ORDER BY a.id");
+  EXPECT_NE(all.find("  actual: Materialize g_s (as a): 10 rows from s1, "), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("  actual: Materialize g_s (as b): not read, its rows all on s1, s2, where "
+                     "the statement ran on the table"),
+            std::string::npos)
+      << all;
+  SqlResult r = pq_exec(c.get(), join + "a.id BETWEEN 1 AND 10 ORDER BY a.id");
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_EQ(r.rows.size(), 10u);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    int id = static_cast<int>(i) + 1;
+    int ref = (id * 37) % 200 + 1;
+    EXPECT_EQ(r.rows[i], (std::vector<std::string>{std::to_string(id), std::to_string(ref),
+                                                   "v" + std::to_string(ref)}));
+  }
+  // Grouped over both shards' parts: b.ref is what a.ref names.
+  r = pq_exec(c.get(),
+              "SELECT count(*), sum(b.ref) FROM g_s a JOIN g_s b ON b.id = a.ref WHERE a.id <= 50");
+  SqlResult expected =
+      pq_exec(c.get(), "SELECT count(*), sum((a.ref * 37) % 200 + 1) FROM g_s a WHERE a.id <= 50");
+  ASSERT_TRUE(r.ok() && expected.ok()) << r.message << expected.message;
+  EXPECT_EQ(r.rows, expected.rows);
+}
+
 // An answer larger than what pgrange sends at once goes where it belongs: to the client for a
 // SELECT, nowhere for EXPLAIN ANALYZE, into the rows of an INSERT … SELECT (gathered or merged).
 TEST_F(CoLocationTest, LargeAnswersGoWhereTheyBelong) {

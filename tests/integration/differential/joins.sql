@@ -720,3 +720,39 @@ SELECT u.id, v.n, row_number() OVER (PARTITION BY u.id ORDER BY v.n DESC) FROM j
 SELECT count(DISTINCT v.page) FROM j_users u JOIN j_visits v ON v.user_id = u.id
 SELECT v.page, count(*) FROM j_visits v GROUP BY v.page ORDER BY v.page
 WITH t AS (SELECT u.id, sum(v.secs) AS s FROM j_users u JOIN j_visits v ON v.user_id = u.id GROUP BY u.id) SELECT count(*), max(s) FROM t
+
+-- group: lookups by values of another integer width or of varchar, and self-joins left in place
+SELECT i.code, u.id, u.name FROM j_items i JOIN j_users u ON u.id = i.cat WHERE i.code < 'i30' ORDER BY i.code, u.id
+SELECT t.id, t.i8, n.id, n.b FROM t_types t JOIN t_nulls n ON n.id = t.i8 WHERE t.id > 190 OR t.id = 60 ORDER BY t.id, n.id
+SELECT t.id, t.i2, n.a FROM t_types t JOIN t_nulls n ON n.id = t.i2 WHERE t.id < 40 ORDER BY t.id, n.id
+SELECT t.id, n.id FROM t_types t JOIN t_nulls n ON n.id = t.i8 WHERE t.id BETWEEN 100 AND 120 ORDER BY t.id, n.id
+SELECT t.id, t.vc, x.k, x.n FROM t_types t JOIN t_text x ON x.k = t.vc WHERE t.id < 60 ORDER BY t.id, x.k
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 5 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 30 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 61 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 90 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 119 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id = 125 ORDER BY b.id
+SELECT i.code, u.id, u.name FROM j_items i LEFT JOIN j_users u ON u.id = i.cat WHERE i.code < 'i30' ORDER BY i.code, u.id
+SELECT t.id, t.i8, n.id, n.b FROM t_types t LEFT JOIN t_nulls n ON n.id = t.i8 WHERE t.id > 190 OR t.id = 60 ORDER BY t.id, n.id
+SELECT t.id, t.i2, n.a FROM t_types t LEFT JOIN t_nulls n ON n.id = t.i2 WHERE t.id < 40 ORDER BY t.id, n.id
+SELECT t.id, n.id FROM t_types t LEFT JOIN t_nulls n ON n.id = t.i8 WHERE t.id BETWEEN 100 AND 120 ORDER BY t.id, n.id
+SELECT t.id, t.vc, x.k, x.n FROM t_types t LEFT JOIN t_text x ON x.k = t.vc WHERE t.id < 60 ORDER BY t.id, x.k
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 5 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 30 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 61 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 90 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 119 ORDER BY b.id
+SELECT a.id, a.score, b.id, b.name FROM j_users a LEFT JOIN j_users b ON b.id = a.score WHERE a.id = 125 ORDER BY b.id
+SELECT a.id, b.id, b.city FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 1 AND 20 ORDER BY a.id, b.id
+SELECT b.city, count(*), sum(a.score) FROM j_users a JOIN j_users b ON b.id = a.score + 1 WHERE a.id BETWEEN 1 AND 20 GROUP BY b.city ORDER BY b.city
+SELECT a.id, b.id FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 1 AND 20 ORDER BY b.id, a.id LIMIT 7
+SELECT o.user_id, o.id FROM j_orders o JOIN j_users u ON u.id = o.user_id WHERE o.user_id BETWEEN 1 AND 20 AND o.amount > (SELECT avg(o2.amount) FROM j_orders o2 WHERE o2.user_id < 20) ORDER BY o.user_id, o.id
+SELECT a.id, b.id, b.city FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 25 AND 65 ORDER BY a.id, b.id
+SELECT b.city, count(*), sum(a.score) FROM j_users a JOIN j_users b ON b.id = a.score + 1 WHERE a.id BETWEEN 25 AND 65 GROUP BY b.city ORDER BY b.city
+SELECT a.id, b.id FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 25 AND 65 ORDER BY b.id, a.id LIMIT 7
+SELECT o.user_id, o.id FROM j_orders o JOIN j_users u ON u.id = o.user_id WHERE o.user_id BETWEEN 25 AND 65 AND o.amount > (SELECT avg(o2.amount) FROM j_orders o2 WHERE o2.user_id < 20) ORDER BY o.user_id, o.id
+SELECT a.id, b.id, b.city FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 85 AND 130 ORDER BY a.id, b.id
+SELECT b.city, count(*), sum(a.score) FROM j_users a JOIN j_users b ON b.id = a.score + 1 WHERE a.id BETWEEN 85 AND 130 GROUP BY b.city ORDER BY b.city
+SELECT a.id, b.id FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN 85 AND 130 ORDER BY b.id, a.id LIMIT 7
+SELECT o.user_id, o.id FROM j_orders o JOIN j_users u ON u.id = o.user_id WHERE o.user_id BETWEEN 85 AND 130 AND o.amount > (SELECT avg(o2.amount) FROM j_orders o2 WHERE o2.user_id < 20) ORDER BY o.user_id, o.id

@@ -262,6 +262,24 @@ COLO = [
 for q in COLO:
     add(q)
 
+group("lookups by values of another integer width or of varchar, and self-joins left in place")
+for join in ["JOIN", "LEFT JOIN"]:
+    # int4 values looking up an int8 key, int8 values (most out of int4's range) an int4 key.
+    add(f"SELECT i.code, u.id, u.name FROM j_items i {join} j_users u ON u.id = i.cat WHERE i.code < 'i30' ORDER BY i.code, u.id")
+    add(f"SELECT t.id, t.i8, n.id, n.b FROM t_types t {join} t_nulls n ON n.id = t.i8 WHERE t.id > 190 OR t.id = 60 ORDER BY t.id, n.id")
+    add(f"SELECT t.id, t.i2, n.a FROM t_types t {join} t_nulls n ON n.id = t.i2 WHERE t.id < 40 ORDER BY t.id, n.id")
+    add(f"SELECT t.id, n.id FROM t_types t {join} t_nulls n ON n.id = t.i8 WHERE t.id BETWEEN 100 AND 120 ORDER BY t.id, n.id")
+    # varchar values looking up a text key.
+    add(f"SELECT t.id, t.vc, x.k, x.n FROM t_types t {join} t_text x ON x.k = t.vc WHERE t.id < 60 ORDER BY t.id, x.k")
+    # A point of one mention, the row it names in the other.
+    for p in U_POINTS:
+        add(f"SELECT a.id, a.score, b.id, b.name FROM j_users a {join} j_users b ON b.id = a.score WHERE a.id = {p} ORDER BY b.id")
+for a, b in U_SPANS:
+    add(f"SELECT a.id, b.id, b.city FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN {a} AND {b} ORDER BY a.id, b.id")
+    add(f"SELECT b.city, count(*), sum(a.score) FROM j_users a JOIN j_users b ON b.id = a.score + 1 WHERE a.id BETWEEN {a} AND {b} GROUP BY b.city ORDER BY b.city")
+    add(f"SELECT a.id, b.id FROM j_users a JOIN j_users b ON b.id = a.score WHERE a.id BETWEEN {a} AND {b} ORDER BY b.id, a.id LIMIT 7")
+    add(f"SELECT o.user_id, o.id FROM j_orders o JOIN j_users u ON u.id = o.user_id WHERE o.user_id BETWEEN {a} AND {b} AND o.amount > (SELECT avg(o2.amount) FROM j_orders o2 WHERE o2.user_id < 20) ORDER BY o.user_id, o.id")
+
 print("-- The join corpus of the differential test: statements over several of the j_* tables")
 print("-- (setup.sql, splits.sql), written by joins_corpus.py; run by JoinsAnswerLikePostgres.")
 for line in out:

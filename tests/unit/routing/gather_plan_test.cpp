@@ -41,10 +41,27 @@ TEST(GatherPlan, ReadsPushDownConditionsAndLookUpByTheValuesReadBefore) {
   std::vector<std::string> ids = {"5", "7"};
   EXPECT_EQ(plan.fetch_sql(1, &ids, "int8"),
             "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN ('5', '7')");
-  // Of another type: compared as that type, as the join compares them.
+  // Integers of another width compare exactly with the key's: listed too, so that the ranges
+  // are pruned; a value the key's type cannot hold equals no key and is left out.
   EXPECT_EQ(plan.fetch_sql(1, &ids, "int4"),
+            "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN ('5', '7')");
+  plan.inputs[1].lookup->key_type = "int4";
+  std::vector<std::string> wide = {"-2147483649", "-2147483648", "2147483647", "2147483648"};
+  EXPECT_EQ(plan.fetch_sql(1, &wide, "int8"),
+            "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN "
+            "('-2147483648', '2147483647')");
+  std::vector<std::string> too_wide = {"2147483648"};
+  EXPECT_EQ(plan.fetch_sql(1, &too_wide, "int8"), std::nullopt);
+  // varchar and text compare as text.
+  plan.inputs[1].lookup->key_type = "text";
+  std::vector<std::string> names = {"a'b"};
+  EXPECT_EQ(plan.fetch_sql(1, &names, "varchar"),
+            "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN ('a''b')");
+  plan.inputs[1].lookup->key_type = "int8";
+  // Of another type: compared as that type, as the join compares them.
+  EXPECT_EQ(plan.fetch_sql(1, &ids, "numeric"),
             "SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" = "
-            "ANY(CAST($pgr${\"5\",\"7\"}$pgr$ AS int4[]))");
+            "ANY(CAST($pgr${\"5\",\"7\"}$pgr$ AS numeric[]))");
   // Of a type pgrange cannot name: every row is read (the statement discards the others).
   EXPECT_EQ(plan.fetch_sql(1, &ids, ""), "SELECT o FROM \"public\".\"orders\" AS o");
   // No value: no row to read.
