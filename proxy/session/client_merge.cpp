@@ -17,6 +17,18 @@ namespace {
 constexpr size_t kBatch = 64 * 1024;
 constexpr size_t kBacklog = 256 * 1024;
 
+/// Whether a tree failed to open as PostgreSQL fails a Bind: result formats that do not fit its
+/// columns (pgrange's check, or a shard's refusal of the client's Bind it was given), never an
+/// error of running the statement.
+bool fails_the_bind(const exec::ExecFailure& f) {
+  if (f.error) {
+    return f.error->sqlstate == sqlstate::kProtocolViolation ||
+           f.error->sqlstate == sqlstate::kInvalidParameterValue;
+  }
+  return f.shard_error &&
+         parse_error_fields(*f.shard_error).sqlstate == sqlstate::kProtocolViolation;
+}
+
 }  // namespace
 
 ClientSession::ExtendedMerge ClientSession::answer_bind(std::string_view bind_body) {
@@ -257,10 +269,12 @@ std::optional<exec::BoundStatement> ClientSession::bound_statement(const Extende
 
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
                                          std::optional<exec::ExecFailure> failure,
-                                         const ExtendedMerge* ext, std::string& buf, bool stream) {
+                                         const ExtendedMerge* ext, std::string& buf, bool stream,
+                                         bool bind_pending) {
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }
+  if (bind_pending && !(failure && fails_the_bind(*failure))) MessageWriter(buf).begin('2').end();
   if (!failure && root->described_up_front() && (ext == nullptr || ext->describe)) {
     MessageWriter(buf).begin('T').bytes(root->columns()).end();
   }

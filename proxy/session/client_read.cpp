@@ -29,9 +29,12 @@ awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
 
 awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text,
                                          ExtendedMerge* ext, std::string& out, bool stream) {
+  // The Bind is answered once the tree has opened: a wrong number of result formats for its
+  // columns fails the Bind, as PostgreSQL's does.
+  bool bind_pending = false;
   if (ext != nullptr) {
     emit_ready_synthetics(out);
-    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    bind_pending = !ext->bind_answered;
     ext->bind_answered = true;
   }
   HeldConnections held;
@@ -39,7 +42,8 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
   auto tree = co_await read_tree(plan, text, ext, out, held, gather_ctx);
   std::optional<exec::ExecFailure> failure;
   if (!tree) failure = tree.error();
-  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream);
+  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream,
+                               bind_pending);
   if (tree) tree->reset();  // before its connections go back
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());

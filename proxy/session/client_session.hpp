@@ -712,9 +712,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// RowDescription (when described), the rows, then CommandComplete or the error (no
   /// ReadyForQuery). With `stream`, `buf` goes to the client whenever it grows past a batch
   /// (the caller sends the rest); without, all of it stays in `buf` for the caller (the rows of
-  /// an INSERT … SELECT). Returns false when the statement failed.
+  /// an INSERT … SELECT). With `bind_pending`, the BindComplete goes first, once the tree has
+  /// opened, unless it failed as PostgreSQL fails a Bind (a wrong count or code of result
+  /// formats): then only the error, as PostgreSQL answers such a Bind. Returns false when the
+  /// statement failed.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
-                            const ExtendedMerge* ext, std::string& buf, bool stream = true);
+                            const ExtendedMerge* ext, std::string& buf, bool stream = true,
+                            bool bind_pending = false);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its

@@ -334,10 +334,16 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
                                                ExtendedMerge* ext, bool more) {
   std::string out;
   emit_ready_synthetics(out);  // a BEGIN or Parse answered before comes first
-  if (ext != nullptr && !ext->bind_answered) MessageWriter(out).begin('2').end();
-  if (ext != nullptr) ext->bind_answered = true;
   const auto& infos = **plan.analysis;
   const sql::StatementInfo& info = infos.front();
+  // A SELECT over several shards answers its Bind once its tree has opened (send_read); every
+  // other way it leaves here is an error, which fails the Bind as PostgreSQL's would.
+  const bool read = (plan.gather || (plan.merge && *plan.merge && plan.route.shards.size() > 1)) &&
+                    infos.size() == 1 && info.kind != sql::StatementKind::kTransaction;
+  if (ext != nullptr && !read) {
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+  }
   auto reply_error = [&](const Error& e) {
     write_error(out, e);
     if (coord_) coord_->failed = true;
@@ -428,7 +434,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     send();
     co_return true;
   }
-  if (plan.gather || (plan.merge && *plan.merge && plan.route.shards.size() > 1)) {
+  if (read) {
     // A SELECT over several shards (a merge, or several tables read and the statement run with
     // their rows): its tree runs on the transaction's own parts (opened where the block has not
     // been yet), so that it sees the block's own writes.
