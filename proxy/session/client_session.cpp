@@ -961,9 +961,12 @@ awaitable<void> ClientSession::message_loop() {
         }
       }
       // A message that needs a backend usually finds an idle one: attach it without suspending.
+      // A Sync needs one only when something before it went to a connection: after what
+      // pgrange answered itself (a SELECT over several shards, a Bind it ran), handle_message
+      // answers it without a round trip.
       if (plain && !backend_ && !defer_parse_ &&
-          (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' || f.type == 'S' ||
-           f.type == 'D')) {
+          (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' ||
+           (f.type == 'S' && awaiting_backend()) || f.type == 'D')) {
         try_attach_idle(out);
       }
       bool deferred = defer_parse_;
