@@ -138,7 +138,14 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   }
   if (in_block && !coord_) co_await become_coordinated();
 
-  // The query's answer, as the client would get it (text).
+  // The query's answer, as the client would get it (text): read only up to the rows pgrange
+  // holds for one INSERT … SELECT.
+  const RowCap cap{
+      kInsertSelectRows,
+      not_supported("INSERT … SELECT of more than " + std::to_string(kInsertSelectRows) +
+                        " rows whose query reads other shards than its rows go to "
+                        "is not supported",
+                    "insert them in parts, or with COPY")};
   std::string answer;
   std::vector<std::shared_ptr<BackendConnection>> conns;  // borrowed outside a block
   std::vector<std::shared_ptr<BackendConnection>> used;
@@ -146,7 +153,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (merged || gathered) {
     // Over several shards: the tree of operators a SELECT's plan makes (over the block's parts
     // in a block), its whole answer (an error included) kept in `answer`.
-    co_await send_read(source, ins->query, nullptr, answer, false);
+    co_await send_read(source, ins->query, nullptr, answer, false, &cap);
   } else {
     int shard = !source.route.shards.empty() ? source.route.shards.front()
                 : source.shard >= 0          ? source.shard
@@ -175,14 +182,20 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
         error = *e;
       }
     }
+    // Past the cap the rest is read (the connection stays usable) but not kept.
+    uint64_t rows = 0;
+    bool past = false;
     for (char type = 0; !error && type != 'Z';) {
       std::string body;
       if (auto r = co_await used[0]->read_message(type, body); !r) {
         error = r.error();
-      } else if (type == 'T' || type == 'D' || type == 'E' || type == 'C') {
+      } else if (type == 'D' && ++rows > cap.rows) {
+        past = true;
+      } else if (!past && (type == 'T' || type == 'D' || type == 'E' || type == 'C')) {
         MessageWriter(answer).begin(type).bytes(body).end();
       }
     }
+    if (past && !error) error = cap.error;
   }
   // Gives the borrowed connections back; the error fails the block's transaction.
   auto done = [&](std::optional<Error> e) -> Result<bool> {
@@ -210,12 +223,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
       co_return done(Error::make(f.sqlstate, f.message));
     }
     if (type != 'D') continue;
-    if (++rows > kInsertSelectRows) {
-      co_return done(not_supported(
-          "INSERT … SELECT of more than " + std::to_string(kInsertSelectRows) +
-              " rows whose query reads other shards than its rows go to is not supported",
-          "insert them in parts, or with COPY"));
-    }
+    ++rows;
     BodyReader b(body);
     int16_t n = 0;
     b.i16(n);

@@ -270,7 +270,7 @@ std::optional<exec::BoundStatement> ClientSession::bound_statement(const Extende
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
                                          std::optional<exec::ExecFailure> failure,
                                          const ExtendedMerge* ext, std::string& buf, bool stream,
-                                         bool bind_pending) {
+                                         bool bind_pending, const RowCap* cap) {
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }
@@ -279,12 +279,18 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
     MessageWriter(buf).begin('T').bytes(root->columns()).end();
   }
   // The rows, sent as the tree hands them up.
+  uint64_t rows = 0;
   while (!failure) {
     exec::Batch batch;
     auto more = co_await root->next(batch);
     buf += batch.data;
     if (!more) {
       failure = more.error();
+      break;
+    }
+    rows += batch.rows;
+    if (cap != nullptr && rows > cap->rows) {
+      failure = exec::ExecFailure::of(cap->error);
       break;
     }
     if (stream && buf.size() >= kBatch) {

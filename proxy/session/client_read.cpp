@@ -28,7 +28,8 @@ awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
 }
 
 awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text,
-                                         ExtendedMerge* ext, std::string& out, bool stream) {
+                                         ExtendedMerge* ext, std::string& out, bool stream,
+                                         const RowCap* cap) {
   // The Bind is answered once the tree has opened: a wrong number of result formats for its
   // columns fails the Bind, as PostgreSQL's does.
   bool bind_pending = false;
@@ -43,7 +44,7 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
   std::optional<exec::ExecFailure> failure;
   if (!tree) failure = tree.error();
   bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream,
-                               bind_pending);
+                               bind_pending, cap);
   if (tree) tree->reset();  // before its connections go back
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());

@@ -653,6 +653,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
   /// Connections a statement holds for its reads over several shards, given back at its end.
   using HeldConnections = std::vector<std::shared_ptr<BackendConnection>>;
+  /// The most rows a read kept whole in pgrange may have (an INSERT … SELECT's query): past
+  /// them it stops reading and fails with `error`.
+  struct RowCap {
+    uint64_t rows = 0;
+    Error error;
+  };
   /// Runs a SELECT over several shards outside a transaction block (kRead, client_read.cpp):
   /// the tree of operators its plan makes, its answer streamed to the client (for an
   /// extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
@@ -661,7 +667,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// coordinated block too (over its parts); false when it failed. `stream`: as send_tree's
   /// (false: the whole answer stays in `out`, for an INSERT … SELECT).
   awaitable<bool> send_read(const Plan& plan, std::string_view text, ExtendedMerge* ext,
-                            std::string& out, bool stream = true);
+                            std::string& out, bool stream = true, const RowCap* cap = nullptr);
   /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
   /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
   /// protocol: its entries, then the rows they name, or the index alone when it stores every
@@ -718,7 +724,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// statement failed.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
                             const ExtendedMerge* ext, std::string& buf, bool stream = true,
-                            bool bind_pending = false);
+                            bool bind_pending = false, const RowCap* cap = nullptr);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its

@@ -452,6 +452,49 @@ TEST_F(CoordinatedBlockTest, InsertSelectRoutesEachRowToItsShard) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+// pgrange writes an INSERT … SELECT's rows as one INSERT … VALUES, so it holds at most 100,000
+// of them: past that it stops reading the query (over several shards, or one) and refuses the
+// statement alone, writing nothing; the session and the block's state are PostgreSQL's after
+// an error.
+TEST_F(CoordinatedBlockTest, InsertSelectPastItsRowCapStopsReadingAndWritesNothing) {
+  auto p = pq_connect(cluster_->proxy().dsn());
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  for (const char* sql :
+       {"CREATE TABLE big_src (id int8 PRIMARY KEY)", "CREATE TABLE big_dst (id int8 PRIMARY KEY)",
+        "ALTER TABLE big_src SPLIT AT VALUES (40000), (80000)", "ALTER TABLE big_src SCATTER",
+        "ALTER TABLE big_dst SPLIT AT VALUES (40000), (80000)", "ALTER TABLE big_dst SCATTER",
+        "INSERT INTO big_src SELECT g FROM generate_series(1, 60000) g",
+        "INSERT INTO big_src SELECT g FROM generate_series(60001, 100005) g"}) {
+    SqlResult r = pq_exec(p.get(), sql);
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
+  }
+  ASSERT_EQ(pq_exec(p.get(), "SELECT count(*) FROM big_src").at(0, 0), "100005");
+  // Read from three shards (a merge), then from one shard whose rows go to three.
+  for (const char* sql : {"INSERT INTO big_dst SELECT id FROM big_src",
+                          "INSERT INTO big_dst SELECT g FROM generate_series(1, 100001) g"}) {
+    SqlResult r = pq_exec(p.get(), sql);
+    EXPECT_EQ(r.sqlstate, "0A000") << sql << ": " << r.message;
+    EXPECT_NE(r.message.find("more than 100000 rows"), std::string::npos) << r.message;
+    EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM big_dst").at(0, 0), "0") << sql;
+  }
+  // At the cap it runs; inside a block the refusal fails the block, as an error does.
+  SqlResult r = pq_exec(p.get(), "INSERT INTO big_dst SELECT id FROM big_src WHERE id > 5");
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(r.tag, "INSERT 0 100000");
+  ASSERT_TRUE(pq_exec(p.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(p.get(), "DELETE FROM big_dst WHERE id > 50000").ok());
+  r = pq_exec(p.get(), "INSERT INTO big_dst SELECT id + 200000 FROM big_src");
+  EXPECT_EQ(r.sqlstate, "0A000") << r.message;
+  EXPECT_EQ(pq_exec(p.get(), "SELECT 1").sqlstate, "25P02");
+  ASSERT_TRUE(pq_exec(p.get(), "ROLLBACK").ok());
+  EXPECT_EQ(pq_exec(p.get(), "SELECT count(*), min(id), max(id) FROM big_dst").rows,
+            (std::vector<std::vector<std::string>>{{"100000", "6", "100005"}}));
+  for (const char* sql : {"DROP TABLE big_src", "DROP TABLE big_dst"}) {
+    ASSERT_TRUE(pq_exec(p.get(), sql).ok()) << sql;
+  }
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 TEST_F(CoordinatedBlockTest, ReturningRowsOfAnInsertOverSeveralShardsComeInValuesOrder) {
   // ORMs give the keys a multi-row INSERT returns to their objects by position: rows in shard
   // order would hand each object another row's key.
