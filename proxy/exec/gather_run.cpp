@@ -88,32 +88,43 @@ awaitable<void> Gather::send_input(size_t i) {
   provided_[i].resize(in.provides.size());
   provided_types_[i].assign(in.provides.size(), 0);
   started_[i] = std::chrono::steady_clock::now();
-  std::optional<std::string> sql;
+  // Its reads: one, or one per batch of a lookup's values.
+  std::vector<std::string> sqls;
   if (in.lookup) {
-    const auto& values = provided_[in.lookup->source][in.lookup->source_column];
-    std::vector<std::string> list(values.begin(), values.end());
     uint32_t oid = provided_types_[in.lookup->source][in.lookup->source_column];
-    sql = plan_.fetch_sql(i, &list, routing::builtin_type_name(oid));
-  } else {
-    sql = plan_.fetch_sql(i);
+    sqls = plan_.fetch_sqls(i, provided_[in.lookup->source][in.lookup->source_column],
+                            routing::builtin_type_name(oid));
+  } else if (auto sql = plan_.fetch_sql(i)) {
+    sqls.push_back(std::move(*sql));
   }
-  if (!sql) co_return;  // the lookup leaves no row to read
-  auto shards = ctx_.route(*sql);
-  if (!shards) {
-    outcome_.error = shards.error();
-    co_return;
+  if (sqls.empty()) co_return;  // the lookup leaves no row to read
+  outcome_.steps[i].reads = sqls.size();
+  // Each read's shards, and all of them.
+  std::vector<std::vector<int>> routed;
+  std::vector<int> shards;
+  for (const std::string& sql : sqls) {
+    auto to = ctx_.route(sql);
+    if (!to) {
+      outcome_.error = to.error();
+      co_return;
+    }
+    for (int s : *to) {
+      if (std::find(shards.begin(), shards.end(), s) == shards.end()) shards.push_back(s);
+    }
+    routed.push_back(std::move(*to));
   }
-  if (shards->size() == 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only) {
+  std::sort(shards.begin(), shards.end());
+  if (shards.size() == 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only) {
     // The last input (no lookup reads it) on one shard: the statement runs there, on the
     // table itself, and its rows are not read. Every row of it the statement can use is
     // there: the conditions pushed down and the lookup are the statement's own.
     kept_[i] = true;
-    on_shard_ = shards->front();
-    outcome_.steps[i].shards = *shards;
+    on_shard_ = shards.front();
+    outcome_.steps[i].shards = shards;
     outcome_.steps[i].in_place = true;
     co_return;
   }
-  bool broadcast = shards->size() > 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only &&
+  bool broadcast = shards.size() > 1 && i + 1 == plan_.inputs.size() && !ctx_.inputs_only &&
                    plan_.broadcast && ctx_.merge;
   if (broadcast && plan_.broadcast_limit) {
     // Worth it while the rows sent to each of its shards weigh less than the table.
@@ -125,46 +136,55 @@ awaitable<void> Gather::send_input(size_t i) {
     // On several shards, and the statement's answer is the sum of its answers over that
     // table's parts: it runs on each of them with the other tables' rows (a broadcast join).
     kept_[i] = true;
-    broadcast_shards_ = *shards;
-    outcome_.steps[i].shards = *shards;
+    broadcast_shards_ = shards;
+    outcome_.steps[i].shards = shards;
     outcome_.steps[i].in_place = true;
     co_return;
   }
-  if (shards->empty()) {
+  if (shards.empty()) {
     // Only reference tables (every shard holds their rows): a shard the statement uses
     // already, else the one it prefers, else the first.
-    shards->push_back(!used_.empty()              ? used_.begin()->first
-                      : ctx_.preferred_shard >= 0 ? ctx_.preferred_shard
-                                                  : 0);
+    shards.push_back(!used_.empty()              ? used_.begin()->first
+                     : ctx_.preferred_shard >= 0 ? ctx_.preferred_shard
+                                                 : 0);
+    for (auto& to : routed) to = shards;
   }
-  outcome_.steps[i].shards = *shards;
+  outcome_.steps[i].shards = shards;
   bool last = i + 1 == plan_.inputs.size() && !ctx_.inputs_only;
   // Floats are read exactly: at the session's extra_float_digits if that is PostgreSQL's
   // default (1, shortest exact), else at 3 for the reads and the session's value again after.
   const std::string exact_floats =
       ctx_.float_digits_sql.empty() ? "" : "SET LOCAL extra_float_digits = 3;\n";
-  for (int shard : *shards) {
-    std::string prefix;
-    auto conn = co_await connection(shard, true, last, prefix);
-    if (!conn) {
-      outcome_.error = conn.error();
-      co_return;
+  // A shard's last read of the last input ends the statement's transaction there.
+  std::map<int, size_t> final_read;
+  for (size_t k = 0; k < routed.size(); ++k) {
+    for (int shard : routed[k]) final_read[shard] = k;
+  }
+  for (size_t k = 0; k < sqls.size(); ++k) {
+    for (int shard : routed[k]) {
+      std::string prefix;
+      auto conn = co_await connection(shard, true, last, prefix);
+      if (!conn) {
+        outcome_.error = conn.error();
+        co_return;
+      }
+      ++reads_[shard];
+      Pending p{i, shard, *conn, false};
+      std::string suffix;
+      if (last && ctx_.own_transaction && open_transactions_.count(shard) != 0 &&
+          final_read[shard] == k) {
+        suffix = ";\nCOMMIT";
+        p.ends = true;
+      }
+      std::string request;
+      write_query(request, prefix + exact_floats + sqls[k] + suffix);
+      if (auto r = co_await (*conn)->send(request); !r) {
+        (*conn)->mark_broken();
+        outcome_.error = r.error();
+        co_return;
+      }
+      pending_.push_back(p);
     }
-    ++reads_[shard];
-    Pending p{i, shard, *conn, false};
-    std::string suffix;
-    if (last && ctx_.own_transaction && open_transactions_.count(shard) != 0) {
-      suffix = ";\nCOMMIT";
-      p.ends = true;
-    }
-    std::string request;
-    write_query(request, prefix + exact_floats + *sql + suffix);
-    if (auto r = co_await (*conn)->send(request); !r) {
-      (*conn)->mark_broken();
-      outcome_.error = r.error();
-      co_return;
-    }
-    pending_.push_back(p);
   }
 }
 

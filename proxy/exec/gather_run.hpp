@@ -65,6 +65,8 @@ struct GatherOutcome {
     std::vector<int> shards;
     uint64_t rows = 0;
     double ms = 0;
+    /// Its reads: more than one for a lookup by more values than one read lists.
+    size_t reads = 0;
     /// Not read: the statement ran on its one shard, on the table itself.
     bool in_place = false;
   };

@@ -239,8 +239,13 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
                              names(st.shards) + ", where the statement ran on the table"});
           continue;
         }
+        std::string batches;
+        if (st.reads > 1) {
+          batches = " (looked up in " + std::to_string(st.reads) + " reads of at most " +
+                    std::to_string(routing::GatherPlan::kLookupBatch) + " values)";
+        }
         rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
-                           names(st.shards) + ", " + ms + " ms"});
+                           names(st.shards) + batches + ", " + ms + " ms"});
       }
       if (!outcome.ok() && in_block) {
         // The block's transaction failed with it: its error is the answer.

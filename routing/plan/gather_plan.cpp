@@ -15,8 +15,6 @@
 namespace pgrange::routing {
 namespace {
 
-constexpr size_t kMaxLookupValues = 10000;
-
 /// The smallest and largest values of an integer type by its name; nullopt for another type.
 std::optional<std::pair<int64_t, int64_t>> integer_bounds(std::string_view type) {
   if (type == "int2") return std::make_pair(int64_t{INT16_MIN}, int64_t{INT16_MAX});
@@ -671,7 +669,7 @@ std::optional<std::string> GatherPlan::fetch_sql(size_t i,
   if (in.lookup && lookup_values != nullptr) {
     if (lookup_values->empty()) return std::nullopt;
     std::string col = in.qualifier + "." + sql::quote_ident(in.lookup->column);
-    if (lookup_values->size() > kMaxLookupValues || lookup_type.empty()) {
+    if (lookup_values->size() > kLookupBatch || lookup_type.empty()) {
       // Too many values to list, or of a type pgrange cannot name: the rows are not narrowed.
     } else if (auto listed = key_literals(*lookup_values, lookup_type, in.lookup->key_type)) {
       // Untyped literals the key's type reads as the same values: the router reads them and
@@ -689,6 +687,33 @@ std::optional<std::string> GatherPlan::fetch_sql(size_t i,
   }
   for (size_t k = 0; k < where.size(); ++k) sql += (k == 0 ? " WHERE " : " AND ") + where[k];
   return sql;
+}
+
+std::vector<std::string> GatherPlan::fetch_sqls(size_t i, const std::set<std::string>& values,
+                                                std::string_view lookup_type) const {
+  std::vector<std::string> list(values.begin(), values.end());
+  std::vector<std::string> out;
+  if (list.size() <= kLookupBatch || lookup_type.empty()) {
+    // One read: listed, or (too many values of a type pgrange cannot name) not narrowed.
+    if (auto sql = fetch_sql(i, &list, lookup_type)) out.push_back(std::move(*sql));
+    return out;
+  }
+  if (integer_bounds(lookup_type)) {
+    auto number = [](const std::string& v) {
+      int64_t n = 0;
+      std::from_chars(v.data(), v.data() + v.size(), n);
+      return n;
+    };
+    std::sort(list.begin(), list.end(),
+              [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
+  }
+  for (size_t at = 0; at < list.size(); at += kLookupBatch) {
+    std::vector<std::string> batch(
+        list.begin() + static_cast<std::ptrdiff_t>(at),
+        list.begin() + static_cast<std::ptrdiff_t>(std::min(list.size(), at + kLookupBatch)));
+    if (auto sql = fetch_sql(i, &batch, lookup_type)) out.push_back(std::move(*sql));
+  }
+  return out;
 }
 
 std::string rows_literal(const std::vector<std::string>& rows, std::string_view relation) {

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,14 @@ struct GatherPlan {
   std::optional<std::string> fetch_sql(size_t i,
                                        const std::vector<std::string>* lookup_values = nullptr,
                                        std::string_view lookup_type = {}) const;
+  /// The reads of input i (fetch_sql's, for its lookup's values): one, or none when the values
+  /// leave no row; past kLookupBatch values of a type the lookup can name, one read per batch
+  /// of them (a batched lookup join: each pruned to its own ranges, every row in one batch
+  /// only), integers in their numeric order so that a batch stays within few ranges.
+  std::vector<std::string> fetch_sqls(size_t i, const std::set<std::string>& lookup_values,
+                                      std::string_view lookup_type) const;
+  /// The most values one lookup read lists.
+  static constexpr size_t kLookupBatch = 10000;
   /// The statement with each input's rows (the text of each row, in order) in place of its
   /// table; an input marked in `kept` stays the table it is (the statement then runs on the one
   /// shard that holds every row of it the statement can use).

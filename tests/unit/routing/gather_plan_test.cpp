@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 namespace pgrange::routing {
 namespace {
 
@@ -67,6 +70,37 @@ TEST(GatherPlan, ReadsPushDownConditionsAndLookUpByTheValuesReadBefore) {
   // No value: no row to read.
   std::vector<std::string> none;
   EXPECT_EQ(plan.fetch_sql(1, &none, "int8"), std::nullopt);
+}
+
+TEST(GatherPlan, ALookupByManyValuesIsReadInBatches) {
+  GatherPlan plan = two_tables();
+  // 25,000 integers: three reads, the values in numeric order (a batch stays in few ranges).
+  std::set<std::string> values;
+  for (int v = 1; v <= 25000; ++v) values.insert(std::to_string(v));
+  std::vector<std::string> reads = plan.fetch_sqls(1, values, "int8");
+  ASSERT_EQ(reads.size(), 3u);
+  EXPECT_EQ(reads[0].rfind("SELECT o FROM \"public\".\"orders\" AS o WHERE o.\"user_id\" IN ('1', "
+                           "'2', '3', ",
+                           0),
+            0u)
+      << reads[0].substr(0, 120);
+  EXPECT_NE(reads[0].find("'10000')"), std::string::npos);
+  EXPECT_EQ(reads[0].find("'10001'"), std::string::npos);
+  EXPECT_NE(reads[2].find("IN ('20001', "), std::string::npos);
+  size_t listed = 0;
+  for (const std::string& r : reads) listed += std::count(r.begin(), r.end(), ',') + 1;
+  EXPECT_EQ(listed, 25000u);
+  // Of another type it names: compared as that type, in batches too.
+  reads = plan.fetch_sqls(1, values, "numeric");
+  ASSERT_EQ(reads.size(), 3u);
+  EXPECT_NE(reads[1].find("= ANY(CAST("), std::string::npos);
+  // Of a type it cannot name: one read, not narrowed (never the table read once per batch).
+  reads = plan.fetch_sqls(1, values, "");
+  EXPECT_EQ(reads, std::vector<std::string>{"SELECT o FROM \"public\".\"orders\" AS o"});
+  // A few values: one read; none that the key's type can hold: no read.
+  EXPECT_EQ(plan.fetch_sqls(1, {"5", "7"}, "int8").size(), 1u);
+  plan.inputs[1].lookup->key_type = "int2";
+  EXPECT_TRUE(plan.fetch_sqls(1, {"40000", "-40000"}, "int8").empty());
 }
 
 TEST(GatherPlan, TheStatementReadsTheRowsInPlaceOfItsTables) {
