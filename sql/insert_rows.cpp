@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sql/parse_node.hpp"
+#include "sql/sql_tokens.hpp"
 
 namespace pgrange::sql {
 
@@ -39,6 +40,53 @@ Result<std::string> insert_with_rows(std::string_view insert_sql, std::span<cons
   values->values_lists = all;
   values->n_values_lists = n;
   return text;
+}
+
+std::optional<std::vector<std::pair<size_t, size_t>>> values_row_spans(
+    const std::string& insert_sql) {
+  auto tokens = scan_tokens(insert_sql);
+  if (!tokens) return std::nullopt;
+  std::vector<std::pair<size_t, size_t>> spans;
+  int depth = 0;
+  bool insert = false;  // the INSERT keyword at the top level went by
+  bool values = false;  // and then VALUES: its rows follow
+  size_t row_begin = 0;
+  for (const SqlToken& t : *tokens) {
+    bool open = t.kind == PG_QUERY__TOKEN__ASCII_40;
+    bool close = t.kind == PG_QUERY__TOKEN__ASCII_41;
+    if (depth == 0 && values) {
+      if (open) {
+        row_begin = t.start;
+      } else if (t.kind != PG_QUERY__TOKEN__ASCII_44) {
+        break;  // ON CONFLICT, RETURNING, ';': the rows ended
+      }
+    }
+    if (open) ++depth;
+    if (close && --depth < 0) return std::nullopt;
+    if (depth == 0 && values && close) spans.emplace_back(row_begin, t.end);
+    if (depth == 0 && !values) {
+      if (t.kind == PG_QUERY__TOKEN__INSERT) insert = true;
+      if (t.kind == PG_QUERY__TOKEN__VALUES) {
+        if (!insert) return std::nullopt;
+        values = true;
+      }
+    }
+  }
+  if (spans.empty()) return std::nullopt;
+  return spans;
+}
+
+std::string insert_with_row_spans(std::string_view insert_sql,
+                                  const std::vector<std::pair<size_t, size_t>>& spans,
+                                  std::span<const size_t> rows) {
+  std::string out(insert_sql.substr(0, spans.front().first));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [begin, end] = spans.at(rows[i]);
+    if (i > 0) out += ", ";
+    out += insert_sql.substr(begin, end - begin);
+  }
+  out += insert_sql.substr(spans.back().second);
+  return out;
 }
 
 }  // namespace pgrange::sql

@@ -19,10 +19,17 @@ TEST(WritePlan, SplitsAnInsertsRowsByTheShardOwningEach) {
                             statement(sql::StatementKind::kInsert), route);
   ASSERT_TRUE(s.has_value()) << s.error().message;
   ASSERT_EQ(s->size(), 2u);
-  EXPECT_EQ(s->at(0), "INSERT INTO t VALUES (2, 'b') RETURNING id");
-  EXPECT_EQ(s->at(2), "INSERT INTO t VALUES (1, 'a'), (3, 'c') RETURNING id");
+  // The client's own text around each shard's rows.
+  EXPECT_EQ(s->at(0), "insert into t values (2, 'b') returning id");
+  EXPECT_EQ(s->at(2), "insert into t values (1, 'a'), (3, 'c') returning id");
   // In shard order: the order they run in.
   EXPECT_EQ(s->begin()->first, 0);
+  // Rows the text does not show plainly are written from the statement's parse tree.
+  s = shard_statements("insert into t (values (1, 'a'), (2, 'b'), (3, 'c'))",
+                       statement(sql::StatementKind::kInsert), route);
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->at(0), "INSERT INTO t VALUES (2, 'b')");
+  EXPECT_EQ(s->at(2), "INSERT INTO t VALUES (1, 'a'), (3, 'c')");
 }
 
 TEST(WritePlan, RunsOtherWritesAndReferenceTablesWritesWhole) {
