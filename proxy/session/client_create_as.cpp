@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/session/client_session.hpp"
@@ -29,16 +30,20 @@ bool mentions_into(std::string_view sql) {
 
 /// The tag of the INSERT among the steps' answers ("INSERT 0 n"), or "" when none ran.
 std::string insert_tag(std::string_view steps) {
-  std::string tag;
+  // An INSERT … SELECT written in parts: their counts added up.
+  bool any = false;
+  uint64_t rows = 0;
   for (std::string_view rest = steps;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;
     std::string_view body = fr.frame.body;
     rest.remove_prefix(fr.frame.total_size);
     std::string_view done = body.substr(0, body.find('\0'));
-    if (fr.frame.type == 'C' && done.starts_with("INSERT ")) tag = std::string(done);
+    if (fr.frame.type != 'C' || !done.starts_with("INSERT ")) continue;
+    any = true;
+    rows += std::strtoull(std::string(done.substr(done.rfind(' ') + 1)).c_str(), nullptr, 10);
   }
-  return tag;
+  return any ? "INSERT 0 " + std::to_string(rows) : std::string();
 }
 
 }  // namespace
@@ -124,6 +129,10 @@ awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, s
     fail_step(expanded.error());
     co_return;
   }
+  if (*expanded && insert_rows_) {
+    co_await write_insert_parts(steps);  // more rows than one INSERT holds
+    co_return;
+  }
   if (*expanded && !expanded_answer_.empty()) {
     steps += expanded_answer_;  // the query found no rows
     co_return;
@@ -163,18 +172,29 @@ void ClientSession::answer_steps(const std::string& steps, const std::string& ta
     ext->bind_answered = true;
     if (ext->describe && !rows) MessageWriter(reply).begin('n').end();
   }
+  // A statement that fails returns no rows (PostgreSQL runs an INSERT's RETURNING to its end
+  // before it sends a row), even when parts of it written before gave some; one
+  // RowDescription for all the parts (a Describe answered it before a failure).
   bool failed = false;
+  for (std::string_view rest = steps;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    failed = failed || fr.frame.type == 'E';
+    rest.remove_prefix(fr.frame.total_size);
+  }
+  bool described = false;
+  bool errored = false;
   for (std::string_view rest = steps;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;
     std::string_view frame = rest.substr(0, fr.frame.total_size);
     rest.remove_prefix(fr.frame.total_size);
     char type = fr.frame.type;
-    if (type == 'N' || (type == 'E' && !failed) ||
-        (!failed && (type == 'D' || (type == 'T' && (ext == nullptr || ext->describe))))) {
-      reply += frame;
-    }
-    failed = failed || type == 'E';
+    bool pass = type == 'N' || (type == 'E' && !errored) || (type == 'D' && !failed) ||
+                (type == 'T' && !described && (ext == nullptr ? !failed : ext->describe));
+    if (pass) reply += frame;
+    described = described || (type == 'T' && pass);
+    errored = errored || type == 'E';
   }
   if (!failed) MessageWriter(reply).begin('C').cstr(tag).end();
   if (ext == nullptr) {
@@ -235,6 +255,16 @@ awaitable<bool> ClientSession::run_create_as(std::string_view sql, ExtendedMerge
       steps,
       inserted.empty() ? "CREATE TABLE AS" : "SELECT " + inserted.substr(inserted.rfind(' ') + 1),
       ext);
+  co_return true;
+}
+
+awaitable<bool> ClientSession::run_insert_parts() {
+  std::string steps;
+  bool own = begin_own_steps(steps);
+  co_await write_insert_parts(steps);
+  co_await end_own_steps(own, steps);
+  std::string inserted = insert_tag(steps);
+  answer_steps(steps, inserted.empty() ? "INSERT 0 0" : inserted, nullptr);
   co_return true;
 }
 

@@ -21,8 +21,31 @@
 namespace pgrange::proxy {
 namespace {
 
-/// The most rows pgrange holds for one INSERT … SELECT (they are written into one statement).
-constexpr size_t kInsertSelectRows = 100000;
+/// The most rows, and bytes of values, one INSERT … VALUES of an INSERT … SELECT's rows holds:
+/// past them the rows are written by several INSERTs in one transaction.
+constexpr size_t kInsertPartRows = 10000;
+constexpr size_t kInsertPartBytes = 8u << 20;
+
+/// A DataRow's values as one row of VALUES, appended to `values`.
+void append_values_row(std::string_view body, std::string& values) {
+  BodyReader b(body);
+  int16_t n = 0;
+  b.i16(n);
+  values += values.empty() ? " VALUES (" : ", (";
+  for (int16_t i = 0; i < n; ++i) {
+    int32_t vlen = 0;
+    std::string_view v;
+    b.i32(vlen);
+    if (i > 0) values += ", ";
+    if (vlen < 0) {
+      values += "NULL";
+    } else {
+      b.bytes(static_cast<size_t>(vlen), v);
+      values += sql::quote_literal(v);
+    }
+  }
+  values += ")";
+}
 
 }  // namespace
 
@@ -95,6 +118,7 @@ awaitable<Result<std::string>> ClientSession::write_parameters_in(
 awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql) {
   expanded_sql_.clear();
   expanded_answer_.clear();
+  insert_rows_.reset();
   if (worker_.pool_count() < 2 || !transaction_pooling_ || pinned() || temp_objects_) {
     co_return false;
   }
@@ -138,14 +162,16 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   }
   if (in_block && !coord_) co_await become_coordinated();
 
-  // The query's answer, as the client would get it (text): read only up to the rows pgrange
-  // holds for one INSERT … SELECT.
-  const RowCap cap{
-      kInsertSelectRows,
-      not_supported("INSERT … SELECT of more than " + std::to_string(kInsertSelectRows) +
-                        " rows whose query reads other shards than its rows go to "
-                        "is not supported",
-                    "insert them in parts, or with COPY")};
+  // The query's answer, as the client would get it (text): held in pgrange until its rows are
+  // written, so read only up to query_memory's bytes.
+  const uint64_t memory = worker_.config().query_memory;
+  const RowCap cap{memory,
+                   Error::make("53200", "the rows of this INSERT … SELECT exceed query_memory (" +
+                                            std::to_string(memory) + " bytes)")
+                       .with_detail("pgrange holds the rows of its query until it writes them, "
+                                    "because they go to other shards than the query reads.")
+                       .with_hint("insert them in parts or with COPY, or raise query_memory in "
+                                  "pgrange's configuration")};
   std::string answer;
   std::vector<std::shared_ptr<BackendConnection>> conns;  // borrowed outside a block
   std::vector<std::shared_ptr<BackendConnection>> used;
@@ -183,13 +209,12 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
       }
     }
     // Past the cap the rest is read (the connection stays usable) but not kept.
-    uint64_t rows = 0;
     bool past = false;
     for (char type = 0; !error && type != 'Z';) {
       std::string body;
       if (auto r = co_await used[0]->read_message(type, body); !r) {
         error = r.error();
-      } else if (type == 'D' && ++rows > cap.rows) {
+      } else if (type == 'D' && answer.size() + body.size() > cap.bytes) {
         past = true;
       } else if (!past && (type == 'T' || type == 'D' || type == 'E' || type == 'C')) {
         MessageWriter(answer).begin(type).bytes(body).end();
@@ -209,38 +234,37 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   };
   if (error) co_return done(error);
 
-  // Its rows as VALUES.
-  std::string values;
+  // Its rows as VALUES: in one INSERT, or in parts past one INSERT's worth of them.
   size_t rows = 0;
   for (std::string_view rest = answer;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;
-    char type = fr.frame.type;
-    std::string_view body = fr.frame.body;
     rest.remove_prefix(fr.frame.total_size);
-    if (type == 'E') {
-      ErrorFields f = parse_error_fields(body);
+    if (fr.frame.type == 'E') {
+      ErrorFields f = parse_error_fields(fr.frame.body);
       co_return done(Error::make(f.sqlstate, f.message));
     }
-    if (type != 'D') continue;
-    ++rows;
-    BodyReader b(body);
-    int16_t n = 0;
-    b.i16(n);
-    values += rows == 1 ? " VALUES (" : ", (";
-    for (int16_t i = 0; i < n; ++i) {
-      int32_t vlen = 0;
-      std::string_view v;
-      b.i32(vlen);
-      if (i > 0) values += ", ";
-      if (vlen < 0) {
-        values += "NULL";
-      } else {
-        b.bytes(static_cast<size_t>(vlen), v);
-        values += sql::quote_literal(v);
-      }
+    if (fr.frame.type == 'D') ++rows;
+  }
+  if (rows > kInsertPartRows || answer.size() > kInsertPartBytes) {
+    // ON CONFLICT DO UPDATE may not change a row twice in one statement: in parts, a row of a
+    // later part would change one of an earlier part where PostgreSQL raises 21000.
+    if ((*analysis)->front().on_conflict_update) {
+      co_return done(not_supported(
+          "INSERT … SELECT … ON CONFLICT DO UPDATE of more than " +
+              std::to_string(kInsertPartRows) +
+              " rows whose query reads other shards than its rows go to is not supported",
+          "insert them in parts"));
     }
-    values += ")";
+    insert_rows_ = InsertRows{std::move(answer), 0, ins->before_rows, ins->after_rows};
+    co_return done(std::nullopt);
+  }
+  std::string values;
+  for (std::string_view rest = answer;;) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    rest.remove_prefix(fr.frame.total_size);
+    if (fr.frame.type == 'D') append_values_row(fr.frame.body, values);
   }
   if (rows == 0 && used.empty()) {
     // A query over several shards held its connections only while it ran: one for the
@@ -285,6 +309,68 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   }
   expanded_sql_ = ins->before_rows + values + ins->after_rows;
   co_return done(std::nullopt);
+}
+
+std::optional<std::string> ClientSession::next_insert_part() {
+  if (!insert_rows_) return std::nullopt;
+  InsertRows& in = *insert_rows_;
+  std::string values;
+  size_t rows = 0;
+  std::string_view rest = std::string_view(in.answer).substr(in.offset);
+  while (rows < kInsertPartRows && values.size() < kInsertPartBytes) {
+    FrameResult fr = read_typed_frame(rest, rest.size());
+    if (fr.status != FrameStatus::kReady) break;
+    rest.remove_prefix(fr.frame.total_size);
+    in.offset += fr.frame.total_size;
+    if (fr.frame.type != 'D') continue;
+    append_values_row(fr.frame.body, values);
+    ++rows;
+  }
+  if (rows == 0) {
+    insert_rows_.reset();
+    return std::nullopt;
+  }
+  return in.before_rows + values + in.after_rows;
+}
+
+awaitable<void> ClientSession::write_insert_parts(std::string& steps) {
+  if (!coord_) co_await become_coordinated();
+  asio::steady_timer timer(worker_.io());
+  while (coord_ && !coord_->failed) {
+    std::optional<std::string> part = next_insert_part();
+    if (!part) break;
+    // Keys pgrange makes, written in as for a Query's INSERT.
+    auto filled = co_await fill_generated_keys(*part);
+    if (!filled) {
+      write_error(steps, filled.error());
+      coord_->failed = true;
+      txn_status_ = 'E';
+      break;
+    }
+    if (*filled) part = std::move(**filled);
+    Plan p = plan_text('Q', *part);
+    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
+    while (p.kind == Plan::Kind::kWait && std::chrono::steady_clock::now() < deadline) {
+      // A range it writes is moving: wait until the move lets go of it.
+      timer.expires_after(std::chrono::milliseconds(5));
+      error_code ec;
+      co_await timer.async_wait(no_throw(ec));
+      p = plan_text('Q', *part);
+    }
+    if (p.kind == Plan::Kind::kCoordinate) {
+      co_await run_coordinated(*part, p, nullptr, true);
+      continue;
+    }
+    write_error(steps,
+                p.kind == Plan::Kind::kRefuse && p.error ? *p.error
+                : p.kind == Plan::Kind::kWait
+                    ? Error::make("55006", "a range this statement needs stayed busy moving for " +
+                                               std::to_string(kMoveWaitLimit.count()) + " s")
+                    : not_supported("this INSERT … SELECT is not supported by pgrange here yet"));
+    coord_->failed = true;
+    txn_status_ = 'E';
+  }
+  insert_rows_.reset();
 }
 
 }  // namespace pgrange::proxy

@@ -279,7 +279,6 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
     MessageWriter(buf).begin('T').bytes(root->columns()).end();
   }
   // The rows, sent as the tree hands them up.
-  uint64_t rows = 0;
   while (!failure) {
     exec::Batch batch;
     auto more = co_await root->next(batch);
@@ -288,8 +287,7 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
       failure = more.error();
       break;
     }
-    rows += batch.rows;
-    if (cap != nullptr && rows > cap->rows) {
+    if (cap != nullptr && buf.size() > cap->bytes) {
       failure = exec::ExecFailure::of(cap->error);
       break;
     }

@@ -776,6 +776,11 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         co_return false;
       }
       expanded = *e;
+      if (expanded && insert_rows_) {
+        // More rows than one INSERT holds: written in parts, in one transaction.
+        ok = co_await run_insert_parts();
+        co_return false;
+      }
     }
     if (!expanded && (kw == "update" || kw == "delete" || kw == "insert" || kw == "with")) {
       // A write reading tables spread over other shards: they are read here, and the write

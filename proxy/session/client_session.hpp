@@ -499,9 +499,20 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                      const std::string& request, std::string& out);
   /// INSERT … SELECT whose rows the shards cannot make on their own (client_insert_select.cpp):
   /// runs its query and writes the INSERT with the rows as VALUES into expanded_sql_ (true),
-  /// or, when the query found none, the answer into expanded_answer_; false for one the
-  /// shards can run as it is.
+  /// or, past one INSERT's worth of rows, keeps them in insert_rows_ (true, expanded_sql_
+  /// empty: write_insert_parts writes them), or, when the query found none, the answer into
+  /// expanded_answer_; false for one the shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
+  /// The next INSERT … VALUES of insert_rows_'s rows (at most kInsertPartRows rows or
+  /// kInsertPartBytes bytes of values), nullopt when every row is written.
+  std::optional<std::string> next_insert_part();
+  /// Writes insert_rows_'s rows as INSERTs of a part of them each, in the coordinated
+  /// transaction (begun here when there is none), their answers collected in `steps`; stops at
+  /// the first that fails.
+  awaitable<void> write_insert_parts(std::string& steps);
+  /// A Query's INSERT … SELECT whose rows expand_insert_select kept in insert_rows_: written
+  /// in parts in the block's transaction or one of its own, answered as one INSERT.
+  awaitable<bool> run_insert_parts();
   /// `sql` with the Bind's text values (`params`) written in place of its `$n`, each a literal
   /// of the type PostgreSQL infers for it (asked of the coordinated transaction's first part,
   /// the Parse's `parameter_types` given): what pgrange runs of a bound INSERT … SELECT.
@@ -653,10 +664,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::shared_ptr<BackendConnection>> take_backend();
   /// Connections a statement holds for its reads over several shards, given back at its end.
   using HeldConnections = std::vector<std::shared_ptr<BackendConnection>>;
-  /// The most rows a read kept whole in pgrange may have (an INSERT … SELECT's query): past
-  /// them it stops reading and fails with `error`.
+  /// The most bytes of answer a read kept whole in pgrange may hold (an INSERT … SELECT's
+  /// query): past them it stops reading and fails with `error`.
   struct RowCap {
-    uint64_t rows = 0;
+    uint64_t bytes = 0;
     Error error;
   };
   /// Runs a SELECT over several shards outside a transaction block (kRead, client_read.cpp):
@@ -890,6 +901,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The statement expand_insert_select made of the client's, or its answer (no rows).
   std::string expanded_sql_;
   std::string expanded_answer_;
+  /// An INSERT … SELECT's rows past one INSERT's worth (expand_insert_select): the query's
+  /// answer (RowDescription, DataRows, …) and the INSERT around its rows, written out in parts
+  /// from `offset` on.
+  struct InsertRows {
+    std::string answer;
+    size_t offset = 0;
+    std::string before_rows;
+    std::string after_rows;
+  };
+  std::optional<InsertRows> insert_rows_;
   /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.
   std::unordered_map<std::string, MadeParams> made_params_;
   /// The values this session's nextval() and setval() gave, by "schema.name" of the

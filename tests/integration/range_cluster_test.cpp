@@ -1121,6 +1121,20 @@ TEST_F(RangeClusterTest, AJoinOrASortOverQueryMemoryFailsAlone) {
   ASSERT_EQ(few.rows.size(), 3u);
   EXPECT_EQ(few.at(0, 1), "1000");
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM a").at(0, 0), "3000");
+  // An INSERT … SELECT whose rows go to other shards than its query reads holds them until it
+  // writes them: past query_memory it fails alone, writing nothing.
+  must(c.get(), "CREATE TABLE ins_dst (id int8 PRIMARY KEY, v text)");
+  must(c.get(), "ALTER TABLE ins_dst SPLIT AT VALUES (1500)");
+  must(c.get(), "ALTER TABLE ins_dst SCATTER");
+  SqlResult held = pq_exec(c.get(), "INSERT INTO ins_dst SELECT id, v FROM a");
+  EXPECT_EQ(held.sqlstate, "53200") << held.message;
+  EXPECT_NE(held.message.find("query_memory"), std::string::npos) << held.message;
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM ins_dst").at(0, 0), "0");
+  SqlResult fits = pq_exec(c.get(), "INSERT INTO ins_dst SELECT id, v FROM a WHERE id % 300 = 0");
+  ASSERT_TRUE(fits.ok()) << fits.sqlstate << " " << fits.message;
+  EXPECT_EQ(fits.tag, "INSERT 0 10");
+  EXPECT_EQ(pq_exec(other.get(), "SELECT count(*), sum(id) FROM ins_dst").rows,
+            (std::vector<std::vector<std::string>>{{"10", "16500"}}));
 }
 
 // A pgrange instance that dies in the middle of a move leaves a hold in the metadata store and
