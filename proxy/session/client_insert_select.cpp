@@ -172,67 +172,26 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
                                     "because they go to other shards than the query reads.")
                        .with_hint("insert them in parts or with COPY, or raise query_memory in "
                                   "pgrange's configuration")};
-  std::string answer;
-  std::vector<std::shared_ptr<BackendConnection>> conns;  // borrowed outside a block
-  std::vector<std::shared_ptr<BackendConnection>> used;
-  std::optional<Error> error;
-  if (merged || gathered) {
-    // Over several shards: the tree of operators a SELECT's plan makes (over the block's parts
-    // in a block), its whole answer (an error included) kept in `answer`.
-    co_await send_read(source, ins->query, nullptr, answer, false, &cap);
-  } else {
-    int shard = !source.route.shards.empty() ? source.route.shards.front()
-                : source.shard >= 0          ? source.shard
-                                             : 0;
-    if (coord_) {
-      auto part = co_await coordinated_part(shard);
-      if (part) {
-        used.push_back(coord_->parts.at(shard));
-      } else {
-        error = part.error();
-      }
-    } else {
-      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (acquired) {
-        conns.push_back(*acquired);
-        used.push_back(*acquired);
-      } else {
-        error = acquired.error();
-      }
-    }
-    if (!error) {
-      std::string request;
-      write_query(request, ins->query);
-      if (auto e = co_await start_request(*used[0], std::move(request))) {
-        used[0]->mark_broken();
-        error = *e;
-      }
-    }
-    // Past the cap the rest is read (the connection stays usable) but not kept.
-    bool past = false;
-    for (char type = 0; !error && type != 'Z';) {
-      std::string body;
-      if (auto r = co_await used[0]->read_message(type, body); !r) {
-        error = r.error();
-      } else if (type == 'D' && answer.size() + body.size() > cap.bytes) {
-        past = true;
-      } else if (!past && (type == 'T' || type == 'D' || type == 'E' || type == 'C')) {
-        MessageWriter(answer).begin(type).bytes(body).end();
-      }
-    }
-    if (past && !error) error = cap.error;
+  // The tree of operators of the query's plan (over the block's parts in a block): a merge or
+  // gather over several shards, or one shard's answer relayed; its whole answer (an error
+  // included) kept in `answer`.
+  if (one_shard) {
+    int shard = !source.route.shards.empty()         ? source.route.shards.front()
+                : source.shard >= 0                  ? source.shard
+                : coord_ && coord_->first_shard >= 0 ? coord_->first_shard
+                                                     : 0;
+    source.route.shards = {shard};
+    source.merge = std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(ins->query));
+    source.gather.reset();
   }
-  // Gives the borrowed connections back; the error fails the block's transaction.
+  std::string answer;
+  co_await send_read(source, ins->query, nullptr, answer, false, &cap);
+  // A failure fails the block's transaction.
   auto done = [&](std::optional<Error> e) -> Result<bool> {
-    for (auto& conn : conns) {
-      worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
-    }
-    conns.clear();
     if (!e) return true;
     if (coord_) coord_->failed = true;
     return tl::unexpected(*e);
   };
-  if (error) co_return done(error);
 
   // Its rows as VALUES: in one INSERT, or in parts past one INSERT's worth of them.
   size_t rows = 0;
@@ -266,44 +225,51 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
     rest.remove_prefix(fr.frame.total_size);
     if (fr.frame.type == 'D') append_values_row(fr.frame.body, values);
   }
-  if (rows == 0 && used.empty()) {
-    // A query over several shards held its connections only while it ran: one for the
-    // answer below.
-    if (coord_) {
-      int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
-      auto part = co_await coordinated_part(shard);
-      if (!part) co_return done(part.error());
-      used.push_back(coord_->parts.at(shard));
-    } else {
-      auto acquired = co_await acquire_for_client(0);
-      if (!acquired) co_return done(acquired.error());
-      conns.push_back(*acquired);
-      used.push_back(*acquired);
-    }
-  }
   if (rows == 0) {
     // Nothing to insert: the INSERT with a query that finds nothing anywhere gives
     // PostgreSQL's answer (RETURNING's columns included) from one shard.
     std::string none = ins->before_rows + " SELECT * FROM (" + ins->query +
                        ") AS pgrange_no_rows WHERE false" + ins->after_rows;
-    std::string request;
-    write_query(request, none);
-    if (auto e = co_await start_request(*used[0], std::move(request))) {
-      used[0]->mark_broken();
-      co_return done(*e);
+    // (An INSERT, which no read's tree runs: sent on a connection of its own, or the block's
+    // first part.)
+    std::shared_ptr<BackendConnection> conn;
+    bool borrowed = !coord_;
+    if (coord_) {
+      int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
+      auto part = co_await coordinated_part(shard);
+      if (!part) co_return done(part.error());
+      conn = coord_->parts.at(shard);
+    } else {
+      auto acquired = co_await acquire_for_client(0);
+      if (!acquired) co_return done(acquired.error());
+      conn = *acquired;
     }
     std::optional<Error> failed;
-    for (char type = 0; type != 'Z';) {
+    std::string request;
+    write_query(request, none);
+    if (auto e = co_await start_request(*conn, std::move(request))) {
+      conn->mark_broken();
+      failed = *e;
+    }
+    for (char type = 0; !failed && type != 'Z';) {
       std::string body;
-      if (auto r = co_await used[0]->read_message(type, body); !r) {
-        co_return done(r.error());
-      } else if (type == 'E' && !failed) {
+      if (auto r = co_await conn->read_message(type, body); !r) {
+        failed = r.error();
+      } else if (type == 'E') {
         ErrorFields f = parse_error_fields(body);
         failed = Error::make(f.sqlstate, f.message);
+        // The rest of the answer, up to its ReadyForQuery, leaves the connection usable.
+        for (char rest = 0; rest != 'Z';) {
+          if (!co_await conn->read_message(rest, body)) {
+            conn->mark_broken();
+            break;
+          }
+        }
       } else if (type == 'T' || type == 'C') {
         MessageWriter(expanded_answer_).begin(type).bytes(body).end();
       }
     }
+    if (borrowed) worker_.pool(0).release(conn, !conn->broken());
     if (failed) expanded_answer_.clear();
     co_return done(failed);
   }

@@ -435,6 +435,7 @@ TEST_F(CoordinatedBlockTest, InsertSelectRoutesEachRowToItsShard) {
       "ON CONFLICT (id) DO UPDATE SET note = excluded.note",
       "INSERT INTO t2 SELECT id, v, note FROM t WHERE id = 10",  // 23505
       "INSERT INTO t2 SELECT * FROM t WHERE false",
+      "INSERT INTO t2 SELECT * FROM t WHERE false RETURNING id, note",
       "INSERT INTO t2 (v, id) SELECT v, sum(id) FROM t GROUP BY v",
       // Inside blocks: the query sees the block's writes, the rows go with the block.
       "BEGIN",
