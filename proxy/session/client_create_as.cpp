@@ -78,14 +78,15 @@ bool ClientSession::as_query_bind(std::string_view bind_body, const Plan& plan,
     return false;
   }
   // The statements pgrange makes of it carry no Bind: an INSERT … SELECT's parameters are
-  // written into them as literals of their types (given in the text format only).
+  // written into them as literals of their types (write_parameters_in: text, or binary values
+  // of the types it decodes).
   BodyReader b(bind_body);
   std::string_view portal, stmt;
   int16_t nformats = 0, nparams = 0;
   if (!b.cstr(portal) || !b.cstr(stmt) || !b.i16(nformats)) return false;
   for (int16_t i = 0; i < nformats; ++i) {
     int16_t f = 0;
-    if (!b.i16(f) || f != 0) return false;
+    if (!b.i16(f) || (f != 0 && f != 1)) return false;
   }
   return b.i16(nparams) && (nparams == 0 || insert_select);
 }

@@ -14,6 +14,7 @@
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/keys/key_type.hpp"
 #include "sql/insert_select.hpp"
 #include "sql/quoting.hpp"
 #include "sql/sql_tokens.hpp"
@@ -109,7 +110,27 @@ awaitable<Result<std::string>> ClientSession::write_parameters_in(
           Error::make(sqlstate::kInternalError, "no type of OID " + std::to_string(oids[i])));
     }
     const auto& v = params.values[i];
-    literals.push_back("CAST(" + (v ? sql::quote_literal(*v) : std::string("NULL")) + " AS " +
+    std::optional<std::string> text;
+    if (v) text = std::string(*v);
+    int16_t format = params.formats.size() == 1  ? params.formats[0]
+                     : i < params.formats.size() ? params.formats[i]
+                                                 : 0;
+    if (v && format != 0) {
+      // A binary value (pgjdbc binds its integers so): its text, for the types pgrange reads.
+      auto type = routing::key_type_from_oid(oids[i]);
+      if (!type) {
+        co_return tl::unexpected(not_supported(
+            "INSERT … SELECT whose rows pgrange routes, bound with a parameter of type " +
+                names[i] + " in the binary format, is not supported",
+            "bind it in the text format"));
+      }
+      text = params.text(static_cast<int>(i + 1), *type);
+      if (!text) {
+        co_return tl::unexpected(Error::make(
+            "22P03", "incorrect binary data format in bind parameter " + std::to_string(i + 1)));
+      }
+    }
+    literals.push_back("CAST(" + (text ? sql::quote_literal(*text) : std::string("NULL")) + " AS " +
                        names[i] + ")");
   }
   co_return sql::replace_parameters(sql, literals);

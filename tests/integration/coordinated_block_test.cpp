@@ -518,6 +518,35 @@ TEST_F(CoordinatedBlockTest, InsertSelectOfManyRowsIsWrittenInPartsOfOneStatemen
   EXPECT_EQ(r.sqlstate, "0A000") << r.message;
   EXPECT_NE(r.message.find("ON CONFLICT DO UPDATE"), std::string::npos) << r.message;
   EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM big_dst WHERE v = 'upd'").at(0, 0), "0");
+  // Parameters in the binary format (pgjdbc's integers): written in as their text; a type
+  // pgrange does not decode is refused, named.
+  auto ref = pq_connect(cluster_->shard(0).dsn("ref"));
+  const unsigned char offset[8] = {0, 0, 0, 0, 0, 0x2d, 0xc6, 0xc0};  // 3000000
+  const char* values[] = {reinterpret_cast<const char*>(offset)};
+  const int lengths[] = {8};
+  const int formats[] = {1};
+  const Oid types[] = {20};
+  const char* bound = "INSERT INTO big_dst SELECT id + $1, v FROM big_src WHERE id <= 15000";
+  for (PGconn* c : {p.get(), ref.get()}) {
+    PGresult* res = PQexecParams(c, bound, 1, types, values, lengths, formats, 0);
+    EXPECT_EQ(PQresultStatus(res), PGRES_COMMAND_OK) << PQresultErrorMessage(res);
+    EXPECT_STREQ(PQcmdStatus(res), "INSERT 0 15000");
+    PQclear(res);
+  }
+  EXPECT_EQ(answer_text(p.get(), whole), answer_text(ref.get(), whole));
+  const char jsonb[] = {1, '{', '}'};
+  const char* json_values[] = {jsonb};
+  const int json_lengths[] = {3};
+  const Oid json_types[] = {3802};
+  PGresult* res = PQexecParams(p.get(),
+                               "INSERT INTO big_dst SELECT id + 2000000, $1::text FROM big_src "
+                               "WHERE id <= 20",
+                               1, json_types, json_values, json_lengths, formats, 0);
+  EXPECT_STREQ(PQresultErrorField(res, PG_DIAG_SQLSTATE), "0A000");
+  EXPECT_NE(std::string(PQresultErrorMessage(res)).find("jsonb in the binary format"),
+            std::string::npos)
+      << PQresultErrorMessage(res);
+  PQclear(res);
   ASSERT_EQ(cluster_->run_setup({"DROP TABLE big_src", "DROP TABLE big_dst"},
                                 ShardCluster::Target::kPgrangeAndReference),
             "");

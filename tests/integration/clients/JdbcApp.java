@@ -242,6 +242,16 @@ public class JdbcApp {
     try (Statement s = c.createStatement()) {
       show("insert select", s.executeUpdate("INSERT INTO transfers (src, dst, amount) "
           + "SELECT dst, src, amount FROM transfers WHERE amount < 4"));
+      // Bound: pgjdbc sends setLong's values in the binary format.
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO transfers (src, dst, amount) "
+               + "SELECT src, dst, amount + ? FROM transfers WHERE amount < ? ORDER BY amount "
+               + "RETURNING amount")) {
+        p.setLong(1, 1000);
+        p.setLong(2, 3);
+        show("insert select bound", rows(p.executeQuery()));
+      }
+      show("transfers", rows(s.executeQuery(
+          "SELECT count(*), sum(amount), min(amount), max(amount) FROM transfers")));
       c.commit();
       c.setAutoCommit(true);
       s.execute("CREATE TABLE rich AS SELECT id, owner FROM accounts WHERE balance > 900");
