@@ -7,8 +7,11 @@
 namespace pgrange::proxy::exec {
 
 Aggregate::Aggregate(std::unique_ptr<RowOperator> input, sql::MergeQuery query,
-                     TextOrderCheck text_order)
-    : input_(std::move(input)), q_(std::move(query)), text_order_(std::move(text_order)) {}
+                     TextOrderCheck text_order, bool exact_floats)
+    : input_(std::move(input)),
+      q_(std::move(query)),
+      text_order_(std::move(text_order)),
+      exact_floats_(exact_floats) {}
 
 awaitable<ExecResult<void>> Aggregate::open() {
   mark_started();
@@ -25,7 +28,7 @@ awaitable<ExecResult<void>> Aggregate::open() {
   auto groups = routing::RowOrder::make(*fields, std::move(keys), "GROUP BY");
   if (!groups) co_return tl::unexpected(ExecFailure::of(groups.error()));
   groups_ = std::move(*groups);
-  auto outputs = routing::aggregate_outputs(q_, *fields);
+  auto outputs = routing::aggregate_outputs(q_, *fields, exact_floats_);
   if (!outputs) co_return tl::unexpected(ExecFailure::of(outputs.error()));
   combiners_ = std::move(outputs->combiners);
   columns_ = routing::write_row_description(outputs->fields);

@@ -19,7 +19,9 @@ namespace pgrange::proxy::exec {
 /// text. Without GROUP BY it makes one row, even of no input row.
 class Aggregate final : public RowOperator {
  public:
-  Aggregate(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order);
+  /// `exact_floats`: the shards print floats exactly (float sums are combined only then).
+  Aggregate(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order,
+            bool exact_floats = true);
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
@@ -34,6 +36,7 @@ class Aggregate final : public RowOperator {
   std::unique_ptr<RowOperator> input_;
   sql::MergeQuery q_;
   TextOrderCheck text_order_;
+  bool exact_floats_ = true;
   std::string columns_;
   size_t width_ = 0;
   routing::RowOrder groups_;

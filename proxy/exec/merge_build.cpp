@@ -86,7 +86,7 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
   for (int g = 0; g < q.group_columns; ++g) groups.push_back({g, false, false});
   root =
       std::make_unique<MergeSort>(std::move(inputs), std::move(groups), "GROUP BY", o.text_order);
-  root = std::make_unique<Aggregate>(std::move(root), q, o.text_order);
+  root = std::make_unique<Aggregate>(std::move(root), q, o.text_order, o.exact_floats);
   if (q.having) root = std::make_unique<Filter>(std::move(root), *q.having, o.text_order);
   if (q.distinct) {
     std::vector<sql::MergeSortKey> all;

@@ -1,6 +1,9 @@
 #include "routing/merge/aggregate_combine.hpp"
 
 #include <charconv>
+#include <cmath>
+
+#include "routing/keys/key_float.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -50,7 +53,7 @@ std::string_view aggregate_name(AggregateKind kind) {
 }
 
 Result<AggregateCombiner> AggregateCombiner::make(AggregateKind kind, uint32_t partial_oid,
-                                                  uint32_t count_oid) {
+                                                  uint32_t count_oid, bool exact_floats) {
   AggregateCombiner c(kind, partial_oid);
   switch (kind) {
     case AggregateKind::kCount:
@@ -59,10 +62,20 @@ Result<AggregateCombiner> AggregateCombiner::make(AggregateKind kind, uint32_t p
     case AggregateKind::kSum:
     case AggregateKind::kAvg:
       if (partial_oid == kFloat4Oid || partial_oid == kFloat8Oid) {
-        return refuse(kind, partial_oid, "the result would depend on the order of addition");
-      }
-      if (partial_oid != kInt8Oid && partial_oid != kNumericOid)
+        if (!exact_floats) {
+          return refuse(kind, partial_oid,
+                        "extra_float_digits is below 1, so the shards print them rounded");
+        }
+        if (kind == AggregateKind::kAvg && partial_oid == kFloat4Oid) {
+          return tl::unexpected(
+              Error::make(sqlstate::kFeatureNotSupported,
+                          "avg() of float4 values across shards is not supported (each shard "
+                          "would sum them as float4, where PostgreSQL averages them as float8)")
+                  .with_hint("average them as double precision: avg(x::float8)"));
+        }
+      } else if (partial_oid != kInt8Oid && partial_oid != kNumericOid) {
         return refuse(kind, partial_oid, "");
+      }
       if (kind == AggregateKind::kAvg && count_oid != kInt8Oid) {
         return refuse(kind, partial_oid, "the count column is " + type_display_name(count_oid));
       }
@@ -110,6 +123,8 @@ Result<void> AggregateCombiner::add(std::optional<std::string_view> partial,
       }
       [[fallthrough]];
     case AggregateKind::kAvg: {
+      if (partial_oid_ == kFloat4Oid || partial_oid_ == kFloat8Oid)
+        return add_float(*partial, count);
       auto value = PgNumeric::parse(*partial);
       if (!value) return fail(std::move(value.error()));
       int64_t new_count = int_total_;
@@ -149,6 +164,36 @@ Result<void> AggregateCombiner::add(std::optional<std::string_view> partial,
   return {};
 }
 
+Result<void> AggregateCombiner::add_float(std::string_view partial,
+                                          std::optional<std::string_view> count) {
+  const bool single = partial_oid_ == kFloat4Oid;
+  auto value = parse_float_text(partial, single);
+  if (!value) return fail(std::move(value.error()));
+  if (kind_ == AggregateKind::kAvg) {
+    if (!count)
+      return fail(sqlstate::kInternalError, "avg() across shards: a sum without its count");
+    auto total = add_int8(int_total_, *count);
+    if (!total) return fail(std::move(total.error()));
+    int_total_ = *total;
+  }
+  // float4pl / float8pl, the combine functions of sum and (for its sum) of avg: an infinite
+  // result from finite values is an overflow.
+  bool overflow = false;
+  if (single) {
+    float a = float4_total_;
+    float b = static_cast<float>(*value);
+    float4_total_ = seen_ ? a + b : b;
+    overflow = seen_ && std::isinf(float4_total_) && !std::isinf(a) && !std::isinf(b);
+  } else {
+    double a = float_total_;
+    float_total_ = seen_ ? a + *value : *value;
+    overflow = seen_ && std::isinf(float_total_) && !std::isinf(a) && !std::isinf(*value);
+  }
+  if (overflow) return fail(sqlstate::kNumericValueOutOfRange, "value out of range: overflow");
+  seen_ = true;
+  return {};
+}
+
 Result<std::optional<std::string>> AggregateCombiner::result() const {
   switch (kind_) {
     case AggregateKind::kCount:
@@ -156,6 +201,8 @@ Result<std::optional<std::string>> AggregateCombiner::result() const {
     case AggregateKind::kSum:
       if (!seen_) return std::nullopt;
       if (partial_oid_ == kInt8Oid) return std::to_string(int_total_);
+      if (partial_oid_ == kFloat4Oid) return format_float_text(float4_total_, true);
+      if (partial_oid_ == kFloat8Oid) return format_float_text(float_total_, false);
       return numeric_total_.to_string();
     case AggregateKind::kMin:
     case AggregateKind::kMax:
@@ -163,6 +210,11 @@ Result<std::optional<std::string>> AggregateCombiner::result() const {
       return best_;
     case AggregateKind::kAvg: {
       if (!seen_) return std::nullopt;
+      // float8_avg: the sum over the count (no rows: NULL, which seen_ said).
+      if (partial_oid_ == kFloat8Oid) {
+        if (int_total_ == 0) return std::nullopt;
+        return format_float_text(float_total_ / static_cast<double>(int_total_), false);
+      }
       // numeric_avg / int8_avg: the sum as numeric over the count as numeric.
       auto avg = numeric_total_.divide(PgNumeric::from_int64(int_total_));
       if (!avg) return fail(std::move(avg.error()));
@@ -177,7 +229,7 @@ uint32_t AggregateCombiner::result_oid() const {
     case AggregateKind::kCount:
       return kInt8Oid;
     case AggregateKind::kAvg:
-      return kNumericOid;
+      return partial_oid_ == kFloat8Oid ? kFloat8Oid : kNumericOid;
     case AggregateKind::kSum:
     case AggregateKind::kMin:
     case AggregateKind::kMax:
@@ -190,6 +242,8 @@ void AggregateCombiner::reset() {
   seen_ = false;
   int_total_ = 0;
   numeric_total_ = PgNumeric();
+  float_total_ = 0;
+  float4_total_ = 0;
   best_.clear();
 }
 

@@ -21,16 +21,21 @@ std::string_view aggregate_name(AggregateKind kind);
 /// into the value PostgreSQL computes over all the rows, in its text output.
 ///
 /// What each shard runs: count(…) → int8; sum(x) → int8 for int2/int4 x, numeric for
-/// int8/numeric x; min(x)/max(x) → x's type; for avg(x), sum(x) and count(x). Values are
-/// in text format. Among equal values (1.0 and 1.00, -0 and 0) min/max keep the first one
-/// added; PostgreSQL's choice depends on the order it reads rows in.
+/// int8/numeric x, float4/float8 for float4/float8 x; min(x)/max(x) → x's type; for avg(x),
+/// sum(x) and count(x). Values are in text format. Float sums are added as PostgreSQL's
+/// parallel aggregation combines them (float4pl/float8pl, in the order the partials come), so a
+/// result may differ from one server's in its last digits as a parallel plan's may. Among equal
+/// values (1.0 and 1.00, -0 and 0) min/max keep the first one added; PostgreSQL's choice depends on
+/// the order it reads rows in.
 class AggregateCombiner {
  public:
   /// `partial_oid` is the type of the shard's partial column as RowDescription reports it
-  /// (for avg, of the sum); `count_oid` is avg's count column (int8). 0A000 when the
-  /// combination cannot be exact: sum/avg of float4/float8, and types it does not know.
+  /// (for avg, of the sum); `count_oid` is avg's count column (int8). `exact_floats`: the
+  /// shards print floats exactly (extra_float_digits 1 or more). 0A000 for what it cannot
+  /// combine as PostgreSQL does: sums of floats printed rounded, avg of float4 (each shard
+  /// sums them as float4, PostgreSQL averages them as float8), types it does not know.
   static Result<AggregateCombiner> make(AggregateKind kind, uint32_t partial_oid,
-                                        uint32_t count_oid = 0);
+                                        uint32_t count_oid = 0, bool exact_floats = true);
 
   /// Adds one shard's partial values (nullopt = SQL NULL); for avg, (sum, count).
   /// 22003 "bigint out of range" when an int8 count or sum overflows, 22P02 for a value
@@ -42,7 +47,7 @@ class AggregateCombiner {
   /// count as PostgreSQL's numeric division does it.
   Result<std::optional<std::string>> result() const;
   /// The type OID of the result column: count int8, sum/min/max the partial's type, avg
-  /// numeric.
+  /// numeric (float8 for a float8 sum).
   uint32_t result_oid() const;
   /// Forgets what was added, for the next group.
   void reset();
@@ -52,6 +57,8 @@ class AggregateCombiner {
       : kind_(kind), partial_oid_(partial_oid) {}
 
   Result<int64_t> add_int8(int64_t sum, std::string_view text) const;
+  /// add() of a float4 or float8 sum (avg's, with its count).
+  Result<void> add_float(std::string_view partial, std::optional<std::string_view> count);
 
   AggregateKind kind_;
   uint32_t partial_oid_;
@@ -59,6 +66,8 @@ class AggregateCombiner {
   bool seen_ = false;                // a non-NULL partial was added
   int64_t int_total_ = 0;            // count, int8 sums, avg's count
   PgNumeric numeric_total_;          // numeric sums, avg's sum
+  double float_total_ = 0;           // float8 sums and avg's float8 sum
+  float float4_total_ = 0;           // float4 sums
   std::string best_;                 // min/max so far
 };
 

@@ -296,7 +296,8 @@ Result<void> RowOrder::check(const MergeRow& row) const {
 }
 
 Result<AggregateOutputs> aggregate_outputs(const sql::MergeQuery& q,
-                                           const std::vector<ResultField>& fields) {
+                                           const std::vector<ResultField>& fields,
+                                           bool exact_floats) {
   AggregateOutputs out;
   for (const sql::MergeAggregate& a : q.aggregates) {
     size_t c = static_cast<size_t>(a.column);
@@ -313,7 +314,7 @@ Result<AggregateOutputs> aggregate_outputs(const sql::MergeQuery& q,
         a.kind == sql::MergeAggregate::Kind::kMin || a.kind == sql::MergeAggregate::Kind::kMax;
     out.compares_text = out.compares_text || (extreme && collated(fields[c].type_oid));
     auto comb = AggregateCombiner::make(kind_of(a.kind), fields[c].type_oid,
-                                        avg ? fields[c + 1].type_oid : 0);
+                                        avg ? fields[c + 1].type_oid : 0, exact_floats);
     if (!comb) return tl::unexpected(comb.error());
     out.combiners.push_back(std::move(*comb));
   }

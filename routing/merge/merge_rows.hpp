@@ -100,7 +100,8 @@ struct AggregateOutputs {
   bool compares_text = false;  ///< min/max of collated text
 };
 Result<AggregateOutputs> aggregate_outputs(const sql::MergeQuery& query,
-                                           const std::vector<ResultField>& fields);
+                                           const std::vector<ResultField>& fields,
+                                           bool exact_floats = true);
 
 /// A HAVING condition over a combined group's outputs, in three-valued logic (nullopt:
 /// NULL); 0A000 for a comparison pgrange cannot make exactly.

@@ -22,11 +22,19 @@ struct Outcome {
 };
 
 /// Copies a statement's result (and clears it, and drains what else the connection returns).
-Outcome outcome_of(PGresult* res, PGconn* conn);
+/// With `round_floats`, float8 values (text or binary) are kept to 12 significant digits
+/// (float4 ones to 6): sums of floats combined from several shards may differ from one server's in
+/// their last digits, as PostgreSQL's parallel plans' do.
+Outcome outcome_of(PGresult* res, PGconn* conn, bool round_floats = false);
 
 /// Runs a statement: a simple Query, or with `extended` PQexecParams binding `q.values` as text
 /// parameters, its results in the binary format with `binary` (their bytes compared, as hex).
-Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended, bool binary = false);
+Outcome run_statement(PGconn* conn, const Parameterised& q, bool extended, bool binary = false,
+                      bool round_floats = false);
+
+/// Whether a statement's float results are compared to 12 significant digits: it sums or
+/// averages (sum(…), avg(…)).
+bool sums_floats(const std::string& sql);
 
 /// What is compared, as text: an error's SQLSTATE; else the command tag, the columns and the
 /// rows (sorted unless `in_order`).

@@ -880,13 +880,20 @@ SELECT DISTINCT bc FROM t_types WHERE id BETWEEN 76 AND 109 ORDER BY bc DESC
 SELECT vc, count(*) FROM t_types WHERE id BETWEEN 110 AND 149 GROUP BY vc HAVING count(*) > 1 ORDER BY vc
 SELECT DISTINCT i2 FROM t_types WHERE id BETWEEN 150 AND 201 ORDER BY i2 LIMIT 4
 
--- group: merge refused by design
+-- group: float sums and windows
 SELECT sum(f8) FROM t_types
 SELECT avg(f8) FROM t_types
 SELECT avg(f4) FROM t_types
+SELECT avg(f4::float8), sum(f4) FROM t_types WHERE id < 200
 SELECT sum(f4), avg(f8) FROM t_types WHERE id < 100
 SELECT bo, sum(f8) FROM t_types GROUP BY bo ORDER BY bo
 SELECT grp, sum(amount::float8) FROM t_int GROUP BY grp ORDER BY grp
+SELECT grp, avg(amount::float8), count(*) FROM t_int GROUP BY grp HAVING avg(amount::float8) > 0 ORDER BY 2 DESC, grp
+SELECT sum(f8), avg(f8), sum(f4) FROM t_types WHERE id BETWEEN 1 AND 150 AND f8 <> 'NaN' AND f4 <> 'NaN'
+SELECT bo, sum(f8) AS s FROM t_types WHERE id <= 150 AND f8 <> 'NaN' GROUP BY bo ORDER BY s DESC LIMIT 2
+SELECT sum(f8) FROM t_types WHERE id > 1000
+SELECT avg(f8) FROM t_types WHERE id IN (201, 202)
+SELECT sum(f8) FROM t_types WHERE id IN (206, 1)
 SELECT id, row_number() OVER (ORDER BY id) FROM t_int ORDER BY id
 SELECT id, sum(amount) OVER (PARTITION BY grp) FROM t_int ORDER BY id
 SELECT id, rank() OVER (ORDER BY amount DESC) FROM t_int ORDER BY id

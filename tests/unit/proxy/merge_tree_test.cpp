@@ -30,8 +30,8 @@ using Cell = std::optional<std::string>;
 using Row = std::vector<Cell>;
 using Rows = std::vector<Row>;
 
-constexpr uint32_t kBool = 16, kInt8 = 20, kInt4 = 23, kText = 25, kJson = 114, kFloat8 = 701,
-                   kTimestamptz = 1184, kNumeric = 1700;
+constexpr uint32_t kBool = 16, kInt8 = 20, kInt4 = 23, kText = 25, kJson = 114, kFloat4 = 700,
+                   kFloat8 = 701, kTimestamptz = 1184, kNumeric = 1700;
 
 const Cell kNull = std::nullopt;
 
@@ -1408,19 +1408,28 @@ TEST(MergeTreeErrors, MalformedDataRows) {
   ASSERT_TRUE(r.error.has_value());
 }
 
-TEST(MergeTreeErrors, SumAndAvgOfFloatPartialsAreNotSupported) {
-  for (const char* sql :
-       {"SELECT sum(amount) FROM t", "SELECT grp, sum(amount) FROM t GROUP BY grp"}) {
-    MergeQuery q = plan(sql);
-    const bool grouped = q.group_columns > 0;
-    const std::string d =
-        grouped ? describe({{"grp", kInt4}, {"sum", kFloat8}}) : describe({{"sum", kFloat8}});
-    Outcome r = run_rows(q, {d}, {{}, {}});
-    ASSERT_TRUE(r.error.has_value()) << sql;
-    EXPECT_EQ(r.error->sqlstate, "0A000");
-  }
+// Float sums are combined as PostgreSQL's parallel plans combine them; avg of float4 (summed as
+// float4 on each shard) and float sums the shards print rounded are refused.
+TEST(MergeTreeErrors, FloatSumsCombineAndWhatCannotIsRefused) {
+  MergeQuery grouped = plan("SELECT grp, sum(amount) FROM t GROUP BY grp");
+  Outcome sums = merged(grouped, {describe({{"grp", kInt4}, {"sum", kFloat8}})},
+                        {{{"1", "0.1"}, {"2", "1e+308"}}, {{"1", "0.2"}, {"2", "1e+300"}}});
+  EXPECT_EQ(sums.rows, (Rows{{"1", "0.30000000000000004"}, {"2", "1.00000001e+308"}}));
+  Outcome overflow = run_rows(grouped, {describe({{"grp", kInt4}, {"sum", kFloat8}})},
+                              {{{"2", "1e+308"}}, {{"2", "1e+308"}}});
+  ASSERT_TRUE(overflow.error.has_value());
+  EXPECT_EQ(overflow.error->sqlstate, "22003");
   MergeQuery avg = plan("SELECT avg(amount) FROM t");
-  Outcome r = run_rows(avg, {describe({{"avg", kFloat8}, {"count", kInt8}})}, {{}, {}});
+  Outcome a = merged(avg, {describe({{"avg", kFloat8}, {"count", kInt8}})},
+                     {{{"0.1", "1"}}, {{"0.2", "1"}}, {{kNull, "0"}}});
+  EXPECT_EQ(a.rows, (Rows{{"0.15000000000000002"}}));
+  Outcome a4 = run_rows(avg, {describe({{"avg", kFloat4}, {"count", kInt8}})}, {{}, {}});
+  ASSERT_TRUE(a4.error.has_value());
+  EXPECT_EQ(a4.error->sqlstate, "0A000");
+  MergeQuery sum = plan("SELECT sum(amount) FROM t");
+  Formats rounded;
+  rounded.exact_floats = false;
+  Outcome r = run_rows(sum, {describe({{"sum", kFloat8}})}, {{}, {}}, {}, rounded);
   ASSERT_TRUE(r.error.has_value());
   EXPECT_EQ(r.error->sqlstate, "0A000");
   // min/max of float8 compare exactly.

@@ -102,16 +102,49 @@ TEST(AggregateCombineTest, MinMaxUseThePostgresOrder) {
   EXPECT_EQ(r.error().sqlstate, "0A000");
 }
 
+// Float sums are added as PostgreSQL's parallel aggregation combines them (float4pl,
+// float8pl), printed as float4out/float8out print them; the expected texts are PostgreSQL 15's
+// (`SELECT 0.1::float8 + 0.2::float8` …).
+TEST(AggregateCombineTest, FloatSumsAndAveragesCombineAsPostgresCombinesThem) {
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{"0.1", {}}, {std::nullopt, {}}, {"0.2", {}}}),
+            "0.30000000000000004");
+  EXPECT_EQ(combine(AggregateKind::kSum, 700, {{"0.1", {}}, {"0.2", {}}}), "0.3");
+  EXPECT_EQ(combine(AggregateKind::kSum, 700, {{"12345678", {}}, {"1", {}}}), "1.2345679e+07");
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{"1e+15", {}}, {"1", {}}}), "1.000000000000001e+15");
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{"1.5e-05", {}}, {"0", {}}}), "1.5e-05");
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{"NaN", {}}, {"1", {}}}), "NaN");
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{"Infinity", {}}, {"-Infinity", {}}}), "NaN");
+  EXPECT_EQ(combine(AggregateKind::kSum, 701, {{std::nullopt, {}}}), std::nullopt);
+  EXPECT_EQ(combine(AggregateKind::kAvg, 701, {{"0.1", "1"}, {"0.2", "1"}, {std::nullopt, "0"}}),
+            "0.15000000000000002");
+  EXPECT_EQ(combine(AggregateKind::kAvg, 701, {{std::nullopt, "0"}}), std::nullopt);
+  auto avg = AggregateCombiner::make(AggregateKind::kAvg, 701, 20);
+  ASSERT_TRUE(avg.has_value());
+  EXPECT_EQ(avg->result_oid(), 701u);
+  // An infinite sum of finite values is an overflow, as float8pl and float4pl say.
+  for (auto [oid, big] : {std::pair<uint32_t, const char*>{701, "1e+308"}, {700, "3e+38"}}) {
+    auto c = AggregateCombiner::make(AggregateKind::kSum, oid);
+    ASSERT_TRUE(c.has_value());
+    ASSERT_TRUE(c->add(big).has_value());
+    auto r = c->add(big);
+    ASSERT_FALSE(r.has_value()) << oid;
+    EXPECT_EQ(r.error().sqlstate, "22003");
+    EXPECT_EQ(r.error().message, "value out of range: overflow");
+  }
+}
+
 TEST(AggregateCombineTest, RefusesWhatCannotBeExact) {
-  auto f = AggregateCombiner::make(AggregateKind::kSum, 701);
+  // Floats printed rounded (extra_float_digits below 1) would be added rounded.
+  auto f = AggregateCombiner::make(AggregateKind::kSum, 701, 0, false);
   ASSERT_FALSE(f.has_value());
   EXPECT_EQ(f.error().sqlstate, "0A000");
   EXPECT_EQ(f.error().message,
-            "sum() of float8 values across shards is not supported (the result would depend on "
-            "the order of addition)");
+            "sum() of float8 values across shards is not supported (extra_float_digits is below "
+            "1, so the shards print them rounded)");
   auto a = AggregateCombiner::make(AggregateKind::kAvg, 700, 20);
   ASSERT_FALSE(a.has_value());
   EXPECT_NE(a.error().message.find("avg() of float4"), std::string::npos);
+  EXPECT_NE(a.error().hint.find("avg(x::float8)"), std::string::npos);
   auto i = AggregateCombiner::make(AggregateKind::kSum, 1186);
   ASSERT_FALSE(i.has_value());
   EXPECT_NE(i.error().message.find("sum() of interval"), std::string::npos);
