@@ -186,13 +186,13 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   // The query's answer, as the client would get it (text): held in pgrange until its rows are
   // written, so read only up to query_memory's bytes.
   const uint64_t memory = worker_.config().query_memory;
-  const RowCap cap{memory,
-                   Error::make("53200", "the rows of this INSERT … SELECT exceed query_memory (" +
-                                            std::to_string(memory) + " bytes)")
-                       .with_detail("pgrange holds the rows of its query until it writes them, "
-                                    "because they go to other shards than the query reads.")
-                       .with_hint("insert them in parts or with COPY, or raise query_memory in "
-                                  "pgrange's configuration")};
+  const AnswerCap cap{
+      memory, Error::make("53200", "the rows of this INSERT … SELECT exceed query_memory (" +
+                                       std::to_string(memory) + " bytes)")
+                  .with_detail("pgrange holds the rows of its query until it writes them, "
+                               "because they go to other shards than the query reads.")
+                  .with_hint("insert them in parts or with COPY, or raise query_memory in "
+                             "pgrange's configuration")};
   // The tree of operators of the query's plan (over the block's parts in a block): a merge or
   // gather over several shards, or one shard's answer relayed; its whole answer (an error
   // included) kept in `answer`.

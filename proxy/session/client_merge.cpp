@@ -270,7 +270,7 @@ std::optional<exec::BoundStatement> ClientSession::bound_statement(const Extende
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
                                          std::optional<exec::ExecFailure> failure,
                                          const ExtendedMerge* ext, std::string& buf, bool stream,
-                                         bool bind_pending, const RowCap* cap) {
+                                         bool bind_pending, const AnswerCap* cap) {
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }

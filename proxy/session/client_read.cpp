@@ -29,7 +29,7 @@ awaitable<bool> ClientSession::run_read(const Plan& plan, std::string_view text,
 
 awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text,
                                          ExtendedMerge* ext, std::string& out, bool stream,
-                                         const RowCap* cap) {
+                                         const AnswerCap* cap) {
   // The Bind is answered once the tree has opened: a wrong number of result formats for its
   // columns fails the Bind, as PostgreSQL's does.
   bool bind_pending = false;

@@ -666,7 +666,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   using HeldConnections = std::vector<std::shared_ptr<BackendConnection>>;
   /// The most bytes of answer a read kept whole in pgrange may hold (an INSERT … SELECT's
   /// query): past them it stops reading and fails with `error`.
-  struct RowCap {
+  struct AnswerCap {
     uint64_t bytes = 0;
     Error error;
   };
@@ -678,7 +678,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// coordinated block too (over its parts); false when it failed. `stream`: as send_tree's
   /// (false: the whole answer stays in `out`, for an INSERT … SELECT).
   awaitable<bool> send_read(const Plan& plan, std::string_view text, ExtendedMerge* ext,
-                            std::string& out, bool stream = true, const RowCap* cap = nullptr);
+                            std::string& out, bool stream = true, const AnswerCap* cap = nullptr);
   /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
   /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
   /// protocol: its entries, then the rows they name, or the index alone when it stores every
@@ -735,7 +735,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// statement failed.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
                             const ExtendedMerge* ext, std::string& buf, bool stream = true,
-                            bool bind_pending = false, const RowCap* cap = nullptr);
+                            bool bind_pending = false, const AnswerCap* cap = nullptr);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its
