@@ -15,6 +15,7 @@
 #include "routing/plan/explain_document.hpp"
 #include "routing/plan/index_read.hpp"
 #include "routing/plan/plan_description.hpp"
+#include "sql/insert_select.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -191,11 +192,36 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       route.refusal = g.error();
     }
   }
+  // An INSERT … SELECT whose rows go to other shards than its query reads: pgrange runs its
+  // query and writes the rows by key (expand_insert_select), which is what EXPLAIN says.
+  std::optional<sql::InsertSelect> insert_select;
+  if (route.refusal && route.refusal->sqlstate == sqlstate::kFeatureNotSupported &&
+      infos.size() == 1 && infos[0].kind == sql::StatementKind::kInsert &&
+      !infos[0].insert_values && runs_statements_itself()) {
+    insert_select = sql::read_insert_select(plan.explain_statement);
+  }
   routing::ResultSet rs;
   rs.columns.push_back({"QUERY PLAN", routing::type_oid::kText});
   rs.tag = "EXPLAIN";
-  bool through_index = false;
   std::optional<Error> error;
+  if (insert_select && lower(plan.explain_options).find("analy") != std::string::npos) {
+    error = not_supported(
+        "EXPLAIN ANALYZE of an INSERT … SELECT whose rows go to other shards than its query "
+        "reads is not supported",
+        "EXPLAIN without ANALYZE shows its plan, EXPLAIN ANALYZE of its query how it is read");
+  } else if (insert_select) {
+    rs.rows.push_back(
+        {"pgrange plan: INSERT … SELECT whose rows go to other shards than its "
+         "query reads: pgrange reads the query, then writes its rows by key"});
+    rs.rows.push_back({"  query: " + insert_select->query});
+    rs.rows.push_back(
+        {"    read as a SELECT through pgrange (EXPLAIN of the query shows how), "
+         "its answer held up to query_memory"});
+    rs.rows.push_back({"  write: INSERT … VALUES of at most " + std::to_string(kInsertPartRows) +
+                       " rows each, in the query's order, every row on the shard owning its "
+                       "key, in one transaction (two-phase commit over the shards it reaches)"});
+  }
+  bool through_index = false;
   std::optional<std::string> shard_error;
   if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
     // A lookup through a global index: its steps, and the index's shards explain the first.
@@ -259,7 +285,9 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     }
   }
   // The router's reading of the statement (its first line, the summary, is the steps' above).
-  for (size_t i = through_index || gather ? 1 : 0; i < lines.size(); ++i) {
+  for (size_t i = through_index || gather || insert_select ? 1 : 0; i < lines.size(); ++i) {
+    // (The refusal's hint is the planner's, not what runs.)
+    if (insert_select && lines[i].starts_with("  hint:")) continue;
     rs.rows.push_back({std::move(lines[i])});
   }
   if (merged && !gather && !through_index && !route.refusal &&

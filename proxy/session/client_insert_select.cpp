@@ -22,9 +22,8 @@
 namespace pgrange::proxy {
 namespace {
 
-/// The most rows, and bytes of values, one INSERT … VALUES of an INSERT … SELECT's rows holds:
-/// past them the rows are written by several INSERTs in one transaction.
-constexpr size_t kInsertPartRows = 10000;
+/// The most bytes of values one INSERT … VALUES of an INSERT … SELECT's rows holds (besides
+/// kInsertPartRows rows).
 constexpr size_t kInsertPartBytes = 8u << 20;
 
 /// A DataRow's values as one row of VALUES, appended to `values`.

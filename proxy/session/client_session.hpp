@@ -115,6 +115,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
 
   /// How long a statement waits for a move of a range it writes before it fails (55006).
   static constexpr std::chrono::seconds kMoveWaitLimit{30};
+  /// The most rows one INSERT … VALUES of an INSERT … SELECT's rows holds: past them the rows
+  /// are written by several INSERTs in one transaction (client_insert_select.cpp).
+  static constexpr size_t kInsertPartRows = 10000;
 
   /// How one client message is routed.
   struct Plan {

@@ -547,6 +547,23 @@ TEST_F(CoordinatedBlockTest, InsertSelectOfManyRowsIsWrittenInPartsOfOneStatemen
             std::string::npos)
       << PQresultErrorMessage(res);
   PQclear(res);
+  // EXPLAIN says what runs (not the router's refusal); EXPLAIN ANALYZE, which would write, is
+  // refused and writes nothing.
+  const std::string count = pq_exec(p.get(), "SELECT count(*) FROM big_dst").at();
+  SqlResult plan =
+      pq_exec(p.get(), "EXPLAIN INSERT INTO big_dst SELECT id + 5000000, v FROM big_src");
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string text;
+  for (const auto& row : plan.rows) text += row.at(0) + "\n";
+  EXPECT_NE(text.find("pgrange reads the query, then writes its rows by key"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("write: INSERT … VALUES of at most 10000 rows each"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("refused"), std::string::npos) << text;
+  SqlResult analyzed =
+      pq_exec(p.get(), "EXPLAIN ANALYZE INSERT INTO big_dst SELECT id + 5000000, v FROM big_src");
+  EXPECT_EQ(analyzed.sqlstate, "0A000") << analyzed.message;
+  EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM big_dst").at(), count);
   ASSERT_EQ(cluster_->run_setup({"DROP TABLE big_src", "DROP TABLE big_dst"},
                                 ShardCluster::Target::kPgrangeAndReference),
             "");
