@@ -159,12 +159,15 @@ awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, s
 void ClientSession::answer_steps(const std::string& steps, const std::string& tag,
                                  ExtendedMerge* ext) {
   std::string reply;
-  // The rows of an INSERT's RETURNING (its RowDescription and DataRows), else NoData.
+  // The rows of an INSERT's RETURNING (its RowDescription and DataRows), else NoData; and
+  // whether a step failed.
   bool rows = false;
+  bool failed = false;
   for (std::string_view rest = steps;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;
     rows = rows || fr.frame.type == 'T';
+    failed = failed || fr.frame.type == 'E';
     rest.remove_prefix(fr.frame.total_size);
   }
   if (ext != nullptr) {
@@ -176,13 +179,6 @@ void ClientSession::answer_steps(const std::string& steps, const std::string& ta
   // A statement that fails returns no rows (PostgreSQL runs an INSERT's RETURNING to its end
   // before it sends a row), even when parts of it written before gave some; one
   // RowDescription for all the parts (a Describe answered it before a failure).
-  bool failed = false;
-  for (std::string_view rest = steps;;) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    failed = failed || fr.frame.type == 'E';
-    rest.remove_prefix(fr.frame.total_size);
-  }
   bool described = false;
   bool errored = false;
   for (std::string_view rest = steps;;) {

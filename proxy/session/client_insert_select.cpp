@@ -225,26 +225,6 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
     }
     if (fr.frame.type == 'D') ++rows;
   }
-  if (rows > kInsertPartRows || answer.size() > kInsertPartBytes) {
-    // ON CONFLICT DO UPDATE may not change a row twice in one statement: in parts, a row of a
-    // later part would change one of an earlier part where PostgreSQL raises 21000.
-    if ((*analysis)->front().on_conflict_update) {
-      co_return done(not_supported(
-          "INSERT … SELECT … ON CONFLICT DO UPDATE of more than " +
-              std::to_string(kInsertPartRows) +
-              " rows whose query reads other shards than its rows go to is not supported",
-          "insert them in parts"));
-    }
-    insert_rows_ = InsertRows{std::move(answer), 0, ins->before_rows, ins->after_rows};
-    co_return done(std::nullopt);
-  }
-  std::string values;
-  for (std::string_view rest = answer;;) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    rest.remove_prefix(fr.frame.total_size);
-    if (fr.frame.type == 'D') append_values_row(fr.frame.body, values);
-  }
   if (rows == 0) {
     // Nothing to insert: the INSERT with a query that finds nothing anywhere gives
     // PostgreSQL's answer (RETURNING's columns included) from one shard.
@@ -293,13 +273,35 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
     if (failed) expanded_answer_.clear();
     co_return done(failed);
   }
-  expanded_sql_ = ins->before_rows + values + ins->after_rows;
+  insert_rows_ = InsertRows{std::move(answer), 0, rows, ins->before_rows, ins->after_rows, {}};
+  std::optional<std::string> first = next_insert_part();
+  if (insert_rows_->rows_left == 0) {
+    // One INSERT holds them all: it goes on as if the client had sent it.
+    expanded_sql_ = std::move(*first);
+    insert_rows_.reset();
+    co_return done(std::nullopt);
+  }
+  // ON CONFLICT DO UPDATE may not change a row twice in one statement: in parts, a row of a
+  // later part would change one of an earlier part where PostgreSQL raises 21000.
+  if ((*analysis)->front().on_conflict_update) {
+    insert_rows_.reset();
+    co_return done(not_supported(
+        "INSERT … SELECT … ON CONFLICT DO UPDATE of more than " + std::to_string(kInsertPartRows) +
+            " rows whose query reads other shards than its rows go to is not supported",
+        "insert them in parts"));
+  }
+  insert_rows_->ready = std::move(first);  // the first part, written first
   co_return done(std::nullopt);
 }
 
 std::optional<std::string> ClientSession::next_insert_part() {
   if (!insert_rows_) return std::nullopt;
   InsertRows& in = *insert_rows_;
+  if (in.ready) {
+    std::optional<std::string> part = std::move(in.ready);
+    in.ready.reset();
+    return part;
+  }
   std::string values;
   size_t rows = 0;
   std::string_view rest = std::string_view(in.answer).substr(in.offset);
@@ -311,6 +313,7 @@ std::optional<std::string> ClientSession::next_insert_part() {
     if (fr.frame.type != 'D') continue;
     append_values_row(fr.frame.body, values);
     ++rows;
+    --in.rows_left;
   }
   if (rows == 0) {
     insert_rows_.reset();
@@ -321,7 +324,6 @@ std::optional<std::string> ClientSession::next_insert_part() {
 
 awaitable<void> ClientSession::write_insert_parts(std::string& steps) {
   if (!coord_) co_await become_coordinated();
-  asio::steady_timer timer(worker_.io());
   while (coord_ && !coord_->failed) {
     std::optional<std::string> part = next_insert_part();
     if (!part) break;
@@ -335,23 +337,16 @@ awaitable<void> ClientSession::write_insert_parts(std::string& steps) {
     }
     if (*filled) part = std::move(**filled);
     Plan p = plan_text('Q', *part);
-    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
-    while (p.kind == Plan::Kind::kWait && std::chrono::steady_clock::now() < deadline) {
-      // A range it writes is moving: wait until the move lets go of it.
-      timer.expires_after(std::chrono::milliseconds(5));
-      error_code ec;
-      co_await timer.async_wait(no_throw(ec));
-      p = plan_text('Q', *part);
+    if (p.kind == Plan::Kind::kWait) {
+      p = co_await wait_out_moves(std::move(p), [&] { return plan_text('Q', *part); });
     }
     if (p.kind == Plan::Kind::kCoordinate) {
       co_await run_coordinated(*part, p, nullptr, true);
       continue;
     }
     write_error(steps,
-                p.kind == Plan::Kind::kRefuse && p.error ? *p.error
-                : p.kind == Plan::Kind::kWait
-                    ? Error::make("55006", "a range this statement needs stayed busy moving for " +
-                                               std::to_string(kMoveWaitLimit.count()) + " s")
+                p.kind == Plan::Kind::kRefuse && p.error
+                    ? *p.error
                     : not_supported("this INSERT … SELECT is not supported by pgrange here yet"));
     coord_->failed = true;
     txn_status_ = 'E';

@@ -714,6 +714,24 @@ ClientSession::Analysis ClientSession::bound_analysis(std::string_view bind_body
   return it == statements_.end() ? nullptr : it->second.analysis;
 }
 
+awaitable<ClientSession::Plan> ClientSession::wait_out_moves(Plan p, std::function<Plan()> plan) {
+  asio::steady_timer timer(worker_.io());
+  auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
+  while (p.kind == Plan::Kind::kWait) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      p.kind = Plan::Kind::kRefuse;
+      p.error = Error::make("55006", "a range this statement needs stayed busy moving for " +
+                                         std::to_string(kMoveWaitLimit.count()) + " s");
+      break;
+    }
+    timer.expires_after(std::chrono::milliseconds(5));
+    error_code ec;
+    co_await timer.async_wait(no_throw(ec));
+    p = plan();
+  }
+  co_return p;
+}
+
 awaitable<bool> ClientSession::route_message(char type, std::string_view body, std::string_view raw,
                                              std::string& out, bool& ok) {
   (void)raw;
@@ -873,23 +891,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     }
   }
   p = plan();
-  if (p.kind == Plan::Kind::kWait) {
-    // A range this statement writes is moving: wait until the move lets go of it.
-    asio::steady_timer timer(worker_.io());
-    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
-    while (p.kind == Plan::Kind::kWait) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        p.kind = Plan::Kind::kRefuse;
-        p.error = Error::make("55006", "a range this statement needs stayed busy moving for " +
-                                           std::to_string(kMoveWaitLimit.count()) + " s");
-        break;
-      }
-      timer.expires_after(std::chrono::milliseconds(5));
-      error_code ec;
-      co_await timer.async_wait(no_throw(ec));
-      p = plan();
-    }
-  }
+  if (p.kind == Plan::Kind::kWait) p = co_await wait_out_moves(std::move(p), plan);
   if (type == 'P') parse_analysis_ = p.analysis;
   if (type == 'P' && as_query_parse_) {
     // An INSERT … SELECT pgrange runs at its Execute: no shard gets its Parse.

@@ -187,6 +187,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> run_explain(const Plan& plan);
   /// Plans a Query ('Q') or Parse ('P') text, or a Bind ('B') of an analysed statement.
   Plan plan_text(char type, std::string_view sql);
+  /// `p` (kWait: a range the statement writes is moving) planned again by `plan` every 5 ms
+  /// until the move lets go of the range; past kMoveWaitLimit a refusal (55006).
+  awaitable<Plan> wait_out_moves(Plan p, std::function<Plan()> plan);
   /// The parameters of a Bind body after its portal and statement names (they point into
   /// `rest`); nullopt when it is malformed.
   static std::optional<routing::BindParams> bind_params(std::string_view rest);
@@ -502,9 +505,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                      const std::string& request, std::string& out);
   /// INSERT … SELECT whose rows the shards cannot make on their own (client_insert_select.cpp):
   /// runs its query and writes the INSERT with the rows as VALUES into expanded_sql_ (true),
-  /// or, past one INSERT's worth of rows, keeps them in insert_rows_ (true, expanded_sql_
-  /// empty: write_insert_parts writes them), or, when the query found none, the answer into
-  /// expanded_answer_; false for one the shards can run as it is.
+  /// or, when one INSERT (next_insert_part) does not hold them all, keeps them in insert_rows_
+  /// (true, expanded_sql_ empty: write_insert_parts writes them), or, when the query found
+  /// none, the answer into expanded_answer_; false for one the shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
   /// The next INSERT … VALUES of insert_rows_'s rows (at most kInsertPartRows rows or
   /// kInsertPartBytes bytes of values), nullopt when every row is written.
@@ -904,14 +907,16 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The statement expand_insert_select made of the client's, or its answer (no rows).
   std::string expanded_sql_;
   std::string expanded_answer_;
-  /// An INSERT … SELECT's rows past one INSERT's worth (expand_insert_select): the query's
-  /// answer (RowDescription, DataRows, …) and the INSERT around its rows, written out in parts
-  /// from `offset` on.
+  /// An INSERT … SELECT's rows (expand_insert_select): the query's answer (RowDescription,
+  /// DataRows, …) and the INSERT around its rows, written out in parts from `offset` on
+  /// (`rows_left` DataRows after it); `ready`, a part made already and not written yet.
   struct InsertRows {
     std::string answer;
     size_t offset = 0;
+    size_t rows_left = 0;
     std::string before_rows;
     std::string after_rows;
+    std::optional<std::string> ready;
   };
   std::optional<InsertRows> insert_rows_;
   /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.

@@ -732,17 +732,11 @@ awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan&
   // which this script ends.
   bool implicit = !coord_ && txn_status_ == 'I' && deferred_begin_.empty();
   if (!coord_) co_await become_coordinated();
-  asio::steady_timer timer(worker_.io());
   for (size_t i = 0; i < infos.size() && !coord_->failed; ++i) {
     std::string one(sql_text.substr(infos[i].begin, infos[i].end - infos[i].begin));
     Plan p = plan_text('Q', one);
-    auto deadline = std::chrono::steady_clock::now() + kMoveWaitLimit;
-    while (p.kind == Plan::Kind::kWait && std::chrono::steady_clock::now() < deadline) {
-      // A range it writes is moving: wait until the move lets go of it.
-      timer.expires_after(std::chrono::milliseconds(5));
-      error_code ec;
-      co_await timer.async_wait(no_throw(ec));
-      p = plan_text('Q', one);
+    if (p.kind == Plan::Kind::kWait) {
+      p = co_await wait_out_moves(std::move(p), [&] { return plan_text('Q', one); });
     }
     if (p.kind == Plan::Kind::kCoordinate) {
       co_await run_coordinated(one, p, nullptr, true);
@@ -750,12 +744,8 @@ awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan&
     }
     std::string out;
     emit_ready_synthetics(out);
-    write_error(out, p.kind == Plan::Kind::kRefuse && p.error ? *p.error
-                     : p.kind == Plan::Kind::kWait
-                         ? Error::make("55006",
-                                       "a range this statement needs stayed busy "
-                                       "moving for " +
-                                           std::to_string(kMoveWaitLimit.count()) + " s")
+    write_error(out, p.kind == Plan::Kind::kRefuse && p.error
+                         ? *p.error
                          : not_supported("this statement in a query string over several "
                                          "shards is not supported yet",
                                          "send the statements one at a time"));
