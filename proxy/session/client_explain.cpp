@@ -217,7 +217,8 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
     rs.rows.push_back(
         {"    read as a SELECT through pgrange (EXPLAIN of the query shows how), "
          "its answer held up to query_memory"});
-    rs.rows.push_back({"  write: INSERT … VALUES of at most " + std::to_string(kInsertPartRows) +
+    rs.rows.push_back({"  write: INSERT … VALUES of at most " +
+                       std::to_string(exec::InsertParts::kPartRows) +
                        " rows each, in the query's order, every row on the shard owning its "
                        "key, in one transaction (two-phase commit over the shards it reaches)"});
   }

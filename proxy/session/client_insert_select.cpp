@@ -10,6 +10,7 @@
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/insert_parts.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -20,34 +21,6 @@
 #include "sql/sql_tokens.hpp"
 
 namespace pgrange::proxy {
-namespace {
-
-/// The most bytes of values one INSERT … VALUES of an INSERT … SELECT's rows holds (besides
-/// kInsertPartRows rows).
-constexpr size_t kInsertPartBytes = 8u << 20;
-
-/// A DataRow's values as one row of VALUES, appended to `values`.
-void append_values_row(std::string_view body, std::string& values) {
-  BodyReader b(body);
-  int16_t n = 0;
-  b.i16(n);
-  values += values.empty() ? " VALUES (" : ", (";
-  for (int16_t i = 0; i < n; ++i) {
-    int32_t vlen = 0;
-    std::string_view v;
-    b.i32(vlen);
-    if (i > 0) values += ", ";
-    if (vlen < 0) {
-      values += "NULL";
-    } else {
-      b.bytes(static_cast<size_t>(vlen), v);
-      values += sql::quote_literal(v);
-    }
-  }
-  values += ")";
-}
-
-}  // namespace
 
 awaitable<Result<std::string>> ClientSession::write_parameters_in(
     const std::string& sql, std::string_view parameter_types, const routing::BindParams& params) {
@@ -214,18 +187,9 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   };
 
   // Its rows as VALUES: in one INSERT, or in parts past one INSERT's worth of them.
-  size_t rows = 0;
-  for (std::string_view rest = answer;;) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    rest.remove_prefix(fr.frame.total_size);
-    if (fr.frame.type == 'E') {
-      ErrorFields f = parse_error_fields(fr.frame.body);
-      co_return done(Error::make(f.sqlstate, f.message));
-    }
-    if (fr.frame.type == 'D') ++rows;
-  }
-  if (rows == 0) {
+  exec::InsertParts parts(std::move(answer), ins->before_rows, ins->after_rows);
+  if (parts.error()) co_return done(*parts.error());
+  if (parts.rows() == 0) {
     // Nothing to insert: the INSERT with a query that finds nothing anywhere gives
     // PostgreSQL's answer (RETURNING's columns included) from one shard.
     std::string none = ins->before_rows + " SELECT * FROM (" + ins->query +
@@ -273,53 +237,33 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
     if (failed) expanded_answer_.clear();
     co_return done(failed);
   }
-  insert_rows_ = InsertRows{std::move(answer), 0, rows, ins->before_rows, ins->after_rows, {}};
-  std::optional<std::string> first = next_insert_part();
-  if (insert_rows_->rows_left == 0) {
+  std::optional<std::string> first = parts.next();
+  if (parts.rows_left() == 0) {
     // One INSERT holds them all: it goes on as if the client had sent it.
     expanded_sql_ = std::move(*first);
-    insert_rows_.reset();
     co_return done(std::nullopt);
   }
   // ON CONFLICT DO UPDATE may not change a row twice in one statement: in parts, a row of a
   // later part would change one of an earlier part where PostgreSQL raises 21000.
   if ((*analysis)->front().on_conflict_update) {
-    insert_rows_.reset();
     co_return done(not_supported(
-        "INSERT … SELECT … ON CONFLICT DO UPDATE of more than " + std::to_string(kInsertPartRows) +
+        "INSERT … SELECT … ON CONFLICT DO UPDATE of more than " +
+            std::to_string(exec::InsertParts::kPartRows) +
             " rows whose query reads other shards than its rows go to is not supported",
         "insert them in parts"));
   }
-  insert_rows_->ready = std::move(first);  // the first part, written first
+  // The first part, written first.
+  insert_rows_.emplace(InsertRows{std::move(parts), std::move(first)});
   co_return done(std::nullopt);
 }
 
 std::optional<std::string> ClientSession::next_insert_part() {
   if (!insert_rows_) return std::nullopt;
-  InsertRows& in = *insert_rows_;
-  if (in.ready) {
-    std::optional<std::string> part = std::move(in.ready);
-    in.ready.reset();
-    return part;
-  }
-  std::string values;
-  size_t rows = 0;
-  std::string_view rest = std::string_view(in.answer).substr(in.offset);
-  while (rows < kInsertPartRows && values.size() < kInsertPartBytes) {
-    FrameResult fr = read_typed_frame(rest, rest.size());
-    if (fr.status != FrameStatus::kReady) break;
-    rest.remove_prefix(fr.frame.total_size);
-    in.offset += fr.frame.total_size;
-    if (fr.frame.type != 'D') continue;
-    append_values_row(fr.frame.body, values);
-    ++rows;
-    --in.rows_left;
-  }
-  if (rows == 0) {
-    insert_rows_.reset();
-    return std::nullopt;
-  }
-  return in.before_rows + values + in.after_rows;
+  std::optional<std::string> part = std::move(insert_rows_->ready);
+  insert_rows_->ready.reset();
+  if (!part) part = insert_rows_->parts.next();
+  if (!part) insert_rows_.reset();
+  return part;
 }
 
 awaitable<void> ClientSession::write_insert_parts(std::string& steps) {

@@ -17,6 +17,7 @@
 #include "proxy/backend/cancel_registry.hpp"
 #include "proxy/exec/copy_in.hpp"
 #include "proxy/exec/gather_run.hpp"
+#include "proxy/exec/insert_parts.hpp"
 #include "proxy/exec/key_move.hpp"
 #include "proxy/exec/merge_build.hpp"
 #include "proxy/session/client_channel.hpp"
@@ -115,10 +116,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
 
   /// How long a statement waits for a move of a range it writes before it fails (55006).
   static constexpr std::chrono::seconds kMoveWaitLimit{30};
-  /// The most rows one INSERT … VALUES of an INSERT … SELECT's rows holds: past them the rows
-  /// are written by several INSERTs in one transaction (client_insert_select.cpp).
-  static constexpr size_t kInsertPartRows = 10000;
-
   /// How one client message is routed.
   struct Plan {
     enum class Kind {
@@ -509,8 +506,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (true, expanded_sql_ empty: write_insert_parts writes them), or, when the query found
   /// none, the answer into expanded_answer_; false for one the shards can run as it is.
   awaitable<Result<bool>> expand_insert_select(std::string_view sql);
-  /// The next INSERT … VALUES of insert_rows_'s rows (at most kInsertPartRows rows or
-  /// kInsertPartBytes bytes of values), nullopt when every row is written.
+  /// The next INSERT … VALUES of insert_rows_'s rows (exec::InsertParts), nullopt when every row is
+  /// written.
   std::optional<std::string> next_insert_part();
   /// Writes insert_rows_'s rows as INSERTs of a part of them each, in the coordinated
   /// transaction (begun here when there is none), their answers collected in `steps`; stops at
@@ -907,15 +904,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The statement expand_insert_select made of the client's, or its answer (no rows).
   std::string expanded_sql_;
   std::string expanded_answer_;
-  /// An INSERT … SELECT's rows (expand_insert_select): the query's answer (RowDescription,
-  /// DataRows, …) and the INSERT around its rows, written out in parts from `offset` on
-  /// (`rows_left` DataRows after it); `ready`, a part made already and not written yet.
+  /// An INSERT … SELECT's rows (expand_insert_select), written out in parts; `ready`, a part
+  /// made already and not written yet.
   struct InsertRows {
-    std::string answer;
-    size_t offset = 0;
-    size_t rows_left = 0;
-    std::string before_rows;
-    std::string after_rows;
+    exec::InsertParts parts;
     std::optional<std::string> ready;
   };
   std::optional<InsertRows> insert_rows_;
