@@ -12,7 +12,6 @@
 
 #include "proxy/control/control_plane.hpp"
 #include "proxy/exec/merge_build.hpp"
-#include "proxy/exec/shard_cursor.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -32,22 +31,6 @@ exec::MergeFormats cursor_formats(const sql::CursorStatement& stmt, const sql::M
 }
 
 using sql::quote_ident;
-
-/// Rows asked of one shard's cursor at a time.
-constexpr uint64_t kCursorBatch = 1000;
-
-/// Reading backward: PostgreSQL's own error for a cursor declared NO SCROLL; one it declared
-/// neither way PostgreSQL may read backward, depending on the query's plan, pgrange never.
-Error only_forward(bool no_scroll) {
-  if (!no_scroll) {
-    return not_supported(
-        "reading backward a cursor whose query spans several shards is not "
-        "supported: pgrange reads it forward only",
-        "declare a new cursor to read the rows again");
-  }
-  return Error::make("55000", "cursor can only scan forward")
-      .with_hint("Declare it with SCROLL option to enable backward scan.");
-}
 
 }  // namespace
 
@@ -281,156 +264,41 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   Coordinated::Cursor cursor;
   if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return;
   std::string fetch;
-  write_query(fetch,
-              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
-  build_cursor_tree(cursor, merge, fetch, stmt.name, std::move(formats.client));
+  write_query(fetch, "FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " +
+                         quote_ident(stmt.name));
+  build_cursor_tree(cursor, merge, fetch, stmt.name, stmt.no_scroll, std::move(formats.client));
   cursor.replay_mark = c.replay.size();
-  cursor.no_scroll = stmt.no_scroll;
   c.cursors.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
 }
 
 awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
                                             const sql::CursorStatement& stmt, std::string& out) {
-  auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
-  using Direction = sql::CursorStatement::Direction;
-  bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
-  // Forward from the cursor's position: rows skipped first, then rows returned (or moved over).
-  uint64_t skip = 0;
-  uint64_t take = 0;
-  int64_t n = stmt.count;
-  switch (stmt.direction) {
-    case Direction::kForward:
-    case Direction::kBackward:
-      if (stmt.direction == Direction::kBackward) n = n == sql::CursorStatement::kAll ? -1 : -n;
-      if (n < 0) {
-        fail(only_forward(cursor.no_scroll));
-        co_return;
-      }
-      take = static_cast<uint64_t>(n);
-      break;
-    case Direction::kAbsolute:
-      if (n < 0 || (n == 0 && cursor.position > 0) ||
-          (n > 0 && static_cast<uint64_t>(n) < cursor.position)) {
-        fail(only_forward(cursor.no_scroll));
-        co_return;
-      }
-      if (n > 0 && static_cast<uint64_t>(n) > cursor.position) {
-        skip = static_cast<uint64_t>(n) - cursor.position - 1;
-        take = 1;
-      } else if (n > 0) {
-        n = 0;  // the current row again
-      }
-      break;
-    case Direction::kRelative:
-      if (n < 0) {
-        fail(only_forward(cursor.no_scroll));
-        co_return;
-      }
-      if (n > 0) {
-        skip = static_cast<uint64_t>(n) - 1;
-        take = 1;
-      }
-      break;
-  }
-  if (take == 0 && n == 0 && !(stmt.direction == Direction::kAbsolute && cursor.position == 0)) {
-    fail(
-        not_supported("FETCH or MOVE of the current row again, on a cursor whose query spans "
-                      "several shards, is not supported yet"));
+  if (auto e = co_await sync_cursor(cursor)) {
+    fail_cursor(*e, std::nullopt, out);
     co_return;
   }
-  std::optional<std::string> shard_error;
-  std::string rows;
-  uint64_t moved = 0;
-  if (skip > 0) {
-    auto skipped = co_await advance_cursor(cursor, skip, false, rows, shard_error);
-    if (!skipped) {
-      fail_cursor(skipped.error(), shard_error, out);
-      co_return;
-    }
-    // ABSOLUTE and RELATIVE answer for the one row they land on (none past the end).
-    if (*skipped < skip) take = 0;
+  if (auto r = co_await cursor.rows->fetch(stmt, out); !r) {
+    fail_cursor(r.error().error.value_or(Error{}), r.error().shard_error, out);
   }
-  if (take > 0) {
-    auto got = co_await advance_cursor(cursor, take, fetch, rows, shard_error);
-    if (!got) {
-      fail_cursor(got.error(), shard_error, out);
-      co_return;
-    }
-    moved += *got;
+}
+
+awaitable<std::optional<Error>> ClientSession::sync_cursor(Coordinated::Cursor& cursor) {
+  for (const auto& conn : cursor.conns) {
+    if (auto e = co_await sync_settings(*conn)) co_return e;
   }
-  if (fetch) {
-    if (!cursor.opened) {
-      // Nothing was read yet (FETCH ABSOLUTE 0): the columns come from every shard first.
-      auto none = co_await advance_cursor(cursor, 0, false, rows, shard_error);
-      if (!none) {
-        fail_cursor(none.error(), shard_error, out);
-        co_return;
-      }
-    }
-    MessageWriter(out).begin('T').bytes(cursor.tree->columns()).end();
-    out += rows;
-  }
-  MessageWriter(out).begin('C').cstr((fetch ? "FETCH " : "MOVE ") + std::to_string(moved)).end();
+  co_return std::nullopt;
 }
 
 void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
                                       const std::string& fetch, const std::string& name,
-                                      std::vector<int16_t> client_formats) {
-  std::vector<std::unique_ptr<exec::ShardRows>> inputs;
-  for (const auto& conn : cursor.conns) {
-    inputs.push_back(std::make_unique<exec::ShardCursor>(conn, fetch, kCursorBatch, name));
-  }
+                                      bool no_scroll, std::vector<int16_t> client_formats) {
   exec::MergeTreeOptions options;
   options.client_formats = std::move(client_formats);
   options.exact_floats = floats_exact();
   options.memory_limit = static_cast<size_t>(worker_.config().query_memory);
-  cursor.tree = exec::make_merge_tree(merge, std::move(inputs), std::move(options));
-}
-
-awaitable<Result<uint64_t>> ClientSession::advance_cursor(Coordinated::Cursor& cursor, uint64_t n,
-                                                          bool keep, std::string& rows,
-                                                          std::optional<std::string>& shard_error) {
-  auto failed = [&](const exec::ExecFailure& f) -> Result<uint64_t> {
-    if (f.shard_error) {
-      shard_error = f.shard_error;
-      return tl::unexpected(Error::make("XX000", "a shard failed the FETCH"));
-    }
-    return tl::unexpected(*f.error);
-  };
-  // The session's settings (a SET since the DECLARE) on the connections before they answer.
-  for (const auto& conn : cursor.conns) {
-    if (auto e = co_await sync_settings(*conn)) co_return tl::unexpected(*e);
-  }
-  // The columns first: every shard's cursor is read once before the merge hands out a row.
-  if (!cursor.opened) {
-    if (auto o = co_await cursor.tree->open(); !o) co_return failed(o.error());
-    cursor.opened = true;
-  }
-  uint64_t moved = 0;
-  while (moved < n) {
-    if (!cursor.ready.empty()) {
-      if (keep) rows += cursor.ready.front();
-      cursor.ready.pop_front();
-      ++moved;
-      ++cursor.position;
-      continue;
-    }
-    if (cursor.finished) break;
-    exec::Batch batch;
-    batch.max_rows = n - moved;
-    auto more = co_await cursor.tree->next(batch);
-    if (!more) co_return failed(more.error());
-    cursor.finished = !*more;
-    // One DataRow message at a time, as the client fetches them.
-    for (std::string_view rest = batch.data;;) {
-      FrameResult fr = read_typed_frame(rest, rest.size());
-      if (fr.status != FrameStatus::kReady) break;
-      cursor.ready.emplace_back(rest.substr(0, fr.frame.total_size));
-      rest.remove_prefix(fr.frame.total_size);
-    }
-  }
-  co_return moved;
+  cursor.rows = std::make_unique<exec::MergedCursor>(merge, cursor.conns, fetch, name, no_scroll,
+                                                     std::move(options));
 }
 
 awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows) {
@@ -480,7 +348,7 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   MessageWriter(fetch)
       .begin('P')
       .cstr("")
-      .cstr("FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name)
+      .cstr("FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " + name)
       .i16(0)
       .end();
   exec::MergeFormats formats = exec::merge_formats(merge, std::move(results));
@@ -491,7 +359,7 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
   MessageWriter(fetch).begin('D').byte('P').cstr("").end();
   MessageWriter(fetch).begin('E').cstr("").i32(0).end();
   MessageWriter(fetch).begin('S').end();
-  build_cursor_tree(portal, merge, fetch, name, std::move(formats.client));
+  build_cursor_tree(portal, merge, fetch, name, true, std::move(formats.client));
   auto& held = c.portals[run.portal];
   held = std::move(portal);
   co_await answer_portal(held, max_rows, run.describe, out);
@@ -535,15 +403,19 @@ awaitable<void> ClientSession::continue_portal(std::string_view body) {
 awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_t max_rows,
                                              bool describe, std::string& out) {
   uint64_t want = max_rows > 0 ? static_cast<uint64_t>(max_rows) : sql::CursorStatement::kAll;
-  std::optional<std::string> shard_error;
   std::string rows;
-  auto got = co_await advance_cursor(portal, want, true, rows, shard_error);
+  exec::ExecResult<uint64_t> got = 0;
+  if (auto e = co_await sync_cursor(portal)) {
+    got = tl::unexpected(exec::ExecFailure::of(*e));
+  } else {
+    got = co_await portal.rows->advance(want, true, rows);
+  }
   if (!got) {
-    fail_coordinated(got.error(), shard_error, out);
+    fail_coordinated(got.error().error.value_or(Error{}), got.error().shard_error, out);
     skip_until_sync_ = true;
     co_return;
   }
-  if (describe) MessageWriter(out).begin('T').bytes(portal.tree->columns()).end();
+  if (describe) MessageWriter(out).begin('T').bytes(portal.rows->columns()).end();
   out += rows;
   if (max_rows > 0 && *got == want) {
     MessageWriter(out).begin('s').end();  // PortalSuspended: the next Execute goes on
@@ -598,10 +470,9 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
     co_return;
   }
   std::string fetch;
-  write_query(fetch,
-              "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + quote_ident(stmt.name));
-  build_cursor_tree(cursor, merge, fetch, stmt.name, std::move(formats.client));
-  cursor.no_scroll = stmt.no_scroll;
+  write_query(fetch, "FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " +
+                         quote_ident(stmt.name));
+  build_cursor_tree(cursor, merge, fetch, stmt.name, stmt.no_scroll, std::move(formats.client));
   held_cursors_.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
 }

@@ -20,6 +20,7 @@
 #include "proxy/exec/insert_parts.hpp"
 #include "proxy/exec/key_move.hpp"
 #include "proxy/exec/merge_build.hpp"
+#include "proxy/exec/merged_cursor.hpp"
 #include "proxy/session/client_channel.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 #include "routing/merge/merge_rows.hpp"
@@ -396,22 +397,17 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// shard of its query, in this transaction, read forward batch by batch as the client
     /// fetches, and merged.
     struct Cursor {
-      /// Its rows: each shard's cursor (exec::ShardCursor) merged (exec::make_merge_tree).
-      std::unique_ptr<exec::RowOperator> tree;
-      std::vector<int> shards;        ///< the shard of each merge input
-      bool opened = false;            ///< every shard's cursor read once (the columns are known)
-      bool finished = false;          ///< the merge has no rows left
-      std::deque<std::string> ready;  ///< merged DataRow messages, not fetched yet
-      uint64_t position = 0;          ///< rows fetched or moved over so far
-      size_t replay_mark = 0;         ///< replay.size() when it was declared
-      bool no_scroll = false;         ///< declared NO SCROLL
+      /// Its rows: each shard's cursor merged (exec::MergedCursor); not for `whole`.
+      std::unique_ptr<exec::MergedCursor> rows;
+      std::vector<int> shards;  ///< the shard of each merge input
+      size_t replay_mark = 0;   ///< replay.size() when it was declared
       /// The connection holding each input's cursor: the transaction's parts, or for a cursor
       /// WITH HOLD connections out of the pool until CLOSE (`held`).
       std::vector<std::shared_ptr<BackendConnection>> conns;
       bool held = false;
       /// A cursor WITH HOLD over tables read from several shards: one cursor of its one
       /// connection (the query with the tables' rows written in), which FETCH, MOVE and CLOSE
-      /// reach as the client wrote them (`tree` is not used).
+      /// reach as the client wrote them (`rows` is not used).
       bool whole = false;
     };
     std::map<std::string, Cursor> cursors;  ///< by name, as PostgreSQL folds it
@@ -478,17 +474,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Answers a cursor's error: fails the coordinated transaction, or the block, when there is
   /// one.
   void fail_cursor(const Error& e, const std::optional<std::string>& shard_error, std::string& out);
-  /// Moves `cursor` forward by up to `n` rows, appending their DataRow messages to `rows`
-  /// when `keep`; the number of rows moved over, or the error that failed the transaction
-  /// (a shard's ErrorResponse body in `shard_error`).
-  awaitable<Result<uint64_t>> advance_cursor(Coordinated::Cursor& cursor, uint64_t n, bool keep,
-                                             std::string& rows,
-                                             std::optional<std::string>& shard_error);
-  /// Makes `cursor`'s tree: the cursor `name` on each of its connections, fetched with
+  /// The session's settings (a SET since the DECLARE) on `cursor`'s connections, before they
+  /// answer a FETCH.
+  awaitable<std::optional<Error>> sync_cursor(Coordinated::Cursor& cursor);
+  /// Makes `cursor`'s rows: the cursor `name` on each of its connections, fetched with
   /// `fetch`, merged as `merge` says; `client_formats`: the formats the Merge sends the values
   /// it combines in (exec::merge_formats).
   void build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
-                         const std::string& fetch, const std::string& name,
+                         const std::string& fetch, const std::string& name, bool no_scroll,
                          std::vector<int16_t> client_formats = {});
   /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
   /// the coordinated transaction.
