@@ -7,12 +7,11 @@
 #include <algorithm>
 
 #include "proxy/exec/gather_run.hpp"
-#include "proxy/exec/index_join.hpp"
 #include "proxy/exec/merge_build.hpp"
+#include "proxy/exec/read_tree.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/plan/index_read.hpp"
 
 namespace pgrange::proxy {
 
@@ -80,31 +79,27 @@ awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
 awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read_tree(
     const Plan& plan, std::string_view text, ExtendedMerge* ext, std::string& out,
     HeldConnections& held, std::optional<exec::GatherContext>& gather_ctx) {
-  using Tree = std::unique_ptr<exec::Operator>;
+  exec::ReadPlan read{&plan.route, plan.merge, plan.gather.get(), {}};
+  exec::ReadContext ctx;
   if (plan.gather) {
-    // Several tables: each read with its conditions pushed down, the statement run with their
-    // rows (exec::Gather).
     gather_ctx = gather_context(ext, out, GatherSink::kClient, held);
-    co_return Tree(std::make_unique<exec::Gather>(*plan.gather, *gather_ctx));
+    ctx.gather = &*gather_ctx;
+    co_return co_await exec::make_read_tree(read, std::move(ctx));
   }
-  // One table over several shards: through a global index when its condition is on one
-  // (outside a coordinated block, whose parts hold what it wrote), else every shard of its
-  // route, the answers merged. Bound (extended protocol), the index's spans are the Bind's
-  // values already, and the rows' step carries its parameters.
-  std::string statement;
+  // Through a global index outside a coordinated block (whose parts hold what it wrote). Bound
+  // (extended protocol), the index's spans are the Bind's values already, and the rows' step
+  // carries its parameters.
   if (plan.route.index_lookup && !coord_) {
     if (ext != nullptr) {
-      statement = ext->statement_text;
+      read.statement = ext->statement_text;
     } else if (plan.analysis && *plan.analysis && (*plan.analysis)->size() == 1) {
       const sql::StatementInfo& info = (**plan.analysis)[0];
-      statement = std::string(text.substr(info.begin, info.end - info.begin));
+      read.statement = std::string(text.substr(info.begin, info.end - info.begin));
     }
   }
-  const routing::Route::IndexLookup* lookup =
-      statement.empty() ? nullptr : &*plan.route.index_lookup;
   // The plans made here for a bound statement take its LIMIT and OFFSET from the Bind.
   std::optional<routing::BindParams> params;
-  if (lookup != nullptr && ext != nullptr) {
+  if (!read.statement.empty() && ext != nullptr) {
     params = bind_params(ext->bind_rest);
     if (!params) {
       co_return tl::unexpected(
@@ -114,72 +109,21 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   // On one shard (a point, or keys that stay together) the statement runs there whole: nothing
   // to combine, so whatever it computes and the result format are the shard's. (Kept by the
   // index join past this frame: the Bind's values by copy; they point into `ext`.)
-  auto merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t,
-                                   size_t shard_count) {
+  ctx.merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t,
+                                  size_t shard_count) {
     if (shard_count == 1) return std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(sql));
     return bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
   };
-  std::shared_ptr<const Result<sql::MergeQuery>> merge = plan.merge;
-  const std::vector<int>* shards = &plan.route.shards;
-  if (lookup != nullptr) {
-    auto view = routing_view();
-    auto read = routing::plan_index_read(*view, statement, *lookup);
-    if (!read && !(merge && *merge)) co_return tl::unexpected(exec::ExecFailure::of(read.error()));
-    if (!read) {
-      // The index went away since the statement was planned (or its read cannot be written):
-      // every shard holding the table answers.
-      if (read.error().sqlstate != "40001") {
-        spdlog::warn("reading through index {} of table {}: {}", lookup->index_id, lookup->table_id,
-                     read.error().message);
-      }
-    } else if (read->covering) {
-      // The index stores every column the statement uses: its entries alone.
-      merge = merge_plan(read->first_step_sql, read->relation, lookup->shards.size());
-      if (!*merge) co_return tl::unexpected(exec::ExecFailure::of(merge->error()));
-      shards = &lookup->shards;
-    } else {
-      // 1. The entries in the index's spans, from the shards of the index ranges they overlap,
-      // then 2. the rows those keys name, from the shards owning them: a Lookup.
-      exec::IndexJoinContext ctx;
-      ctx.view = view;
-      ctx.connections =
-          [this, &held](
-              const std::vector<int>& to) -> awaitable<Result<std::vector<BackendConnection*>>> {
-        std::vector<BackendConnection*> conns;
-        for (int shard : to) {
-          auto conn = co_await hold_connection(shard, held, false);  // the join syncs them
-          if (!conn) co_return tl::unexpected(conn.error());
-          conns.push_back(*conn);
-        }
-        co_return conns;
-      };
-      ctx.merge_plan = merge_plan;
-      ctx.session = shard_session(out);
-      ctx.bound = bound_statement(ext);
-      co_return co_await exec::make_index_join(*read, lookup->shards, statement, std::move(ctx));
-    }
-  }
-  if (!merge || !*merge) {
-    co_return tl::unexpected(exec::ExecFailure::of(
-        merge ? merge->error() : not_supported("this SELECT over several shards")));
-  }
-  // In a block, the block's parts (opened where it has none yet): the merge sees its writes.
-  std::vector<BackendConnection*> conns;
-  for (int shard : *shards) {
-    Result<BackendConnection*> conn;
-    if (coord_) {
-      conn = co_await coordinated_part(shard);
-    } else {
-      conn = co_await hold_connection(shard, held, false);  // the merge syncs them
-    }
-    if (!conn) co_return tl::unexpected(exec::ExecFailure::of(conn.error()));
-    conns.push_back(*conn);
-  }
-  auto bound = bound_statement(ext);
-  auto tree = co_await exec::make_merge(**merge, conns, shard_session(out),
-                                        bound ? &*bound : nullptr, coord_.has_value());
-  if (!tree) co_return tl::unexpected(tree.error());
-  co_return Tree(std::move(*tree));
+  ctx.view = routing_view();
+  ctx.in_block = coord_.has_value();
+  // In a block, the block's parts (opened where it has none yet): the read sees its writes.
+  ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
+    if (coord_) co_return co_await coordinated_part(shard);
+    co_return co_await hold_connection(shard, held, false);  // the operators sync them
+  };
+  ctx.session = shard_session(out);
+  ctx.bound = bound_statement(ext);
+  co_return co_await exec::make_read_tree(read, std::move(ctx));
 }
 
 }  // namespace pgrange::proxy
