@@ -15,6 +15,7 @@
 #include "routing/plan/explain_document.hpp"
 #include "routing/plan/index_read.hpp"
 #include "routing/plan/plan_description.hpp"
+#include "routing/plan/spread_plan.hpp"
 #include "sql/insert_select.hpp"
 
 namespace pgrange::proxy {
@@ -148,49 +149,30 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   std::vector<std::string> merge_lines;
   std::string shard_sql = plan.explain_statement;
   std::shared_ptr<const Result<sql::MergeQuery>> merged;  // the merge the statement runs as
-  if (route.shards.size() > 1 && routing::mergeable_select(infos, route)) {
-    const routing::TableDescriptor* t =
-        route.joined ? &*route.joined
-                     : view->find_table(infos[0].tables[0].schema, infos[0].tables[0].name);
-    if (t != nullptr) {
-      auto merge = worker_.merge_plan(plan.explain_statement, *t);
-      if (*merge) {
-        route.refusal.reset();
-        merged = merge;
-        merge_lines = sql::describe_merge(**merge);
-        shard_sql = (*merge)->shard_sql;
-        if (route.joined) {
-          merge_lines.insert(merge_lines.begin(),
-                             "each shard joins its own rows (reference tables are whole on "
-                             "every shard, co-located tables joined on their key prefix meet "
-                             "there), and the answers are merged");
-        }
-      } else if (!route.joined) {
-        route.refusal = merge->error();
-      }
-    }
-  }
-  // Several tables over several shards: the tree pgrange runs (the shards' own plans are those
-  // of each read and of the statement over the rows read, known only when it runs); one table
-  // whose statement no merge computes is gathered too.
+  // What runs it over several shards (the session's plan of it): a merge, or the tree pgrange
+  // runs for several tables or for what no merge computes over one (the shards' own plans are
+  // those of each read and of the statement over the rows read, known only when it runs).
   std::optional<routing::GatherPlan> gather;
-  if (route.refusal && infos.size() == 1 && infos[0].single_table && route.shards.size() > 1) {
-    auto g = routing::plan_gather_one_table(*view, infos[0], plan.explain_statement, nullptr,
-                                            table_sizes().get());
-    if (g) {
-      gather = std::move(*g);
-      route.refusal.reset();
+  auto spread = routing::plan_spread(
+      *view, infos, plan.explain_statement, nullptr, table_sizes().get(), worker_.pool_count() > 1,
+      [this](std::string_view sql, const routing::TableDescriptor& t) {
+        return worker_.merge_plan(sql, t);
+      },
+      route);
+  if (!spread) {
+    route.refusal = spread.error();
+  } else if (spread->merge) {
+    merged = spread->merge;
+    merge_lines = sql::describe_merge(**merged);
+    shard_sql = (*merged)->shard_sql;
+    if (route.joined) {
+      merge_lines.insert(merge_lines.begin(),
+                         "each shard joins its own rows (reference tables are whole on "
+                         "every shard, co-located tables joined on their key prefix meet "
+                         "there), and the answers are merged");
     }
-  }
-  if (route.refusal && infos.size() == 1 && routing::gatherable(infos[0], route)) {
-    auto g =
-        routing::plan_gather(*view, infos[0], plan.explain_statement, nullptr, table_sizes().get());
-    if (g) {
-      gather = std::move(*g);
-      route.refusal.reset();
-    } else {
-      route.refusal = g.error();
-    }
+  } else if (spread->gather) {
+    gather = *spread->gather;
   }
   // An INSERT … SELECT whose rows go to other shards than its query reads: pgrange runs its
   // query and writes the rows by key (expand_insert_select), which is what EXPLAIN says.

@@ -12,6 +12,7 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/plan/spread_plan.hpp"
 
 namespace pgrange::proxy {
 
@@ -49,15 +50,6 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   co_return ok;
-}
-
-std::shared_ptr<const Result<sql::MergeQuery>> ClientSession::bind_merge_bounds(
-    std::shared_ptr<const Result<sql::MergeQuery>> merge, const routing::BindParams* params) {
-  if (params == nullptr || !*merge || ((*merge)->limit_param == 0 && (*merge)->offset_param == 0)) {
-    return merge;
-  }
-  auto bound = sql::bind_bounds(**merge, [&](int n) { return params->bigint(n); });
-  return std::make_shared<const Result<sql::MergeQuery>>(std::move(bound));
 }
 
 awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
@@ -112,7 +104,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   ctx.merge_plan = [this, params](const std::string& sql, const routing::TableDescriptor& t,
                                   size_t shard_count) {
     if (shard_count == 1) return std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(sql));
-    return bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
+    return routing::bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
   };
   ctx.view = routing_view();
   ctx.in_block = coord_.has_value();

@@ -11,6 +11,7 @@
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/plan/spread_plan.hpp"
 #include "sql/hash_sharded_key.hpp"
 #include "sql/quoting.hpp"
 
@@ -382,68 +383,17 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
     }
     return p;
   }
-  if ((p.route.refusal || p.route.fanout_select) && routing::mergeable_select(infos, p.route) &&
-      !text.empty()) {
-    const sql::TableRef& one = infos[0].tables[0];
-    // A spread table joined with reference tables: merged as that table's rows.
-    const routing::TableDescriptor* t =
-        p.route.joined ? &*p.route.joined : view->find_table(one.schema, one.name);
-    // A plain view of a table spread over shards: its columns are not the table's, so the merge
-    // knows neither key nor columns, and GROUP BY (whose names may be columns of the view) is
-    // not merged.
-    routing::TableDescriptor view_rows;
-    if (t == nullptr && view->find_view(one.schema, one.name) != nullptr) {
-      view_rows.name = one.name;
-      t = &view_rows;
-    }
-    if (t != nullptr) {
-      p.merge = worker_.merge_plan(text, *t);
-      if (!*p.merge && p.route.joined) {
-        // What a merge cannot answer over the join is gathered (below).
-        p.merge.reset();
-      } else if (!*p.merge && t != &view_rows && infos.size() == 1 && several && !p.route.writes &&
-                 !p.route.several_statements) {
-        // What no merge of the shards' answers computes (a window function, DISTINCT ON, an
-        // aggregate pgrange does not combine…): PostgreSQL computes it over the table's rows,
-        // read into one shard (a gather of one table), or the merge's refusal stands.
-        auto gather = routing::plan_gather_one_table(
-            *view, infos[0], text, params, table_sizes().get(),
-            [this](std::string_view sql, const routing::TableDescriptor& rows) {
-              return *worker_.merge_plan(sql, rows);
-            });
-        if (!gather) return refuse_with(p.merge->error());
-        p.merge.reset();
-        p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
-        p.route.refusal.reset();
-      } else if (!*p.merge) {
-        return refuse_with(p.merge->error());
-      }
-    }
-    if (t != nullptr && p.merge) {
-      p.merge = bind_merge_bounds(std::move(p.merge), params);
-      if (!*p.merge) return refuse_with(p.merge->error());
-      if (t == &view_rows && (*p.merge)->mode == sql::MergeQuery::Mode::kAggregate &&
-          (*p.merge)->group_columns > 0) {
-        return refuse_with(not_supported("GROUP BY over view \"" + one.name +
-                                         "\" of a table spread across several shards is not "
-                                         "supported yet"));
-      }
-      p.route.refusal.reset();
-    }
-  }
-  if (infos.size() == 1 && !p.merge && several && !text.empty() &&
-      routing::gatherable(infos[0], p.route)) {
-    // Several tables over several shards (joins, subqueries, CTEs, set operations): pgrange
-    // reads each table's rows and runs the statement on one shard with them (proxy/exec).
-    auto gather =
-        routing::plan_gather(*view, infos[0], text, params, table_sizes().get(),
-                             [this](std::string_view sql, const routing::TableDescriptor& rows) {
-                               return *worker_.merge_plan(sql, rows);
-                             });
-    if (!gather) return refuse_with(gather.error());
-    p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
-    p.route.refusal.reset();
-  }
+  // A merge of the shards' answers, or a gather of the tables' rows (proxy/exec), where the
+  // route alone does not answer it.
+  auto spread = routing::plan_spread(
+      *view, infos, text, params, table_sizes().get(), several,
+      [this](std::string_view sql, const routing::TableDescriptor& t) {
+        return worker_.merge_plan(sql, t);
+      },
+      p.route);
+  if (!spread) return refuse_with(spread.error());
+  p.merge = std::move(spread->merge);
+  p.gather = std::move(spread->gather);
   // COPY over several shards (or inside a transaction pgrange coordinates) runs through
   // pgrange: rows routed one by one into the shards' COPYs, or read range by range.
   std::optional<Plan::Kind> copy_kind;

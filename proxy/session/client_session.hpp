@@ -715,10 +715,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   exec::ShardSession shard_session(std::string& buf);
   /// Whether the session prints floats exactly: extra_float_digits not set, or set to 1 or more.
   bool floats_exact() const;
-  /// `merge` with its `LIMIT $n` / `OFFSET $n` set from the Bind's values (`params`; the plan
-  /// unchanged without them), or PostgreSQL's error for a negative one.
-  static std::shared_ptr<const Result<sql::MergeQuery>> bind_merge_bounds(
-      std::shared_ptr<const Result<sql::MergeQuery>> merge, const routing::BindParams* params);
   /// The extended protocol's Parse and Bind of `ext`'s statement (nullopt: a simple Query).
   static std::optional<exec::BoundStatement> bound_statement(const ExtendedMerge* ext);
   /// Runs a tree (unless `failure` says it could not be made) and writes its answer to `buf`:

@@ -95,6 +95,7 @@
 #include "routing/plan/index_read.hpp"
 #include "routing/plan/plan_description.hpp"
 #include "routing/plan/router.hpp"
+#include "routing/plan/spread_plan.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/statement_info.hpp"
 
@@ -518,33 +519,27 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
     out.erase("spans");
     out.erase("reasons");
   }
-  // A single-table SELECT over several shards: the proxy merges it (or plan_merge refuses it),
-  // in place of the router's refusal of ORDER BY, LIMIT, aggregates, … (as plan_analysis and
-  // EXPLAIN do).
+  // How the proxy answers it over several shards (plan_spread, as the session plans it and
+  // EXPLAIN describes it): a merge, in place of the router's refusal of ORDER BY, LIMIT,
+  // aggregates, …; or the tree it runs (a gather of several tables, or of one table whose
+  // statement no merge computes); or the planner's own refusal.
   std::vector<std::string> merge_lines;
-  if ((route.refusal || route.fanout_select) && mergeable_select(*infos, route)) {
-    const sql::StatementInfo& s = infos->front();
-    // A spread table joined with reference tables: merged as its rows (Route::joined), or
-    // gathered when no merge answers it.
-    const TableDescriptor* t =
-        route.joined ? &*route.joined : view.find_table(s.tables[0].schema, s.tables[0].name);
-    if (t != nullptr) {
-      std::vector<std::string> keys;
-      for (const auto& k : row_key_columns(*t)) keys.push_back(k.name);
-      auto merge = sql::plan_merge(c.sql, keys, t->columns);
-      if (merge) {
-        route.refusal.reset();
-        merge_lines = sql::describe_merge(*merge);
-        out["merge"] = merge_lines;
-      } else if (auto one = plan_gather_one_table(view, s, c.sql, p, sizes);
-                 !route.joined && infos->size() == 1 && one) {
-        // What no merge computes over one table: a gather of it (as plan_analysis does).
-        route.refusal.reset();
-        out["tree"] = one->describe();
-      } else if (!route.joined) {
-        route.refusal = merge.error();
-      }
-    }
+  auto spread = plan_spread(
+      view, *infos, c.sql, p, sizes, view.shards().size() > 1,
+      [](std::string_view sql, const TableDescriptor& t) {
+        std::vector<std::string> keys;
+        for (const auto& k : row_key_columns(t)) keys.push_back(k.name);
+        return std::make_shared<const Result<sql::MergeQuery>>(
+            sql::plan_merge(sql, keys, t.columns));
+      },
+      route);
+  if (!spread) {
+    route.refusal = spread.error();
+  } else if (spread->merge) {
+    merge_lines = sql::describe_merge(**spread->merge);
+    out["merge"] = merge_lines;
+  } else if (spread->gather) {
+    out["tree"] = spread->gather->describe();
   }
   // A read through a global index over several shards: its steps (as EXPLAIN gives them).
   if (route.index_lookup && !route.refusal && route.shards.size() > 1) {
@@ -553,17 +548,6 @@ std::map<std::string, std::vector<std::string>> actual_sections(const ClusterVie
       out["index"] = describe_index_read(view, *read, *route.index_lookup);
     } else {
       out["index"] = {"error: " + read.error().message};
-    }
-  }
-  // Several tables over several shards: the tree the proxy runs (plan_gather), in place of the
-  // router's refusal, or the gather planner's own refusal.
-  if (route.refusal && infos->size() == 1 && gatherable(infos->front(), route)) {
-    auto gather = plan_gather(view, infos->front(), c.sql, p, sizes);
-    if (gather) {
-      route.refusal.reset();
-      out["tree"] = gather->describe();
-    } else {
-      route.refusal = gather.error();
     }
   }
   if (route.refusal) out["refusal"] = {route.refusal->sqlstate + " " + route.refusal->message};
