@@ -394,122 +394,25 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (!spread) return refuse_with(spread.error());
   p.merge = std::move(spread->merge);
   p.gather = std::move(spread->gather);
-  // COPY over several shards (or inside a transaction pgrange coordinates) runs through
-  // pgrange: rows routed one by one into the shards' COPYs, or read range by range.
-  std::optional<Plan::Kind> copy_kind;
-  if (infos.size() == 1 && infos[0].kind == sql::StatementKind::kCopy && several &&
-      !p.route.shards.empty() && !(p.route.side_reads && p.route.shards.size() > 1) &&
-      (!p.route.refusal || p.route.refusal->sqlstate == sqlstate::kFeatureNotSupported)) {
-    bool other_shard = backend_ && p.route.shards.size() == 1 &&
-                       p.route.shards.front() != backend_->shard_index() && can_coordinate();
-    if (p.route.shards.size() > 1 || coord_ || other_shard || p.route.maintains_index) {
-      if (type != 'Q') {
-        return refuse_with(not_supported(
-            "COPY over several shards through the extended query protocol is not supported yet",
-            "send it as a simple query (as psql's \\copy does)"));
-      }
-      if (in_block && !coord_ && !can_coordinate()) {
-        // The block is tied to its one connection (session pooling, or state pgrange cannot
-        // move): its COPY cannot reach the other shards inside its transaction.
-        return refuse_with(not_supported(
-            "COPY of a table on several shards inside a transaction block tied to one "
-            "connection is not supported",
-            "run the COPY outside the transaction block, or use transaction pooling"));
-      }
-      copy_kind = infos[0].copy_from ? Plan::Kind::kCopyIn : Plan::Kind::kCopyOut;
-      p.route.refusal.reset();
-    }
-  }
-  if (type == 'Q' && infos.size() > 1 && (p.route.several_statements || coord_) &&
-      scriptable(infos, text) && transaction_pooling_ && !pinned() &&
-      (coord_ || (!in_block && !backend_) || (in_block && can_coordinate()))) {
-    // Several statements over several shards: one after the other, in one transaction.
-    p.route.refusal.reset();
-    p.kind = Plan::Kind::kScript;
-    return p;
-  }
-  if (type == 'B' && params != nullptr && infos.size() == 1 && several && !text.empty() &&
-      routing::gatherable_write(infos[0], p.route) && runs_statements_itself() &&
-      txn_status_ != 'E' && !backend_ && (!in_block || coord_ || can_coordinate())) {
-    // A write reading tables spread over other shards, bound: they are read at its Execute,
-    // and the write with their rows (its own parameters still the Bind's) runs as any write
-    // over several shards, in pgrange's transaction (run_gathered_write).
-    auto gather = routing::plan_gather(*view, infos[0], text, params);
-    if (!gather) return refuse_with(gather.error());
-    p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
-    p.gathered_write = true;
-    p.route.refusal.reset();
-    p.kind = Plan::Kind::kRead;
-    return p;
-  }
-  if (p.route.refusal) return refuse_with(*p.route.refusal);
-  if (copy_kind) {
-    p.kind = *copy_kind;
-  } else if (coord_) {
-    // Every statement of a transaction over several shards runs through its coordinator.
-    if (type != 'Q' && type != 'B') {
-      return refuse_with(not_supported(
-          "this message inside a transaction over several shards is not supported yet"));
-    }
-    if (p.route.shards.size() > 1 && !p.route.distributed_write && !p.merge && !p.gather) {
-      return refuse_with(not_supported("statement spans shards"));
-    }
-    p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.distributed_write && in_block && (type == 'Q' || type == 'B') &&
-             can_coordinate()) {
-    p.kind = Plan::Kind::kCoordinate;
-  } else if (p.route.distributed_write) {
-    if (type == 'B' && ((!backend_ && !in_block && transaction_pooling_) || can_adopt_pipeline())) {
-      // The extended protocol's implicit transaction: pgrange's own over the shards, from this
-      // Execute to the Sync (client_transaction.cpp), committed there as PostgreSQL would.
-      p.kind = Plan::Kind::kCoordinate;
-    } else if ((type != 'Q' || backend_ || in_block) && p.route.maintains_index &&
-               p.route.shards.size() <= 1 && !p.route.moves_keys) {
-      return refuse_with(not_supported(
-          "a write to a table with global indexes runs only outside a transaction block in a "
-          "session tied to no connection, or inside one over several shards, for now",
-          "its index entries are written on other shards in the same transaction"));
-    } else if (type != 'Q' || backend_ || in_block) {
-      return refuse_with(not_supported(
-          "a write touching several shards runs only outside a transaction block in a session "
-          "tied to no connection, or inside one over several shards, for now",
-          "give every key column with = so that the statement runs on one shard"));
-    } else {
-      p.kind = Plan::Kind::kWrite;
-    }
-  } else if (p.route.shards.size() > 1) {
-    if (!p.merge && !p.gather) return refuse_with(not_supported("statement spans shards"));
-    if ((in_block && (type == 'Q' || type == 'B') && can_coordinate()) ||
-        (type == 'B' && can_adopt_pipeline())) {
-      // The transaction's own connections run it, so that it sees the transaction's writes.
-      p.kind = Plan::Kind::kCoordinate;
-    } else if (backend_ || in_block) {
-      return refuse_with(not_supported(
-          "a SELECT over several shards is not supported in a session tied to one connection "
-          "(session pooling, or session state pgrange cannot move)",
-          "give every key column with = so that the statement runs on one shard"));
-    } else {
-      p.kind = Plan::Kind::kRead;  // a gather, a read through a global index, or a merge
-    }
-  } else if (p.route.reference_only && !backend_ && !in_block && transaction_pooling_ &&
-             worker_.pool_count() > 1) {
-    // Only reference tables: every shard answers alike; the reads take turns over them.
-    p.shard = static_cast<int>(reference_turn_++ % worker_.pool_count());
-  } else if (!p.route.shards.empty()) {
-    p.shard = p.route.shards.front();
-    if (backend_ && p.shard != backend_->shard_index() &&
-        (((type == 'Q' || type == 'B') && can_coordinate()) ||
-         (type == 'B' && can_adopt_pipeline()))) {
-      p.kind = Plan::Kind::kCoordinate;  // the transaction's second shard
-    } else if (backend_ && p.shard != backend_->shard_index()) {
-      return refuse_with(
-          not_supported("this transaction runs on shard \"" + backend_->shard().name +
-                            "\"; a statement on shard \"" + view->shard_name(p.shard) +
-                            "\" in the same transaction is not supported yet",
-                        "run the statements for each shard in transactions of their own"));
-    }
-  }
+  choose_kind(p, type, infos, text, params, *view, session_state());
+  if (p.kind == Plan::Kind::kRefuse) return p;
+  if (p.any_shard) p.shard = static_cast<int>(reference_turn_++ % worker_.pool_count());
   return hold_ranges(std::move(p));
+}
+
+routing::SessionState ClientSession::session_state() const {
+  routing::SessionState s;
+  s.shards = worker_.pool_count();
+  s.in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  s.coordinated = coord_.has_value();
+  s.tied_shard = backend_ ? backend_->shard_index() : -1;
+  s.can_coordinate = can_coordinate();
+  s.can_adopt_pipeline = can_adopt_pipeline();
+  s.transaction_pooling = transaction_pooling_;
+  s.pinned = pinned();
+  s.runs_statements_itself = runs_statements_itself();
+  s.failed = txn_status_ == 'E';
+  return s;
 }
 
 ClientSession::Plan ClientSession::hold_ranges(Plan p) {

@@ -29,6 +29,7 @@
 #include "routing/meta/table_description.hpp"
 #include "routing/plan/gather_plan.hpp"
 #include "routing/plan/router.hpp"
+#include "routing/plan/statement_plan.hpp"
 #include "routing/ranges/range_activity.hpp"
 #include "sql/admin_statement.hpp"
 #include "sql/cursor_statement.hpp"
@@ -117,53 +118,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
 
   /// How long a statement waits for a move of a range it writes before it fails (55006).
   static constexpr std::chrono::seconds kMoveWaitLimit{30};
-  /// How one client message is routed.
-  struct Plan {
-    enum class Kind {
-      kPass,        ///< forward it to `shard` (-1: any shard)
-      kAdmin,       ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
-      kBroadcast,   ///< DDL: run on every shard, then the catalog follows
-      kRead,        ///< a SELECT over several shards: a tree of operators (run_read)
-      kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
-      kWrite,       ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
-      kCoordinate,  ///< a statement of a transaction over several shards (`coord_`)
-      kBegin,       ///< BEGIN: deferred until a statement says which shard
-      kEnd,         ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
-      kRefuse,      ///< `error`
-      kWait,        ///< a range it writes to is moving: wait, then plan again
-      kCopyIn,   ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
-      kCopyOut,  ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
-      kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
-      kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
-      kScript,       ///< a query string of several statements over several shards: one transaction
-      kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
-    };
-    Kind kind = Kind::kPass;
-    int shard = -1;
-    Analysis analysis;
-    std::optional<sql::AdminStatement> admin;
-    routing::Route route;
-    std::shared_ptr<const Result<sql::MergeQuery>> merge;
-    /// A SELECT reading several tables (joins, subqueries, CTEs, …) over several shards: the
-    /// tables' rows read by pgrange, the statement run on one shard with them (proxy/exec).
-    std::shared_ptr<const routing::GatherPlan> gather;
-    /// `gather` reads the tables a bound write reads from other shards (UPDATE … FROM,
-    /// DELETE … USING, subqueries): the write runs with their rows at its Execute.
-    bool gathered_write = false;
-    std::optional<Error> error;
-    std::string explain_options;    ///< kExplain: the options between EXPLAIN and the statement
-    std::string explain_statement;  ///< kExplain: the statement explained
-    std::optional<sql::IndexSpec> index;  ///< kCreateIndex
-    /// kDropIndex: (table id, index id) of each global index dropped.
-    std::vector<std::pair<uint64_t, uint32_t>> dropped;
-    /// DDL bound through the extended protocol (planned from its text at the Bind).
-    bool ddl = false;
-    /// DDL inside a transaction block: it runs on every shard in the block's transaction there
-    /// (kCoordinate), its catalog change waits for the block's commit.
-    bool block_ddl = false;
-    /// With block_ddl: a notice for the client about how the DDL was taken.
-    std::string block_notice;
-  };
+  /// How one client message is routed (routing/plan/statement_plan.hpp).
+  using Plan = routing::StatementPlan;
   /// CREATE INDEX through pgrange: a global index on a table with a key (unless WITH (local)),
   /// else an ordinary index on every shard.
   Plan plan_create_index(char type, sql::IndexSpec spec);
@@ -194,6 +150,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});
+  /// What of this session decides how a statement runs (routing::choose_kind).
+  routing::SessionState session_state() const;
   /// Registers the plan's range uses for the open transaction; kWait when a move holds one
   /// of them or the map changed meanwhile.
   Plan hold_ranges(Plan p);
@@ -630,9 +588,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// last statement with two-phase commit), stopping at the first error, as PostgreSQL runs
   /// a query string in one transaction.
   awaitable<bool> run_script(std::string_view sql, const Plan& plan);
-  /// Whether every statement is one a script over several shards can run (SELECT, INSERT,
-  /// UPDATE, DELETE that change nothing of the session).
-  static bool scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql);
   /// A message of the extended protocol (or Sync) in a coordinated transaction that is not part
   /// of a Bind pgrange answered: Parse is recorded, Sync and Close answered here.
   bool coordinated_message(char type, std::string_view body, std::string_view raw,

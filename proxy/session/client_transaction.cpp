@@ -716,16 +716,6 @@ awaitable<void> ClientSession::describe_coordinated_statement(std::string_view b
   if (!out.empty()) channel_.send(std::move(out));
 }
 
-bool ClientSession::scriptable(const std::vector<sql::StatementInfo>& infos, std::string_view sql) {
-  for (const sql::StatementInfo& s : infos) {
-    bool dml = s.kind == sql::StatementKind::kSelect || s.kind == sql::StatementKind::kInsert ||
-               s.kind == sql::StatementKind::kUpdate || s.kind == sql::StatementKind::kDelete;
-    if (!dml || s.select_into) return false;
-    if (!sql::session_effects(sql.substr(s.begin, s.end - s.begin)).empty()) return false;
-  }
-  return infos.size() > 1;
-}
-
 awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan& plan) {
   const auto& infos = **plan.analysis;
   // Outside a block the statements share one transaction of their own, as on PostgreSQL,
