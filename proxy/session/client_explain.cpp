@@ -91,8 +91,10 @@ std::optional<ClientSession::Plan> ClientSession::plan_explain(std::string_view 
   auto analysis = worker_.analyze(parts->second);
   if (!*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& info = (**analysis)[0];
+  // A pgrange table, or a view of them (what runs over several shards either way).
   bool ours = std::any_of(info.tables.begin(), info.tables.end(), [&](const sql::TableRef& t) {
-    return view->find_table(t.schema, t.name) != nullptr;
+    return view->find_table(t.schema, t.name) != nullptr ||
+           view->find_view(t.schema, t.name) != nullptr;
   });
   if (!ours) return std::nullopt;
   Plan p;

@@ -409,6 +409,14 @@ TEST_F(SchemaObjectsTest, ViewsAreReadAsTheirQuery) {
   s_->same("SELECT count(*) FROM vb_odd");
   s_->same("SELECT max(w), min(id) FROM vb");
   s_->refused("SELECT w, count(*) FROM vb GROUP BY w");
+  // EXPLAIN of a query over such a view says what runs: the merge, then each shard's plan.
+  SqlResult explained = pq_exec(s_->pgrange(), "EXPLAIN SELECT * FROM vb ORDER BY id DESC LIMIT 3");
+  ASSERT_TRUE(explained.ok()) << outcome_text(explained);
+  std::string plan;
+  for (const auto& row : explained.rows) plan += row.at(0) + "\n";
+  EXPECT_NE(plan.find("read through view \"vb\""), std::string::npos) << plan;
+  EXPECT_NE(plan.find("merge: streaming k-way merge"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("shard s1:"), std::string::npos) << plan;
   // Views of an unsharded table go where it is.
   s_->same("SELECT * FROM vu ORDER BY id");
   // Anything else over tables spread across shards: refused, naming the view.
