@@ -12,8 +12,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -206,7 +208,11 @@ TEST(PgServerTest, StartAgainFailsWhenPortTaken) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(s->port()));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  // The stopped server's connections may leave the port in TIME_WAIT: a listener may still
+  // bind it with SO_REUSEADDR (PostgreSQL's own does), and holds it as long as it listens.
+  const int on = 1;
+  ASSERT_EQ(::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on), 0);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
   ASSERT_EQ(::listen(fd, 1), 0);
   try {
     s->start_again();
