@@ -154,7 +154,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
   // What runs it over several shards (the session's plan of it): a merge, or the tree pgrange
   // runs for several tables or for what no merge computes over one (the shards' own plans are
   // those of each read and of the statement over the rows read, known only when it runs).
-  std::optional<routing::GatherPlan> gather;
+  std::shared_ptr<const routing::GatherPlan> gather;
   auto spread = routing::plan_spread(
       *view, infos, plan.explain_statement, nullptr, table_sizes().get(), worker_.pool_count() > 1,
       [this](std::string_view sql, const routing::TableDescriptor& t) {
@@ -174,7 +174,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
                          "there), and the answers are merged");
     }
   } else if (spread->gather) {
-    gather = *spread->gather;
+    gather = spread->gather;
   }
   // An INSERT … SELECT whose rows go to other shards than its query reads: pgrange runs its
   // query and writes the rows by key (expand_insert_select), which is what EXPLAIN says.

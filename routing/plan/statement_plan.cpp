@@ -66,7 +66,7 @@ void choose_kind(StatementPlan& p, char type, std::span<const sql::StatementInfo
       (!s.in_block || s.coordinated || s.can_coordinate)) {
     // A write reading tables spread over other shards, bound: they are read at its Execute,
     // and the write with their rows (its own parameters still the Bind's) runs as any write
-    // over several shards, in pgrange's transaction (run_gathered_write).
+    // over several shards, in pgrange's transaction (run by the session at the Execute).
     auto gather = plan_gather(view, statements[0], text, params);
     if (!gather) return refuse_with(gather.error());
     p.gather = std::make_shared<const GatherPlan>(std::move(*gather));
