@@ -7,6 +7,7 @@
 
 #include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/broadcast.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -987,96 +988,29 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
       co_return true;
     }
   }
-  // Through the extended protocol the shards get it so too, with the client's parameters:
-  // PostgreSQL refuses them in DDL, and the client sees a shard's own words for it.
-  std::string request = utility_request(sql, ext);
-  std::string first_reply;
-  std::optional<Error> failure;
-  size_t failed_at = 0;
-  std::vector<size_t> done;
-  for (size_t i = 0; i < worker_.pool_count(); ++i) {
-    auto acquired = co_await acquire_for_client(i);
-    if (!acquired) {
-      failure = acquired.error();
-      failed_at = i;
-      break;
-    }
-    auto conn = *acquired;
-    std::optional<Error> err = co_await start_request(*conn, request);
-    while (!err) {
-      char type = 0;
-      std::string body;
-      auto r = co_await conn->read_message(type, body);
-      if (!r) {
-        err = r.error();
-        break;
-      }
-      if (type == 'Z') break;
-      if (type == '1' || type == '2') continue;  // ParseComplete, BindComplete: pgrange's own
-      if (type == 'E' && !err) {
-        ErrorFields ef = parse_error_fields(body);
-        // Keep reading to ReadyForQuery; remember the first error.
-        if (!failure || failed_at != i) {
-          failure = Error::make(ef.sqlstate, ef.message);
-          failed_at = i;
-        }
-      }
-      if (i == 0) MessageWriter(first_reply).begin(type).bytes(body).end();
-    }
-    worker_.pool(i).release(conn, !conn->broken());
-    if (err) {
-      failure = err;
-      failed_at = i;
-    }
-    if (failure) break;
-    done.push_back(i);
-  }
-  if (failure && failed_at == 0) {
-    if (first_reply.empty()) write_error(first_reply, *failure);
-    // A CommandComplete from an earlier statement of the string may precede the error.
-    out += first_reply;
+  // One shard after the other (exec::Broadcast). Through the extended protocol the shards get
+  // it so too, with the client's parameters: PostgreSQL refuses them in DDL, and the client
+  // sees a shard's own words for it.
+  exec::Broadcast::Options o;
+  o.shards = static_cast<int>(worker_.pool_count());
+  o.request = utility_request(sql, ext);
+  o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
+    auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
+    if (conn) cancel_target_->track(*conn);  // a cancel reaches the shard running it
+    co_return conn;
+  };
+  o.release = [this](std::shared_ptr<BackendConnection> conn) {
+    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+  };
+  o.shard_name = [this](int shard) {
+    return worker_.pool(static_cast<size_t>(shard)).shard().name;
+  };
+  o.undo = exec::undo_of_broadcast(infos);
+  exec::Broadcast broadcast(std::move(o));
+  if (!co_await send_tree(&broadcast, std::nullopt, ext, out, false)) {
     end_answer(ext, true, out);
     co_return true;
   }
-  if (failure) {
-    std::string shard = worker_.pool(failed_at).shard().name;
-    std::string names;
-    for (size_t i : done)
-      names += (names.empty() ? "\"" : ", \"") + worker_.pool(i).shard().name + "\"";
-    // Undo what a CREATE TABLE did on the shards where it worked, so no shard keeps a table
-    // pgrange does not know.
-    std::string undo;
-    for (const auto& info : infos) {
-      if (info.kind == sql::StatementKind::kCreateTable && !info.if_not_exists) {
-        undo += "DROP TABLE IF EXISTS " +
-                (info.target.schema.empty() ? "" : quote_ident(info.target.schema) + ".") +
-                quote_ident(info.target.name) + ";";
-      }
-    }
-    Error e = *failure;
-    e.message = "shard \"" + shard + "\": " + e.message;
-    if (!undo.empty()) {
-      for (size_t i : done) {
-        auto c = co_await acquire_for_client(i);
-        if (!c) continue;
-        auto r = co_await (*c)->run_simple(undo);
-        if (!r)
-          spdlog::warn("undoing CREATE TABLE on shard {}: {}", (*c)->shard().name,
-                       r.error().message);
-        worker_.pool(i).release(*c, !(*c)->broken());
-      }
-      e.detail = "The statement was undone on " + names + ".";
-    } else {
-      e.detail = "The statement had already run on " + names + "; run it again once shard \"" +
-                 shard +
-                 "\" accepts it (IF EXISTS / IF NOT "
-                 "EXISTS make that safe).";
-    }
-    write_error(out, e);
-    end_answer(ext, true, out);
-    co_return true;
-  }
-  out += first_reply;
   bool failed = false;
   for (const auto& info : infos) {
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.

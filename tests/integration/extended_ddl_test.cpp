@@ -286,6 +286,77 @@ TEST_F(ExtendedDdlTest, FailingDdlGivesPostgresErrorAndTheConnectionGoesOn) {
   both_params("DROP TABLE dup");
 }
 
+/// `sql` on `c` by the simple protocol (PQexec) or the extended one (PQexecParams): SQLSTATE,
+/// message and detail of its error, or its command tag.
+std::string with_detail(PGconn* c, const std::string& sql, bool extended) {
+  PGresult* res = extended ? PQexecParams(c, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)
+                           : PQexec(c, sql.c_str());
+  std::string s;
+  if (PQresultStatus(res) == PGRES_FATAL_ERROR) {
+    const char* detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+    s = std::string(PQresultErrorField(res, PG_DIAG_SQLSTATE)) + " " +
+        PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) + " | " + (detail ? detail : "");
+  } else {
+    s = PQcmdStatus(res);
+  }
+  PQclear(res);
+  return s;
+}
+
+// DDL runs on the shards one after the other, each committing on its own: when the last shard
+// refuses it, the first two have it already. A CREATE TABLE is undone there (no shard keeps a
+// table pgrange does not know); anything else says where it ran, and runs again once the last
+// shard accepts it.
+TEST_F(ExtendedDdlTest, DdlThatFailsOnALaterShardIsUndoneOrSaysWhereItRan) {
+  const int last = cluster_->size() - 1;
+  const std::string last_name = "s" + std::to_string(cluster_->size());
+  PgConnPtr direct = cluster_->direct(last);
+  ASSERT_TRUE(pq_exec(direct.get(), "CREATE TABLE clash (id int8 PRIMARY KEY)").ok());
+  for (bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended protocol" : "simple protocol");
+    EXPECT_EQ(
+        with_detail(s_->pgrange(), "CREATE TABLE clash (id int8 PRIMARY KEY, v text)", extended),
+        "42P07 shard \"" + last_name +
+            "\": relation \"clash\" already exists | The statement was undone on \"s1\", "
+            "\"s2\".");
+    EXPECT_EQ(shards_holding("clash"), 1);  // the one made on the last shard, not pgrange's
+    SqlResult ranges = pq_exec(s_->pgrange(), "SHOW RANGES FROM TABLE clash");
+    EXPECT_FALSE(ranges.ok()) << "pgrange's catalog kept the table";
+  }
+  ASSERT_TRUE(pq_exec(direct.get(), "DROP TABLE clash").ok());
+
+  // An added column the last shard has already: not undone (ALTER TABLE … DROP COLUMN would
+  // lose what the others wrote since), said so, and IF NOT EXISTS makes running it again safe.
+  ASSERT_EQ(exec_params(s_->pgrange(), "CREATE TABLE alt (id int8 PRIMARY KEY)"), "CREATE TABLE");
+  ASSERT_TRUE(pq_exec(direct.get(), "ALTER TABLE alt ADD COLUMN extra int").ok());
+  for (bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended protocol" : "simple protocol");
+    std::string got = with_detail(s_->pgrange(), "ALTER TABLE alt ADD COLUMN extra int", extended);
+    if (!extended) {
+      EXPECT_EQ(got, "42701 shard \"" + last_name +
+                         "\": column \"extra\" of relation \"alt\" already exists | The "
+                         "statement had already run on \"s1\", \"s2\"; run it again once shard "
+                         "\"" +
+                         last_name + "\" accepts it (IF EXISTS / IF NOT EXISTS make that safe).");
+    } else {
+      // The column is on every shard now: the first shard's own error, nothing ran elsewhere.
+      EXPECT_EQ(got, "42701 column \"extra\" of relation \"alt\" already exists | ");
+    }
+  }
+  EXPECT_EQ(with_detail(s_->pgrange(), "ALTER TABLE alt ADD COLUMN IF NOT EXISTS extra int", true),
+            "ALTER TABLE");
+  for (const std::string& v : cluster_->on_each_shard(
+           "SELECT count(*) FROM pg_attribute WHERE attrelid = 'alt'::regclass AND attname = "
+           "'extra'")) {
+    EXPECT_EQ(v, "1");
+  }
+  EXPECT_EQ(exec_params(s_->pgrange(), "INSERT INTO alt VALUES ($1, $2)", {"1", "7"}),
+            "INSERT 0 1");
+  EXPECT_EQ(exec_params(s_->pgrange(), "SELECT extra FROM alt WHERE id = 1"), "SELECT 1: 7");
+  EXPECT_EQ(exec_params(s_->pgrange(), "DROP TABLE alt"), "DROP TABLE");
+  EXPECT_EQ(exec_params(s_->pgrange(), "SELECT count(*) FROM a"), "SELECT 1: 100");
+}
+
 TEST_F(ExtendedDdlTest, PipelinesRunDdlAndSkipToSyncAfterAnError) {
   std::vector<std::string> ok = {
       "CREATE TABLE pl (id int8 PRIMARY KEY, v text)",

@@ -1,0 +1,123 @@
+#include "proxy/exec/broadcast.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "proxy/wire/message_writer.hpp"
+#include "sql/quoting.hpp"
+
+namespace pgrange::proxy::exec {
+
+std::string undo_of_broadcast(const std::vector<sql::StatementInfo>& statements) {
+  std::string undo;
+  for (const auto& info : statements) {
+    if (info.kind != sql::StatementKind::kCreateTable || info.if_not_exists) continue;
+    undo += "DROP TABLE IF EXISTS " +
+            (info.target.schema.empty() ? "" : sql::quote_ident(info.target.schema) + ".") +
+            sql::quote_ident(info.target.name) + ";";
+  }
+  return undo;
+}
+
+Broadcast::Broadcast(Options o) : o_(std::move(o)) {}
+
+std::string Broadcast::describe() const {
+  return "Broadcast to " + std::to_string(o_.shards) + " shards, one after the other";
+}
+
+awaitable<void> Broadcast::run_on(int shard, std::string& reply,
+                                  std::optional<ExecFailure>& failure) {
+  auto acquired = co_await o_.acquire(shard);
+  if (!acquired) {
+    failure = ExecFailure::of(acquired.error());
+    co_return;
+  }
+  std::shared_ptr<BackendConnection> conn = std::move(*acquired);
+  std::optional<Error> broke;
+  if (auto sent = co_await conn->send(o_.request); !sent) broke = sent.error();
+  while (!broke) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn->read_message(type, body); !r) {
+      broke = r.error();
+      break;
+    }
+    if (type == 'Z') break;
+    if (type == '1' || type == '2') continue;  // ParseComplete, BindComplete: pgrange's own
+    if (type == 'E') {
+      // Read on to ReadyForQuery (the connection goes back idle); the first error counts.
+      if (!failure) failure = ExecFailure::from_shard(body);
+      continue;
+    }
+    if (!failure) MessageWriter(reply).begin(type).bytes(body).end();
+  }
+  if (broke) {
+    conn->mark_broken();
+    if (!failure) failure = ExecFailure::of(*broke);
+  }
+  o_.release(std::move(conn));
+}
+
+awaitable<void> Broadcast::undo_before(int failed, Error& e) {
+  std::string names;
+  for (int i = 0; i < failed; ++i) names += (i == 0 ? "\"" : ", \"") + o_.shard_name(i) + "\"";
+  if (o_.undo.empty()) {
+    e.detail = "The statement had already run on " + names + "; run it again once shard \"" +
+               o_.shard_name(failed) + "\" accepts it (IF EXISTS / IF NOT EXISTS make that safe).";
+    co_return;
+  }
+  std::string left;  // where the undo did not run
+  for (int i = 0; i < failed; ++i) {
+    auto c = co_await o_.acquire(i);
+    std::optional<Error> undo_failed;
+    if (!c) {
+      undo_failed = c.error();
+    } else {
+      if (auto r = co_await (*c)->run_simple(o_.undo); !r) undo_failed = r.error();
+      o_.release(std::move(*c));
+    }
+    if (undo_failed) {
+      spdlog::warn("undoing {} on shard {}: {}", o_.undo, o_.shard_name(i), undo_failed->message);
+      left += (left.empty() ? "\"" : ", \"") + o_.shard_name(i) + "\"";
+    }
+  }
+  e.detail = "The statement was undone on " + names + ".";
+  if (!left.empty())
+    e.detail += " Undoing it failed on " + left + ": run \"" + o_.undo + "\" there.";
+}
+
+awaitable<ExecResult<void>> Broadcast::open() {
+  mark_started();
+  for (int shard = 0; shard < o_.shards; ++shard) {
+    std::string reply;
+    std::optional<ExecFailure> failure;
+    co_await run_on(shard, reply, failure);
+    if (shard == 0) answer_ = std::move(reply);  // the statement's answer is the first shard's
+    if (!failure) continue;
+    if (shard == 0) {
+      failure_ = std::move(failure);  // the shard's own error: nothing ran anywhere
+      break;
+    }
+    // Committed on the shards before this one.
+    Error e = failure->error ? *failure->error : [&] {
+      ErrorFields f = parse_error_fields(*failure->shard_error);
+      return Error::make(f.sqlstate, f.message);
+    }();
+    e.message = "shard \"" + o_.shard_name(shard) + "\": " + e.message;
+    co_await undo_before(shard, e);
+    answer_.clear();
+    failure_ = ExecFailure::of(std::move(e));
+    break;
+  }
+  mark_ended();
+  co_return ExecResult<void>{};
+}
+
+awaitable<ExecResult<bool>> Broadcast::next(Batch& out) {
+  if (sent_) co_return false;
+  sent_ = true;
+  out.data += answer_;
+  if (failure_) co_return tl::unexpected(*failure_);
+  co_return false;
+}
+
+}  // namespace pgrange::proxy::exec
