@@ -151,7 +151,32 @@ std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing
     o.header = plan.header;
     parts.push_back(std::make_unique<CopyRange>(std::move(o)));
   }
-  return std::make_unique<Concatenate>(std::move(parts));
+  return std::make_unique<CopyOut>(std::make_unique<Concatenate>(std::move(parts)), plan.binary);
+}
+
+CopyOut::CopyOut(std::unique_ptr<Operator> input, bool binary)
+    : input_(std::move(input)), binary_(binary) {}
+
+awaitable<ExecResult<void>> CopyOut::open() {
+  co_return co_await input_->open();
+}
+
+awaitable<ExecResult<bool>> CopyOut::next(Batch& out) {
+  if (!started_) {
+    started_ = true;
+    MessageWriter(out.data).begin('H').bytes(input_->columns()).end();
+  }
+  uint64_t before = out.rows;
+  auto more = co_await input_->next(out);
+  rows_out_ += out.rows - before;
+  if (!more || *more) co_return more;
+  if (binary_) MessageWriter(out.data).begin('d').bytes(kCopyBinaryTrailer).end();
+  MessageWriter(out.data).begin('c').end();
+  co_return false;
+}
+
+std::string CopyOut::describe() const {
+  return std::string("CopyOut: the client's COPY TO STDOUT") + (binary_ ? " (binary)" : "");
 }
 
 }  // namespace pgrange::proxy::exec

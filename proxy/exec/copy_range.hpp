@@ -59,9 +59,33 @@ class CopyRange final : public Operator {
   std::optional<std::string> shard_error_;
 };
 
+/// The root of a COPY … TO STDOUT over several shards: the client's answer around its input's
+/// CopyData (Concatenate of CopyRanges): the CopyOutResponse (the first part's) before the
+/// first batch, the binary format's trailer and CopyDone after the last, "COPY n" of the rows
+/// of every part.
+class CopyOut final : public Operator {
+ public:
+  CopyOut(std::unique_ptr<Operator> input, bool binary);
+
+  awaitable<ExecResult<void>> open() override;
+  std::string columns() const override { return input_->columns(); }
+  awaitable<ExecResult<bool>> next(Batch& out) override;
+  awaitable<void> close(bool abandon) override { co_await input_->close(abandon); }
+  std::vector<const Operator*> inputs() const override { return {input_.get()}; }
+  std::string describe() const override;
+  /// The CopyOutResponse comes in the first batch (it is not a RowDescription).
+  bool described_up_front() const override { return false; }
+  std::string command_tag() const override { return "COPY " + std::to_string(rows_out_); }
+
+ private:
+  std::unique_ptr<Operator> input_;
+  bool binary_;
+  bool started_ = false;  // the CopyOutResponse went up
+};
+
 /// The tree of a COPY … TO STDOUT over several shards: a CopyRange per step of `plan`,
-/// concatenated in its order. `connections` gives each its acquire, release and other (the
-/// rest comes from the plan and `view`'s shard names).
+/// concatenated in its order, under a CopyOut. `connections` gives each its acquire, release
+/// and other (the rest comes from the plan and `view`'s shard names).
 std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing::ClusterView& view,
                                         const CopyRange::Options& connections);
 

@@ -16,15 +16,6 @@
 #include "sql/copy_statement.hpp"
 
 namespace pgrange::proxy {
-namespace {
-
-/// A COPY … TO's rows go to the client once this much is gathered, and wait while more than
-/// kBacklog is queued for it.
-constexpr size_t kFlushBytes = 64 * 1024;
-constexpr size_t kBacklog = 256 * 1024;
-
-}  // namespace
-
 awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Plan& plan) {
   std::string out;
   emit_ready_synthetics(out);
@@ -181,7 +172,6 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
   }
 
   // The plan: each step a Route of its own, one after the other.
-  const bool binary = copy->binary;
   exec::CopyRange::Options connections;
   connections.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
     std::shared_ptr<BackendConnection> conn;
@@ -210,49 +200,9 @@ awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Pla
     MessageWriter(out).begin(type).bytes(body).end();
   };
   std::unique_ptr<exec::Operator> root = exec::make_copy_out(std::move(*copy), *view, connections);
-  exec::Operator& tree = *root;
-  std::optional<Error> failure;
-  std::optional<std::string> shard_error;
-  auto failed = [&](const exec::ExecFailure& f) {
-    failure = f.error;
-    shard_error = f.shard_error;
-  };
-  if (auto o = co_await tree.open(); !o) {
-    failed(o.error());
-  } else {
-    MessageWriter(out).begin('H').bytes(tree.columns()).end();
-  }
-  while (!failure && !shard_error) {
-    exec::Batch batch;
-    auto more = co_await tree.next(batch);
-    out += batch.data;
-    if (!more) {
-      failed(more.error());
-      break;
-    }
-    if (out.size() >= kFlushBytes) {
-      channel_.send(std::move(out));
-      out.clear();
-      if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
-    }
-    if (!*more) break;
-  }
-  co_await tree.close(failure || shard_error);
-  std::string tag = "COPY " + std::to_string(tree.rows_out());
-  if (failure || shard_error) {
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-    } else {
-      write_error(out, *failure);
-    }
-    if (coord_) {
-      coord_->failed = true;
-      txn_status_ = 'E';
-    }
-  } else {
-    if (binary) MessageWriter(out).begin('d').bytes(exec::kCopyBinaryTrailer).end();
-    MessageWriter(out).begin('c').end();
-    MessageWriter(out).begin('C').cstr(tag).end();
+  if (!co_await send_tree(root.get(), std::nullopt, nullptr, out, true) && coord_) {
+    coord_->failed = true;
+    txn_status_ = 'E';
   }
   write_ready_for_query(out, txn_status_);
   channel_.send(std::move(out));
