@@ -21,7 +21,8 @@ std::string undo_of_broadcast(const std::vector<sql::StatementInfo>& statements)
 Broadcast::Broadcast(Options o) : o_(std::move(o)) {}
 
 std::string Broadcast::describe() const {
-  return "Broadcast to " + std::to_string(o_.shards) + " shards, one after the other";
+  return "Broadcast to " + std::to_string(o_.shards.size()) + " shards, one after the other" +
+         (o_.in_transaction ? ", in their transactions" : "");
 }
 
 awaitable<void> Broadcast::run_on(int shard, std::string& reply,
@@ -54,30 +55,35 @@ awaitable<void> Broadcast::run_on(int shard, std::string& reply,
     conn->mark_broken();
     if (!failure) failure = ExecFailure::of(*broke);
   }
-  o_.release(std::move(conn));
+  if (o_.release) o_.release(std::move(conn));
 }
 
-awaitable<void> Broadcast::undo_before(int failed, Error& e) {
+awaitable<void> Broadcast::undo_before(size_t failed, Error& e) {
   std::string names;
-  for (int i = 0; i < failed; ++i) names += (i == 0 ? "\"" : ", \"") + o_.shard_name(i) + "\"";
+  for (size_t i = 0; i < failed; ++i) {
+    names += (i == 0 ? "\"" : ", \"") + o_.shard_name(o_.shards[i]) + "\"";
+  }
   if (o_.undo.empty()) {
     e.detail = "The statement had already run on " + names + "; run it again once shard \"" +
-               o_.shard_name(failed) + "\" accepts it (IF EXISTS / IF NOT EXISTS make that safe).";
+               o_.shard_name(o_.shards[failed]) +
+               "\" accepts it (IF EXISTS / IF NOT EXISTS make that safe).";
     co_return;
   }
   std::string left;  // where the undo did not run
-  for (int i = 0; i < failed; ++i) {
-    auto c = co_await o_.acquire(i);
+  for (size_t i = 0; i < failed; ++i) {
+    const int shard = o_.shards[i];
+    auto c = co_await o_.acquire(shard);
     std::optional<Error> undo_failed;
     if (!c) {
       undo_failed = c.error();
     } else {
       if (auto r = co_await (*c)->run_simple(o_.undo); !r) undo_failed = r.error();
-      o_.release(std::move(*c));
+      if (o_.release) o_.release(std::move(*c));
     }
     if (undo_failed) {
-      spdlog::warn("undoing {} on shard {}: {}", o_.undo, o_.shard_name(i), undo_failed->message);
-      left += (left.empty() ? "\"" : ", \"") + o_.shard_name(i) + "\"";
+      spdlog::warn("undoing {} on shard {}: {}", o_.undo, o_.shard_name(shard),
+                   undo_failed->message);
+      left += (left.empty() ? "\"" : ", \"") + o_.shard_name(shard) + "\"";
     }
   }
   e.detail = "The statement was undone on " + names + ".";
@@ -87,14 +93,16 @@ awaitable<void> Broadcast::undo_before(int failed, Error& e) {
 
 awaitable<ExecResult<void>> Broadcast::open() {
   mark_started();
-  for (int shard = 0; shard < o_.shards; ++shard) {
+  for (size_t i = 0; i < o_.shards.size(); ++i) {
+    const int shard = o_.shards[i];
     std::string reply;
     std::optional<ExecFailure> failure;
     co_await run_on(shard, reply, failure);
-    if (shard == 0) answer_ = std::move(reply);  // the statement's answer is the first shard's
+    if (i == 0) answer_ = std::move(reply);  // the statement's answer is the first shard's
     if (!failure) continue;
-    if (shard == 0) {
-      failure_ = std::move(failure);  // the shard's own error: nothing ran anywhere
+    if (i > 0) answer_.clear();  // the first shard's answer up to its error stays
+    if (i == 0 || o_.in_transaction) {
+      failure_ = std::move(failure);  // the shard's own error: undone by the transaction's end
       break;
     }
     // Committed on the shards before this one.
@@ -103,8 +111,7 @@ awaitable<ExecResult<void>> Broadcast::open() {
       return Error::make(f.sqlstate, f.message);
     }();
     e.message = "shard \"" + o_.shard_name(shard) + "\": " + e.message;
-    co_await undo_before(shard, e);
-    answer_.clear();
+    co_await undo_before(i, e);
     failure_ = ExecFailure::of(std::move(e));
     break;
   }

@@ -12,23 +12,29 @@
 
 namespace pgrange::proxy::exec {
 
-/// Broadcast: one utility statement (DDL) on every shard, one shard after the other in shard
-/// order, each committing there on its own as PostgreSQL's autocommit does. The first shard's
-/// answer is the statement's: its CommandCompletes and notices go up as it sent them, and an
-/// error there is its own (the statement ran nowhere else). An error on a later shard comes
-/// after the statement committed on the shards before it: there `undo` runs (what a CREATE
-/// TABLE made), and the error names the failing shard and what became of the others, so that
-/// no shard keeps a table pgrange does not know and the user knows what to run again.
+/// Broadcast: one utility statement (DDL) on each of a set of shards, one shard after the
+/// other in their order. The first shard's answer is the statement's: its CommandCompletes and
+/// notices go up as it sent them, and an error there is its own (the statement ran nowhere
+/// else). Outside a transaction each shard commits it on its own, as PostgreSQL's autocommit
+/// does, so an error on a later shard comes after it committed on the shards before: there
+/// `undo` runs (what a CREATE TABLE made), and the error names the failing shard and what
+/// became of the others, so that no shard keeps a table pgrange does not know and the user
+/// knows what to run again. Inside the caller's transaction on every shard, an error anywhere
+/// is the statement's, as that shard said it: the transaction's end undoes it everywhere.
 class Broadcast final : public Operator {
  public:
   struct Options {
-    int shards = 0;
+    /// The shards, in the order they run it.
+    std::vector<int> shards;
+    /// Each shard's part runs in the caller's transaction there (a transaction block's).
+    bool in_transaction = false;
     /// What each shard is sent: a Query, or Parse/Bind/Execute/Sync of the client's statement
     /// (the shards then answer with the client's parameters as PostgreSQL would).
     std::string request;
     /// A pooled connection to `shard`, brought to the session's settings.
     std::function<awaitable<Result<std::shared_ptr<BackendConnection>>>(int shard)> acquire;
-    /// Gives a connection back to its pool (broken ones are closed there).
+    /// Gives a connection back to its pool (broken ones are closed there); empty, when the
+    /// connections stay the caller's.
     std::function<void(std::shared_ptr<BackendConnection>)> release;
     std::function<std::string(int shard)> shard_name;
     /// SQL that undoes the statement on the shards where it ran when a later one fails (""
@@ -55,8 +61,8 @@ class Broadcast final : public Operator {
   /// Runs the request on `shard`: its answer (without ParseComplete, BindComplete and
   /// ReadyForQuery) into `reply`, its first error into `failure`.
   awaitable<void> run_on(int shard, std::string& reply, std::optional<ExecFailure>& failure);
-  /// Undoes the statement on the shards before `failed` and says so in `e`'s detail.
-  awaitable<void> undo_before(int failed, Error& e);
+  /// Undoes the statement on the shards before the `failed`th and says so in `e`'s detail.
+  awaitable<void> undo_before(size_t failed, Error& e);
 
   Options o_;
   std::string answer_;

@@ -11,6 +11,7 @@
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/broadcast.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -190,46 +191,33 @@ awaitable<void> ClientSession::run_block_ddl(std::string_view sql_text, const Pl
       co_return;
     }
   }
-  // Through the extended protocol the shards get it so too, with the client's parameters:
-  // PostgreSQL refuses them in most DDL, and the client sees a shard's own words for it.
-  std::string request = utility_request(statement, ext);
-  // Shard by shard, in shard order; the first shard's answer is the client's.
-  std::string answer;
-  std::optional<std::string> shard_error;
-  std::optional<Error> error;
-  bool first = true;
-  for (auto& [shard, conn] : c.parts) {
-    if (auto e = co_await start_request(*conn, request)) {
+  // Shard by shard, in shard order, in the block's transaction on each (exec::Broadcast); the
+  // first shard's answer is the client's. Through the extended protocol the shards get it so
+  // too, with the client's parameters: PostgreSQL refuses them in most DDL, and the client
+  // sees a shard's own words for it.
+  exec::Broadcast::Options o;
+  for (const auto& [shard, conn] : c.parts) o.shards.push_back(shard);
+  o.in_transaction = true;
+  o.request = utility_request(statement, ext);
+  o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
+    std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
+    if (auto e = co_await sync_settings(*conn)) {
       conn->mark_broken();
-      error = *e;
-      break;
+      co_return tl::unexpected(*e);
     }
-    for (;;) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await conn->read_message(type, body); !r) {
-        conn->mark_broken();
-        if (!shard_error) error = r.error();
-        break;
-      }
-      if (type == 'Z') break;
-      if (type == '1' || type == '2') continue;  // ParseComplete, BindComplete: pgrange's own
-      if (type == 'E') {
-        if (!shard_error) shard_error = std::move(body);
-        continue;
-      }
-      if (first && (type == 'C' || type == 'N' || type == 'S')) {
-        MessageWriter(answer).begin(type).bytes(body).end();
-      }
-    }
-    first = false;
-    if (shard_error || error) break;
-  }
-  if (shard_error || error) {
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
+    co_return conn;
+  };
+  o.shard_name = [this](int shard) {
+    return worker_.pool(static_cast<size_t>(shard)).shard().name;
+  };
+  exec::Broadcast broadcast(std::move(o));
+  co_await broadcast.open();
+  exec::Batch answer;
+  if (auto ran = co_await broadcast.next(answer); !ran) {
+    if (ran.error().shard_error) {
+      write_shard_error(out, *ran.error().shard_error);
     } else {
-      write_error(out, *error);
+      write_error(out, *ran.error().error);
     }
     c.failed = true;
     txn_status_ = 'E';
@@ -246,7 +234,7 @@ awaitable<void> ClientSession::run_block_ddl(std::string_view sql_text, const Pl
   if (!notice->empty()) {
     write_notice(out, *notice);
   }
-  out += answer;
+  out += answer.data;
   txn_status_ = 'T';
 }
 

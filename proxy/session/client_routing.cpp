@@ -992,7 +992,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   // it so too, with the client's parameters: PostgreSQL refuses them in DDL, and the client
   // sees a shard's own words for it.
   exec::Broadcast::Options o;
-  o.shards = static_cast<int>(worker_.pool_count());
+  for (size_t i = 0; i < worker_.pool_count(); ++i) o.shards.push_back(static_cast<int>(i));
   o.request = utility_request(sql, ext);
   o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
     auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);

@@ -18,12 +18,8 @@
 namespace pgrange::testing {
 namespace {
 
-/// PQexecParams of `sql` with text parameters: the command tag or rows, or ERROR and SQLSTATE.
-std::string exec_params(PGconn* c, const std::string& sql, std::vector<std::string> params = {}) {
-  std::vector<const char*> values;
-  for (const auto& p : params) values.push_back(p.c_str());
-  PGresult* res = PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                               values.data(), nullptr, nullptr, 0);
+/// A result as a string: the command tag and the rows' first column, or ERROR and SQLSTATE.
+std::string outcome(PGresult* res) {
   std::string s;
   if (PQresultStatus(res) == PGRES_COMMAND_OK) {
     s = PQcmdStatus(res);
@@ -36,6 +32,19 @@ std::string exec_params(PGconn* c, const std::string& sql, std::vector<std::stri
   }
   PQclear(res);
   return s;
+}
+
+/// PQexecParams of `sql` with text parameters, as outcome() says it.
+std::string exec_params(PGconn* c, const std::string& sql, std::vector<std::string> params = {}) {
+  std::vector<const char*> values;
+  for (const auto& p : params) values.push_back(p.c_str());
+  return outcome(PQexecParams(c, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                              values.data(), nullptr, nullptr, 0));
+}
+
+/// PQexec of `sql` (the simple protocol), as outcome() says it.
+std::string exec_simple(PGconn* c, const std::string& sql) {
+  return outcome(PQexec(c, sql.c_str()));
 }
 
 class TransactionalDdlTest : public ::testing::Test {
@@ -157,6 +166,59 @@ TEST_F(TransactionalDdlTest, RollbackAndFailedStatementsLeaveNothingBehind) {
   EXPECT_NE(why.find("global index"), std::string::npos) << why;
   ASSERT_TRUE(pq_exec(s_->pgrange(), "ROLLBACK").ok());
   EXPECT_EQ(shards_holding("uq"), 0);
+}
+
+// DDL in a block runs on the shards one after the other in the block's transaction on each:
+// when the last shard refuses it (a table of that name made there directly), the error is that
+// shard's own, the block is failed, and its end leaves the table made on the first shards by
+// this statement, and by those before it, nowhere. A savepoint before it lets the block go on.
+TEST_F(TransactionalDdlTest, DdlTheLastShardRefusesFailsTheBlockAndLeavesNothing) {
+  PgConnPtr last = cluster_->direct(cluster_->size() - 1);
+  ASSERT_TRUE(pq_exec(last.get(), "CREATE TABLE taken (id int PRIMARY KEY)").ok());
+  PGconn* c = s_->pgrange();
+  for (bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended protocol" : "simple protocol");
+    auto run = [&](const std::string& sql) {
+      return extended ? exec_params(c, sql) : exec_simple(c, sql);
+    };
+    // The error as PostgreSQL words it: the shard's own, with nothing of pgrange's added.
+    auto refused = [&](const std::string& sql) {
+      PGresult* res = extended
+                          ? PQexecParams(c, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0)
+                          : PQexec(c, sql.c_str());
+      auto field = [&](int code) {
+        const char* v = PQresultErrorField(res, code);
+        return std::string(v != nullptr ? v : "");
+      };
+      std::string got = field(PG_DIAG_SQLSTATE) + " " + field(PG_DIAG_MESSAGE_PRIMARY) + " | " +
+                        field(PG_DIAG_MESSAGE_DETAIL);
+      PQclear(res);
+      return got;
+    };
+    EXPECT_EQ(run("BEGIN"), "BEGIN");
+    EXPECT_EQ(run("CREATE TABLE before_it (id int PRIMARY KEY)"), "CREATE TABLE");
+    EXPECT_EQ(refused("CREATE TABLE taken (id int8 PRIMARY KEY, v text)"),
+              "42P07 relation \"taken\" already exists | ");
+    EXPECT_EQ(run("SELECT count(*) FROM spread"), "ERROR 25P02");
+    EXPECT_EQ(run("COMMIT"), "ROLLBACK");
+    EXPECT_EQ(shards_holding("before_it"), 0);
+    EXPECT_EQ(shards_holding("taken"), 1);  // the one made on the last shard, not pgrange's
+    EXPECT_FALSE(in_catalog("before_it"));
+    EXPECT_FALSE(in_catalog("taken"));
+
+    EXPECT_EQ(run("BEGIN"), "BEGIN");
+    EXPECT_EQ(run("CREATE TABLE before_it (id int PRIMARY KEY)"), "CREATE TABLE");
+    EXPECT_EQ(run("SAVEPOINT s"), "SAVEPOINT");
+    EXPECT_EQ(run("CREATE TABLE taken (id int8 PRIMARY KEY, v text)"), "ERROR 42P07");
+    EXPECT_EQ(run("ROLLBACK TO SAVEPOINT s"), "ROLLBACK");
+    EXPECT_EQ(run("INSERT INTO before_it VALUES (1), (2)"), "INSERT 0 2");
+    EXPECT_EQ(run("COMMIT"), "COMMIT");
+    EXPECT_EQ(shards_holding("before_it"), 3);
+    EXPECT_TRUE(in_catalog("before_it"));
+    EXPECT_EQ(run("SELECT count(*) FROM before_it"), "SELECT 1 2");
+    EXPECT_EQ(run("DROP TABLE before_it"), "DROP TABLE");
+  }
+  ASSERT_TRUE(pq_exec(last.get(), "DROP TABLE taken").ok());
 }
 
 // A migration that drops a table and makes another under its name, or trades two tables'
