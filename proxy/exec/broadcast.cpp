@@ -49,7 +49,13 @@ awaitable<void> Broadcast::run_on(int shard, std::string& reply,
       if (!failure) failure = ExecFailure::from_shard(body);
       continue;
     }
-    if (!failure) MessageWriter(reply).begin(type).bytes(body).end();
+    if (failure) continue;
+    if (type == 'C' && first_tag_.empty() && shard == o_.shards.front()) {
+      first_tag_.assign(body.c_str());
+    }
+    if (o_.relay.empty() || o_.relay.find(type) != std::string::npos) {
+      MessageWriter(reply).begin(type).bytes(body).end();
+    }
   }
   if (broke) {
     conn->mark_broken();

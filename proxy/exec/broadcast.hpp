@@ -37,6 +37,9 @@ class Broadcast final : public Operator {
     /// connections stay the caller's.
     std::function<void(std::shared_ptr<BackendConnection>)> release;
     std::function<std::string(int shard)> shard_name;
+    /// The kinds of the first shard's messages that go up ("": all but ParseComplete,
+    /// BindComplete, ReadyForQuery and errors).
+    std::string relay;
     /// SQL that undoes the statement on the shards where it ran when a later one fails (""
     /// when it cannot be undone: the error then says where it ran).
     std::string undo;
@@ -56,6 +59,8 @@ class Broadcast final : public Operator {
   bool described_up_front() const override { return false; }
   /// The tags are the first shard's own, inside the answer.
   std::string command_tag() const override { return {}; }
+  /// The first shard's first CommandComplete tag ("" before it came, or when none did).
+  const std::string& first_tag() const { return first_tag_; }
 
  private:
   /// Runs the request on `shard`: its answer (without ParseComplete, BindComplete and
@@ -66,6 +71,7 @@ class Broadcast final : public Operator {
 
   Options o_;
   std::string answer_;
+  std::string first_tag_;
   std::optional<ExecFailure> failure_;
   bool sent_ = false;
 };

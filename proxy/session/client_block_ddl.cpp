@@ -199,14 +199,7 @@ awaitable<void> ClientSession::run_block_ddl(std::string_view sql_text, const Pl
   for (const auto& [shard, conn] : c.parts) o.shards.push_back(shard);
   o.in_transaction = true;
   o.request = utility_request(statement, ext);
-  o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
-    std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
-    if (auto e = co_await sync_settings(*conn)) {
-      conn->mark_broken();
-      co_return tl::unexpected(*e);
-    }
-    co_return conn;
-  };
+  o.acquire = [this](int shard) { return block_part(shard); };
   o.shard_name = [this](int shard) {
     return worker_.pool(static_cast<size_t>(shard)).shard().name;
   };

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "proxy/control/control_plane.hpp"
+#include "proxy/exec/broadcast.hpp"
 #include "proxy/exec/shard_write.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/session/session_settings.hpp"
@@ -189,6 +190,15 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   co_return conn.get();
 }
 
+awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::block_part(int shard) {
+  std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
+  if (auto e = co_await sync_settings(*conn)) {
+    conn->mark_broken();
+    co_return tl::unexpected(*e);
+  }
+  co_return conn;
+}
+
 std::string ClientSession::coordinated_opener() const {
   // A part opened after savepoints were taken gets them too (rather than being rolled back and
   // let go by a ROLLBACK TO one of them): every part then holds the same savepoint stack, so
@@ -231,31 +241,28 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
       !find_savepoint(info.transaction_name)) {
     error = Error::make("3B001", "savepoint \"" + info.transaction_name + "\" does not exist");
   }
-  // Shard by shard; the first part's answer is the client's.
-  bool first = true;
-  for (auto& [shard, conn] : c.parts) {
-    if (error || shard_error) break;
-    std::string request;
-    write_query(request, run);
-    if (auto e = co_await start_request(*conn, std::move(request))) {
-      conn->mark_broken();
-      error = *e;
-      break;
+  // Shard by shard, in the block's transaction on each (exec::Broadcast); the first part's
+  // notices and settings reports are the client's.
+  if (!error) {
+    exec::Broadcast::Options o;
+    for (const auto& [shard, conn] : c.parts) o.shards.push_back(shard);
+    o.in_transaction = true;
+    write_query(o.request, run);
+    o.acquire = [this](int shard) { return block_part(shard); };
+    o.shard_name = [this](int shard) {
+      return worker_.pool(static_cast<size_t>(shard)).shard().name;
+    };
+    o.relay = "NS";
+    exec::Broadcast broadcast(std::move(o));
+    co_await broadcast.open();
+    exec::Batch answer;
+    if (auto ran = co_await broadcast.next(answer); !ran) {
+      error = ran.error().error;
+      shard_error = ran.error().shard_error;
+    } else {
+      out += answer.data;
+      if (tag.empty()) tag = broadcast.first_tag();
     }
-    for (;;) {
-      char type = 0;
-      std::string body;
-      if (auto r = co_await conn->read_message(type, body); !r) {
-        conn->mark_broken();
-        if (!shard_error) error = r.error();
-        break;
-      }
-      if (type == 'Z') break;
-      if (type == 'E' && !shard_error && !error) shard_error = std::move(body);
-      if (type == 'C' && tag.empty()) tag.assign(body.c_str());
-      if (first && (type == 'N' || type == 'S')) MessageWriter(out).begin(type).bytes(body).end();
-    }
-    first = false;
   }
   if (shard_error || error) {
     if (shard_error) {
