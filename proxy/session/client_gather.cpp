@@ -13,7 +13,6 @@ namespace pgrange::proxy {
 exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::string& out,
                                                   GatherSink sink, HeldConnections& held) {
   exec::GatherContext ctx;
-  ctx.inputs_only = sink == GatherSink::kInputs;
   // The shards are read through the block's transaction where pgrange coordinates one, else
   // through connections the statement holds (and its own transaction on them).
   if (coord_) {
@@ -77,15 +76,26 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
                                                              std::string& out, GatherSink sink) {
   HeldConnections held;
   exec::GatherContext ctx = gather_context(nullptr, out, sink, held);
-  exec::Gather gather(plan, ctx);
-  auto opened = co_await gather.open();
-  for (bool more = opened.has_value() && sink == GatherSink::kDiscard; more;) {
-    exec::Batch batch;
-    auto next = co_await gather.next(batch);
-    more = next && *next;
+  exec::GatherOutcome outcome;
+  if (sink == GatherSink::kInputs) {
+    // Only the reads: the statement, with their rows written in, is the caller's to run.
+    exec::GatherReads reads(plan, ctx, false);
+    auto opened = co_await reads.open();
+    if (opened) reads.outcome().statement = reads.statement_with_rows();
+    reads.release_rows();
+    co_await reads.close(!opened);
+    outcome = reads.outcome();
+  } else {
+    exec::Gather gather(plan, ctx);
+    auto opened = co_await gather.open();
+    for (bool more = opened.has_value(); more;) {
+      exec::Batch batch;
+      auto next = co_await gather.next(batch);
+      more = next && *next;
+    }
+    co_await gather.close(!opened);
+    outcome = gather.outcome();
   }
-  co_await gather.close(!opened);
-  exec::GatherOutcome outcome = gather.outcome();
   for (auto& conn : held) {
     worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }

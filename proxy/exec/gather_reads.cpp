@@ -1,0 +1,369 @@
+// The reads of a gather plan's inputs (Materialize): each input's Route runs on its shards (in
+// the statement's snapshot there), its rows are held as literals of the table's row type for
+// the statement that runs with them (proxy/exec/gather_run.cpp, or the caller).
+
+#include "proxy/exec/gather_reads.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "proxy/wire/message_writer.hpp"
+
+namespace pgrange::proxy::exec {
+namespace {
+
+/// What a row pgrange holds costs beyond its text (its std::string and the allocation's own
+/// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
+constexpr size_t kRowOverhead = sizeof(std::string) + 16;
+constexpr size_t kValueOverhead = sizeof(std::string) + 48;
+
+/// The type OID of column `i` of a RowDescription body (0 when it has none).
+uint32_t column_type(std::string_view description, size_t i) {
+  BodyReader r(description);
+  int16_t n = 0;
+  if (!r.i16(n)) return 0;
+  for (int16_t k = 0; k < n; ++k) {
+    std::string_view name;
+    int32_t table = 0, type = 0, typmod = 0;
+    int16_t attnum = 0, len = 0, format = 0;
+    if (!r.cstr(name) || !r.i32(table) || !r.i16(attnum) || !r.i32(type) || !r.i16(len) ||
+        !r.i32(typmod) || !r.i16(format)) {
+      return 0;
+    }
+    if (static_cast<size_t>(k) == i) return static_cast<uint32_t>(type);
+  }
+  return 0;
+}
+
+}  // namespace
+
+awaitable<Result<std::optional<std::string>>> drain(BackendConnection& conn) {
+  std::optional<std::string> error;
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      co_return tl::unexpected(r.error());
+    }
+    if (type == 'E' && !error) error = std::move(body);
+    if (type == 'Z') co_return error;
+  }
+}
+
+GatherReads::GatherReads(const routing::GatherPlan& plan, GatherContext& ctx, bool for_statement)
+    : plan_(plan),
+      ctx_(ctx),
+      for_statement_(for_statement),
+      rows_(plan.inputs.size()),
+      provided_(plan.inputs.size()),
+      provided_types_(plan.inputs.size()),
+      started_(plan.inputs.size()),
+      read_(plan.inputs.size(), false),
+      kept_(plan.inputs.size(), false) {
+  outcome_.steps.resize(plan.inputs.size());
+}
+
+awaitable<ExecResult<void>> GatherReads::open() {
+  mark_started();
+  // The inputs, in the plan's order: those that need nothing read before them go out together;
+  // a lookup waits for its source.
+  for (size_t i = 0; i < plan_.inputs.size() && outcome_.ok(); ++i) {
+    const auto& lookup = plan_.inputs[i].lookup;
+    if (lookup && !read_[lookup->source]) co_await read_pending();
+    for (size_t k = 0; k < i; ++k) read_[k] = read_[k] || pending_.empty();
+    if (outcome_.ok()) co_await send_input(i);
+  }
+  co_await read_pending();
+  for (size_t i = 0; i < rows_.size(); ++i) rows_out_ += outcome_.steps[i].rows;
+  mark_ended();
+  co_return failure();
+}
+
+awaitable<Result<BackendConnection*>> GatherReads::connection(int shard, bool read, bool last,
+                                                              std::string& prefix) {
+  // A read opens the statement's own transaction there first, so that every read of the shard
+  // sees one snapshot (the statement itself reads no table). The last input's reads are the
+  // last reads of every shard: a shard first read there needs no transaction.
+  auto it = used_.find(shard);
+  if (it == used_.end()) {
+    auto conn = co_await ctx_.connection(shard);
+    if (!conn) co_return conn;
+    it = used_.emplace(shard, *conn).first;
+  }
+  if (ctx_.own_transaction && read && !last && open_transactions_.insert(shard).second) {
+    prefix = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
+  }
+  co_return it->second;
+}
+
+awaitable<void> GatherReads::send_input(size_t i) {
+  const routing::GatherInput& in = plan_.inputs[i];
+  provided_[i].resize(in.provides.size());
+  provided_types_[i].assign(in.provides.size(), 0);
+  started_[i] = std::chrono::steady_clock::now();
+  // Its reads: one, or one per batch of a lookup's values.
+  std::vector<std::string> sqls;
+  if (in.lookup) {
+    uint32_t oid = provided_types_[in.lookup->source][in.lookup->source_column];
+    sqls = plan_.fetch_sqls(i, provided_[in.lookup->source][in.lookup->source_column],
+                            routing::builtin_type_name(oid));
+  } else if (auto sql = plan_.fetch_sql(i)) {
+    sqls.push_back(std::move(*sql));
+  }
+  if (sqls.empty()) co_return;  // the lookup leaves no row to read
+  outcome_.steps[i].reads = sqls.size();
+  // Each read's shards, and all of them.
+  std::vector<std::vector<int>> routed;
+  std::vector<int> shards;
+  for (const std::string& sql : sqls) {
+    auto to = ctx_.route(sql);
+    if (!to) {
+      outcome_.error = to.error();
+      co_return;
+    }
+    for (int s : *to) {
+      if (std::find(shards.begin(), shards.end(), s) == shards.end()) shards.push_back(s);
+    }
+    routed.push_back(std::move(*to));
+  }
+  std::sort(shards.begin(), shards.end());
+  if (shards.size() == 1 && i + 1 == plan_.inputs.size() && !!for_statement_) {
+    // The last input (no lookup reads it) on one shard: the statement runs there, on the
+    // table itself, and its rows are not read. Every row of it the statement can use is
+    // there: the conditions pushed down and the lookup are the statement's own.
+    kept_[i] = true;
+    on_shard_ = shards.front();
+    outcome_.steps[i].shards = shards;
+    outcome_.steps[i].in_place = true;
+    co_return;
+  }
+  bool broadcast = shards.size() > 1 && i + 1 == plan_.inputs.size() && !!for_statement_ &&
+                   plan_.broadcast && ctx_.merge;
+  if (broadcast && plan_.broadcast_limit) {
+    // Worth it while the rows sent to each of its shards weigh less than the table.
+    co_await read_pending();
+    if (!outcome_.ok()) co_return;
+    broadcast = static_cast<int64_t>(text_) <= *plan_.broadcast_limit;
+  }
+  if (broadcast) {
+    // On several shards, and the statement's answer is the sum of its answers over that
+    // table's parts: it runs on each of them with the other tables' rows (a broadcast join).
+    kept_[i] = true;
+    broadcast_shards_ = shards;
+    outcome_.steps[i].shards = shards;
+    outcome_.steps[i].in_place = true;
+    co_return;
+  }
+  if (shards.empty()) {
+    // Only reference tables (every shard holds their rows): a shard the statement uses
+    // already, else the one it prefers, else the first.
+    shards.push_back(!used_.empty()              ? used_.begin()->first
+                     : ctx_.preferred_shard >= 0 ? ctx_.preferred_shard
+                                                 : 0);
+    for (auto& to : routed) to = shards;
+  }
+  outcome_.steps[i].shards = shards;
+  bool last = i + 1 == plan_.inputs.size() && !!for_statement_;
+  // Floats are read exactly: at the session's extra_float_digits if that is PostgreSQL's
+  // default (1, shortest exact), else at 3 for the reads and the session's value again after.
+  const std::string exact_floats =
+      ctx_.float_digits_sql.empty() ? "" : "SET LOCAL extra_float_digits = 3;\n";
+  // A shard's last read of the last input ends the statement's transaction there.
+  std::map<int, size_t> final_read;
+  for (size_t k = 0; k < routed.size(); ++k) {
+    for (int shard : routed[k]) final_read[shard] = k;
+  }
+  for (size_t k = 0; k < sqls.size(); ++k) {
+    for (int shard : routed[k]) {
+      std::string prefix;
+      auto conn = co_await connection(shard, true, last, prefix);
+      if (!conn) {
+        outcome_.error = conn.error();
+        co_return;
+      }
+      ++reads_[shard];
+      Pending p{i, shard, *conn, false};
+      std::string suffix;
+      if (last && ctx_.own_transaction && open_transactions_.count(shard) != 0 &&
+          final_read[shard] == k) {
+        suffix = ";\nCOMMIT";
+        p.ends = true;
+      }
+      std::string request;
+      write_query(request, prefix + exact_floats + sqls[k] + suffix);
+      if (auto r = co_await (*conn)->send(request); !r) {
+        (*conn)->mark_broken();
+        outcome_.error = r.error();
+        co_return;
+      }
+      pending_.push_back(p);
+    }
+  }
+}
+
+awaitable<void> GatherReads::read_pending() {
+  for (const Pending& p : pending_) {
+    const routing::GatherInput& in = plan_.inputs[p.input];
+    // Its rows as they come (never the whole answer at once): the row, and the values of the
+    // columns a lookup after it reads.
+    std::optional<std::string> shard_error;
+    uint64_t got = 0;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await p.conn->read_message(type, body); !r) {
+        p.conn->mark_broken();
+        if (outcome_.ok()) outcome_.error = r.error();
+        break;
+      }
+      if (type == 'Z') break;
+      if (type == 'T') {
+        for (size_t c = 0; c < in.provides.size(); ++c) {
+          provided_types_[p.input][c] = column_type(body, c + 1);
+        }
+      } else if (type == 'E' && !shard_error) {
+        shard_error = std::move(body);
+      } else if (type == 'D' && !shard_error && outcome_.ok()) {
+        ++got;
+        auto values = data_row_values(body);
+        if (values.empty() || !values[0]) continue;
+        held_ += values[0]->size() + 3 + kRowOverhead;
+        text_ += values[0]->size() + 3;
+        rows_[p.input].push_back(std::move(*values[0]));
+        for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
+          if (!values[c + 1]) continue;
+          size_t size = values[c + 1]->size();
+          if (provided_[p.input][c].insert(std::move(*values[c + 1])).second) {
+            held_ += size + kValueOverhead;
+          }
+        }
+      }
+    }
+    if (shard_error) {
+      // Its transaction (if any) is aborted, not ended: rolled back at close.
+      if (outcome_.ok()) outcome_.shard_error = std::move(shard_error);
+      continue;
+    }
+    if (p.ends && !p.conn->broken()) open_transactions_.erase(p.shard);
+    if (!outcome_.ok()) continue;
+    auto& step = outcome_.steps[p.input];
+    step.rows += got;
+    step.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                        started_[p.input])
+                  .count();
+    if (held_ + 2 * text_ > ctx_.memory_limit && outcome_.ok()) {
+      outcome_.error =
+          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                   std::to_string(ctx_.memory_limit) + " bytes)")
+              .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
+                           std::to_string(held_ + 2 * text_) +
+                           " bytes (the rows, and the statement that carries them to a shard).")
+              .with_hint(
+                  "narrow the query with conditions on the tables' keys, or raise "
+                  "query_memory in pgrange's configuration");
+    }
+  }
+  for (const Pending& p : pending_) read_[p.input] = true;
+  pending_.clear();
+}
+
+void GatherReads::release_rows() {
+  std::vector<std::vector<std::string>>().swap(rows_);
+  std::vector<std::vector<std::set<std::string>>>().swap(provided_);
+}
+
+void GatherReads::fail(const ExecFailure& f) {
+  if (!outcome_.ok()) return;
+  if (f.shard_error) {
+    outcome_.shard_error = f.shard_error;
+  } else {
+    outcome_.error = f.error.value_or(Error::make(sqlstate::kInternalError, "the merge failed"));
+  }
+}
+
+ExecResult<void> GatherReads::failure() const {
+  if (outcome_.shard_error) return tl::unexpected(ExecFailure::from_shard(*outcome_.shard_error));
+  if (outcome_.error) return tl::unexpected(ExecFailure::of(*outcome_.error));
+  return {};
+}
+
+int GatherReads::busiest_shard() const {
+  int shard = -1;
+  size_t most = 0;
+  for (const auto& [s, n] : reads_) {
+    size_t weight = n + (open_transactions_.count(s) != 0 ? 1000000 : 0);
+    if (weight > most) {
+      most = weight;
+      shard = s;
+    }
+  }
+  return shard;
+}
+
+awaitable<Result<BackendConnection*>> GatherReads::statement_connection(int shard) {
+  std::string prefix;  // not a read: no transaction opened for it
+  co_return co_await connection(shard, false, false, prefix);
+}
+
+awaitable<bool> GatherReads::statement_runs_on(int shard) {
+  statement_shard_ = shard;
+  bool ends_there = open_transactions_.erase(shard) != 0;
+  // Every read is done: the other shards' transactions (reads only) end now, their answers
+  // coming while the statement runs, not after it.
+  for (int s : open_transactions_) {
+    BackendConnection* conn = used_.at(s);
+    if (conn->broken()) continue;
+    std::string commit;
+    write_query(commit, "COMMIT");
+    if (auto r = co_await conn->send(commit); !r) {
+      conn->mark_broken();
+      continue;
+    }
+    ending_early_.push_back(conn);
+  }
+  open_transactions_.clear();
+  co_return ends_there;
+}
+
+awaitable<void> GatherReads::close(bool) {
+  if (closed_) co_return;
+  closed_ = true;
+  // The connections: the client's float digits back where the reads changed them (a block's
+  // parts), the statement's own transactions ended. Sent everywhere first, then read.
+  std::vector<BackendConnection*> ending = std::move(ending_early_);
+  for (const auto& [s, conn] : used_) {
+    if (conn->broken()) continue;
+    std::string sql;
+    if (ctx_.own_transaction) {
+      if (open_transactions_.count(s) == 0) continue;
+      sql = outcome_.ok() ? "COMMIT" : "ROLLBACK";
+    } else if (s != statement_shard_ || !outcome_.ok()) {
+      if (reads_.count(s) == 0 || ctx_.float_digits_sql.empty()) continue;
+      sql = ctx_.float_digits_sql;
+    } else {
+      continue;
+    }
+    std::string request;
+    write_query(request, sql);
+    if (auto r = co_await conn->send(request); !r) {
+      conn->mark_broken();
+      continue;
+    }
+    ending.push_back(conn);
+  }
+  for (BackendConnection* conn : ending) {
+    auto e = co_await drain(*conn);
+    if (e && *e && outcome_.ok()) outcome_.shard_error = std::move(**e);
+  }
+}
+
+std::string GatherReads::describe() const {
+  size_t tables = 0;
+  for (bool kept : kept_) tables += kept ? 0 : 1;
+  return "Materialize: the rows of " + std::to_string(tables) +
+         (tables == 1 ? " table" : " tables") + " read into pgrange for the statement";
+}
+
+}  // namespace pgrange::proxy::exec
