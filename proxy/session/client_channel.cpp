@@ -16,7 +16,7 @@ awaitable<size_t> ClientChannel::read_some(char* p, size_t n, error_code& ec) {
 }
 
 size_t ClientChannel::try_write_now(std::string_view bytes) {
-  if (!writer_idle_ || !pending_.empty() || tls_) return 0;
+  if (!writer_idle_ || !pending_.empty() || tls_ || held_) return 0;
   // Nothing is queued or being written: hand the bytes to the kernel right away. A reply
   // usually fits the socket buffer, which saves the writer's wake-up and an asynchronous
   // write per reply; whatever does not fit goes through the writer.
@@ -46,7 +46,7 @@ void ClientChannel::send(std::string bytes) {
   } else {
     pending_.append(bytes);
   }
-  if (writer_idle_) wake_.cancel();
+  if (writer_idle_ && !held_) wake_.cancel();
 }
 
 void ClientChannel::send_view(std::string_view bytes) {
@@ -58,7 +58,20 @@ void ClientChannel::send_view(std::string_view bytes) {
   size_t n = try_write_now(bytes);
   if (n == std::string_view::npos || n == bytes.size()) return;
   pending_.append(bytes.substr(n));
-  if (writer_idle_) wake_.cancel();
+  if (writer_idle_ && !held_) wake_.cancel();
+}
+
+void ClientChannel::release() {
+  if (!held_) return;
+  held_ = false;
+  if (failed_ || pending_.empty() || !writer_idle_) return;  // a busy writer takes it next
+  std::string bytes;
+  bytes.swap(pending_);
+  size_t n = try_write_now(bytes);
+  if (n == std::string_view::npos || n == bytes.size()) return;
+  bytes.erase(0, n);
+  pending_.swap(bytes);
+  wake_.cancel();
 }
 
 awaitable<void> ClientChannel::write_loop() {
@@ -92,6 +105,7 @@ awaitable<void> ClientChannel::write_loop() {
 }
 
 awaitable<void> ClientChannel::wait_below(size_t limit) {
+  release();  // what is held would wait for nothing
   while (!failed_ && queued() > limit) {
     drained_.expires_at(asio::steady_timer::time_point::max());
     error_code ec;

@@ -24,6 +24,13 @@ class ClientChannel {
   /// written at once.
   void send_view(std::string_view bytes);
 
+  /// From hold() to release(), what is sent is queued and not written: the replies to several
+  /// messages go out together, where PostgreSQL flushes (ReadyForQuery, a Flush), instead of a
+  /// write per reply. wait_below() releases first, so a large answer still streams.
+  void hold() { held_ = true; }
+  /// Writes what hold() kept (at once if the socket takes it, else through the writer).
+  void release();
+
   /// While `sink` is set, what is sent goes into it instead of to the client: pgrange runs
   /// statements of its own for one of the client's and answers for them together.
   void divert(std::string* sink) { divert_ = sink; }
@@ -59,6 +66,7 @@ class ClientChannel {
   std::string writing_;
   std::string* divert_ = nullptr;
   bool writer_idle_ = false;
+  bool held_ = false;
   bool failed_ = false;
   asio::steady_timer drained_;
   asio::steady_timer wake_;

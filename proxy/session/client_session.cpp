@@ -847,9 +847,18 @@ awaitable<void> ClientSession::message_loop() {
   for (;;) {
     out.clear();
     bool keep_going = true;
+    // The replies to the messages read together go out together, flushed where PostgreSQL
+    // flushes: after a Query, a Sync or a Flush, and before waiting for the client.
+    channel_.hold();
+    char last = 0;
     for (;;) {
+      if (last == 'Q' || last == 'S' || last == 'H') {
+        channel_.release();
+        channel_.hold();
+      }
       FrameResult fr = read_typed_frame(in_.view(), worker_.config().max_message_size);
       if (fr.status == FrameStatus::kNeedMore) break;
+      last = fr.status == FrameStatus::kReady ? fr.frame.type : 0;
       if (fr.status == FrameStatus::kInvalid) {
         send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
         keep_going = false;
@@ -1005,6 +1014,7 @@ awaitable<void> ClientSession::message_loop() {
       if (!synth.empty()) channel_.send(std::move(synth));
       if (backend_ && can_release()) request_release();
     }
+    channel_.release();
     if (!keep_going || closing_) co_return;
     in_.shrink_if_idle(1 << 16);
     error_code ec;
