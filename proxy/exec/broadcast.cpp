@@ -116,7 +116,8 @@ awaitable<ExecResult<void>> Broadcast::open() {
       ErrorFields f = parse_error_fields(*failure->shard_error);
       return Error::make(f.sqlstate, f.message);
     }();
-    e.message = "shard \"" + o_.shard_name(shard) + "\": " + e.message;
+    const std::string named = "shard \"" + o_.shard_name(shard) + "\"";
+    if (e.message.find(named) == std::string::npos) e.message = named + ": " + e.message;
     co_await undo_before(i, e);
     failure_ = ExecFailure::of(std::move(e));
     break;

@@ -357,6 +357,28 @@ TEST_F(ExtendedDdlTest, DdlThatFailsOnALaterShardIsUndoneOrSaysWhereItRan) {
   EXPECT_EQ(exec_params(s_->pgrange(), "SELECT count(*) FROM a"), "SELECT 1: 100");
 }
 
+// The last shard down: a CREATE TABLE is undone on the others and says why in the shard's own
+// connection error; once the shard is back, the same statement runs everywhere.
+TEST_F(ExtendedDdlTest, DdlWithTheLastShardDownIsUndoneOnTheOthers) {
+  const int last = cluster_->size() - 1;
+  const std::string last_name = "s" + std::to_string(cluster_->size());
+  cluster_->shard(last).stop();
+  for (bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended protocol" : "simple protocol");
+    std::string got =
+        with_detail(s_->pgrange(), "CREATE TABLE while_down (id int8 PRIMARY KEY)", extended);
+    EXPECT_EQ(got.rfind("08006 cannot connect to shard \"" + last_name + "\"", 0), 0u) << got;
+    EXPECT_NE(got.find(" | The statement was undone on \"s1\", \"s2\"."), std::string::npos) << got;
+  }
+  cluster_->shard(last).start_again();
+  EXPECT_EQ(shards_holding("while_down"), 0);
+  EXPECT_EQ(with_detail(s_->pgrange(), "CREATE TABLE while_down (id int8 PRIMARY KEY)", true),
+            "CREATE TABLE");
+  EXPECT_EQ(shards_holding("while_down"), 3);
+  EXPECT_EQ(exec_params(s_->pgrange(), "INSERT INTO while_down VALUES ($1)", {"5"}), "INSERT 0 1");
+  EXPECT_EQ(exec_params(s_->pgrange(), "DROP TABLE while_down"), "DROP TABLE");
+}
+
 TEST_F(ExtendedDdlTest, PipelinesRunDdlAndSkipToSyncAfterAnError) {
   std::vector<std::string> ok = {
       "CREATE TABLE pl (id int8 PRIMARY KEY, v text)",
