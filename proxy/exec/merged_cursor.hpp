@@ -18,6 +18,12 @@ namespace pgrange::proxy::exec {
 /// Rows asked of one shard's cursor at a time.
 inline constexpr uint64_t kCursorBatch = 1000;
 
+/// The shards' FETCH of their next kCursorBatch rows from cursor `name` (an SQL identifier as
+/// written: quoted where it must be).
+inline std::string cursor_fetch_sql(const std::string& name) {
+  return "FETCH FORWARD " + std::to_string(kCursorBatch) + " FROM " + name;
+}
+
 /// Where a FETCH or MOVE goes on a cursor read forward only, from `position` (rows fetched or
 /// moved over so far): `skip` rows passed over, then `take` rows returned (or moved over).
 struct CursorSteps {

@@ -264,8 +264,7 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   Coordinated::Cursor cursor;
   if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return;
   std::string fetch;
-  write_query(fetch, "FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " +
-                         quote_ident(stmt.name));
+  write_query(fetch, exec::cursor_fetch_sql(quote_ident(stmt.name)));
   build_cursor_tree(cursor, merge, fetch, stmt.name, stmt.no_scroll, std::move(formats.client));
   cursor.replay_mark = c.replay.size();
   c.cursors.emplace(stmt.name, std::move(cursor));
@@ -345,12 +344,7 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
     co_return true;
   }
   std::string fetch;
-  MessageWriter(fetch)
-      .begin('P')
-      .cstr("")
-      .cstr("FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " + name)
-      .i16(0)
-      .end();
+  MessageWriter(fetch).begin('P').cstr("").cstr(exec::cursor_fetch_sql(name)).i16(0).end();
   exec::MergeFormats formats = exec::merge_formats(merge, std::move(results));
   MessageWriter bind(fetch);
   bind.begin('B').cstr("").cstr("").i16(0).i16(0).i16(static_cast<int16_t>(formats.shard.size()));
@@ -470,8 +464,7 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
     co_return;
   }
   std::string fetch;
-  write_query(fetch, "FETCH FORWARD " + std::to_string(exec::kCursorBatch) + " FROM " +
-                         quote_ident(stmt.name));
+  write_query(fetch, exec::cursor_fetch_sql(quote_ident(stmt.name)));
   build_cursor_tree(cursor, merge, fetch, stmt.name, stmt.no_scroll, std::move(formats.client));
   held_cursors_.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
