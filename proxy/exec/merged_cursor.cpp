@@ -28,40 +28,42 @@ Error only_forward(bool no_scroll) {
 }  // namespace
 
 Result<CursorSteps> forward_steps(const sql::CursorStatement& stmt, uint64_t position,
-                                  bool no_scroll) {
+                                  bool no_scroll, bool on_row) {
   using Direction = sql::CursorStatement::Direction;
+  const bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
   CursorSteps steps;
   int64_t n = stmt.count;
   switch (stmt.direction) {
     case Direction::kForward:
     case Direction::kBackward:
+    case Direction::kRelative:
       if (stmt.direction == Direction::kBackward) n = n == sql::CursorStatement::kAll ? -1 : -n;
       if (n < 0) return tl::unexpected(only_forward(no_scroll));
-      steps.take = static_cast<uint64_t>(n);
+      if (n == 0) {
+        // The current row, if it sits on one: MOVE only counts it; FETCH reads it again,
+        // which PostgreSQL does by backing up a row.
+        if (on_row && fetch && no_scroll) return tl::unexpected(only_forward(true));
+        steps.again = on_row;
+      } else if (stmt.direction == Direction::kRelative) {
+        steps.skip = static_cast<uint64_t>(n) - 1;
+        steps.take = 1;
+      } else {
+        steps.take = static_cast<uint64_t>(n);
+      }
       break;
     case Direction::kAbsolute:
       if (n < 0 || (n == 0 && position > 0) || (n > 0 && static_cast<uint64_t>(n) < position)) {
         return tl::unexpected(only_forward(no_scroll));
       }
-      if (n > 0 && static_cast<uint64_t>(n) > position) {
+      if (n > 0 && static_cast<uint64_t>(n) == position) {
+        // Row n again: PostgreSQL backs up to it, FETCH or MOVE.
+        if (no_scroll) return tl::unexpected(only_forward(true));
+        steps.again = true;
+      } else if (n > 0) {
         steps.skip = static_cast<uint64_t>(n) - position - 1;
         steps.take = 1;
-      } else if (n > 0) {
-        n = 0;  // the current row again
       }
       break;
-    case Direction::kRelative:
-      if (n < 0) return tl::unexpected(only_forward(no_scroll));
-      if (n > 0) {
-        steps.skip = static_cast<uint64_t>(n) - 1;
-        steps.take = 1;
-      }
-      break;
-  }
-  if (steps.take == 0 && n == 0 && !(stmt.direction == Direction::kAbsolute && position == 0)) {
-    return tl::unexpected(
-        not_supported("FETCH or MOVE of the current row again, on a cursor whose query spans "
-                      "several shards, is not supported yet"));
   }
   return steps;
 }
@@ -88,12 +90,16 @@ awaitable<ExecResult<uint64_t>> MergedCursor::advance(uint64_t n, bool keep, std
   while (moved < n) {
     if (!ready_.empty()) {
       if (keep) rows += ready_.front();
+      last_row_ = std::move(ready_.front());
       ready_.pop_front();
       ++moved;
       ++position_;
       continue;
     }
-    if (finished_) break;
+    if (finished_) {
+      at_end_ = true;
+      break;
+    }
     Batch batch;
     batch.max_rows = n - moved;
     auto more = co_await tree_->next(batch);
@@ -112,7 +118,7 @@ awaitable<ExecResult<uint64_t>> MergedCursor::advance(uint64_t n, bool keep, std
 
 awaitable<ExecResult<void>> MergedCursor::fetch(const sql::CursorStatement& stmt,
                                                 std::string& out) {
-  auto steps = forward_steps(stmt, position_, no_scroll_);
+  auto steps = forward_steps(stmt, position_, no_scroll_, position_ > 0 && !at_end_);
   if (!steps) co_return tl::unexpected(ExecFailure::of(steps.error()));
   bool fetch = stmt.kind == sql::CursorStatement::Kind::kFetch;
   std::string rows;
@@ -128,6 +134,10 @@ awaitable<ExecResult<void>> MergedCursor::fetch(const sql::CursorStatement& stmt
     auto got = co_await advance(take, fetch, rows);
     if (!got) co_return tl::unexpected(got.error());
     moved += *got;
+  }
+  if (steps->again) {
+    if (fetch) rows += last_row_;
+    moved = 1;
   }
   if (fetch) {
     if (!opened_) {

@@ -25,18 +25,24 @@ inline std::string cursor_fetch_sql(const std::string& name) {
 }
 
 /// Where a FETCH or MOVE goes on a cursor read forward only, from `position` (rows fetched or
-/// moved over so far): `skip` rows passed over, then `take` rows returned (or moved over).
+/// moved over so far): `skip` rows passed over, then `take` rows returned (or moved over); or
+/// the current row again (`again`: the last row fetched or moved over, which pgrange keeps).
 struct CursorSteps {
   uint64_t skip = 0;
   uint64_t take = 0;
+  bool again = false;
 };
 
-/// The steps of `stmt` on a cursor over several shards at `position`. Reading backward fails
-/// with PostgreSQL's own error when the cursor was declared NO SCROLL (`55000`), else with
-/// `0A000` (PostgreSQL may read such a cursor backward, depending on its plan; pgrange never);
-/// the current row again (FETCH RELATIVE 0, ABSOLUTE n at n) with `0A000`.
+/// The steps of `stmt` on a cursor over several shards at `position`, `on_row` when the
+/// cursor sits on a row (it has moved and not run off the end). Reading backward fails with
+/// PostgreSQL's own error when the cursor was declared NO SCROLL (`55000`), else with `0A000`
+/// (PostgreSQL may read such a cursor backward, depending on its plan; pgrange never). The
+/// current row again is PostgreSQL's: a count of 0 (FETCH RELATIVE 0, FORWARD 0, BACKWARD 0)
+/// gives no row off a row; on one, MOVE counts it and FETCH returns it, where PostgreSQL
+/// backs up a row to read it again, so a NO SCROLL cursor fails with `55000`, as ABSOLUTE n at
+/// row n does.
 Result<CursorSteps> forward_steps(const sql::CursorStatement& stmt, uint64_t position,
-                                  bool no_scroll);
+                                  bool no_scroll, bool on_row);
 
 /// A cursor over several shards: the cursor of `merge`'s shard query that the caller declared
 /// on each connection (a transaction block's parts, or connections held for a cursor WITH HOLD),
@@ -66,6 +72,8 @@ class MergedCursor {
   bool finished_ = false;          // the merge has no rows left
   std::deque<std::string> ready_;  // merged DataRow messages, not fetched yet
   uint64_t position_ = 0;          // rows fetched or moved over so far
+  bool at_end_ = false;            // a move ran off the end
+  std::string last_row_;           // the DataRow of the row it sits on (or last sat on)
 };
 
 }  // namespace pgrange::proxy::exec

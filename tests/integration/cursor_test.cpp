@@ -237,6 +237,55 @@ TEST_F(CursorTest, ErrorsAreThoseOfPostgreSQL) {
   });
 }
 
+// The current row again (a count of 0, ABSOLUTE n at row n), before the first row, on a row,
+// and after running off the end, as PostgreSQL gives it: MOVE counts it, FETCH reads it again
+// (backing up a row, which a NO SCROLL cursor refuses).
+TEST_F(CursorTest, TheCurrentRowAgainAsPostgreSQLGivesIt) {
+  same_answers({
+      "BEGIN",
+      "DECLARE c CURSOR FOR SELECT id, note FROM t WHERE v = 3 ORDER BY id",
+      "FETCH 0 FROM c",
+      "MOVE 0 IN c",
+      "FETCH RELATIVE 0 FROM c",
+      "FETCH 200 FROM c",  // into the second shard (143 rows of v = 3 on the first)
+      "FETCH 0 FROM c",
+      "FETCH RELATIVE 0 FROM c",
+      "FETCH BACKWARD 0 FROM c",
+      "MOVE 0 IN c",
+      "MOVE RELATIVE 0 IN c",
+      "FETCH ABSOLUTE 200 FROM c",
+      "MOVE ABSOLUTE 200 IN c",
+      "FETCH NEXT FROM c",
+      "MOVE 5 IN c",
+      "FETCH FORWARD 0 FROM c",
+      "FETCH ALL FROM c",  // off the end
+      "FETCH 0 FROM c",
+      "MOVE 0 IN c",
+      "COMMIT",
+      "BEGIN",
+      "DECLARE n NO SCROLL CURSOR FOR SELECT id FROM t WHERE v = 3 ORDER BY id",
+      "FETCH 0 FROM n",
+      "MOVE 0 IN n",
+      "FETCH 3 FROM n",
+      "MOVE 0 IN n",
+      "MOVE BACKWARD 0 IN n",
+      "FETCH RELATIVE 0 FROM n",
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE n NO SCROLL CURSOR FOR SELECT id FROM t WHERE v = 3 ORDER BY id",
+      "FETCH 3 FROM n",
+      "MOVE ABSOLUTE 3 IN n",
+      "ROLLBACK",
+      "BEGIN",
+      "DECLARE n NO SCROLL CURSOR FOR SELECT id FROM t WHERE v = 3 ORDER BY id",
+      "MOVE ALL IN n",
+      "FETCH 0 FROM n",
+      "FETCH RELATIVE 0 FROM n",
+      "MOVE 0 IN n",
+      "COMMIT",
+  });
+}
+
 TEST_F(CursorTest, ExecuteWithARowLimitFetchesAPortalInBatches) {
   // pgjdbc's fetch size (a named portal in a transaction), and an unnamed portal outside one
   // (PostgreSQL keeps it until the Sync): each Execute answers its rows, then PortalSuspended
