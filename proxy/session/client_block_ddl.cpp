@@ -11,7 +11,6 @@
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
 #include "proxy/control/control_plane.hpp"
-#include "proxy/exec/broadcast.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -191,26 +190,19 @@ awaitable<void> ClientSession::run_block_ddl(std::string_view sql_text, const Pl
       co_return;
     }
   }
-  // Shard by shard, in shard order, in the block's transaction on each (exec::Broadcast); the
-  // first shard's answer is the client's. Through the extended protocol the shards get it so
-  // too, with the client's parameters: PostgreSQL refuses them in most DDL, and the client
-  // sees a shard's own words for it.
-  exec::Broadcast::Options o;
-  for (const auto& [shard, conn] : c.parts) o.shards.push_back(shard);
-  o.in_transaction = true;
-  o.request = utility_request(statement, ext);
-  o.acquire = [this](int shard) { return block_part(shard); };
-  o.shard_name = [this](int shard) {
-    return worker_.pool(static_cast<size_t>(shard)).shard().name;
-  };
-  exec::Broadcast broadcast(std::move(o));
-  co_await broadcast.open();
-  exec::Batch answer;
-  if (auto ran = co_await broadcast.next(answer); !ran) {
-    if (ran.error().shard_error) {
-      write_shard_error(out, *ran.error().shard_error);
+  // Shard by shard, in shard order, in the block's transaction on each; the first shard's
+  // answer is the client's. Through the extended protocol the shards get it so too, with the
+  // client's parameters: PostgreSQL refuses them in most DDL, and the client sees a shard's
+  // own words for it.
+  // (Named, not temporaries inside co_await: g++ 12 destroys such temporaries twice.)
+  std::string request = utility_request(statement, ext);
+  std::string relay_all;
+  auto answer = co_await broadcast_to_parts(std::move(request), std::move(relay_all));
+  if (!answer) {
+    if (answer.error().shard_error) {
+      write_shard_error(out, *answer.error().shard_error);
     } else {
-      write_error(out, *ran.error().error);
+      write_error(out, *answer.error().error);
     }
     c.failed = true;
     txn_status_ = 'E';
@@ -227,7 +219,7 @@ awaitable<void> ClientSession::run_block_ddl(std::string_view sql_text, const Pl
   if (!notice->empty()) {
     write_notice(out, *notice);
   }
-  out += answer.data;
+  out += *answer;
   txn_status_ = 'T';
 }
 

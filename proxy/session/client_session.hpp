@@ -539,9 +539,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.
   awaitable<Result<BackendConnection*>> coordinated_part(int shard);
-  /// The block's part on `shard` (open already), brought to the session's settings; marked
-  /// broken when that fails.
-  awaitable<Result<std::shared_ptr<BackendConnection>>> block_part(int shard);
+  /// `request` on every part of the block, one after the other in its transaction there
+  /// (exec::Broadcast): the first part's messages of the kinds in `relay` ("": all but
+  /// ParseComplete, BindComplete, ReadyForQuery and errors), its first tag into `first_tag`;
+  /// or the failure, a shard's own error.
+  awaitable<exec::ExecResult<std::string>> broadcast_to_parts(std::string request,
+                                                              std::string relay,
+                                                              std::string* first_tag = nullptr);
   /// COPY … FROM STDIN into a table over several shards (exec::CopyRouter routes its rows):
   /// opens the COPY on the table's first shard and answers the client's CopyInResponse.
   awaitable<bool> start_copy_in(std::string_view sql, const Plan& plan);

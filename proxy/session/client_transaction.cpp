@@ -190,13 +190,32 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   co_return conn.get();
 }
 
-awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::block_part(int shard) {
-  std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
-  if (auto e = co_await sync_settings(*conn)) {
-    conn->mark_broken();
-    co_return tl::unexpected(*e);
-  }
-  co_return conn;
+awaitable<exec::ExecResult<std::string>> ClientSession::broadcast_to_parts(std::string request,
+                                                                           std::string relay,
+                                                                           std::string* first_tag) {
+  exec::Broadcast::Options o;
+  for (const auto& [shard, conn] : coord_->parts) o.shards.push_back(shard);
+  o.in_transaction = true;
+  o.request = std::move(request);
+  o.relay = std::move(relay);
+  // The parts stay the block's; each is brought to the session's settings first.
+  o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
+    std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
+    if (auto e = co_await sync_settings(*conn)) {
+      conn->mark_broken();
+      co_return tl::unexpected(*e);
+    }
+    co_return conn;
+  };
+  o.shard_name = [this](int shard) {
+    return worker_.pool(static_cast<size_t>(shard)).shard().name;
+  };
+  exec::Broadcast broadcast(std::move(o));
+  co_await broadcast.open();
+  exec::Batch answer;
+  if (auto ran = co_await broadcast.next(answer); !ran) co_return tl::unexpected(ran.error());
+  if (first_tag != nullptr) *first_tag = broadcast.first_tag();
+  co_return std::move(answer.data);
 }
 
 std::string ClientSession::coordinated_opener() const {
@@ -241,27 +260,20 @@ awaitable<void> ClientSession::run_on_every_part(const sql::StatementInfo& info,
       !find_savepoint(info.transaction_name)) {
     error = Error::make("3B001", "savepoint \"" + info.transaction_name + "\" does not exist");
   }
-  // Shard by shard, in the block's transaction on each (exec::Broadcast); the first part's
-  // notices and settings reports are the client's.
+  // Shard by shard, in the block's transaction on each; the first part's notices and settings
+  // reports are the client's.
   if (!error) {
-    exec::Broadcast::Options o;
-    for (const auto& [shard, conn] : c.parts) o.shards.push_back(shard);
-    o.in_transaction = true;
-    write_query(o.request, run);
-    o.acquire = [this](int shard) { return block_part(shard); };
-    o.shard_name = [this](int shard) {
-      return worker_.pool(static_cast<size_t>(shard)).shard().name;
-    };
-    o.relay = "NS";
-    exec::Broadcast broadcast(std::move(o));
-    co_await broadcast.open();
-    exec::Batch answer;
-    if (auto ran = co_await broadcast.next(answer); !ran) {
+    std::string request;
+    write_query(request, run);
+    std::string relay = "NS";  // named: see run_block_ddl
+    std::string first_tag;
+    auto ran = co_await broadcast_to_parts(std::move(request), std::move(relay), &first_tag);
+    if (!ran) {
       error = ran.error().error;
       shard_error = ran.error().shard_error;
     } else {
-      out += answer.data;
-      if (tag.empty()) tag = broadcast.first_tag();
+      out += *ran;
+      if (tag.empty()) tag = std::move(first_tag);
     }
   }
   if (shard_error || error) {
