@@ -172,7 +172,7 @@ awaitable<KeyMoveAnswer> move_keys(const std::string& text, const sql::Statement
   bool binary =
       std::any_of(result_formats.begin(), result_formats.end(), [](int16_t f) { return f != 0; });
 
-  // 1. The UPDATE on each shard its WHERE reaches, in shard order (see run_distributed_write).
+  // 1. The UPDATE on each shard its WHERE reaches, in shard order (as exec::ShardWrite).
   std::vector<Source> sources;
   std::optional<std::string> client_description;
   std::string client_rows;

@@ -819,9 +819,6 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kExplain:
       ok = co_await run_explain(p);
       co_return false;
-    case Plan::Kind::kWrite:
-      ok = co_await run_distributed_write(text, (**p.analysis)[0], p.route);
-      co_return false;
     case Plan::Kind::kRead:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here; its Describe and Execute follow.

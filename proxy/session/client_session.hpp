@@ -314,22 +314,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::optional<Error>> write_coordinated_index_entries();
   /// …for a transaction over `parts`, which gains a part (BEGIN) on each new shard it writes.
   awaitable<std::optional<Error>> write_index_entries(std::vector<TxnPart>& parts);
-  /// Runs a write on every shard of its route in one transaction each, committed atomically
-  /// (PREPARE TRANSACTION, the decision in the metadata store, COMMIT PREPARED).
-  awaitable<bool> run_distributed_write(std::string_view sql, const sql::StatementInfo& info,
-                                        const routing::Route& route);
   /// Runs an UPDATE assigning a key column (route.moves_keys, client_key_move.cpp) on the
   /// route's shards and moves each row whose new key another shard owns there, in the
-  /// statement's transaction: the coordinated block's (`parts` null) or one pgrange opens on
-  /// each shard it needs, added to `parts` for the caller to end. `ext`: bound through the
-  /// extended protocol (its parameters, result formats and Describe).
+  /// coordinated transaction. `ext`: bound through the extended protocol (its parameters,
+  /// result formats and Describe).
   awaitable<exec::KeyMoveAnswer> run_key_move(const std::string& text,
                                               const sql::StatementInfo& info,
                                               const routing::Route& route,
-                                              std::vector<TxnPart>* parts,
                                               const ExtendedMerge* ext);
-  /// run_key_move's connection on `shard`, in the statement's transaction there.
-  awaitable<Result<BackendConnection*>> key_move_part(int shard, std::vector<TxnPart>* parts);
   /// A transaction block over several shards: pgrange holds a connection in the transaction on
   /// each shard it touched and runs the client's statements itself; COMMIT is a two-phase
   /// commit. Simple protocol only.
@@ -338,9 +330,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::string begin_sql;  ///< what opens the transaction on one more shard
     int first_shard = -1;   ///< where statements on no pgrange table run
     bool failed = false;    ///< a statement failed: only ROLLBACK (or COMMIT) goes on
-    /// No transaction block: pgrange's own transaction for a COPY, or for the extended
-    /// protocol's implicit transaction (a write over several shards), ended at its Sync.
+    /// No transaction block: pgrange's own transaction for a COPY, a query string, or the
+    /// extended protocol's implicit transaction (a write over several shards), ended at its
+    /// Sync.
     bool implicit = false;
+    /// A lock wait on a part ends after 2 s as a deadlock (40P01): it may be half of a
+    /// deadlock across shards. Not for one write over several shards outside a block, which
+    /// visits its shards in order and waits as long as PostgreSQL would.
+    bool lock_timeout = true;
     /// The savepoints and settings in force, in the order they were made: a part opened later
     /// runs them after its BEGIN, so every part holds the same savepoint stack.
     struct Replayed {
@@ -587,12 +584,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<tl::expected<std::string, std::string>> inferred_parameter_types(
       BackendConnection& conn, const std::string& text, std::string_view given);
   /// Runs one statement of a coordinated transaction (starting it, when it is the statement
-  /// that needs a second shard).
+  /// that needs a second shard). `more`: the query string goes on (no ReadyForQuery);
+  /// `into`: its answer is added there instead of being sent.
   awaitable<bool> run_coordinated(std::string_view sql, const Plan& plan,
-                                  ExtendedMerge* ext = nullptr, bool more = false);
-  /// A query string of several statements whose statements run on several shards: one after
-  /// the other in one transaction over those shards (the block's, or one committed after the
-  /// last statement with two-phase commit), stopping at the first error, as PostgreSQL runs
+                                  ExtendedMerge* ext = nullptr, bool more = false,
+                                  std::string* into = nullptr);
+  /// A query string over several shards pgrange runs in the transaction it coordinates: a
+  /// write on several shards, or several statements touching several shards. One after the
+  /// other in the block's transaction, or outside a block in one of their own committed after
+  /// the last statement with two-phase commit, stopping at the first error, as PostgreSQL runs
   /// a query string in one transaction.
   awaitable<bool> run_script(std::string_view sql, const Plan& plan);
   /// A message of the extended protocol (or Sync) in a coordinated transaction that is not part

@@ -33,6 +33,18 @@ bool is_setting(sql::SessionEffectKind k) {
          k == sql::SessionEffectKind::kResetAll;
 }
 
+/// Removes the last message of `answer` from `from` on if it is a CommandComplete.
+void drop_last_command_complete(std::string& answer, size_t from) {
+  size_t last = std::string::npos;
+  for (size_t at = from; at + 5 <= answer.size();) {
+    uint32_t len = 0;
+    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
+    last = at;
+    at += 1 + len;
+  }
+  if (last != std::string::npos && answer[last] == 'C') answer.resize(last);
+}
+
 bool is_savepoint(sql::SessionEffectKind k) {
   return k == sql::SessionEffectKind::kSavepoint || k == sql::SessionEffectKind::kRelease ||
          k == sql::SessionEffectKind::kRollbackTo;
@@ -225,7 +237,8 @@ std::string ClientSession::coordinated_opener() const {
   // repeated names, RELEASE of an outer savepoint and the undoing of work (and locks) done
   // after it. Settings are replayed in their place among the savepoints, so a ROLLBACK TO undoes
   // the same ones everywhere.
-  std::string sql = coord_->begin_sql + ";\n" + kSetLockTimeout;
+  std::string sql = coord_->begin_sql;
+  if (coord_->lock_timeout) sql += std::string(";\n") + kSetLockTimeout;
   for (const auto& r : coord_->replay) sql += ";\n" + r.sql;
   return sql;
 }
@@ -350,7 +363,7 @@ awaitable<tl::expected<std::string, std::string>> ClientSession::inferred_parame
 }
 
 awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const Plan& plan,
-                                               ExtendedMerge* ext, bool more) {
+                                               ExtendedMerge* ext, bool more, std::string* into) {
   std::string out;
   emit_ready_synthetics(out);  // a BEGIN or Parse answered before comes first
   const auto& infos = **plan.analysis;
@@ -371,7 +384,12 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   // The simple protocol ends with ReadyForQuery; the extended one's Sync brings it.
   auto send = [&]() {
     if (ext == nullptr && !more) write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
+    if (into != nullptr) {
+      *into += out;
+      out.clear();
+    } else {
+      channel_.send(std::move(out));
+    }
   };
 
   // The statement that needs a second shard (or several): the transaction becomes ours.
@@ -469,7 +487,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   const routing::Route& route = plan.route;
   if (route.moves_keys && !route.shards.empty()) {
     // An UPDATE of the key: rows move to the shards owning their new keys (client_key_move.cpp).
-    exec::KeyMoveAnswer answer = co_await run_key_move(text, info, route, nullptr, ext);
+    exec::KeyMoveAnswer answer = co_await run_key_move(text, info, route, ext);
     if (answer.shard_error) {
       write_shard_error(out, *answer.shard_error);
       c.failed = true;
@@ -551,7 +569,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     }
     exec::ShardWrite::Started started;
     started.conn = it->second.get();
-    started.opening_tags = opening ? 2 : 0;  // the BEGIN's and the SET's
+    started.opening_tags = opening ? (c.lock_timeout ? 2 : 1) : 0;  // the BEGIN's, the SET's
     std::string request;
     std::string opener = coordinated_opener();
     if (ext == nullptr) {
@@ -738,36 +756,56 @@ awaitable<void> ClientSession::describe_coordinated_statement(std::string_view b
 awaitable<bool> ClientSession::run_script(std::string_view sql_text, const Plan& plan) {
   const auto& infos = **plan.analysis;
   // Outside a block the statements share one transaction of their own, as on PostgreSQL,
-  // which this script ends.
+  // which this query string ends.
   bool implicit = !coord_ && txn_status_ == 'I' && deferred_begin_.empty();
-  if (!coord_) co_await become_coordinated();
+  if (!coord_) {
+    co_await become_coordinated();
+    // One write outside a block visits its shards in order: two of them queue on the first
+    // shard they share rather than deadlock, and a lock wait lasts as long as on PostgreSQL.
+    coord_->lock_timeout = !implicit || infos.size() > 1 || plan.route.moves_keys;
+  }
+  // The answer, sent once the transaction ended (nothing reaches the client before anyway:
+  // the channel is held until the query is done).
+  std::string answer;
+  size_t last_begins = 0;  // where the last statement's answer begins in `answer`
   for (size_t i = 0; i < infos.size() && !coord_->failed; ++i) {
     std::string one(sql_text.substr(infos[i].begin, infos[i].end - infos[i].begin));
-    Plan p = plan_text('Q', one);
-    if (p.kind == Plan::Kind::kWait) {
-      p = co_await wait_out_moves(std::move(p), [&] { return plan_text('Q', one); });
+    Plan p;
+    if (infos.size() == 1) {
+      // Planned already: it runs in the transaction just made ours.
+      p = plan;
+      p.kind = Plan::Kind::kCoordinate;
+    } else {
+      p = plan_text('Q', one);
+      if (p.kind == Plan::Kind::kWait) {
+        p = co_await wait_out_moves(std::move(p), [&] { return plan_text('Q', one); });
+      }
     }
+    last_begins = answer.size();
     if (p.kind == Plan::Kind::kCoordinate) {
-      co_await run_coordinated(one, p, nullptr, true);
+      co_await run_coordinated(one, p, nullptr, true, &answer);
       continue;
     }
-    std::string out;
-    emit_ready_synthetics(out);
-    write_error(out, p.kind == Plan::Kind::kRefuse && p.error
-                         ? *p.error
-                         : not_supported("this statement in a query string over several "
-                                         "shards is not supported yet",
-                                         "send the statements one at a time"));
+    emit_ready_synthetics(answer);
+    write_error(answer, p.kind == Plan::Kind::kRefuse && p.error
+                            ? *p.error
+                            : not_supported("this statement in a query string over several "
+                                            "shards is not supported yet",
+                                            "send the statements one at a time"));
     coord_->failed = true;
     txn_status_ = 'E';
-    channel_.send(std::move(out));
   }
-  std::string out;
   if (implicit) {
-    if (auto e = co_await end_implicit_transaction(!coord_->failed)) write_error(out, *e);
+    bool commit = !coord_->failed;
+    if (auto e = co_await end_implicit_transaction(commit)) {
+      // PostgreSQL commits before it reports the last statement done: when the commit fails,
+      // its rows came and its CommandComplete does not.
+      if (commit) drop_last_command_complete(answer, last_begins);
+      write_error(answer, *e);
+    }
   }
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
+  write_ready_for_query(answer, txn_status_);
+  channel_.send(std::move(answer));
   co_return true;
 }
 

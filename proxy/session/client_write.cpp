@@ -1,7 +1,6 @@
-// ClientSession's writes across shards: one INSERT, UPDATE or DELETE that touches several
-// shards runs in a transaction on each and commits on all of them or on none (two-phase commit
-// with the decision recorded in the metadata store; routing/prepared_recovery finishes what a
-// crash interrupts).
+// The end of ClientSession's transactions over several shards: what they wrote commits on all
+// of them or on none (two-phase commit with the decision recorded in the metadata store;
+// routing/prepared_recovery finishes what a crash interrupts).
 
 #include <spdlog/spdlog.h>
 
@@ -18,86 +17,6 @@
 #include "routing/plan/write_plan.hpp"
 
 namespace pgrange::proxy {
-
-awaitable<bool> ClientSession::run_distributed_write(std::string_view sql_text,
-                                                     const sql::StatementInfo& info,
-                                                     const routing::Route& route) {
-  std::string out;
-  std::optional<Error> error;
-  std::optional<std::string> shard_error;
-  auto finish = [&]() {
-    if (shard_error) {
-      write_shard_error(out, *shard_error);
-    } else if (error) {
-      write_error(out, *error);
-    }
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
-    leave_ranges();
-  };
-
-  std::string text(sql_text.substr(info.begin, info.end - info.begin));
-  if (route.moves_keys) {
-    // An UPDATE of the key: its rows may move to shards the WHERE does not reach.
-    std::vector<TxnPart> parts;
-    exec::KeyMoveAnswer answer = co_await run_key_move(text, info, route, &parts, nullptr);
-    bool ok = !answer.error && !answer.shard_error;
-    auto outcome = co_await end_transaction(parts, ok);
-    error = ok ? outcome : answer.error;
-    shard_error = std::move(answer.shard_error);
-    if (ok && !outcome) {
-      out += answer.rows;
-      MessageWriter(out).begin('C').cstr(answer.tag).end();
-    }
-    finish();
-    co_return true;
-  }
-  auto statements = routing::shard_statements(text, info, route);
-  if (!statements) {
-    error = statements.error();
-    finish();
-    co_return true;
-  }
-
-  // The write on each shard, in a transaction there that this statement's end commits on all
-  // of them or none (end_transaction).
-  std::vector<TxnPart> parts;
-  exec::ShardWrite::Options o;
-  o.statements = std::move(*statements);
-  o.replicated = route.replicated;
-  o.table = info.target.name;
-  o.hold_rows = true;  // the client sees the rows once the write committed
-  o.row_shards = route.row_shards;
-  o.start = [this, &parts](int shard, const std::string& statement)
-      -> awaitable<exec::ExecResult<exec::ShardWrite::Started>> {
-    auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-    if (!acquired) co_return tl::unexpected(exec::ExecFailure::of(acquired.error()));
-    TxnPart& part = parts.emplace_back();
-    part.shard = shard;
-    part.conn = *acquired;
-    // One Query: if the BEGIN failed, the statement does not run.
-    std::string request;
-    write_query(request, "BEGIN;\n" + statement);
-    if (auto e = co_await start_request(*part.conn, std::move(request))) {
-      part.broken = true;
-      co_return tl::unexpected(exec::ExecFailure::of(*e));
-    }
-    part.in_transaction = true;
-    co_return exec::ShardWrite::Started{part.conn.get(), 1, 1};
-  };
-  exec::ShardWrite write(std::move(o));
-  std::string answer;
-  bool ok = co_await send_tree(&write, std::nullopt, nullptr, answer, false);
-  // Failed, the answer ends with the error; done, it stands once the transaction committed.
-  auto outcome = co_await end_transaction(parts, ok);
-  if (ok && outcome) {
-    error = outcome;
-  } else {
-    out += answer;
-  }
-  finish();
-  co_return true;
-}
 
 awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPart>& parts,
                                                                bool commit,

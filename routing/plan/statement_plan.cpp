@@ -108,7 +108,8 @@ void choose_kind(StatementPlan& p, char type, std::span<const sql::StatementInfo
           "tied to no connection, or inside one over several shards, for now",
           "give every key column with = so that the statement runs on one shard"));
     } else {
-      p.kind = StatementPlan::Kind::kWrite;
+      // Run in a transaction pgrange coordinates, committed when the query is done.
+      p.kind = StatementPlan::Kind::kScript;
     }
   } else if (p.route.shards.size() > 1) {
     if (!p.merge && !p.gather) return refuse_with(not_supported("statement spans shards"));

@@ -28,7 +28,6 @@ struct StatementPlan {
     kBroadcast,   ///< DDL: run on every shard, then the catalog follows
     kRead,        ///< a SELECT over several shards: a tree of operators
     kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
-    kWrite,       ///< an INSERT, UPDATE or DELETE on several shards: two-phase commit
     kCoordinate,  ///< a statement of a transaction over several shards pgrange coordinates
     kBegin,       ///< BEGIN: deferred until a statement says which shard
     kEnd,         ///< COMMIT/ROLLBACK of a deferred BEGIN that ran nothing
@@ -38,8 +37,11 @@ struct StatementPlan {
     kCopyOut,     ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
     kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
     kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
-    kScript,       ///< a query string of several statements over several shards: one transaction
-    kPrepared,     ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
+    /// A query string pgrange runs in the transaction it coordinates (its own outside a block,
+    /// committed with two-phase commit): one write over several shards, or several statements
+    /// over several shards.
+    kScript,
+    kPrepared,  ///< COMMIT PREPARED or ROLLBACK PREPARED: on every shard that holds it
   };
   Kind kind = Kind::kPass;
   int shard = -1;

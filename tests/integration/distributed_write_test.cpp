@@ -251,6 +251,77 @@ TEST_F(DistributedWriteTest, TransactionBlocksAcrossShardsCommitAtomicallyUnderC
   EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(5)));
 }
 
+/// Every result a query string gives, in order: status, SQLSTATE, tag and rows.
+std::vector<std::string> all_results(PGconn* c, const std::string& sql) {
+  std::vector<std::string> out;
+  if (PQsendQuery(c, sql.c_str()) != 1) return {"send failed"};
+  while (PGresult* res = PQgetResult(c)) {
+    SqlResult r = take_result(res, c);
+    std::string line = std::string(PQresStatus(r.status)) + " " + r.sqlstate + " " + r.tag;
+    for (const auto& row : r.rows) line += " (" + row.at(0) + ")";
+    out.push_back(line);
+  }
+  out.push_back(std::string("status ") + std::to_string(PQtransactionStatus(c)));
+  return out;
+}
+
+TEST_F(DistributedWriteTest, AWriteWhoseCommitFailsAnswersAsPostgreSQLDoes) {
+  // A deferred constraint trigger refuses a row when the transaction commits (at PREPARE
+  // TRANSACTION on a shard). PostgreSQL commits a query string's implicit transaction before it
+  // reports the last statement done: the rows it returned came, its CommandComplete does not,
+  // the error does. One plain PostgreSQL database holding the same table and trigger says what
+  // the answers must be.
+  const std::vector<std::string> trigger = {
+      "CREATE FUNCTION refuse_late() RETURNS trigger LANGUAGE plpgsql AS "
+      "$$BEGIN RAISE EXCEPTION 'refused at commit' USING ERRCODE = '23514'; END$$",
+      "CREATE CONSTRAINT TRIGGER late AFTER INSERT ON acc DEFERRABLE INITIALLY DEFERRED "
+      "FOR EACH ROW WHEN (NEW.note = 'late') EXECUTE FUNCTION refuse_late()"};
+  for (int i = 0; i < 3; ++i) {
+    auto d = cluster_->direct(i);
+    for (const auto& sql : trigger) ASSERT_TRUE(pq_exec(d.get(), sql).ok()) << sql;
+  }
+  {
+    auto admin = cluster_->direct(0);
+    ASSERT_TRUE(pq_exec(admin.get(), "CREATE DATABASE commit_ref").ok());
+  }
+  auto ref = pq_connect(cluster_->shard(0).dsn("commit_ref"));
+  ASSERT_TRUE(
+      pq_exec(ref.get(), "CREATE TABLE acc (id int8 PRIMARY KEY, bal int8 NOT NULL, note text)")
+          .ok());
+  for (const auto& sql : trigger) ASSERT_TRUE(pq_exec(ref.get(), sql).ok()) << sql;
+
+  auto c = cluster_->client();
+  const std::vector<std::string> statements = {
+      // Refused on both shards, on one, then not at all.
+      "INSERT INTO acc VALUES (6001, 0, 'late'), (-6001, 0, 'late') RETURNING id",
+      "INSERT INTO acc VALUES (6002, 0, 'x'), (-6002, 0, 'late') RETURNING id",
+      "INSERT INTO acc VALUES (6003, 0, 'x'), (-6003, 0, 'x') RETURNING id",
+      // Several statements: the first's rows and tag, the last's rows, the error.
+      "INSERT INTO acc VALUES (6004, 0, 'x'), (-6004, 0, 'x') RETURNING id; "
+      "INSERT INTO acc VALUES (6005, 0, 'late'), (-6005, 0, 'x') RETURNING id",
+      // Without RETURNING, and an UPDATE over several shards refused by nothing.
+      "INSERT INTO acc VALUES (6006, 0, 'late'), (-6006, 0, 'x')",
+      "UPDATE acc SET bal = bal + 1 WHERE id IN (6003, -6003)",
+  };
+  for (const auto& sql : statements) {
+    EXPECT_EQ(all_results(c.get(), sql), all_results(ref.get(), sql)) << sql;
+  }
+  const std::string rows = "SELECT id, bal, note FROM acc WHERE abs(id) > 6000 ORDER BY id";
+  SqlResult through = pq_exec(c.get(), rows);
+  SqlResult plain = pq_exec(ref.get(), rows);
+  ASSERT_TRUE(through.ok()) << through.message;
+  EXPECT_EQ(through.rows, plain.rows);
+  EXPECT_EQ(through.rows.size(), 2u);  // 6003 and -6003
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+
+  ASSERT_TRUE(pq_exec(c.get(), "DELETE FROM acc WHERE abs(id) > 6000").ok());
+  for (int i = 0; i < 3; ++i) {
+    auto d = cluster_->direct(i);
+    EXPECT_TRUE(pq_exec(d.get(), "DROP TRIGGER late ON acc").ok());
+    EXPECT_TRUE(pq_exec(d.get(), "DROP FUNCTION refuse_late()").ok());
+  }
+}
+
 TEST_F(DistributedWriteTest, ASerializationFailureOnAShardReachesTheClientAs40001) {
   // A REPEATABLE READ block over two shards (the client's BEGIN opens it on each) whose row was
   // changed by another client after its snapshot: PostgreSQL's 40001, so the client retries.

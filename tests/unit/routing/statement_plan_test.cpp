@@ -122,7 +122,7 @@ TEST_F(StatementPlanTest, AReadOverSeveralShardsRunsAsATreeOrInTheBlock) {
 
 TEST_F(StatementPlanTest, AWriteOverSeveralShardsIsCommittedAcrossThem) {
   const std::string sql = "UPDATE t SET v = 1 WHERE id > 50";
-  EXPECT_EQ(plan(sql, 'Q', idle()).kind, Kind::kWrite);
+  EXPECT_EQ(plan(sql, 'Q', idle()).kind, Kind::kScript);
   // Bound: pgrange's own transaction up to the Sync, as PostgreSQL's implicit one.
   EXPECT_EQ(plan(sql, 'B', idle()).kind, Kind::kCoordinate);
   EXPECT_EQ(plan(sql, 'Q', block_on_s1(true)).kind, Kind::kCoordinate);
