@@ -153,6 +153,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         extended_merge_.reset();
         const Plan& plan = *run.utility;
         if (plan.kind == Plan::Kind::kPrepared) co_return co_await run_prepared(plan, &run);
+        if (plan.kind == Plan::Kind::kAdmin) co_return co_await run_admin(*plan.admin, &run);
         if (plan.kind == Plan::Kind::kBroadcast) {
           co_return co_await run_broadcast(run.statement_text, **plan.analysis, &run);
         }

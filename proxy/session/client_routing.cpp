@@ -12,6 +12,7 @@
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/merge/binary_value.hpp"
 #include "routing/plan/spread_plan.hpp"
 #include "sql/hash_sharded_key.hpp"
 #include "sql/quoting.hpp"
@@ -136,11 +137,18 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     }
     if (*admin) {
       Plan p;
-      if (type != 'Q') {
+      if (type == 'P' && !backend_) {
+        // Parse only prepares (no shard could): the Bind plans it, its Execute runs it.
+        defer_parse_ = true;
+        return p;
+      }
+      if (type != 'Q' && type != 'B') {
         p.kind = Plan::Kind::kRefuse;
         p.error = not_supported(
-            "pgrange's admin statements run only through the simple query "
-            "protocol (as psql sends them)");
+            "pgrange's admin statements run through the extended query protocol only in a "
+            "session that holds no shard connection (transaction pooling, outside a "
+            "transaction block)",
+            "send it as a simple query (as psql does)");
         return p;
       }
       if (txn_status_ != 'I' || !deferred_begin_.empty()) {
@@ -538,6 +546,13 @@ bool ClientSession::runs_as_ddl(std::string_view sql) {
   return index && *index;
 }
 
+bool ClientSession::admin_text(std::string_view sql) {
+  std::string kw = sql::leading_keyword(sql);
+  if (kw != "alter" && kw != "show" && kw != "import") return false;
+  auto admin = sql::parse_admin_statement(sql);
+  return !admin || *admin;  // a malformed one is refused as the Query's is
+}
+
 std::string_view ClientSession::bound_text(std::string_view bind_body) const {
   std::string_view portal, stmt;
   BodyReader b(bind_body);
@@ -621,6 +636,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ddl.ddl = true;
       return ddl;
     }
+    if (admin_text(statement)) return plan_text('B', statement);  // SPLIT AT, SHOW RANGES, …
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
     auto params = bind_params(b.rest());
@@ -791,8 +807,6 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *p.error, out);
       co_return false;
     case Plan::Kind::kAdmin:
-      ok = co_await run_admin(*p.admin);
-      co_return false;
     case Plan::Kind::kBroadcast:
     case Plan::Kind::kCreateIndex:
     case Plan::Kind::kDropIndex:
@@ -808,7 +822,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         extended_merge_ = std::move(m);
         co_return false;
       }
-      if (p.kind == Plan::Kind::kPrepared) {
+      if (p.kind == Plan::Kind::kAdmin) {
+        ok = co_await run_admin(*p.admin);
+      } else if (p.kind == Plan::Kind::kPrepared) {
         ok = co_await run_prepared(p);
       } else if (p.kind == Plan::Kind::kBroadcast) {
         ok = co_await run_broadcast(text, **p.analysis);
@@ -901,19 +917,47 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   co_return true;
 }
 
-void ClientSession::send_result(const routing::ResultSet& rs, std::string& out) {
-  MessageWriter w(out);
-  w.begin('T').i16(static_cast<int16_t>(rs.columns.size()));
-  for (const auto& c : rs.columns) {
-    w.cstr(c.name).i32(0).i16(0).i32(static_cast<int32_t>(c.type_oid)).i16(-1).i32(-1).i16(0);
+std::optional<Error> ClientSession::send_result(const routing::ResultSet& rs, std::string& out,
+                                                bool describe,
+                                                const std::vector<int16_t>& formats) {
+  const size_t n = rs.columns.size();
+  if (formats.size() > 1 && formats.size() != n) {
+    return Error::make(sqlstate::kProtocolViolation,
+                       "bind message has " + std::to_string(formats.size()) +
+                           " result formats but query has " + std::to_string(n) + " columns");
   }
-  w.end();
+  auto format = [&](size_t c) -> int16_t {
+    return formats.empty() ? 0 : formats[formats.size() == 1 ? 0 : c];
+  };
+  const size_t start = out.size();
+  if (describe) {
+    MessageWriter w(out);
+    w.begin('T').i16(static_cast<int16_t>(n));
+    for (size_t c = 0; c < n; ++c) {
+      w.cstr(rs.columns[c].name)
+          .i32(0)
+          .i16(0)
+          .i32(static_cast<int32_t>(rs.columns[c].type_oid))
+          .i16(-1)
+          .i32(-1)
+          .i16(format(c));
+    }
+    w.end();
+  }
   for (const auto& row : rs.rows) {
     MessageWriter d(out);
     d.begin('D').i16(static_cast<int16_t>(row.size()));
-    for (const auto& v : row) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      const auto& v = row[c];
       if (!v) {
         d.i32(-1);
+      } else if (c < n && format(c) != 0) {
+        auto bytes = routing::binary_value(rs.columns[c].type_oid, *v);
+        if (!bytes) {
+          out.resize(start);
+          return bytes.error();
+        }
+        d.i32(static_cast<int32_t>(bytes->size())).bytes(*bytes);
       } else {
         d.i32(static_cast<int32_t>(v->size())).bytes(*v);
       }
@@ -921,23 +965,38 @@ void ClientSession::send_result(const routing::ResultSet& rs, std::string& out) 
     d.end();
   }
   MessageWriter(out).begin('C').cstr(rs.tag).end();
+  return std::nullopt;
 }
 
-awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt) {
+awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, ExtendedMerge* ext) {
   std::string out;
+  std::vector<int16_t> formats;  // the Bind's result formats
+  if (ext != nullptr) {
+    emit_ready_synthetics(out);  // a ParseComplete answered before comes first
+    if (!ext->bind_answered) MessageWriter(out).begin('2').end();
+    ext->bind_answered = true;
+    std::string_view params;
+    if (!split_bind(ext->bind_rest, params, formats)) {
+      write_error(out, Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
+      end_answer(ext, true, out);
+      co_return true;
+    }
+  }
   // Inside a transaction block it was refused when planned (25001).
   ControlPlane* cp = worker_.shared().control;
   std::function<Result<routing::ResultSet>()> task = [cp, &stmt]() {
     return cp->execute_admin(stmt);
   };
   auto result = co_await cp->call<Result<routing::ResultSet>>(std::move(task));
+  std::optional<Error> error;
   if (result) {
-    send_result(*result, out);
+    // Through the extended protocol its columns come only when the portal was described.
+    error = send_result(*result, out, ext == nullptr || ext->describe, formats);
   } else {
-    write_error(out, result.error());
+    error = result.error();
   }
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
+  if (error) write_error(out, *error);
+  end_answer(ext, error.has_value(), out);
   co_return true;
 }
 

@@ -1265,6 +1265,26 @@ bool ClientSession::forward_message(char type, std::string_view body, std::strin
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid Describe message"));
         return false;
       }
+      if (what == 'S') {
+        // pgrange's admin statements have no shard to describe them, and their columns are
+        // known once they ran: their portal is described at its Execute.
+        auto named = statements_.find(std::string(name));
+        std::string_view tail = name.empty() ? std::string_view(unnamed_tail_)
+                                : named != statements_.end()
+                                    ? std::string_view(named->second.parse_tail)
+                                    : std::string_view();
+        if (!tail.empty() && admin_text(tail.substr(0, tail.find('\0')))) {
+          PendingEntry e;
+          e.kind = Pending::kSyntheticError;
+          write_error(e.payload,
+                      not_supported("Describe of a prepared pgrange admin statement is not "
+                                    "supported",
+                                    "describe its portal after the Bind, as drivers do"));
+          pending_.push_back(std::move(e));
+          skip_until_sync_ = true;
+          break;
+        }
+      }
       auto it = what != 'S' || name.empty() || !transaction_pooling_
                     ? statements_.end()
                     : statements_.find(std::string(name));

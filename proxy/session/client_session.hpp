@@ -233,7 +233,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Whether `sql` is an INSERT … SELECT leaving out a key pgrange makes: the shards' own
   /// defaults must never make it, so pgrange runs it (expand_insert_select) or refuses it.
   bool leaves_made_key_to_select(std::string_view sql);
-  awaitable<bool> run_admin(const sql::AdminStatement& stmt);
+  /// `ext`: bound through the extended protocol (run at its Execute).
+  awaitable<bool> run_admin(const sql::AdminStatement& stmt, ExtendedMerge* ext = nullptr);
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   /// Runs DDL on every shard, then the catalog follows (ControlPlane::after_ddl); for an
@@ -261,6 +262,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Whether a statement's text is DDL pgrange runs on every shard or in its catalog (planned
   /// from its text at each Bind).
   bool runs_as_ddl(std::string_view sql);
+  /// Whether `sql` is one of pgrange's admin statements (SPLIT AT, SHOW RANGES, …), or
+  /// malformed as one.
+  static bool admin_text(std::string_view sql);
   /// A SELECT over several shards bound through the extended protocol: pgrange answered its
   /// Bind and runs it on the shards at its Execute.
   struct ExtendedMerge {
@@ -699,7 +703,11 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string_view parameter_types(std::string_view statement) const;
   /// Sends what brings a pooled connection to the client's session settings, then `request`.
   awaitable<std::optional<Error>> start_request(BackendConnection& conn, std::string request);
-  void send_result(const routing::ResultSet& rs, std::string& out);
+  /// `describe`: with its RowDescription first; `formats`: the result formats a Bind asked for
+  /// (none: text). The error (and nothing written) when a value has no binary form pgrange
+  /// knows, or the formats do not fit the columns.
+  std::optional<Error> send_result(const routing::ResultSet& rs, std::string& out,
+                                   bool describe = true, const std::vector<int16_t>& formats = {});
   int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
 
   awaitable<bool> startup();

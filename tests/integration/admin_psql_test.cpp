@@ -250,16 +250,22 @@ TEST_F(AdminPsqlTest, ScatterAndRelocate) {
 TEST_F(AdminPsqlTest, TransactionBlocksAndMalformedStatements) {
   start_proxy("admin_errors");
   expect_script_output("admin_errors");
-  // Admin statements run only through the simple query protocol.
+  // Admin statements run through the extended protocol too, answering as the simple one does;
+  // a Describe of the prepared statement (before it ran) is refused.
   auto proxy = proxy_conn();
   PGresult* res = PQprepare(proxy.get(), "", "show ranges", 0, nullptr);
   SqlResult prepared = take_result(res, proxy.get());
-  EXPECT_EQ(prepared.sqlstate, "0A000") << PQresStatus(prepared.status) << " " << prepared.message;
-  SqlResult described = take_result(
-      PQexecParams(proxy.get(), "show ranges", 0, nullptr, nullptr, nullptr, nullptr, 0),
-      proxy.get());
+  EXPECT_EQ(prepared.status, PGRES_COMMAND_OK) << prepared.message;
+  SqlResult described = take_result(PQdescribePrepared(proxy.get(), ""), proxy.get());
   EXPECT_EQ(described.sqlstate, "0A000")
       << PQresStatus(described.status) << " " << described.message;
+  SqlResult bound = take_result(
+      PQexecParams(proxy.get(), "show ranges", 0, nullptr, nullptr, nullptr, nullptr, 0),
+      proxy.get());
+  SqlResult simple = pq_exec(proxy.get(), "show ranges");
+  EXPECT_EQ(bound.status, PGRES_TUPLES_OK) << bound.message;
+  EXPECT_EQ(bound.rows, simple.rows);
+  EXPECT_FALSE(bound.rows.empty());
   EXPECT_EQ(pq_exec(proxy.get(), "select 1").at(), "1");
 }
 

@@ -4,7 +4,8 @@
 // pipeline mode. The catalog follows (SHOW RANGES, SPLIT AT, rows across shards, an added
 // column, a global index); errors keep PostgreSQL's SQLSTATE and its rule of skipping to the
 // Sync. DDL inside every kind of block runs in its transaction; the statements PostgreSQL
-// refuses inside a transaction block get its own 25001.
+// refuses inside a transaction block get its own 25001. pgrange's admin statements run through
+// the extended protocol as through the simple one.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
@@ -231,6 +232,77 @@ TEST_F(ExtendedDdlTest, RepliesComeInPostgresKindsAndOrder) {
     EXPECT_TRUE(pq_exec(s_->pgrange(), drop).ok());
     EXPECT_TRUE(pq_exec(s_->reference(), drop).ok());
   }
+}
+
+TEST_F(ExtendedDdlTest, AdminStatementsRunThroughTheExtendedProtocol) {
+  // What a driver that prepares everything (pgjdbc's default) sends: SPLIT AT, SCATTER and
+  // SHOW RANGES give the rows and tags they give as simple queries (checked against pgrange's
+  // own simple-protocol answer: no PostgreSQL has these statements).
+  PGconn* c = s_->pgrange();
+  ASSERT_TRUE(pq_exec(c, "CREATE TABLE adm (id int8 PRIMARY KEY, v text)").ok());
+  ASSERT_TRUE(pq_exec(c, "INSERT INTO adm SELECT g, 'v' FROM generate_series(1, 30) g").ok());
+  std::string split = exec_params(c, "ALTER TABLE adm SPLIT AT VALUES (10), (20)", {}, true);
+  EXPECT_EQ(split.substr(0, split.find(':')), "SELECT 2") << split;
+  EXPECT_NE(split.find("/1/10|infinity "), std::string::npos) << split;
+  EXPECT_EQ(exec_params(c, "ALTER TABLE adm SCATTER", {}, true).substr(0, 7), "SELECT ");
+  const std::string show = "SHOW RANGES FROM TABLE adm";
+  SqlResult simple = pq_exec(c, show);
+  ASSERT_TRUE(simple.ok()) << simple.message;
+  EXPECT_EQ(simple.rows.size(), 3u);
+  std::string as_simple = simple.tag + ":";
+  for (const auto& row : simple.rows) {
+    for (size_t i = 0; i < row.size(); ++i) as_simple += (i == 0 ? " " : "|") + row[i];
+  }
+  EXPECT_EQ(exec_params(c, show), as_simple);
+  // Prepared, and executed more than once.
+  PGresult* prep = PQprepare(c, "ranges", show.c_str(), 0, nullptr);
+  EXPECT_EQ(PQresultStatus(prep), PGRES_COMMAND_OK) << PQresultErrorMessage(prep);
+  PQclear(prep);
+  for (int i = 0; i < 2; ++i) {
+    PGresult* res = PQexecPrepared(c, "ranges", 0, nullptr, nullptr, nullptr, 0);
+    EXPECT_EQ(outcome(res), as_simple);
+    PQclear(res);
+  }
+  // Binary results, as pgjdbc asks for them once it knows the columns: range_id an int8.
+  PGresult* bin = PQexecParams(c, show.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 1);
+  ASSERT_EQ(PQresultStatus(bin), PGRES_TUPLES_OK) << PQresultErrorMessage(bin);
+  int id_col = PQfnumber(bin, "range_id");
+  ASSERT_GE(id_col, 0);
+  ASSERT_EQ(PQgetlength(bin, 0, id_col), 8);
+  int64_t id = 0;
+  for (int i = 0; i < 8; ++i) {
+    id = (id << 8) | static_cast<unsigned char>(PQgetvalue(bin, 0, id_col)[i]);
+  }
+  EXPECT_EQ(std::to_string(id), simple.rows[0][static_cast<size_t>(id_col)]);
+  PQclear(bin);
+  // An unknown table: the error, and the connection goes on. In a block: PostgreSQL's 25001
+  // for what cannot run in one.
+  EXPECT_EQ(exec_params(c, "ALTER TABLE nope SPLIT AT VALUES (1)"), "ERROR 42P01");
+  ASSERT_TRUE(pq_exec(c, "BEGIN").ok());
+  EXPECT_EQ(exec_params(c, show), "ERROR 25001");
+  ASSERT_TRUE(pq_exec(c, "ROLLBACK").ok());
+  // The replies' kinds and order: RowDescription only for a described portal; in a pipeline
+  // after an error, the rest is skipped to the Sync.
+  std::vector<std::string> got = answers(
+      cluster_->proxy().port(), "trustuser", "app",
+      {parse("", "SHOW RANGES FROM TABLE adm WITH DETAILS") + bind("", "") + execute("") + sync(),
+       parse("", "ALTER TABLE nope SCATTER") + bind("", "") + execute("") +
+           parse("", "SELECT 1") + bind("", "") + execute("") + sync(),
+       parse("", "SELECT count(*) FROM adm") + bind("", "") + execute("") + sync()});
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].substr(0, 6), "1 2 D[") << got[0];
+  EXPECT_EQ(got[0].substr(got[0].size() - 14), "C(SELECT 3) ZI") << got[0];
+  EXPECT_EQ(got[1], "1 2 E42P01 ZI");
+  EXPECT_EQ(got[2], "1 2 D[30] C(SELECT 1) ZI");
+  // A Describe of the statement itself: refused, and the connection goes on.
+  PGresult* described = PQdescribePrepared(c, "ranges");
+  EXPECT_EQ(outcome(described), "ERROR 0A000");
+  PQclear(described);
+  EXPECT_EQ(exec_params(c, "SELECT count(*) FROM adm"), "SELECT 1: 30");
+  EXPECT_EQ(pipeline(c, {show, "SELECT count(*) FROM adm"}),
+            (std::vector<std::string>{as_simple, "SELECT 1: 30", "PGRES_PIPELINE_SYNC",
+                                      "SELECT 1: 1"}));
+  EXPECT_TRUE(pq_exec(c, "DROP TABLE adm").ok());
 }
 
 TEST_F(ExtendedDdlTest, PreparedDdlRunsEachTimeItIsExecuted) {
