@@ -32,9 +32,83 @@ exec::MergeFormats cursor_formats(const sql::CursorStatement& stmt, const sql::M
 
 using sql::quote_ident;
 
+/// Whether the messages in `answer` hold an ErrorResponse.
+bool has_error(std::string_view answer) {
+  for (size_t at = 0; at + 5 <= answer.size();) {
+    if (answer[at] == 'E') return true;
+    uint32_t len = 0;
+    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
+    at += 1 + len;
+  }
+  return false;
+}
+
+/// A cursor statement's answer (as a Query gets it) as the extended protocol gives it: the
+/// RowDescription only to a portal that was described, NoData to a described one that returns
+/// no rows.
+void as_bound_answer(std::string& answer, bool describe) {
+  bool rows = answer.size() >= 5 && answer[0] == 'T';
+  if (rows && !describe) {
+    uint32_t len = 0;
+    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[i]);
+    answer.erase(0, 1 + len);
+  } else if (!rows && describe && !has_error(answer)) {
+    std::string no_data;
+    MessageWriter(no_data).begin('n').end();
+    answer.insert(0, no_data);
+  }
+}
+
 }  // namespace
 
-awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& ok) {
+std::string ClientSession::cursor_declare_request(const std::string& declare,
+                                                  const ExtendedMerge* ext) {
+  std::string request;
+  std::string_view params;
+  std::vector<int16_t> formats;
+  if (ext == nullptr || !split_bind(ext->bind_rest, params, formats)) {
+    write_query(request, declare);
+    return request;
+  }
+  MessageWriter(request).begin('P').cstr("").cstr(declare).bytes(ext->parameter_types).end();
+  MessageWriter(request).begin('B').cstr("").cstr("").bytes(params).i16(0).end();
+  MessageWriter(request).begin('E').cstr("").i32(0).end();
+  MessageWriter(request).begin('S').end();
+  return request;
+}
+
+ClientSession::Plan ClientSession::plan_cursor_query(std::string_view query,
+                                                     const routing::BindParams* params) {
+  if (params == nullptr) return plan_text('Q', query);
+  return plan_analysis('B', worker_.analyze(query), params, query);
+}
+
+bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body) {
+  auto stmt = sql::read_cursor_statement(sql);
+  if (!stmt) return false;
+  if (stmt->kind != sql::CursorStatement::Kind::kDeclare) {
+    if (stmt->name.empty()) {
+      return (coord_ && !coord_->cursors.empty()) || !held_cursors_.empty();  // CLOSE ALL
+    }
+    return (coord_ &&
+            (coord_->cursors.count(stmt->name) || coord_->shard_cursors.count(stmt->name))) ||
+           held_cursors_.count(stmt->name);
+  }
+  BodyReader b(bind_body);
+  std::string_view portal, statement;
+  if (!b.cstr(portal) || !b.cstr(statement)) return false;
+  auto params = bind_params(b.rest());
+  if (!params) return false;  // malformed: the normal path reports it
+  Plan plan = plan_cursor_query(stmt->query, &*params);
+  bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
+  // (A cursor of one shard in a transaction over several: its later FETCH must find it.)
+  return plan.gather || (plan.kind == Plan::Kind::kRefuse && plan.error) ||
+         (plan.merge && *plan.merge && plan.route.shards.size() > 1) ||
+         (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1);
+}
+
+awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& ok,
+                                                    ExtendedMerge* ext, int32_t max_rows) {
   ok = true;
   if (worker_.pool_count() < 2 || !transaction_pooling_) co_return false;
   auto stmt = sql::read_cursor_statement(sql);
@@ -42,11 +116,59 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
   std::string out;
   auto answer = [&](std::string& o) {
-    write_ready_for_query(o, txn_status_);
-    channel_.send(std::move(o));
+    if (ext == nullptr) {
+      write_ready_for_query(o, txn_status_);
+      channel_.send(std::move(o));
+      return;
+    }
+    // Bound: after its BindComplete, and PostgreSQL skips to the Sync after an error.
+    std::string reply;
+    emit_ready_synthetics(reply);
+    if (!ext->bind_answered) MessageWriter(reply).begin('2').end();
+    ext->bind_answered = true;
+    as_bound_answer(o, ext->describe);
+    if (has_error(o)) skip_until_sync_ = true;
+    reply += o;
+    channel_.send(std::move(reply));
   };
   auto fail = [&](const Error& e) { fail_cursor(e, std::nullopt, out); };
   auto* cursors = coord_ ? &coord_->cursors : nullptr;
+  std::optional<routing::BindParams> params;
+  if (ext != nullptr) {
+    std::string_view values;
+    std::vector<int16_t> formats;
+    params = bind_params(ext->bind_rest);
+    if (!params || !split_bind(ext->bind_rest, values, formats)) {
+      fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
+      answer(out);
+      co_return true;
+    }
+    if (std::any_of(formats.begin(), formats.end(), [](int16_t f) { return f != 0; })) {
+      fail(
+          not_supported("binary results of a cursor over several shards through the extended "
+                        "query protocol are not supported yet",
+                        "fetch its rows in text"));
+      answer(out);
+      co_return true;
+    }
+    if (max_rows != 0 && stmt->kind == sql::CursorStatement::Kind::kFetch) {
+      fail(
+          not_supported("a row limit on the Execute of a FETCH from a cursor over several "
+                        "shards is not supported",
+                        "give FETCH the count instead"));
+      answer(out);
+      co_return true;
+    }
+  }
+  // A bound statement that planned here at its Bind but would not now (the range map changed
+  // meanwhile): it cannot go back to running as any other statement.
+  auto replanned = [&]() {
+    fail(
+        not_supported("the cursor's query no longer spans several shards: the ranges changed "
+                      "since its Bind",
+                      "run the statement again"));
+    answer(out);
+  };
   switch (stmt->kind) {
     case sql::CursorStatement::Kind::kDeclare: {
       if ((cursors != nullptr && cursors->count(stmt->name)) || held_cursors_.count(stmt->name)) {
@@ -54,7 +176,14 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         break;
       }
       // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
-      Plan plan = plan_text('Q', stmt->query);
+      Plan plan = plan_cursor_query(stmt->query, params ? &*params : nullptr);
+      if (plan.gather && ext != nullptr && stmt->hold) {
+        fail(
+            not_supported("a cursor WITH HOLD over tables read from several shards declared "
+                          "through the extended query protocol is not supported yet",
+                          "declare it as a simple query, with its values written in"));
+        break;
+      }
       if (plan.gather) {
         // Tables read from several shards: their rows are read now, and the query, with them
         // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).
@@ -72,7 +201,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
               not_supported("a cursor whose query spans several shards inside a transaction "
                             "block tied to one connection is not supported"));
         } else {
-          ok = co_await declare_gathered_cursor(*stmt, *plan.gather);
+          ok = co_await declare_gathered_cursor(*stmt, *plan.gather, ext);
           co_return true;
         }
         break;
@@ -82,11 +211,22 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       if (!several) {
         if (plan.kind != Plan::Kind::kRefuse || !plan.error) {
           // It runs the normal way, on its one shard: its FETCH and CLOSE must go there too.
-          if (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1) {
+          bool one_part =
+              in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1;
+          if (one_part) {
             if (!coord_) co_await become_coordinated();
             coord_->shard_cursors[stmt->name] = plan.route.shards.front();
           }
-          co_return false;
+          if (ext == nullptr) co_return false;
+          // Bound: the DECLARE runs on that part with the Bind's values.
+          Plan declare = plan_analysis('B', worker_.analyze(sql), &*params, sql);
+          if (!one_part || declare.kind != Plan::Kind::kCoordinate) {
+            replanned();
+            co_return true;
+          }
+          declare.route.shards = {plan.route.shards.front()};
+          ok = co_await run_coordinated(sql, declare, ext);
+          co_return true;
         }
         fail(*plan.error);
         break;
@@ -104,13 +244,13 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
                           "outside transaction blocks only, for now",
                           "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
       } else if (stmt->hold) {
-        co_await declare_held_cursor(*stmt, plan, out);
+        co_await declare_held_cursor(*stmt, plan, out, ext);
       } else if (plan.kind != Plan::Kind::kCoordinate) {
         fail(
             not_supported("a cursor whose query spans several shards inside a transaction "
                           "block tied to one connection is not supported"));
       } else {
-        co_await declare_cursor(*stmt, plan, out);
+        co_await declare_cursor(*stmt, plan, out, ext);
       }
       break;
     }
@@ -135,15 +275,20 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         co_await fetch_cursor(cursors->at(stmt->name), *stmt, out);
         break;
       }
-      if (cursors == nullptr) co_return false;
+      auto it = cursors != nullptr ? coord_->shard_cursors.find(stmt->name)
+                                   : std::map<std::string, int>::iterator();
+      Plan plan;
+      if (cursors != nullptr && it != coord_->shard_cursors.end()) plan = plan_text('Q', sql);
+      if (cursors == nullptr || it == coord_->shard_cursors.end() ||
+          plan.kind != Plan::Kind::kCoordinate) {
+        if (ext == nullptr) co_return false;
+        replanned();
+        co_return true;
+      }
       // A cursor of one shard's part: the statement runs there (one naming no table would run
       // on the first shard).
-      auto it = coord_->shard_cursors.find(stmt->name);
-      if (it == coord_->shard_cursors.end()) co_return false;
-      Plan plan = plan_text('Q', sql);
-      if (plan.kind != Plan::Kind::kCoordinate) co_return false;
       plan.route.shards = {it->second};
-      ok = co_await run_coordinated(sql, plan);
+      ok = co_await run_coordinated(sql, plan, ext);
       co_return true;
     }
     case sql::CursorStatement::Kind::kClose: {
@@ -161,6 +306,10 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         auto held = std::move(held_cursors_);
         held_cursors_.clear();
         for (auto& [name, cursor] : held) co_await close_held_cursor(std::move(cursor));
+      }
+      if (cursors == nullptr && ext != nullptr && stmt->name.empty()) {
+        MessageWriter(out).begin('C').cstr("CLOSE CURSOR ALL").end();  // the held ones were all
+        break;
       }
       if (cursors == nullptr) co_return false;
       // CLOSE ALL closes the shards' other cursors too: every part runs it. A cursor of one
@@ -207,10 +356,111 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   co_return true;
 }
 
+awaitable<bool> ClientSession::describe_cursor_portal(std::string_view name) {
+  Coordinated::Cursor* cursor = nullptr;
+  BackendConnection* holder = nullptr;  // a cursor of one connection: it describes it
+  const std::string key(name);
+  if (coord_) {
+    if (auto it = coord_->cursors.find(key); it != coord_->cursors.end()) cursor = &it->second;
+  }
+  if (cursor == nullptr && coord_ && coord_->shard_cursors.count(key)) {
+    auto part = co_await coordinated_part(coord_->shard_cursors.at(key));
+    if (part) holder = *part;
+  }
+  if (cursor == nullptr && holder == nullptr) {
+    auto it = held_cursors_.find(key);
+    if (it == held_cursors_.end()) co_return false;
+    if (it->second.whole) {
+      holder = it->second.conns.front().get();
+    } else {
+      cursor = &it->second;
+    }
+  }
+  unsynced_ = true;
+  PendingEntry entry;
+  entry.kind = Pending::kSyntheticReply;
+  if (holder != nullptr) {
+    std::string request;
+    MessageWriter(request).begin('D').byte('P').cstr(key).end();
+    MessageWriter(request).begin('S').end();
+    std::optional<Error> error;
+    if (auto e = co_await start_request(*holder, std::move(request))) error = *e;
+    for (char type = 0; !error && type != 'Z';) {
+      std::string body;
+      if (auto r = co_await holder->read_message(type, body); !r) {
+        error = r.error();
+      } else if (type == 'T' || type == 'n' || type == 'E') {
+        if (type == 'E') {
+          entry.kind = Pending::kSyntheticError;
+          if (coord_) {
+            coord_->failed = true;  // an error inside the block aborts it
+            txn_status_ = 'E';
+          }
+        }
+        MessageWriter(entry.payload).begin(type).bytes(body).end();
+      }
+    }
+    if (error) {
+      holder->mark_broken();
+      entry.kind = Pending::kSyntheticError;
+      entry.payload.clear();
+      fail_cursor(*error, std::nullopt, entry.payload);
+    }
+    if (entry.kind == Pending::kSyntheticError) skip_until_sync_ = true;
+    pending_.push_back(std::move(entry));
+    std::string out;
+    emit_ready_synthetics(out);
+    if (!out.empty()) channel_.send(std::move(out));
+    co_return true;
+  }
+  // Its columns are known once every shard's cursor was read once (no row is handed out).
+  std::string rows;
+  exec::ExecResult<uint64_t> opened = 0;
+  if (auto e = co_await sync_cursor(*cursor)) {
+    opened = tl::unexpected(exec::ExecFailure::of(*e));
+  } else {
+    opened = co_await cursor->rows->advance(0, false, rows);
+  }
+  if (opened) {
+    MessageWriter(entry.payload).begin('T').bytes(cursor->rows->columns()).end();
+  } else {
+    entry.kind = Pending::kSyntheticError;
+    fail_cursor(opened.error().error.value_or(Error{}), opened.error().shard_error, entry.payload);
+    skip_until_sync_ = true;
+  }
+  pending_.push_back(std::move(entry));
+  std::string out;
+  emit_ready_synthetics(out);
+  if (!out.empty()) channel_.send(std::move(out));
+  co_return true;
+}
+
 awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatement& stmt,
-                                                       const routing::GatherPlan& gather) {
+                                                       const routing::GatherPlan& gather,
+                                                       ExtendedMerge* ext) {
   if (!coord_) co_await become_coordinated();
   std::string out;
+  if (ext != nullptr) {
+    // Bound: the tables' rows read in the transaction, the query with them written in keeps
+    // the Bind's `$n`, and the DECLARE runs on the block's first part with its parameters.
+    auto read = co_await read_for_bound(*ext, gather);
+    if (!read) co_return true;
+    std::string declare = "DECLARE " + quote_ident(stmt.name);
+    if (stmt.binary) declare += " BINARY";
+    if (stmt.scroll) declare += " SCROLL";
+    if (stmt.no_scroll) declare += " NO SCROLL";
+    declare += " CURSOR FOR " + *read;
+    Plan plan = plan_text('Q', declare);
+    if (plan.kind != Plan::Kind::kCoordinate) {
+      fail_bound(*ext, plan.error.value_or(Error::make("XX000", "the cursor's query has no plan")),
+                 std::nullopt);
+      co_return true;
+    }
+    int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
+    plan.route.shards = {shard};
+    coord_->shard_cursors[stmt.name] = shard;
+    co_return co_await run_coordinated(declare, plan, ext);
+  }
   if (coord_->failed) {
     fail_coordinated(aborted_transaction_error(), std::nullopt, out);
     write_ready_for_query(out, txn_status_);
@@ -245,7 +495,7 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
 }
 
 awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                              std::string& out) {
+                                              std::string& out, const ExtendedMerge* ext) {
   if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
   auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
@@ -259,8 +509,7 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
   std::string declare = "DECLARE " + quote_ident(stmt.name) +
                         (formats.shard.empty() ? "" : " BINARY") + " NO SCROLL CURSOR FOR " +
                         merge.shard_sql;
-  std::string request;
-  write_query(request, declare);
+  std::string request = cursor_declare_request(declare, ext);
   Coordinated::Cursor cursor;
   if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return;
   std::string fetch;
@@ -419,13 +668,14 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
 }
 
 awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& stmt,
-                                                   const Plan& plan, std::string& out) {
+                                                   const Plan& plan, std::string& out,
+                                                   const ExtendedMerge* ext) {
   const sql::MergeQuery& merge = **plan.merge;
   exec::MergeFormats formats = cursor_formats(stmt, merge);
-  std::string request;
-  write_query(request, "DECLARE " + quote_ident(stmt.name) +
-                           (formats.shard.empty() ? "" : " BINARY") +
-                           " NO SCROLL CURSOR WITH HOLD FOR " + merge.shard_sql);
+  std::string request = cursor_declare_request(
+      "DECLARE " + quote_ident(stmt.name) + (formats.shard.empty() ? "" : " BINARY") +
+          " NO SCROLL CURSOR WITH HOLD FOR " + merge.shard_sql,
+      ext);
   Coordinated::Cursor cursor;
   std::optional<Error> error;
   std::optional<std::string> shard_error;

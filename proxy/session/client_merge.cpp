@@ -130,6 +130,13 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         channel_.send(std::move(buf));
         co_return true;
       }
+      if (m.cursor) {
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        bool ok = true;
+        co_await run_cursor_statement(run.statement_text, ok, &run, max_rows);
+        co_return ok;
+      }
       if (m.as_query) {
         // CREATE TABLE … AS or INSERT … SELECT, run as for a Query (client_create_as.cpp).
         ExtendedMerge run = std::move(m);

@@ -738,25 +738,14 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     std::string_view portal;
     if (BodyReader(body).cstr(portal)) coord_->portals.erase(std::string(portal));  // replaced
   }
-  if (type == 'B' && coord_ && !coord_->cursors.empty()) {
-    // A cursor over several shards is read through pgrange (client_cursor.cpp), by simple
-    // queries only for now: bound, its FETCH would run on one shard.
-    std::string_view portal, stmt;
-    BodyReader b(body);
-    b.cstr(portal);
-    b.cstr(stmt);
-    auto it = statements_.find(std::string(stmt));
-    std::string_view tail = stmt.empty()              ? std::string_view(unnamed_tail_)
-                            : it != statements_.end() ? std::string_view(it->second.parse_tail)
-                                                      : std::string_view();
-    auto cursor = sql::read_cursor_statement(tail.substr(0, tail.find('\0')));
-    if (cursor && cursor->kind != sql::CursorStatement::Kind::kDeclare &&
-        (cursor->name.empty() || coord_->cursors.count(cursor->name))) {
-      ok = refuse(type,
-                  not_supported("FETCH, MOVE or CLOSE of a cursor whose query spans several "
-                                "shards through the extended query protocol is not supported yet",
-                                "send it as a simple query"),
-                  out);
+  if (type == 'B' && cursor_parsed_ && worker_.pool_count() > 1 && transaction_pooling_) {
+    // DECLARE, FETCH, MOVE or CLOSE of a cursor pgrange reads over several shards
+    // (client_cursor.cpp): the Bind is answered here, the statement runs at its Execute.
+    std::string_view text = bound_text(body);
+    if (!text.empty() && sql::names_cursor(text) && runs_cursor_through_pgrange(text, body)) {
+      ExtendedMerge m = answer_bind(body);
+      m.cursor = true;
+      extended_merge_ = std::move(m);
       co_return false;
     }
   }

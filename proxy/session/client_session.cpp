@@ -13,6 +13,7 @@
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "sql/cursor_statement.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
@@ -928,6 +929,15 @@ awaitable<void> ClientSession::message_loop() {
         in_.consume(f.total_size);
         continue;
       }
+      if (plain && f.type == 'D' && body.starts_with('P') && (coord_ || !held_cursors_.empty())) {
+        // A cursor pgrange reads over several shards, described by name (as psycopg does
+        // after its DECLARE).
+        std::string_view name = body.substr(1);
+        if (co_await describe_cursor_portal(name.substr(0, name.find('\0')))) {
+          in_.consume(f.total_size);
+          continue;
+        }
+      }
       if (plain && coord_ && f.type == 'D' && body.starts_with('S')) {
         co_await describe_coordinated_statement(body);
         in_.consume(f.total_size);
@@ -1161,6 +1171,11 @@ bool ClientSession::forward_message(char type, std::string_view body, std::strin
         return false;
       }
       unsynced_ = true;
+      if (!cursor_parsed_) {
+        std::string_view query;
+        BodyReader qb(br.rest());
+        cursor_parsed_ = qb.cstr(query) && sql::names_cursor(query);
+      }
       if (name.empty()) {
         unnamed_analysis_ = parse_analysis_;
         unnamed_tail_.assign(br.rest());

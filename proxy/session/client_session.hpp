@@ -288,6 +288,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// CREATE TABLE … AS, SELECT … INTO or INSERT … SELECT bound without parameters, which
     /// pgrange runs at the Execute as it runs them for a Query (client_create_as.cpp).
     bool as_query = false;
+    /// DECLARE, FETCH, MOVE or CLOSE of a cursor pgrange reads over several shards
+    /// (client_cursor.cpp), run at the Execute.
+    bool cursor = false;
     std::string statement_text;
   };
   /// One shard's connection in a transaction pgrange runs over several shards.
@@ -403,17 +406,33 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// DECLARE, FETCH, MOVE or CLOSE of a cursor whose query spans several shards
   /// (client_cursor.cpp): run and answered here (true), or false for one that runs as any other
   /// statement.
-  awaitable<bool> run_cursor_statement(std::string_view sql, bool& ok);
+  /// `ext`: bound through the extended protocol, run at its Execute (`max_rows`: the
+  /// Execute's row limit), and answered without ReadyForQuery.
+  awaitable<bool> run_cursor_statement(std::string_view sql, bool& ok, ExtendedMerge* ext = nullptr,
+                                       int32_t max_rows = 0);
+  /// Whether the bound cursor statement `sql` runs through run_cursor_statement: a FETCH,
+  /// MOVE or CLOSE of a cursor it declared, or a DECLARE whose query (with the Bind's values)
+  /// spans several shards.
+  bool runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body);
+  /// What a shard runs to declare its part of a cursor: a Query, or bound through the
+  /// extended protocol (`ext`) a Parse, Bind and Execute with the client's parameters.
+  static std::string cursor_declare_request(const std::string& declare, const ExtendedMerge* ext);
+  /// The plan of a cursor's query: as a Query, or bound with `params`.
+  Plan plan_cursor_query(std::string_view query, const routing::BindParams* params);
+  /// Answers a Describe of a portal that is a cursor pgrange declared over several shards
+  /// (drivers describe the cursor by name after DECLARE): its RowDescription. False when
+  /// `name` is no such cursor.
+  awaitable<bool> describe_cursor_portal(std::string_view name);
   /// DECLARE … CURSOR over several shards: the cursor on each shard, in the coordinated
   /// transaction; appends the answer (no ReadyForQuery) to `out`.
   awaitable<void> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                 std::string& out);
+                                 std::string& out, const ExtendedMerge* ext);
   /// DECLARE … CURSOR WITH HOLD over several shards, outside a transaction block: the cursor
   /// on a connection to each shard of its query (materialized there as its implicit
   /// transaction commits), the connections kept out of the pool until CLOSE or the end of the
   /// session; appends the answer to `out`.
   awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                      std::string& out);
+                                      std::string& out, const ExtendedMerge* ext);
   /// DECLARE … CURSOR WITH HOLD outside a transaction block of a query reading tables spread
   /// over several shards: their rows are read, and the query with them written in becomes a
   /// cursor WITH HOLD on one shard's connection, kept out of the pool until CLOSE (every
@@ -529,7 +548,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// rows are read in the block's transaction, and the query with them written in is declared
   /// on one part (FETCH, MOVE and CLOSE go there); answers the client. False when it failed.
   awaitable<bool> declare_gathered_cursor(const sql::CursorStatement& stmt,
-                                          const routing::GatherPlan& gather);
+                                          const routing::GatherPlan& gather,
+                                          ExtendedMerge* ext = nullptr);
   /// Up to `max_rows` rows of `portal` (all with 0) and PortalSuspended or CommandComplete,
   /// appended to `out` (its RowDescription first with `describe`).
   awaitable<void> answer_portal(Coordinated::Cursor& portal, int32_t max_rows, bool describe,
@@ -852,7 +872,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string deferred_begin_;  ///< a BEGIN not sent yet: the first statement picks the shard
   Analysis unnamed_analysis_;   ///< of the unnamed statement
   Analysis parse_analysis_;     ///< of the Parse being dispatched
-  bool defer_parse_ = false;    ///< the Parse being dispatched waits for its Bind's shard
+  /// A Parse of DECLARE, FETCH, MOVE or CLOSE came: from then on each Bind asks whether it binds
+  /// one pgrange runs (runs_cursor_through_pgrange); until then a Bind costs nothing more.
+  bool cursor_parsed_ = false;
+  bool defer_parse_ = false;  ///< the Parse being dispatched waits for its Bind's shard
   /// The Parse being dispatched is of an INSERT … SELECT pgrange runs at its Execute
   /// (leaves_made_key_to_select): it waits for its Bind, which must not pass it to a shard.
   bool as_query_parse_ = false;

@@ -126,6 +126,76 @@ TEST_F(CursorTest, AggregatesLimitsAndTheBlocksOwnWrites) {
   });
 }
 
+TEST_F(CursorTest, CursorsThroughTheExtendedProtocolAsPsycopgDeclaresThem) {
+  // psycopg 3 declares its server-side cursors with parameters through the extended protocol,
+  // describes the cursor by name, and fetches, moves and closes through it too.
+  same_answers({
+      "BEGIN",
+      ext("DECLARE c CURSOR FOR SELECT id, v, note FROM t WHERE v < $1 ORDER BY id", {"5"}),
+      ext("FETCH 5 FROM c"),
+      ext("FETCH FORWARD 700 FROM c"),
+      ext("MOVE 10 IN c"),
+      ext("FETCH 3 c"),
+      "FETCH 2 FROM c",
+      ext("DECLARE g CURSOR FOR SELECT v, count(*), sum(id) FROM t WHERE id > $1 GROUP BY v "
+          "ORDER BY v",
+          {"100"}),
+      ext("FETCH ALL FROM g"),
+      ext("DECLARE l CURSOR FOR SELECT id FROM t WHERE id <= $1 ORDER BY id DESC LIMIT $2",
+          {"2500", "10"}),
+      ext("FETCH ALL FROM l"),
+      // Over a join of tables spread differently: their rows read, one shard's cursor.
+      ext("DECLARE j CURSOR FOR SELECT w.id, t.note FROM w JOIN t ON t.id = w.t_id "
+          "WHERE w.id < $1 ORDER BY w.id",
+          {"200"}),
+      ext("FETCH 5 FROM j"),
+      ext("FETCH ALL FROM j"),
+      // A cursor of one shard, in the transaction over several: its FETCH finds it.
+      ext("DECLARE a CURSOR FOR SELECT id, v FROM t WHERE id BETWEEN $1 AND $2 ORDER BY id",
+          {"2500", "2505"}),
+      ext("FETCH 3 FROM a"),
+      ext("CLOSE a"),
+      ext("CLOSE c"),
+      ext("FETCH 1 FROM c"),
+      ext("FETCH 1 FROM g"),
+      "ROLLBACK",
+      // WITH HOLD, outside a block.
+      ext("DECLARE h CURSOR WITH HOLD FOR SELECT id, v FROM t WHERE id % 500 = $1 ORDER BY v, id",
+          {"7"}),
+      ext("FETCH 3 FROM h"),
+      ext("MOVE 1 IN h"),
+      ext("FETCH ALL FROM h"),
+      ext("CLOSE h"),
+      ext("FETCH 1 FROM h"),
+  });
+  // The cursor described by name after its DECLARE, as psycopg does; a FETCH asking for
+  // binary results is refused, and the block goes on failing as PostgreSQL's would.
+  std::vector<std::string> batches = {
+      parse("", "BEGIN") + bind("", "") + execute("") + sync(),
+      parse("", "DECLARE d CURSOR FOR SELECT id, note FROM t WHERE id > $1 ORDER BY id", {20}) +
+          bind("", "", {"2990"}) + describe('P', "") + execute("") + sync(),
+      describe('P', "d") + sync(),
+      parse("", "FETCH 2 FROM d") + bind("", "") + describe('P', "") + execute("") + sync(),
+      parse("", "FETCH 1 FROM d") + bind("", "") + execute("") + sync(),
+      parse("", "MOVE 1 IN d") + bind("", "") + describe('P', "") + execute("") + sync(),
+      parse("", "CLOSE d") + bind("", "") + describe('P', "") + execute("") + sync(),
+      parse("", "COMMIT") + bind("", "") + execute("") + sync(),
+  };
+  std::vector<std::string> got = answers(cluster_->proxy().port(), "trustuser", "app", batches);
+  std::vector<std::string> want = answers(cluster_->shard(0).port(), "postgres", "ref", batches);
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(want.size(), batches.size());
+  EXPECT_EQ(want[2].substr(0, 2), "T(") << want[2];
+  auto p = pq_connect(cluster_->proxy().dsn());
+  ASSERT_TRUE(pq_exec(p.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(p.get(), "DECLARE b CURSOR FOR SELECT id FROM t ORDER BY id").ok());
+  PGresult* bin = PQexecParams(p.get(), "FETCH 2 FROM b", 0, nullptr, nullptr, nullptr, nullptr, 1);
+  EXPECT_EQ(take_result(bin, p.get()).sqlstate, "0A000");
+  EXPECT_EQ(pq_exec(p.get(), "FETCH 1 FROM b").sqlstate, "25P02");
+  EXPECT_TRUE(pq_exec(p.get(), "ROLLBACK").ok());
+  EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM t").at(), "3000");
+}
+
 TEST_F(CursorTest, CursorsOfOneShardInsideATransactionOverSeveralShards) {
   // A cursor whose query stays on one shard is that shard's own: its FETCH, MOVE and CLOSE go
   // to the part of the transaction that holds it, whichever shard the block began on.
@@ -465,11 +535,15 @@ TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {
   SqlResult prior = pq_exec(c.get(), "FETCH PRIOR FROM c");
   EXPECT_EQ(prior.sqlstate, "0A000") << prior.message;
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
-  // Through the extended protocol a FETCH of such a cursor would read one shard: refused.
+  // Through the extended protocol a FETCH of such a cursor is pgrange's too (it reads every
+  // shard's cursor); binary results of it are refused.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
-  ASSERT_TRUE(pq_exec(c.get(), "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "DECLARE c CURSOR FOR SELECT id FROM t ORDER BY id DESC").ok());
   std::string bound = answer_text(c.get(), ScriptStep("FETCH 3 FROM c", {}));
-  EXPECT_NE(bound.find("0A000"), std::string::npos) << bound;
+  EXPECT_NE(bound.find("FETCH 3\nid\n3000\n2999\n2998"), std::string::npos) << bound;
+  PGresult* binary =
+      PQexecParams(c.get(), "FETCH 1 FROM c", 0, nullptr, nullptr, nullptr, nullptr, 1);
+  EXPECT_EQ(take_result(binary, c.get()).sqlstate, "0A000");
   ASSERT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
   // A cursor whose query stays on one shard runs there, SCROLL and all.
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
