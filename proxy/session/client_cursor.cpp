@@ -16,6 +16,8 @@
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/merge/binary_value.hpp"
+#include "routing/merge/merge_rows.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
@@ -57,6 +59,70 @@ void as_bound_answer(std::string& answer, bool describe) {
     MessageWriter(no_data).begin('n').end();
     answer.insert(0, no_data);
   }
+}
+
+/// A FETCH's answer (RowDescription, DataRows, CommandComplete) in the result formats a Bind
+/// asked for (none: text; one for every column, or one per column): text values sent in binary
+/// where asked (routing::binary_columns says which types pgrange can). A BINARY cursor's values
+/// come in binary already: 0A000 where the Bind asks them in text.
+std::optional<Error> in_result_formats(std::string& answer, const std::vector<int16_t>& formats,
+                                       bool exact_floats) {
+  auto message_at = [&](size_t at, char& type, std::string_view& body) {
+    if (at + 5 > answer.size()) return false;
+    uint32_t len = 0;
+    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
+    if (len < 4 || at + 1 + len > answer.size()) return false;
+    type = answer[at];
+    body = std::string_view(answer).substr(at + 5, len - 4);
+    return true;
+  };
+  char type = 0;
+  std::string_view body;
+  if (!message_at(0, type, body) || type != 'T') return std::nullopt;  // MOVE, CLOSE, an error
+  auto fields = routing::read_row_description(body);
+  if (!fields) return fields.error();
+  std::vector<routing::ResultField> as_text = *fields;
+  for (auto& f : as_text) f.format = 0;
+  auto wanted = routing::binary_columns(as_text, formats, exact_floats);
+  if (!wanted) return wanted.error();
+  std::vector<bool> binary(fields->size(), false);  // converted to binary here
+  for (size_t i = 0; i < fields->size(); ++i) {
+    if ((*fields)[i].format != 0 && !(*wanted)[i]) {
+      return not_supported(
+          "text results of a BINARY cursor over several shards are not "
+          "supported through the extended query protocol",
+          "fetch it in binary, or declare it without BINARY");
+    }
+    binary[i] = (*fields)[i].format == 0 && (*wanted)[i];
+    if (binary[i]) (*fields)[i].format = 1;
+  }
+  if (std::none_of(binary.begin(), binary.end(), [](bool b) { return b; })) return std::nullopt;
+  std::string out;
+  MessageWriter(out).begin('T').bytes(routing::write_row_description(*fields)).end();
+  for (size_t at = 5 + body.size(); message_at(at, type, body); at += 5 + body.size()) {
+    if (type != 'D') {
+      MessageWriter(out).begin(type).bytes(body).end();
+      continue;
+    }
+    auto row = routing::MergeRow::parse(std::string(body), fields->size());
+    if (!row) return row.error();
+    routing::RowValues values;
+    for (size_t i = 0; i < fields->size(); ++i) {
+      auto v = row->value(i);
+      if (!v) {
+        values.emplace_back();
+      } else if (binary[i]) {
+        auto b = routing::binary_value((*fields)[i].type_oid, *v);
+        if (!b) return b.error();
+        values.emplace_back(std::move(*b));
+      } else {
+        values.emplace_back(std::string(*v));
+      }
+    }
+    routing::append_data_row(out, routing::data_row_body(values));
+  }
+  answer = std::move(out);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -115,7 +181,15 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   if (!stmt) co_return false;
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
   std::string out;
+  std::vector<int16_t> result_formats;  // a Bind's
   auto answer = [&](std::string& o) {
+    if (ext != nullptr) {
+      // The rows in the formats the Bind asked for; what cannot be is the statement's error.
+      if (auto e = in_result_formats(o, result_formats, floats_exact())) {
+        o.clear();
+        fail_cursor(*e, std::nullopt, o);
+      }
+    }
     if (ext == nullptr) {
       write_ready_for_query(o, txn_status_);
       channel_.send(std::move(o));
@@ -143,14 +217,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       answer(out);
       co_return true;
     }
-    if (std::any_of(formats.begin(), formats.end(), [](int16_t f) { return f != 0; })) {
-      fail(
-          not_supported("binary results of a cursor over several shards through the extended "
-                        "query protocol are not supported yet",
-                        "fetch its rows in text"));
-      answer(out);
-      co_return true;
-    }
+    result_formats = std::move(formats);
     if (max_rows != 0 && stmt->kind == sql::CursorStatement::Kind::kFetch) {
       fail(
           not_supported("a row limit on the Execute of a FETCH from a cursor over several "
@@ -177,13 +244,6 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       }
       // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
       Plan plan = plan_cursor_query(stmt->query, params ? &*params : nullptr);
-      if (plan.gather && ext != nullptr && stmt->hold) {
-        fail(
-            not_supported("a cursor WITH HOLD over tables read from several shards declared "
-                          "through the extended query protocol is not supported yet",
-                          "declare it as a simple query, with its values written in"));
-        break;
-      }
       if (plan.gather) {
         // Tables read from several shards: their rows are read now, and the query, with them
         // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).
@@ -195,7 +255,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
               "transaction blocks only, for now",
               "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
         } else if (stmt->hold) {
-          co_await declare_gathered_held_cursor(*stmt, *plan.gather, out);
+          co_await declare_gathered_held_cursor(*stmt, *plan.gather, out, ext);
         } else if (plan.kind != Plan::Kind::kCoordinate) {
           fail(
               not_supported("a cursor whose query spans several shards inside a transaction "
@@ -722,7 +782,8 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
 
 awaitable<void> ClientSession::declare_gathered_held_cursor(const sql::CursorStatement& stmt,
                                                             const routing::GatherPlan& gather,
-                                                            std::string& out) {
+                                                            std::string& out,
+                                                            const ExtendedMerge* ext) {
   // The tables' rows, read in a snapshot of each shard of the statement's own; the query with
   // them written in reads no table, and becomes a cursor of the first shard: PostgreSQL
   // materializes its rows as the DECLARE (its own transaction) commits.
@@ -738,8 +799,8 @@ awaitable<void> ClientSession::declare_gathered_held_cursor(const sql::CursorSta
   if (stmt.no_scroll) declare += " NO SCROLL";
   declare += " CURSOR WITH HOLD FOR " + read.statement;
   read.statement.clear();
-  std::string request;
-  write_query(request, declare);
+  // Bound: the query with the rows written in keeps the Bind's `$n`.
+  std::string request = cursor_declare_request(declare, ext);
   declare.clear();
   const int shard = 0;
   auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));

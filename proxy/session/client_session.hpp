@@ -438,7 +438,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// cursor WITH HOLD on one shard's connection, kept out of the pool until CLOSE (every
   /// cursor option is PostgreSQL's own).
   awaitable<void> declare_gathered_held_cursor(const sql::CursorStatement& stmt,
-                                               const routing::GatherPlan& gather, std::string& out);
+                                               const routing::GatherPlan& gather, std::string& out,
+                                               const ExtendedMerge* ext = nullptr);
   /// A FETCH or MOVE (`sql`, as the client wrote it) of such a cursor, run on its connection.
   awaitable<void> forward_to_held_cursor(Coordinated::Cursor& cursor, std::string_view sql,
                                          std::string& out);
