@@ -240,6 +240,42 @@ start_postgres() {  # start_postgres NAME DATA LOG: start a server as postgres; 
 # start_four_servers SHARD_PREPARED: the servers direct, s1, s2 and s3 from one initdb, with
 # max_prepared_transactions = 0 on direct and SHARD_PREPARED on the shards; waits for them,
 # creates role and database bench on each and database pgrange_meta on s1. Sets SERVER_PORT.
+# start_pgbouncer NAME POOL_MODE SERVER_PORT: PgBouncer (PGBOUNCER) in front of database bench of
+# the server on SERVER_PORT, clients authenticated with md5 against bench's password, the server
+# reached as bench with trust. Sets PGBOUNCER_PORT and PGBOUNCER_PID (stopped on exit).
+PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
+start_pgbouncer() {
+  local name=$1 mode=$2 server=$3 cfg
+  if [ ! -f "$TMP/userlist.txt" ]; then
+    printf '"bench" "bench"\n' >"$TMP/userlist.txt"
+    chown postgres:postgres "$TMP/userlist.txt"
+    chmod 600 "$TMP/userlist.txt"
+  fi
+  pick_port PGBOUNCER_PORT
+  cfg="$TMP/pgbouncer-$name.ini"
+  cat >"$cfg" <<EOF
+[databases]
+bench = host=127.0.0.1 port=$server dbname=bench
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $PGBOUNCER_PORT
+unix_socket_dir =
+auth_type = md5
+auth_file = $TMP/userlist.txt
+pool_mode = $mode
+default_pool_size = 20
+max_client_conn = 100
+logfile = $TMP/pgbouncer-$name.log
+pidfile =
+ignore_startup_parameters = extra_float_digits
+EOF
+  "${AS_POSTGRES[@]}" "$PGBOUNCER" "$cfg" >"$LOG_DIR/pgbouncer-$name.stderr" 2>&1 &
+  PGBOUNCER_PID=$!
+  PROXY_PIDS+=("$PGBOUNCER_PID")
+  wait_ready "PgBouncer ($name)" "$PGBOUNCER_PORT" "$PGBOUNCER_PID" pgbouncer
+}
+
 start_four_servers() {
   local shard_prepared=$1 s port buffers prepared
   echo "starting PostgreSQL: direct, s1, s2, s3"

@@ -37,7 +37,6 @@ WARMUP=${WARMUP:-3}
 SKIP_BUILD=${SKIP_BUILD:-0}
 IMPORT_TABLES=${IMPORT_TABLES:-0}
 LOG_DIR=${LOG_DIR:-/tmp/pgbench_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
-PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
 
 require_counts ROUNDS DURATION CLIENTS JOBS SCALE WARMUP
@@ -89,43 +88,17 @@ pgbench -i -q -s "$SCALE" -h 127.0.0.1 -p "$PG_PORT" -U bench bench >"$LOG_DIR/p
 
 # ---------------------------------------------------------------- PgBouncer, twice
 # Both proxies authenticate clients with md5 against the same plaintext password, and
-# both reach PostgreSQL as "bench" over 127.0.0.1 with trust.
-printf '"bench" "bench"\n' >"$TMP/userlist.txt"
-chown postgres:postgres "$TMP/userlist.txt"
-chmod 600 "$TMP/userlist.txt"
-
+# both reach PostgreSQL as "bench" over 127.0.0.1 with trust (start_pgbouncer, lib.sh).
 declare -A PORT NAME PID PGB_MODE
-start_pgbouncer() {  # start_pgbouncer TARGET POOL_MODE
-  local target=$1 mode=$2 port cfg
-  pick_port port
-  cfg="$TMP/pgbouncer-$mode.ini"
-  cat >"$cfg" <<EOF
-[databases]
-bench = host=127.0.0.1 port=$PG_PORT dbname=bench
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $port
-unix_socket_dir =
-auth_type = md5
-auth_file = $TMP/userlist.txt
-pool_mode = $mode
-default_pool_size = 20
-max_client_conn = 100
-logfile = $TMP/pgbouncer-$mode.log
-pidfile =
-ignore_startup_parameters = extra_float_digits
-EOF
-  "${AS_POSTGRES[@]}" "$PGBOUNCER" "$cfg" >"$LOG_DIR/pgbouncer-$mode.stderr" 2>&1 &
-  PID[$target]=$!
-  PROXY_PIDS+=("$!")
-  PORT[$target]=$port
-  NAME[$target]="pgbouncer ($mode)"
-  PGB_MODE[$target]=$mode
-  wait_ready "PgBouncer ($mode)" "$port" "${PID[$target]}" pgbouncer
+start_bouncer() {  # start_bouncer TARGET POOL_MODE
+  start_pgbouncer "$2" "$2" "$PG_PORT"
+  PID[$1]=$PGBOUNCER_PID
+  PORT[$1]=$PGBOUNCER_PORT
+  NAME[$1]="pgbouncer ($2)"
+  PGB_MODE[$1]=$2
 }
-start_pgbouncer bouncer_tx transaction
-start_pgbouncer bouncer_session session
+start_bouncer bouncer_tx transaction
+start_bouncer bouncer_session session
 
 # ---------------------------------------------------------------- pgrange, per worker count
 start_pgrange() {  # start_pgrange WORKERS

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end range-scan benchmark (a benchmark, not a test): the same pgbench workloads against
 #   direct   one PostgreSQL 15 server holding every row,
+#   bouncer  PgBouncer in front of that one server (transaction pooling for -M simple, session
+#            pooling for -M prepared): what a proxy that only forwards costs on this machine
+#            (BOUNCER=0 leaves it out),
 #   pgrange  pgrange (transaction pooling) over three PostgreSQL 15 shards, the tables split
 #            into 12 ranges placed round-robin on the shards with RELOCATE,
-# interleaved direct / pgrange, for -M simple and -M prepared, over ROUNDS rounds. Workloads:
+# interleaved direct / bouncer / pgrange, for -M simple and -M prepared, over ROUNDS rounds.
+# Workloads:
 #   between_1   SELECT * FROM items WHERE id BETWEEN a AND b   200 rows inside one range (1 shard)
 #   between_2   the same, a..b across a boundary between two shards (2 shards)
 #   between_3   the same, a..b across two boundaries, three ranges on three shards (3 shards)
@@ -35,6 +39,7 @@
 #   MODES="simple prepared"                pgbench -M protocols
 #   WORKLOADS="between_1 … pgbench_S"      the workloads to run (default: all, in the order above)
 #   WORKERS=1                              pgrange worker threads
+#   BOUNCER=1                              measure PgBouncer in front of direct too (0: not)
 #   WARMUP=2                               unmeasured seconds per target before round 1
 #   SKIP_BUILD=1                           do not run scripts/build.sh --target pgrange first
 #   LOG_DIR=DIR                            logs and results.tsv (default /tmp/range_scan_compare-logs.<time>)
@@ -52,12 +57,18 @@ MODES=${MODES:-simple prepared}
 ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 join_point join_100 colo_point colo_1000 ref_join pgbench_S"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 WORKERS=${WORKERS:-1}
+BOUNCER=${BOUNCER:-1}
 WARMUP=${WARMUP:-2}
 SKIP_BUILD=${SKIP_BUILD:-0}
 LOG_DIR=${LOG_DIR:-/tmp/range_scan_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
 
-require_counts ROUNDS DURATION CLIENTS JOBS ROWS SCALE WORKERS WARMUP
+require_counts ROUNDS DURATION CLIENTS JOBS ROWS SCALE WORKERS WARMUP BOUNCER
+TARGETS=(direct pgrange)
+if [ "$BOUNCER" -gt 0 ]; then
+  TARGETS=(direct bouncer pgrange)
+  require_environment "$PGBOUNCER"
+fi
 if [ "$ROUNDS" -lt 1 ] || [ "$DURATION" -lt 1 ] || [ "$CLIENTS" -lt 1 ] || [ "$JOBS" -lt 1 ] ||
   [ "$WORKERS" -lt 1 ] || [ "$SCALE" -lt 1 ]; then
   die "ROUNDS, DURATION, CLIENTS, JOBS, WORKERS and SCALE must be at least 1"
@@ -81,9 +92,9 @@ BOUNDS=("$U" $((2 * U)) $((3 * U)) $((4 * U)) $((5 * U)) $((5 * U + 100)) $((6 *
   $((8 * U)) $((9 * U)) "$TOP")
 
 # ---------------------------------------------------------------- header
-echo "== pgrange range-scan benchmark: direct PostgreSQL vs pgrange over 3 shards"
+echo "== pgrange range-scan benchmark: direct PostgreSQL (and PgBouncer before it) vs pgrange over 3 shards"
 echo "command: ROUNDS=$ROUNDS DURATION=$DURATION CLIENTS=$CLIENTS JOBS=$JOBS ROWS=$ROWS SCALE=$SCALE" \
-  "MODES=\"$MODES\" WORKERS=$WORKERS WARMUP=$WARMUP SKIP_BUILD=$SKIP_BUILD $0 $*"
+  "MODES=\"$MODES\" WORKERS=$WORKERS BOUNCER=$BOUNCER WARMUP=$WARMUP SKIP_BUILD=$SKIP_BUILD $0 $*"
 print_date_machine
 echo "versions: $("$PGBIN/postgres" --version), $(pgbench --version)"
 echo "servers: fsync=off full_page_writes=off synchronous_commit=off (not durable; reads only here)"
@@ -350,30 +361,43 @@ describe_workload pgbench_S 1 "pgbench -S, scale $SCALE" \
 declare -A PORT
 PORT[direct]=${SERVER_PORT[direct]}
 PORT[pgrange]=$PGRANGE_PORT
-conninfo() { echo "host=127.0.0.1 port=${PORT[$1]} dbname=bench user=bench password=bench"; }
+if [ "$BOUNCER" -gt 0 ]; then
+  # Transaction pooling for -M simple; session pooling for -M prepared, whose statements
+  # PgBouncer's transaction pooling would lose between server connections.
+  start_pgbouncer transaction transaction "${SERVER_PORT[direct]}"
+  PORT[bouncer,simple]=$PGBOUNCER_PORT
+  start_pgbouncer session session "${SERVER_PORT[direct]}"
+  PORT[bouncer,prepared]=$PGBOUNCER_PORT
+fi
+port_of() {  # port_of TARGET MODE
+  if [ "$1" = bouncer ]; then echo "${PORT[bouncer,$2]}"; else echo "${PORT[$1]}"; fi
+}
+conninfo() {  # conninfo TARGET MODE
+  echo "host=127.0.0.1 port=$(port_of "$1" "$2") dbname=bench user=bench password=bench"
+}
 
 # Probe every workload and mode through pgrange (and directly, which must answer).
 declare -A STATE # STATE[workload,mode]: "" = runs, else the reason pgrange does not run it
 echo "probing what pgrange answers"
 for w in "${WORKLOAD_LIST[@]}"; do
   for m in "${MODE_LIST[@]}"; do
-    for t in direct pgrange; do
+    for t in "${TARGETS[@]}"; do
       if [ "$m" = simple ]; then
-        out=$("$TMP/probe" "$(conninfo "$t")" simple "${PROBE_SQL[$w]}")
+        out=$("$TMP/probe" "$(conninfo "$t" "$m")" simple "${PROBE_SQL[$w]}")
       else
         # shellcheck disable=SC2086 # the parameters split on purpose
-        out=$("$TMP/probe" "$(conninfo "$t")" prepared "${PROBE_PSQL[$w]}" ${PROBE_PARAMS[$w]})
+        out=$("$TMP/probe" "$(conninfo "$t" "$m")" prepared "${PROBE_PSQL[$w]}" ${PROBE_PARAMS[$w]})
       fi
       echo "$t $w $m: $out" >>"$LOG_DIR/probes.txt"
       case "$out" in
         ok*) ;;
         "error 0A000 "*)
-          [ "$t" = pgrange ] || die "direct PostgreSQL refused $w ($m): $out"
+          [ "$t" = pgrange ] || die "$t refused $w ($m): $out"
           STATE[$w,$m]="refused"
           printf '  %-10s %-9s refused by pgrange (0A000): %s\n' "$w" "$m" "${out#error 0A000 }"
           ;;
         *)
-          [ "$t" = pgrange ] || die "direct PostgreSQL failed $w ($m): $out"
+          [ "$t" = pgrange ] || die "$t failed $w ($m): $out"
           STATE[$w,$m]="error"
           printf '  %-10s %-9s FAILED through pgrange: %s\n' "$w" "$m" "${out#error }"
           ;;
@@ -388,7 +412,7 @@ run_pgbench() {
   local target=$1 w=$2 mode=$3 secs=$4 log=$5 script
   if [ "$w" = pgbench_S ]; then script=(-S); else script=(-f "$TMP/$w.sql"); fi
   pgbench -n "${script[@]}" -M "$mode" -c "$CLIENTS" -j "$JOBS" -T "$secs" \
-    -h 127.0.0.1 -p "${PORT[$target]}" -U bench bench >"$log" 2>&1 &
+    -h 127.0.0.1 -p "$(port_of "$target" "$mode")" -U bench bench >"$log" 2>&1 &
   PGBENCH_PID=$!
   local rc=0
   wait "$PGBENCH_PID" || rc=$?
@@ -398,7 +422,7 @@ run_pgbench() {
 
 if [ "$WARMUP" -gt 0 ]; then
   echo "warm-up: ${WARMUP}s per target (between_3 and pgbench -S, simple; not counted)"
-  for t in direct pgrange; do
+  for t in "${TARGETS[@]}"; do
     run_pgbench "$t" between_3 simple "$WARMUP" "$LOG_DIR/warmup-$t-between_3.log" || true
     if [[ " ${WORKLOAD_LIST[*]} " == *" pgbench_S "* ]]; then
       run_pgbench "$t" pgbench_S simple "$WARMUP" "$LOG_DIR/warmup-$t-pgbench_S.log" || true
@@ -412,7 +436,7 @@ printf '%-6s %-10s %-9s %-8s %12s %12s\n' round workload mode target TPS note
 for ((round = 1; round <= ROUNDS; round++)); do
   for w in "${WORKLOAD_LIST[@]}"; do
     for mode in "${MODE_LIST[@]}"; do
-      for t in direct pgrange; do
+      for t in "${TARGETS[@]}"; do
         if [ "$t" = pgrange ] && [ -n "${STATE[$w,$mode]:-}" ]; then
           printf '%-6s %-10s %-9s %-8s %12s %12s\n' "$round" "$w" "$mode" "$t" - "${STATE[$w,$mode]}"
           continue
@@ -457,11 +481,13 @@ paired_ratios() {  # paired_ratios WORKLOAD MODE: per-round TPS ratio pgrange/di
 echo
 echo "== medians over $ROUNDS rounds (pgbench -c $CLIENTS -j $JOBS -T $DURATION; items $ROWS rows in 12 ranges;" \
   "pgrange workers=$WORKERS, transaction pooling)"
-printf '%-10s %-36s %6s %-9s %11s %11s %7s  %-13s %9s\n' workload statement shards mode \
-  "direct TPS" "pgrange TPS" ratio "per round" "CPU/10k"
+printf '%-10s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' workload statement shards mode \
+  "direct TPS" "bouncer TPS" "pgrange TPS" ratio "per round" "CPU/10k" "/bouncer"
 for w in "${WORKLOAD_LIST[@]}"; do
   for mode in "${MODE_LIST[@]}"; do
     d=$(column_of "$w" "$mode" direct tps | median)
+    b=NA
+    [ "$BOUNCER" -gt 0 ] && b=$(column_of "$w" "$mode" bouncer tps | median)
     if [ -n "${STATE[$w,$mode]:-}" ]; then
       p=${STATE[$w,$mode]}
       ratio=-
@@ -475,13 +501,18 @@ for w in "${WORKLOAD_LIST[@]}"; do
       cpu=$(awk -v v="$cpu" 'BEGIN {printf "%.3f", v}')
       p=$(awk -v v="$p" 'BEGIN {printf "%.1f", v}')
     fi
+    vs_bouncer=$(awk -v a="$p" -v b="$b" 'BEGIN {
+      if (b != "NA" && b > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }')
     d=$(awk -v v="$d" 'BEGIN {if (v == "NA") print v; else printf "%.1f", v}')
-    printf '%-10s %-36s %6s %-9s %11s %11s %7s  %-13s %9s\n' "$w" "${DESC[$w]}" "${SHARDS[$w]}" \
-      "$mode" "$d" "$p" "$ratio" "$pairs" "$cpu"
+    b=$(awk -v v="$b" 'BEGIN {if (v == "NA" || v == "") print "-"; else printf "%.1f", v}')
+    printf '%-10s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' "$w" "${DESC[$w]}" \
+      "${SHARDS[$w]}" "$mode" "$d" "$b" "$p" "$ratio" "$pairs" "$cpu" "$vs_bouncer"
   done
 done
 echo
-echo "ratio: pgrange median TPS / direct median TPS (per-round paired ratios in brackets)."
+echo "ratio: pgrange median TPS / direct median TPS (per-round paired ratios in brackets);" \
+  "/bouncer: pgrange median TPS / PgBouncer's in front of direct (transaction pooling for" \
+  "simple, session pooling for prepared)."
 echo "CPU/10k: pgrange's utime+stime (all threads, /proc/PID/stat) per 10,000 transactions."
 echo "refused: pgrange answers the statement with SQLSTATE 0A000 (not supported yet); see $LOG_DIR/probes.txt"
 echo "Raw per-run figures: $RESULTS"
