@@ -269,7 +269,7 @@ awaitable<bool> ClientSession::run_insert_select(std::string_view sql, ExtendedM
   std::string steps;
   bool own = begin_own_steps(steps);
   std::string text(sql);
-  auto params = bind_params(ext.bind_rest);
+  auto params = bind_params(ext.bind_rest, ext.parameter_types);
   if (params && !params->values.empty()) {
     auto bound = co_await write_parameters_in(text, ext.parameter_types, *params);
     if (bound) {

@@ -163,7 +163,7 @@ bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::strin
   BodyReader b(bind_body);
   std::string_view portal, statement;
   if (!b.cstr(portal) || !b.cstr(statement)) return false;
-  auto params = bind_params(b.rest());
+  auto params = bind_params(b.rest(), parameter_types(statement));
   if (!params) return false;  // malformed: the normal path reports it
   Plan plan = plan_cursor_query(stmt->query, &*params);
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
@@ -211,7 +211,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
   if (ext != nullptr) {
     std::string_view values;
     std::vector<int16_t> formats;
-    params = bind_params(ext->bind_rest);
+    params = bind_params(ext->bind_rest, ext->parameter_types);
     if (!params || !split_bind(ext->bind_rest, values, formats)) {
       fail(Error::make(sqlstate::kProtocolViolation, "invalid Bind message"));
       answer(out);

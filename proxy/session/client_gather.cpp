@@ -148,7 +148,7 @@ awaitable<bool> ClientSession::run_gathered_write(ExtendedMerge& run, int32_t ma
   auto statement = co_await read_for_bound(run, *run.write_gather);
   if (!statement) co_return true;
   // The write with the rows read: routed with the Bind's values, run in the transaction.
-  auto params = bind_params(run.bind_rest);
+  auto params = bind_params(run.bind_rest, run.parameter_types);
   if (!params) {
     fail_bound(run, Error::make(sqlstate::kProtocolViolation, "invalid Bind message"),
                std::nullopt);

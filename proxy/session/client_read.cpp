@@ -92,7 +92,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   // The plans made here for a bound statement take its LIMIT and OFFSET from the Bind.
   std::optional<routing::BindParams> params;
   if (!read.statement.empty() && ext != nullptr) {
-    params = bind_params(ext->bind_rest);
+    params = bind_params(ext->bind_rest, ext->parameter_types);
     if (!params) {
       co_return tl::unexpected(
           exec::ExecFailure::of(Error::make(sqlstate::kProtocolViolation, "invalid Bind message")));

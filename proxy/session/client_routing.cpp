@@ -250,9 +250,19 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
   return plan_analysis(type, worker_.analyze(sql), nullptr, sql);
 }
 
-std::optional<routing::BindParams> ClientSession::bind_params(std::string_view rest) {
+std::optional<routing::BindParams> ClientSession::bind_params(std::string_view rest,
+                                                              std::string_view parameter_types) {
   BodyReader b(rest);
   routing::BindParams params;
+  BodyReader declared(parameter_types);
+  int16_t ntypes = 0;
+  if (declared.i16(ntypes)) {
+    for (int16_t i = 0; i < ntypes; ++i) {
+      int32_t oid = 0;
+      if (!declared.i32(oid)) break;
+      params.types.push_back(static_cast<uint32_t>(oid));
+    }
+  }
   int16_t nformats = 0, nparams = 0;
   if (!b.i16(nformats)) return params;
   for (int16_t i = 0; i < nformats; ++i) {
@@ -639,7 +649,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     if (admin_text(statement)) return plan_text('B', statement);  // SPLIT AT, SHOW RANGES, …
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
-    auto params = bind_params(b.rest());
+    auto params = bind_params(b.rest(), parameter_types(stmt));
     if (!params) return Plan{};  // malformed: dispatch reports it
     return plan_analysis('B', *analysis, &*params, tail.substr(0, tail.find('\0')));
   };

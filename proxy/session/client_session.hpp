@@ -145,8 +145,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// until the move lets go of the range; past kMoveWaitLimit a refusal (55006).
   awaitable<Plan> wait_out_moves(Plan p, std::function<Plan()> plan);
   /// The parameters of a Bind body after its portal and statement names (they point into
-  /// `rest`); nullopt when it is malformed.
-  static std::optional<routing::BindParams> bind_params(std::string_view rest);
+  /// `rest`), with the types its statement's Parse gave them (`parameter_types`: the Parse's
+  /// tail after its text); nullopt when it is malformed.
+  static std::optional<routing::BindParams> bind_params(std::string_view rest,
+                                                        std::string_view parameter_types = {});
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});

@@ -634,9 +634,24 @@ std::optional<std::string> BindParams::text(int n, KeyType type) const {
                    : static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)]
                                                               : 0;
   if (format == 0) return std::string(*v);
-  auto value = parse_binary_value(type, *v);
+  const uint32_t declared =
+      static_cast<size_t>(n) <= types.size() ? types[static_cast<size_t>(n - 1)] : 0;
+  KeyType as = type;  // the type whose binary form the value has
+  if (declared != 0 && declared != key_type_oid(type)) {
+    auto given = key_type_from_oid(declared);
+    if (!given) return std::nullopt;
+    auto integer = [](KeyType t) {
+      return t == KeyType::kInt2 || t == KeyType::kInt4 || t == KeyType::kInt8;
+    };
+    auto textual = [](KeyType t) { return t == KeyType::kText || t == KeyType::kVarchar; };
+    bool number = (integer(*given) || *given == KeyType::kNumeric) &&
+                  (integer(type) || type == KeyType::kNumeric);
+    if (!number && !(textual(*given) && textual(type))) return std::nullopt;
+    as = *given;
+  }
+  auto value = parse_binary_value(as, *v);
   if (!value) return std::nullopt;
-  return format_text_value(type, *value);
+  return format_text_value(as, *value);
 }
 
 Result<std::optional<int64_t>> BindParams::bigint(int n) const {

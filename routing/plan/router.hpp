@@ -132,8 +132,14 @@ struct Route {
 struct BindParams {
   std::vector<int16_t> formats;  ///< none: all text; one: for all; else one per parameter
   std::vector<std::optional<std::string_view>> values;  ///< nullopt = NULL
+  /// The types the statement's Parse gave its parameters (0 or missing: left to PostgreSQL,
+  /// which gives `$n` the type of the column it is compared with).
+  std::vector<uint32_t> types;
   /// Parameter n (1-based) as PostgreSQL's text form of a `type` value; nullopt when it is
-  /// missing, NULL, or its binary form does not decode as `type`.
+  /// missing, NULL, or its binary form does not decode as `type`. A binary value is read as the
+  /// type its Parse gave it: an integer of another width (drivers send small integers as int2)
+  /// or a numeric as its number; a type of another kind (a float8 for an int8 key, a
+  /// timestamptz for a timestamp key) as nothing known, never as the key type's bytes.
   std::optional<std::string> text(int n, KeyType type) const;
   /// Parameter n (1-based) as an integer (text, or binary int2/int4/int8 by its length), as a
   /// LIMIT or OFFSET reads it: nullopt for NULL; PostgreSQL's error for a value that is not one.

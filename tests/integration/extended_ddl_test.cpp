@@ -286,8 +286,8 @@ TEST_F(ExtendedDdlTest, AdminStatementsRunThroughTheExtendedProtocol) {
   std::vector<std::string> got = answers(
       cluster_->proxy().port(), "trustuser", "app",
       {parse("", "SHOW RANGES FROM TABLE adm WITH DETAILS") + bind("", "") + execute("") + sync(),
-       parse("", "ALTER TABLE nope SCATTER") + bind("", "") + execute("") +
-           parse("", "SELECT 1") + bind("", "") + execute("") + sync(),
+       parse("", "ALTER TABLE nope SCATTER") + bind("", "") + execute("") + parse("", "SELECT 1") +
+           bind("", "") + execute("") + sync(),
        parse("", "SELECT count(*) FROM adm") + bind("", "") + execute("") + sync()});
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0].substr(0, 6), "1 2 D[") << got[0];
@@ -299,10 +299,53 @@ TEST_F(ExtendedDdlTest, AdminStatementsRunThroughTheExtendedProtocol) {
   EXPECT_EQ(outcome(described), "ERROR 0A000");
   PQclear(described);
   EXPECT_EQ(exec_params(c, "SELECT count(*) FROM adm"), "SELECT 1: 30");
-  EXPECT_EQ(pipeline(c, {show, "SELECT count(*) FROM adm"}),
-            (std::vector<std::string>{as_simple, "SELECT 1: 30", "PGRES_PIPELINE_SYNC",
-                                      "SELECT 1: 1"}));
+  EXPECT_EQ(
+      pipeline(c, {show, "SELECT count(*) FROM adm"}),
+      (std::vector<std::string>{as_simple, "SELECT 1: 30", "PGRES_PIPELINE_SYNC", "SELECT 1: 1"}));
   EXPECT_TRUE(pq_exec(c, "DROP TABLE adm").ok());
+}
+
+TEST_F(ExtendedDdlTest, ParametersOfAnotherTypeRouteByTheirValue) {
+  // psycopg 3 sends a small Python int as a binary int2, whatever the column; a float as a
+  // binary float8. Each statement runs through PQexecParams with those types and formats on
+  // pgrange and on the reference: the same outcome, and the table the same after the writes.
+  auto run = [&](PGconn* c, const std::string& sql, std::vector<Oid> types,
+                 std::vector<std::string> values) {
+    std::vector<const char*> v;
+    std::vector<int> lengths, formats;
+    for (const auto& x : values) {
+      v.push_back(x.data());
+      lengths.push_back(static_cast<int>(x.size()));
+      formats.push_back(1);
+    }
+    PGresult* res = PQexecParams(c, sql.c_str(), static_cast<int>(v.size()), types.data(), v.data(),
+                                 lengths.data(), formats.data(), 0);
+    std::string s = outcome(res, true);
+    PQclear(res);
+    return s;
+  };
+  auto both = [&](const std::string& sql, std::vector<Oid> types, std::vector<std::string> values) {
+    std::string got = run(s_->pgrange(), sql, types, values);
+    EXPECT_EQ(got, run(s_->reference(), sql, types, values)) << sql;
+    return got;
+  };
+  const std::string int2_60("\x00\x3c", 2), int4_90("\x00\x00\x00\x5a", 4);
+  const std::string float8_5("\x40\x14\x00\x00\x00\x00\x00\x00", 8);
+  const std::string int2_7("\x00\x07", 2);
+  EXPECT_EQ(both("SELECT id, v FROM a WHERE id = $1", {21}, {int2_60}), "SELECT 1: 60|a60");
+  EXPECT_EQ(both("SELECT id, v FROM a WHERE id = $1", {23}, {int4_90}), "SELECT 1: 90|a90");
+  // A float8 5.0 equals the int8 5; read as an int8's bytes it would be a key of no row.
+  EXPECT_EQ(both("SELECT id, v FROM a WHERE id = $1", {701}, {float8_5}), "SELECT 1: 5|a5");
+  EXPECT_EQ(
+      both("INSERT INTO a VALUES ($1, 'p', $2)", {21, 21}, {std::string("\x00\x65", 2), int2_7}),
+      "INSERT 0 1");
+  EXPECT_EQ(both("INSERT INTO a VALUES ($1, 'q', 1), ($2, 'r', 2)", {21, 23},
+                 {std::string("\x00\x66", 2), std::string("\x00\x00\x00\x3d", 4)}),
+            "ERROR 23505 duplicate key value violates unique constraint \"a_pkey\"");
+  EXPECT_EQ(both("UPDATE a SET n = n + 1 WHERE id = $1", {21}, {std::string("\x00\x65", 2)}),
+            "UPDATE 1");
+  EXPECT_EQ(both("DELETE FROM a WHERE id = $1", {21}, {std::string("\x00\x65", 2)}), "DELETE 1");
+  s_->same("SELECT * FROM a ORDER BY id");
 }
 
 TEST_F(ExtendedDdlTest, PreparedDdlRunsEachTimeItIsExecuted) {

@@ -141,7 +141,7 @@ TEST_F(RouterTest, KeyConditionsGoToExactlyTheRangesTheyTouch) {
   // Bind values narrow like literals.
   auto infos = sql::analyze_statements("SELECT * FROM users WHERE id BETWEEN $1 AND $2");
   ASSERT_TRUE(infos);
-  BindParams params{{}, {std::string_view("120"), std::string_view("130")}};
+  BindParams params{{}, {std::string_view("120"), std::string_view("130")}, {}};
   EXPECT_EQ(route_statements(*view_, *infos, &params).shards, (std::vector<int>{1}));
 }
 
@@ -177,10 +177,48 @@ TEST_F(RouterTest, ExplainingShowsTheSpansTheirReasonsAndRanges) {
   ASSERT_FALSE(r.explanation[0].reasons.empty());
   EXPECT_EQ(r.explanation[0].reasons[0].text(),
             "id = $1 → not read: parameter $1 is only known at Bind");
-  BindParams params{{}, {std::string_view("5")}};
+  BindParams params{{}, {std::string_view("5")}, {}};
   r = explain_statements(*view_, *infos, &params);
   EXPECT_EQ(r.explanation[0].reach, TableRoute::Reach::kPoints);
   EXPECT_EQ(r.shards, (std::vector<int>{0}));
+}
+
+TEST(BindParamsTest, ABinaryValueIsReadAsTheTypeItsParseGaveIt) {
+  const std::string int2_150("\x00\x96", 2);
+  const std::string int4_150("\x00\x00\x00\x96", 4);
+  const std::string int8_150("\x00\x00\x00\x00\x00\x00\x00\x96", 8);
+  const std::string float8_5("\x40\x14\x00\x00\x00\x00\x00\x00", 8);  // 5.0
+  BindParams p;
+  p.formats = {1};
+  p.values = {std::string_view(int2_150), std::string_view(int4_150), std::string_view(int8_150),
+              std::string_view(float8_5), std::string_view("abc")};
+  // Left to PostgreSQL (no types): the key column's type.
+  EXPECT_EQ(p.text(3, KeyType::kInt8), "150");
+  EXPECT_EQ(p.text(1, KeyType::kInt8), std::nullopt);  // two bytes are no int8
+  // Given: an integer of another width, for an integer or numeric key.
+  p.types = {21, 23, 20, 701, 1043};
+  EXPECT_EQ(p.text(1, KeyType::kInt8), "150");
+  EXPECT_EQ(p.text(2, KeyType::kInt8), "150");
+  EXPECT_EQ(p.text(1, KeyType::kInt4), "150");
+  EXPECT_EQ(p.text(2, KeyType::kNumeric), "150");
+  EXPECT_EQ(p.text(3, KeyType::kInt2), "150");
+  // A float8 5.0 compared with an int8 key is not the int8 of its bytes: not known.
+  EXPECT_EQ(p.text(4, KeyType::kInt8), std::nullopt);
+  EXPECT_EQ(p.text(4, KeyType::kFloat8), "5");
+  // varchar for a text key: the same characters; for a bytea or uuid key: not known.
+  EXPECT_EQ(p.text(5, KeyType::kText), "abc");
+  EXPECT_EQ(p.text(5, KeyType::kUuid), std::nullopt);
+  // A timestamptz for a timestamp key depends on the session's TimeZone: not known.
+  const std::string ts("\x00\x02\x8f\x1d\x6a\x3b\x60\x00", 8);
+  p.values = {std::string_view(ts)};
+  p.types = {1184};
+  EXPECT_EQ(p.text(1, KeyType::kTimestamp), std::nullopt);
+  EXPECT_NE(p.text(1, KeyType::kTimestamptz), std::nullopt);
+  // Text values are PostgreSQL's to read, whatever the type.
+  p.formats = {0};
+  p.values = {std::string_view("150")};
+  p.types = {21};
+  EXPECT_EQ(p.text(1, KeyType::kInt8), "150");
 }
 
 TEST_F(RouterTest, APlanDescriptionReadsLikeExplain) {
