@@ -34,26 +34,29 @@ exec::MergeFormats cursor_formats(const sql::CursorStatement& stmt, const sql::M
 
 using sql::quote_ident;
 
+/// The message of `answer` at `at` (kReady), or the end of its messages.
+FrameResult message_at(std::string_view answer, size_t at) {
+  return read_typed_frame(answer.substr(std::min(at, answer.size())), answer.size());
+}
+
 /// Whether the messages in `answer` hold an ErrorResponse.
 bool has_error(std::string_view answer) {
-  for (size_t at = 0; at + 5 <= answer.size();) {
-    if (answer[at] == 'E') return true;
-    uint32_t len = 0;
-    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
-    at += 1 + len;
+  for (size_t at = 0;;) {
+    FrameResult f = message_at(answer, at);
+    if (f.status != FrameStatus::kReady) return false;
+    if (f.frame.type == 'E') return true;
+    at += f.frame.total_size;
   }
-  return false;
 }
 
 /// A cursor statement's answer (as a Query gets it) as the extended protocol gives it: the
 /// RowDescription only to a portal that was described, NoData to a described one that returns
 /// no rows.
 void as_bound_answer(std::string& answer, bool describe) {
-  bool rows = answer.size() >= 5 && answer[0] == 'T';
+  FrameResult first = message_at(answer, 0);
+  bool rows = first.status == FrameStatus::kReady && first.frame.type == 'T';
   if (rows && !describe) {
-    uint32_t len = 0;
-    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[i]);
-    answer.erase(0, 1 + len);
+    answer.erase(0, first.frame.total_size);
   } else if (!rows && describe && !has_error(answer)) {
     std::string no_data;
     MessageWriter(no_data).begin('n').end();
@@ -67,19 +70,9 @@ void as_bound_answer(std::string& answer, bool describe) {
 /// come in binary already: 0A000 where the Bind asks them in text.
 std::optional<Error> in_result_formats(std::string& answer, const std::vector<int16_t>& formats,
                                        bool exact_floats) {
-  auto message_at = [&](size_t at, char& type, std::string_view& body) {
-    if (at + 5 > answer.size()) return false;
-    uint32_t len = 0;
-    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
-    if (len < 4 || at + 1 + len > answer.size()) return false;
-    type = answer[at];
-    body = std::string_view(answer).substr(at + 5, len - 4);
-    return true;
-  };
-  char type = 0;
-  std::string_view body;
-  if (!message_at(0, type, body) || type != 'T') return std::nullopt;  // MOVE, CLOSE, an error
-  auto fields = routing::read_row_description(body);
+  FrameResult f = message_at(answer, 0);
+  if (f.status != FrameStatus::kReady || f.frame.type != 'T') return std::nullopt;  // MOVE, CLOSE
+  auto fields = routing::read_row_description(f.frame.body);
   if (!fields) return fields.error();
   std::vector<routing::ResultField> as_text = *fields;
   for (auto& f : as_text) f.format = 0;
@@ -99,12 +92,14 @@ std::optional<Error> in_result_formats(std::string& answer, const std::vector<in
   if (std::none_of(binary.begin(), binary.end(), [](bool b) { return b; })) return std::nullopt;
   std::string out;
   MessageWriter(out).begin('T').bytes(routing::write_row_description(*fields)).end();
-  for (size_t at = 5 + body.size(); message_at(at, type, body); at += 5 + body.size()) {
-    if (type != 'D') {
-      MessageWriter(out).begin(type).bytes(body).end();
+  for (size_t at = f.frame.total_size;; at += f.frame.total_size) {
+    f = message_at(answer, at);
+    if (f.status != FrameStatus::kReady) break;
+    if (f.frame.type != 'D') {
+      MessageWriter(out).begin(f.frame.type).bytes(f.frame.body).end();
       continue;
     }
-    auto row = routing::MergeRow::parse(std::string(body), fields->size());
+    auto row = routing::MergeRow::parse(std::string(f.frame.body), fields->size());
     if (!row) return row.error();
     routing::RowValues values;
     for (size_t i = 0; i < fields->size(); ++i) {
@@ -149,7 +144,8 @@ ClientSession::Plan ClientSession::plan_cursor_query(std::string_view query,
   return plan_analysis('B', worker_.analyze(query), params, query);
 }
 
-bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body) {
+bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body,
+                                                std::optional<Plan>& query_plan) {
   auto stmt = sql::read_cursor_statement(sql);
   if (!stmt) return false;
   if (stmt->kind != sql::CursorStatement::Kind::kDeclare) {
@@ -168,9 +164,11 @@ bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::strin
   Plan plan = plan_cursor_query(stmt->query, &*params);
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
   // (A cursor of one shard in a transaction over several: its later FETCH must find it.)
-  return plan.gather || (plan.kind == Plan::Kind::kRefuse && plan.error) ||
-         (plan.merge && *plan.merge && plan.route.shards.size() > 1) ||
-         (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1);
+  bool ours = plan.gather || (plan.kind == Plan::Kind::kRefuse && plan.error) ||
+              (plan.merge && *plan.merge && plan.route.shards.size() > 1) ||
+              (in_block && plan.kind == Plan::Kind::kCoordinate && plan.route.shards.size() == 1);
+  if (ours) query_plan = std::move(plan);
+  return ours;
 }
 
 awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& ok,
@@ -227,12 +225,12 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       co_return true;
     }
   }
-  // A bound statement that planned here at its Bind but would not now (the range map changed
-  // meanwhile): it cannot go back to running as any other statement.
+  // A bound statement its Bind gave to pgrange that no longer runs as planned then (its cursor
+  // closed meanwhile in the same pipeline, say): it cannot go back to the normal way.
   auto replanned = [&]() {
     fail(
-        not_supported("the cursor's query no longer spans several shards: the ranges changed "
-                      "since its Bind",
+        not_supported("the cursor statement no longer runs as its Bind planned it: the cursor "
+                      "or the ranges changed since",
                       "run the statement again"));
     answer(out);
   };
@@ -243,7 +241,10 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
         break;
       }
       // Where its query runs: a DECLARE whose query stays on one shard runs there as it is.
-      Plan plan = plan_cursor_query(stmt->query, params ? &*params : nullptr);
+      // Bound: the plan its Bind made (with the map and the values of that moment).
+      Plan plan = ext != nullptr && ext->cursor_query
+                      ? std::move(*ext->cursor_query)
+                      : plan_cursor_query(stmt->query, params ? &*params : nullptr);
       if (plan.gather) {
         // Tables read from several shards: their rows are read now, and the query, with them
         // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).
@@ -466,28 +467,24 @@ awaitable<bool> ClientSession::describe_cursor_portal(std::string_view name) {
       entry.payload.clear();
       fail_cursor(*error, std::nullopt, entry.payload);
     }
-    if (entry.kind == Pending::kSyntheticError) skip_until_sync_ = true;
-    pending_.push_back(std::move(entry));
-    std::string out;
-    emit_ready_synthetics(out);
-    if (!out.empty()) channel_.send(std::move(out));
-    co_return true;
-  }
-  // Its columns are known once every shard's cursor was read once (no row is handed out).
-  std::string rows;
-  exec::ExecResult<uint64_t> opened = 0;
-  if (auto e = co_await sync_cursor(*cursor)) {
-    opened = tl::unexpected(exec::ExecFailure::of(*e));
   } else {
-    opened = co_await cursor->rows->advance(0, false, rows);
+    // Its columns are known once every shard's cursor was read once (no row is handed out).
+    std::string rows;
+    exec::ExecResult<uint64_t> opened = 0;
+    if (auto e = co_await sync_cursor(*cursor)) {
+      opened = tl::unexpected(exec::ExecFailure::of(*e));
+    } else {
+      opened = co_await cursor->rows->advance(0, false, rows);
+    }
+    if (opened) {
+      MessageWriter(entry.payload).begin('T').bytes(cursor->rows->columns()).end();
+    } else {
+      entry.kind = Pending::kSyntheticError;
+      fail_cursor(opened.error().error.value_or(Error{}), opened.error().shard_error,
+                  entry.payload);
+    }
   }
-  if (opened) {
-    MessageWriter(entry.payload).begin('T').bytes(cursor->rows->columns()).end();
-  } else {
-    entry.kind = Pending::kSyntheticError;
-    fail_cursor(opened.error().error.value_or(Error{}), opened.error().shard_error, entry.payload);
-    skip_until_sync_ = true;
-  }
+  if (entry.kind == Pending::kSyntheticError) skip_until_sync_ = true;
   pending_.push_back(std::move(entry));
   std::string out;
   emit_ready_synthetics(out);

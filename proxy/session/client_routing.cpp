@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 
 #include "proxy/backend/fault_point.hpp"
@@ -646,7 +647,16 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ddl.ddl = true;
       return ddl;
     }
-    if (admin_text(statement)) return plan_text('B', statement);  // SPLIT AT, SHOW RANGES, …
+    // pgrange's admin statements (SPLIT AT, SHOW RANGES, …): libpg_query cannot parse most of
+    // them, the others are utility statements; a routed DML statement is never one.
+    bool dml = *analysis && **analysis &&
+               std::all_of((**analysis)->begin(), (**analysis)->end(), [](const auto& info) {
+                 return info.kind == sql::StatementKind::kSelect ||
+                        info.kind == sql::StatementKind::kInsert ||
+                        info.kind == sql::StatementKind::kUpdate ||
+                        info.kind == sql::StatementKind::kDelete;
+               });
+    if (!dml && admin_text(statement)) return plan_text('B', statement);
     // Statements pgrange does not route (no analysis) need no parameter decoding.
     if (!*analysis || !**analysis) return Plan{};
     auto params = bind_params(b.rest(), parameter_types(stmt));
@@ -752,9 +762,12 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     // DECLARE, FETCH, MOVE or CLOSE of a cursor pgrange reads over several shards
     // (client_cursor.cpp): the Bind is answered here, the statement runs at its Execute.
     std::string_view text = bound_text(body);
-    if (!text.empty() && sql::names_cursor(text) && runs_cursor_through_pgrange(text, body)) {
+    std::optional<Plan> query_plan;
+    if (!text.empty() && sql::names_cursor(text) &&
+        runs_cursor_through_pgrange(text, body, query_plan)) {
       ExtendedMerge m = answer_bind(body);
       m.cursor = true;
+      m.cursor_query = std::move(query_plan);
       extended_merge_ = std::move(m);
       co_return false;
     }

@@ -291,8 +291,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// pgrange runs at the Execute as it runs them for a Query (client_create_as.cpp).
     bool as_query = false;
     /// DECLARE, FETCH, MOVE or CLOSE of a cursor pgrange reads over several shards
-    /// (client_cursor.cpp), run at the Execute.
+    /// (client_cursor.cpp), run at the Execute; a DECLARE's query as its Bind planned it.
     bool cursor = false;
+    std::optional<Plan> cursor_query;
     std::string statement_text;
   };
   /// One shard's connection in a transaction pgrange runs over several shards.
@@ -414,8 +415,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                        int32_t max_rows = 0);
   /// Whether the bound cursor statement `sql` runs through run_cursor_statement: a FETCH,
   /// MOVE or CLOSE of a cursor it declared, or a DECLARE whose query (with the Bind's values)
-  /// spans several shards.
-  bool runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body);
+  /// spans several shards (its plan then in `query_plan`).
+  bool runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body,
+                                   std::optional<Plan>& query_plan);
   /// What a shard runs to declare its part of a cursor: a Query, or bound through the
   /// extended protocol (`ext`) a Parse, Bind and Execute with the client's parameters.
   static std::string cursor_declare_request(const std::string& declare, const ExtendedMerge* ext);

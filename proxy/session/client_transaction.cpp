@@ -12,6 +12,7 @@
 #include "proxy/exec/shard_write.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/session/session_settings.hpp"
+#include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/plan/write_plan.hpp"
@@ -36,11 +37,11 @@ bool is_setting(sql::SessionEffectKind k) {
 /// Removes the last message of `answer` from `from` on if it is a CommandComplete.
 void drop_last_command_complete(std::string& answer, size_t from) {
   size_t last = std::string::npos;
-  for (size_t at = from; at + 5 <= answer.size();) {
-    uint32_t len = 0;
-    for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<unsigned char>(answer[at + i]);
+  for (size_t at = from;;) {
+    FrameResult f = read_typed_frame(std::string_view(answer).substr(at), answer.size());
+    if (f.status != FrameStatus::kReady) break;
     last = at;
-    at += 1 + len;
+    at += f.frame.total_size;
   }
   if (last != std::string::npos && answer[last] == 'C') answer.resize(last);
 }
