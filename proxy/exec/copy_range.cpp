@@ -3,6 +3,7 @@
 #include "proxy/exec/copy_range.hpp"
 
 #include <cstdlib>
+#include <map>
 #include <utility>
 
 #include "proxy/exec/concatenate.hpp"
@@ -34,9 +35,13 @@ awaitable<ExecResult<void>> CopyRange::read(char& type, std::string& body) {
 }
 
 awaitable<ExecResult<void>> CopyRange::open() {
-  auto conn = co_await o_.acquire(o_.shard);
+  auto conn = co_await o_.connection(o_.shard);
   if (!conn) co_return tl::unexpected(ExecFailure::of(conn.error()));
   conn_ = *conn;
+  if (auto e = co_await o_.session.sync(*conn_)) {
+    done_ = true;
+    co_return tl::unexpected(ExecFailure::of(*e));
+  }
   std::string request;
   write_query(request, o_.statement);
   if (auto r = co_await conn_->send(request); !r) {
@@ -55,8 +60,8 @@ awaitable<ExecResult<void>> CopyRange::open() {
       if (!shard_error_) shard_error_ = std::move(body);
     } else if (type == 'Z') {
       done_ = true;
-    } else if (type == 'N' && o_.other) {
-      o_.other(type, body);
+    } else if (type == 'N' && o_.session.other) {
+      o_.session.other(type, body);
     }
   }
   if (shard_error_) co_return tl::unexpected(ExecFailure::from_shard(*shard_error_));
@@ -112,7 +117,7 @@ awaitable<ExecResult<bool>> CopyRange::next(Batch& out) {
         done_ = true;
         break;
       case 'N':
-        if (o_.other) o_.other(type, body);
+        if (o_.session.other) o_.session.other(type, body);
         break;
       default:
         break;
@@ -130,22 +135,34 @@ awaitable<void> CopyRange::close(bool) {
     if (!co_await read(type, body)) break;
     done_ = type == 'Z';
   }
-  if (conn_ && o_.release) o_.release(std::move(conn_));
-  conn_.reset();
+  conn_ = nullptr;
 }
 
 std::string CopyRange::describe() const {
   return "Route on shard " + o_.shard_name + ": " + o_.statement;
 }
 
-std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing::ClusterView& view,
-                                        const CopyRange::Options& connections) {
+std::unique_ptr<Operator> make_copy_out(
+    const routing::CopyOutPlan& plan, const routing::ClusterView& view,
+    std::function<awaitable<Result<BackendConnection*>>(int)> connection, ShardSession session) {
+  // One connection per shard, asked for when its first step opens: the steps run one after the
+  // other, each to its end before the next.
+  auto held = std::make_shared<std::map<int, BackendConnection*>>();
+  auto per_shard = [held, connection = std::move(connection)](
+                       int shard) -> awaitable<Result<BackendConnection*>> {
+    if (auto it = held->find(shard); it != held->end()) co_return it->second;
+    auto conn = co_await connection(shard);
+    if (conn) held->emplace(shard, *conn);
+    co_return conn;
+  };
   std::vector<std::unique_ptr<Operator>> parts;
   for (size_t step = 0; step < plan.steps.size(); ++step) {
-    CopyRange::Options o = connections;
+    CopyRange::Options o;
+    o.connection = per_shard;
+    o.session = session;
     o.shard = plan.steps[step].shard;
     o.shard_name = view.shard_name(o.shard);
-    o.statement = std::move(plan.steps[step].sql);
+    o.statement = plan.steps[step].sql;
     o.first = step == 0;
     o.binary = plan.binary;
     o.header = plan.header;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "proxy/backend/backend_connection.hpp"
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/exec/operator.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/plan/copy_plan.hpp"
@@ -28,12 +29,11 @@ class CopyRange final : public Operator {
     bool first = true;      ///< the first of the client's COPY: header lines kept
     bool binary = false;
     bool header = false;
-    /// The connection to run it on (synced with the session's settings), and what gives it
-    /// back when the COPY is done (nothing, for a transaction block's part).
-    std::function<awaitable<Result<std::shared_ptr<BackendConnection>>>(int)> acquire;
-    std::function<void(std::shared_ptr<BackendConnection>)> release;
-    /// What the shard sends besides its COPY (NoticeResponse), passed on.
-    std::function<void(char type, const std::string& body)> other;
+    /// The connection to run it on (a pool index's; the statement's, or a transaction block's
+    /// part), given the session's settings here before the COPY; what the shard sends besides
+    /// its COPY (NoticeResponse) goes to the session's `other`.
+    std::function<awaitable<Result<BackendConnection*>>(int)> connection;
+    ShardSession session;
   };
 
   explicit CopyRange(Options o);
@@ -50,7 +50,7 @@ class CopyRange final : public Operator {
   awaitable<ExecResult<void>> read(char& type, std::string& body);
 
   Options o_;
-  std::shared_ptr<BackendConnection> conn_;
+  BackendConnection* conn_ = nullptr;
   std::string columns_;
   bool first_data_ = true;
   std::string held_;  // binary: the last CopyData, until it is known not to be the trailer
@@ -84,9 +84,10 @@ class CopyOut final : public Operator {
 };
 
 /// The tree of a COPY … TO STDOUT over several shards: a CopyRange per step of `plan`,
-/// concatenated in its order, under a CopyOut. `connections` gives each its acquire, release
-/// and other (the rest comes from the plan and `view`'s shard names).
-std::unique_ptr<Operator> make_copy_out(routing::CopyOutPlan plan, const routing::ClusterView& view,
-                                        const CopyRange::Options& connections);
+/// concatenated in its order, under a CopyOut. The steps on one shard run on one connection
+/// (`connection` is asked once per shard, when its first step opens).
+std::unique_ptr<Operator> make_copy_out(
+    const routing::CopyOutPlan& plan, const routing::ClusterView& view,
+    std::function<awaitable<Result<BackendConnection*>>(int)> connection, ShardSession session);
 
 }  // namespace pgrange::proxy::exec

@@ -4,14 +4,40 @@
 
 #include <spdlog/spdlog.h>
 
+#include "proxy/exec/copy_encode.hpp"
+#include "proxy/exec/copy_range.hpp"
 #include "proxy/exec/index_join.hpp"
 #include "routing/plan/index_read.hpp"
 
 namespace pgrange::proxy::exec {
 
+namespace {
+
+awaitable<ExecResult<std::unique_ptr<Operator>>> make_query_tree(const ReadPlan& plan,
+                                                                 ReadContext ctx);
+
+}  // namespace
+
 awaitable<ExecResult<std::unique_ptr<Operator>>> make_read_tree(const ReadPlan& plan,
                                                                 ReadContext ctx) {
+  if (plan.copy_rows == nullptr) co_return co_await make_query_tree(plan, std::move(ctx));
+  const bool exact_floats = ctx.session.exact_floats;
+  auto tree = co_await make_query_tree(plan, std::move(ctx));
+  if (!tree) co_return tree;
+  auto encode = std::make_unique<CopyEncode>(std::move(*tree), *plan.copy_rows, exact_floats);
+  co_return std::unique_ptr<Operator>(std::make_unique<CopyOut>(
+      std::move(encode), plan.copy_rows->format == sql::CopyFormat::kBinary));
+}
+
+namespace {
+
+awaitable<ExecResult<std::unique_ptr<Operator>>> make_query_tree(const ReadPlan& plan,
+                                                                 ReadContext ctx) {
   using Tree = std::unique_ptr<Operator>;
+  if (plan.copy_out != nullptr) {
+    co_return make_copy_out(*plan.copy_out, *ctx.view, std::move(ctx.connection),
+                            std::move(ctx.session));
+  }
   if (plan.gather != nullptr) {
     // Several tables: each read with its conditions pushed down, the statement run with their
     // rows.
@@ -73,5 +99,7 @@ awaitable<ExecResult<std::unique_ptr<Operator>>> make_read_tree(const ReadPlan& 
   if (!tree) co_return tl::unexpected(tree.error());
   co_return Tree(std::move(*tree));
 }
+
+}  // namespace
 
 }  // namespace pgrange::proxy::exec

@@ -14,6 +14,7 @@
 #include "proxy/exec/merge_build.hpp"
 #include "proxy/exec/operator.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/plan/copy_plan.hpp"
 #include "routing/plan/gather_plan.hpp"
 #include "routing/plan/router.hpp"
 #include "sql/merge_query.hpp"
@@ -30,6 +31,11 @@ struct ReadPlan {
   /// The statement's text, for a read through a global index; empty: the index is not used
   /// (inside a transaction block, whose parts hold what it wrote, the route's shards answer).
   std::string statement;
+  /// A COPY … TO STDOUT of a table: its steps (then nothing else here is used).
+  const routing::CopyOutPlan* copy_out = nullptr;
+  /// COPY (query) TO STDOUT: the query's rows (the rest of this plan) written as this COPY
+  /// writes them (CopyEncode under a CopyOut).
+  const sql::CopyOptions* copy_rows = nullptr;
 };
 
 /// What making a read's tree needs from the client's session.
@@ -52,10 +58,11 @@ struct ReadContext {
   GatherContext* gather = nullptr;
 };
 
-/// The tree of operators of a read over several shards: a Gather of several tables; a read
+/// The tree of operators of a read over several shards: a COPY table TO's steps one after the
+/// other (make_copy_out); a Gather of several tables; a read
 /// through a global index (its entries, then the rows they name: an index join; or the index
 /// alone when it stores every column the query uses); else a Merge of the route's shards'
-/// answers.
+/// answers. For a COPY (query) TO, that tree under a CopyEncode and a CopyOut.
 awaitable<ExecResult<std::unique_ptr<Operator>>> make_read_tree(const ReadPlan& plan,
                                                                 ReadContext ctx);
 

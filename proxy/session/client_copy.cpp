@@ -1,21 +1,19 @@
-// ClientSession's COPY over several shards: its transaction and its messages with the client.
-// COPY … FROM STDIN's rows go, unchanged, to the COPY of the shard owning each
-// (exec::CopyRouter), all in one transaction over the shards (two-phase commit outside a
-// transaction block). COPY … TO STDOUT reads a table range by range in key order, or a plain
-// query's rows shard by shard (routing/plan/copy_plan, exec::CopyRange).
+// ClientSession's COPY … FROM STDIN over several shards: its transaction and its messages with
+// the client. Its rows go, unchanged, to the COPY of the shard owning each (exec::CopyRouter),
+// all in one transaction over the shards (two-phase commit outside a transaction block). (COPY
+// … TO STDOUT runs as a read: routing/plan/copy_plan, exec::make_copy_out.)
 
 #include <spdlog/spdlog.h>
 
 #include "proxy/control/control_plane.hpp"
 #include "proxy/exec/copy_in.hpp"
-#include "proxy/exec/copy_range.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
-#include "routing/plan/copy_plan.hpp"
 #include "sql/copy_statement.hpp"
 
 namespace pgrange::proxy {
+
 awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Plan& plan) {
   std::string out;
   emit_ready_synthetics(out);
@@ -135,79 +133,6 @@ awaitable<std::optional<Error>> ClientSession::end_implicit_transaction(bool com
 
 void ClientSession::leave_ranges_if_idle() {
   if (txn_status_ == 'I' && deferred_begin_.empty() && !coord_ && !backend_) leave_ranges();
-}
-
-awaitable<bool> ClientSession::run_copy_out(std::string_view sql_text, const Plan& plan) {
-  std::string out;
-  emit_ready_synthetics(out);
-  const sql::StatementInfo& info = (**plan.analysis).front();
-  std::string text(sql_text.substr(info.begin, info.end - info.begin));
-  auto fail_now = [&](const Error& e) {
-    write_error(out, e);
-    if (coord_) {
-      coord_->failed = true;
-      txn_status_ = 'E';
-    }
-    write_ready_for_query(out, txn_status_);
-    channel_.send(std::move(out));
-    leave_ranges_if_idle();
-  };
-  if (coord_ && coord_->failed) {
-    fail_now(aborted_transaction_error());
-    co_return true;
-  }
-  auto stmt = sql::read_copy_statement(text);
-  if (!stmt) {
-    fail_now(stmt.error());
-    co_return true;
-  }
-  // Inside a transaction block the rows come from the block's own connections (it sees its own
-  // writes): the block becomes one over several shards.
-  if (!coord_ && (txn_status_ != 'I' || !deferred_begin_.empty())) co_await become_coordinated();
-  auto view = routing_view();
-  auto copy = routing::plan_copy_out(*view, *stmt, plan.route.shards);
-  if (!copy) {
-    fail_now(copy.error());
-    co_return true;
-  }
-
-  // The plan: each step a Route of its own, one after the other.
-  exec::CopyRange::Options connections;
-  connections.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
-    std::shared_ptr<BackendConnection> conn;
-    if (coord_) {
-      auto part = co_await coordinated_part(shard);
-      if (!part) co_return tl::unexpected(part.error());
-      conn = coord_->parts.at(shard);
-    } else {
-      auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
-      if (!acquired) co_return tl::unexpected(acquired.error());
-      conn = *acquired;
-    }
-    if (auto e = co_await sync_settings(*conn)) {
-      conn->mark_broken();
-      if (!coord_) worker_.pool(static_cast<size_t>(shard)).release(conn, false);
-      co_return tl::unexpected(*e);
-    }
-    co_return conn;
-  };
-  if (!coord_) {
-    connections.release = [this](std::shared_ptr<BackendConnection> conn) {
-      worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
-    };
-  }
-  connections.other = [&out](char type, const std::string& body) {
-    MessageWriter(out).begin(type).bytes(body).end();
-  };
-  std::unique_ptr<exec::Operator> root = exec::make_copy_out(std::move(*copy), *view, connections);
-  if (!co_await send_tree(root.get(), std::nullopt, nullptr, out, true) && coord_) {
-    coord_->failed = true;
-    txn_status_ = 'E';
-  }
-  write_ready_for_query(out, txn_status_);
-  channel_.send(std::move(out));
-  leave_ranges_if_idle();
-  co_return true;
 }
 
 }  // namespace pgrange::proxy

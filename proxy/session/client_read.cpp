@@ -71,7 +71,12 @@ awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,
 awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read_tree(
     const Plan& plan, std::string_view text, ExtendedMerge* ext, std::string& out,
     HeldConnections& held, std::optional<exec::GatherContext>& gather_ctx) {
-  exec::ReadPlan read{&plan.route, plan.merge, plan.gather.get(), {}};
+  exec::ReadPlan read{&plan.route, plan.merge, plan.gather.get(), {}, plan.copy_out.get()};
+  if (plan.copy_query) {
+    // COPY (query) TO: the plan is its query's.
+    read.copy_rows = &plan.copy_query->options;
+    text = plan.copy_query->query;
+  }
   exec::ReadContext ctx;
   if (plan.gather) {
     gather_ctx = gather_context(ext, out, GatherSink::kClient, held);
@@ -115,6 +120,13 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
   };
   ctx.session = shard_session(out);
   ctx.bound = bound_statement(ext);
+  if (read.copy_rows != nullptr && read.copy_rows->format == sql::CopyFormat::kBinary) {
+    // A binary COPY's values: the shards send them in binary (bound as a Bind asking for
+    // binary results, with no parameters), the merge turns what it combines into binary.
+    static constexpr std::string_view kNoTypes{"\0\0", 2};
+    static constexpr std::string_view kBinaryResults{"\0\0\0\0\0\1\0\1", 8};
+    ctx.bound = exec::BoundStatement{kNoTypes, kBinaryResults};
+  }
   co_return co_await exec::make_read_tree(read, std::move(ctx));
 }
 

@@ -15,6 +15,7 @@
 #include "proxy/worker.hpp"
 #include "routing/merge/binary_value.hpp"
 #include "routing/plan/spread_plan.hpp"
+#include "sql/copy_statement.hpp"
 #include "sql/hash_sharded_key.hpp"
 #include "sql/quoting.hpp"
 
@@ -383,6 +384,10 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (txn_status_ == 'E' && !backend_ && !deferred_begin_.empty()) {
     return refuse_with(aborted_transaction_error());
   }
+  if (type == 'Q' && several && infos.size() == 1 && infos[0].kind == sql::StatementKind::kCopy &&
+      infos[0].copy_query && !infos[0].copy_from) {
+    if (auto copy = plan_copy_query(analysis, text)) return std::move(*copy);
+  }
   auto view = routing_view();
   if (view == nullptr)
     return refuse_with(
@@ -418,6 +423,38 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
   if (p.kind == Plan::Kind::kRefuse) return p;
   if (p.any_shard) p.shard = static_cast<int>(reference_turn_++ % worker_.pool_count());
   return hold_ranges(std::move(p));
+}
+
+std::optional<ClientSession::Plan> ClientSession::plan_copy_query(const Analysis& analysis,
+                                                                  std::string_view text) {
+  const sql::StatementInfo& info = (**analysis).front();
+  auto stmt = sql::read_copy_statement(text.substr(info.begin, info.end - info.begin));
+  if (!stmt || !stmt->stdio) return std::nullopt;  // as any COPY: refused over several shards
+  auto query_analysis = worker_.analyze(stmt->query);
+  if (!*query_analysis || (*query_analysis)->size() != 1 ||
+      (*query_analysis)->front().kind != sql::StatementKind::kSelect ||
+      (*query_analysis)->front().select_into) {
+    return std::nullopt;
+  }
+  auto copy = std::make_shared<Plan::CopyQuery>();
+  copy->options = std::move(stmt->options);
+  copy->query = std::move(stmt->query);
+  // The query is planned as the SELECT it is: its route prunes ranges, its merge or gather
+  // combines what several shards answer.
+  Plan p = plan_analysis('Q', query_analysis, nullptr, copy->query);
+  if (p.kind == Plan::Kind::kPass) {
+    // On one shard the COPY runs there whole.
+    p.analysis = analysis;
+    return p;
+  }
+  if (p.kind == Plan::Kind::kRead || p.kind == Plan::Kind::kCoordinate) {
+    // Its rows from one shard in a block over several: relayed as the shard sends them.
+    if (!p.merge && !p.gather) {
+      p.merge = std::make_shared<const Result<sql::MergeQuery>>(sql::relayed(copy->query));
+    }
+    p.copy_query = std::move(copy);
+  }
+  return p;
 }
 
 routing::SessionState ClientSession::session_state() const {
@@ -866,9 +903,6 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       co_return false;
     case Plan::Kind::kCopyIn:
       ok = co_await start_copy_in(text, p);
-      co_return false;
-    case Plan::Kind::kCopyOut:
-      ok = co_await run_copy_out(text, p);
       co_return false;
     case Plan::Kind::kScript:
       ok = co_await run_script(text, p);

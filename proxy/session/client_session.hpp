@@ -152,6 +152,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// `text` is the statement text (for planning a merge over several shards), when known.
   Plan plan_analysis(char type, const Analysis& analysis,
                      const routing::BindParams* params = nullptr, std::string_view text = {});
+  /// COPY (SELECT …) TO STDOUT (a simple query): its query planned as that SELECT; on one
+  /// shard the COPY goes there whole (kPass), over several the query's tree runs under the
+  /// COPY's encoding (Plan::copy_query). nullopt when it is no such COPY: planned as any COPY.
+  std::optional<Plan> plan_copy_query(const Analysis& analysis, std::string_view text);
   /// What of this session decides how a statement runs (routing::choose_kind).
   routing::SessionState session_state() const;
   /// Registers the plan's range uses for the open transaction; kWait when a move holds one
@@ -581,9 +585,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// the extended protocol's implicit transaction): commits (two-phase commit over several
   /// shards) or rolls back; the error for the client, if any.
   awaitable<std::optional<Error>> end_implicit_transaction(bool commit);
-  /// COPY … TO STDOUT of a table (range by range, in key order) or of a plain query (shard by
-  /// shard) on several shards.
-  awaitable<bool> run_copy_out(std::string_view sql, const Plan& plan);
   /// Leaves the ranges used when no transaction holds them any more.
   void leave_ranges_if_idle();
   /// Whether the open transaction can become a coordinated one now.
@@ -657,7 +658,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     uint64_t bytes = 0;
     Error error;
   };
-  /// Runs a SELECT over several shards outside a transaction block (kRead, client_read.cpp):
+  /// Runs a SELECT or COPY … TO over several shards outside a transaction block (kRead,
+  /// client_read.cpp):
   /// the tree of operators its plan makes, its answer streamed to the client (for an
   /// extended-protocol Execute when `ext` is given: no ReadyForQuery, the Sync brings it).
   awaitable<bool> run_read(const Plan& plan, std::string_view text, ExtendedMerge* ext = nullptr);

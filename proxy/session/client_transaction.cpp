@@ -371,7 +371,8 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   const sql::StatementInfo& info = infos.front();
   // A SELECT over several shards answers its Bind once its tree has opened (send_read); every
   // other way it leaves here is an error, which fails the Bind as PostgreSQL's would.
-  const bool read = (plan.gather || (plan.merge && *plan.merge && plan.route.shards.size() > 1)) &&
+  const bool read = (plan.gather || plan.copy_out || plan.copy_query ||
+                     (plan.merge && *plan.merge && plan.route.shards.size() > 1)) &&
                     infos.size() == 1 && info.kind != sql::StatementKind::kTransaction;
   if (ext != nullptr && !read) {
     if (!ext->bind_answered) MessageWriter(out).begin('2').end();
@@ -474,8 +475,8 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   }
   if (read) {
     // A SELECT over several shards (a merge, or several tables read and the statement run with
-    // their rows): its tree runs on the transaction's own parts (opened where the block has not
-    // been yet), so that it sees the block's own writes.
+    // their rows) or a COPY … TO of their rows: its tree runs on the transaction's own parts
+    // (opened where the block has not been yet), so that it sees the block's own writes.
     if (!co_await send_read(plan, sql_text, ext, out)) {
       c.failed = true;
       txn_status_ = 'E';

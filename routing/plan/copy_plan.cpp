@@ -42,71 +42,50 @@ std::string copy_to_options(const sql::CopyOptions& o) {
 
 }  // namespace
 
-Result<CopyOutPlan> plan_copy_out(const ClusterView& view, const sql::CopyStatement& stmt,
-                                  const std::vector<int>& route_shards) {
+Result<CopyOutPlan> plan_copy_out(const ClusterView& view, const sql::CopyStatement& stmt) {
   if (!stmt.stdio) {
     return tl::unexpected(
         Error::make(sqlstate::kFeatureNotSupported,
                     "COPY TO a file or program of rows on several shards is not supported")
             .with_hint("use COPY … TO STDOUT (psql's \\copy)"));
   }
+  if (!stmt.query.empty()) {
+    // A query's rows are those of its SELECT's plan (the session plans it as one).
+    return tl::unexpected(
+        Error::make(sqlstate::kFeatureNotSupported,
+                    "COPY (query) TO over several shards runs only as a simple query, of a SELECT")
+            .with_hint("run the query as a plain SELECT"));
+  }
   CopyOutPlan plan;
   plan.binary = stmt.options.format == sql::CopyFormat::kBinary;
   plan.header = stmt.options.header && !plan.binary;
   std::string options = copy_to_options(stmt.options);
-  if (stmt.query.empty()) {
-    const TableDescriptor* t = view.find_table(stmt.table.schema, stmt.table.name);
-    if (t == nullptr) {
-      return tl::unexpected(Error::make(sqlstate::kUndefinedTable,
-                                        "relation \"" + stmt.table.name + "\" does not exist"));
-    }
-    std::string columns;
-    for (const std::string& c : stmt.columns) {
-      columns += (columns.empty() ? "" : ", ") + quote_ident(c);
-    }
-    if (columns.empty()) columns = "*";
-    std::string order;
-    const std::vector<std::string> key_sql = key_column_sql(*t);
-    for (size_t k = 0; k < t->key.size(); ++k) {
-      order += order.empty() ? " ORDER BY " : ", ";
-      order += key_sql[k];  // a hash-sharded key's bucket is an expression
-      if (is_text_type(t->key[k].column.type)) order += " COLLATE \"C\"";
-      if (t->key[k].column.descending) order += " DESC";
-    }
-    // Range by range in key order: the table's rows come out in key order.
-    for (size_t i : view.table_ranges(t->table_id)) {
-      const RangeDescriptor& r = view.ranges().at(i);
-      auto predicate = key_range_predicate(*t, r.start_key, r.end_key);
-      if (!predicate) return tl::unexpected(predicate.error());
-      plan.steps.push_back({view.shard_index(r.shard),
-                            "COPY (SELECT " + columns + " FROM " + qualified_table_name(*t) +
-                                " WHERE " + *predicate + order + ") TO STDOUT" + options});
-    }
-  } else {
-    // A query: its rows from each shard, when they can simply follow one another.
-    auto analysis = sql::analyze_statements(stmt.query);
-    std::string blocker;
-    if (!analysis || analysis->size() != 1) {
-      blocker = "a query that is not one SELECT";
-    } else {
-      const sql::StatementInfo& q = analysis->front();
-      if (q.kind != sql::StatementKind::kSelect) {
-        blocker = std::string(sql::statement_kind_name(q.kind));
-      } else if (!q.fanout_blocker.empty()) {
-        blocker = q.fanout_blocker;
-      } else if (!q.single_table) {
-        blocker = "a query over several tables";
-      }
-    }
-    if (!blocker.empty()) {
-      return tl::unexpected(
-          Error::make(sqlstate::kFeatureNotSupported, "COPY (query) TO over several shards with " +
-                                                          blocker + " is not supported yet")
-              .with_hint("run the query as a plain SELECT, which pgrange merges"));
-    }
-    for (int shard : route_shards) {
-      plan.steps.push_back({shard, "COPY (" + stmt.query + ") TO STDOUT" + options});
-    }
+  const TableDescriptor* t = view.find_table(stmt.table.schema, stmt.table.name);
+  if (t == nullptr) {
+    return tl::unexpected(Error::make(sqlstate::kUndefinedTable,
+                                      "relation \"" + stmt.table.name + "\" does not exist"));
+  }
+  std::string columns;
+  for (const std::string& c : stmt.columns) {
+    columns += (columns.empty() ? "" : ", ") + quote_ident(c);
+  }
+  if (columns.empty()) columns = "*";
+  std::string order;
+  const std::vector<std::string> key_sql = key_column_sql(*t);
+  for (size_t k = 0; k < t->key.size(); ++k) {
+    order += order.empty() ? " ORDER BY " : ", ";
+    order += key_sql[k];  // a hash-sharded key's bucket is an expression
+    if (is_text_type(t->key[k].column.type)) order += " COLLATE \"C\"";
+    if (t->key[k].column.descending) order += " DESC";
+  }
+  // Range by range in key order: the table's rows come out in key order.
+  for (size_t i : view.table_ranges(t->table_id)) {
+    const RangeDescriptor& r = view.ranges().at(i);
+    auto predicate = key_range_predicate(*t, r.start_key, r.end_key);
+    if (!predicate) return tl::unexpected(predicate.error());
+    plan.steps.push_back({view.shard_index(r.shard),
+                          "COPY (SELECT " + columns + " FROM " + qualified_table_name(*t) +
+                              " WHERE " + *predicate + order + ") TO STDOUT" + options});
   }
   if (plan.steps.empty()) {
     return tl::unexpected(

@@ -15,20 +15,18 @@ struct CopyOutStep {
   std::string sql;
 };
 
-/// COPY … TO STDOUT of rows on several shards, as steps whose output follows one another.
+/// COPY … TO STDOUT of a table's rows on several shards, as steps whose output follows one
+/// another.
 struct CopyOutPlan {
-  /// In output order. A table's rows are copied range by range in key order (each range's
-  /// rows in key order), so the whole comes out in key order; a query's rows shard by shard.
+  /// In output order: the table's rows range by range in key order (each range's rows in key
+  /// order), so the whole comes out in key order.
   std::vector<CopyOutStep> steps;
   bool binary = false;  ///< one binary header (the first step's) and one trailer, pgrange's
   bool header = false;  ///< a CSV/text header line (the first step's only)
 };
 
-/// Plans `stmt` (a COPY … TO) over `view`; `route_shards` are the shards its query (COPY
-/// (query) TO) was routed to. Refused (0A000) when it is not TO STDOUT, or when its query's
-/// rows cannot simply follow one another (not one plain SELECT of one table); 42P01 for an
-/// unknown table.
-Result<CopyOutPlan> plan_copy_out(const ClusterView& view, const sql::CopyStatement& stmt,
-                                  const std::vector<int>& route_shards);
+/// Plans `stmt` (a COPY table TO) over `view`. Refused (0A000) when it is not TO STDOUT, or
+/// is COPY (query) TO (whose query the session plans as a SELECT); 42P01 for an unknown table.
+Result<CopyOutPlan> plan_copy_out(const ClusterView& view, const sql::CopyStatement& stmt);
 
 }  // namespace pgrange::routing

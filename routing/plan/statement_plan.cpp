@@ -49,7 +49,7 @@ void choose_kind(StatementPlan& p, char type, std::span<const sql::StatementInfo
             "run the COPY outside the transaction block, or use transaction pooling"));
       }
       copy_kind =
-          statements[0].copy_from ? StatementPlan::Kind::kCopyIn : StatementPlan::Kind::kCopyOut;
+          statements[0].copy_from ? StatementPlan::Kind::kCopyIn : StatementPlan::Kind::kRead;
       p.route.refusal.reset();
     }
   }
@@ -76,8 +76,19 @@ void choose_kind(StatementPlan& p, char type, std::span<const sql::StatementInfo
     return;
   }
   if (p.route.refusal) return refuse_with(*p.route.refusal);
-  if (copy_kind) {
-    p.kind = *copy_kind;
+  if (copy_kind == StatementPlan::Kind::kCopyIn) {
+    p.kind = StatementPlan::Kind::kCopyIn;
+  } else if (copy_kind) {
+    // COPY … TO: the shards' COPYs one after the other, read as any read over several shards
+    // (in a block, over the block's own connections: it sees the block's writes).
+    const sql::StatementInfo& info = statements[0];
+    auto stmt = sql::read_copy_statement(text.substr(info.begin, info.end - info.begin));
+    if (!stmt) return refuse_with(stmt.error());
+    auto copy = plan_copy_out(view, *stmt);
+    if (!copy) return refuse_with(copy.error());
+    p.copy_out = std::make_shared<const CopyOutPlan>(std::move(*copy));
+    p.kind =
+        s.in_block || s.coordinated ? StatementPlan::Kind::kCoordinate : StatementPlan::Kind::kRead;
   } else if (s.coordinated) {
     // Every statement of a transaction over several shards runs through its coordinator.
     if (type != 'Q' && type != 'B') {

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/plan/copy_plan.hpp"
 #include "routing/plan/gather_plan.hpp"
 #include "routing/plan/router.hpp"
 #include "sql/admin_statement.hpp"
@@ -26,7 +27,7 @@ struct StatementPlan {
     kPass,        ///< forward it to `shard` (-1: any shard)
     kAdmin,       ///< SPLIT AT, SHOW RANGES, …: answered by pgrange
     kBroadcast,   ///< DDL: run on every shard, then the catalog follows
-    kRead,        ///< a SELECT over several shards: a tree of operators
+    kRead,        ///< a SELECT or COPY … TO over several shards: a tree of operators
     kExplain,     ///< EXPLAIN of a statement on pgrange tables: pgrange's plan, the shards'
     kCoordinate,  ///< a statement of a transaction over several shards pgrange coordinates
     kBegin,       ///< BEGIN: deferred until a statement says which shard
@@ -34,7 +35,6 @@ struct StatementPlan {
     kRefuse,      ///< `error`
     kWait,        ///< a range it writes to is moving: wait, then plan again
     kCopyIn,      ///< COPY … FROM STDIN into a table on several shards, or in a coordinated block
-    kCopyOut,     ///< COPY … TO STDOUT of rows on several shards, or in a coordinated block
     kCreateIndex,  ///< CREATE INDEX of a global index (`index`)
     kDropIndex,    ///< DROP INDEX of global indexes (`dropped`)
     /// A query string pgrange runs in the transaction it coordinates (its own outside a block,
@@ -58,6 +58,17 @@ struct StatementPlan {
   /// `gather` reads the tables a bound write reads from other shards (UPDATE … FROM,
   /// DELETE … USING, subqueries): the write runs with their rows at its Execute.
   bool gathered_write = false;
+  /// COPY … TO STDOUT of rows on several shards (or in a coordinated block): its steps, run as
+  /// a read (kRead; kCoordinate in a block).
+  std::shared_ptr<const CopyOutPlan> copy_out;
+  /// COPY (SELECT …) TO STDOUT whose query reads several shards: the query, planned as any
+  /// SELECT (this plan's analysis, route, merge or gather are the query's), its rows written as
+  /// the COPY writes them.
+  struct CopyQuery {
+    sql::CopyOptions options;
+    std::string query;
+  };
+  std::shared_ptr<const CopyQuery> copy_query;
   std::optional<Error> error;
   std::string explain_options;          ///< kExplain: the options between EXPLAIN and the statement
   std::string explain_statement;        ///< kExplain: the statement explained

@@ -36,11 +36,11 @@ class CopyPlanTest : public ::testing::Test {
     view_ = *v;
   }
 
-  Result<CopyOutPlan> plan(std::string_view copy, std::vector<int> shards = {0, 1}) {
+  Result<CopyOutPlan> plan(std::string_view copy) {
     auto stmt = sql::read_copy_statement(copy);
     EXPECT_TRUE(stmt) << stmt.error().message;
     if (!stmt) return tl::unexpected(stmt.error());
-    return plan_copy_out(*view_, *stmt, shards);
+    return plan_copy_out(*view_, *stmt);
   }
 
   std::shared_ptr<const ClusterView> view_;
@@ -79,22 +79,10 @@ TEST_F(CopyPlanTest, ColumnsAndOptionsGoToEveryStep) {
   EXPECT_FALSE(p->header);
 }
 
-TEST_F(CopyPlanTest, AQueryRunsOnItsShardsOneAfterAnother) {
-  auto p = plan("COPY (SELECT id FROM t WHERE v > 'a') TO STDOUT", {1, 0});
-  ASSERT_TRUE(p) << p.error().message;
-  ASSERT_EQ(p->steps.size(), 2u);
-  EXPECT_EQ(p->steps[0].shard, 1);
-  EXPECT_EQ(p->steps[0].sql,
-            "COPY (SELECT id FROM t WHERE v > 'a') TO STDOUT WITH (FORMAT text, DELIMITER "
-            "'\t', NULL E'\\\\N')");
-}
-
-TEST_F(CopyPlanTest, WhatCannotFollowShardAfterShardIsRefused) {
-  for (const char* copy :
-       {"COPY (SELECT id FROM t ORDER BY id) TO STDOUT", "COPY (SELECT count(*) FROM t) TO STDOUT",
-        "COPY (SELECT * FROM t JOIN t u USING (id)) TO STDOUT",
-        "COPY (DELETE FROM t RETURNING id) TO STDOUT", "COPY t TO '/tmp/t.txt'",
-        "COPY t TO PROGRAM 'cat'"}) {
+TEST_F(CopyPlanTest, AQueryOrAFileIsNotCopiedByTheTablesRanges) {
+  for (const char* copy : {"COPY (SELECT id FROM t WHERE v > 'a') TO STDOUT",
+                           "COPY (DELETE FROM t RETURNING id) TO STDOUT", "COPY t TO '/tmp/t.txt'",
+                           "COPY t TO PROGRAM 'cat'"}) {
     auto p = plan(copy);
     ASSERT_FALSE(p) << copy;
     EXPECT_EQ(p.error().sqlstate, "0A000") << copy;

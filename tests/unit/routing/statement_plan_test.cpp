@@ -146,8 +146,18 @@ TEST_F(StatementPlanTest, AQueryStringOverSeveralShardsIsOneTransaction) {
 
 TEST_F(StatementPlanTest, CopyOverSeveralShardsRunsThroughPgrangeAsASimpleQueryOnly) {
   EXPECT_EQ(plan("COPY t FROM STDIN", 'Q', idle()).kind, Kind::kCopyIn);
-  EXPECT_EQ(plan("COPY t TO STDOUT", 'Q', idle()).kind, Kind::kCopyOut);
-  StatementPlan p = plan("COPY t TO STDOUT", 'B', idle());
+  // COPY … TO runs as a read: its steps range by range, in key order.
+  StatementPlan p = plan("COPY t TO STDOUT", 'Q', idle());
+  EXPECT_EQ(p.kind, Kind::kRead);
+  ASSERT_TRUE(p.copy_out);
+  EXPECT_EQ(p.copy_out->steps.size(), 3u);
+  // In a block: through the block's own connections.
+  EXPECT_EQ(plan("COPY t TO STDOUT", 'Q', block_on_s1(true)).kind, Kind::kCoordinate);
+  // What plan_copy_out cannot run is refused when planned.
+  p = plan("COPY t TO '/tmp/t.txt'", 'Q', idle());
+  ASSERT_EQ(p.kind, Kind::kRefuse);
+  EXPECT_EQ(p.error->sqlstate, "0A000");
+  p = plan("COPY t TO STDOUT", 'B', idle());
   ASSERT_EQ(p.kind, Kind::kRefuse);
   EXPECT_NE(p.error->message.find("extended query protocol"), std::string::npos);
   p = plan("COPY t FROM STDIN", 'Q', block_on_s1(false));
