@@ -148,6 +148,20 @@ class Arena {
     s.location = -1;
     return node(make(s));
   }
+  /// `a * 1`
+  Node* times_one(Node* a) {
+    PgQuery__AExpr e = PG_QUERY__A__EXPR__INIT;
+    e.kind = PG_QUERY__A__EXPR__KIND__AEXPR_OP;
+    e.n_name = 1;
+    e.name = nodes({string("*")});
+    e.lexpr = a;
+    e.rexpr = integer(1);
+    e.location = -1;
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_A_EXPR;
+    n.a_expr = make(e);
+    return make(n);
+  }
   /// A call of `name` with the arguments and FILTER of `like`.
   Node* call(std::string_view name, const PgQuery__FuncCall* like) {
     PgQuery__FuncCall f = *like;
@@ -808,8 +822,8 @@ class Planner {
       }
       Node* call = arena_.node(const_cast<PgQuery__FuncCall*>(calls_[a]));
       if (agg.kind == MergeAggregate::Kind::kAvg) {
-        targets.push_back(
-            arena_.target(arena_.call("sum", calls_[a]), alias != nullptr ? alias : "avg"));
+        targets.push_back(arena_.target(arena_.call("sum", avg_argument(calls_[a])),
+                                        alias != nullptr ? alias : "avg"));
         targets.push_back(arena_.target(arena_.call("count", calls_[a])));
       } else {
         targets.push_back(arena_.target(call, alias));
@@ -853,6 +867,20 @@ class Planner {
   std::vector<Node*> groups_;
   std::vector<const PgQuery__FuncCall*> calls_;
   bool unchanged_ = false;
+
+  /// avg(x) as the shards sum it: of `x * 1`, which is x for the integer, numeric and float8
+  /// types and x as float8 for float4 (PostgreSQL averages float4 values as float8; each
+  /// shard's sum(float4) would round every step to float4). A constant or a parameter stays as
+  /// it is (its type is the call's to decide).
+  const PgQuery__FuncCall* avg_argument(const PgQuery__FuncCall* call) {
+    if (call->n_args != 1 || is_node(call->args[0], PG_QUERY__NODE__NODE_A_CONST) ||
+        is_node(call->args[0], PG_QUERY__NODE__NODE_PARAM_REF)) {
+      return call;
+    }
+    PgQuery__FuncCall f = *call;
+    f.args = arena_.nodes({arena_.times_one(call->args[0])});
+    return arena_.make(f);
+  }
 };
 
 }  // namespace

@@ -884,6 +884,11 @@ SELECT DISTINCT i2 FROM t_types WHERE id BETWEEN 150 AND 201 ORDER BY i2 LIMIT 4
 SELECT sum(f8) FROM t_types
 SELECT avg(f8) FROM t_types
 SELECT avg(f4) FROM t_types
+SELECT avg(f4) FROM t_types WHERE id BETWEEN 1 AND 150 AND f4 <> 'NaN'
+SELECT bo, avg(f4), avg(f4 * 2), count(f4) FROM t_types WHERE f4 <> 'NaN' GROUP BY bo ORDER BY bo
+SELECT avg(f4) FILTER (WHERE id % 2 = 0), avg(i2 + 1), avg(f4) FROM t_types WHERE id IN (201, 205, 206)
+SELECT avg(f4) FROM t_types WHERE id IN (203, 204)
+SELECT avg(f4) FROM t_types WHERE id > 1000
 SELECT avg(f4::float8), sum(f4) FROM t_types WHERE id < 200
 SELECT sum(f4), avg(f8) FROM t_types WHERE id < 100
 SELECT bo, sum(f8) FROM t_types GROUP BY bo ORDER BY bo

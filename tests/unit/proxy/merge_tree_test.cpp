@@ -763,7 +763,7 @@ TEST(MergeTreeAggregate, UngroupedAggregatesOverShards) {
   MergeQuery q = plan("SELECT count(*), sum(amount), min(amount), max(amount), avg(amount) FROM t");
   ASSERT_EQ(q.mode, MergeQuery::Mode::kAggregate);
   EXPECT_EQ(q.shard_sql,
-            "SELECT count(*), sum(amount), min(amount), max(amount), sum(amount) AS avg, "
+            "SELECT count(*), sum(amount), min(amount), max(amount), sum(amount * 1) AS avg, "
             "count(amount) FROM t");
   const std::string d = describe({{"count", kInt8},
                                   {"sum", kInt8},
@@ -965,7 +965,7 @@ std::pair<std::string, std::vector<Rows>> table_partials(const MergeQuery& q) {
 const std::string kGroupDescription =
     describe({{"grp", kInt4}, {"count", kInt8}, {"sum", kInt8}, {"avg", kInt8}, {"count", kInt8}});
 
-// SELECT grp, count(*), sum(amount), sum(amount) AS avg, count(amount) FROM t GROUP BY 1
+// SELECT grp, count(*), sum(amount), sum(amount * 1) AS avg, count(amount) FROM t GROUP BY 1
 // ORDER BY 1, on each shard of the table above.
 const std::vector<Rows> kGroupPartials = {
     {{"1", "1", "4", "4", "1"},
@@ -982,7 +982,7 @@ const std::vector<Rows> kGroupPartials = {
 TEST(MergeTreeAggregate, GroupsOnSeveralShardsAreCombined) {
   MergeQuery q = plan("SELECT grp, count(*), sum(amount), avg(amount) FROM t GROUP BY grp");
   EXPECT_EQ(q.shard_sql,
-            "SELECT grp, count(*), sum(amount), sum(amount) AS avg, count(amount) FROM t GROUP "
+            "SELECT grp, count(*), sum(amount), sum(amount * 1) AS avg, count(amount) FROM t GROUP "
             "BY 1 ORDER BY 1");
   Outcome r = merged(q, {kGroupDescription}, kGroupPartials);
   // No ORDER BY: PostgreSQL may send the groups in any order.

@@ -151,7 +151,7 @@ TEST(MergeQuery, AggregatesBecomePartials) {
       "GROUP BY grp HAVING max(id) > 10 ORDER BY total DESC, 1 LIMIT 5 OFFSET 1");
   EXPECT_EQ(q.mode, MergeQuery::Mode::kAggregate);
   EXPECT_EQ(q.shard_sql,
-            "SELECT grp, count(*), sum(amount) AS total, sum(amount) AS avg, count(amount), "
+            "SELECT grp, count(*), sum(amount) AS total, sum(amount * 1) AS avg, count(amount), "
             "min(name), max(id) FROM t WHERE id > 0 GROUP BY 1 ORDER BY 1");
   EXPECT_EQ(q.group_columns, 1);
   ASSERT_EQ(q.aggregates.size(), 5u);
