@@ -83,11 +83,12 @@ std::string resolve_path(const std::string& base_dir, const std::string& p) {
 
 Result<Config> build(const toml::table& root, const std::string& base_dir) {
   Config cfg;
-  if (auto ok = check_keys(
-          root, "",
-          {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls", "shard",
-           "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms", "shutdown_timeout_ms",
-           "max_message_size", "sequence_block_size", "query_memory", "table_sizes_interval_ms"});
+  if (auto ok =
+          check_keys(root, "",
+                     {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls",
+                      "shard", "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms",
+                      "shutdown_timeout_ms", "max_message_size", "sequence_block_size",
+                      "query_memory", "temp_directory", "table_sizes_interval_ms"});
       !ok) {
     return fail(ok.error());
   }
@@ -140,6 +141,9 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
       get_int(root, "query_memory", "", 256LL * 1024 * 1024, 1024, 64LL * 1024 * 1024 * 1024);
   if (!memory) return fail(memory.error());
   cfg.query_memory = *memory;
+  auto temp = get_string(root, "temp_directory", "", std::string());
+  if (!temp) return fail(temp.error());
+  cfg.temp_directory = resolve_path(base_dir, *temp);
   auto sizes = get_int(root, "table_sizes_interval_ms", "", 5000, 0, 24LL * 3600 * 1000);
   if (!sizes) return fail(sizes.error());
   cfg.table_sizes_interval = std::chrono::milliseconds(*sizes);

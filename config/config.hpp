@@ -71,6 +71,9 @@ struct Config {
   /// The most bytes of rows pgrange holds for one query it runs over several shards (the rows
   /// of the tables it brings together for a join, say); past it the query fails with 53200.
   int64_t query_memory = 256LL * 1024 * 1024;
+  /// Where a sort in pgrange writes the sorted runs it cannot hold within query_memory ("":
+  /// $TMPDIR, else /tmp). The files are removed as they are made.
+  std::string temp_directory;
   /// How often pgrange reads the tables' sizes from the shards' catalogs (pg_class), the
   /// estimates it orders the reads of a join by; 0: never (joins are planned without them).
   std::chrono::milliseconds table_sizes_interval{5000};

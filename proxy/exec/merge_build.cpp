@@ -92,13 +92,13 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
     std::vector<sql::MergeSortKey> all;
     for (int c = 0; c < q.visible_outputs; ++c) all.push_back({c, false, false});
     root = std::make_unique<Sort>(std::move(root), all, "SELECT DISTINCT", o.memory_limit,
-                                  o.text_order);
+                                  o.text_order, o.temp_directory);
     root = std::make_unique<Distinct>(std::move(root), std::move(all), o.text_order);
   }
   if (q.ordered()) {
     root = std::make_unique<Sort>(std::move(root), q.order,
                                   q.distinct ? "SELECT DISTINCT" : "ORDER BY", o.memory_limit,
-                                  o.text_order);
+                                  o.text_order, o.temp_directory);
   }
   limited();
   const int outputs = static_cast<int>(q.outputs.size());
@@ -197,6 +197,7 @@ awaitable<ExecResult<std::unique_ptr<RowOperator>>> make_merge(
   options.client_formats = std::move(client_formats);
   options.exact_floats = session.exact_floats;
   options.memory_limit = session.query_memory;
+  options.temp_directory = session.temp_directory;
   co_return make_merge_tree(std::move(merge), std::move(routes), std::move(options));
 }
 

@@ -27,8 +27,10 @@ struct ShardSession {
   /// The session prints floats exactly (extra_float_digits 1 or more): a combined float read
   /// back from its text is the shards' value, and can be sent in binary.
   bool exact_floats = true;
-  /// The most bytes a Sort in pgrange holds for the statement (query_memory).
+  /// The most bytes a Sort in pgrange holds for the statement (query_memory), and where it
+  /// writes what it cannot hold (temp_directory).
   size_t query_memory = SIZE_MAX;
+  std::string temp_directory;
 };
 
 /// A statement of the extended protocol: its Parse's parameter types, its Bind after the
@@ -55,6 +57,7 @@ struct MergeTreeOptions {
   std::vector<int16_t> client_formats;  ///< MergeFormats::client
   bool exact_floats = true;             ///< ShardSession::exact_floats
   size_t memory_limit = SIZE_MAX;       ///< query_memory, for a Sort
+  std::string temp_directory;           ///< where a Sort writes its runs past it
 };
 
 /// The operators that make `query`'s answer of its shard query's rows on `inputs` (one per

@@ -1,4 +1,5 @@
-// The Sort operator: rows put in order in pgrange, in memory up to query_memory.
+// The Sort operator: rows put in order in pgrange, in memory up to query_memory, then in sorted
+// runs on disk merged at the end.
 
 #include "proxy/exec/sort.hpp"
 
@@ -8,12 +9,14 @@
 namespace pgrange::proxy::exec {
 
 Sort::Sort(std::unique_ptr<RowOperator> input, std::vector<sql::MergeSortKey> keys,
-           std::string what, size_t memory_limit, TextOrderCheck text_order)
+           std::string what, size_t memory_limit, TextOrderCheck text_order,
+           std::string temp_directory)
     : input_(std::move(input)),
       keys_(std::move(keys)),
       what_(std::move(what)),
       memory_limit_(memory_limit),
-      text_order_(std::move(text_order)) {}
+      text_order_(std::move(text_order)),
+      temp_directory_(std::move(temp_directory)) {}
 
 size_t Sort::row_cost(const routing::MergeRow& row) {
   return sizeof(routing::MergeRow) + row.body.capacity() +
@@ -35,6 +38,93 @@ awaitable<ExecResult<void>> Sort::open() {
   co_return ExecResult<void>{};
 }
 
+namespace {
+
+/// How many bytes each run's reader reads at a time while the runs are merged.
+size_t reader_buffer(size_t memory_limit, size_t runs) {
+  return std::clamp<size_t>(memory_limit / (2 * (runs + 1)), 4096, 256 * 1024);
+}
+
+}  // namespace
+
+Result<void> Sort::spill() {
+  std::stable_sort(rows_.begin(), rows_.end(),
+                   [&](const routing::MergeRow& a, const routing::MergeRow& b) {
+                     return order_.compare(a, b) < 0;
+                   });
+  if (!spill_) {
+    auto file = SpillFile::create(temp_directory_);
+    if (!file) return tl::unexpected(file.error());
+    spill_ = std::move(*file);
+  }
+  for (const routing::MergeRow& row : rows_) {
+    if (auto a = spill_->append(row.body); !a) return a;
+  }
+  if (auto e = spill_->end_run(); !e) return e;
+  spilled_runs_ = spill_->runs();
+  spilled_bytes_ = spill_->bytes();
+  rows_.clear();
+  held_ = 0;
+  return {};
+}
+
+bool Sort::after(size_t a, size_t b) const {
+  const routing::MergeRow& x = a < heads_.size() ? heads_[a] : rows_[next_];
+  const routing::MergeRow& y = b < heads_.size() ? heads_[b] : rows_[next_];
+  int c = order_.compare(x, y);
+  return c > 0 || (c == 0 && a > b);
+}
+
+Result<void> Sort::start_merge() {
+  const size_t runs = spill_->runs();
+  const size_t buffer = reader_buffer(memory_limit_, runs);
+  heads_.resize(runs);
+  for (size_t r = 0; r < runs; ++r) {
+    readers_.push_back(spill_->reader(r, buffer));
+    std::string body;
+    auto got = readers_[r].next(body);
+    if (!got) return tl::unexpected(got.error());
+    if (!*got) continue;
+    auto row = routing::MergeRow::parse(std::move(body), width_);
+    if (!row) return tl::unexpected(row.error());
+    heads_[r] = std::move(*row);
+    heap_.push_back(r);
+  }
+  // The rows held last are the last run (index `runs`).
+  if (next_ < rows_.size()) heap_.push_back(runs);
+  auto cmp = [this](size_t a, size_t b) { return after(a, b); };
+  std::make_heap(heap_.begin(), heap_.end(), cmp);
+  return {};
+}
+
+Result<bool> Sort::next_merged(std::string& body) {
+  if (heap_.empty()) return false;
+  auto cmp = [this](size_t a, size_t b) { return after(a, b); };
+  std::pop_heap(heap_.begin(), heap_.end(), cmp);
+  const size_t run = heap_.back();
+  heap_.pop_back();
+  if (run == heads_.size()) {
+    body = std::move(rows_[next_++].body);
+    if (next_ < rows_.size()) {
+      heap_.push_back(run);
+      std::push_heap(heap_.begin(), heap_.end(), cmp);
+    }
+    return true;
+  }
+  body = std::move(heads_[run].body);
+  std::string following;
+  auto got = readers_[run].next(following);
+  if (!got) return tl::unexpected(got.error());
+  if (*got) {
+    auto row = routing::MergeRow::parse(std::move(following), width_);
+    if (!row) return tl::unexpected(row.error());
+    heads_[run] = std::move(*row);
+    heap_.push_back(run);
+    std::push_heap(heap_.begin(), heap_.end(), cmp);
+  }
+  return true;
+}
+
 awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size_t max) {
   if (!sorted_) {
     std::vector<std::string> got;
@@ -47,16 +137,12 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
         auto row = routing::MergeRow::parse(std::move(body), width_);
         if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
         held_ += row_cost(*row);
-        if (held_ > memory_limit_) {
-          co_return tl::unexpected(ExecFailure::of(
-              Error::make("53200", "the rows pgrange sorts for this query exceed query_memory (" +
-                                       std::to_string(memory_limit_) + " bytes)")
-                  .with_detail("The rows sorted for " + what_ + " hold " + std::to_string(held_) +
-                               " bytes after " + std::to_string(rows_.size() + 1) + " rows.")
-                  .with_hint("narrow the query with conditions on the tables' keys, or raise "
-                             "query_memory in pgrange's configuration")));
-        }
         rows_.push_back(std::move(*row));
+        peak_ = std::max(peak_, held_);
+        if (held_ > memory_limit_) {
+          // Past query_memory: this run to disk.
+          if (auto s = spill(); !s) co_return tl::unexpected(ExecFailure::of(s.error()));
+        }
       }
     }
     std::stable_sort(rows_.begin(), rows_.end(),
@@ -64,6 +150,28 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
                        return order_.compare(a, b) < 0;
                      });
     sorted_ = true;
+    if (spill_) {
+      if (auto m = start_merge(); !m) co_return tl::unexpected(ExecFailure::of(m.error()));
+    }
+  }
+  if (spill_) {
+    for (size_t got = 0; got < max; ++got) {
+      std::string body;
+      auto more = next_merged(body);
+      if (!more) co_return tl::unexpected(ExecFailure::of(more.error()));
+      if (!*more) {
+        rows_.clear();
+        rows_.shrink_to_fit();
+        readers_.clear();
+        heads_.clear();
+        spill_.reset();
+        mark_ended();
+        co_return false;
+      }
+      rows.push_back(std::move(body));
+      ++rows_out_;
+    }
+    co_return true;
   }
   for (size_t got = 0; got < max && next_ < rows_.size(); ++got) {
     rows.push_back(std::move(rows_[next_++].body));
@@ -79,7 +187,12 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
 }
 
 std::string Sort::describe() const {
-  return "Sort: in pgrange, by " + what_ + " (" + std::to_string(held_) + " bytes held)";
+  std::string out = "Sort: in pgrange, by " + what_ + " (" + std::to_string(peak_) + " bytes held";
+  if (spilled_runs_ > 0) {
+    out += "; " + std::to_string(spilled_bytes_) + " bytes in " + std::to_string(spilled_runs_) +
+           " sorted runs on disk";
+  }
+  return out + ")";
 }
 
 }  // namespace pgrange::proxy::exec

@@ -7,17 +7,20 @@
 
 #include "proxy/exec/merge_sort.hpp"
 #include "proxy/exec/operator.hpp"
+#include "proxy/exec/spill_file.hpp"
 #include "routing/merge/merge_rows.hpp"
 
 namespace pgrange::proxy::exec {
 
 /// Sort: its input's rows, all read, in the order of `keys` (stable: rows that compare equal
-/// keep their input order). What it holds is capped by `memory_limit` bytes (query_memory):
-/// past it the statement fails with 53200 naming the setting.
+/// keep their input order). It holds at most about `memory_limit` bytes of rows
+/// (query_memory): past it, what it holds is sorted and written to a temporary file in
+/// `temp_directory` as a run, and the runs (and the rows held last) are merged at the end, as
+/// PostgreSQL's external sort does past work_mem.
 class Sort final : public RowOperator {
  public:
   Sort(std::unique_ptr<RowOperator> input, std::vector<sql::MergeSortKey> keys, std::string what,
-       size_t memory_limit, TextOrderCheck text_order);
+       size_t memory_limit, TextOrderCheck text_order, std::string temp_directory = {});
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return input_->columns(); }
@@ -41,6 +44,24 @@ class Sort final : public RowOperator {
   bool sorted_ = false;
   size_t next_ = 0;
   size_t held_ = 0;
+  size_t peak_ = 0;
+  size_t spilled_runs_ = 0;  // for describe(), once the file is gone
+  uint64_t spilled_bytes_ = 0;
+
+  /// Sorts what is held and writes it to the temporary file as a run.
+  Result<void> spill();
+  /// Reads the first row of each run, for the merge.
+  Result<void> start_merge();
+  /// The next row of the merge of the runs and the rows held (false when none is left).
+  Result<bool> next_merged(std::string& body);
+  /// Whether head `a` comes after head `b` (the earlier run first among equal rows).
+  bool after(size_t a, size_t b) const;
+
+  std::string temp_directory_;
+  std::unique_ptr<SpillFile> spill_;
+  std::vector<SpillFile::Reader> readers_;
+  std::vector<routing::MergeRow> heads_;  // each run's next row; the last is the rows held
+  std::vector<size_t> heap_;              // runs with a next row, the first row's first
 };
 
 }  // namespace pgrange::proxy::exec

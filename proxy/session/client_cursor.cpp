@@ -602,6 +602,7 @@ void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::Me
   options.client_formats = std::move(client_formats);
   options.exact_floats = floats_exact();
   options.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  options.temp_directory = worker_.config().temp_directory;
   cursor.rows = std::make_unique<exec::MergedCursor>(merge, cursor.conns, fetch, name, no_scroll,
                                                      std::move(options));
 }

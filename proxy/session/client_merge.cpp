@@ -267,6 +267,7 @@ exec::ShardSession ClientSession::shard_session(std::string& buf) {
   };
   s.exact_floats = floats_exact();
   s.query_memory = static_cast<size_t>(worker_.config().query_memory);
+  s.temp_directory = worker_.config().temp_directory;
   return s;
 }
 

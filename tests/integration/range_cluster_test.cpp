@@ -19,6 +19,8 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -1088,11 +1090,15 @@ TEST_F(RangeClusterTest, PushedDownJoinsWhileTheGroupMoves) {
   EXPECT_EQ(parts_apart(), 0) << "a move left parts away from their a rows";
 }
 
-// The rows a join reads, and the groups pgrange sorts, are held up to query_memory: past it
-// the statement fails with 53200 naming the setting, and the session and the proxy go on.
-TEST_F(RangeClusterTest, AJoinOrASortOverQueryMemoryFailsAlone) {
+// The rows a join reads are held up to query_memory: past it the statement fails with 53200
+// naming the setting, and the session and the proxy go on. The groups pgrange sorts go to
+// sorted runs in temp_directory past it, removed as they are made.
+TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAloneASortGoesToDisk) {
   ProxyConfig cfg = make_config("join_memory");
   cfg.query_memory = 16 * 1024;
+  std::string temp = std::filesystem::temp_directory_path().string() + "/pgrange-sort-XXXXXX";
+  ASSERT_NE(::mkdtemp(temp.data()), nullptr);
+  cfg.temp_directory = temp;
   auto proxy = ProxyProcess::start(cfg);
   auto c = connect(proxy->dsn());
   make_tables_a_b(c.get());
@@ -1110,11 +1116,24 @@ TEST_F(RangeClusterTest, AJoinOrASortOverQueryMemoryFailsAlone) {
     EXPECT_EQ(r.rows[1][1], "b999");
   }
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM a").at(0, 0), "3000");
-  // 3,000 groups of a's rows over several shards, sorted by their counts in pgrange.
+  // 3,000 groups of a's rows over several shards, sorted by their counts in pgrange: past
+  // query_memory, in runs on disk.
   SqlResult sorted =
-      pq_exec(c.get(), "SELECT id % 3000, count(*) FROM a GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 3");
-  EXPECT_EQ(sorted.sqlstate, "53200") << sorted.message;
-  EXPECT_NE(sorted.message.find("query_memory"), std::string::npos) << sorted.message;
+      pq_exec(c.get(), "SELECT id % 1500, count(*), min(id) FROM a GROUP BY 1 ORDER BY 3 DESC");
+  ASSERT_TRUE(sorted.ok()) << sorted.sqlstate << " " << sorted.message;
+  ASSERT_EQ(sorted.rows.size(), 1500u);
+  for (size_t i = 0; i < sorted.rows.size(); ++i) {
+    ASSERT_EQ(sorted.rows[i][2], std::to_string(1500 - i)) << "row " << i;
+    ASSERT_EQ(sorted.rows[i][1], "2");
+  }
+  SqlResult explained = pq_exec(
+      c.get(), "EXPLAIN ANALYZE SELECT id % 1500, count(*), min(id) FROM a GROUP BY 1 ORDER BY 3");
+  ASSERT_TRUE(explained.ok()) << explained.message;
+  std::string plan;
+  for (const auto& row : explained.rows) plan += row[0] + "\n";
+  EXPECT_NE(plan.find("sorted runs on disk"), std::string::npos) << plan;
+  EXPECT_TRUE(std::filesystem::is_empty(temp)) << "a sort left a file in " << temp;
+  std::filesystem::remove_all(temp);
   // A few groups are sorted as PostgreSQL sorts them.
   SqlResult few = pq_exec(other.get(), "SELECT id % 3, count(*) FROM a GROUP BY 1 ORDER BY 2, 1");
   ASSERT_TRUE(few.ok()) << few.sqlstate << " " << few.message;

@@ -80,6 +80,7 @@ std::string ProxyConfig::to_toml() const {
   t << "shutdown_timeout_ms = " << shutdown_timeout_ms << "\n";
   if (max_message_size) t << "max_message_size = " << *max_message_size << "\n";
   if (query_memory) t << "query_memory = " << *query_memory << "\n";
+  if (temp_directory) t << "temp_directory = \"" << *temp_directory << "\"\n";
   if (table_sizes_interval_ms) {
     t << "table_sizes_interval_ms = " << *table_sizes_interval_ms << "\n";
   }

@@ -40,6 +40,7 @@ struct ProxyConfig {
   int shutdown_timeout_ms = 10000;
   std::optional<long long> max_message_size;
   std::optional<long long> query_memory;
+  std::optional<std::string> temp_directory;
   /// table_sizes_interval_ms (0: pgrange plans joins without the shards' size estimates).
   std::optional<long long> table_sizes_interval_ms;
   std::string tls_cert;  ///< both set: a [tls] table is written

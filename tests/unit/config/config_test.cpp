@@ -48,6 +48,18 @@ TEST(Config, QueryMemory) {
   EXPECT_NE(bad.error().message.find("query_memory"), std::string::npos);
 }
 
+TEST(Config, TempDirectory) {
+  auto defaults = parse_config(kMinimal);
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->temp_directory, "");
+  auto cfg = parse_config(std::string("temp_directory = \"/var/tmp/pgrange\"\n") + kMinimal);
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->temp_directory, "/var/tmp/pgrange");
+  auto bad = parse_config(std::string("temp_directory = 5\n") + kMinimal);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("temp_directory"), std::string::npos);
+}
+
 TEST(Config, TableSizesInterval) {
   auto defaults = parse_config(kMinimal);
   ASSERT_TRUE(defaults) << defaults.error().message;

@@ -155,8 +155,9 @@ struct Options {
   /// only asked for a row once its previous one is in the answer (its first `held_width`
   /// values are the answer's row).
   size_t held_width = 0;
-  /// query_memory, for a Sort.
+  /// query_memory, for a Sort, and where it writes its runs past it.
   size_t memory_limit = SIZE_MAX;
+  std::string temp_directory = "";
 };
 
 /// The client's result formats and whether floats print exactly (Project's).
@@ -255,6 +256,7 @@ Outcome run_bodies(const MergeQuery& q, const std::vector<std::string>& descript
   options.client_formats = formats.client_formats;
   options.exact_floats = formats.exact_floats;
   options.memory_limit = opt.memory_limit;
+  options.temp_directory = opt.temp_directory;
   auto root = proxy::exec::make_merge_tree(q, std::move(inputs), std::move(options));
   asio::io_context io;
   bool done = false;
@@ -1290,7 +1292,7 @@ TEST(MergeTreeShape, EachStepIsAnOperator) {
             "            Aggregate\n              MergeSort\n                test shard 0\n");
 }
 
-TEST(MergeTreeSort, OrderByOverGroupsHoldsAtMostQueryMemory) {
+TEST(MergeTreeSort, OrderByOverGroupsPastQueryMemorySortsInRunsOnDisk) {
   MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY 2 DESC, 1");
   const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
   std::vector<Rows> shards(3);
@@ -1312,14 +1314,35 @@ TEST(MergeTreeSort, OrderByOverGroupsHoldsAtMostQueryMemory) {
   Outcome whole = merged(q, {d}, shards);
   EXPECT_EQ(whole.rows, expected);
 
-  // 300 combined groups of about 60 bytes each do not fit in 4 KiB.
-  Outcome capped = run_rows(q, {d}, shards, {.memory_limit = 4096});
-  ASSERT_TRUE(capped.error.has_value());
-  EXPECT_EQ(capped.error->sqlstate, "53200");
-  EXPECT_NE(capped.error->message.find("query_memory"), std::string::npos) << capped.error->message;
-  EXPECT_TRUE(capped.rows.empty());
-  // With room for them, the same answer.
+  // 300 combined groups of about 60 bytes each do not fit in 4 KiB (nor in 1 KiB): they are
+  // sorted in runs written to a temporary file, merged at the end: the same answer.
+  EXPECT_EQ(merged(q, {d}, shards, {.memory_limit = 4096}).rows, expected);
+  EXPECT_EQ(merged(q, {d}, shards, {.memory_limit = 1024}).rows, expected);
   EXPECT_EQ(merged(q, {d}, shards, {.memory_limit = 1 << 20}).rows, expected);
+  // Where no file can be made, the statement fails as PostgreSQL's would, and says where.
+  Outcome nowhere =
+      run_rows(q, {d}, shards, {.memory_limit = 4096, .temp_directory = "/nonexistent/dir"});
+  ASSERT_TRUE(nowhere.error.has_value());
+  EXPECT_EQ(nowhere.error->sqlstate, "58030");
+  EXPECT_NE(nowhere.error->message.find("/nonexistent/dir"), std::string::npos)
+      << nowhere.error->message;
+}
+
+TEST(MergeTreeSort, SortInRunsOnDiskIsStableAcrossTheRuns) {
+  // Many groups with few distinct counts: ties across every run keep the groups' order.
+  MergeQuery q = plan("SELECT grp, count(*) FROM t GROUP BY grp ORDER BY 2 DESC");
+  const std::string d = describe({{"grp", kInt4}, {"count", kInt8}});
+  std::vector<Rows> shards(2);
+  std::vector<std::pair<int, int>> totals;  // (-count, grp): the stable order
+  for (int g = 0; g < 1000; ++g) {
+    shards[0].push_back({std::to_string(g), std::to_string(g % 3)});
+    shards[1].push_back({std::to_string(g), "1"});
+    totals.push_back({-(g % 3 + 1), g});
+  }
+  std::sort(totals.begin(), totals.end());
+  Rows expected;
+  for (auto [neg, g] : totals) expected.push_back({std::to_string(g), std::to_string(-neg)});
+  EXPECT_EQ(merged(q, {d}, shards, {.memory_limit = 2048}).rows, expected);
 }
 
 TEST(MergeTreeSort, SortIsStableAndKeepsTheGroupOrderForTies) {
