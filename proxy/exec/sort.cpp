@@ -4,6 +4,7 @@
 #include "proxy/exec/sort.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace pgrange::proxy::exec {
@@ -47,30 +48,45 @@ size_t reader_buffer(size_t memory_limit, size_t runs) {
 
 }  // namespace
 
+size_t Sort::holding() const {
+  // The rows' own bytes, the vector that holds them (its whole capacity) and the order that
+  // sorts them.
+  return held_ + rows_.capacity() * sizeof(routing::MergeRow) + rows_.size() * sizeof(uint32_t);
+}
+
+void Sort::sort_held() {
+  // An order of indexes (rows equal by the keys in their input order: stable), not the rows
+  // moved: no buffer of rows beside them.
+  order_index_.resize(rows_.size());
+  std::iota(order_index_.begin(), order_index_.end(), 0u);
+  std::sort(order_index_.begin(), order_index_.end(), [&](uint32_t a, uint32_t b) {
+    int c = order_.compare(rows_[a], rows_[b]);
+    return c < 0 || (c == 0 && a < b);
+  });
+}
+
 Result<void> Sort::spill() {
-  std::stable_sort(rows_.begin(), rows_.end(),
-                   [&](const routing::MergeRow& a, const routing::MergeRow& b) {
-                     return order_.compare(a, b) < 0;
-                   });
+  sort_held();
   if (!spill_) {
     auto file = SpillFile::create(temp_directory_);
     if (!file) return tl::unexpected(file.error());
     spill_ = std::move(*file);
   }
-  for (const routing::MergeRow& row : rows_) {
-    if (auto a = spill_->append(row.body); !a) return a;
+  for (uint32_t i : order_index_) {
+    if (auto a = spill_->append(rows_[i].body); !a) return a;
   }
   if (auto e = spill_->end_run(); !e) return e;
   spilled_runs_ = spill_->runs();
   spilled_bytes_ = spill_->bytes();
-  rows_.clear();
+  rows_.clear();  // its capacity is kept for the next run
+  order_index_.clear();
   held_ = 0;
   return {};
 }
 
 bool Sort::after(size_t a, size_t b) const {
-  const routing::MergeRow& x = a < heads_.size() ? heads_[a] : rows_[next_];
-  const routing::MergeRow& y = b < heads_.size() ? heads_[b] : rows_[next_];
+  const routing::MergeRow& x = a < heads_.size() ? heads_[a] : rows_[order_index_[next_]];
+  const routing::MergeRow& y = b < heads_.size() ? heads_[b] : rows_[order_index_[next_]];
   int c = order_.compare(x, y);
   return c > 0 || (c == 0 && a > b);
 }
@@ -104,7 +120,7 @@ Result<bool> Sort::next_merged(std::string& body) {
   const size_t run = heap_.back();
   heap_.pop_back();
   if (run == heads_.size()) {
-    body = std::move(rows_[next_++].body);
+    body = std::move(rows_[order_index_[next_++]].body);
     if (next_ < rows_.size()) {
       heap_.push_back(run);
       std::push_heap(heap_.begin(), heap_.end(), cmp);
@@ -136,19 +152,16 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
       for (std::string& body : got) {
         auto row = routing::MergeRow::parse(std::move(body), width_);
         if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
-        held_ += row_cost(*row);
+        held_ += row_cost(*row) - sizeof(routing::MergeRow);
         rows_.push_back(std::move(*row));
-        peak_ = std::max(peak_, held_);
-        if (held_ > memory_limit_) {
+        peak_ = std::max(peak_, holding());
+        if (holding() > memory_limit_) {
           // Past query_memory: this run to disk.
           if (auto s = spill(); !s) co_return tl::unexpected(ExecFailure::of(s.error()));
         }
       }
     }
-    std::stable_sort(rows_.begin(), rows_.end(),
-                     [&](const routing::MergeRow& a, const routing::MergeRow& b) {
-                       return order_.compare(a, b) < 0;
-                     });
+    sort_held();
     sorted_ = true;
     if (spill_) {
       if (auto m = start_merge(); !m) co_return tl::unexpected(ExecFailure::of(m.error()));
@@ -162,6 +175,8 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
       if (!*more) {
         rows_.clear();
         rows_.shrink_to_fit();
+        order_index_.clear();
+        order_index_.shrink_to_fit();
         readers_.clear();
         heads_.clear();
         spill_.reset();
@@ -174,12 +189,14 @@ awaitable<ExecResult<bool>> Sort::next_rows(std::vector<std::string>& rows, size
     co_return true;
   }
   for (size_t got = 0; got < max && next_ < rows_.size(); ++got) {
-    rows.push_back(std::move(rows_[next_++].body));
+    rows.push_back(std::move(rows_[order_index_[next_++]].body));
     ++rows_out_;
   }
   if (next_ >= rows_.size()) {
     rows_.clear();
     rows_.shrink_to_fit();
+    order_index_.clear();
+    order_index_.shrink_to_fit();
     mark_ended();
     co_return false;
   }

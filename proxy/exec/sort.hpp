@@ -29,7 +29,7 @@ class Sort final : public RowOperator {
   std::vector<const Operator*> inputs() const override { return {input_.get()}; }
   std::string describe() const override;
 
-  /// What one held row costs, as the cap counts it.
+  /// What one held row costs, as the cap counts it (with its place in the vector of rows).
   static size_t row_cost(const routing::MergeRow& row);
 
  private:
@@ -41,6 +41,7 @@ class Sort final : public RowOperator {
   size_t width_ = 0;
   routing::RowOrder order_;
   std::vector<routing::MergeRow> rows_;
+  std::vector<uint32_t> order_index_;  // rows_ in order, once sorted
   bool sorted_ = false;
   size_t next_ = 0;
   size_t held_ = 0;
@@ -48,6 +49,10 @@ class Sort final : public RowOperator {
   size_t spilled_runs_ = 0;  // for describe(), once the file is gone
   uint64_t spilled_bytes_ = 0;
 
+  /// What the rows held cost, as query_memory counts it.
+  size_t holding() const;
+  /// Puts the rows held in order (order_index_).
+  void sort_held();
   /// Sorts what is held and writes it to the temporary file as a run.
   Result<void> spill();
   /// Reads the first row of each run, for the merge.

@@ -281,6 +281,15 @@ bool ValueOrder::valid(std::string_view value) const {
 }
 
 int ValueOrder::compare(std::string_view a, std::string_view b) const {
+  // The common types read straight, without a Decoded (a merge or a sort compares millions).
+  if (format_ == 0 && method_ == Method::kInteger) {
+    auto x = parse_integer_text(a, type_oid_);
+    auto y = parse_integer_text(b, type_oid_);
+    if (x && y) return *x < *y ? -1 : (*x > *y ? 1 : 0);
+  } else if (method_ == Method::kBytes && (format_ == 0 || type_oid_ != kUuidOid)) {
+    int c = a.compare(b);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
   auto x = ValueDecoder::decode(*this, a);
   auto y = ValueDecoder::decode(*this, b);
   if (x && y) return compare_decoded(*x, *y);
