@@ -1,11 +1,11 @@
 // Differential test: pgrange must never give a wrong answer. Every statement of
-// tests/integration/differential/corpus.sql runs through a three-shard pgrange (tables split into
-// many ranges and scattered) and on one plain PostgreSQL 15 holding the same rows. pgrange either
-// answers exactly what the plain server answers (SQLSTATE, column names, command tag and rows —
-// in order under a total top-level ORDER BY, as multisets otherwise) or refuses with 0A000. The
-// corpus runs twice: in the simple protocol, and in the extended protocol with the constants a
-// WHERE clause compares columns with (and the values of INSERT … VALUES, LIMIT and OFFSET) bound
-// as $n text parameters.
+// tests/integration/differential/corpus.sql (and of joins.sql and queries.sql, below) runs through
+// a three-shard pgrange (tables split into many ranges and scattered) and on one plain PostgreSQL
+// 15 holding the same rows. pgrange either answers exactly what the plain server answers (SQLSTATE,
+// column names, command tag and rows — in order under a total top-level ORDER BY, as multisets
+// otherwise) or refuses with 0A000. The corpus runs twice: in the simple protocol, and in the
+// extended protocol with the constants a WHERE clause compares columns with (and the values of
+// INSERT … VALUES, LIMIT and OFFSET) bound as $n text parameters.
 //
 // Corpus format (tests/support/statement_file.hpp): one statement per line, or several lines up
 // to one ending in ';'. `--` lines are comments; `-- group: NAME` starts a group (counted in the
@@ -360,6 +360,30 @@ TEST_F(DifferentialTest, JoinsAnswerLikePostgresInBothProtocols) {
     for (const auto& m : t.mismatches) ADD_FAILURE() << "wrong answer from pgrange: " << m;
     EXPECT_EQ(t.run, joins.size());
     EXPECT_LT(t.refused * 20, t.run) << "5% or more of the join corpus refused";
+    if (extended) {
+      EXPECT_GE(t.parameterised, 300);
+    }
+  }
+}
+
+// queries.sql: subqueries (correlated too, LATERAL), CTEs (recursive too), set operations,
+// window functions with frames, and aggregates (ordered, statistical, FILTER, DISTINCT,
+// GROUPING SETS) over tables of every key type spread across the shards, in both protocols and
+// with binary results. Refusals must stay below 2%.
+TEST_F(DifferentialTest, SubqueriesWindowsAndAggregatesAnswerLikePostgres) {
+  std::vector<Statement> queries = read_statements(kDir + "queries.sql");
+  ASSERT_GE(queries.size(), 1000u);
+  for (int run = 0; run < 3; ++run) {
+    bool extended = run > 0;
+    bool binary = run == 2;
+    Tally t = run_corpus(queries, extended, nullptr, binary);
+    report(run == 0 ? "queries, simple"
+           : binary ? "queries, extended, binary results"
+                    : "queries, extended",
+           t);
+    for (const auto& m : t.mismatches) ADD_FAILURE() << "wrong answer from pgrange: " << m;
+    EXPECT_EQ(t.run, queries.size());
+    EXPECT_LT(t.refused * 50, t.run) << "2% or more of the queries refused";
     if (extended) {
       EXPECT_GE(t.parameterised, 300);
     }
