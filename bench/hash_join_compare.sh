@@ -72,13 +72,6 @@ fi
 case "$RAISED_PASS" in auto | 0 | 1) ;; *) die "RAISED_PASS must be auto, 0 or 1 (got \"$RAISED_PASS\")" ;; esac
 require_environment psql pg_isready setpriv ss awk timeout
 
-mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k / 1024}'; }         # kB → MiB
-memory_label() {  # memory_label BYTES|"": "256 MiB (default)" or the size in MiB / GiB
-  if [ -z "$1" ]; then echo "256 MiB (pgrange's default)"; return; fi
-  awk -v b="$1" 'BEGIN {if (b % 1073741824 == 0) printf "%d GiB", b / 1073741824;
-    else printf "%.0f MiB", b / 1048576}'
-}
-
 # ---------------------------------------------------------------- header
 echo "== pgrange large-join benchmark: direct PostgreSQL vs pgrange over 3 shards"
 echo "command: SMALL_ROWS=$SMALL_ROWS BIG_ROWS=$BIG_ROWS ROUNDS=$ROUNDS QUERY_MEMORY=$QUERY_MEMORY" \
@@ -112,33 +105,6 @@ sql_on direct "$SMALL_DDL" "$BIG_DDL" "INSERT INTO small $SMALL_SELECT" "INSERT 
 echo "  $(($(date +%s) - t0)) s"
 
 # ---------------------------------------------------------------- pgrange
-PGRANGE_STARTS=0
-PGRANGE_LOG=""
-# start_pgrange LABEL [QUERY_MEMORY]: a pgrange over s1, s2, s3 (metadata on s1) on a free port,
-# with query_memory = QUERY_MEMORY (bytes) when given; its configuration and log are
-# pgrange-N-LABEL.toml and .log in LOG_DIR. The TOML key goes first: after pgrange_toml's
-# [metadata] it would belong to a table.
-start_pgrange() {
-  PGRANGE_STARTS=$((PGRANGE_STARTS + 1))
-  PGRANGE_LOG="$LOG_DIR/pgrange-$PGRANGE_STARTS-$1.log"
-  pick_port PGRANGE_PORT
-  {
-    [ -z "${2:-}" ] || echo "query_memory = $2"
-    pgrange_toml "$PGRANGE_PORT" "$WORKERS" warn "${SERVER_PORT[s1]}" 8 "s1:${SERVER_PORT[s1]}" \
-      "s2:${SERVER_PORT[s2]}" "s3:${SERVER_PORT[s3]}"
-  } >"${PGRANGE_LOG%.log}.toml"
-  "$TMP/pgrange" --config "${PGRANGE_LOG%.log}.toml" >"$PGRANGE_LOG" 2>&1 &
-  PGRANGE_PID=$!
-  wait_ready pgrange "$PGRANGE_PORT" "$PGRANGE_PID" pgrange
-}
-stop_pgrange() {
-  stop_pid "$PGRANGE_PID" INT
-  PGRANGE_PID=""
-}
-status_kb() {  # status_kb FIELD: VmHWM / VmRSS of pgrange in kB
-  awk -v f="$1:" '$1 == f {print $2}' "/proc/$PGRANGE_PID/status"
-}
-
 start_pgrange load "$QUERY_MEMORY"
 export PGPASSWORD=bench
 

@@ -1,5 +1,5 @@
 # Shell code the end-to-end benchmarks share (pgbench_compare.sh, range_scan_compare.sh,
-# tpcb_compare.sh). Not run by itself: each script sources it first,
+# tpcb_compare.sh, index_compare.sh, hash_join_compare.sh, sort_spill_compare.sh). Not run by itself: each script sources it first,
 #   . "$(dirname "$0")/lib.sh"
 # under set -euo pipefail. Sourcing only defines functions and sets the variables below; the
 # scripts call what they need, in their own order.
@@ -19,7 +19,9 @@
 #   PROXY_PIDS       further proxies (stopped with SIGINT, in order)
 #   SERVER_PID[NAME], SERVER_PORT[NAME]   PostgreSQL servers (stopped with SIGINT = fast shutdown)
 #   CLK_TCK          clock ticks per second, for proc_ticks (bench_setup)
-# The scripts set LOG_DIR, PGRANGE, SKIP_BUILD and (for start_sharded_pgrange) WORKERS themselves;
+#   PGRANGE_STARTS, PGRANGE_LOG, PGRANGE_PORT   start_pgrange's count, last log and port
+# The scripts set LOG_DIR, PGRANGE, SKIP_BUILD and (for start_sharded_pgrange and start_pgrange)
+# WORKERS themselves; start_pgrange runs the copy of pgrange the script put in $TMP/pgrange;
 # postgres_conf reads DURABLE (default 0).
 
 BENCH_NAME=$(basename "$0" .sh)
@@ -415,6 +417,42 @@ split_into() {  # split_into TABLE N MAX: SPLIT AT the values that cut keys 1..M
   local table=$1 n=$2 max=$3 k splits=""
   for ((k = 1; k < n; k++)); do splits+="($((max * k / n + 1))), "; done
   via_pgrange "ALTER TABLE $table SPLIT AT VALUES ${splits%, }" >/dev/null
+}
+
+# ---------------------------------------------------------------- a pgrange of a memory benchmark
+# (hash_join_compare.sh, sort_spill_compare.sh: the copy of pgrange in TMP, WORKERS threads)
+mib() { awk -v k="$1" 'BEGIN {printf "%.0f", k / 1024}'; } # kB → MiB
+memory_label() {  # memory_label BYTES|"": "256 MiB (pgrange's default)" or the size in MiB / GiB
+  if [ -z "$1" ]; then echo "256 MiB (pgrange's default)"; return; fi
+  awk -v b="$1" 'BEGIN {if (b % 1073741824 == 0) printf "%d GiB", b / 1073741824;
+    else printf "%.0f MiB", b / 1048576}'
+}
+PGRANGE_STARTS=0
+PGRANGE_LOG=""
+# start_pgrange LABEL [QUERY_MEMORY [TEMP_DIRECTORY]]: "$TMP/pgrange" over s1, s2, s3 (metadata on
+# s1) on a free port, with query_memory = QUERY_MEMORY (bytes) and temp_directory when given; its
+# configuration and log are pgrange-N-LABEL.toml and .log in LOG_DIR. The top-level TOML keys go
+# first: after pgrange_toml's [metadata] they would belong to a table.
+start_pgrange() {
+  PGRANGE_STARTS=$((PGRANGE_STARTS + 1))
+  PGRANGE_LOG="$LOG_DIR/pgrange-$PGRANGE_STARTS-$1.log"
+  pick_port PGRANGE_PORT
+  {
+    [ -z "${2:-}" ] || echo "query_memory = $2"
+    [ -z "${3:-}" ] || echo "temp_directory = \"$3\""
+    pgrange_toml "$PGRANGE_PORT" "$WORKERS" warn "${SERVER_PORT[s1]}" 8 "s1:${SERVER_PORT[s1]}" \
+      "s2:${SERVER_PORT[s2]}" "s3:${SERVER_PORT[s3]}"
+  } >"${PGRANGE_LOG%.log}.toml"
+  "$TMP/pgrange" --config "${PGRANGE_LOG%.log}.toml" >"$PGRANGE_LOG" 2>&1 &
+  PGRANGE_PID=$!
+  wait_ready pgrange "$PGRANGE_PORT" "$PGRANGE_PID" pgrange
+}
+stop_pgrange() {
+  stop_pid "$PGRANGE_PID" INT
+  PGRANGE_PID=""
+}
+status_kb() {  # status_kb FIELD: VmHWM / VmRSS of pgrange in kB
+  awk -v f="$1:" '$1 == f {print $2}' "/proc/$PGRANGE_PID/status"
 }
 
 # ---------------------------------------------------------------- figures
