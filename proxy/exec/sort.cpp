@@ -51,18 +51,40 @@ size_t reader_buffer(size_t memory_limit, size_t runs) {
 size_t Sort::holding() const {
   // The rows' own bytes, the vector that holds them (its whole capacity) and the order that
   // sorts them.
-  return held_ + rows_.capacity() * sizeof(routing::MergeRow) + rows_.size() * sizeof(uint32_t);
+  // (The index, and the abbreviations beside it while it is sorted: 16 bytes a row.)
+  return held_ + rows_.capacity() * sizeof(routing::MergeRow) + rows_.size() * 20;
 }
 
 void Sort::sort_held() {
   // An order of indexes (rows equal by the keys in their input order: stable), not the rows
-  // moved: no buffer of rows beside them.
+  // moved: no buffer of rows beside them. With an integer first key, each row's abbreviation
+  // sits beside its index, so most comparisons read neither the row nor its text
+  // (PostgreSQL's abbreviated keys).
   order_index_.resize(rows_.size());
-  std::iota(order_index_.begin(), order_index_.end(), 0u);
-  std::sort(order_index_.begin(), order_index_.end(), [&](uint32_t a, uint32_t b) {
-    int c = order_.compare(rows_[a], rows_[b]);
-    return c < 0 || (c == 0 && a < b);
+  if (!order_.abbreviates()) {
+    std::iota(order_index_.begin(), order_index_.end(), 0u);
+    std::sort(order_index_.begin(), order_index_.end(), [&](uint32_t a, uint32_t b) {
+      int c = order_.compare(rows_[a], rows_[b]);
+      return c < 0 || (c == 0 && a < b);
+    });
+    return;
+  }
+  struct Entry {
+    uint64_t key;
+    uint32_t index;
+    bool abbreviated;
+  };
+  std::vector<Entry> entries(rows_.size());
+  for (uint32_t i = 0; i < rows_.size(); ++i) {
+    auto a = order_.abbreviation(rows_[i]);
+    entries[i] = Entry{a.value_or(0), i, a.has_value()};
+  }
+  std::sort(entries.begin(), entries.end(), [&](const Entry& x, const Entry& y) {
+    if (x.abbreviated && y.abbreviated && x.key != y.key) return x.key < y.key;
+    int c = order_.compare(rows_[x.index], rows_[y.index]);
+    return c < 0 || (c == 0 && x.index < y.index);
   });
+  for (size_t k = 0; k < entries.size(); ++k) order_index_[k] = entries[k].index;
 }
 
 Result<void> Sort::spill() {

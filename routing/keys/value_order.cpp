@@ -280,6 +280,21 @@ bool ValueOrder::valid(std::string_view value) const {
   return ValueDecoder::decode(*this, value).has_value();
 }
 
+bool ValueOrder::integer_like() const {
+  return method_ == Method::kInteger || method_ == Method::kDate || method_ == Method::kTimestamp ||
+         method_ == Method::kTimestamptz || method_ == Method::kBool;
+}
+
+std::optional<int64_t> ValueOrder::integer(std::string_view value) const {
+  if (!integer_like()) return std::nullopt;
+  if (format_ == 0 && method_ == Method::kInteger) return parse_integer_text(value, type_oid_);
+  auto d = ValueDecoder::decode(*this, value);
+  if (!d) return std::nullopt;
+  const auto* i = std::get_if<int64_t>(&*d);
+  if (i == nullptr) return std::nullopt;
+  return *i;
+}
+
 int ValueOrder::compare(std::string_view a, std::string_view b) const {
   // The common types read straight, without a Decoded (a merge or a sort compares millions).
   if (format_ == 0 && method_ == Method::kInteger) {

@@ -25,6 +25,11 @@ class ValueOrder {
   /// Whether `value` reads as a value of the type (compare() is exact only for such values).
   bool valid(std::string_view value) const;
 
+  /// Whether its values read as integers in their order (the integer types, date, timestamp,
+  /// timestamptz, bool), and a value so read (nullopt: not a value of the type).
+  bool integer_like() const;
+  std::optional<int64_t> integer(std::string_view value) const;
+
   uint32_t type_oid() const { return type_oid_; }
   int16_t format() const { return format_; }
 

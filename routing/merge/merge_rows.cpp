@@ -280,6 +280,22 @@ int RowOrder::compare(const MergeRow& a, const MergeRow& b) const {
   return 0;
 }
 
+bool RowOrder::abbreviates() const {
+  return !orders_.empty() && orders_[0].integer_like();
+}
+
+std::optional<uint64_t> RowOrder::abbreviation(const MergeRow& row) const {
+  if (!abbreviates()) return std::nullopt;
+  const sql::MergeSortKey& key = keys_[0];
+  const auto v = row.value(static_cast<size_t>(key.column));
+  // NULL at the end it sorts to (a value there too ties with it, and compare() decides).
+  if (!v) return key.nulls_first ? uint64_t{0} : UINT64_MAX;
+  auto i = orders_[0].integer(*v);
+  if (!i) return std::nullopt;
+  uint64_t u = static_cast<uint64_t>(*i) ^ (uint64_t{1} << 63);  // signed order as unsigned
+  return key.descending ? ~u : u;
+}
+
 Result<void> RowOrder::check(const MergeRow& row) const {
   for (size_t k = 0; k < keys_.size(); ++k) {
     const auto v = row.value(static_cast<size_t>(keys_[k].column));

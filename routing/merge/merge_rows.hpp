@@ -74,6 +74,13 @@ class RowOrder {
 
   /// <0, 0, >0.
   int compare(const MergeRow& a, const MergeRow& b) const;
+  /// Whether the first key reads as integers (ValueOrder::integer_like): abbreviation() then
+  /// gives most rows a number in that key's order.
+  bool abbreviates() const;
+  /// The row's first key as an unsigned number whose order is the key's (NULLS FIRST/LAST and
+  /// DESC applied): two rows whose abbreviations differ compare as their abbreviations do; equal
+  /// ones need compare(). nullopt when the value does not read (or the key is of another type).
+  std::optional<uint64_t> abbreviation(const MergeRow& row) const;
   /// 0A000 when a key's value is text of a type whose form depends on session settings
   /// (DateStyle, bytea_output) that pgrange does not read.
   Result<void> check(const MergeRow& row) const;
