@@ -84,10 +84,7 @@ echo "pgrange: query_memory $(memory_label "$QUERY_MEMORY"), workers=$WORKERS, t
 echo "logs:    $LOG_DIR"
 echo
 
-build_pgrange
-print_pgrange_build
-T_START=$(date +%s)
-bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
+begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
 # pgrange is started once per query: run a copy, so that a rebuild during the run cannot mix binaries.
 cp "$PGRANGE" "$TMP/pgrange"
 

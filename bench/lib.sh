@@ -154,6 +154,13 @@ cleanup() {  # on exit: stop pgbench, the proxies and the servers; keep the logs
 
 # ---------------------------------------------------------------- ports and dirs
 USED_PORTS=" "
+begin_run() {  # build pgrange (unless SKIP_BUILD=1), its header line, T_START (the run's start), bench_setup
+  build_pgrange
+  print_pgrange_build
+  T_START=$(date +%s)
+  bench_setup
+}
+
 pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
   local _candidate _try # names that cannot shadow the caller's VAR
   for ((_try = 0; _try < 200; _try++)); do

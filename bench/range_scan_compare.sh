@@ -101,10 +101,7 @@ echo "servers: fsync=off full_page_writes=off synchronous_commit=off (not durabl
 echo "logs:    $LOG_DIR"
 echo
 
-build_pgrange
-print_pgrange_build
-T_START=$(date +%s)
-bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
+begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
 
 # ---------------------------------------------------------------- the probe
 # Runs one statement once, the way pgbench -M simple (PQexec) or -M prepared (PQprepare +

@@ -116,10 +116,7 @@ echo "pgrange tables (split in thirds):" \
 echo "logs:    $LOG_DIR"
 echo
 
-build_pgrange
-print_pgrange_build
-T_START=$(date +%s)
-bench_setup # the postgres user, cleanup on exit, LOG_DIR, TMP, cd /tmp (see lib.sh)
+begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
 start_four_servers 100
 export PGPASSWORD=bench
 
