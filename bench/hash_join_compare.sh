@@ -84,9 +84,7 @@ echo "pgrange: query_memory $(memory_label "$QUERY_MEMORY"), workers=$WORKERS, t
 echo "logs:    $LOG_DIR"
 echo
 
-begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
-# pgrange is started once per query: run a copy, so that a rebuild during the run cannot mix binaries.
-cp "$PGRANGE" "$TMP/pgrange"
+begin_run # build, the pgrange header line, T_START, bench_setup, $TMP/pgrange (see lib.sh)
 
 # ---------------------------------------------------------------- servers and data on direct
 start_four_servers 20 # prepared transactions on the shards: pgrange's moves may use them
@@ -107,14 +105,7 @@ export PGPASSWORD=bench
 
 echo "small and big through pgrange: CREATE TABLE, COPY … FROM STDIN, SPLIT into $RANGES ranges, RELOCATE round-robin"
 via_pgrange "$SMALL_DDL" "$BIG_DDL" >/dev/null
-for t in small big; do
-  t0=$(date +%s%N)
-  sql_on direct "COPY $t TO STDOUT" |
-    psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench \
-      -c "COPY $t FROM STDIN" >"$LOG_DIR/copy-$t.log" 2>&1 ||
-    die "COPY $t FROM STDIN through pgrange failed (see $LOG_DIR/copy-$t.log)"
-  echo "  COPY $t through pgrange: $((($(date +%s%N) - t0) / 1000000)) ms"
-done
+for t in small big; do copy_into_pgrange "$t"; done
 t0=$(date +%s)
 split_into small "$RANGES" "$SMALL_ROWS"
 place_ranges small

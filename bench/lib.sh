@@ -1,5 +1,6 @@
 # Shell code the end-to-end benchmarks share (pgbench_compare.sh, range_scan_compare.sh,
-# tpcb_compare.sh, index_compare.sh, hash_join_compare.sh, sort_spill_compare.sh). Not run by itself: each script sources it first,
+# tpcb_compare.sh, index_compare.sh, hash_join_compare.sh, sort_spill_compare.sh,
+# reporting_compare.sh). Not run by itself: each script sources it first,
 #   . "$(dirname "$0")/lib.sh"
 # under set -euo pipefail. Sourcing only defines functions and sets the variables below; the
 # scripts call what they need, in their own order.
@@ -154,11 +155,15 @@ cleanup() {  # on exit: stop pgbench, the proxies and the servers; keep the logs
 
 # ---------------------------------------------------------------- ports and dirs
 USED_PORTS=" "
-begin_run() {  # build pgrange (unless SKIP_BUILD=1), its header line, T_START (the run's start), bench_setup
+# begin_run: build pgrange (unless SKIP_BUILD=1), its header line, T_START (the run's start),
+# bench_setup, and a copy of pgrange in $TMP/pgrange (what start_pgrange runs: a rebuild during
+# the run cannot mix binaries).
+begin_run() {
   build_pgrange
   print_pgrange_build
   T_START=$(date +%s)
   bench_setup
+  cp "$PGRANGE" "$TMP/pgrange"
 }
 
 pick_port() {  # pick_port VAR: sets VAR to a free TCP port in 20000-32000 not picked before
@@ -407,6 +412,16 @@ via_pgrange() {  # via_pgrange SQL...: statements through pgrange (PGRANGE_PORT)
   local args=() q
   for q in "$@"; do args+=(-c "$q"); done
   psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench "${args[@]}"
+}
+
+copy_into_pgrange() {  # copy_into_pgrange TABLE: direct's rows of TABLE into it through pgrange (COPY)
+  local t0
+  t0=$(date +%s%N)
+  sql_on direct "COPY $1 TO STDOUT" |
+    psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench \
+      -c "COPY $1 FROM STDIN" >"$LOG_DIR/copy-$1.log" 2>&1 ||
+    die "COPY $1 FROM STDIN through pgrange failed (see $LOG_DIR/copy-$1.log)"
+  echo "  COPY $1 through pgrange: $((($(date +%s%N) - t0) / 1000000)) ms"
 }
 
 place_ranges() {  # place_ranges TABLE: range i (in key order) to shard s((i mod 3) + 1)

@@ -99,9 +99,7 @@ echo "pgrange: query_memory $(memory_label "$QUERY_MEMORY") (pass 1)$([ "$RAISED
 echo "logs:    $LOG_DIR"
 echo
 
-begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
-# pgrange is started once per pass: run a copy, so that a rebuild during the run cannot mix binaries.
-cp "$PGRANGE" "$TMP/pgrange"
+begin_run # build, the pgrange header line, T_START, bench_setup, $TMP/pgrange (see lib.sh)
 # pgrange's temp_directory. pgrange runs as the user running this script (root; only the servers
 # run as postgres), so the folder is that user's, for it alone.
 SPILL_DIR="$TMP/sort-temp"
@@ -143,12 +141,7 @@ t0=$(date +%s)
 split_into big "$RANGES" "$ROWS"
 place_ranges big
 echo "  split and placed in $(($(date +%s) - t0)) s"
-t0=$(date +%s%N)
-sql_on direct "COPY big TO STDOUT" |
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGRANGE_PORT" -U bench -d bench \
-    -c "COPY big FROM STDIN" >"$LOG_DIR/copy-big.log" 2>&1 ||
-  die "COPY big FROM STDIN through pgrange failed (see $LOG_DIR/copy-big.log)"
-echo "  COPY big through pgrange: $((($(date +%s%N) - t0) / 1000000)) ms"
+copy_into_pgrange big
 via_pgrange "SHOW RANGES FROM TABLE big" >"$LOG_DIR/big-ranges.txt"
 for s in s1 s2 s3; do
   sql_on "$s" "VACUUM ANALYZE big"
