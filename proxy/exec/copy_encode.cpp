@@ -30,6 +30,8 @@ awaitable<ExecResult<void>> CopyEncode::open() {
   auto writer = sql::CopyRowWriter::make(options_, std::move(names));
   if (!writer) co_return tl::unexpected(ExecFailure::of(writer.error()));
   writer_.emplace(std::move(*writer));
+  values_.resize(fields_.size());
+  converted_.reserve(fields_.size());
   const bool binary = writer_->binary();
   if (binary) {
     for (const auto& f : fields_) {
@@ -55,20 +57,20 @@ awaitable<ExecResult<void>> CopyEncode::open() {
 Result<void> CopyEncode::encode(std::string body, std::string& data) {
   auto row = routing::MergeRow::parse(std::move(body), fields_.size());
   if (!row) return tl::unexpected(row.error());
-  std::vector<std::optional<std::string_view>> values(row->size());
-  std::vector<std::string> converted;  // binary forms made here
-  converted.reserve(row->size());
+  // Both vectors are the operator's, reused row after row; converted_ has room for every
+  // column (reserved in open()), so the views into it stay valid.
+  converted_.clear();
   for (size_t i = 0; i < row->size(); ++i) {
-    values[i] = row->value(i);
-    if (values[i] && writer_->binary() && fields_[i].format == 0) {
-      auto bytes = routing::binary_value(fields_[i].type_oid, *values[i]);
+    values_[i] = row->value(i);
+    if (values_[i] && writer_->binary() && fields_[i].format == 0) {
+      auto bytes = routing::binary_value(fields_[i].type_oid, *values_[i]);
       if (!bytes) return tl::unexpected(bytes.error());
-      converted.push_back(std::move(*bytes));
-      values[i] = converted.back();
+      converted_.push_back(std::move(*bytes));
+      values_[i] = converted_.back();
     }
   }
   line_.clear();
-  writer_->row(values, line_);
+  writer_->row(values_, line_);
   MessageWriter(data).begin('d').bytes(line_).end();
   return {};
 }

@@ -39,9 +39,11 @@ class CopyEncode final : public Operator {
   bool exact_floats_;
   std::vector<routing::ResultField> fields_;
   std::optional<sql::CopyRowWriter> writer_;
-  std::string response_;  // CopyOutResponse body
-  bool started_ = false;  // the header went up
-  std::string line_;      // reused for each row
+  std::string response_;                                 // CopyOutResponse body
+  bool started_ = false;                                 // the header went up
+  std::string line_;                                     // reused for each row
+  std::vector<std::optional<std::string_view>> values_;  // the row's values (reused)
+  std::vector<std::string> converted_;  // binary forms made here for the row (reused)
 };
 
 }  // namespace pgrange::proxy::exec
