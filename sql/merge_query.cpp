@@ -375,7 +375,6 @@ class Planner {
     if (s_->op != PG_QUERY__SET_OPERATION__SETOP_NONE) return tl::unexpected(refuse("UNION"));
     if (s_->into_clause != nullptr) return tl::unexpected(refuse("SELECT INTO"));
     if (s_->with_clause != nullptr) return tl::unexpected(refuse("WITH"));
-    if (s_->n_window_clause > 0) return tl::unexpected(refuse("window function"));
     if (s_->n_locking_clause > 0 && (s_->limit_count != nullptr || s_->limit_offset != nullptr)) {
       // Each shard would lock the rows of its own LIMIT, more than the client gets.
       return tl::unexpected(refuse("FOR UPDATE/SHARE with LIMIT or OFFSET",
@@ -409,17 +408,63 @@ class Planner {
       return tl::unexpected(refuse(std::string("COLLATE \"") + (name != nullptr ? name : "") + "\"",
                                    "pgrange merges text in the C collation's order"));
     }
-    auto window = [](const PgQuery__FuncCall* fc) { return fc->over != nullptr; };
-    auto has_window = [&](const Node* n) {
-      return n != nullptr && find_call(&n->base, window) != nullptr;
-    };
-    for (size_t i = 0; i < s_->n_target_list; ++i) {
-      if (has_window(s_->target_list[i])) return tl::unexpected(refuse("window function"));
-    }
-    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
-      if (has_window(s_->sort_clause[i])) return tl::unexpected(refuse("window function"));
-    }
+    windows();
     return {};
+  }
+
+  /// Window functions: each shard computes them over its own rows, which is PostgreSQL's answer
+  /// exactly when every partition's rows are on one shard. The plan names the columns every
+  /// window partitions by; whether the ranges keep such partitions together is the range map's
+  /// to say (plan_spread).
+  void windows() {
+    std::vector<const PgQuery__WindowDef*> used;
+    auto collect = [&](const PgQuery__FuncCall* fc) {
+      if (fc->over != nullptr) used.push_back(fc->over);
+      return false;
+    };
+    for (size_t i = 0; i < s_->n_target_list; ++i) find_call(&s_->target_list[i]->base, collect);
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) find_call(&s_->sort_clause[i]->base, collect);
+    if (used.empty()) return;
+    std::vector<std::string> common;
+    bool first = true;
+    for (const PgQuery__WindowDef* w : used) {
+      std::vector<std::string> names;
+      if (const PgQuery__WindowDef* base = window_base(w, true)) {
+        for (size_t i = 0; i < base->n_partition_clause; ++i) {
+          if (const char* c = column_name(base->partition_clause[i])) names.emplace_back(c);
+        }
+      }
+      if (first) {
+        common = std::move(names);
+        first = false;
+        continue;
+      }
+      std::erase_if(common, [&](const std::string& c) {
+        return std::find(names.begin(), names.end(), c) == names.end();
+      });
+    }
+    q_.window_partition = std::move(common);
+  }
+
+  /// The definition holding a window's PARTITION BY: `OVER w` and `OVER (w …)` name one of the
+  /// WINDOW clause, which may name another; nullptr for a name the clause lacks.
+  const PgQuery__WindowDef* window_base(const PgQuery__WindowDef* w, bool in_over) const {
+    for (size_t hops = 0; w != nullptr && hops <= s_->n_window_clause; ++hops) {
+      const char* ref = w->refname != nullptr && *w->refname != '\0' ? w->refname : nullptr;
+      if (ref == nullptr && in_over && w->name != nullptr && *w->name != '\0') ref = w->name;
+      if (ref == nullptr) return w;
+      in_over = false;
+      const PgQuery__WindowDef* next = nullptr;
+      for (size_t i = 0; i < s_->n_window_clause && next == nullptr; ++i) {
+        const Node* n = s_->window_clause[i];
+        if (is_node(n, PG_QUERY__NODE__NODE_WINDOW_DEF) && n->window_def->name != nullptr &&
+            std::string_view(n->window_def->name) == ref) {
+          next = n->window_def;
+        }
+      }
+      w = next;
+    }
+    return nullptr;
   }
 
   /// GROUP BY every key column: each group's rows are all on one shard, so the shards' groups
@@ -724,6 +769,8 @@ class Planner {
 
   Result<MergeQuery> aggregate() {
     q_.mode = MergeQuery::Mode::kAggregate;
+    // Windows over groups the shards only begin: the groups exist once pgrange combined them.
+    if (q_.window_partition) return tl::unexpected(refuse("window function"));
     if (star_) return tl::unexpected(refuse("* with aggregates"));
     for (size_t i = 0; i < s_->n_group_clause; ++i) {
       Node* g = s_->group_clause[i];
@@ -979,6 +1026,11 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
     if (q.hidden > 0) {
       out.push_back(std::to_string(q.hidden) +
                     " ORDER BY column(s) added to the shard query, removed from the result");
+    }
+    if (q.window_partition) {
+      out.push_back(
+          "window functions computed on each shard: every partition's rows are on one "
+          "shard");
     }
     if (q.distinct) out.push_back("DISTINCT: equal neighbours in the merge sent once");
     cut();

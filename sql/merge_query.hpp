@@ -108,6 +108,12 @@ struct MergeQuery {
   /// positions, LIMIT, OFFSET): texts differing only in other literals have the same plan.
   std::vector<int> constants_read;
 
+  /// The statement computes window functions (kOrdered only): the columns of the table every
+  /// window's PARTITION BY names (bare or qualified; expressions left out), possibly none. Each
+  /// shard computes the windows over its own rows, PostgreSQL's answer only when no partition
+  /// has rows on two shards: the caller checks that against the ranges. nullopt: no window.
+  std::optional<std::vector<std::string>> window_partition;
+
   /// ORDER BY pgrange must leave unmerged (no ORDER BY): rows go in shard order.
   bool ordered() const { return !order.empty(); }
 };

@@ -291,6 +291,8 @@ std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql
   });
   auto merge = merges ? merges(marked, rows) : sql::plan_merge(marked, {}, rows.columns);
   if (!merge) return std::nullopt;  // what the merge cannot combine runs on one shard
+  // Windows over the last table's parts: a partition may have rows on several shards.
+  if (merge->window_partition) return std::nullopt;
   if (merge->limit_param > 0 || merge->offset_param > 0) {
     if (params == nullptr) return std::nullopt;
     auto bound = sql::bind_bounds(*merge, [&](int n) { return params->bigint(n); });

@@ -2,9 +2,50 @@
 
 #include "routing/plan/spread_plan.hpp"
 
+#include <algorithm>
 #include <utility>
 
+#include "routing/keys/key_space.hpp"
+
 namespace pgrange::routing {
+
+namespace {
+
+/// Whether every partition of windows partitioned by `partition` (columns of `t`) has its rows
+/// on one shard: each boundary between ranges of `t` on different shards splits the key at a
+/// prefix of columns the partitions all name (a hash-sharded key's bucket: its columns named).
+bool partitions_stay_together(const ClusterView& view, const TableDescriptor& t,
+                              const std::vector<std::string>& partition) {
+  auto named = [&](const std::string& c) {
+    return std::find(partition.begin(), partition.end(), c) != partition.end();
+  };
+  size_t covered = 0;
+  for (size_t i = 0; i < t.key.size(); ++i) {
+    bool ok = true;
+    if (i == 0 && t.hash_buckets > 0) {
+      for (const KeyColumnDef& h : hashed_key_columns(t)) ok = ok && named(h.name);
+    } else {
+      ok = named(t.key[i].name);
+    }
+    if (!ok) break;
+    ++covered;
+  }
+  if (covered == 0 || t.key.empty()) return false;
+  std::vector<KeyColumn> columns;
+  for (const KeyColumnDef& k : t.key) columns.push_back(k.column);
+  const std::string start = index_prefix(t.table_id, 1);
+  const std::vector<size_t> ranges = view.table_ranges(t.table_id);
+  for (size_t j = 1; j < ranges.size(); ++j) {
+    const RangeDescriptor& before = view.ranges().at(ranges[j - 1]);
+    const RangeDescriptor& r = view.ranges().at(ranges[j]);
+    if (before.shard == r.shard || r.start_key <= start) continue;
+    auto values = decode_key_text(r.start_key, columns);
+    if (!values || values->size() > covered) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::shared_ptr<const Result<sql::MergeQuery>> bind_merge_bounds(
     std::shared_ptr<const Result<sql::MergeQuery>> merge, const BindParams* params) {
@@ -40,6 +81,13 @@ Result<SpreadPlan> plan_spread(const ClusterView& view,
     }
     if (t != nullptr) {
       p.merge = merge_plan(text, *t);
+      if (*p.merge && (*p.merge)->window_partition &&
+          (route.joined || t == &view_rows || route.index_lookup ||
+           !partitions_stay_together(view, *t, *(*p.merge)->window_partition))) {
+        // A partition with rows on several shards: no shard computes its windows alone.
+        p.merge = std::make_shared<const Result<sql::MergeQuery>>(tl::unexpected(not_supported(
+            "window functions whose partitions span several shards are not supported")));
+      }
       if (!*p.merge && route.joined) {
         // What a merge cannot answer over the join is gathered (below).
         p.merge.reset();

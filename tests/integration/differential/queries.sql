@@ -1327,3 +1327,47 @@ SELECT m.host, count(*) FROM metrics m WHERE m.host IN (SELECT 'host' || id FROM
 SELECT a.id FROM accounts a WHERE a.email LIKE 'user1%' AND NOT EXISTS (SELECT 1 FROM j_users u WHERE u.id = a.id) ORDER BY a.id
 SELECT kind, string_agg(id::text, ',' ORDER BY id) FROM events WHERE kind IN ('login', 'logout') AND id < 60 GROUP BY kind ORDER BY kind
 SELECT host, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM metrics WHERE host IN ('host0', 'host5') GROUP BY host ORDER BY host
+
+-- group: q windows computed on each shard
+SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, rank() OVER (PARTITION BY user_id ORDER BY secs) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, dense_rank() OVER (PARTITION BY user_id ORDER BY page NULLS FIRST) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, count(*) OVER (PARTITION BY user_id) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id ORDER BY n ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, avg(secs) OVER (PARTITION BY user_id) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, lag(page) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, lead(secs, 2, -1) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, first_value(page) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, last_value(secs) OVER (PARTITION BY user_id ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, nth_value(secs, 2) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, ntile(2) OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, round(percent_rank() OVER (PARTITION BY user_id ORDER BY secs)::numeric, 6) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, round(cume_dist() OVER (PARTITION BY user_id ORDER BY secs)::numeric, 6) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, max(secs) OVER (PARTITION BY user_id ORDER BY n GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, string_agg(page, ',') OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, count(page) FILTER (WHERE secs > 100) OVER (PARTITION BY v.user_id) FROM j_visits v ORDER BY user_id, n
+SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, rank() OVER (PARTITION BY user_id ORDER BY secs) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, dense_rank() OVER (PARTITION BY user_id ORDER BY page NULLS FIRST) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, count(*) OVER (PARTITION BY user_id) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id ORDER BY n) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id ORDER BY n ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9
+SELECT user_id, n, row_number() OVER w, sum(secs) OVER (w ORDER BY n) FROM j_visits WINDOW w AS (PARTITION BY user_id) ORDER BY user_id, n
+SELECT user_id, n, rank() OVER w FROM j_visits WINDOW w AS (PARTITION BY user_id ORDER BY secs DESC) ORDER BY user_id, n OFFSET 40 LIMIT 20
+SELECT DISTINCT user_id, count(*) OVER (PARTITION BY user_id) FROM j_visits ORDER BY user_id
+SELECT DISTINCT count(*) OVER (PARTITION BY user_id) AS c FROM j_visits ORDER BY c
+SELECT user_id, n FROM j_visits ORDER BY row_number() OVER (PARTITION BY user_id ORDER BY n DESC), user_id LIMIT 15
+SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n), row_number() OVER (ORDER BY user_id, n) FROM j_visits ORDER BY user_id, n
+SELECT user_id, n, count(*) OVER (PARTITION BY user_id, n % 2) FROM j_visits ORDER BY user_id, n
+SELECT user_id, n, count(*) OVER (PARTITION BY n) FROM j_visits ORDER BY user_id, n
+SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id + 0) FROM j_visits ORDER BY user_id, n
+SELECT user_id, max(secs), rank() OVER (PARTITION BY user_id ORDER BY max(secs)) FROM j_visits GROUP BY user_id ORDER BY user_id
+SELECT * FROM (SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY secs DESC, n) AS r FROM j_visits) s WHERE r = 1 ORDER BY user_id
+SELECT id, grp, row_number() OVER (PARTITION BY id ORDER BY grp), count(*) OVER (PARTITION BY id, grp) FROM t_int WHERE id BETWEEN -60 AND 60 ORDER BY id
+SELECT id, kind, sum(score) OVER (PARTITION BY id) FROM events WHERE id < 40 ORDER BY id
+SELECT id, kind, rank() OVER (PARTITION BY kind ORDER BY id) FROM events WHERE id < 40 ORDER BY id
+SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY b) FROM t_comp ORDER BY a, b
+SELECT a, b, sum(v) OVER (PARTITION BY a ORDER BY b) FROM parts WHERE a BETWEEN 15 AND 35 ORDER BY a, b
+SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY id) FROM j_orders ORDER BY user_id, id
+SELECT user_id, id, count(*) OVER (PARTITION BY user_id, id) FROM j_orders ORDER BY user_id, id

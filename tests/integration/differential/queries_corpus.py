@@ -967,4 +967,52 @@ add("SELECT a.id FROM accounts a WHERE a.email LIKE 'user1%' AND NOT EXISTS (SEL
 add("SELECT kind, string_agg(id::text, ',' ORDER BY id) FROM events WHERE kind IN ('login', 'logout') AND id < 60 GROUP BY kind ORDER BY kind")
 add("SELECT host, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM metrics WHERE host IN ('host0', 'host5') GROUP BY host ORDER BY host")
 
+group("windows computed on each shard")
+# j_visits follows j_users' splits (at user ids, never inside one): windows partitioned by
+# user_id are computed by each shard. t_int's and events' (hash-sharded) partitions by their
+# key are single rows. t_comp, j_orders and parts split inside a key prefix: the same windows
+# over them are gathered.
+VISITS = [
+    "row_number() OVER (PARTITION BY user_id ORDER BY n)",
+    "rank() OVER (PARTITION BY user_id ORDER BY secs)",
+    "dense_rank() OVER (PARTITION BY user_id ORDER BY page NULLS FIRST)",
+    "count(*) OVER (PARTITION BY user_id)",
+    "sum(secs) OVER (PARTITION BY user_id ORDER BY n)",
+    "sum(secs) OVER (PARTITION BY user_id ORDER BY n ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+    "avg(secs) OVER (PARTITION BY user_id)",
+    "lag(page) OVER (PARTITION BY user_id ORDER BY n)",
+    "lead(secs, 2, -1) OVER (PARTITION BY user_id ORDER BY n)",
+    "first_value(page) OVER (PARTITION BY user_id ORDER BY n)",
+    "last_value(secs) OVER (PARTITION BY user_id ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+    "nth_value(secs, 2) OVER (PARTITION BY user_id ORDER BY n)",
+    "ntile(2) OVER (PARTITION BY user_id ORDER BY n)",
+    "round(percent_rank() OVER (PARTITION BY user_id ORDER BY secs)::numeric, 6)",
+    "round(cume_dist() OVER (PARTITION BY user_id ORDER BY secs)::numeric, 6)",
+    "max(secs) OVER (PARTITION BY user_id ORDER BY n GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING EXCLUDE CURRENT ROW)",
+    "string_agg(page, ',') OVER (PARTITION BY user_id ORDER BY n)",
+    "count(page) FILTER (WHERE secs > 100) OVER (PARTITION BY v.user_id)",
+]
+for w in VISITS:
+    add(f"SELECT user_id, n, {w} FROM j_visits v ORDER BY user_id, n")
+for w in VISITS[:6]:
+    add(f"SELECT user_id, n, {w} AS w FROM j_visits v WHERE user_id BETWEEN 25 AND 70 ORDER BY w DESC NULLS LAST, user_id, n LIMIT 9")
+add("SELECT user_id, n, row_number() OVER w, sum(secs) OVER (w ORDER BY n) FROM j_visits WINDOW w AS (PARTITION BY user_id) ORDER BY user_id, n")
+add("SELECT user_id, n, rank() OVER w FROM j_visits WINDOW w AS (PARTITION BY user_id ORDER BY secs DESC) ORDER BY user_id, n OFFSET 40 LIMIT 20")
+add("SELECT DISTINCT user_id, count(*) OVER (PARTITION BY user_id) FROM j_visits ORDER BY user_id")
+add("SELECT DISTINCT count(*) OVER (PARTITION BY user_id) AS c FROM j_visits ORDER BY c")
+add("SELECT user_id, n FROM j_visits ORDER BY row_number() OVER (PARTITION BY user_id ORDER BY n DESC), user_id LIMIT 15")
+add("SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n), row_number() OVER (ORDER BY user_id, n) FROM j_visits ORDER BY user_id, n")
+add("SELECT user_id, n, count(*) OVER (PARTITION BY user_id, n % 2) FROM j_visits ORDER BY user_id, n")
+add("SELECT user_id, n, count(*) OVER (PARTITION BY n) FROM j_visits ORDER BY user_id, n")
+add("SELECT user_id, n, sum(secs) OVER (PARTITION BY user_id + 0) FROM j_visits ORDER BY user_id, n")
+add("SELECT user_id, max(secs), rank() OVER (PARTITION BY user_id ORDER BY max(secs)) FROM j_visits GROUP BY user_id ORDER BY user_id")
+add("SELECT * FROM (SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY secs DESC, n) AS r FROM j_visits) s WHERE r = 1 ORDER BY user_id")
+add("SELECT id, grp, row_number() OVER (PARTITION BY id ORDER BY grp), count(*) OVER (PARTITION BY id, grp) FROM t_int WHERE id BETWEEN -60 AND 60 ORDER BY id")
+add("SELECT id, kind, sum(score) OVER (PARTITION BY id) FROM events WHERE id < 40 ORDER BY id")
+add("SELECT id, kind, rank() OVER (PARTITION BY kind ORDER BY id) FROM events WHERE id < 40 ORDER BY id")
+add("SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY b) FROM t_comp ORDER BY a, b")
+add("SELECT a, b, sum(v) OVER (PARTITION BY a ORDER BY b) FROM parts WHERE a BETWEEN 15 AND 35 ORDER BY a, b")
+add("SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY id) FROM j_orders ORDER BY user_id, id")
+add("SELECT user_id, id, count(*) OVER (PARTITION BY user_id, id) FROM j_orders ORDER BY user_id, id")
+
 print("\n".join(out))

@@ -137,6 +137,53 @@ TEST(MergeQuery, DistinctSortsByEveryColumn) {
   EXPECT_EQ(q.order[1], (MergeSortKey{0, false, false}));
 }
 
+TEST(MergeQuery, WindowsSayWhatEveryPartitionNames) {
+  using Names = std::vector<std::string>;
+  EXPECT_FALSE(plan("SELECT id, name FROM t ORDER BY id").window_partition);
+  MergeQuery q = plan(
+      "SELECT id, row_number() OVER (PARTITION BY grp, t.id ORDER BY name) FROM t ORDER BY id");
+  EXPECT_EQ(q.mode, MergeQuery::Mode::kOrdered);
+  EXPECT_EQ(q.window_partition, (Names{"grp", "id"}));
+  // Every window's: what they all name.
+  EXPECT_EQ(plan("SELECT rank() OVER (PARTITION BY grp ORDER BY id), count(*) OVER (PARTITION BY "
+                 "id, grp) FROM t")
+                .window_partition,
+            (Names{"grp"}));
+  EXPECT_EQ(
+      plan("SELECT count(*) OVER (PARTITION BY grp), count(*) OVER () FROM t").window_partition,
+      (Names{}));
+  // Expressions name no column.
+  EXPECT_EQ(plan("SELECT count(*) OVER (PARTITION BY id + 0) FROM t").window_partition, (Names{}));
+  // Named windows, and windows naming them, take the named one's PARTITION BY.
+  EXPECT_EQ(plan("SELECT sum(amount) OVER w, rank() OVER (v ORDER BY name) FROM t WINDOW w AS "
+                 "(PARTITION BY id, grp), v AS (w) ORDER BY id")
+                .window_partition,
+            (Names{"id", "grp"}));
+  EXPECT_EQ(plan("SELECT sum(amount) OVER nowhere FROM t").window_partition, (Names{}));
+  // A window in ORDER BY only, not selected: the shards compute it as a hidden column.
+  q = plan("SELECT id FROM t ORDER BY row_number() OVER (PARTITION BY id ORDER BY grp), id");
+  EXPECT_EQ(q.window_partition, (Names{"id"}));
+  EXPECT_EQ(q.hidden, 1);
+  // A window over groups pgrange combines is not the shards'.
+  EXPECT_EQ(refusal("SELECT grp, rank() OVER (PARTITION BY grp ORDER BY sum(amount)) FROM t GROUP "
+                    "BY grp"),
+            "window function over a table spread across several shards is not supported");
+  // Over groups of the key, each shard's groups are the answer's: the windows too.
+  EXPECT_EQ(plan("SELECT id, sum(amount), rank() OVER (PARTITION BY id ORDER BY sum(amount)) FROM "
+                 "t GROUP BY id")
+                .window_partition,
+            (Names{"id"}));
+  for (const std::string& line :
+       describe_merge(plan("SELECT id, lag(id) OVER (PARTITION BY id) FROM t ORDER BY id"))) {
+    if (line.find("window") != std::string::npos) {
+      EXPECT_EQ(line,
+                "window functions computed on each shard: every partition's rows are on one shard");
+      return;
+    }
+  }
+  ADD_FAILURE() << "EXPLAIN says nothing of the windows";
+}
+
 TEST(MergeQuery, GroupByTheKeyRunsWholeOnEachShard) {
   MergeQuery q =
       plan("SELECT id, count(*) FROM t GROUP BY id HAVING count(*) > 1 ORDER BY 2 LIMIT 4");
