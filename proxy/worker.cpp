@@ -69,7 +69,7 @@ std::shared_ptr<const Result<sql::MergeQuery>> Worker::merge_plan(
   for (const auto& k : routing::row_key_columns(table)) keys.push_back(k.name);
   auto plan =
       std::make_shared<const Result<sql::MergeQuery>>(sql::plan_merge(sql, keys, table.columns));
-  if (shape && *plan && (*plan)->shard_sql_is_text) {
+  if (shape && *plan && (*plan)->shard_sql_is_text && !(*plan)->window_partition) {
     // Other texts of this shape share the plan when the literals it read are the same.
     std::vector<size_t> used;
     bool mapped = true;

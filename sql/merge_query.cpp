@@ -162,6 +162,25 @@ class Arena {
     n.a_expr = make(e);
     return make(n);
   }
+  /// `CASE WHEN NULL THEN a ELSE b END`: b, of the type PostgreSQL resolves for a and b.
+  Node* typed_like(Node* a, Node* b) {
+    PgQuery__CaseWhen w = PG_QUERY__CASE_WHEN__INIT;
+    w.expr = null_const();
+    w.result = a;
+    w.location = -1;
+    Node wn = PG_QUERY__NODE__INIT;
+    wn.node_case = PG_QUERY__NODE__NODE_CASE_WHEN;
+    wn.case_when = make(w);
+    PgQuery__CaseExpr c = PG_QUERY__CASE_EXPR__INIT;
+    c.n_args = 1;
+    c.args = nodes({make(wn)});
+    c.defresult = b;
+    c.location = -1;
+    Node n = PG_QUERY__NODE__INIT;
+    n.node_case = PG_QUERY__NODE__NODE_CASE_EXPR;
+    n.case_expr = make(c);
+    return make(n);
+  }
   /// A call of `name` with the arguments and FILTER of `like`.
   Node* call(std::string_view name, const PgQuery__FuncCall* like) {
     PgQuery__FuncCall f = *like;
@@ -311,9 +330,14 @@ struct Target {
 
 class Planner {
  public:
+  /// `windows_in_pgrange`: plan the window functions as pgrange computes them (kWindow).
   Planner(PgQuery__SelectStmt* s, std::span<const std::string> keys,
-          std::span<const std::string> columns)
-      : s_(s), keys_(keys), columns_(columns), one_table_(one_relation(s)) {}
+          std::span<const std::string> columns, bool windows_in_pgrange = false)
+      : s_(s),
+        keys_(keys),
+        columns_(columns),
+        one_table_(one_relation(s)),
+        windows_in_pgrange_(windows_in_pgrange) {}
 
   /// The statement needs no rewriting: the shards run the client's text.
   bool unchanged() const { return unchanged_; }
@@ -364,6 +388,12 @@ class Planner {
     for (const Target& t : targets_) aggregates = aggregates || contains_aggregate(t.val);
     for (size_t i = 0; i < s_->n_sort_clause; ++i) {
       aggregates = aggregates || contains_aggregate(s_->sort_clause[i]);
+    }
+    if (windows_in_pgrange_) {
+      if (s_->n_group_clause > 0 || aggregates) {
+        return tl::unexpected(refuse("window functions over groups"));
+      }
+      return windowed();
     }
     if (s_->n_group_clause == 0 && !aggregates) return ordered();
     if (groups_by_key()) return ordered();
@@ -607,6 +637,305 @@ class Planner {
     }
     s_->limit_option = PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_COUNT;
     q_.limit_pushed = push && has_limit;
+  }
+
+  // --- window mode ---
+
+  /// The shard column computing `e` (added once).
+  int shard_column(Node* e, const char* name = nullptr) {
+    for (size_t i = 0; i < shard_exprs_.size(); ++i) {
+      if (same_expr(shard_exprs_[i], e, one_table_)) return static_cast<int>(i);
+    }
+    shard_exprs_.push_back(e);
+    shard_names_.push_back(name);
+    return static_cast<int>(shard_exprs_.size() - 1);
+  }
+
+  /// The WINDOW clause's definition named `name`, or nullptr.
+  const PgQuery__WindowDef* named_window(const char* name) const {
+    for (size_t i = 0; i < s_->n_window_clause; ++i) {
+      const Node* n = s_->window_clause[i];
+      if (is_node(n, PG_QUERY__NODE__NODE_WINDOW_DEF) && n->window_def->name != nullptr &&
+          std::string_view(n->window_def->name) == name) {
+        return n->window_def;
+      }
+    }
+    return nullptr;
+  }
+
+  /// A window as its call resolves it: PARTITION BY and ORDER BY through the windows it names,
+  /// and its frame.
+  struct WindowShape {
+    std::vector<Node*> partition;
+    std::vector<Node*> order;  ///< SortBy nodes
+    int32_t frame = 0;
+  };
+  std::optional<WindowShape> window_shape(const PgQuery__WindowDef* over) const {
+    auto set = [](const char* s) { return s != nullptr && *s != '\0'; };
+    WindowShape w;
+    const PgQuery__WindowDef* d = over;
+    if (!set(over->refname) && set(over->name)) d = named_window(over->name);  // OVER w
+    if (d == nullptr) return std::nullopt;
+    w.frame = d->frame_options;
+    bool have_order = false;
+    for (size_t hops = 0; d != nullptr; ++hops) {
+      if (hops > s_->n_window_clause) return std::nullopt;
+      if (!have_order && d->n_order_clause > 0) {
+        w.order.assign(d->order_clause, d->order_clause + d->n_order_clause);
+        have_order = true;
+      }
+      if (d->n_partition_clause > 0 && w.partition.empty()) {
+        w.partition.assign(d->partition_clause, d->partition_clause + d->n_partition_clause);
+      }
+      if (!set(d->refname)) return w;
+      d = named_window(d->refname);
+    }
+    return std::nullopt;
+  }
+
+  bool same_list(const std::vector<Node*>& a, const std::vector<Node*>& b) const {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (is_node(a[i], PG_QUERY__NODE__NODE_SORT_BY) &&
+          is_node(b[i], PG_QUERY__NODE__NODE_SORT_BY)) {
+        const PgQuery__SortBy* x = a[i]->sort_by;
+        const PgQuery__SortBy* y = b[i]->sort_by;
+        if (x->sortby_dir != y->sortby_dir || x->sortby_nulls != y->sortby_nulls ||
+            !same_expr(x->node, y->node, one_table_)) {
+          return false;
+        }
+      } else if (!same_expr(a[i], b[i], one_table_)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// The window function `fc` (registered once), or an Error when pgrange does not compute it.
+  Result<int> window_of(const PgQuery__FuncCall* fc) {
+    for (size_t w = 0; w < window_calls_.size(); ++w) {
+      if (same_tree(&window_calls_[w]->base, &fc->base)) return static_cast<int>(w);
+    }
+    auto shape = window_shape(fc->over);
+    if (!shape) return tl::unexpected(refuse("a window that names an unknown window"));
+    if (window_calls_.empty()) {
+      window_partition_exprs_ = shape->partition;
+      window_order_items_ = shape->order;
+    } else if (!same_list(window_partition_exprs_, shape->partition) ||
+               !same_list(window_order_items_, shape->order)) {
+      return tl::unexpected(refuse("window functions over different windows",
+                                   "pgrange computes the windows of one PARTITION BY and "
+                                   "ORDER BY"));
+    }
+    std::string name = func_name(fc);
+    if (fc->n_funcname == 2) {
+      const char* schema = string_of(fc->funcname[0]);
+      if (schema == nullptr || std::string_view(schema) != "pg_catalog") name = "?";
+    } else if (fc->n_funcname != 1) {
+      name = "?";
+    }
+    using Kind = MergeWindowCall::Kind;
+    static const std::pair<std::string_view, Kind> kKinds[] = {{"row_number", Kind::kRowNumber},
+                                                               {"rank", Kind::kRank},
+                                                               {"dense_rank", Kind::kDenseRank},
+                                                               {"lag", Kind::kLag},
+                                                               {"lead", Kind::kLead},
+                                                               {"first_value", Kind::kFirstValue},
+                                                               {"last_value", Kind::kLastValue},
+                                                               {"nth_value", Kind::kNthValue},
+                                                               {"count", Kind::kCount},
+                                                               {"sum", Kind::kSum},
+                                                               {"min", Kind::kMin},
+                                                               {"max", Kind::kMax},
+                                                               {"avg", Kind::kAvg}};
+    MergeWindowCall call;
+    call.name = name;
+    auto kind = std::find_if(std::begin(kKinds), std::end(kKinds),
+                             [&](const auto& k) { return k.first == name; });
+    if (kind == std::end(kKinds)) {
+      return tl::unexpected(refuse("window function " + std::string(func_name(fc)) + "()"));
+    }
+    call.kind = kind->second;
+    if (fc->agg_distinct || fc->agg_filter != nullptr || fc->n_agg_order > 0 ||
+        fc->agg_within_group || fc->func_variadic) {
+      return tl::unexpected(
+          refuse("window function " + name + "() with DISTINCT, FILTER or ORDER BY"));
+    }
+    for (size_t i = 0; i < fc->n_args; ++i) {
+      if (contains_aggregate(fc->args[i])) {
+        return tl::unexpected(refuse("an aggregate inside a window function"));
+      }
+    }
+    // The frame: from the partition's first row to the current row's last peer, the current
+    // row, or the partition's last row.
+    constexpr int32_t kRows = 0x4, kStartUnboundedPreceding = 0x20, kEndUnboundedFollowing = 0x100,
+                      kEndCurrentRow = 0x400, kPlain = 0x1 | 0x2 | 0x4 | 0x8 | 0x10;
+    const int32_t f = shape->frame;
+    if ((f & ~(kPlain | kStartUnboundedPreceding | kEndUnboundedFollowing | kEndCurrentRow)) != 0 ||
+        (f & kStartUnboundedPreceding) == 0) {
+      return tl::unexpected(refuse("this window frame",
+                                   "pgrange computes frames from UNBOUNDED PRECEDING to the "
+                                   "current row or UNBOUNDED FOLLOWING"));
+    }
+    call.frame = (f & kEndUnboundedFollowing) != 0 ? MergeWindowCall::Frame::kPartition
+                 : (f & kRows) != 0                ? MergeWindowCall::Frame::kRow
+                                                   : MergeWindowCall::Frame::kPeers;
+    auto args = [&](size_t lo, size_t hi) { return fc->n_args >= lo && fc->n_args <= hi; };
+    bool ok = true;
+    switch (call.kind) {
+      case Kind::kRowNumber:
+      case Kind::kRank:
+      case Kind::kDenseRank:
+        ok = args(0, 0) && !fc->agg_star;
+        break;
+      case Kind::kLag:
+      case Kind::kLead: {
+        ok = args(1, 3) && !fc->agg_star;
+        if (!ok) break;
+        if (fc->n_args >= 2) {
+          auto n = read_integer(fc->args[1]);
+          if (!n || *n < 0) {
+            return tl::unexpected(refuse(name + "() with an offset that is not a constant"));
+          }
+          call.offset = *n;
+        }
+        call.argument = shard_column(fc->args[0]);
+        if (fc->n_args == 3) {
+          call.default_value = shard_column(arena_.typed_like(fc->args[0], fc->args[2]));
+        }
+        break;
+      }
+      case Kind::kNthValue: {
+        ok = args(2, 2) && !fc->agg_star;
+        if (!ok) break;
+        auto n = read_integer(fc->args[1]);
+        if (!n || *n < 1) {
+          return tl::unexpected(refuse("nth_value() with an n that is not a positive constant"));
+        }
+        call.offset = *n;
+        call.argument = shard_column(fc->args[0]);
+        break;
+      }
+      case Kind::kCount:
+        ok = fc->agg_star ? args(0, 0) : args(1, 1);
+        if (ok && !fc->agg_star) call.argument = shard_column(fc->args[0]);
+        break;
+      default:
+        ok = args(1, 1) && !fc->agg_star;
+        if (ok) call.argument = shard_column(fc->args[0]);
+    }
+    if (!ok) return tl::unexpected(refuse("window function " + name + "() with these arguments"));
+    window_calls_.push_back(fc);
+    q_.windows.push_back(std::move(call));
+    return static_cast<int>(window_calls_.size() - 1);
+  }
+
+  static bool is_window_call(const Node* n) {
+    return is_node(n, PG_QUERY__NODE__NODE_FUNC_CALL) && n->func_call->over != nullptr;
+  }
+  static bool contains_window(const Node* n) {
+    auto window = [](const PgQuery__FuncCall* fc) { return fc->over != nullptr; };
+    return n != nullptr && find_call(&n->base, window) != nullptr;
+  }
+
+  /// The windows computed in pgrange: the shards send the rows' columns, the windows'
+  /// arguments, PARTITION BY and ORDER BY values, sorted by the last two; pgrange merges them,
+  /// computes the windows, then DISTINCT, ORDER BY, OFFSET and LIMIT over its outputs.
+  Result<MergeQuery> windowed() {
+    q_.mode = MergeQuery::Mode::kWindow;
+    q_.window_partition.reset();
+    if (star_) return tl::unexpected(refuse("* with window functions"));
+    for (const Target& t : targets_) {
+      if (is_window_call(t.val)) {
+        auto w = window_of(t.val->func_call);
+        if (!w) return tl::unexpected(w.error());
+        q_.outputs.push_back({false, *w});
+        q_.output_names.push_back(t.alias != nullptr ? t.alias : q_.windows[*w].name);
+      } else if (contains_window(t.val)) {
+        return tl::unexpected(refuse("an expression over window functions",
+                                     "select the window functions themselves"));
+      } else {
+        q_.outputs.push_back({true, shard_column(t.val, t.alias)});
+        q_.output_names.push_back(t.alias != nullptr ? t.alias : "");
+      }
+    }
+    q_.visible_outputs = static_cast<int>(q_.outputs.size());
+    auto output_of_column = [&](bool is_column, int index) {
+      for (size_t o = 0; o < q_.outputs.size(); ++o) {
+        if (q_.outputs[o].is_group == is_column && q_.outputs[o].index == index) {
+          return static_cast<int>(o);
+        }
+      }
+      q_.outputs.push_back({is_column, index});
+      return static_cast<int>(q_.outputs.size() - 1);
+    };
+    for (size_t i = 0; i < s_->n_sort_clause; ++i) {
+      auto item = sort_item(s_->sort_clause[i]);
+      if (!item) return tl::unexpected(item.error());
+      auto [e, key] = *item;
+      if (auto pos = read_integer(e)) {
+        if (*pos < 1 || *pos > q_.visible_outputs) {
+          return tl::unexpected(refuse("ORDER BY a position not in the select list"));
+        }
+        key.column = static_cast<int>(*pos - 1);
+      } else if (auto out = output_named(bare_column(e))) {
+        key.column = static_cast<int>(*out);
+      } else if (is_window_call(e)) {
+        auto w = window_of(e->func_call);
+        if (!w) return tl::unexpected(w.error());
+        key.column = output_of_column(false, *w);
+      } else if (contains_window(e)) {
+        return tl::unexpected(refuse("ORDER BY an expression over window functions"));
+      } else {
+        std::optional<int> same;
+        for (int o = 0; o < q_.visible_outputs && !same; ++o) {
+          if (q_.outputs[static_cast<size_t>(o)].is_group &&
+              same_expr(targets_[static_cast<size_t>(o)].val, e, one_table_)) {
+            same = o;
+          }
+        }
+        key.column = same ? *same : output_of_column(true, shard_column(e));
+      }
+      if (q_.distinct && key.column >= q_.visible_outputs) {
+        return tl::unexpected(
+            refuse("ORDER BY an expression that is not selected, with SELECT DISTINCT"));
+      }
+      q_.order.push_back(key);
+    }
+    if (window_calls_.empty()) return tl::unexpected(refuse("a WINDOW clause no function uses"));
+    // The rows in the windows' order: PARTITION BY (any order groups them), then ORDER BY.
+    for (Node* p : window_partition_exprs_) {
+      if (contains_window(p) || contains_aggregate(p)) {
+        return tl::unexpected(refuse("PARTITION BY an aggregate or a window function"));
+      }
+      q_.window_order.push_back({shard_column(p), false, false});
+    }
+    q_.window_partition_keys = static_cast<int>(q_.window_order.size());
+    for (Node* o : window_order_items_) {
+      auto item = sort_item(o);
+      if (!item) return tl::unexpected(item.error());
+      auto [e, key] = *item;
+      if (contains_window(e) || contains_aggregate(e)) {
+        return tl::unexpected(refuse("a window's ORDER BY an aggregate or a window function"));
+      }
+      key.column = shard_column(e);
+      q_.window_order.push_back(key);
+    }
+    std::vector<Node*> targets, sort;
+    for (size_t c = 0; c < shard_exprs_.size(); ++c) {
+      targets.push_back(arena_.target(shard_exprs_[c], shard_names_[c]));
+    }
+    for (const MergeSortKey& k : q_.window_order) {
+      sort.push_back(arena_.sort(arena_.integer(k.column + 1), k.descending, k.nulls_first));
+    }
+    set_targets(targets);
+    set_sort(sort);
+    s_->window_clause = nullptr;
+    s_->n_window_clause = 0;
+    s_->n_distinct_clause = 0;
+    s_->distinct_clause = nullptr;
+    set_shard_limit(false);
+    return q_;
   }
 
   // --- aggregate mode ---
@@ -903,8 +1232,15 @@ class Planner {
 
   PgQuery__SelectStmt* s_;
   std::span<const std::string> keys_;
+  // window mode
+  std::vector<Node*> shard_exprs_;        ///< the shard query's columns
+  std::vector<const char*> shard_names_;  ///< their aliases (nullptr: PostgreSQL's name)
+  std::vector<const PgQuery__FuncCall*> window_calls_;
+  std::vector<Node*> window_partition_exprs_;
+  std::vector<Node*> window_order_items_;  ///< SortBy nodes
   std::span<const std::string> columns_;
   bool one_table_ = true;
+  bool windows_in_pgrange_ = false;
   Arena arena_;
   MergeQuery q_;
   Node* limit_node_ = nullptr;   ///< the client's LIMIT expression
@@ -929,6 +1265,31 @@ class Planner {
     return arena_.make(f);
   }
 };
+
+/// The plan of the one SELECT of `pr` (the text `select_sql`).
+Result<MergeQuery> plan_tree(PgQuery__ParseResult* pr, std::string_view select_sql,
+                             std::span<const std::string> key_columns,
+                             std::span<const std::string> table_columns, bool windows_in_pgrange) {
+  PgQuery__SelectStmt* s = pr->stmts[0]->stmt->select_stmt;
+  // The planner rewrites the statement in place with nodes it owns; the original fields are put
+  // back before libpg_query's tree is freed.
+  const PgQuery__SelectStmt saved = *s;
+  Planner planner(s, key_columns, table_columns, windows_in_pgrange);
+  Result<MergeQuery> q = planner.plan();
+  if (q && planner.unchanged()) {
+    q->shard_sql = std::string(select_sql);
+    q->shard_sql_is_text = true;
+  } else if (q) {
+    auto text = deparse_tree(pr);
+    if (!text) {
+      *s = saved;
+      return tl::unexpected(text.error());
+    }
+    q->shard_sql = std::move(*text);
+  }
+  *s = saved;
+  return q;
+}
 
 }  // namespace
 
@@ -955,23 +1316,15 @@ Result<MergeQuery> plan_merge(std::string_view select_sql, std::span<const std::
     q.output_names.emplace_back();
     return q;
   }
-  // The planner rewrites the statement in place with nodes it owns; the original fields are put
-  // back before libpg_query's tree is freed.
-  const PgQuery__SelectStmt saved = *s;
-  Planner planner(s, key_columns, table_columns);
-  Result<MergeQuery> q = planner.plan();
-  if (q && planner.unchanged()) {
-    q->shard_sql = std::string(select_sql);
-    q->shard_sql_is_text = true;
-  } else if (q) {
-    auto text = deparse_tree(pr);
-    if (!text) {
-      *s = saved;
-      return tl::unexpected(text.error());
-    }
-    q->shard_sql = std::move(*text);
+  Result<MergeQuery> q = plan_tree(pr, select_sql, key_columns, table_columns, false);
+  if (q && q->window_partition) {
+    // Where the partitions span shards, pgrange computes the windows: planned on a tree of its
+    // own (planning rewrites the tree).
+    auto again = parse_tree(select_sql);
+    if (!again) return tl::unexpected(again.error());
+    q->windows_in_pgrange = std::make_shared<const Result<MergeQuery>>(
+        plan_tree(again->get(), select_sql, key_columns, table_columns, true));
   }
-  *s = saved;
   return q;
 }
 
@@ -1033,6 +1386,27 @@ std::vector<std::string> describe_merge(const MergeQuery& q) {
           "shard");
     }
     if (q.distinct) out.push_back("DISTINCT: equal neighbours in the merge sent once");
+    cut();
+    return out;
+  }
+  if (q.mode == MergeQuery::Mode::kWindow) {
+    std::vector<MergeSortKey> partition(q.window_order.begin(),
+                                        q.window_order.begin() + q.window_partition_keys);
+    std::vector<MergeSortKey> order(q.window_order.begin() + q.window_partition_keys,
+                                    q.window_order.end());
+    std::string calls;
+    for (const MergeWindowCall& w : q.windows) calls += (calls.empty() ? "" : ", ") + w.name;
+    out.push_back(
+        "streaming k-way merge on " +
+        (q.window_order.empty() ? std::string("nothing") : keys(q.window_order, "column")) +
+        " (the windows' " + (partition.empty() ? "" : "PARTITION BY") +
+        (!partition.empty() && !order.empty() ? " and " : "") + (order.empty() ? "" : "ORDER BY") +
+        (q.window_order.empty() ? "order" : "") + ")");
+    out.push_back("window functions computed in pgrange over the merged rows: " + calls);
+    if (q.distinct) out.push_back("DISTINCT applied to the computed rows");
+    if (!q.order.empty()) {
+      out.push_back("ORDER BY " + keys(q.order, "output") + " of the computed rows");
+    }
     cut();
     return out;
   }

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,11 +36,49 @@ struct MergeAggregate {
   bool operator==(const MergeAggregate&) const = default;
 };
 
-/// A column pgrange produces in aggregate mode: a GROUP BY column or a combined aggregate.
+/// A column pgrange produces in aggregate mode (a GROUP BY column or a combined aggregate) or
+/// in window mode (a shard column passed on, or a window function pgrange computes).
 struct MergeOutput {
   bool is_group = false;
-  int index = 0;  ///< into the group columns (shard columns 0…) or MergeQuery::aggregates
+  /// Aggregate mode: into the group columns (shard columns 0…) or MergeQuery::aggregates;
+  /// window mode: a shard column (is_group) or into MergeQuery::windows.
+  int index = 0;
   bool operator==(const MergeOutput&) const = default;
+};
+
+/// A window function pgrange computes over the shards' rows merged in the window's order
+/// (window mode). Every frame starts at the partition's first row.
+struct MergeWindowCall {
+  enum class Kind {
+    kRowNumber,
+    kRank,
+    kDenseRank,
+    kLag,
+    kLead,
+    kFirstValue,
+    kLastValue,
+    kNthValue,
+    kCount,
+    kSum,
+    kMin,
+    kMax,
+    kAvg
+  };
+  /// Where the frame ends: the current row's last peer (RANGE or GROUPS … CURRENT ROW, the
+  /// default), the current row (ROWS … CURRENT ROW), the partition's last row (… UNBOUNDED
+  /// FOLLOWING).
+  enum class Frame { kPeers, kRow, kPartition };
+  Kind kind = Kind::kRowNumber;
+  Frame frame = Frame::kPeers;
+  /// The shard column of its argument; -1 for none (count(*), row_number(), …).
+  int argument = -1;
+  /// lag/lead: the offset; nth_value: n.
+  int64_t offset = 1;
+  /// lag/lead: the shard column of the default value (the argument's type and the default's
+  /// resolved as PostgreSQL resolves them); -1: NULL.
+  int default_value = -1;
+  std::string name;  ///< "row_number", "sum", … as PostgreSQL names its column
+  bool operator==(const MergeWindowCall&) const = default;
 };
 
 /// A HAVING condition pgrange evaluates over the combined groups (three-valued logic).
@@ -65,7 +104,11 @@ struct MergeQuery {
     kOrdered,
     /// The shards compute partial aggregates per group, sorted by the group columns; pgrange
     /// combines equal groups, applies HAVING, DISTINCT, ORDER BY, OFFSET/LIMIT.
-    kAggregate
+    kAggregate,
+    /// The shards' rows, merged in the order of the windows' PARTITION BY and ORDER BY
+    /// (`window_order`); pgrange computes the window functions (`windows`) over them, then
+    /// applies DISTINCT, ORDER BY, OFFSET/LIMIT to its outputs as in kAggregate.
+    kWindow
   };
   Mode mode = Mode::kOrdered;
   /// What each shard runs.
@@ -88,6 +131,12 @@ struct MergeQuery {
   /// column whose name the shard's RowDescription gives.
   std::vector<std::string> output_names;
   std::optional<MergePredicate> having;
+
+  // kWindow (outputs, visible_outputs and output_names as in kAggregate)
+  /// The shard columns the rows are merged by: the PARTITION BY ones first.
+  std::vector<MergeSortKey> window_order;
+  int window_partition_keys = 0;
+  std::vector<MergeWindowCall> windows;
 
   // both
   /// kOrdered: the merge order (the shards run the same ORDER BY); kAggregate: the order of the
@@ -113,6 +162,9 @@ struct MergeQuery {
   /// shard computes the windows over its own rows, PostgreSQL's answer only when no partition
   /// has rows on two shards: the caller checks that against the ranges. nullopt: no window.
   std::optional<std::vector<std::string>> window_partition;
+  /// With window_partition: the plan that computes the windows in pgrange (kWindow) for when
+  /// partitions span shards, or why it cannot (then the table's rows are gathered).
+  std::shared_ptr<const Result<MergeQuery>> windows_in_pgrange;
 
   /// ORDER BY pgrange must leave unmerged (no ORDER BY): rows go in shard order.
   bool ordered() const { return !order.empty(); }

@@ -6,6 +6,7 @@
 #include "proxy/exec/row_stages.hpp"
 #include "proxy/exec/shard_query.hpp"
 #include "proxy/exec/sort.hpp"
+#include "proxy/exec/window.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "sql/session_statement.hpp"
 
@@ -47,7 +48,7 @@ awaitable<Result<std::string>> database_collation(BackendConnection& conn) {
 
 MergeFormats merge_formats(const sql::MergeQuery& merge, std::vector<int16_t> client) {
   MergeFormats f;
-  if (merge.mode == sql::MergeQuery::Mode::kAggregate) {
+  if (merge.mode != sql::MergeQuery::Mode::kOrdered) {
     f.client = std::move(client);
     return f;
   }
@@ -81,13 +82,20 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
     project.expected = q.visible;
     return std::make_unique<Project>(std::move(root), std::move(project));
   }
-  // The shards' partial aggregates, sorted by their groups: combined, filtered, sorted.
-  std::vector<sql::MergeSortKey> groups;
-  for (int g = 0; g < q.group_columns; ++g) groups.push_back({g, false, false});
-  root =
-      std::make_unique<MergeSort>(std::move(inputs), std::move(groups), "GROUP BY", o.text_order);
-  root = std::make_unique<Aggregate>(std::move(root), q, o.text_order, o.exact_floats);
-  if (q.having) root = std::make_unique<Filter>(std::move(root), *q.having, o.text_order);
+  if (q.mode == sql::MergeQuery::Mode::kWindow) {
+    // The shards' rows in the windows' order, the windows computed over them.
+    root = std::make_unique<MergeSort>(std::move(inputs), q.window_order, "window", o.text_order);
+    root =
+        std::make_unique<Window>(std::move(root), q, o.text_order, o.exact_floats, o.memory_limit);
+  } else {
+    // The shards' partial aggregates, sorted by their groups: combined, filtered, sorted.
+    std::vector<sql::MergeSortKey> groups;
+    for (int g = 0; g < q.group_columns; ++g) groups.push_back({g, false, false});
+    root =
+        std::make_unique<MergeSort>(std::move(inputs), std::move(groups), "GROUP BY", o.text_order);
+    root = std::make_unique<Aggregate>(std::move(root), q, o.text_order, o.exact_floats);
+    if (q.having) root = std::make_unique<Filter>(std::move(root), *q.having, o.text_order);
+  }
   if (q.distinct) {
     std::vector<sql::MergeSortKey> all;
     for (int c = 0; c < q.visible_outputs; ++c) all.push_back({c, false, false});
@@ -151,7 +159,7 @@ awaitable<ExecResult<std::unique_ptr<RowOperator>>> make_merge(
   }
   // What orders text on each shard: the merge compares it bytewise (checked once it knows).
   bool compares =
-      merge.ordered() || merge.distinct || merge.mode == sql::MergeQuery::Mode::kAggregate;
+      merge.ordered() || merge.distinct || merge.mode != sql::MergeQuery::Mode::kOrdered;
   std::vector<BackendPool*> pools;
   for (const auto& conn : conns) {
     // The session's settings first, on each connection.

@@ -84,9 +84,17 @@ Result<SpreadPlan> plan_spread(const ClusterView& view,
       if (*p.merge && (*p.merge)->window_partition &&
           (route.joined || t == &view_rows || route.index_lookup ||
            !partitions_stay_together(view, *t, *(*p.merge)->window_partition))) {
-        // A partition with rows on several shards: no shard computes its windows alone.
-        p.merge = std::make_shared<const Result<sql::MergeQuery>>(tl::unexpected(not_supported(
-            "window functions whose partitions span several shards are not supported")));
+        // A partition with rows on several shards: no shard computes its windows alone, so
+        // pgrange does, over the shards' rows merged in the windows' order, or the table's rows
+        // are gathered. Not over a join or a global index's reads, whose rows are not the
+        // table's on each shard.
+        auto in_pgrange = (*p.merge)->windows_in_pgrange;
+        bool table_rows = !route.joined && t != &view_rows && !route.index_lookup;
+        p.merge = table_rows && in_pgrange && *in_pgrange
+                      ? in_pgrange
+                      : std::make_shared<const Result<sql::MergeQuery>>(
+                            tl::unexpected(not_supported("window functions whose partitions span "
+                                                         "several shards are not supported")));
       }
       if (!*p.merge && route.joined) {
         // What a merge cannot answer over the join is gathered (below).

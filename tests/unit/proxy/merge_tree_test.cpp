@@ -1462,5 +1462,118 @@ TEST(MergeTreeErrors, FloatSumsCombineAndWhatCannotIsRefused) {
   EXPECT_EQ(ok.rows, (Rows{{"-Infinity", "NaN"}}));
 }
 
+// --- windows computed in pgrange (kWindow): the shards' rows merged in the window's order ---
+
+/// The plan computing the windows in pgrange (what runs when partitions span shards).
+MergeQuery windows(const std::string& sql) {
+  MergeQuery q = plan(sql);
+  if (!q.windows_in_pgrange || !*q.windows_in_pgrange) {
+    ADD_FAILURE() << sql << ": no plan computing the windows in pgrange";
+    return MergeQuery{};
+  }
+  EXPECT_EQ((*q.windows_in_pgrange)->mode, MergeQuery::Mode::kWindow);
+  return **q.windows_in_pgrange;
+}
+
+TEST(MergeTreeWindow, RanksOffsetsValuesAndRunningAggregatesPerPartition) {
+  MergeQuery q = windows(
+      "SELECT id, row_number() OVER w, rank() OVER w, sum(amount) OVER w, lag(id) OVER w, "
+      "lead(id, 1, 0) OVER w, first_value(id) OVER w, last_value(id) OVER w, count(*) OVER "
+      "(PARTITION BY grp ORDER BY amount, id ROWS UNBOUNDED PRECEDING) FROM t WINDOW w AS "
+      "(PARTITION BY grp ORDER BY amount, id) ORDER BY id");
+  EXPECT_EQ(q.shard_sql,
+            "SELECT id, amount, CASE WHEN NULL THEN id ELSE 0 END, grp FROM t ORDER BY 4, 2, 1");
+  const std::string d =
+      describe({{"id", kInt8}, {"amount", kInt4}, {"case", kInt8}, {"grp", kInt4}});
+  // (id, amount, the default, grp), each shard's sorted by grp (NULLS LAST), amount, id.
+  Outcome r = merged(q, {d},
+                     {{{"1", "10", "0", "1"}, {"4", "5", "0", "2"}},
+                      {{"2", "10", "0", "1"}, {"3", "20", "0", "1"}, {"5", "1", "0", kNull}},
+                      {}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "1", "1", "10", kNull, "2", "1", "1", "1"},
+                          {"2", "2", "2", "20", "1", "3", "1", "2", "2"},
+                          {"3", "3", "3", "40", "2", "0", "1", "3", "3"},
+                          {"4", "1", "1", "5", kNull, "0", "4", "4", "1"},
+                          {"5", "1", "1", "1", kNull, "0", "5", "5", "1"}}));
+  EXPECT_EQ(fields_of(r.row_description),
+            (std::vector<ResultField>{
+                field("id", kInt8), field("row_number", kInt8), field("rank", kInt8),
+                field("sum", kInt8), field("lag", kInt8), field("lead", kInt8),
+                field("first_value", kInt8), field("last_value", kInt8), field("count", kInt8)}));
+}
+
+TEST(MergeTreeWindow, PeersShareRanksAndTheDefaultFrameEndsAtTheLastPeer) {
+  MergeQuery q = windows(
+      "SELECT id, rank() OVER w, dense_rank() OVER w, sum(amount) OVER w, count(*) OVER w, "
+      "avg(amount) OVER (PARTITION BY grp ORDER BY amount ROWS BETWEEN UNBOUNDED PRECEDING AND "
+      "UNBOUNDED FOLLOWING), nth_value(amount, 3) OVER w FROM t WINDOW w AS (PARTITION BY grp "
+      "ORDER BY amount) ORDER BY id");
+  const std::string d = describe({{"id", kInt8}, {"amount", kInt4}, {"grp", kInt4}});
+  Outcome r = merged(q, {d},
+                     {{{"1", "10", "1"}, {"3", "20", "1"}, {"6", "20", "1"}},
+                      {{"2", "10", "1"}, {"4", "30", "1"}},
+                      {{"5", "7", "2"}}});
+  EXPECT_EQ(r.rows, (Rows{{"1", "1", "1", "20", "2", "18.0000000000000000", kNull},
+                          {"2", "1", "1", "20", "2", "18.0000000000000000", kNull},
+                          {"3", "3", "2", "60", "4", "18.0000000000000000", "20"},
+                          {"4", "5", "3", "90", "5", "18.0000000000000000", "20"},
+                          {"5", "1", "1", "7", "1", "7.0000000000000000", kNull},
+                          {"6", "3", "2", "60", "4", "18.0000000000000000", "20"}}));
+}
+
+TEST(MergeTreeWindow, StreamsAndALimitStopsReading) {
+  MergeQuery q = windows("SELECT id, row_number() OVER (ORDER BY id) FROM t LIMIT 3");
+  const std::string d = describe({{"id", kInt8}});
+  std::vector<Rows> shards(3);
+  for (int i = 0; i < 900; ++i) shards[static_cast<size_t>(i % 3)].push_back({std::to_string(i)});
+  Outcome r = merged(q, {d}, shards);
+  EXPECT_EQ(r.rows, (Rows{{"0", "1"}, {"1", "2"}, {"2", "3"}}));
+  for (size_t s = 0; s < 3; ++s) {
+    EXPECT_LT(r.requested[s], 100u) << "shard " << s << " was read further than the rows needed";
+    EXPECT_FALSE(r.asked_end[s]);
+  }
+}
+
+TEST(MergeTreeWindow, WhatAPartitionHoldsCountsAgainstQueryMemory) {
+  // No ORDER BY: every row of the partition is a peer of every other, so all are held until the
+  // last; 300 rows do not fit in 4 KiB.
+  MergeQuery q = windows("SELECT id, count(*) OVER (PARTITION BY grp) FROM t");
+  const std::string d = describe({{"id", kInt8}, {"grp", kInt4}});
+  std::vector<Rows> shards(3);
+  for (int i = 0; i < 300; ++i)
+    shards[static_cast<size_t>(i % 3)].push_back({std::to_string(i), "1"});
+  Outcome whole = merged(q, {d}, shards);
+  ASSERT_EQ(whole.rows.size(), 300u);
+  for (const Row& row : whole.rows) EXPECT_EQ(row[1], "300");
+  Outcome capped = run_rows(q, {d}, shards, {.memory_limit = 4096});
+  ASSERT_TRUE(capped.error.has_value());
+  EXPECT_EQ(capped.error->sqlstate, "53200");
+  EXPECT_NE(capped.error->message.find("query_memory"), std::string::npos);
+  // Partitions of 10 rows each fit: each is let go when the next one starts.
+  for (size_t s = 0; s < 3; ++s) {
+    for (Row& row : shards[s]) row[1] = std::to_string(std::stoi(*row[0]) / 10);
+    std::sort(shards[s].begin(), shards[s].end(),
+              [](const Row& a, const Row& b) { return std::stoi(*a[1]) < std::stoi(*b[1]); });
+  }
+  Outcome parts = merged(q, {d}, shards, {.memory_limit = 4096});
+  ASSERT_EQ(parts.rows.size(), 300u);
+  for (const Row& row : parts.rows) EXPECT_EQ(row[1], "10");
+}
+
+TEST(MergeTreeWindow, WhatPgrangeDoesNotComputeIsGathered) {
+  for (const char* sql : {
+           "SELECT ntile(2) OVER (ORDER BY id) FROM t",
+           "SELECT sum(amount) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
+           "SELECT row_number() OVER (ORDER BY id), rank() OVER (ORDER BY amount) FROM t",
+           "SELECT row_number() OVER (ORDER BY id) + 1 FROM t",
+           "SELECT count(*) FILTER (WHERE amount > 1) OVER () FROM t",
+           "SELECT * , row_number() OVER () FROM t",
+       }) {
+    MergeQuery q = plan(sql);
+    ASSERT_TRUE(q.windows_in_pgrange) << sql;
+    EXPECT_FALSE(*q.windows_in_pgrange) << sql;
+  }
+}
+
 }  // namespace
 }  // namespace pgrange::routing

@@ -1,0 +1,428 @@
+// The Window operator: window functions computed in pgrange over rows in window order.
+
+#include "proxy/exec/window.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <utility>
+
+namespace pgrange::proxy::exec {
+
+namespace {
+
+using Call = sql::MergeWindowCall;
+using Kind = sql::MergeWindowCall::Kind;
+
+constexpr uint32_t kInt2 = 21, kInt4 = 23, kInt8 = 20, kNumeric = 1700, kFloat4 = 700,
+                   kFloat8 = 701;
+
+bool is_aggregate(Kind k) {
+  return k == Kind::kCount || k == Kind::kSum || k == Kind::kMin || k == Kind::kMax ||
+         k == Kind::kAvg;
+}
+
+/// Whether the call's value depends on where its frame ends.
+bool framed(Kind k) {
+  return is_aggregate(k) || k == Kind::kLastValue || k == Kind::kNthValue;
+}
+
+routing::AggregateKind aggregate_kind(Kind k) {
+  switch (k) {
+    case Kind::kCount:
+      return routing::AggregateKind::kCount;
+    case Kind::kSum:
+      return routing::AggregateKind::kSum;
+    case Kind::kMin:
+      return routing::AggregateKind::kMin;
+    case Kind::kMax:
+      return routing::AggregateKind::kMax;
+    default:
+      return routing::AggregateKind::kAvg;
+  }
+}
+
+/// The combiner that adds the argument's values one by one as PostgreSQL's aggregate does:
+/// sums of int2/int4 in int8, of int8 in numeric; avg of float4 in float8.
+Result<routing::AggregateCombiner> combiner_for(Kind k, uint32_t arg, bool exact_floats) {
+  uint32_t partial = arg;
+  if (k == Kind::kCount) {
+    partial = kInt8;
+  } else if (k == Kind::kSum || k == Kind::kAvg) {
+    if (arg == kInt2 || arg == kInt4) partial = kInt8;
+    if (arg == kInt8) partial = kNumeric;
+    if (arg == kInt8 && k == Kind::kAvg) partial = kNumeric;
+    if (arg == kFloat4 && k == Kind::kAvg) partial = kFloat8;
+  }
+  return routing::AggregateCombiner::make(aggregate_kind(k), partial, k == Kind::kAvg ? kInt8 : 0,
+                                          exact_floats);
+}
+
+int16_t length_of(uint32_t oid, int16_t fallback) {
+  switch (oid) {
+    case kInt8:
+    case kFloat8:
+      return 8;
+    case kFloat4:
+      return 4;
+    case kNumeric:
+      return -1;
+    default:
+      return fallback;
+  }
+}
+
+/// A float4's text as the float8 of the same value, exactly (17 significant digits).
+std::string float4_as_float8(std::string_view text) {
+  float f = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), f);
+  if (ec != std::errc() || p != text.data() + text.size()) return std::string(text);
+  char buf[40];
+  int n = std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(f));
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::optional<std::string> owned(std::optional<std::string_view> v) {
+  return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
+}
+
+}  // namespace
+
+Window::Window(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order,
+               bool exact_floats, size_t memory_limit)
+    : input_(std::move(input)),
+      q_(std::move(query)),
+      text_order_(std::move(text_order)),
+      exact_floats_(exact_floats),
+      memory_limit_(memory_limit) {}
+
+awaitable<ExecResult<void>> Window::open() {
+  mark_started();
+  if (auto o = co_await input_->open(); !o) co_return o;
+  auto fields = routing::read_row_description(input_->columns());
+  if (!fields) co_return tl::unexpected(ExecFailure::of(fields.error()));
+  fields_ = std::move(*fields);
+  width_ = fields_.size();
+  auto column_ok = [&](int c) { return c < 0 || static_cast<size_t>(c) < width_; };
+  bool ok = true;
+  for (const sql::MergeSortKey& k : q_.window_order) ok = ok && column_ok(k.column);
+  for (const Call& c : q_.windows) ok = ok && column_ok(c.argument) && column_ok(c.default_value);
+  for (const sql::MergeOutput& o : q_.outputs) {
+    ok = ok && (o.is_group ? column_ok(o.index)
+                           : o.index >= 0 && static_cast<size_t>(o.index) < q_.windows.size());
+  }
+  if (!ok) {
+    co_return tl::unexpected(ExecFailure::of(Error::make(
+        sqlstate::kInternalError, "a shard answered with an unexpected number of columns")));
+  }
+  const auto split = q_.window_order.begin() + q_.window_partition_keys;
+  auto partition = routing::RowOrder::make(
+      fields_, std::vector<sql::MergeSortKey>(q_.window_order.begin(), split), "PARTITION BY");
+  if (!partition) co_return tl::unexpected(ExecFailure::of(partition.error()));
+  partition_ = std::move(*partition);
+  auto peers = routing::RowOrder::make(
+      fields_, std::vector<sql::MergeSortKey>(split, q_.window_order.end()), "window ORDER BY");
+  if (!peers) co_return tl::unexpected(ExecFailure::of(peers.error()));
+  peers_ = std::move(*peers);
+  bool compares_text = partition_.compares_text() || peers_.compares_text();
+  // Each call's column, and what it needs held.
+  std::vector<routing::ResultField> calls;
+  for (const Call& c : q_.windows) {
+    routing::ResultField f;
+    f.name = c.name;
+    f.type_oid = kInt8;
+    f.type_len = 8;
+    std::optional<routing::AggregateCombiner> comb;
+    if (c.argument >= 0) {
+      const routing::ResultField& arg =
+          fields_[static_cast<size_t>(c.default_value >= 0 ? c.default_value : c.argument)];
+      if (!is_aggregate(c.kind)) {
+        f = arg;
+        f.name = c.name;
+      }
+    }
+    if (is_aggregate(c.kind)) {
+      uint32_t arg = c.argument >= 0 ? fields_[static_cast<size_t>(c.argument)].type_oid : kInt8;
+      auto made = combiner_for(c.kind, arg, exact_floats_);
+      if (!made) co_return tl::unexpected(ExecFailure::of(made.error()));
+      comb = std::move(*made);
+      if (c.kind != Kind::kCount) {
+        f.type_oid = comb->result_oid();
+        const routing::ResultField& a = fields_[static_cast<size_t>(c.argument)];
+        f.type_len = length_of(f.type_oid, f.type_oid == a.type_oid ? a.type_len : -1);
+        f.type_mod = -1;  // an aggregate's result has its type's, not its argument's
+      }
+      compares_text = compares_text || ((c.kind == Kind::kMin || c.kind == Kind::kMax) &&
+                                        routing::collated_type(arg));
+    }
+    f.table_oid = 0;
+    f.attnum = 0;
+    f.format = 0;
+    calls.push_back(std::move(f));
+    combiners_.push_back(std::move(comb));
+    float4_avg_.push_back(c.kind == Kind::kAvg && c.argument >= 0 &&
+                          fields_[static_cast<size_t>(c.argument)].type_oid == kFloat4);
+    needs_peers_ = needs_peers_ || (framed(c.kind) && c.frame == Call::Frame::kPeers);
+    needs_partition_ = needs_partition_ || (framed(c.kind) && c.frame == Call::Frame::kPartition);
+    if (c.kind == Kind::kLag) max_lag_ = std::max<uint64_t>(max_lag_, c.offset);
+    if (c.kind == Kind::kLead) max_lead_ = std::max<uint64_t>(max_lead_, c.offset);
+  }
+  if (compares_text && text_order_) {
+    if (auto e = text_order_()) co_return tl::unexpected(ExecFailure::of(std::move(*e)));
+  }
+  std::vector<routing::ResultField> out;
+  for (size_t o = 0; o < q_.outputs.size(); ++o) {
+    const sql::MergeOutput& output = q_.outputs[o];
+    routing::ResultField f = output.is_group ? fields_[static_cast<size_t>(output.index)]
+                                             : calls[static_cast<size_t>(output.index)];
+    if (o < q_.output_names.size() && !q_.output_names[o].empty()) f.name = q_.output_names[o];
+    out.push_back(std::move(f));
+  }
+  columns_ = routing::write_row_description(out);
+  added_.assign(q_.windows.size(), 0);
+  first_.assign(q_.windows.size(), std::nullopt);
+  nth_.assign(q_.windows.size(), std::nullopt);
+  co_return ExecResult<void>{};
+}
+
+size_t Window::held_cost(const routing::MergeRow& row) const {
+  return row.body.size() + row.offsets.size() * (sizeof(uint32_t) + sizeof(int32_t)) + 64;
+}
+
+void Window::start_partition() {
+  held_.clear();
+  history_.clear();
+  any_row_ = false;
+  complete_ = false;
+  sent_ = taken_ = peer_ = 0;
+  rank_peer_ = rank_ = dense_rank_ = 0;
+  held_bytes_ = 0;
+  for (auto& c : combiners_) {
+    if (c) c->reset();
+  }
+  std::fill(added_.begin(), added_.end(), 0);
+  std::fill(first_.begin(), first_.end(), std::nullopt);
+  std::fill(nth_.begin(), nth_.end(), std::nullopt);
+}
+
+void Window::append(routing::MergeRow row) {
+  const routing::MergeRow& before = held_.empty() ? last_ : held_.back().row;
+  if (!any_row_ || peers_.compare(row, before) != 0) ++peer_;
+  for (size_t c = 0; c < q_.windows.size(); ++c) {
+    const Call& call = q_.windows[c];
+    if (call.argument < 0) continue;
+    auto v = row.value(static_cast<size_t>(call.argument));
+    if (call.kind == Kind::kFirstValue && taken_ == 0) first_[c] = owned(v);
+    if (call.kind == Kind::kNthValue && taken_ + 1 == static_cast<uint64_t>(call.offset)) {
+      nth_[c] = owned(v);
+    }
+  }
+  any_row_ = true;
+  ++taken_;
+  held_bytes_ += held_cost(row);
+  held_.push_back({std::move(row), peer_});
+}
+
+Result<void> Window::take(std::string body) {
+  auto row = routing::MergeRow::parse(std::move(body), width_);
+  if (!row) return tl::unexpected(row.error());
+  const routing::MergeRow& before = held_.empty() ? last_ : held_.back().row;
+  if (any_row_ && !partition_.empty() && partition_.compare(*row, before) != 0) {
+    complete_ = true;
+    next_partition_ = std::move(*row);
+    return {};
+  }
+  append(std::move(*row));
+  if (held_bytes_ > memory_limit_) {
+    return tl::unexpected(
+        Error::make("53200",
+                    "the rows pgrange holds to compute window functions exceed "
+                    "query_memory (" +
+                        std::to_string(memory_limit_) + " bytes)")
+            .with_detail(std::to_string(held_.size()) +
+                         " rows of one partition wait for the rows after them (peers of equal "
+                         "ORDER BY values, the rows lead() reads, or the partition's last row)")
+            .with_hint("raise query_memory, or order each window by columns that tell its rows "
+                       "apart"));
+  }
+  return {};
+}
+
+bool Window::ready() const {
+  if (held_.empty()) return false;
+  if (complete_) return true;
+  if (needs_partition_) return false;
+  if (held_.size() <= max_lead_) return false;
+  if (needs_peers_ && held_.back().peer == held_.front().peer) return false;
+  return true;
+}
+
+Result<void> Window::add_to(size_t c, const routing::MergeRow& row) {
+  const Call& call = q_.windows[c];
+  routing::AggregateCombiner& comb = *combiners_[c];
+  if (call.kind == Kind::kCount) {
+    if (call.argument >= 0 && !row.value(static_cast<size_t>(call.argument))) return {};
+    return comb.add(std::string_view("1"));
+  }
+  auto v = row.value(static_cast<size_t>(call.argument));
+  if (call.kind == Kind::kAvg) {
+    if (!v) return {};
+    if (float4_avg_[c]) {
+      std::string exact = float4_as_float8(*v);
+      return comb.add(std::string_view(exact), std::string_view("1"));
+    }
+    return comb.add(v, std::string_view("1"));
+  }
+  return comb.add(v);
+}
+
+Result<std::string> Window::emit() {
+  const Held& front = held_.front();
+  const uint64_t i = sent_;
+  if (front.peer != rank_peer_) {
+    rank_peer_ = front.peer;
+    rank_ = i + 1;
+    ++dense_rank_;
+  }
+  // Where the current row's peers end (an index into held_), when a frame needs it.
+  size_t peers_end = 0;
+  if (needs_peers_) {
+    while (peers_end + 1 < held_.size() && held_[peers_end + 1].peer == front.peer) ++peers_end;
+  }
+  std::vector<std::optional<std::string>> values(q_.windows.size());
+  for (size_t c = 0; c < q_.windows.size(); ++c) {
+    const Call& call = q_.windows[c];
+    const size_t arg = static_cast<size_t>(std::max(call.argument, 0));
+    size_t end = 0;  // the frame's last row, as an index into held_
+    if (call.frame == Call::Frame::kPeers) end = peers_end;
+    if (call.frame == Call::Frame::kPartition) end = held_.size() - 1;
+    auto fallback = [&]() {
+      return call.default_value >= 0
+                 ? owned(front.row.value(static_cast<size_t>(call.default_value)))
+                 : std::nullopt;
+    };
+    switch (call.kind) {
+      case Kind::kRowNumber:
+        values[c] = std::to_string(i + 1);
+        break;
+      case Kind::kRank:
+        values[c] = std::to_string(rank_);
+        break;
+      case Kind::kDenseRank:
+        values[c] = std::to_string(dense_rank_);
+        break;
+      case Kind::kLag: {
+        const auto k = static_cast<uint64_t>(call.offset);
+        if (k == 0) {
+          values[c] = owned(front.row.value(arg));
+        } else if (k <= history_.size()) {
+          values[c] = owned(history_[history_.size() - k].value(arg));
+        } else {
+          values[c] = fallback();
+        }
+        break;
+      }
+      case Kind::kLead: {
+        const auto k = static_cast<size_t>(call.offset);
+        values[c] = k < held_.size() ? owned(held_[k].row.value(arg)) : fallback();
+        break;
+      }
+      case Kind::kFirstValue:
+        values[c] = first_[c];
+        break;
+      case Kind::kLastValue:
+        values[c] = owned(held_[end].row.value(arg));
+        break;
+      case Kind::kNthValue:
+        if (i + end + 1 >= static_cast<uint64_t>(call.offset) && nth_[c]) values[c] = *nth_[c];
+        break;
+      default: {
+        // Add the frame's rows the combiner has not added yet: the frame only grows.
+        for (uint64_t r = added_[c]; r <= i + end; ++r) {
+          if (auto a = add_to(c, held_[r - i].row); !a) return tl::unexpected(a.error());
+        }
+        added_[c] = std::max(added_[c], i + end + 1);
+        auto r = combiners_[c]->result();
+        if (!r) return tl::unexpected(r.error());
+        values[c] = std::move(*r);
+      }
+    }
+  }
+  routing::RowValues out;
+  out.reserve(q_.outputs.size());
+  for (const sql::MergeOutput& o : q_.outputs) {
+    if (o.is_group) {
+      out.push_back(owned(front.row.value(static_cast<size_t>(o.index))));
+    } else {
+      out.push_back(values[static_cast<size_t>(o.index)]);
+    }
+  }
+  // The row is sent: lag() may read it later, and the next row is compared with it.
+  Held sent = std::move(held_.front());
+  held_.pop_front();
+  held_bytes_ -= held_cost(sent.row);
+  ++sent_;
+  if (max_lag_ > 0) {
+    history_.push_back(sent.row);
+    if (history_.size() > max_lag_) history_.pop_front();
+  }
+  if (held_.empty()) last_ = std::move(sent.row);
+  return routing::data_row_body(out);
+}
+
+awaitable<ExecResult<bool>> Window::next_rows(std::vector<std::string>& rows, size_t max) {
+  const size_t end = rows.size() + max;
+  while (rows.size() < end && !done_) {
+    if (ready()) {
+      auto row = emit();
+      if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+      rows.push_back(std::move(*row));
+      ++rows_out_;
+      continue;
+    }
+    if (held_.empty() && complete_) {
+      if (!next_partition_) {
+        done_ = true;
+        break;
+      }
+      start_partition();
+      append(std::move(*next_partition_));
+      next_partition_.reset();
+      continue;
+    }
+    // More input: taken one row at a time, up to the next partition's first row.
+    if (next_pending_ < pending_.size()) {
+      if (auto t = take(std::move(pending_[next_pending_++])); !t) {
+        co_return tl::unexpected(ExecFailure::of(t.error()));
+      }
+      continue;
+    }
+    if (input_ended_) {
+      complete_ = true;
+      if (held_.empty() && !next_partition_) done_ = true;
+      continue;
+    }
+    pending_.clear();
+    next_pending_ = 0;
+    auto more = co_await input_->next_rows(pending_, std::max<size_t>(end - rows.size(), 64));
+    if (!more) co_return tl::unexpected(more.error());
+    input_ended_ = !*more;
+  }
+  if (done_) {
+    mark_ended();
+    co_return false;
+  }
+  co_return true;
+}
+
+std::string Window::describe() const {
+  std::string calls;
+  for (const Call& c : q_.windows) {
+    if (!calls.empty()) calls += ", ";
+    calls += c.name;
+  }
+  return "Window: " + calls + " computed over the merged rows, " +
+         (q_.window_partition_keys > 0 ? "partition by partition" : "as one partition");
+}
+
+}  // namespace pgrange::proxy::exec
