@@ -743,6 +743,9 @@ class Planner {
                                                                {"first_value", Kind::kFirstValue},
                                                                {"last_value", Kind::kLastValue},
                                                                {"nth_value", Kind::kNthValue},
+                                                               {"percent_rank", Kind::kPercentRank},
+                                                               {"cume_dist", Kind::kCumeDist},
+                                                               {"ntile", Kind::kNtile},
                                                                {"count", Kind::kCount},
                                                                {"sum", Kind::kSum},
                                                                {"min", Kind::kMin},
@@ -786,8 +789,20 @@ class Planner {
       case Kind::kRowNumber:
       case Kind::kRank:
       case Kind::kDenseRank:
+      case Kind::kPercentRank:
+      case Kind::kCumeDist:
         ok = args(0, 0) && !fc->agg_star;
         break;
+      case Kind::kNtile: {
+        ok = args(1, 1) && !fc->agg_star;
+        if (!ok) break;
+        auto n = read_integer(fc->args[0]);
+        if (!n || *n < 1 || *n > INT32_MAX) {
+          return tl::unexpected(refuse("ntile() with a number that is not a positive constant"));
+        }
+        call.offset = *n;
+        break;
+      }
       case Kind::kLag:
       case Kind::kLead: {
         ok = args(1, 3) && !fc->agg_star;

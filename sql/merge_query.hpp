@@ -58,6 +58,9 @@ struct MergeWindowCall {
     kFirstValue,
     kLastValue,
     kNthValue,
+    kPercentRank,
+    kCumeDist,
+    kNtile,
     kCount,
     kSum,
     kMin,
@@ -72,7 +75,7 @@ struct MergeWindowCall {
   Frame frame = Frame::kPeers;
   /// The shard column of its argument; -1 for none (count(*), row_number(), …).
   int argument = -1;
-  /// lag/lead: the offset; nth_value: n.
+  /// lag/lead: the offset; nth_value: n; ntile: the number of buckets.
   int64_t offset = 1;
   /// lag/lead: the shard column of the default value (the argument's type and the default's
   /// resolved as PostgreSQL resolves them); -1: NULL.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -25,6 +26,56 @@ bool is_aggregate(Kind k) {
 /// Whether the call's value depends on where its frame ends.
 bool framed(Kind k) {
   return is_aggregate(k) || k == Kind::kLastValue || k == Kind::kNthValue;
+}
+
+/// Whether the call needs the partition's number of rows.
+bool counts_partition(Kind k) {
+  return k == Kind::kPercentRank || k == Kind::kCumeDist || k == Kind::kNtile;
+}
+
+/// A float8 as PostgreSQL writes it with extra_float_digits above 0: the shortest digits that
+/// read back as the same value, in fixed notation when the first digit's exponent is in
+/// [-4, 15), else as d.ddde±XX.
+std::string pg_float8(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d < 0 ? "-Infinity" : "Infinity";
+  if (d == 0) return std::signbit(d) ? "-0" : "0";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(end - buf));
+  std::string out;
+  if (sci.front() == '-') {
+    out.push_back('-');
+    sci.remove_prefix(1);
+  }
+  const size_t e_at = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e_at)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exp = 0;
+  std::string_view e = sci.substr(e_at + 1);
+  const bool negative = e.front() == '-';
+  if (e.front() == '-' || e.front() == '+') e.remove_prefix(1);
+  std::from_chars(e.data(), e.data() + e.size(), exp);
+  if (negative) exp = -exp;
+  if (exp >= -4 && exp < 15) {
+    const auto point = static_cast<size_t>(exp + 1);
+    if (exp < 0) {
+      out += "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+    } else if (digits.size() <= point) {
+      out += digits + std::string(point - digits.size(), '0');
+    } else {
+      out += digits.substr(0, point) + "." + digits.substr(point);
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  std::string x = std::to_string(exp < 0 ? -exp : exp);
+  if (x.size() < 2) x = "0" + x;
+  out += std::string("e") + (exp < 0 ? "-" : "+") + x;
+  return out;
 }
 
 routing::AggregateKind aggregate_kind(Kind k) {
@@ -141,6 +192,17 @@ awaitable<ExecResult<void>> Window::open() {
         f.name = c.name;
       }
     }
+    if (c.kind == Kind::kPercentRank || c.kind == Kind::kCumeDist) {
+      if (!exact_floats_) {
+        co_return tl::unexpected(ExecFailure::of(not_supported(
+            c.name + "() computed over several shards while extra_float_digits is below 1")));
+      }
+      f.type_oid = kFloat8;
+    }
+    if (c.kind == Kind::kNtile) {
+      f.type_oid = kInt4;
+      f.type_len = 4;
+    }
     if (is_aggregate(c.kind)) {
       uint32_t arg = c.argument >= 0 ? fields_[static_cast<size_t>(c.argument)].type_oid : kInt8;
       auto made = combiner_for(c.kind, arg, exact_floats_);
@@ -163,7 +225,9 @@ awaitable<ExecResult<void>> Window::open() {
     float4_avg_.push_back(c.kind == Kind::kAvg && c.argument >= 0 &&
                           fields_[static_cast<size_t>(c.argument)].type_oid == kFloat4);
     needs_peers_ = needs_peers_ || (framed(c.kind) && c.frame == Call::Frame::kPeers);
-    needs_partition_ = needs_partition_ || (framed(c.kind) && c.frame == Call::Frame::kPartition);
+    needs_partition_ = needs_partition_ || (framed(c.kind) && c.frame == Call::Frame::kPartition) ||
+                       counts_partition(c.kind);
+    needs_peers_ = needs_peers_ || c.kind == Kind::kCumeDist;
     if (c.kind == Kind::kLag) max_lag_ = std::max<uint64_t>(max_lag_, c.offset);
     if (c.kind == Kind::kLead) max_lead_ = std::max<uint64_t>(max_lead_, c.offset);
   }
@@ -311,6 +375,28 @@ Result<std::string> Window::emit() {
       case Kind::kDenseRank:
         values[c] = std::to_string(dense_rank_);
         break;
+      case Kind::kPercentRank: {
+        // The partition is complete: taken_ is its number of rows.
+        const auto n = static_cast<double>(taken_);
+        values[c] = pg_float8(taken_ > 1 ? static_cast<double>(rank_ - 1) / (n - 1) : 0.0);
+        break;
+      }
+      case Kind::kCumeDist:
+        values[c] = pg_float8(static_cast<double>(i + peers_end + 1) / static_cast<double>(taken_));
+        break;
+      case Kind::kNtile: {
+        // As PostgreSQL deals the rows out: the first (rows % buckets) buckets get one more.
+        const uint64_t n = taken_;
+        const auto buckets = static_cast<uint64_t>(call.offset);
+        uint64_t bucket = i + 1;
+        if (n >= buckets) {
+          const uint64_t base = n / buckets, extra = n % buckets;
+          const uint64_t big = extra * (base + 1);
+          bucket = i < big ? i / (base + 1) + 1 : extra + (i - big) / base + 1;
+        }
+        values[c] = std::to_string(bucket);
+        break;
+      }
       case Kind::kLag: {
         const auto k = static_cast<uint64_t>(call.offset);
         if (k == 0) {

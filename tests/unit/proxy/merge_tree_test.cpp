@@ -1521,6 +1521,52 @@ TEST(MergeTreeWindow, PeersShareRanksAndTheDefaultFrameEndsAtTheLastPeer) {
                           {"6", "3", "2", "60", "4", "18.0000000000000000", "20"}}));
 }
 
+TEST(MergeTreeWindow, RelativeRanksAndTilesCountThePartition) {
+  MergeQuery q = windows(
+      "SELECT id, percent_rank() OVER w, cume_dist() OVER w, ntile(2) OVER w, ntile(3) OVER w, "
+      "ntile(7) OVER w FROM t WINDOW w AS (PARTITION BY grp ORDER BY amount) ORDER BY id");
+  EXPECT_EQ(q.shard_sql, "SELECT id, grp, amount FROM t ORDER BY 2, 3");
+  const std::string d = describe({{"id", kInt8}, {"grp", kInt4}, {"amount", kInt4}});
+  // grp 1: amounts 10, 10, 20, 20, 30 (ids 1, 2, 3, 6, 4); grp 2: one row.
+  Outcome r = merged(q, {d},
+                     {{{"1", "1", "10"}, {"3", "1", "20"}, {"6", "1", "20"}},
+                      {{"2", "1", "10"}, {"4", "1", "30"}},
+                      {{"5", "2", "7"}}});
+  // ntile deals the rows in merge order: peers 1 and 2 (and 3 and 6) may come either way, so
+  // the test sorts what it can tell apart: each bucket's size.
+  ASSERT_EQ(r.rows.size(), 6u);
+  const Rows expected_ranks = {{"1", "0", "0.4"}, {"2", "0", "0.4"}, {"3", "0.5", "0.8"},
+                               {"4", "1", "1"},   {"5", "0", "1"},   {"6", "0.5", "0.8"}};
+  std::vector<int> two(3), three(4), seven(8);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    EXPECT_EQ(Row(r.rows[i].begin(), r.rows[i].begin() + 3), expected_ranks[i]);
+    if (r.rows[i][0] == "5") {
+      EXPECT_EQ(Row(r.rows[i].begin() + 3, r.rows[i].end()), (Row{"1", "1", "1"}));
+      continue;
+    }
+    ++two.at(static_cast<size_t>(std::stoi(*r.rows[i][3])));
+    ++three.at(static_cast<size_t>(std::stoi(*r.rows[i][4])));
+    ++seven.at(static_cast<size_t>(std::stoi(*r.rows[i][5])));
+  }
+  // PostgreSQL's ntile over 5 rows: 2 buckets of 3 and 2, 3 of 2, 2 and 1, 7 of one row each
+  // (the last two empty).
+  EXPECT_EQ(two, (std::vector<int>{0, 3, 2}));
+  EXPECT_EQ(three, (std::vector<int>{0, 2, 2, 1}));
+  EXPECT_EQ(seven, (std::vector<int>{0, 1, 1, 1, 1, 1, 0, 0}));
+  EXPECT_EQ(fields_of(r.row_description)[1], field("percent_rank", kFloat8));
+  EXPECT_EQ(fields_of(r.row_description)[3], field("ntile", kInt4));
+  // Floats as PostgreSQL writes them: the shortest exact digits, fixed from 1e-4 on.
+  q = windows("SELECT id, cume_dist() OVER (ORDER BY id) FROM t");
+  std::vector<Rows> many(1);
+  for (int i = 0; i < 30000; ++i) many[0].push_back({std::to_string(i)});
+  Outcome c = merged(q, {describe({{"id", kInt8}})}, many);
+  ASSERT_EQ(c.rows.size(), 30000u);
+  EXPECT_EQ(c.rows[0][1], "3.3333333333333335e-05");
+  EXPECT_EQ(c.rows[2][1], "0.0001");
+  EXPECT_EQ(c.rows[9999][1], "0.3333333333333333");
+  EXPECT_EQ(c.rows[29999][1], "1");
+}
+
 TEST(MergeTreeWindow, StreamsAndALimitStopsReading) {
   MergeQuery q = windows("SELECT id, row_number() OVER (ORDER BY id) FROM t LIMIT 3");
   const std::string d = describe({{"id", kInt8}});
@@ -1562,7 +1608,7 @@ TEST(MergeTreeWindow, WhatAPartitionHoldsCountsAgainstQueryMemory) {
 
 TEST(MergeTreeWindow, WhatPgrangeDoesNotComputeIsGathered) {
   for (const char* sql : {
-           "SELECT ntile(2) OVER (ORDER BY id) FROM t",
+           "SELECT ntile(amount) OVER (ORDER BY id) FROM t",
            "SELECT sum(amount) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
            "SELECT row_number() OVER (ORDER BY id), rank() OVER (ORDER BY amount) FROM t",
            "SELECT row_number() OVER (ORDER BY id) + 1 FROM t",
