@@ -504,3 +504,52 @@ median() {  # median of the numbers on stdin
     if (NR == 0) { print "NA"; exit }
     if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# run_copy TARGET BASE SQL: SQL once as COPY (SQL) TO STDOUT through psql (as user and database
+# bench, within QUERY_TIMEOUT seconds; TARGET direct or pgrange), its output to md5sum
+# (BASE.md5) and wc -c (BASE.bytes, through a FIFO), stderr to BASE.err (SQLSTATEs shown). Sets
+# RUN_MS (psql's whole run, connection included), RUN_MD5, RUN_BYTES; RUN_ERROR is empty when
+# psql succeeded, else "SQLSTATE message" (or what else went wrong), RUN_SQLSTATE then the
+# SQLSTATE (or empty). Does not die when the query fails: the caller decides.
+run_copy() {
+  local port=${SERVER_PORT[direct]} t0 wc_pid st fifo="$TMP/bytes.fifo"
+  [ "$1" = direct ] || port=$PGRANGE_PORT
+  rm -f "$fifo"
+  mkfifo "$fifo"
+  wc -c <"$fifo" >"$2.bytes" &
+  wc_pid=$!
+  t0=$(date +%s%N)
+  set +e
+  timeout -k 10 "$QUERY_TIMEOUT" psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
+    -h 127.0.0.1 -p "$port" -U bench -d bench -c "COPY ($3) TO STDOUT" 2>"$2.err" |
+    tee "$fifo" | md5sum >"$2.md5"
+  st=("${PIPESTATUS[@]}")
+  set -e
+  RUN_MS=$((($(date +%s%N) - t0) / 1000000))
+  wait "$wc_pid" || true
+  if [ "${st[1]}" != 0 ] || [ "${st[2]}" != 0 ]; then die "tee or md5sum failed for $2 (${st[*]})"; fi
+  RUN_MD5=$(cut -d' ' -f1 "$2.md5")
+  RUN_BYTES=$(<"$2.bytes")
+  RUN_ERROR=""
+  RUN_SQLSTATE=""
+  if [ "${st[0]}" != 0 ]; then
+    if [ "${st[0]}" = 124 ] || [ "${st[0]}" = 137 ]; then
+      RUN_ERROR="timeout after $QUERY_TIMEOUT s"
+    else
+      RUN_ERROR=$(sed -nE 's/^(ERROR|FATAL): +([0-9A-Z]{5}): (.*)/\2 \3/p' "$2.err" | head -n 1)
+      if [ -n "$RUN_ERROR" ]; then
+        RUN_SQLSTATE=${RUN_ERROR%% *}
+      else
+        RUN_ERROR=$(grep -m 1 . "$2.err" || echo "psql exit status ${st[0]}")
+      fi
+    fi
+  fi
+}
+
+# ms_or_error TARGET BASE: dies with RUN_ERROR (of run_copy) when it is set
+ms_or_error() {
+  [ -n "$RUN_ERROR" ] || return 0
+  local e=$RUN_ERROR
+  [ "$1" = direct ] || kill -0 "$PGRANGE_PID" 2>/dev/null || e+="; pgrange exited (see $PGRANGE_LOG)"
+  die "$1 failed the query after $RUN_MS ms: $e (see $2.err)"
+}

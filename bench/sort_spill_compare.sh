@@ -165,40 +165,6 @@ PASSES_TSV="$LOG_DIR/passes.tsv"
 printf 'pass\tround\ttarget\tms\tbytes\tmd5\tpgrange_cpu_s\n' >"$RESULTS"
 printf 'pass\tquery_memory\tdirect_ms\tpgrange_ms\tratio_pgrange_direct\tpgrange_cpu_s\tvmhwm_warm_kb\tvmhwm_after_kb\tsort_held_bytes\tspilled_bytes\tspilled_runs\ttemp_directory_after\n' >"$PASSES_TSV"
 
-# run_copy TARGET BASE: the query once as COPY (…) TO STDOUT through psql, its output to md5sum
-# (BASE.md5) and wc -c (BASE.bytes, through a FIFO), stderr to BASE.err (SQLSTATEs shown). Sets
-# RUN_MS (psql's whole run, connection included), RUN_MD5, RUN_BYTES; dies if psql fails.
-run_copy() {
-  local port=${SERVER_PORT[direct]} t0 wc_pid st fifo="$TMP/bytes.fifo" e
-  [ "$1" = direct ] || port=$PGRANGE_PORT
-  rm -f "$fifo"
-  mkfifo "$fifo"
-  wc -c <"$fifo" >"$2.bytes" &
-  wc_pid=$!
-  t0=$(date +%s%N)
-  set +e
-  timeout -k 10 "$QUERY_TIMEOUT" psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
-    -h 127.0.0.1 -p "$port" -U bench -d bench -c "COPY ($QUERY) TO STDOUT" 2>"$2.err" |
-    tee "$fifo" | md5sum >"$2.md5"
-  st=("${PIPESTATUS[@]}")
-  set -e
-  RUN_MS=$((($(date +%s%N) - t0) / 1000000))
-  wait "$wc_pid" || true
-  if [ "${st[0]}" != 0 ]; then
-    if [ "${st[0]}" = 124 ]; then
-      e="timeout after $QUERY_TIMEOUT s"
-    else
-      e=$(sed -nE 's/^(ERROR|FATAL): +([0-9A-Z]{5}): (.*)/\2 \3/p' "$2.err" | head -n 1)
-      [ -n "$e" ] || e=$(grep -m 1 . "$2.err" || echo "psql exit status ${st[0]}")
-    fi
-    [ "$1" = direct ] || kill -0 "$PGRANGE_PID" 2>/dev/null || e+="; pgrange exited (see $PGRANGE_LOG)"
-    die "$1 failed the query after $RUN_MS ms: $e (see $2.err)"
-  fi
-  if [ "${st[1]}" != 0 ] || [ "${st[2]}" != 0 ]; then die "tee or md5sum failed for $2 (${st[*]})"; fi
-  RUN_MD5=$(cut -d' ' -f1 "$2.md5")
-  RUN_BYTES=$(<"$2.bytes")
-}
-
 declare -A PASS_MEMORY PEAK_KB BASE_KB SORT_LINE SPILL_AFTER
 # run_pass PASS: a fresh pgrange with the pass's query_memory, warmed; ROUNDS rounds, direct then
 # pgrange, each md5 compared with direct's; pgrange's VmHWM after them; then EXPLAIN ANALYZE through
@@ -216,7 +182,8 @@ run_pass() {
       base="$LOG_DIR/$PASS-r$r-$t"
       before=0
       [ "$t" = direct ] || before=$(proc_ticks "$PGRANGE_PID")
-      run_copy "$t" "$base"
+      run_copy "$t" "$base" "$QUERY"
+      ms_or_error "$t" "$base"
       cpu=NA
       note=""
       if [ "$t" = direct ]; then

@@ -639,6 +639,19 @@ class Planner {
     q_.limit_pushed = push && has_limit;
   }
 
+  /// The output an ORDER BY item names by its position or its name (outputs are counted in
+  /// visible_outputs); nullopt for any other expression.
+  Result<std::optional<int>> output_at_or_named(const Node* e) {
+    if (auto pos = read_integer(e)) {
+      if (*pos < 1 || *pos > q_.visible_outputs) {
+        return tl::unexpected(refuse("ORDER BY a position not in the select list"));
+      }
+      return std::optional<int>(static_cast<int>(*pos - 1));
+    }
+    if (auto out = output_named(bare_column(e))) return std::optional<int>(static_cast<int>(*out));
+    return std::optional<int>();
+  }
+
   // --- window mode ---
 
   /// The shard column computing `e` (added once).
@@ -888,13 +901,10 @@ class Planner {
       auto item = sort_item(s_->sort_clause[i]);
       if (!item) return tl::unexpected(item.error());
       auto [e, key] = *item;
-      if (auto pos = read_integer(e)) {
-        if (*pos < 1 || *pos > q_.visible_outputs) {
-          return tl::unexpected(refuse("ORDER BY a position not in the select list"));
-        }
-        key.column = static_cast<int>(*pos - 1);
-      } else if (auto out = output_named(bare_column(e))) {
-        key.column = static_cast<int>(*out);
+      auto named = output_at_or_named(e);
+      if (!named) return tl::unexpected(named.error());
+      if (*named) {
+        key.column = **named;
       } else if (is_window_call(e)) {
         auto w = window_of(e->func_call);
         if (!w) return tl::unexpected(w.error());
@@ -1170,13 +1180,10 @@ class Planner {
       auto item = sort_item(s_->sort_clause[i]);
       if (!item) return tl::unexpected(item.error());
       auto [e, key] = *item;
-      if (auto pos = read_integer(e)) {
-        if (*pos < 1 || *pos > q_.visible_outputs) {
-          return tl::unexpected(refuse("ORDER BY a position not in the select list"));
-        }
-        key.column = static_cast<int>(*pos - 1);
-      } else if (auto out = output_named(bare_column(e))) {
-        key.column = static_cast<int>(*out);
+      auto named = output_at_or_named(e);
+      if (!named) return tl::unexpected(named.error());
+      if (*named) {
+        key.column = **named;
       } else {
         auto o = output_for(e, "ORDER BY");
         if (!o) return tl::unexpected(o.error());
