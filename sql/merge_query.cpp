@@ -888,15 +888,6 @@ class Planner {
       }
     }
     q_.visible_outputs = static_cast<int>(q_.outputs.size());
-    auto output_of_column = [&](bool is_column, int index) {
-      for (size_t o = 0; o < q_.outputs.size(); ++o) {
-        if (q_.outputs[o].is_group == is_column && q_.outputs[o].index == index) {
-          return static_cast<int>(o);
-        }
-      }
-      q_.outputs.push_back({is_column, index});
-      return static_cast<int>(q_.outputs.size() - 1);
-    };
     for (size_t i = 0; i < s_->n_sort_clause; ++i) {
       auto item = sort_item(s_->sort_clause[i]);
       if (!item) return tl::unexpected(item.error());
@@ -908,7 +899,7 @@ class Planner {
       } else if (is_window_call(e)) {
         auto w = window_of(e->func_call);
         if (!w) return tl::unexpected(w.error());
-        key.column = output_of_column(false, *w);
+        key.column = output_of(false, *w);
       } else if (contains_window(e)) {
         return tl::unexpected(refuse("ORDER BY an expression over window functions"));
       } else {
@@ -919,7 +910,7 @@ class Planner {
             same = o;
           }
         }
-        key.column = same ? *same : output_of_column(true, shard_column(e));
+        key.column = same ? *same : output_of(true, shard_column(e));
       }
       if (q_.distinct && key.column >= q_.visible_outputs) {
         return tl::unexpected(

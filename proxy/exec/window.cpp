@@ -102,7 +102,6 @@ Result<routing::AggregateCombiner> combiner_for(Kind k, uint32_t arg, bool exact
   } else if (k == Kind::kSum || k == Kind::kAvg) {
     if (arg == kInt2 || arg == kInt4) partial = kInt8;
     if (arg == kInt8) partial = kNumeric;
-    if (arg == kInt8 && k == Kind::kAvg) partial = kNumeric;
     if (arg == kFloat4 && k == Kind::kAvg) partial = kFloat8;
   }
   return routing::AggregateCombiner::make(aggregate_kind(k), partial, k == Kind::kAvg ? kInt8 : 0,
