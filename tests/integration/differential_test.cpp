@@ -35,6 +35,7 @@
 #include "tests/support/differential_setup.hpp"
 #include "tests/support/pg_server.hpp"
 #include "tests/support/proxy_process.hpp"
+#include "tests/support/sanitizer.hpp"
 #include "tests/support/sql_parameters.hpp"
 #include "tests/support/statement_file.hpp"
 
@@ -365,12 +366,16 @@ TEST_F(DifferentialTest, SimpleProtocolAnswersLikePostgres) {
 // bytes must be PostgreSQL's, and nothing may be refused that text results answer. A regclass
 // goes as its OID in binary, and OIDs differ between databases: those statements are left to
 // the text run.
+// Under the sanitizer only the binary run: it binds the same parameters.
 TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
   std::vector<Statement> statements = corpus();
-  Tally t = run_corpus(statements, true);
-  report("extended", t);
-  check(t);
-  EXPECT_GE(t.parameterised, 100);
+  Tally t;
+  if (!kSanitized) {
+    t = run_corpus(statements, true);
+    report("extended", t);
+    check(t);
+    EXPECT_GE(t.parameterised, 100);
+  }
   std::vector<Statement> oid_free;
   for (Statement& s : statements) {
     if (s.sql.find("regclass") == std::string::npos) oid_free.push_back(std::move(s));
@@ -378,6 +383,8 @@ TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
   Tally b = run_corpus(oid_free, true, nullptr, true);
   report("extended, binary results", b);
   check(b);
+  EXPECT_GE(b.parameterised, 100);
+  if (kSanitized) return;
   for (const std::string& r : b.refusals) {
     EXPECT_NE(std::find(t.refusals.begin(), t.refusals.end(), r), t.refusals.end())
         << "refused with binary results only: " << r;
@@ -391,8 +398,10 @@ TEST_F(DifferentialTest, JoinsAnswerLikePostgresInBothProtocols) {
   std::vector<Statement> joins = read_statements(kDir + "joins.sql");
   ASSERT_GE(joins.size(), 600u);
   // With the shards' size estimates (the largest table left where it is: broadcast joins) and
-  // without (the tables read in the statement's order).
+  // without (the tables read in the statement's order). Under the sanitizer two runs that
+  // between them take every path: simple with estimates, extended and binary without.
   for (int run = 0; run < 4; ++run) {
+    if (kSanitized && (run == 1 || run == 2)) continue;
     bool extended = run % 2 == 1;
     bool sized = run < 2;
     // The last run asks for binary results (merged joins convert what they combine).
@@ -419,6 +428,7 @@ TEST_F(DifferentialTest, SubqueriesWindowsAndAggregatesAnswerLikePostgres) {
   std::vector<Statement> queries = read_statements(kDir + "queries.sql");
   ASSERT_GE(queries.size(), 1000u);
   for (int run = 0; run < 3; ++run) {
+    if (kSanitized && run == 1) continue;  // the binary run binds the same parameters
     bool extended = run > 0;
     bool binary = run == 2;
     Tally t = run_corpus(queries, extended, nullptr, binary);
