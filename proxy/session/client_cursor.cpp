@@ -139,9 +139,28 @@ std::string ClientSession::cursor_declare_request(const std::string& declare,
 }
 
 ClientSession::Plan ClientSession::plan_cursor_query(std::string_view query,
-                                                     const routing::BindParams* params) {
-  if (params == nullptr) return plan_text('Q', query);
-  return plan_analysis('B', worker_.analyze(query), params, query);
+                                                     const routing::BindParams* params,
+                                                     bool scroll) {
+  Plan p = params == nullptr ? plan_text('Q', query)
+                             : plan_analysis('B', worker_.analyze(query), params, query);
+  if (!scroll || !p.merge || !*p.merge || p.route.shards.size() < 2 || p.gather || !p.analysis ||
+      !*p.analysis || (*p.analysis)->size() != 1) {
+    return p;
+  }
+  // A SCROLL cursor reads backward, which a merge of the shards' cursors cannot: the query's
+  // one table is gathered instead (its rows read into one shard, within query_memory), and the
+  // cursor is that shard's own. Where no gather runs it, the refusal of SCROLL stands.
+  auto view = routing_view();
+  if (view == nullptr) return p;
+  auto gather = routing::plan_gather_one_table(
+      *view, (*p.analysis)->front(), query, params, table_sizes().get(),
+      [this](std::string_view sql, const routing::TableDescriptor& t) {
+        return *worker_.merge_plan(sql, t);
+      });
+  if (!gather) return p;
+  p.merge.reset();
+  p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
+  return p;
 }
 
 bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body,
@@ -161,7 +180,7 @@ bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::strin
   if (!b.cstr(portal) || !b.cstr(statement)) return false;
   auto params = bind_params(b.rest(), parameter_types(statement));
   if (!params) return false;  // malformed: the normal path reports it
-  Plan plan = plan_cursor_query(stmt->query, &*params);
+  Plan plan = plan_cursor_query(stmt->query, &*params, stmt->scroll);
   bool in_block = txn_status_ != 'I' || !deferred_begin_.empty();
   // (A cursor of one shard in a transaction over several: its later FETCH must find it.)
   bool ours = plan.gather || (plan.kind == Plan::Kind::kRefuse && plan.error) ||
@@ -244,7 +263,7 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
       // Bound: the plan its Bind made (with the map and the values of that moment).
       Plan plan = ext != nullptr && ext->cursor_query
                       ? std::move(*ext->cursor_query)
-                      : plan_cursor_query(stmt->query, params ? &*params : nullptr);
+                      : plan_cursor_query(stmt->query, params ? &*params : nullptr, stmt->scroll);
       if (plan.gather) {
         // Tables read from several shards: their rows are read now, and the query, with them
         // written in, becomes a cursor of one shard's part (any cursor option PostgreSQL has).

@@ -425,8 +425,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// What a shard runs to declare its part of a cursor: a Query, or bound through the
   /// extended protocol (`ext`) a Parse, Bind and Execute with the client's parameters.
   static std::string cursor_declare_request(const std::string& declare, const ExtendedMerge* ext);
-  /// The plan of a cursor's query: as a Query, or bound with `params`.
-  Plan plan_cursor_query(std::string_view query, const routing::BindParams* params);
+  /// The plan of a cursor's query: as a Query, or bound with `params`. `scroll`: a SCROLL
+  /// cursor, whose query of one table is gathered rather than merged over several shards.
+  Plan plan_cursor_query(std::string_view query, const routing::BindParams* params,
+                         bool scroll = false);
   /// Answers a Describe of a portal that is a cursor pgrange declared over several shards
   /// (drivers describe the cursor by name after DECLARE): its RowDescription. False when
   /// `name` is no such cursor.

@@ -531,10 +531,50 @@ TEST_F(CursorTest, ExecuteWithARowLimitFetchesAJoinInBatches) {
   same_raw_answers(batches);
 }
 
+// A SCROLL cursor over one table's ranges on several shards: its rows are gathered into one
+// shard at the DECLARE, and the cursor is that shard's own, so it reads backward and jumps as
+// PostgreSQL's does (windows, which shards may not compute alone, too).
+TEST_F(CursorTest, ScrollCursorsOverSeveralShardsReadBackward) {
+  same_answers({
+      "BEGIN",
+      "DECLARE s SCROLL CURSOR FOR SELECT id, v, note FROM t WHERE v < 3 ORDER BY id",
+      "FETCH 3 FROM s",
+      "FETCH LAST FROM s",
+      "FETCH PRIOR FROM s",
+      "FETCH BACKWARD 4 FROM s",
+      "FETCH ABSOLUTE 400 FROM s",
+      "FETCH RELATIVE -2 FROM s",
+      "MOVE FIRST IN s",
+      "FETCH 0 FROM s",
+      "FETCH ABSOLUTE -1 FROM s",
+      "DECLARE r SCROLL CURSOR FOR SELECT v, row_number() OVER (PARTITION BY v ORDER BY id) AS n, "
+      "id FROM t ORDER BY v, n",
+      "FETCH 2 FROM r",
+      "FETCH ABSOLUTE 2000 FROM r",
+      "FETCH BACKWARD 3 FROM r",
+      "DECLARE a SCROLL CURSOR FOR SELECT v, count(*) FROM t GROUP BY v ORDER BY v",
+      "FETCH ALL FROM a",
+      "FETCH BACKWARD ALL FROM a",
+      "CLOSE ALL",
+      "COMMIT",
+      // Through a block's own writes, and WITH HOLD outside a block.
+      "BEGIN",
+      "UPDATE t SET note = 'scrolled' WHERE id IN (7, 1507, 2507)",
+      "DECLARE w SCROLL CURSOR FOR SELECT id, note FROM t WHERE note = 'scrolled' ORDER BY id",
+      "FETCH LAST FROM w",
+      "FETCH PRIOR FROM w",
+      "ROLLBACK",
+      "DECLARE h SCROLL CURSOR WITH HOLD FOR SELECT id FROM t WHERE id % 500 = 0 ORDER BY id DESC",
+      "FETCH 2 FROM h",
+      "FETCH LAST FROM h",
+      "FETCH BACKWARD 2 FROM h",
+      "CLOSE h",
+  });
+}
+
 TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {
   auto c = pq_connect(cluster_->proxy().dsn());
   for (const char* declare : {
-           "DECLARE c SCROLL CURSOR FOR SELECT id FROM t ORDER BY id",
            "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t ORDER BY id",
        }) {
     ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
