@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/support/sanitizer.hpp"
 #include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
@@ -18,11 +19,7 @@ namespace {
 constexpr int kMillion = 1000000;
 /// The rows of the large loads: a million, spread over ids up to a million. Under the sanitizer
 /// build a quarter of them, over the same ids: the same code paths, at a fifth of the time.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kRows = kMillion / 4;
-#else
-constexpr int kRows = kMillion;
-#endif
+constexpr int kRows = kSanitized ? kMillion / 4 : kMillion;
 const std::string kRowsTag = "COPY " + std::to_string(kRows);
 
 /// What a COPY came back with.
