@@ -41,7 +41,31 @@ Result<std::string> deparse_node(const PgQuery__ParseResult* tree, PgQuery__Node
   return deparse_tree(&alone);
 }
 
+namespace {
+
+/// `x AT TIME ZONE z` (a call of pg_catalog.timezone in SQL syntax) is written back without the
+/// parentheses its operands need: `(ts AT TIME ZONE 'UTC')::time` would come back as
+/// `ts AT TIME ZONE 'UTC'::time`, `(a + b) AT TIME ZONE z` as `a + b AT TIME ZONE z`, other
+/// statements. Written as the call it is, pg_catalog.timezone(z, x), it reads back the same.
+void spell_time_zone_calls(ProtobufCMessage* m) {
+  if (m->descriptor == &pg_query__func_call__descriptor) {
+    auto* fc = reinterpret_cast<PgQuery__FuncCall*>(m);
+    if (fc->funcformat == PG_QUERY__COERCION_FORM__COERCE_SQL_SYNTAX && fc->n_funcname == 2 &&
+        std::strcmp(func_name(fc), "timezone") == 0) {
+      fc->funcformat = PG_QUERY__COERCION_FORM__COERCE_EXPLICIT_CALL;
+    }
+  }
+  for_each_child(m, [](const ProtobufCMessage* child) {
+    spell_time_zone_calls(const_cast<ProtobufCMessage*>(child));
+  });
+}
+
+}  // namespace
+
 Result<std::string> deparse_tree(PgQuery__ParseResult* tree) {
+  for (size_t i = 0; i < tree->n_stmts; ++i) {
+    if (tree->stmts[i]->stmt != nullptr) spell_time_zone_calls(&tree->stmts[i]->stmt->base);
+  }
   // Locations would point into the original text: the deparser must not use them.
   std::vector<std::pair<int32_t, int32_t>> saved;
   for (size_t i = 0; i < tree->n_stmts; ++i) {

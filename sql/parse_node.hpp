@@ -20,7 +20,9 @@ using ParseTree = std::unique_ptr<PgQuery__ParseResult, void (*)(PgQuery__ParseR
 /// PostgreSQL's message, followed by " at character N" when the position is known.
 Result<ParseTree> parse_tree(std::string_view sql);
 
-/// The SQL text of a (possibly modified) parse tree, as libpg_query's deparser writes it.
+/// The SQL text of a (possibly modified) parse tree, as libpg_query's deparser writes it; the
+/// tree's `x AT TIME ZONE z` become calls pg_catalog.timezone(z, x) first (written back as
+/// they are, they lose the parentheses around them).
 Result<std::string> deparse_tree(PgQuery__ParseResult* tree);
 
 /// The SQL text of one statement node of `tree` (a query inside a larger statement, say) on
