@@ -279,7 +279,10 @@ std::optional<exec::BoundStatement> ClientSession::bound_statement(const Extende
 awaitable<bool> ClientSession::send_tree(exec::Operator* root,
                                          std::optional<exec::ExecFailure> failure,
                                          const ExtendedMerge* ext, std::string& buf, bool stream,
-                                         bool bind_pending, const AnswerCap* cap) {
+                                         bool bind_pending, const AnswerCap* cap,
+                                         std::optional<exec::ExecFailure>* refused) {
+  const size_t start = buf.size();
+  bool sent = false;  // part of the answer went to the client
   if (!failure) {
     if (auto o = co_await root->open(); !o) failure = o.error();
   }
@@ -303,11 +306,18 @@ awaitable<bool> ClientSession::send_tree(exec::Operator* root,
     if (stream && buf.size() >= kBatch) {
       channel_.send(std::move(buf));
       buf.clear();
+      sent = true;
       if (channel_.queued() > kBacklog) co_await channel_.wait_below(kBacklog / 2);
     }
     if (!*more) break;
   }
   if (root != nullptr) co_await root->close(failure.has_value());
+  if (refused != nullptr && failure && failure->error && !sent &&
+      failure->error->sqlstate == sqlstate::kFeatureNotSupported) {
+    buf.resize(start);
+    *refused = std::move(failure);
+    co_return false;
+  }
 
   if (failure && failure->shard_error) {
     write_shard_error(buf, *failure->shard_error);

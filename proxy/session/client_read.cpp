@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "proxy/exec/gather_run.hpp"
 #include "proxy/exec/merge_build.hpp"
@@ -13,6 +14,7 @@
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/plan/spread_plan.hpp"
+#include "sql/relation_uses.hpp"
 
 namespace pgrange::proxy {
 
@@ -38,18 +40,79 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
     bind_pending = !ext->bind_answered;
     ext->bind_answered = true;
   }
-  HeldConnections held;
-  std::optional<exec::GatherContext> gather_ctx;
-  auto tree = co_await read_tree(plan, text, ext, out, held, gather_ctx);
-  std::optional<exec::ExecFailure> failure;
-  if (!tree) failure = tree.error();
-  bool ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream,
-                               bind_pending, cap);
-  if (tree) tree->reset();  // before its connections go back
-  for (auto& conn : held) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+  // What a merge of the shards' answers refuses once it sees them (a type pgrange cannot
+  // compare in ORDER BY, GROUP BY, a window, min/max) is gathered instead, as long as nothing
+  // reached the client: PostgreSQL computes it over the rows read into one shard.
+  bool may_gather = plan.merge && !plan.gather && !plan.copy_query && !plan.copy_out &&
+                    !plan.route.index_lookup && plan.route.shards.size() > 1;
+  std::optional<Plan> gathered;
+  std::optional<exec::ExecFailure> refused;
+  bool ok = false;
+  for (const Plan* p = &plan; p != nullptr;) {
+    HeldConnections held;
+    std::optional<exec::GatherContext> gather_ctx;
+    auto tree = co_await read_tree(*p, text, ext, out, held, gather_ctx);
+    std::optional<exec::ExecFailure> failure;
+    if (!tree) failure = tree.error();
+    ok = co_await send_tree(tree ? tree->get() : nullptr, std::move(failure), ext, out, stream,
+                            bind_pending, cap, may_gather && p == &plan ? &refused : nullptr);
+    if (tree) tree->reset();  // before its connections go back
+    for (auto& conn : held) {
+      worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+    }
+    p = nullptr;
+    if (!refused) continue;
+    std::optional<exec::ExecFailure> merge_refusal = std::exchange(refused, std::nullopt);
+    gathered = gather_instead(plan, text, ext);
+    if (gathered) {
+      spdlog::debug("session {}: gathered, as the merge refused: {}", key_pid_,
+                    merge_refusal->error->message);
+      p = &*gathered;
+    } else {
+      // No gather runs it: the merge's refusal is the answer.
+      ok = co_await send_tree(nullptr, std::move(merge_refusal), ext, out, stream, bind_pending,
+                              cap);
+    }
   }
   co_return ok;
+}
+
+std::optional<ClientSession::Plan> ClientSession::gather_instead(const Plan& plan,
+                                                                 std::string_view text,
+                                                                 const ExtendedMerge* ext) {
+  auto view = routing_view();
+  if (view == nullptr) return std::nullopt;
+  std::optional<routing::BindParams> params;
+  std::string_view whole = text;
+  if (ext != nullptr) {
+    params = bind_params(ext->bind_rest, ext->parameter_types);
+    if (!params) return std::nullopt;
+    whole = ext->statement_text;
+  }
+  // (A bound statement's plan keeps no analysis: it is the statement's, cached.)
+  const Analysis analysis = plan.analysis ? plan.analysis : worker_.analyze(whole);
+  if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
+  const sql::StatementInfo& s = (*analysis)->front();
+  if (s.kind != sql::StatementKind::kSelect || s.select_into || s.end > whole.size()) {
+    return std::nullopt;
+  }
+  // One table (with its conditions pushed down), or a join of one with reference tables: how
+  // the statement uses them, where its analysis did not say.
+  sql::StatementInfo with_uses = s;
+  if (with_uses.relations.empty()) {
+    if (s.begin != 0) return std::nullopt;
+    auto uses = sql::relation_uses_of(whole.substr(0, s.end));
+    if (!uses) return std::nullopt;
+    with_uses.relations = std::move(*uses);
+  }
+  // Without the shards' size estimates: no table is left in place to be merged again, every
+  // one is read into one shard.
+  auto gather = routing::plan_gather(*view, with_uses, whole, params ? &*params : nullptr, nullptr);
+  if (!gather) return std::nullopt;
+  Plan p = plan;
+  p.merge.reset();
+  p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
+  return p;
 }
 
 awaitable<Result<BackendConnection*>> ClientSession::hold_connection(int shard,

@@ -670,6 +670,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// (false: the whole answer stays in `out`, for an INSERT … SELECT).
   awaitable<bool> send_read(const Plan& plan, std::string_view text, ExtendedMerge* ext,
                             std::string& out, bool stream = true, const AnswerCap* cap = nullptr);
+  /// `plan`'s merge replaced by a gather of its table's rows (with a join's reference tables),
+  /// for when the merge refuses what the shards answered; nullopt when no gather runs it.
+  std::optional<Plan> gather_instead(const Plan& plan, std::string_view text,
+                                     const ExtendedMerge* ext);
   /// The tree of a read over several shards: a gather of several tables (plan.gather, whose
   /// context `gather_ctx` keeps), a read through a global index (route.index_lookup, simple
   /// protocol: its entries, then the rows they name, or the index alone when it stores every
@@ -720,9 +724,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// opened, unless it failed as PostgreSQL fails a Bind (a wrong count or code of result
   /// formats): then only the error, as PostgreSQL answers such a Bind. Returns false when the
   /// statement failed.
+  /// With `refused`: a refusal of pgrange's own (0A000) before anything was sent goes there,
+  /// and nothing of the answer is written to `buf`, for the caller to try another way.
   awaitable<bool> send_tree(exec::Operator* root, std::optional<exec::ExecFailure> failure,
                             const ExtendedMerge* ext, std::string& buf, bool stream = true,
-                            bool bind_pending = false, const AnswerCap* cap = nullptr);
+                            bool bind_pending = false, const AnswerCap* cap = nullptr,
+                            std::optional<exec::ExecFailure>* refused = nullptr);
   /// A message that follows a Bind pgrange answered for a merge (Describe, Execute, Sync, …).
   awaitable<bool> continue_extended_merge(char type, std::string_view body, std::string& out);
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its

@@ -1328,6 +1328,31 @@ SELECT a.id FROM accounts a WHERE a.email LIKE 'user1%' AND NOT EXISTS (SELECT 1
 SELECT kind, string_agg(id::text, ',' ORDER BY id) FROM events WHERE kind IN ('login', 'logout') AND id < 60 GROUP BY kind ORDER BY kind
 SELECT host, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM metrics WHERE host IN ('host0', 'host5') GROUP BY host ORDER BY host
 
+-- group: q merged types pgrange cannot compare
+-- (time, interval, inet, money: no merge orders, groups or windows them; their rows are
+-- gathered into one shard, which computes the answer. None of these may be refused.)
+SELECT n, (ts AT TIME ZONE 'UTC')::time AS at FROM t_ts WHERE n < 1000 ORDER BY at, n LIMIT 15
+SELECT (ts AT TIME ZONE 'UTC')::time AS at, count(*) FROM t_ts WHERE n < 1000 GROUP BY at ORDER BY at
+SELECT min((ts AT TIME ZONE 'UTC')::time), max((ts AT TIME ZONE 'UTC')::time), count(*) FROM t_ts WHERE n < 1000
+SELECT n, ts - timestamptz '2024-01-01 00:00:00+00' AS age FROM t_ts WHERE n BETWEEN -50 AND 249 ORDER BY age DESC, n LIMIT 10
+SELECT DISTINCT (ts - timestamptz '2024-01-01 00:00:00+00') / 7 AS w FROM t_ts WHERE n BETWEEN 0 AND 40 ORDER BY w
+SELECT max(ts - timestamptz '2024-01-01 00:00:00+00'), min(ts - timestamptz '2024-01-01 00:00:00+00') FROM t_ts WHERE n BETWEEN -50 AND 249
+SELECT id, ('10.' || grp || '.0.' || (abs(id) % 250))::inet AS addr FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY addr, id LIMIT 20
+SELECT ('10.' || grp || '.0.0')::inet AS net, count(*), sum(amount) FROM t_int GROUP BY net ORDER BY net
+SELECT ('10.' || grp || '.0.0/16')::cidr AS net, count(*) FROM t_int GROUP BY net HAVING count(*) > 10 ORDER BY net
+SELECT min(('10.' || grp || '.0.' || (abs(id) % 250))::inet), max(('192.168.' || grp || '.1')::inet) FROM t_int WHERE id BETWEEN -299 AND 299
+SELECT id, row_number() OVER (PARTITION BY grp ORDER BY ('10.0.0.' || (abs(id) % 250))::inet, id) FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY id
+SELECT n, rank() OVER (ORDER BY ts - timestamptz '2024-01-01 00:00:00+00') FROM t_ts WHERE n < 1000 ORDER BY n
+SELECT n, count(*) OVER (PARTITION BY (ts AT TIME ZONE 'UTC')::time) FROM t_ts WHERE n < 1000 ORDER BY n
+SELECT n, lag(n) OVER (PARTITION BY extract(hour FROM ts AT TIME ZONE 'UTC')::int % 3 ORDER BY (ts AT TIME ZONE 'UTC')::time, n) FROM t_ts WHERE n BETWEEN 0 AND 120 ORDER BY n
+SELECT id, amount::money AS m FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY m DESC, id LIMIT 10
+SELECT DISTINCT amount::money AS m FROM t_int WHERE id BETWEEN 0 AND 60 ORDER BY m
+SELECT grp, sum(amount::money), min(amount::money) FROM t_int GROUP BY grp ORDER BY grp
+SELECT DISTINCT ON (grp) grp, ('10.0.0.' || (abs(id) % 250))::inet AS a FROM t_int WHERE id BETWEEN -300 AND 300 ORDER BY grp, a
+SELECT (ts AT TIME ZONE 'UTC')::time AS at, string_agg(payload, ',' ORDER BY n) FROM t_ts WHERE n BETWEEN 0 AND 60 GROUP BY at ORDER BY at
+SELECT id, name FROM t_int WHERE id BETWEEN -59 AND 59 ORDER BY ('10.0.' || grp || '.1')::inet DESC, id LIMIT 12
+SELECT v.user_id, v.n, c.label, ('10.0.' || c.id || '.' || v.n)::inet AS a FROM j_visits v JOIN j_cats c ON c.id = v.n ORDER BY a, v.user_id LIMIT 15
+SELECT count(*) FROM (SELECT DISTINCT (ts AT TIME ZONE 'UTC')::time FROM t_ts WHERE n < 1000) d
 -- group: q windows computed on each shard
 SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
 SELECT user_id, n, rank() OVER (PARTITION BY user_id ORDER BY secs) FROM j_visits v ORDER BY user_id, n
