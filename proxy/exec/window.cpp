@@ -304,7 +304,8 @@ Result<void> Window::take(std::string body) {
                         std::to_string(memory_limit_) + " bytes)")
             .with_detail(std::to_string(held_.size()) +
                          " rows of one partition wait for the rows after them (peers of equal "
-                         "ORDER BY values, the rows lead() reads, or the partition's last row)")
+                         "ORDER BY values, the rows lead() reads, or the partition's last row), " +
+                         std::to_string(history_.size()) + " sent ones for lag() to read")
             .with_hint("raise query_memory, or order each window by columns that tell its rows "
                        "apart"));
   }
@@ -448,8 +449,13 @@ Result<std::string> Window::emit() {
   held_bytes_ -= held_cost(sent.row);
   ++sent_;
   if (max_lag_ > 0) {
+    // Held as long as lag() may read it: counted against query_memory as the rows ahead are.
+    held_bytes_ += held_cost(sent.row);
     history_.push_back(sent.row);
-    if (history_.size() > max_lag_) history_.pop_front();
+    if (history_.size() > max_lag_) {
+      held_bytes_ -= held_cost(history_.front());
+      history_.pop_front();
+    }
   }
   if (held_.empty()) last_ = std::move(sent.row);
   return routing::data_row_body(out);

@@ -1606,6 +1606,27 @@ TEST(MergeTreeWindow, WhatAPartitionHoldsCountsAgainstQueryMemory) {
   for (const Row& row : parts.rows) EXPECT_EQ(row[1], "10");
 }
 
+TEST(MergeTreeWindow, TheRowsLagReadsCountAgainstQueryMemory) {
+  // lag(id, 200) keeps the last 200 rows sent: about 16 KiB, over a cap of 8 KiB; lag(id, 2)
+  // keeps two, and runs under the same cap.
+  const std::string d = describe({{"id", kInt8}});
+  std::vector<Rows> shards(3);
+  for (int i = 0; i < 600; ++i) shards[static_cast<size_t>(i % 3)].push_back({std::to_string(i)});
+  MergeQuery far = windows("SELECT id, lag(id, 200) OVER (ORDER BY id) FROM t");
+  Outcome whole = merged(far, {d}, shards);
+  ASSERT_EQ(whole.rows.size(), 600u);
+  EXPECT_EQ(whole.rows[199][1], std::nullopt);
+  EXPECT_EQ(whole.rows[599][1], "399");
+  Outcome capped = run_rows(far, {d}, shards, {.memory_limit = 8192});
+  ASSERT_TRUE(capped.error.has_value());
+  EXPECT_EQ(capped.error->sqlstate, "53200");
+  EXPECT_NE(capped.error->detail.find("for lag() to read"), std::string::npos);
+  MergeQuery near = windows("SELECT id, lag(id, 2) OVER (ORDER BY id) FROM t");
+  Outcome fits = merged(near, {d}, shards, {.memory_limit = 8192});
+  ASSERT_EQ(fits.rows.size(), 600u);
+  EXPECT_EQ(fits.rows[599][1], "597");
+}
+
 TEST(MergeTreeWindow, WhatPgrangeDoesNotComputeIsGathered) {
   for (const char* sql : {
            "SELECT ntile(amount) OVER (ORDER BY id) FROM t",
