@@ -18,6 +18,8 @@ std::optional<InsertSelect> read_insert_select(std::string_view sql) {
   }
   InsertSelect out;
   out.returning = ins->n_returning_list > 0;
+  out.limited =
+      source->select_stmt->limit_count != nullptr || source->select_stmt->limit_offset != nullptr;
   auto query = deparse_node(tree->get(), source);  // the query on its own
   // The INSERT without it: PostgreSQL's grammar reads no query as DEFAULT VALUES, which is
   // where the rows go.

@@ -15,6 +15,8 @@ struct InsertSelect {
   std::string before_rows;  ///< "INSERT INTO t (a, b)" …
   std::string after_rows;   ///< " ON CONFLICT … RETURNING …", or empty
   bool returning = false;
+  /// The query has a LIMIT or OFFSET of its own (at its top level).
+  bool limited = false;
 };
 
 /// Reads `sql` when it is one INSERT whose rows come from a query (not VALUES, not DEFAULT

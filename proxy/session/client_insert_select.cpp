@@ -191,9 +191,13 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   if (parts.error()) co_return done(*parts.error());
   if (parts.rows() == 0) {
     // Nothing to insert: the INSERT with a query that finds nothing anywhere gives
-    // PostgreSQL's answer (RETURNING's columns included) from one shard.
-    std::string none = ins->before_rows + " SELECT * FROM (" + ins->query +
-                       ") AS pgrange_no_rows WHERE false" + ins->after_rows;
+    // PostgreSQL's answer (RETURNING's columns included) from one shard. `(query) LIMIT 0`
+    // keeps an untyped literal of the query (SELECT NULL, …) the target column's, as the
+    // INSERT's own query; one with a LIMIT of its own goes in a derived table instead.
+    std::string none = ins->limited
+                           ? ins->before_rows + " SELECT * FROM (" + ins->query +
+                                 ") AS pgrange_no_rows WHERE false" + ins->after_rows
+                           : ins->before_rows + " (" + ins->query + ") LIMIT 0" + ins->after_rows;
     // (An INSERT, which no read's tree runs: sent on a connection of its own, or the block's
     // first part.)
     std::shared_ptr<BackendConnection> conn;
