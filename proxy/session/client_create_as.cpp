@@ -15,6 +15,7 @@
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "sql/create_as.hpp"
+#include "sql/modifying_with.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -125,7 +126,9 @@ awaitable<void> ClientSession::insert_select_step(std::string_view insert_sql, s
     if (coord_) coord_->failed = true;
     txn_status_ = 'E';
   };
-  auto expanded = co_await expand_insert_select(insert_sql);
+  // (WITH … INSERT … query: an INSERT … SELECT whose query has the WITH.)
+  std::optional<std::string> with_insert = sql::with_inside_insert(insert_sql);
+  auto expanded = co_await expand_insert_select(with_insert ? *with_insert : insert_sql);
   if (!expanded) {
     fail_step(expanded.error());
     co_return;

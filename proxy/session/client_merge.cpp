@@ -166,6 +166,11 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         }
         co_return co_await run_index_ddl(plan, &run);
       }
+      if (m.modifying_with) {
+        ExtendedMerge run = std::move(m);
+        extended_merge_.reset();
+        co_return co_await run_bound_modifying_with(run);
+      }
       if (m.write_gather) {
         ExtendedMerge run = std::move(m);
         extended_merge_.reset();

@@ -17,6 +17,7 @@
 #include "routing/plan/spread_plan.hpp"
 #include "sql/copy_statement.hpp"
 #include "sql/hash_sharded_key.hpp"
+#include "sql/modifying_with.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
@@ -710,12 +711,25 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *e, out);
       co_return false;
     }
+    // A data-modifying WITH over several shards: its parts run one after the other in one
+    // transaction (client_modifying_with.cpp).
+    if (kw == "with") {
+      auto m = co_await run_modifying_with(text);
+      if (!m) {
+        ok = refuse(type, m.error(), out);
+        co_return false;
+      }
+      if (*m) co_return false;
+    }
     // INSERT … SELECT whose rows pgrange must route: its query runs here, its rows become an
     // INSERT … VALUES (client_insert_select.cpp), which goes on from here as if the client
     // had sent it.
     bool expanded = false;
-    if (kw == "insert") {
-      auto e = co_await expand_insert_select(text);
+    // (WITH … INSERT … query: an INSERT … SELECT whose query has the WITH.)
+    std::optional<std::string> with_insert =
+        kw == "with" ? sql::with_inside_insert(text) : std::nullopt;
+    if (kw == "insert" || with_insert) {
+      auto e = co_await expand_insert_select(with_insert ? *with_insert : text);
       if (!e) {
         ok = refuse(type, e.error(), out);
         co_return false;
@@ -824,6 +838,18 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   // VALUES insert, the common Binds, costs one look at its analysis.
   const sql::StatementInfo* one =
       p.analysis && *p.analysis && (*p.analysis)->size() == 1 ? &(*p.analysis)->front() : nullptr;
+  if (type == 'B' && one != nullptr && p.kind == Plan::Kind::kRefuse && p.error &&
+      p.error->sqlstate == sqlstate::kFeatureNotSupported && runs_statements_itself() &&
+      txn_status_ != 'E' &&
+      std::any_of(one->relations.begin(), one->relations.end(),
+                  [](const sql::RelationUse& u) { return u.writes && !u.target; })) {
+    // A data-modifying WITH over several shards: run in parts at its Execute
+    // (client_modifying_with.cpp), which says what it refuses.
+    ExtendedMerge m = answer_bind(body);
+    m.modifying_with = true;
+    extended_merge_ = std::move(m);
+    co_return false;
+  }
   if (type == 'B' && one != nullptr &&
       ((one->kind == sql::StatementKind::kInsert && !one->insert_values) ||
        one->kind == sql::StatementKind::kCreateTable)) {

@@ -35,6 +35,7 @@
 #include "sql/cursor_statement.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/merge_query.hpp"
+#include "sql/modifying_with.hpp"
 #include "sql/sequence_call.hpp"
 #include "sql/session_statement.hpp"
 #include "sql/statement_info.hpp"
@@ -281,6 +282,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     std::shared_ptr<const routing::GatherPlan> gather;  ///< instead of `merge`
     /// A write reading tables from other shards: what reads them (Plan::gathered_write).
     std::shared_ptr<const routing::GatherPlan> write_gather;
+    /// A data-modifying WITH over several shards (run_bound_modifying_with).
+    bool modifying_with = false;
     routing::Route route;
     bool describe = false;       ///< the client asked for the portal's RowDescription
     bool bind_answered = false;  ///< BindComplete already sent
@@ -692,6 +695,30 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// write with their rows written in left in expanded_sql_ to be routed as any write (true);
   /// false when it is no such write.
   awaitable<Result<bool>> expand_write_reads(std::string_view sql);
+  /// A Query of one statement whose WITH holds data-modifying CTEs over several shards
+  /// (client_modifying_with.cpp): each such CTE run as a statement of its own, its RETURNING
+  /// rows written into the statement in its place, the statement run with them, in one
+  /// transaction; answered here (true). false: not such a statement, or one that runs on one
+  /// shard as it is. Err: refused before anything ran.
+  awaitable<Result<bool>> run_modifying_with(std::string_view sql);
+  /// The same at the Execute of a Bind that binds such a statement (ExtendedMerge::
+  /// modifying_with): its parameters written in as literals, its answer in the Bind's formats.
+  awaitable<bool> run_bound_modifying_with(ExtendedMerge& run);
+  /// Whether `sql` is a data-modifying WITH over several shards pgrange runs in parts, taken
+  /// apart (nullopt: not one). Err: one it refuses, and why.
+  Result<std::optional<sql::ModifyingWith>> modifying_with_plan(std::string_view sql);
+  /// Its data-modifying CTEs, then the statement with their rows, in the coordinated
+  /// transaction: the statement's answer (or the error that failed it) appended to `answer`.
+  awaitable<void> modifying_with_steps(const sql::ModifyingWith& with, std::string& answer);
+  /// One statement of a data-modifying WITH run in the coordinated transaction as a Query of it
+  /// would run (INSERT … SELECT rows routed, reads of other shards, keys made), its answer
+  /// appended to `out`; a failure fails the transaction (its error in `out`).
+  awaitable<void> run_with_part(const std::string& sql, std::string& out);
+  /// The answer of a data-modifying CTE (RowDescription and DataRows) as a query of its rows
+  /// (VALUES, their types as the part names them), within query_memory.
+  awaitable<Result<std::string>> rows_written_in(std::string_view answer);
+  /// `e` for the client, and the coordinated transaction failed.
+  void fail_modifying_with(const Error& e, std::string& answer);
   /// Where the answer of a gather plan goes: to the client (read_tree's Gather, whose answer
   /// goes where the tree's does), nowhere (EXPLAIN ANALYZE), or no answer: only the inputs are
   /// read (the statement with their rows is the outcome's).

@@ -225,6 +225,7 @@ INSERT INTO arch VALUES (808, 'nested', (SELECT count(*) FROM a WHERE n IN (SELE
 INSERT INTO arch VALUES (1809, 'a', 1, (SELECT v FROM a WHERE id = 24)), (2809, 'b', 2, (SELECT w FROM b WHERE id = 24))
 
 -- group: writing CTEs
+-- expect: run
 WITH d AS (DELETE FROM a WHERE id BETWEEN 86 AND 88 RETURNING id, v) INSERT INTO arch SELECT id + 2000, 'moved', id, v FROM d
 WITH d AS (DELETE FROM b WHERE id = 77 RETURNING *) INSERT INTO arch SELECT id + 1000, 'b', id, w FROM d
 WITH d AS (DELETE FROM arch WHERE src = 'moved' RETURNING ref, v) INSERT INTO a SELECT ref, v, 0 FROM d
@@ -248,6 +249,37 @@ WITH x AS (SELECT id FROM a WHERE id = 23), y AS (UPDATE b SET w = 'y' WHERE id 
 WITH d AS (DELETE FROM u WHERE code = 9 RETURNING code, label) INSERT INTO arch SELECT 955, 'u', code, label FROM d
 WITH x AS (SELECT id FROM b WHERE id BETWEEN 70 AND 79) DELETE FROM a USING x WHERE a.id = x.id RETURNING a.id
 WITH s AS (SELECT id, v FROM a WHERE id BETWEEN 1 AND 5) INSERT INTO arch SELECT id + 1200, 'cte select', id, v FROM s
+
+-- group: data-modifying WITH over several shards
+-- expect: run
+WITH d AS (DELETE FROM a WHERE id BETWEEN 61 AND 66 RETURNING id, v, n) INSERT INTO arch SELECT id + 5000, 'dm', n, v FROM d RETURNING id, ref, v
+WITH d AS (DELETE FROM arch WHERE src = 'dm' AND id < 5064 RETURNING ref, v, id - 5000 AS k) INSERT INTO a SELECT k, v || ' back', ref FROM d
+WITH u AS (UPDATE b SET m = coalesce(m, 0) + 10, w = w || '!' WHERE id BETWEEN 20 AND 80 RETURNING id, m, w) SELECT count(*), sum(m), min(w), max(id) FROM u
+WITH u AS (UPDATE b SET m = m - 10 WHERE id BETWEEN 20 AND 80 AND m >= 10 RETURNING id, m) SELECT id, m FROM u WHERE m > 3 ORDER BY m DESC, id LIMIT 7
+WITH i AS (INSERT INTO arch VALUES (6001, 'dm2', 5, 'x''y'), (6101, 'dm2', 95, NULL), (6201, 'dm2', 50, 'z') RETURNING *) SELECT i.id, i.v, a.v AS a_v FROM i JOIN a ON a.id = i.ref ORDER BY i.id
+WITH d1 AS (DELETE FROM b WHERE id IN (3, 48, 93) RETURNING id, w), d2 AS (UPDATE c SET note = 'b gone ' || d1.w FROM d1 WHERE c.x = d1.id RETURNING c.x, c.y), d3 AS (INSERT INTO arch SELECT x * 1000 + ascii(y) + 70000, 'dm3', x, y FROM d2 RETURNING id) SELECT (SELECT count(*) FROM d1) AS b_rows, (SELECT count(*) FROM d2) AS c_rows, (SELECT count(*) FROM d3) AS arch_rows
+WITH d AS (DELETE FROM a WHERE id BETWEEN 1000 AND 2000 RETURNING id, v) INSERT INTO arch SELECT id, 'none', 0, v FROM d
+WITH d AS (DELETE FROM a WHERE id > 5000 RETURNING *) SELECT count(*), max(id) FROM d
+WITH d AS (DELETE FROM b WHERE id BETWEEN 97 AND 99) SELECT count(*) FROM a WHERE id > 90
+WITH d AS (DELETE FROM h WHERE id BETWEEN 30 AND 34 RETURNING id, a_id, val) UPDATE a SET n = d.val + 100 FROM d WHERE a.id = d.a_id RETURNING a.id, a.n
+WITH u AS (UPDATE g SET score = score + 1 WHERE grp = 3 RETURNING id, email, score) INSERT INTO arch SELECT id + 8000, 'g', score, email FROM u
+WITH x AS (SELECT id FROM b WHERE m = 1), d AS (DELETE FROM c WHERE a_id IN (SELECT id * 2 FROM x) AND y = 'q' RETURNING x, note) SELECT count(*), min(note) FROM d
+WITH d AS (DELETE FROM a WHERE id BETWEEN 70 AND 72 RETURNING id, v) INSERT INTO arch SELECT NULL, 'fails', id, v FROM d
+WITH u AS (UPDATE a SET n = n / (n - n) WHERE id BETWEEN 10 AND 90 RETURNING id) SELECT count(*) FROM u
+WITH d AS (DELETE FROM b WHERE id = 50 RETURNING id, w, m, 1.5::numeric(4,2) AS r, ARRAY[id, m] AS arr, (id, w) AS pair) SELECT * FROM d
+BEGIN
+WITH d AS (DELETE FROM a WHERE id BETWEEN 73 AND 75 RETURNING id, v) INSERT INTO arch SELECT id + 9000, 'blk', id, v FROM d
+SELECT count(*) FROM arch WHERE src = 'blk'
+ROLLBACK
+BEGIN
+UPDATE a SET v = 'in block' WHERE id = 76
+WITH d AS (DELETE FROM a WHERE id BETWEEN 76 AND 78 RETURNING id, v) INSERT INTO arch SELECT id + 9000, 'blk2', id, v FROM d
+COMMIT
+
+-- group: data-modifying WITH that one snapshot would answer differently
+WITH d AS (DELETE FROM a WHERE id = 5 OR id = 95 RETURNING id) SELECT count(*) FROM a
+WITH u AS (UPDATE b SET m = 0 WHERE id BETWEEN 1 AND 99 RETURNING id) UPDATE b SET w = 'twice' WHERE id IN (SELECT id FROM u)
+WITH d AS (DELETE FROM b WHERE id BETWEEN 10 AND 90) SELECT * FROM d
 
 -- group: INSERT … SELECT
 -- expect: run
@@ -681,6 +713,12 @@ DELETE FROM rf WHERE id = 70 RETURNING *
 
 -- group: INSERT … SELECT from a reference table into a spread one
 INSERT INTO fk_rf SELECT 100 + id, id, label FROM rf WHERE id < 4
+
+-- group: data-modifying WITH writing a reference table
+-- expect: run
+WITH r AS (UPDATE rf SET rate = coalesce(rate, 0) + 1 WHERE id < 6 RETURNING id, rate) SELECT count(*), sum(rate) FROM r
+WITH d AS (DELETE FROM a WHERE id BETWEEN 80 AND 82 RETURNING id, v) INSERT INTO rf SELECT id + 100, v, 0 FROM d RETURNING id, label
+WITH r AS (DELETE FROM rf WHERE id > 180 RETURNING id, label) INSERT INTO arch SELECT id + 9500, 'rf', id, label FROM r
 
 -- group: writes to a reference table reading spread tables
 UPDATE rf SET rate = (SELECT count(*) FROM a WHERE a.n = rf.id)
