@@ -58,17 +58,10 @@ awaitable<Result<std::string>> ClientSession::write_parameters_in(
     if (names[i].empty()) unknown += (unknown.empty() ? "" : ",") + std::to_string(oids[i]);
   }
   if (!unknown.empty()) {
-    std::string request;
-    write_query(request, "SELECT t::text, format_type(t, NULL) FROM unnest('{" + unknown +
-                             "}'::oid[]) AS t");
-    if (auto e = co_await start_request(**part, std::move(request))) {
-      (*part)->mark_broken();
-      co_return tl::unexpected(*e);
-    }
-    auto reply = co_await read_replies(**part);
-    if (!reply) co_return tl::unexpected(reply.error());
-    for (const std::string& row : reply->rows) {
-      auto values = data_row_values(row);
+    auto rows = co_await query_rows(**part, "SELECT t::text, format_type(t, NULL) FROM unnest('{" +
+                                                unknown + "}'::oid[]) AS t");
+    if (!rows) co_return tl::unexpected(rows.error());
+    for (const auto& values : *rows) {
       if (values.size() != 2 || !values[0] || !values[1]) continue;
       for (size_t i = 0; i < oids.size(); ++i) {
         if (names[i].empty() && std::to_string(oids[i]) == *values[0]) names[i] = *values[1];

@@ -342,17 +342,12 @@ awaitable<Result<std::string>> ClientSession::rows_written_in(std::string_view a
   int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
   auto part = co_await coordinated_part(shard);
   if (!part) co_return tl::unexpected(part.error());
-  std::string request;
-  write_query(request, "SELECT format_type(t, m) FROM unnest('{" + oids + "}'::oid[], '{" + mods +
-                           "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY i");
-  if (auto e = co_await start_request(**part, std::move(request))) {
-    (*part)->mark_broken();
-    co_return tl::unexpected(*e);
-  }
-  auto reply = co_await read_replies(**part);
-  if (!reply) co_return tl::unexpected(reply.error());
-  for (const std::string& row : reply->rows) {
-    auto values = data_row_values(row);
+  auto named = co_await query_rows(**part, "SELECT format_type(t, m) FROM unnest('{" + oids +
+                                               "}'::oid[], '{" + mods +
+                                               "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER "
+                                               "BY i");
+  if (!named) co_return tl::unexpected(named.error());
+  for (const auto& values : *named) {
     if (values.size() != 1 || !values[0]) break;
     types.push_back(*values[0]);
   }

@@ -1086,6 +1086,23 @@ awaitable<std::optional<Error>> ClientSession::start_request(BackendConnection& 
   co_return std::nullopt;
 }
 
+awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> ClientSession::query_rows(
+    BackendConnection& conn, const std::string& sql) {
+  if (auto e = co_await start_query(conn, sql)) {
+    conn.mark_broken();
+    co_return tl::unexpected(*e);
+  }
+  auto reply = co_await read_replies(conn);
+  if (!reply) co_return tl::unexpected(reply.error());
+  if (reply->error) {
+    ErrorFields f = parse_error_fields(*reply->error);
+    co_return tl::unexpected(Error::make(f.sqlstate, f.message));
+  }
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const std::string& row : reply->rows) rows.push_back(data_row_values(row));
+  co_return rows;
+}
+
 std::string ClientSession::utility_request(std::string_view sql, const ExtendedMerge* ext) {
   std::string request;
   if (ext == nullptr) {

@@ -766,6 +766,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string_view parameter_types(std::string_view statement) const;
   /// Sends what brings a pooled connection to the client's session settings, then `request`.
   awaitable<std::optional<Error>> start_request(BackendConnection& conn, std::string request);
+  /// The rows (text values) of a Query `sql` on `conn` (after start_request's settings); Err:
+  /// its error, or why it could not be read.
+  awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> query_rows(
+      BackendConnection& conn, const std::string& sql);
   /// `describe`: with its RowDescription first; `formats`: the result formats a Bind asked for
   /// (none: text). The error (and nothing written) when a value has no binary form pgrange
   /// knows, or the formats do not fit the columns.
