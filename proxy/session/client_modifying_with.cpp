@@ -65,25 +65,47 @@ Result<std::optional<sql::ModifyingWith>> ClientSession::modifying_with_plan(std
   if (!split) return tl::unexpected(split.error());
   if (!*split) return none;
   const sql::ModifyingWith& with = **split;
-  // PostgreSQL runs every part on one snapshot: no part sees what another writes. One after
-  // the other they would, where a table a data-modifying CTE writes is used anywhere else.
-  for (const sql::RelationUse& w : info.relations) {
-    if (!w.writes || w.target || w.location < 0) continue;
-    size_t at = static_cast<size_t>(w.location) - info.begin;
-    const sql::ModifyingWith::Cte* mine = nullptr;
+  // PostgreSQL runs every part on one snapshot: no part sees what another writes, and the
+  // actions of foreign keys come at the statement's end. One after the other they would see
+  // them, where a table a data-modifying CTE writes is used anywhere else: directly (by its
+  // name, in any schema), through a view or a function, or (a reference table, which foreign
+  // keys may reference) by what reads or changes another table's rows.
+  auto cte_of = [&](int location) -> const sql::ModifyingWith::Cte* {
+    if (location < 0) return nullptr;
+    size_t at = static_cast<size_t>(location) - info.begin;
     for (const auto& c : with.ctes) {
-      if (c.writes && at >= c.body && at < c.body_end) mine = &c;
+      if (c.writes && at >= c.body && at < c.body_end) return &c;
     }
+    return nullptr;
+  };
+  auto refused = [](const std::string& table, const std::string& how) {
+    return tl::unexpected(not_supported(
+        "a data-modifying WITH over several shards that writes table \"" + table +
+            "\" and uses it elsewhere in the statement (" + how + ") is not supported",
+        "write the table in a statement of its own, in a transaction block"));
+  };
+  for (const sql::RelationUse& w : info.relations) {
+    if (!w.writes || w.target) continue;
+    const sql::ModifyingWith::Cte* mine = cte_of(w.location);
+    const routing::TableDescriptor* written = view->find_table(w.table.schema, w.table.name);
     for (const sql::RelationUse& u : info.relations) {
-      if (u.location < 0 || u.table.name != w.table.name || u.table.schema != w.table.schema) {
-        continue;
+      if (cte_of(u.location) == mine && mine != nullptr) continue;
+      if (u.table.name == w.table.name) return refused(w.table.name, u.construct);
+      if (const routing::ReaderDescriptor* v = view->find_view(u.table.schema, u.table.name)) {
+        if (!v->reads.empty()) return refused(w.table.name, "view \"" + u.table.name + "\"");
       }
-      size_t other = static_cast<size_t>(u.location) - info.begin;
-      if (mine != nullptr && other >= mine->body && other < mine->body_end) continue;
-      return tl::unexpected(not_supported(
-          "a data-modifying WITH over several shards that writes table \"" + w.table.name +
-              "\" and uses it elsewhere in the statement (" + u.construct + ") is not supported",
-          "write the table in a statement of its own, in a transaction block"));
+      bool insert_target = u.target && info.kind == sql::StatementKind::kInsert;
+      if (written != nullptr && written->reference && !insert_target) {
+        return refused(w.table.name, "its foreign keys' actions on table \"" + u.table.name +
+                                         "\", at the statement's end");
+      }
+    }
+    for (const sql::TableRef& f : info.functions) {
+      for (const routing::ReaderDescriptor* r : view->find_functions(f.schema, f.name)) {
+        if (!r->reads.empty() || !r->calls.empty()) {
+          return refused(w.table.name, "function " + f.name + "()");
+        }
+      }
     }
   }
   if (!floats_exact()) {
