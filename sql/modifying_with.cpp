@@ -65,7 +65,8 @@ std::vector<std::string> ModifyingWith::bodies() const {
 }
 
 bool ModifyingWith::names_cte(std::string_view sql, size_t i) const {
-  auto tokens = scan_tokens(std::string(sql));
+  const std::string text(sql);  // the tokens point into it
+  auto tokens = scan_tokens(text);
   if (!tokens) return true;  // unknown: counted as read
   return std::any_of(tokens->begin(), tokens->end(),
                      [&](const SqlToken& t) { return folded(t.text) == ctes[i].name; });
