@@ -18,7 +18,6 @@
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/merge/merge_rows.hpp"
-#include "routing/plan/gather_plan.hpp"
 #include "sql/modifying_with.hpp"
 #include "sql/session_statement.hpp"
 
