@@ -4,11 +4,15 @@
 
 #include "proxy/exec/gather_reads.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
 
+#include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
+#include "routing/merge/merge_rows.hpp"
 
 namespace pgrange::proxy::exec {
 namespace {
@@ -17,6 +21,10 @@ namespace {
 /// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
 constexpr size_t kRowOverhead = sizeof(std::string) + 16;
 constexpr size_t kValueOverhead = sizeof(std::string) + 48;
+
+/// PostgreSQL's record and record[] (pg_type.dat), whose values' text no cast reads back.
+constexpr uint32_t kRecordOid = 2249;
+constexpr uint32_t kRecordArrayOid = 2287;
 
 /// The type OID of column `i` of a RowDescription body (0 when it has none).
 uint32_t column_type(std::string_view description, size_t i) {
@@ -61,15 +69,26 @@ GatherReads::GatherReads(const routing::GatherPlan& plan, GatherContext& ctx, bo
       provided_types_(plan.inputs.size()),
       started_(plan.inputs.size()),
       read_(plan.inputs.size(), false),
-      kept_(plan.inputs.size(), false) {
+      kept_(plan.inputs.size(), false),
+      summarized_(plan.inputs.size(), false) {
   outcome_.steps.resize(plan.inputs.size());
 }
 
 awaitable<ExecResult<void>> GatherReads::open() {
   mark_started();
+  // Queries answered over the shards first (the plan puts them first), each on its own: a
+  // merge reads its shards' answers to their end before anything else is sent there. Not
+  // when the session prints floats inexactly: the rows read would not be the values.
+  for (size_t i = 0; i < plan_.inputs.size() && outcome_.ok(); ++i) {
+    if (plan_.inputs[i].summary && ctx_.summarize && ctx_.float_digits_sql.empty()) {
+      summarized_[i] = co_await read_summary(i);
+      read_[i] = summarized_[i];
+    }
+  }
   // The inputs, in the plan's order: those that need nothing read before them go out together;
   // a lookup waits for its source.
   for (size_t i = 0; i < plan_.inputs.size() && outcome_.ok(); ++i) {
+    if (summarized_[i]) continue;
     const auto& lookup = plan_.inputs[i].lookup;
     if (lookup && !read_[lookup->source]) co_await read_pending();
     for (size_t k = 0; k < i; ++k) read_[k] = read_[k] || pending_.empty();
@@ -201,6 +220,173 @@ awaitable<void> GatherReads::send_input(size_t i) {
       pending_.push_back(p);
     }
   }
+}
+
+awaitable<bool> GatherReads::read_summary(size_t i) {
+  const routing::GatherInput& in = plan_.inputs[i];
+  started_[i] = std::chrono::steady_clock::now();
+  if (!ctx_.summary_route) co_return false;
+  auto to = ctx_.summary_route(plan_.summary_sql(i));
+  if (!to || to->empty()) co_return false;  // its table's rows are read, as the plan says
+  std::vector<int> shards = std::move(*to);
+  std::sort(shards.begin(), shards.end());
+  // Each shard in the statement's snapshot there: its own transaction opened first.
+  std::vector<BackendConnection*> conns;
+  std::vector<BackendConnection*> opening;
+  for (int shard : shards) {
+    std::string prefix;
+    auto conn = co_await connection(shard, true, false, prefix);
+    if (!conn) {
+      outcome_.error = conn.error();
+      co_return true;
+    }
+    ++reads_[shard];
+    conns.push_back(*conn);
+    if (prefix.empty()) continue;
+    std::string request;
+    write_query(request, prefix);
+    if (auto r = co_await (*conn)->send(request); !r) {
+      (*conn)->mark_broken();
+      outcome_.error = r.error();
+      co_return true;
+    }
+    opening.push_back(*conn);
+  }
+  for (BackendConnection* conn : opening) {
+    auto e = co_await drain(*conn);
+    if (!e && outcome_.ok()) outcome_.error = e.error();
+    if (e && *e && outcome_.ok()) outcome_.shard_error = std::move(**e);
+  }
+  if (!outcome_.ok()) co_return true;
+  auto made = co_await ctx_.summarize(in.summary->merge, conns);
+  if (!made) {
+    fail(made.error());
+    co_return true;
+  }
+  std::unique_ptr<Operator> merge = std::move(*made);
+  std::optional<ExecFailure> failed;
+  if (auto opened = co_await merge->open(); !opened) failed = opened.error();
+  std::vector<routing::ResultField> fields;
+  if (!failed) {
+    auto f = routing::read_row_description(merge->columns());
+    if (!f || f->empty()) {
+      failed = ExecFailure::of(
+          f ? Error::make(sqlstate::kFeatureNotSupported, "a query of no columns") : f.error());
+    } else {
+      fields = std::move(*f);
+    }
+  }
+  // Its rows, column by column, as query_memory counts them.
+  std::vector<std::vector<std::optional<std::string>>> columns(fields.size());
+  size_t held = 0;
+  uint64_t rows = 0;
+  while (!failed) {
+    Batch batch;
+    auto more = co_await merge->next(batch);
+    for (std::string_view rest = batch.data;;) {
+      FrameResult fr = read_typed_frame(rest, rest.size());
+      if (fr.status != FrameStatus::kReady) break;
+      if (fr.frame.type == 'D') {
+        auto values = data_row_values(rest.substr(5, fr.frame.total_size - 5));
+        ++rows;
+        for (size_t c = 0; c < columns.size(); ++c) {
+          std::optional<std::string> v = c < values.size() ? std::move(values[c]) : std::nullopt;
+          // Its text twice more (the array literal, the statement's message), as for rows.
+          held += (v ? 3 * v->size() : 4) + kRowOverhead;
+          columns[c].push_back(std::move(v));
+        }
+      }
+      rest.remove_prefix(fr.frame.total_size);
+    }
+    if (!more) {
+      failed = more.error();
+    } else if (held_ + 2 * text_ + held > ctx_.memory_limit) {
+      failed = ExecFailure::of(
+          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                   std::to_string(ctx_.memory_limit) + " bytes)")
+              .with_detail("The rows of a query of table \"" + in.table +
+                           "\" and the tables read before it hold " +
+                           std::to_string(held_ + 2 * text_ + held) + " bytes.")
+              .with_hint("narrow the query with conditions on the tables' keys, or raise "
+                         "query_memory in pgrange's configuration"));
+    } else if (!*more) {
+      break;
+    }
+  }
+  co_await merge->close(failed.has_value());
+  if (failed) {
+    // A merge that meets values it cannot compare refuses (0A000) before it answers anything:
+    // the table's rows are read instead, and PostgreSQL computes the query.
+    if (!failed->shard_error && failed->error &&
+        failed->error->sqlstate == sqlstate::kFeatureNotSupported) {
+      spdlog::debug("a query of {} is read as its table's rows: {}", in.table,
+                    failed->error->message);
+      co_return false;
+    }
+    fail(*failed);
+    co_return true;
+  }
+  // A column of an anonymous row type (record, record[]) cannot be written back from its text:
+  // the table's rows are read instead.
+  if (std::any_of(fields.begin(), fields.end(), [](const routing::ResultField& f) {
+        return f.type_oid == kRecordOid || f.type_oid == kRecordArrayOid;
+      })) {
+    co_return false;
+  }
+  // The columns' types as format_type writes them (their modifiers too), asked of a shard read.
+  std::string oids, mods;
+  for (const auto& f : fields) {
+    oids += (oids.empty() ? "" : ",") + std::to_string(f.type_oid);
+    mods += (mods.empty() ? "" : ",") + std::to_string(f.type_mod);
+  }
+  std::string request;
+  write_query(request, "SELECT format_type(t, m) FROM unnest('{" + oids + "}'::oid[], '{" + mods +
+                           "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY i");
+  std::vector<std::string> types;
+  std::optional<std::string> shard_error;
+  if (auto r = co_await conns.front()->send(request); !r) {
+    conns.front()->mark_broken();
+    outcome_.error = r.error();
+    co_return true;
+  }
+  for (;;) {
+    char type = 0;
+    std::string body;
+    if (auto r = co_await conns.front()->read_message(type, body); !r) {
+      conns.front()->mark_broken();
+      outcome_.error = r.error();
+      co_return true;
+    }
+    if (type == 'Z') break;
+    if (type == 'E' && !shard_error) shard_error = std::move(body);
+    if (type == 'D') {
+      auto values = data_row_values(body);
+      if (!values.empty() && values[0]) types.push_back(std::move(*values[0]));
+    }
+  }
+  if (shard_error) {
+    outcome_.shard_error = std::move(shard_error);
+    co_return true;
+  }
+  if (types.size() != fields.size()) {
+    outcome_.error =
+        Error::make(sqlstate::kInternalError, "cannot name the types of a query's rows");
+    co_return true;
+  }
+  std::vector<std::string> names;
+  for (const auto& f : fields) names.push_back(f.name);
+  std::string query = routing::summary_rows_sql(names, types, columns, in.summary->merge.ordered());
+  held_ += held;
+  rows_[i] = {std::move(query)};
+  auto& step = outcome_.steps[i];
+  step.shards = shards;
+  step.rows = rows;
+  step.reads = 1;
+  step.summarized = true;
+  step.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_[i])
+          .count();
+  co_return true;
 }
 
 awaitable<void> GatherReads::read_pending() {

@@ -25,6 +25,9 @@ struct GatherContext {
   std::function<awaitable<Result<BackendConnection*>>(int)> connection;
   /// The shards a read of one table (SELECT … FROM t WHERE …) reaches: the router's answer.
   std::function<Result<std::vector<int>>(const std::string&)> route;
+  /// The shards a query of one table that a merge answers reads (the router's answer, whose
+  /// refusal only says that a merge must combine what they answer); none: unknown.
+  std::function<Result<std::vector<int>>(const std::string&)> summary_route;
   /// No transaction block holds the connections: each shard's reads run in one REPEATABLE READ
   /// transaction of the statement's own (one snapshot per shard), ended when it is done.
   bool own_transaction = false;
@@ -48,6 +51,12 @@ struct GatherContext {
   std::function<awaitable<ExecResult<std::unique_ptr<Operator>>>(
       sql::MergeQuery, const std::vector<BackendConnection*>&, bool in_transaction)>
       merge;
+  /// Makes the Merge of a query of one table (an input's Summary: no parameters, text results)
+  /// on its shards' connections, in the statement's transactions there; empty: every input's
+  /// table rows are read.
+  std::function<awaitable<ExecResult<std::unique_ptr<Operator>>>(
+      sql::MergeQuery, const std::vector<BackendConnection*>&)>
+      summarize;
 };
 
 /// How it went: the rows sent, or a shard's ErrorResponse body, or pgrange's own error.
@@ -66,6 +75,8 @@ struct GatherOutcome {
     size_t reads = 0;
     /// Not read: the statement ran on its one shard, on the table itself.
     bool in_place = false;
+    /// Its Summary's query was merged over the shards: its rows are that query's.
+    bool summarized = false;
   };
   std::vector<Step> steps;
   bool ok() const { return !shard_error && !error; }
@@ -96,10 +107,13 @@ class GatherReads final : public Operator {
   std::vector<const Operator*> inputs() const override { return {}; }
   std::string describe() const override;
 
-  /// The statement with every input's rows written in place of its table.
-  std::string statement_with_rows() const { return plan_.final_sql(rows_); }
+  /// The statement with every input's rows written in place of its table (or its Summary's
+  /// rows in place of that query).
+  std::string statement_with_rows() const {
+    return plan_.final_sql(rows_, std::vector<bool>(rows_.size(), false), summarized_);
+  }
   /// The statement with the rows read, the inputs left in place kept as tables (Gather).
-  std::string statement_with_kept() const { return plan_.final_sql(rows_, kept_); }
+  std::string statement_with_kept() const { return plan_.final_sql(rows_, kept_, summarized_); }
   /// A broadcast join's shard query, the rows read written in.
   std::string broadcast_sql() const { return plan_.broadcast_sql(rows_); }
   /// Frees the rows (written into the statement by now).
@@ -138,6 +152,10 @@ class GatherReads final : public Operator {
   awaitable<Result<BackendConnection*>> connection(int shard, bool read, bool last,
                                                    std::string& prefix);
   awaitable<void> send_input(size_t i);
+  /// Input i's Summary: its query merged over its shards, its rows held as the query that
+  /// gives them. false (nothing recorded) when the merge cannot compute it: the table's rows
+  /// are read instead.
+  awaitable<bool> read_summary(size_t i);
   awaitable<void> read_pending();
 
   const routing::GatherPlan& plan_;
@@ -161,6 +179,8 @@ class GatherReads final : public Operator {
   std::vector<bool> read_;
   /// An input left in the statement as its table, read where the statement runs (on_shard_).
   std::vector<bool> kept_;
+  /// An input whose Summary's rows were read (its rows_ hold the query that gives them).
+  std::vector<bool> summarized_;
   int on_shard_ = -1;
   std::vector<int> broadcast_shards_;
   int statement_shard_ = -1;  // where the statement ran (its connection is its to settle)

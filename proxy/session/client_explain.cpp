@@ -239,10 +239,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       };
       for (size_t i = 0; i < outcome.steps.size(); ++i) {
         const auto& st = outcome.steps[i];
-        std::string what = i < gather->inputs.size()
-                               ? "Materialize " + gather->inputs[i].table + " (as " +
-                                     gather->inputs[i].qualifier + ")"
-                               : std::string("Gather");
+        std::string what =
+            i < gather->inputs.size()
+                ? "Materialize " + std::string(st.summarized ? "the rows of a query of " : "") +
+                      gather->inputs[i].table + " (as " + gather->inputs[i].qualifier + ")"
+                : std::string("Gather");
         char ms[32];
         std::snprintf(ms, sizeof ms, "%.3f", st.ms);
         if (st.in_place) {

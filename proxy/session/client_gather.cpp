@@ -34,6 +34,18 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
     if (route.refusal) return tl::unexpected(*route.refusal);
     return route.shards;
   };
+  ctx.summary_route = [this, view](const std::string& sql) -> Result<std::vector<int>> {
+    auto analysis = worker_.analyze(sql);
+    if (!*analysis) return tl::unexpected(analysis->error());
+    routing::Route route = routing::route_statements(*view, **analysis);
+    // Refused only for what a merge computes (GROUP BY, aggregates…): the shards its table's
+    // rows are on. Not where a global index's shards stand for them.
+    if (route.index_lookup || route.several_statements || route.writes ||
+        (route.refusal && route.refusal->sqlstate != sqlstate::kFeatureNotSupported)) {
+      return std::vector<int>{};
+    }
+    return route.shards;
+  };
   ctx.other = [&out](char type, const std::string& b) {
     MessageWriter(out).begin(type).bytes(b).end();
   };
@@ -50,6 +62,14 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
       co_return std::unique_ptr<exec::Operator>(std::move(*tree));
     };
   }
+  ctx.summarize = [this, &out](sql::MergeQuery query, const std::vector<BackendConnection*>& conns)
+      -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
+    // A query of the statement's own (no parameters), in text, on the statement's transactions.
+    auto tree =
+        co_await exec::make_merge(std::move(query), conns, shard_session(out), nullptr, true);
+    if (!tree) co_return tl::unexpected(tree.error());
+    co_return std::unique_ptr<exec::Operator>(std::move(*tree));
+  };
   // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
   // back to the session's value after.
   if (!floats_exact()) ctx.float_digits_sql = desired_settings_.at("extra_float_digits");

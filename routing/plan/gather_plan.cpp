@@ -10,6 +10,7 @@
 #include "routing/plan/equalities.hpp"
 #include "sql/quoting.hpp"
 #include "sql/relation_uses.hpp"
+#include "sql/summary_query.hpp"
 #include "sql/where_condition.hpp"
 
 namespace pgrange::routing {
@@ -229,25 +230,41 @@ std::string rows_marker(size_t i) {
 }
 
 /// The plan's statement with each input not `kept` replaced by a derived table of the rows
-/// `literal(i)` gives (an array of its row type).
+/// `literal(i)` gives (an array of its row type), or for an input marked in `summarized`, its
+/// Summary's query replaced by the query `literal(i)` gives.
 std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
-                      const std::function<std::string(size_t)>& literal) {
-  std::vector<size_t> by_place;
+                      const std::function<std::string(size_t)>& literal,
+                      const std::vector<bool>& summarized = {}) {
+  struct Place {
+    size_t begin = 0;
+    size_t end = 0;
+    size_t input = 0;
+    bool summary = false;
+  };
+  std::vector<Place> places;
   for (size_t i = 0; i < plan.inputs.size(); ++i) {
-    if (i >= kept.size() || !kept[i]) by_place.push_back(i);
+    const GatherInput& in = plan.inputs[i];
+    if (i < summarized.size() && summarized[i] && in.summary) {
+      places.push_back({in.summary->begin, in.summary->end, i, true});
+    } else if (i >= kept.size() || !kept[i]) {
+      places.push_back({in.name_begin, in.name_end, i, false});
+    }
   }
-  std::sort(by_place.begin(), by_place.end(), [&](size_t a, size_t b) {
-    return plan.inputs[a].name_begin < plan.inputs[b].name_begin;
-  });
+  std::sort(places.begin(), places.end(),
+            [](const Place& a, const Place& b) { return a.begin < b.begin; });
   std::string out;
   size_t at = 0;
-  for (size_t i : by_place) {
-    const GatherInput& in = plan.inputs[i];
-    if (in.name_begin < at) continue;  // never: one input per mention
-    out.append(plan.text, at, in.name_begin - at);
-    out += "(SELECT * FROM unnest(" + literal(i) + "))";
-    if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
-    at = in.name_end;
+  for (const Place& p : places) {
+    const GatherInput& in = plan.inputs[p.input];
+    if (p.begin < at) continue;  // never: one input per mention
+    out.append(plan.text, at, p.begin - at);
+    if (p.summary) {
+      out += literal(p.input);
+    } else {
+      out += "(SELECT * FROM unnest(" + literal(p.input) + "))";
+      if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
+    }
+    at = p.end;
   }
   out.append(plan.text, at, std::string::npos);
   return out;
@@ -257,7 +274,9 @@ std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
 std::optional<sql::MergeQuery> plan_broadcast(const ClusterView& view, const sql::StatementInfo& s,
                                               const GatherPlan& plan, const BindParams* params,
                                               const MergePlanner& merges) {
-  if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into ||
+  bool summaries = std::any_of(plan.inputs.begin(), plan.inputs.end(),
+                               [](const GatherInput& in) { return in.summary.has_value(); });
+  if (s.kind != sql::StatementKind::kSelect || !s.plain_from || s.select_into || summaries ||
       plan.inputs.size() < 2 || plan.text.find("pgrange rows of input") != std::string::npos) {
     return std::nullopt;
   }
@@ -448,6 +467,36 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     tables.push_back(t);
   }
 
+  // Queries of one table that answer fewer rows than it has (a CTE's body, a derived table with
+  // GROUP BY, …): answered over the table's shards first where a merge computes them, as it
+  // would as statements of their own, so that only their rows are read.
+  if (s.kind == sql::StatementKind::kSelect && !s.select_into) {
+    for (const sql::SummaryQuery& q : sql::summary_queries(plan.text)) {
+      for (size_t k = 0; k < found.size(); ++k) {
+        const sql::RelationUse& u = s.relations[found[k].use];
+        if (u.location < 0 ||
+            static_cast<size_t>(u.location) - s.begin != static_cast<size_t>(q.table_location) ||
+            tables[k]->reference) {
+          continue;
+        }
+        std::string body = plan.text.substr(q.begin, q.end - q.begin);
+        std::vector<std::string> keys;
+        for (const auto& key : row_key_columns(*tables[k])) keys.push_back(key.name);
+        auto merge =
+            merges ? merges(body, *tables[k]) : sql::plan_merge(body, keys, tables[k]->columns);
+        if (!merge || merge->window_partition || merge->limit_param > 0 ||
+            merge->offset_param > 0) {
+          continue;
+        }
+        bool smaller =
+            merge->mode == sql::MergeQuery::Mode::kAggregate ||
+            (merge->mode == sql::MergeQuery::Mode::kOrdered && (merge->limit || merge->distinct));
+        if (!smaller) continue;
+        found[k].summary = GatherInput::Summary{q.begin, q.end, std::move(*merge)};
+      }
+    }
+  }
+
   // Whether input k's own conditions give its first key column by = or IN.
   auto keyed = [&](size_t k) {
     const auto& where = s.relations[found[k].use].where;
@@ -533,7 +582,10 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     order.push_back(k);
   };
   for (size_t k = 0; k < found.size(); ++k) {
-    if (!found[k].filter.empty() && k != deferred) place(k);
+    if (found[k].summary) place(k);  // answered first, on their own
+  }
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (!found[k].filter.empty() && k != deferred && !placed[k]) place(k);
   }
   auto lookup_for =
       [&](size_t k) -> std::optional<std::pair<size_t, const sql::RelationUse::Equality*>> {
@@ -576,7 +628,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     for (size_t j = 0; j < found.size(); ++j) placed[j] = input_of[j] < input_of[k];
     // A table whose own (or implied) conditions give its first key column by = or IN is read
     // by them, at once with the others: a lookup would only make it wait.
-    if (auto l = keyed(k) ? std::nullopt : lookup_for(k)) {
+    if (auto l = keyed(k) || in.summary ? std::nullopt : lookup_for(k)) {
       auto [j, e] = *l;
       GatherInput& source = plan.inputs[input_of[j]];
       auto it = std::find(source.provides.begin(), source.provides.end(), e->other_column);
@@ -723,9 +775,64 @@ std::string rows_literal(const std::vector<std::string>& rows, std::string_view 
 }
 
 std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows,
-                                  const std::vector<bool>& kept) const {
-  return with_rows(*this, kept,
-                   [&](size_t i) { return rows_literal(rows[i], inputs[i].relation); });
+                                  const std::vector<bool>& kept,
+                                  const std::vector<bool>& summarized) const {
+  return with_rows(
+      *this, kept,
+      [&](size_t i) {
+        if (i < summarized.size() && summarized[i])
+          return rows[i].empty() ? std::string() : rows[i][0];
+        return rows_literal(rows[i], inputs[i].relation);
+      },
+      summarized);
+}
+
+std::string GatherPlan::summary_sql(size_t i) const {
+  const GatherInput& in = inputs[i];
+  if (!in.summary) return {};
+  return text.substr(in.summary->begin, in.summary->end - in.summary->begin);
+}
+
+std::string summary_rows_sql(const std::vector<std::string>& names,
+                             const std::vector<std::string>& types,
+                             const std::vector<std::vector<std::optional<std::string>>>& columns,
+                             bool ordered) {
+  std::string select;
+  std::string arrays;
+  std::string aliases;
+  for (size_t c = 0; c < names.size(); ++c) {
+    std::string column = "c" + std::to_string(c + 1);
+    select += (c > 0 ? ", " : "") + ("CAST(" + column + " AS " + types[c] + ") AS ") +
+              sql::quote_ident(names[c]);
+    // The column's values as a text array: each quoted, NULL bare.
+    std::string body = "{";
+    if (c < columns.size()) {
+      for (size_t r = 0; r < columns[c].size(); ++r) {
+        if (r > 0) body.push_back(',');
+        const auto& v = columns[c][r];
+        if (!v) {
+          body += "NULL";
+          continue;
+        }
+        body.push_back('"');
+        for (char ch : *v) {
+          if (ch == '"' || ch == '\\') body.push_back('\\');
+          body.push_back(ch);
+        }
+        body.push_back('"');
+      }
+    }
+    body.push_back('}');
+    arrays += (c > 0 ? ", " : "") + ("CAST(" + dollar_quoted(body) + " AS text[])");
+    aliases += (c > 0 ? ", " : "") + column;
+  }
+  std::string out = "SELECT " + select + " FROM unnest(" + arrays + ")";
+  if (ordered) {
+    // Qualified: an output column may have the ordinality's name.
+    return out + " WITH ORDINALITY AS pgrange_rows (" + aliases +
+           ", pgrange_n) ORDER BY pgrange_rows.pgrange_n";
+  }
+  return out + " AS pgrange_rows (" + aliases + ")";
 }
 
 std::string GatherPlan::broadcast_sql(const std::vector<std::vector<std::string>>& rows) const {
@@ -756,6 +863,18 @@ std::vector<std::string> GatherPlan::describe() const {
       "for it");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const GatherInput& in = inputs[i];
+    if (in.summary) {
+      out.push_back("  Materialize the rows of a query of " + in.table + " (as " + in.qualifier +
+                    "): answered over its shards first, only its rows read");
+      out.push_back("    Merge: " + summary_sql(i));
+      for (const std::string& line : sql::describe_merge(in.summary->merge)) {
+        out.push_back("      " + line);
+      }
+      out.push_back("    where the merge cannot compare the values it meets, Route: " +
+                    *fetch_sql(i));
+      for (const std::string& r : in.reasons) out.push_back("      " + r);
+      continue;
+    }
     out.push_back("  Materialize " + in.table + " (as " + in.qualifier + ")");
     std::string sql = *fetch_sql(i);
     if (in.lookup) {

@@ -45,6 +45,18 @@ struct GatherInput {
   size_t name_end = 0;
   /// Why it is read this way (EXPLAIN).
   std::vector<std::string> reasons;
+  /// Its mention is the one table of a query that reads nothing else and answers fewer rows
+  /// than the table has (a CTE's body or a derived table with GROUP BY, an aggregate, DISTINCT
+  /// or LIMIT: sql::SummaryQuery): that query is answered over the table's shards first, merged
+  /// as a statement of its own is, and its rows take its place in the statement. Where that
+  /// cannot be done (a merge that meets values it cannot compare), the table's rows are read
+  /// as for any other input.
+  struct Summary {
+    size_t begin = 0;  ///< the query's text in the statement, inside its parentheses
+    size_t end = 0;
+    sql::MergeQuery merge;  ///< its merge over the shards
+  };
+  std::optional<Summary> summary;
 };
 
 /// A SELECT over tables spread across shards, run by pgrange as a tree: every table's rows
@@ -92,9 +104,14 @@ struct GatherPlan {
   static constexpr size_t kLookupBatch = 10000;
   /// The statement with each input's rows (the text of each row, in order) in place of its
   /// table; an input marked in `kept` stays the table it is (the statement then runs on the one
-  /// shard that holds every row of it the statement can use).
+  /// shard that holds every row of it the statement can use); for an input marked in
+  /// `summarized`, its rows' one element is the query of its Summary's rows (summary_rows_sql),
+  /// put in place of that query.
   std::string final_sql(const std::vector<std::vector<std::string>>& rows,
-                        const std::vector<bool>& kept = {}) const;
+                        const std::vector<bool>& kept = {},
+                        const std::vector<bool>& summarized = {}) const;
+  /// The query of input i's Summary, as a statement of its own.
+  std::string summary_sql(size_t i) const;
   /// The broadcast's shard query with the rows read for each input but the last written in
   /// (`rows`, as for final_sql).
   std::string broadcast_sql(const std::vector<std::vector<std::string>>& rows) const;
@@ -143,6 +160,15 @@ Result<GatherPlan> plan_gather_one_table(const ClusterView& view, const sql::Sta
 /// The literal array of row texts `rows` as SQL of type `relation`[] (dollar-quoted, so that no
 /// session setting changes what it means).
 std::string rows_literal(const std::vector<std::string>& rows, std::string_view relation);
+
+/// A query whose rows are those of `columns` (column by column, each value's text or nullopt for
+/// NULL), its columns named `names` and of types `types` (as format_type writes them): one text
+/// array per column, unnested and cast. `ordered`: the rows come in their order (WITH
+/// ORDINALITY).
+std::string summary_rows_sql(const std::vector<std::string>& names,
+                             const std::vector<std::string>& types,
+                             const std::vector<std::vector<std::optional<std::string>>>& columns,
+                             bool ordered);
 
 /// The name of the type with OID `oid` among the built-in types lookups use, or "".
 std::string_view builtin_type_name(uint32_t oid);

@@ -131,6 +131,40 @@ TEST(GatherPlan, RowLiteralsQuoteEverythingAndNeverEndEarly) {
             "CAST($pgr2${\"(1,$pgr$,$pgr1$)\"}$pgr2$ AS t[])");
 }
 
+TEST(GatherPlan, ASummarizedQueryIsReplacedByItsRows) {
+  GatherPlan plan;
+  plan.text = "WITH t AS (SELECT user_id, count(*) FROM orders GROUP BY 1) SELECT * FROM t";
+  GatherInput o;
+  o.table = "orders";
+  o.relation = "\"public\".\"orders\"";
+  o.qualifier = "\"orders\"";
+  o.name = "orders";
+  o.name_begin = plan.text.find("orders");
+  o.name_end = o.name_begin + 6;
+  o.summary = GatherInput::Summary{plan.text.find("SELECT"), plan.text.find(") SELECT"), {}};
+  plan.inputs = {o};
+  EXPECT_EQ(plan.summary_sql(0), "SELECT user_id, count(*) FROM orders GROUP BY 1");
+  // Summarized: the query gives way to its rows' query.
+  EXPECT_EQ(plan.final_sql({{"SELECT 1"}}, {}, {true}), "WITH t AS (SELECT 1) SELECT * FROM t");
+  // Not (its merge refused): the table gives way to its rows, as for any input.
+  EXPECT_EQ(plan.final_sql({{"(1,2)"}}, {}, {false}),
+            "WITH t AS (SELECT user_id, count(*) FROM (SELECT * FROM unnest(CAST($pgr${\"(1,2)\"}"
+            "$pgr$ AS \"public\".\"orders\"[]))) AS \"orders\" GROUP BY 1) SELECT * FROM t");
+}
+
+TEST(GatherPlan, ASummarysRowsAreTextArraysCastColumnByColumn) {
+  std::vector<std::vector<std::optional<std::string>>> columns = {{"1", "2", std::nullopt},
+                                                                  {"a\"b", std::nullopt, "{1,2}"}};
+  EXPECT_EQ(summary_rows_sql({"id", "Odd Name"}, {"bigint", "integer[]"}, columns, false),
+            "SELECT CAST(c1 AS bigint) AS \"id\", CAST(c2 AS integer[]) AS \"Odd Name\" FROM "
+            "unnest(CAST($pgr${\"1\",\"2\",NULL}$pgr$ AS text[]), "
+            "CAST($pgr${\"a\\\"b\",NULL,\"{1,2}\"}$pgr$ AS text[])) AS pgrange_rows (c1, c2)");
+  // Ordered (its query has ORDER BY): the rows keep their order, whatever the columns' names.
+  EXPECT_EQ(summary_rows_sql({"pgrange_n"}, {"numeric"}, {{}}, true),
+            "SELECT CAST(c1 AS numeric) AS \"pgrange_n\" FROM unnest(CAST($pgr${}$pgr$ AS text[])) "
+            "WITH ORDINALITY AS pgrange_rows (c1, pgrange_n) ORDER BY pgrange_rows.pgrange_n");
+}
+
 TEST(GatherPlan, LookupTypesAreTheBuiltInTypesByOid) {
   EXPECT_EQ(builtin_type_name(20), "int8");
   EXPECT_EQ(builtin_type_name(25), "text");
