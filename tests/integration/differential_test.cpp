@@ -443,6 +443,10 @@ TEST_F(DifferentialTest, SubqueriesWindowsAndAggregatesAnswerLikePostgres) {
     const Tally::Group& uncompared = t.groups["q merged types pgrange cannot compare"];
     EXPECT_EQ(uncompared.refused, 0);
     EXPECT_GE(uncompared.identical, 20);
+    const Tally::Group& summaries =
+        t.groups["q ctes and derived tables answered over the shards first"];
+    EXPECT_EQ(summaries.refused, 0);
+    EXPECT_GE(summaries.identical, 55);
     if (extended) {
       EXPECT_GE(t.parameterised, 300);
     }
@@ -486,6 +490,37 @@ TEST_F(DifferentialTest, RandomJoinsAnswerLikePostgres) {
 
 // The rows a join reads are written exactly whatever the session's extra_float_digits (the
 // reads set it to 3 where it is lower), and the session keeps its own value.
+// A CTE or derived table that groups one spread table is answered over that table's shards
+// first (a merge): only its groups are read into pgrange, never the table's rows.
+TEST_F(DifferentialTest, AGroupingCteIsAnsweredOverItsShardsFirst) {
+  auto p = pq_connect(proxy_->dsn());
+  auto r = pq_connect(reference_->dsn("app"));
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+  SqlResult groups = pq_exec(r.get(), "SELECT count(DISTINCT user_id), count(*) FROM j_orders");
+  ASSERT_TRUE(groups.ok()) << groups.message;
+  ASSERT_NE(groups.at(0, 0), groups.at(0, 1));  // fewer groups than rows, or nothing to show
+  const std::string sql =
+      "WITH spend AS (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id) "
+      "SELECT u.city, sum(s.total) FROM j_users u JOIN spend s ON s.user_id = u.id GROUP BY "
+      "u.city ORDER BY u.city";
+  SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + sql);
+  ASSERT_TRUE(plan.ok()) << plan.message;
+  std::string all;
+  for (const auto& row : plan.rows) all += row[0] + "\n";
+  EXPECT_NE(all.find("Merge: SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id"),
+            std::string::npos)
+      << all;
+  const std::string read =
+      "actual: Materialize the rows of a query of j_orders (as \"j_orders\"): " + groups.at(0, 0) +
+      " rows from ";
+  EXPECT_NE(all.find(read), std::string::npos) << read << "\n" << all;
+  for (bool extended : {false, true}) {
+    Comparison c = compare_statement(p.get(), r.get(), sql, "summary", 0, extended);
+    EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
+  }
+}
+
 TEST_F(DifferentialTest, JoinsReadFloatsExactlyWhateverTheSessionsDigits) {
   auto p = pq_connect(proxy_->dsn());
   auto r = pq_connect(reference_->dsn("app"));
@@ -498,6 +533,9 @@ TEST_F(DifferentialTest, JoinsReadFloatsExactlyWhateverTheSessionsDigits) {
       "ORDER BY a.id, b.id",
       "SELECT a.id, a.f8 + b.f8, a.f4 * b.f4 FROM t_types a LEFT JOIN t_types b ON b.id = "
       "a.id - 7 ORDER BY a.id",
+      // A CTE answered over the shards first: its rows are written in as text, exactly.
+      "WITH s AS (SELECT id % 5 AS g, min(f8) AS lo, max(f4) AS hi FROM t_types GROUP BY 1) "
+      "SELECT s.g, s.lo, s.hi, s.lo * 3 FROM s JOIN j_cats c ON c.id = s.g + 1 ORDER BY 1",
   };
   for (const char* digits : {"0", "-3", "2", "1"}) {
     for (PGconn* c : {p.get(), r.get()}) {
@@ -530,6 +568,9 @@ TEST_F(DifferentialTest, JoinsInsideTransactionBlocksSeeTheBlocksWrites) {
       "o.user_id = u.id)",
       "SELECT o.user_id, o.id, i.title FROM j_orders o JOIN j_items i ON i.code = o.item_code "
       "WHERE o.user_id IN (5, 125) ORDER BY o.user_id, o.id",
+      "WITH s AS (SELECT user_id, sum(amount) AS total, count(*) AS n FROM j_orders GROUP BY "
+      "user_id) SELECT u.city, sum(s.total), sum(s.n) FROM j_users u JOIN s ON s.user_id = u.id "
+      "GROUP BY u.city ORDER BY u.city",
   };
   const std::vector<std::string> writes = {
       "INSERT INTO j_users VALUES (125, 'user 125', 'Oslo', 1)",

@@ -1329,8 +1329,6 @@ SELECT kind, string_agg(id::text, ',' ORDER BY id) FROM events WHERE kind IN ('l
 SELECT host, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM metrics WHERE host IN ('host0', 'host5') GROUP BY host ORDER BY host
 
 -- group: q merged types pgrange cannot compare
--- (time, interval, inet, money: no merge orders, groups or windows them; their rows are
--- gathered into one shard, which computes the answer. None of these may be refused.)
 SELECT n, (ts AT TIME ZONE 'UTC')::time AS at FROM t_ts WHERE n < 1000 ORDER BY at, n LIMIT 15
 SELECT (ts AT TIME ZONE 'UTC')::time AS at, count(*) FROM t_ts WHERE n < 1000 GROUP BY at ORDER BY at
 SELECT min((ts AT TIME ZONE 'UTC')::time), max((ts AT TIME ZONE 'UTC')::time), count(*) FROM t_ts WHERE n < 1000
@@ -1353,6 +1351,7 @@ SELECT (ts AT TIME ZONE 'UTC')::time AS at, string_agg(payload, ',' ORDER BY n) 
 SELECT id, name FROM t_int WHERE id BETWEEN -59 AND 59 ORDER BY ('10.0.' || grp || '.1')::inet DESC, id LIMIT 12
 SELECT v.user_id, v.n, c.label, ('10.0.' || c.id || '.' || v.n)::inet AS a FROM j_visits v JOIN j_cats c ON c.id = v.n ORDER BY a, v.user_id LIMIT 15
 SELECT count(*) FROM (SELECT DISTINCT (ts AT TIME ZONE 'UTC')::time FROM t_ts WHERE n < 1000) d
+
 -- group: q windows computed on each shard
 SELECT user_id, n, row_number() OVER (PARTITION BY user_id ORDER BY n) FROM j_visits v ORDER BY user_id, n
 SELECT user_id, n, rank() OVER (PARTITION BY user_id ORDER BY secs) FROM j_visits v ORDER BY user_id, n
@@ -1396,3 +1395,65 @@ SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY b) FROM t_comp ORDER BY 
 SELECT a, b, sum(v) OVER (PARTITION BY a ORDER BY b) FROM parts WHERE a BETWEEN 15 AND 35 ORDER BY a, b
 SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY id) FROM j_orders ORDER BY user_id, id
 SELECT user_id, id, count(*) OVER (PARTITION BY user_id, id) FROM j_orders ORDER BY user_id, id
+
+-- group: q ctes and derived tables answered over the shards first
+WITH s AS (SELECT name AS g, count(*) AS c, sum(grp) AS su, min(id) AS lo FROM t_int GROUP BY name) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT name AS g, count(*) AS c FROM t_int GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT id, grp FROM t_int ORDER BY grp DESC NULLS LAST, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY id
+SELECT d.v, count(*) FROM (SELECT DISTINCT grp AS v FROM t_int) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT note AS g, count(*) AS c, sum(n) AS su, min(k) AS lo FROM t_text GROUP BY note) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT note AS g, count(*) AS c FROM t_text GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT k, n FROM t_text ORDER BY n DESC NULLS LAST, k LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY k
+SELECT d.v, count(*) FROM (SELECT DISTINCT n AS v FROM t_text) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT w AS g, count(*) AS c, sum(v) AS su, min(a) AS lo FROM t_comp GROUP BY w) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT w AS g, count(*) AS c FROM t_comp GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT a, b, v FROM t_comp ORDER BY v DESC NULLS LAST, a, b LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY a, b
+SELECT d.v, count(*) FROM (SELECT DISTINCT v AS v FROM t_comp) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT label AS g, count(*) AS c, sum(n) AS su, min(u) AS lo FROM t_uuid GROUP BY label) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT label AS g, count(*) AS c FROM t_uuid GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT u, n FROM t_uuid ORDER BY n DESC NULLS LAST, u LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY u
+SELECT d.v, count(*) FROM (SELECT DISTINCT n AS v FROM t_uuid) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT payload AS g, count(*) AS c, sum(n) AS su, min(ts) AS lo FROM t_ts GROUP BY payload) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT payload AS g, count(*) AS c FROM t_ts GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT ts, n FROM t_ts ORDER BY n DESC NULLS LAST, ts LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY ts
+SELECT d.v, count(*) FROM (SELECT DISTINCT n AS v FROM t_ts) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT b AS g, count(*) AS c, sum(a) AS su, min(id) AS lo FROM t_nulls GROUP BY b) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT b AS g, count(*) AS c FROM t_nulls GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT id, a FROM t_nulls ORDER BY a DESC NULLS LAST, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY id
+SELECT d.v, count(*) FROM (SELECT DISTINCT a AS v FROM t_nulls) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT city AS g, count(*) AS c, sum(score) AS su, min(id) AS lo FROM j_users GROUP BY city) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT city AS g, count(*) AS c FROM j_users GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT id, score FROM j_users ORDER BY score DESC NULLS LAST, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY id
+SELECT d.v, count(*) FROM (SELECT DISTINCT score AS v FROM j_users) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT status AS g, count(*) AS c, sum(id) AS su, min(user_id) AS lo FROM j_orders GROUP BY status) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT status AS g, count(*) AS c FROM j_orders GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT user_id, id, id FROM j_orders ORDER BY id DESC NULLS LAST, user_id, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY user_id, id
+SELECT d.v, count(*) FROM (SELECT DISTINCT id AS v FROM j_orders) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT city AS g, count(*) AS c, sum(tier) AS su, min(id) AS lo FROM accounts GROUP BY city) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT city AS g, count(*) AS c FROM accounts GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT id, tier FROM accounts ORDER BY tier DESC NULLS LAST, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY id
+SELECT d.v, count(*) FROM (SELECT DISTINCT tier AS v FROM accounts) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH s AS (SELECT kind AS g, count(*) AS c, sum(score) AS su, min(id) AS lo FROM events GROUP BY kind) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST
+SELECT x.g, x.c, y.n FROM (SELECT kind AS g, count(*) AS c FROM events GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5
+WITH top AS (SELECT id, score FROM events ORDER BY score DESC NULLS LAST, id LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY id
+SELECT d.v, count(*) FROM (SELECT DISTINCT score AS v FROM events) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST
+WITH spend AS (SELECT user_id, sum(amount) AS total, count(*) AS n FROM j_orders GROUP BY user_id) SELECT u.city, sum(s.total), sum(s.n), count(*) FROM j_users u JOIN spend s ON s.user_id = u.id GROUP BY u.city ORDER BY u.city NULLS FIRST
+SELECT u.id, u.name, t.total FROM j_users u JOIN (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id ORDER BY total DESC, user_id LIMIT 10) t ON t.user_id = u.id ORDER BY t.total DESC, u.id
+WITH s AS (SELECT status, count(*) AS c, avg(amount) AS a, max(amount) AS m FROM j_orders WHERE amount > 10 GROUP BY status HAVING count(*) > 1) SELECT * FROM s ORDER BY status NULLS FIRST
+WITH a AS (SELECT user_id, max(id) AS m FROM j_orders GROUP BY user_id), b AS (SELECT city, count(*) AS c FROM j_users GROUP BY city) SELECT b.city, b.c, count(a.m) FROM b JOIN j_users u ON u.city IS NOT DISTINCT FROM b.city LEFT JOIN a ON a.user_id = u.id GROUP BY b.city, b.c ORDER BY b.city NULLS FIRST
+WITH t(total) AS (SELECT sum(amount) FROM j_orders) SELECT total, (SELECT count(*) FROM j_users) FROM t
+WITH s AS MATERIALIZED (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY 1) SELECT count(*), sum(total) FROM s WHERE total > 100
+WITH s AS NOT MATERIALIZED (SELECT user_id, count(*) AS c FROM j_orders GROUP BY 1) SELECT s1.user_id, s1.c, s2.c FROM s s1 JOIN s s2 ON s2.user_id = s1.user_id + 1 ORDER BY 1
+WITH x AS (SELECT * FROM (SELECT user_id, count(*) AS n FROM j_orders GROUP BY 1) i WHERE n > 2) SELECT x.*, u.name FROM x JOIN j_users u ON u.id = x.user_id ORDER BY 1
+SELECT count(*) FROM (SELECT user_id FROM j_orders GROUP BY 1) a JOIN (SELECT user_id FROM j_orders WHERE amount > 50 GROUP BY 1) b USING (user_id)
+SELECT * FROM (SELECT user_id, sum(amount) FROM j_orders WHERE user_id < 10 GROUP BY user_id) q UNION ALL SELECT id, 0 FROM j_users WHERE id < 3 ORDER BY 1, 2
+SELECT q.status, q.f, q.ba, r.city FROM (SELECT status, count(*) FILTER (WHERE amount > 10) AS f, bool_and(amount > 1) AS ba FROM j_orders GROUP BY status) q JOIN (SELECT city FROM j_users GROUP BY 1 ORDER BY 1 NULLS FIRST LIMIT 2) r ON true ORDER BY 1 NULLS FIRST, 4 NULLS FIRST
+WITH RECURSIVE r(n) AS (SELECT min(id) FROM j_users UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT r.n, u.name FROM r JOIN j_users u ON u.id = r.n ORDER BY 1
+WITH s AS (SELECT user_id, string_agg(status, ',' ORDER BY id) AS sa FROM j_orders WHERE user_id < 5 GROUP BY 1) SELECT * FROM s JOIN j_users u ON u.id = s.user_id ORDER BY 1
+WITH s AS (SELECT count(*) AS c, count(i2) AS c2, sum(i2) AS s2, sum(i8) AS s8, min(f4) AS mf4, max(f8) AS mf8, min(num) AS mn, max(num) AS xn, sum(amt) AS sa, min(by) AS mb, bool_or(bo) AS bo, min(d) AS md, max(tsn) AS mt, min(vc) AS mv, max(bc) AS xb, min(u) AS mu, max(tz) AS xt FROM t_types) SELECT s.*, (SELECT count(*) FROM j_cats) FROM s
+WITH s AS (SELECT bc, count(*) AS c, min(vc) AS v, max(d) AS d, min(tz) AS z FROM t_types GROUP BY bc) SELECT * FROM s ORDER BY bc NULLS FIRST
+SELECT t.f8, t.f4, t.num FROM (SELECT DISTINCT f8, f4, num FROM t_types WHERE id > 190) t JOIN j_cats c ON c.id = 1 ORDER BY 1 NULLS FIRST, 2 NULLS FIRST, 3 NULLS FIRST
+WITH s AS (SELECT by, bo, count(*) AS c FROM t_types GROUP BY by, bo) SELECT s.*, length(s.by) FROM s ORDER BY by NULLS FIRST, bo NULLS FIRST
+WITH s AS (SELECT i2, tsn FROM t_types ORDER BY tsn DESC NULLS LAST, id LIMIT 6) SELECT * FROM s JOIN j_cats c ON c.id = 2 ORDER BY tsn DESC NULLS LAST, i2
+SELECT q.r, u.name FROM (SELECT ROW(user_id, id, status) AS r FROM j_orders WHERE id < 400 LIMIT 1000) q JOIN j_users u ON u.id = (q.r).f1 ORDER BY 1
+WITH s AS (SELECT round(sum(f8)::numeric, 6) AS sf, round(avg(f4)::numeric, 4) AS af, count(*) FILTER (WHERE f8 = 'NaN') AS nans FROM t_types WHERE id < 200) SELECT s.*, c.label FROM s, j_cats c WHERE c.id = 3

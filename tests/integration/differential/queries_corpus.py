@@ -967,6 +967,32 @@ add("SELECT a.id FROM accounts a WHERE a.email LIKE 'user1%' AND NOT EXISTS (SEL
 add("SELECT kind, string_agg(id::text, ',' ORDER BY id) FROM events WHERE kind IN ('login', 'logout') AND id < 60 GROUP BY kind ORDER BY kind")
 add("SELECT host, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM metrics WHERE host IN ('host0', 'host5') GROUP BY host ORDER BY host")
 
+group("merged types pgrange cannot compare")
+# time, interval, inet, money: no merge orders, groups or windows them; their rows are gathered
+# into one shard, which computes the answer. None of these may be refused.
+add("""SELECT n, (ts AT TIME ZONE 'UTC')::time AS at FROM t_ts WHERE n < 1000 ORDER BY at, n LIMIT 15""")
+add("""SELECT (ts AT TIME ZONE 'UTC')::time AS at, count(*) FROM t_ts WHERE n < 1000 GROUP BY at ORDER BY at""")
+add("""SELECT min((ts AT TIME ZONE 'UTC')::time), max((ts AT TIME ZONE 'UTC')::time), count(*) FROM t_ts WHERE n < 1000""")
+add("""SELECT n, ts - timestamptz '2024-01-01 00:00:00+00' AS age FROM t_ts WHERE n BETWEEN -50 AND 249 ORDER BY age DESC, n LIMIT 10""")
+add("""SELECT DISTINCT (ts - timestamptz '2024-01-01 00:00:00+00') / 7 AS w FROM t_ts WHERE n BETWEEN 0 AND 40 ORDER BY w""")
+add("""SELECT max(ts - timestamptz '2024-01-01 00:00:00+00'), min(ts - timestamptz '2024-01-01 00:00:00+00') FROM t_ts WHERE n BETWEEN -50 AND 249""")
+add("""SELECT id, ('10.' || grp || '.0.' || (abs(id) % 250))::inet AS addr FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY addr, id LIMIT 20""")
+add("""SELECT ('10.' || grp || '.0.0')::inet AS net, count(*), sum(amount) FROM t_int GROUP BY net ORDER BY net""")
+add("""SELECT ('10.' || grp || '.0.0/16')::cidr AS net, count(*) FROM t_int GROUP BY net HAVING count(*) > 10 ORDER BY net""")
+add("""SELECT min(('10.' || grp || '.0.' || (abs(id) % 250))::inet), max(('192.168.' || grp || '.1')::inet) FROM t_int WHERE id BETWEEN -299 AND 299""")
+add("""SELECT id, row_number() OVER (PARTITION BY grp ORDER BY ('10.0.0.' || (abs(id) % 250))::inet, id) FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY id""")
+add("""SELECT n, rank() OVER (ORDER BY ts - timestamptz '2024-01-01 00:00:00+00') FROM t_ts WHERE n < 1000 ORDER BY n""")
+add("""SELECT n, count(*) OVER (PARTITION BY (ts AT TIME ZONE 'UTC')::time) FROM t_ts WHERE n < 1000 ORDER BY n""")
+add("""SELECT n, lag(n) OVER (PARTITION BY extract(hour FROM ts AT TIME ZONE 'UTC')::int % 3 ORDER BY (ts AT TIME ZONE 'UTC')::time, n) FROM t_ts WHERE n BETWEEN 0 AND 120 ORDER BY n""")
+add("""SELECT id, amount::money AS m FROM t_int WHERE id BETWEEN -299 AND 299 ORDER BY m DESC, id LIMIT 10""")
+add("""SELECT DISTINCT amount::money AS m FROM t_int WHERE id BETWEEN 0 AND 60 ORDER BY m""")
+add("""SELECT grp, sum(amount::money), min(amount::money) FROM t_int GROUP BY grp ORDER BY grp""")
+add("""SELECT DISTINCT ON (grp) grp, ('10.0.0.' || (abs(id) % 250))::inet AS a FROM t_int WHERE id BETWEEN -300 AND 300 ORDER BY grp, a""")
+add("""SELECT (ts AT TIME ZONE 'UTC')::time AS at, string_agg(payload, ',' ORDER BY n) FROM t_ts WHERE n BETWEEN 0 AND 60 GROUP BY at ORDER BY at""")
+add("""SELECT id, name FROM t_int WHERE id BETWEEN -59 AND 59 ORDER BY ('10.0.' || grp || '.1')::inet DESC, id LIMIT 12""")
+add("""SELECT v.user_id, v.n, c.label, ('10.0.' || c.id || '.' || v.n)::inet AS a FROM j_visits v JOIN j_cats c ON c.id = v.n ORDER BY a, v.user_id LIMIT 15""")
+add("""SELECT count(*) FROM (SELECT DISTINCT (ts AT TIME ZONE 'UTC')::time FROM t_ts WHERE n < 1000) d""")
+
 group("windows computed on each shard")
 # j_visits follows j_users' splits (at user ids, never inside one): windows partitioned by
 # user_id are computed by each shard. t_int's and events' (hash-sharded) partitions by their
@@ -1014,5 +1040,36 @@ add("SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY b) FROM t_comp ORDE
 add("SELECT a, b, sum(v) OVER (PARTITION BY a ORDER BY b) FROM parts WHERE a BETWEEN 15 AND 35 ORDER BY a, b")
 add("SELECT user_id, id, row_number() OVER (PARTITION BY user_id ORDER BY id) FROM j_orders ORDER BY user_id, id")
 add("SELECT user_id, id, count(*) OVER (PARTITION BY user_id, id) FROM j_orders ORDER BY user_id, id")
+
+group("ctes and derived tables answered over the shards first")
+# A CTE or derived table that reads one spread table with GROUP BY, an aggregate, DISTINCT or
+# LIMIT is merged over that table's shards first and its rows (cast back from text) written
+# into the statement: every key type, special values of every type, NULL groups, joins.
+for t, key, num, txt in KEYED:
+    k0 = key.split(",")[0]
+    add(f"WITH s AS (SELECT {txt} AS g, count(*) AS c, sum({num}) AS su, min({k0}) AS lo FROM {t} GROUP BY {txt}) SELECT g, c, su, lo FROM s ORDER BY g NULLS FIRST")
+    add(f"SELECT x.g, x.c, y.n FROM (SELECT {txt} AS g, count(*) AS c FROM {t} GROUP BY 1) x JOIN (SELECT count(*) AS n FROM j_users) y ON true ORDER BY x.c DESC, x.g NULLS FIRST LIMIT 5")
+    add(f"WITH top AS (SELECT {key}, {num} FROM {t} ORDER BY {num} DESC NULLS LAST, {key} LIMIT 4) SELECT top.*, (SELECT count(*) FROM top) FROM top ORDER BY {key}")
+    add(f"SELECT d.v, count(*) FROM (SELECT DISTINCT {num} AS v FROM {t}) d JOIN j_cats c ON c.id = d.v % 7 GROUP BY d.v ORDER BY d.v NULLS FIRST")
+add("WITH spend AS (SELECT user_id, sum(amount) AS total, count(*) AS n FROM j_orders GROUP BY user_id) SELECT u.city, sum(s.total), sum(s.n), count(*) FROM j_users u JOIN spend s ON s.user_id = u.id GROUP BY u.city ORDER BY u.city NULLS FIRST")
+add("SELECT u.id, u.name, t.total FROM j_users u JOIN (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id ORDER BY total DESC, user_id LIMIT 10) t ON t.user_id = u.id ORDER BY t.total DESC, u.id")
+add("WITH s AS (SELECT status, count(*) AS c, avg(amount) AS a, max(amount) AS m FROM j_orders WHERE amount > 10 GROUP BY status HAVING count(*) > 1) SELECT * FROM s ORDER BY status NULLS FIRST")
+add("WITH a AS (SELECT user_id, max(id) AS m FROM j_orders GROUP BY user_id), b AS (SELECT city, count(*) AS c FROM j_users GROUP BY city) SELECT b.city, b.c, count(a.m) FROM b JOIN j_users u ON u.city IS NOT DISTINCT FROM b.city LEFT JOIN a ON a.user_id = u.id GROUP BY b.city, b.c ORDER BY b.city NULLS FIRST")
+add("WITH t(total) AS (SELECT sum(amount) FROM j_orders) SELECT total, (SELECT count(*) FROM j_users) FROM t")
+add("WITH s AS MATERIALIZED (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY 1) SELECT count(*), sum(total) FROM s WHERE total > 100")
+add("WITH s AS NOT MATERIALIZED (SELECT user_id, count(*) AS c FROM j_orders GROUP BY 1) SELECT s1.user_id, s1.c, s2.c FROM s s1 JOIN s s2 ON s2.user_id = s1.user_id + 1 ORDER BY 1")
+add("WITH x AS (SELECT * FROM (SELECT user_id, count(*) AS n FROM j_orders GROUP BY 1) i WHERE n > 2) SELECT x.*, u.name FROM x JOIN j_users u ON u.id = x.user_id ORDER BY 1")
+add("SELECT count(*) FROM (SELECT user_id FROM j_orders GROUP BY 1) a JOIN (SELECT user_id FROM j_orders WHERE amount > 50 GROUP BY 1) b USING (user_id)")
+add("SELECT * FROM (SELECT user_id, sum(amount) FROM j_orders WHERE user_id < 10 GROUP BY user_id) q UNION ALL SELECT id, 0 FROM j_users WHERE id < 3 ORDER BY 1, 2")
+add("SELECT q.status, q.f, q.ba, r.city FROM (SELECT status, count(*) FILTER (WHERE amount > 10) AS f, bool_and(amount > 1) AS ba FROM j_orders GROUP BY status) q JOIN (SELECT city FROM j_users GROUP BY 1 ORDER BY 1 NULLS FIRST LIMIT 2) r ON true ORDER BY 1 NULLS FIRST, 4 NULLS FIRST")
+add("WITH RECURSIVE r(n) AS (SELECT min(id) FROM j_users UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT r.n, u.name FROM r JOIN j_users u ON u.id = r.n ORDER BY 1")
+add("WITH s AS (SELECT user_id, string_agg(status, ',' ORDER BY id) AS sa FROM j_orders WHERE user_id < 5 GROUP BY 1) SELECT * FROM s JOIN j_users u ON u.id = s.user_id ORDER BY 1")
+add("WITH s AS (SELECT count(*) AS c, count(i2) AS c2, sum(i2) AS s2, sum(i8) AS s8, min(f4) AS mf4, max(f8) AS mf8, min(num) AS mn, max(num) AS xn, sum(amt) AS sa, min(by) AS mb, bool_or(bo) AS bo, min(d) AS md, max(tsn) AS mt, min(vc) AS mv, max(bc) AS xb, min(u) AS mu, max(tz) AS xt FROM t_types) SELECT s.*, (SELECT count(*) FROM j_cats) FROM s")
+add("WITH s AS (SELECT bc, count(*) AS c, min(vc) AS v, max(d) AS d, min(tz) AS z FROM t_types GROUP BY bc) SELECT * FROM s ORDER BY bc NULLS FIRST")
+add("SELECT t.f8, t.f4, t.num FROM (SELECT DISTINCT f8, f4, num FROM t_types WHERE id > 190) t JOIN j_cats c ON c.id = 1 ORDER BY 1 NULLS FIRST, 2 NULLS FIRST, 3 NULLS FIRST")
+add("WITH s AS (SELECT by, bo, count(*) AS c FROM t_types GROUP BY by, bo) SELECT s.*, length(s.by) FROM s ORDER BY by NULLS FIRST, bo NULLS FIRST")
+add("WITH s AS (SELECT i2, tsn FROM t_types ORDER BY tsn DESC NULLS LAST, id LIMIT 6) SELECT * FROM s JOIN j_cats c ON c.id = 2 ORDER BY tsn DESC NULLS LAST, i2")
+add("SELECT q.r, u.name FROM (SELECT ROW(user_id, id, status) AS r FROM j_orders WHERE id < 400 LIMIT 1000) q JOIN j_users u ON u.id = (q.r).f1 ORDER BY 1")
+add("WITH s AS (SELECT round(sum(f8)::numeric, 6) AS sf, round(avg(f4)::numeric, 4) AS af, count(*) FILTER (WHERE f8 = 'NaN') AS nans FROM t_types WHERE id < 200) SELECT s.*, c.label FROM s, j_cats c WHERE c.id = 3")
 
 print("\n".join(out))
