@@ -117,6 +117,45 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
   return std::make_unique<Project>(std::move(root), std::move(project));
 }
 
+namespace {
+
+/// A shard's answer of which only its columns are known: no rows.
+class DescribedRows final : public ShardRows {
+ public:
+  explicit DescribedRows(std::string columns) : columns_(std::move(columns)) {}
+  awaitable<ExecResult<void>> start() override { co_return ExecResult<void>{}; }
+  awaitable<ExecResult<void>> open() override { co_return ExecResult<void>{}; }
+  std::string columns() const override { return columns_; }
+  awaitable<ExecResult<bool>> next_row(std::string&) override { co_return false; }
+  awaitable<void> close(bool) override { co_return; }
+  std::vector<const Operator*> inputs() const override { return {}; }
+  std::string describe() const override { return "the columns a shard described"; }
+  bool ended() const override { return true; }
+
+ private:
+  std::string columns_;
+};
+
+}  // namespace
+
+awaitable<std::optional<ExecFailure>> merge_refusal(const sql::MergeQuery& query,
+                                                    const std::string& columns, size_t shards,
+                                                    MergeTreeOptions options) {
+  std::vector<std::unique_ptr<ShardRows>> inputs;
+  for (size_t i = 0; i < shards; ++i) inputs.push_back(std::make_unique<DescribedRows>(columns));
+  auto tree = make_merge_tree(query, std::move(inputs), std::move(options));
+  std::optional<ExecFailure> failure;
+  if (auto opened = co_await tree->open(); !opened) {
+    failure = opened.error();
+  } else {
+    // Some operators meet their inputs' columns with the first rows asked.
+    std::vector<std::string> rows;
+    if (auto more = co_await tree->next_rows(rows, 1); !more) failure = more.error();
+  }
+  co_await tree->close(true);
+  co_return failure;
+}
+
 awaitable<ExecResult<std::unique_ptr<RowOperator>>> make_merge(
     sql::MergeQuery merge, const std::vector<BackendConnection*>& conns,
     const ShardSession& session, const BoundStatement* bound, bool in_transaction) {

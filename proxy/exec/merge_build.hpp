@@ -69,6 +69,15 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery query,
                                              std::vector<std::unique_ptr<ShardRows>> inputs,
                                              MergeTreeOptions options);
 
+/// What the merge tree of `query` over `shards` shards makes of their columns before any row
+/// (`columns`, a RowDescription body as a shard describes its answer): its failure, 0A000 where
+/// it cannot compare or combine values of those types, or nullopt. The tree is opened over
+/// inputs that describe those columns and have no rows, so it checks them as it would the
+/// shards' own answers.
+awaitable<std::optional<ExecFailure>> merge_refusal(const sql::MergeQuery& query,
+                                                    const std::string& columns, size_t shards,
+                                                    MergeTreeOptions options);
+
 /// Makes the merge tree of `merge`'s shard query on `conns` (one idle connection per shard, or
 /// with `in_transaction` a transaction block's parts: read to their end, never cancelled). The
 /// query goes as one Query, or with `bound` as Parse/Bind/Describe/Execute/Sync carrying the

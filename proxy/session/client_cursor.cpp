@@ -65,17 +65,26 @@ ClientSession::Plan ClientSession::plan_cursor_query(std::string_view query,
   // A SCROLL cursor reads backward, which a merge of the shards' cursors cannot: the query's
   // one table is gathered instead (its rows read into one shard, within query_memory), and the
   // cursor is that shard's own. Where no gather runs it, the refusal of SCROLL stands.
+  auto gather = one_table_gather(query, params);
+  if (!gather) return p;
+  p.merge.reset();
+  p.gather = std::move(gather);
+  return p;
+}
+
+std::shared_ptr<const routing::GatherPlan> ClientSession::one_table_gather(
+    std::string_view query, const routing::BindParams* params) {
   auto view = routing_view();
-  if (view == nullptr) return p;
+  if (view == nullptr) return nullptr;
+  auto analysis = worker_.analyze(query);
+  if (!*analysis || (*analysis)->size() != 1) return nullptr;
   auto gather = routing::plan_gather_one_table(
-      *view, (*p.analysis)->front(), query, params, table_sizes().get(),
+      *view, (*analysis)->front(), query, params, table_sizes().get(),
       [this](std::string_view sql, const routing::TableDescriptor& t) {
         return *worker_.merge_plan(sql, t);
       });
-  if (!gather) return p;
-  p.merge.reset();
-  p.gather = std::make_shared<const routing::GatherPlan>(std::move(*gather));
-  return p;
+  if (!gather) return nullptr;
+  return std::make_shared<const routing::GatherPlan>(std::move(*gather));
 }
 
 bool ClientSession::runs_cursor_through_pgrange(std::string_view sql, std::string_view bind_body,
@@ -239,13 +248,19 @@ awaitable<bool> ClientSession::run_cursor_statement(std::string_view sql, bool& 
                           "outside transaction blocks only, for now",
                           "declare it outside the block (as in autocommit), or WITHOUT HOLD"));
       } else if (stmt->hold) {
-        co_await declare_held_cursor(*stmt, plan, out, ext);
+        auto instead = one_table_gather(stmt->query, params ? &*params : nullptr);
+        co_await declare_held_cursor(*stmt, plan, out, ext, instead.get());
       } else if (plan.kind != Plan::Kind::kCoordinate) {
         fail(
             not_supported("a cursor whose query spans several shards inside a transaction "
                           "block tied to one connection is not supported"));
       } else {
-        co_await declare_cursor(*stmt, plan, out, ext);
+        // Where the merge cannot compare the columns' values, the query's table is gathered.
+        auto instead = one_table_gather(stmt->query, params ? &*params : nullptr);
+        if (co_await declare_cursor(*stmt, plan, out, ext, instead.get())) {
+          ok = co_await declare_gathered_cursor(*stmt, *instead, ext);
+          co_return true;
+        }
       }
       break;
     }
@@ -485,14 +500,15 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
   co_return co_await run_coordinated(declare, plan);
 }
 
-awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                              std::string& out, const ExtendedMerge* ext) {
+awaitable<bool> ClientSession::declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                              std::string& out, const ExtendedMerge* ext,
+                                              const routing::GatherPlan* instead) {
   if (!coord_) co_await become_coordinated();
   Coordinated& c = *coord_;
   auto fail = [&](const Error& e) { fail_coordinated(e, std::nullopt, out); };
   if (c.failed) {
     fail(aborted_transaction_error());
-    co_return;
+    co_return false;
   }
   const sql::MergeQuery& merge = **plan.merge;
   // A BINARY cursor: the shards' cursors are binary where the values pass through.
@@ -502,13 +518,18 @@ awaitable<void> ClientSession::declare_cursor(const sql::CursorStatement& stmt, 
                         merge.shard_sql;
   std::string request = cursor_declare_request(declare, ext);
   Coordinated::Cursor cursor;
-  if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return;
+  if (!co_await open_shard_cursors(cursor, plan.route.shards, request, out)) co_return false;
+  if (instead != nullptr &&
+      co_await merge_refuses_cursor(cursor, merge, stmt.name, {}, formats.client)) {
+    co_return co_await close_shard_cursors(cursor, quote_ident(stmt.name), out);
+  }
   std::string fetch;
   write_query(fetch, exec::cursor_fetch_sql(quote_ident(stmt.name)));
   build_cursor_tree(cursor, merge, fetch, stmt.name, stmt.no_scroll, std::move(formats.client));
   cursor.replay_mark = c.replay.size();
   c.cursors.emplace(stmt.name, std::move(cursor));
   MessageWriter(out).begin('C').cstr("DECLARE CURSOR").end();
+  co_return false;
 }
 
 awaitable<void> ClientSession::fetch_cursor(Coordinated::Cursor& cursor,
@@ -529,16 +550,94 @@ awaitable<std::optional<Error>> ClientSession::sync_cursor(Coordinated::Cursor& 
   co_return std::nullopt;
 }
 
-void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
-                                      const std::string& fetch, const std::string& name,
-                                      bool no_scroll, std::vector<int16_t> client_formats) {
+exec::MergeTreeOptions ClientSession::cursor_tree_options(
+    std::vector<int16_t> client_formats) const {
   exec::MergeTreeOptions options;
   options.client_formats = std::move(client_formats);
   options.exact_floats = floats_exact();
   options.memory_limit = static_cast<size_t>(worker_.config().query_memory);
   options.temp_directory = worker_.config().temp_directory;
-  cursor.rows = std::make_unique<exec::MergedCursor>(merge, cursor.conns, fetch, name, no_scroll,
-                                                     std::move(options));
+  return options;
+}
+
+void ClientSession::build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
+                                      const std::string& fetch, const std::string& name,
+                                      bool no_scroll, std::vector<int16_t> client_formats) {
+  cursor.rows = std::make_unique<exec::MergedCursor>(
+      merge, cursor.conns, fetch, name, no_scroll, cursor_tree_options(std::move(client_formats)));
+}
+
+awaitable<bool> ClientSession::merge_refuses_cursor(const Coordinated::Cursor& cursor,
+                                                    const sql::MergeQuery& merge,
+                                                    const std::string& name,
+                                                    const std::vector<int16_t>& shard_formats,
+                                                    std::vector<int16_t> client_formats) {
+  if (cursor.conns.size() < 2) co_return false;
+  // The columns as the first shard's cursor (a portal of that name) describes them.
+  BackendConnection& conn = *cursor.conns.front();
+  std::string request;
+  MessageWriter(request).begin('D').byte('P').cstr(name).end();
+  MessageWriter(request).begin('S').end();
+  if (auto e = co_await start_request(conn, request)) {
+    conn.mark_broken();
+    co_return false;  // the cursor's first FETCH meets it
+  }
+  std::string columns;
+  for (char type = 0; type != 'Z';) {
+    std::string body;
+    if (auto r = co_await conn.read_message(type, body); !r) {
+      conn.mark_broken();
+      co_return false;
+    }
+    if (type == 'T') columns = std::move(body);
+  }
+  auto fields = routing::read_row_description(columns);
+  if (!fields) co_return false;
+  // In the formats the rows are fetched in.
+  for (size_t i = 0; i < fields->size() && !shard_formats.empty(); ++i) {
+    (*fields)[i].format = shard_formats.size() == 1  ? shard_formats[0]
+                          : i < shard_formats.size() ? shard_formats[i]
+                                                     : int16_t{0};
+  }
+  auto refusal = co_await exec::merge_refusal(merge, routing::write_row_description(*fields),
+                                              cursor.conns.size(),
+                                              cursor_tree_options(std::move(client_formats)));
+  bool refused = refusal && !refusal->shard_error && refusal->error &&
+                 refusal->error->sqlstate == sqlstate::kFeatureNotSupported;
+  if (refused) {
+    spdlog::debug("session {}: cursor {} is gathered: {}", key_pid_, name, refusal->error->message);
+  }
+  co_return refused;
+}
+
+awaitable<bool> ClientSession::close_shard_cursors(const Coordinated::Cursor& cursor,
+                                                   const std::string& name, std::string& out) {
+  std::string request;
+  write_query(request, "CLOSE " + name);
+  for (const auto& conn : cursor.conns) {
+    if (auto e = co_await start_request(*conn, request)) {
+      conn->mark_broken();
+      fail_coordinated(*e, std::nullopt, out);
+      co_return false;
+    }
+  }
+  std::optional<std::string> shard_error;
+  for (const auto& conn : cursor.conns) {
+    for (char type = 0; type != 'Z';) {
+      std::string body;
+      if (auto r = co_await conn->read_message(type, body); !r) {
+        conn->mark_broken();
+        fail_coordinated(r.error(), std::nullopt, out);
+        co_return false;
+      }
+      if (type == 'E' && !shard_error) shard_error = std::move(body);
+    }
+  }
+  if (shard_error) {
+    fail_coordinated(Error{}, shard_error, out);
+    co_return false;
+  }
+  co_return true;
 }
 
 awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, int32_t max_rows) {
@@ -584,9 +683,25 @@ awaitable<bool> ClientSession::run_portal(ExtendedMerge& run, const Plan& plan, 
     channel_.send(std::move(out));
     co_return true;
   }
+  exec::MergeFormats formats = exec::merge_formats(merge, std::move(results));
+  if (plan.route.shards.size() > 1) {
+    // Where the merge cannot compare the columns' values, the query's table is gathered: the
+    // portal becomes one shard's cursor over its rows.
+    auto bound = bind_params(run.bind_rest, run.parameter_types);
+    auto instead = one_table_gather(run.statement_text, bound ? &*bound : nullptr);
+    if (instead &&
+        co_await merge_refuses_cursor(portal, merge, name, formats.shard, formats.client)) {
+      if (!co_await close_shard_cursors(portal, name, out)) {
+        skip_until_sync_ = true;
+        channel_.send(std::move(out));
+        co_return true;
+      }
+      channel_.send(std::move(out));  // its BindComplete
+      co_return co_await run_gathered_portal(run, *instead, max_rows);
+    }
+  }
   std::string fetch;
   MessageWriter(fetch).begin('P').cstr("").cstr(exec::cursor_fetch_sql(name)).i16(0).end();
-  exec::MergeFormats formats = exec::merge_formats(merge, std::move(results));
   MessageWriter bind(fetch);
   bind.begin('B').cstr("").cstr("").i16(0).i16(0).i16(static_cast<int16_t>(formats.shard.size()));
   for (int16_t f : formats.shard) bind.i16(f);
@@ -661,7 +776,8 @@ awaitable<void> ClientSession::answer_portal(Coordinated::Cursor& portal, int32_
 
 awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& stmt,
                                                    const Plan& plan, std::string& out,
-                                                   const ExtendedMerge* ext) {
+                                                   const ExtendedMerge* ext,
+                                                   const routing::GatherPlan* instead) {
   const sql::MergeQuery& merge = **plan.merge;
   exec::MergeFormats formats = cursor_formats(stmt, merge);
   std::string request = cursor_declare_request(
@@ -703,6 +819,13 @@ awaitable<void> ClientSession::declare_held_cursor(const sql::CursorStatement& s
     // The cursors made so far are closed with the pool's reset of their connections.
     co_await close_held_cursor(std::move(cursor));  // those made so far
     fail_cursor(error ? *error : Error{}, shard_error, out);
+    co_return;
+  }
+  if (instead != nullptr &&
+      co_await merge_refuses_cursor(cursor, merge, stmt.name, {}, formats.client)) {
+    // The merge cannot compare the columns' values: the query's table is gathered instead.
+    co_await close_held_cursor(std::move(cursor));
+    co_await declare_gathered_held_cursor(stmt, *instead, out, ext);
     co_return;
   }
   std::string fetch;

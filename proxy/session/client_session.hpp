@@ -438,14 +438,21 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> describe_cursor_portal(std::string_view name);
   /// DECLARE … CURSOR over several shards: the cursor on each shard, in the coordinated
   /// transaction; appends the answer (no ReadyForQuery) to `out`.
-  awaitable<void> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                 std::string& out, const ExtendedMerge* ext);
+  /// With `instead`, a gather of the query's table: where the merge refuses the columns the
+  /// shards' cursors describe (values it cannot compare), they are closed, nothing is answered
+  /// and true says to declare the gathered cursor instead.
+  awaitable<bool> declare_cursor(const sql::CursorStatement& stmt, const Plan& plan,
+                                 std::string& out, const ExtendedMerge* ext,
+                                 const routing::GatherPlan* instead = nullptr);
   /// DECLARE … CURSOR WITH HOLD over several shards, outside a transaction block: the cursor
   /// on a connection to each shard of its query (materialized there as its implicit
   /// transaction commits), the connections kept out of the pool until CLOSE or the end of the
   /// session; appends the answer to `out`.
+  /// With `instead`, as declare_cursor: the gathered cursor WITH HOLD is declared instead
+  /// where the merge refuses the columns.
   awaitable<void> declare_held_cursor(const sql::CursorStatement& stmt, const Plan& plan,
-                                      std::string& out, const ExtendedMerge* ext);
+                                      std::string& out, const ExtendedMerge* ext,
+                                      const routing::GatherPlan* instead = nullptr);
   /// DECLARE … CURSOR WITH HOLD outside a transaction block of a query reading tables spread
   /// over several shards: their rows are read, and the query with them written in becomes a
   /// cursor WITH HOLD on one shard's connection, kept out of the pool until CLOSE (every
@@ -475,6 +482,23 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   void build_cursor_tree(Coordinated::Cursor& cursor, const sql::MergeQuery& merge,
                          const std::string& fetch, const std::string& name, bool no_scroll,
                          std::vector<int16_t> client_formats = {});
+  /// The options of a cursor's merge tree.
+  exec::MergeTreeOptions cursor_tree_options(std::vector<int16_t> client_formats) const;
+  /// Whether `merge` refuses (0A000: values it cannot compare or combine) the columns of the
+  /// shards' cursor `name` in `cursor`, as its first shard describes them (`shard_formats`:
+  /// the formats its rows are fetched in, none: as declared), before any row is read.
+  awaitable<bool> merge_refuses_cursor(const Coordinated::Cursor& cursor,
+                                       const sql::MergeQuery& merge, const std::string& name,
+                                       const std::vector<int16_t>& shard_formats,
+                                       std::vector<int16_t> client_formats);
+  /// Closes the cursor `name` on each of `cursor`'s connections (parts of the coordinated
+  /// transaction); false (the error in `out`, the transaction failed) when one cannot.
+  awaitable<bool> close_shard_cursors(const Coordinated::Cursor& cursor, const std::string& name,
+                                      std::string& out);
+  /// A gather of the one table `query` reads (the cursor's rows read into one shard), for
+  /// when its merge cannot run; nullptr where no gather runs it.
+  std::shared_ptr<const routing::GatherPlan> one_table_gather(std::string_view query,
+                                                              const routing::BindParams* params);
   /// Answers `e` (or the shard's ErrorResponse `shard_error`, as it came) in `out` and fails
   /// the coordinated transaction.
   void fail_coordinated(const Error& e, const std::optional<std::string>& shard_error,

@@ -572,6 +572,45 @@ TEST_F(CursorTest, ScrollCursorsOverSeveralShardsReadBackward) {
   });
 }
 
+TEST_F(CursorTest, CursorsOverTypesNoMergeComparesAreGathered) {
+  // inet, interval and time have no order pgrange merges by: the shards' cursors are declared,
+  // the merge refuses their columns before any row is read, and the table's rows are read into
+  // one shard whose cursor answers, as PostgreSQL would.
+  same_answers({
+      "BEGIN",
+      "DECLARE a CURSOR FOR SELECT ('10.0.' || v || '.' || (id % 200))::inet AS addr, id FROM t "
+      "WHERE id % 13 = 0 ORDER BY addr, id",
+      "FETCH 5 FROM a",
+      "FETCH 300 FROM a",
+      "DECLARE b NO SCROLL CURSOR FOR SELECT (v * interval '1 hour') AS d, count(*) FROM t GROUP "
+      "BY d ORDER BY d",
+      "FETCH ALL FROM b",
+      "UPDATE t SET v = 6 WHERE id IN (13, 1313, 2613)",
+      "DECLARE c CURSOR FOR SELECT DISTINCT (time '00:00' + v * interval '1 minute') AS m FROM t "
+      "ORDER BY m DESC",
+      "FETCH 3 FROM c",
+      "CLOSE ALL",
+      "ROLLBACK",
+      "DECLARE h CURSOR WITH HOLD FOR SELECT max(('10.1.' || v || '.1')::inet), note FROM t "
+      "WHERE id < 40 GROUP BY note ORDER BY note",
+      "FETCH 4 FROM h",
+      "CLOSE h",
+  });
+  // pgjdbc's fetch size: the portal's rows a batch per Execute.
+  const std::string addr =
+      "SELECT ('10.0.' || v || '.1')::inet AS a, id FROM t WHERE id % 97 = $1 ORDER BY a, id";
+  auto query = [](const std::string& sql) { return RawClient::message('Q', sql + '\0'); };
+  same_raw_answers({
+      query("BEGIN"),
+      parse("s1", addr) + bind("C_1", "s1", {"5"}) + describe('P', "C_1") + execute("C_1", 4) +
+          sync(),
+      execute("C_1", 4) + sync(),
+      execute("C_1", 4) + sync(),
+      execute("C_1", 40) + sync(),
+      query("COMMIT"),
+  });
+}
+
 TEST_F(CursorTest, WhatPgrangeCannotDoIsRefusedWithItsReason) {
   auto c = pq_connect(cluster_->proxy().dsn());
   for (const char* declare : {
