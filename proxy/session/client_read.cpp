@@ -43,8 +43,8 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
   // What a merge of the shards' answers refuses once it sees them (a type pgrange cannot
   // compare in ORDER BY, GROUP BY, a window, min/max) is gathered instead, as long as nothing
   // reached the client: PostgreSQL computes it over the rows read into one shard.
-  bool may_gather = plan.merge && !plan.gather && !plan.copy_query && !plan.copy_out &&
-                    !plan.route.index_lookup && plan.route.shards.size() > 1;
+  bool may_gather = plan.merge && !plan.gather && !plan.copy_out && !plan.route.index_lookup &&
+                    plan.route.shards.size() > 1;
   std::optional<Plan> gathered;
   std::optional<exec::ExecFailure> refused;
   bool ok = false;
@@ -84,13 +84,18 @@ std::optional<ClientSession::Plan> ClientSession::gather_instead(const Plan& pla
   if (view == nullptr) return std::nullopt;
   std::optional<routing::BindParams> params;
   std::string_view whole = text;
-  if (ext != nullptr) {
+  if (plan.copy_query) {
+    // COPY (query) TO: its query is gathered, and its rows written as the COPY writes them.
+    whole = plan.copy_query->query;
+  } else if (ext != nullptr) {
     params = bind_params(ext->bind_rest, ext->parameter_types);
     if (!params) return std::nullopt;
     whole = ext->statement_text;
   }
-  // (A bound statement's plan keeps no analysis: it is the statement's, cached.)
-  const Analysis analysis = plan.analysis ? plan.analysis : worker_.analyze(whole);
+  // (A bound statement's plan keeps no analysis: it is the statement's, cached; a COPY's is
+  // the COPY's.)
+  const Analysis analysis =
+      plan.analysis && !plan.copy_query ? plan.analysis : worker_.analyze(whole);
   if (!analysis || !*analysis || (*analysis)->size() != 1) return std::nullopt;
   const sql::StatementInfo& s = (*analysis)->front();
   if (s.kind != sql::StatementKind::kSelect || s.select_into || s.end > whole.size()) {
