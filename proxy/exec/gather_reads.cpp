@@ -334,14 +334,8 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
     co_return false;
   }
   // The columns' types as format_type writes them (their modifiers too), asked of a shard read.
-  std::string oids, mods;
-  for (const auto& f : fields) {
-    oids += (oids.empty() ? "" : ",") + std::to_string(f.type_oid);
-    mods += (mods.empty() ? "" : ",") + std::to_string(f.type_mod);
-  }
   std::string request;
-  write_query(request, "SELECT format_type(t, m) FROM unnest('{" + oids + "}'::oid[], '{" + mods +
-                           "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY i");
+  write_query(request, routing::format_types_query(fields));
   std::vector<std::string> types;
   std::optional<std::string> shard_error;
   if (auto r = co_await conns.front()->send(request); !r) {

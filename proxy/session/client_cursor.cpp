@@ -623,15 +623,12 @@ awaitable<bool> ClientSession::close_shard_cursors(const Coordinated::Cursor& cu
   }
   std::optional<std::string> shard_error;
   for (const auto& conn : cursor.conns) {
-    for (char type = 0; type != 'Z';) {
-      std::string body;
-      if (auto r = co_await conn->read_message(type, body); !r) {
-        conn->mark_broken();
-        fail_coordinated(r.error(), std::nullopt, out);
-        co_return false;
-      }
-      if (type == 'E' && !shard_error) shard_error = std::move(body);
+    auto e = co_await exec::drain(*conn);
+    if (!e) {
+      fail_coordinated(e.error(), std::nullopt, out);
+      co_return false;
     }
+    if (*e && !shard_error) shard_error = std::move(**e);
   }
   if (shard_error) {
     fail_coordinated(Error{}, shard_error, out);

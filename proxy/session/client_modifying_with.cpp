@@ -354,19 +354,11 @@ awaitable<Result<std::string>> ClientSession::rows_written_in(std::string_view a
   }
   // The columns' types as format_type writes them (with their modifiers), asked of a part.
   std::vector<std::string> names, types;
-  std::string oids, mods;
-  for (const auto& f : fields) {
-    names.push_back(f.name);
-    oids += (oids.empty() ? "" : ",") + std::to_string(f.type_oid);
-    mods += (mods.empty() ? "" : ",") + std::to_string(f.type_mod);
-  }
+  for (const auto& f : fields) names.push_back(f.name);
   int shard = coord_->first_shard >= 0 ? coord_->first_shard : 0;
   auto part = co_await coordinated_part(shard);
   if (!part) co_return tl::unexpected(part.error());
-  auto named = co_await query_rows(**part, "SELECT format_type(t, m) FROM unnest('{" + oids +
-                                               "}'::oid[], '{" + mods +
-                                               "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER "
-                                               "BY i");
+  auto named = co_await query_rows(**part, routing::format_types_query(fields));
   if (!named) co_return tl::unexpected(named.error());
   for (const auto& values : *named) {
     if (values.size() != 1 || !values[0]) break;

@@ -153,6 +153,16 @@ Result<std::vector<ResultField>> read_row_description(std::string_view body) {
   return out;
 }
 
+std::string format_types_query(const std::vector<ResultField>& fields) {
+  std::string oids, mods;
+  for (const ResultField& f : fields) {
+    oids += (oids.empty() ? "" : ",") + std::to_string(f.type_oid);
+    mods += (mods.empty() ? "" : ",") + std::to_string(f.type_mod);
+  }
+  return "SELECT format_type(t, m) FROM unnest('{" + oids + "}'::oid[], '{" + mods +
+         "}'::int4[]) WITH ORDINALITY AS u(t, m, i) ORDER BY i";
+}
+
 std::string write_row_description(const std::vector<ResultField>& fields) {
   std::string out;
   put16(out, static_cast<uint16_t>(fields.size()));

@@ -31,6 +31,10 @@ struct ResultField {
 Result<std::vector<ResultField>> read_row_description(std::string_view body);
 std::string write_row_description(const std::vector<ResultField>& fields);
 
+/// The query that names the types of `fields` as format_type writes them (with their
+/// modifiers): one row per field, in their order (for writing values back as those types).
+std::string format_types_query(const std::vector<ResultField>& fields);
+
 /// Whether two shards' RowDescriptions describe the same columns (a type made by CREATE TYPE
 /// has each shard's own OID: any two such types are taken as the same).
 bool same_columns(const std::vector<ResultField>& a, const std::vector<ResultField>& b);
