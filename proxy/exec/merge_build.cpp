@@ -85,8 +85,8 @@ std::unique_ptr<RowOperator> make_merge_tree(sql::MergeQuery q,
   if (q.mode == sql::MergeQuery::Mode::kWindow) {
     // The shards' rows in the windows' order, the windows computed over them.
     root = std::make_unique<MergeSort>(std::move(inputs), q.window_order, "window", o.text_order);
-    root =
-        std::make_unique<Window>(std::move(root), q, o.text_order, o.exact_floats, o.memory_limit);
+    root = std::make_unique<Window>(std::move(root), q, o.text_order, o.exact_floats,
+                                    o.memory_limit, o.temp_directory);
   } else {
     // The shards' partial aggregates, sorted by their groups: combined, filtered, sorted.
     std::vector<sql::MergeSortKey> groups;

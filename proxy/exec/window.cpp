@@ -139,12 +139,15 @@ std::optional<std::string> owned(std::optional<std::string_view> v) {
 }  // namespace
 
 Window::Window(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order,
-               bool exact_floats, size_t memory_limit)
+               bool exact_floats, size_t memory_limit, std::string temp_directory)
     : input_(std::move(input)),
       q_(std::move(query)),
       text_order_(std::move(text_order)),
       exact_floats_(exact_floats),
-      memory_limit_(memory_limit) {}
+      memory_limit_(memory_limit) {
+  budget_.limit = memory_limit;
+  budget_.directory = std::move(temp_directory);
+}
 
 awaitable<ExecResult<void>> Window::open() {
   mark_started();
@@ -223,12 +226,18 @@ awaitable<ExecResult<void>> Window::open() {
     combiners_.push_back(std::move(comb));
     float4_avg_.push_back(c.kind == Kind::kAvg && c.argument >= 0 &&
                           fields_[static_cast<size_t>(c.argument)].type_oid == kFloat4);
-    needs_peers_ = needs_peers_ || (framed(c.kind) && c.frame == Call::Frame::kPeers);
-    needs_partition_ = needs_partition_ || (framed(c.kind) && c.frame == Call::Frame::kPartition) ||
-                       counts_partition(c.kind);
-    needs_peers_ = needs_peers_ || c.kind == Kind::kCumeDist;
+    Known known = Known::kRow;
+    if (framed(c.kind) && c.frame == Call::Frame::kPeers) known = Known::kGroup;
+    if ((framed(c.kind) && c.frame == Call::Frame::kPartition) || counts_partition(c.kind)) {
+      known = Known::kPartition;
+    }
+    if (c.kind == Kind::kLead) known = Known::kLead;
+    known_.push_back(known);
+    needs_group_ = needs_group_ || known == Known::kGroup || c.kind == Kind::kCumeDist;
+    needs_partition_ = needs_partition_ || known == Known::kPartition;
     if (c.kind == Kind::kLag) max_lag_ = std::max<uint64_t>(max_lag_, c.offset);
     if (c.kind == Kind::kLead) max_lead_ = std::max<uint64_t>(max_lead_, c.offset);
+    leads_.push_back(c.kind == Kind::kLead ? std::make_unique<SpillQueue>(&budget_) : nullptr);
   }
   if (compares_text && text_order_) {
     if (auto e = text_order_()) co_return tl::unexpected(ExecFailure::of(std::move(*e)));
@@ -242,9 +251,9 @@ awaitable<ExecResult<void>> Window::open() {
     out.push_back(std::move(f));
   }
   columns_ = routing::write_row_description(out);
-  added_.assign(q_.windows.size(), 0);
   first_.assign(q_.windows.size(), std::nullopt);
   nth_.assign(q_.windows.size(), std::nullopt);
+  partition_values_.assign(q_.windows.size(), std::nullopt);
   co_return ExecResult<void>{};
 }
 
@@ -253,72 +262,170 @@ size_t Window::held_cost(const routing::MergeRow& row) const {
 }
 
 void Window::start_partition() {
-  held_.clear();
+  rows_.clear();
+  groups_.clear();
+  for (auto& l : leads_) {
+    if (l) l->clear();
+  }
   history_.clear();
+  history_bytes_ = 0;
   any_row_ = false;
   complete_ = false;
-  sent_ = taken_ = peer_ = 0;
-  rank_peer_ = rank_ = dense_rank_ = 0;
-  held_bytes_ = 0;
+  sent_ = taken_ = grouped_ = peer_ = group_start_ = 0;
+  have_group_ = false;
   for (auto& c : combiners_) {
     if (c) c->reset();
   }
-  std::fill(added_.begin(), added_.end(), 0);
   std::fill(first_.begin(), first_.end(), std::nullopt);
   std::fill(nth_.begin(), nth_.end(), std::nullopt);
+  std::fill(partition_values_.begin(), partition_values_.end(), std::nullopt);
 }
 
-void Window::append(routing::MergeRow row) {
-  const routing::MergeRow& before = held_.empty() ? last_ : held_.back().row;
-  if (!any_row_ || peers_.compare(row, before) != 0) ++peer_;
+Result<void> Window::close_group(uint64_t end) {
+  // The group's own values: frames that end at its last peer (last_ is that peer).
+  routing::RowValues record;
+  record.reserve(q_.windows.size() + 1);
+  record.push_back(std::to_string(end));
   for (size_t c = 0; c < q_.windows.size(); ++c) {
-    const Call& call = q_.windows[c];
-    if (call.argument < 0) continue;
-    auto v = row.value(static_cast<size_t>(call.argument));
-    if (call.kind == Kind::kFirstValue && taken_ == 0) first_[c] = owned(v);
-    if (call.kind == Kind::kNthValue && taken_ + 1 == static_cast<uint64_t>(call.offset)) {
-      nth_[c] = owned(v);
+    std::optional<std::string> v;
+    if (known_[c] == Known::kGroup) {
+      const Call& call = q_.windows[c];
+      if (call.kind == Kind::kLastValue) {
+        v = owned(last_.value(static_cast<size_t>(call.argument)));
+      } else if (is_aggregate(call.kind)) {
+        auto r = combiners_[c]->result();
+        if (!r) return tl::unexpected(r.error());
+        v = std::move(*r);
+      }
     }
+    record.push_back(std::move(v));
   }
-  any_row_ = true;
-  ++taken_;
-  held_bytes_ += held_cost(row);
-  held_.push_back({std::move(row), peer_});
+  grouped_ = end + 1;
+  if (!needs_group_) return {};
+  return groups_.push(routing::data_row_body(record));
 }
 
-Result<void> Window::take(std::string body) {
-  auto row = routing::MergeRow::parse(std::move(body), width_);
-  if (!row) return tl::unexpected(row.error());
-  const routing::MergeRow& before = held_.empty() ? last_ : held_.back().row;
-  if (any_row_ && !partition_.empty() && partition_.compare(*row, before) != 0) {
-    complete_ = true;
-    next_partition_ = std::move(*row);
-    return {};
-  }
-  append(std::move(*row));
-  if (held_bytes_ > memory_limit_) {
-    return tl::unexpected(
-        Error::make("53200",
-                    "the rows pgrange holds to compute window functions exceed "
-                    "query_memory (" +
-                        std::to_string(memory_limit_) + " bytes)")
-            .with_detail(std::to_string(held_.size()) +
-                         " rows of one partition wait for the rows after them (peers of equal "
-                         "ORDER BY values, the rows lead() reads, or the partition's last row), " +
-                         std::to_string(history_.size()) + " sent ones for lag() to read")
-            .with_hint("raise query_memory, or order each window by columns that tell its rows "
-                       "apart"));
+Result<void> Window::finish_partition() {
+  complete_ = true;
+  if (!any_row_) return {};
+  if (auto g = close_group(taken_ - 1); !g) return g;
+  for (size_t c = 0; c < q_.windows.size(); ++c) {
+    if (known_[c] != Known::kPartition) continue;
+    const Call& call = q_.windows[c];
+    if (call.kind == Kind::kLastValue) {
+      partition_values_[c] = owned(last_.value(static_cast<size_t>(call.argument)));
+    } else if (is_aggregate(call.kind)) {
+      auto r = combiners_[c]->result();
+      if (!r) return tl::unexpected(r.error());
+      partition_values_[c] = std::move(*r);
+    }
   }
   return {};
 }
 
+Result<void> Window::take(routing::MergeRow row) {
+  if (any_row_ && !partition_.empty() && partition_.compare(row, last_) != 0) {
+    next_partition_ = std::move(row);
+    return finish_partition();
+  }
+  const uint64_t j = taken_;
+  if (!any_row_ || peers_.compare(row, last_) != 0) {
+    if (any_row_) {
+      if (auto g = close_group(j - 1); !g) return g;
+    }
+    ++peer_;
+    group_start_ = j;
+  }
+  routing::RowValues values(q_.windows.size());
+  for (size_t c = 0; c < q_.windows.size(); ++c) {
+    const Call& call = q_.windows[c];
+    const auto arg = static_cast<size_t>(std::max(call.argument, 0));
+    if (call.argument >= 0) {
+      if (call.kind == Kind::kFirstValue && j == 0) first_[c] = owned(row.value(arg));
+      if (call.kind == Kind::kNthValue && j + 1 == static_cast<uint64_t>(call.offset)) {
+        nth_[c] = owned(row.value(arg));
+      }
+    }
+    if (combiners_[c]) {
+      if (auto a = add_to(c, row); !a) return a;
+    }
+    switch (call.kind) {
+      case Kind::kRank:
+      case Kind::kPercentRank:
+        values[c] = std::to_string(group_start_ + 1);
+        break;
+      case Kind::kDenseRank:
+        values[c] = std::to_string(peer_);
+        break;
+      case Kind::kLag: {
+        const auto k = static_cast<uint64_t>(call.offset);
+        if (k == 0) {
+          values[c] = owned(row.value(arg));
+        } else if (k <= history_.size()) {
+          values[c] = owned(history_[history_.size() - k].value(arg));
+        } else if (call.default_value >= 0) {
+          values[c] = owned(row.value(static_cast<size_t>(call.default_value)));
+        }
+        break;
+      }
+      case Kind::kLead: {
+        // This row is what lead() reads for the row `offset` rows before it.
+        const auto k = static_cast<uint64_t>(call.offset);
+        if (j >= k) {
+          if (auto p = leads_[c]->push(routing::data_row_body({owned(row.value(arg))})); !p) {
+            return p;
+          }
+        }
+        break;
+      }
+      default:
+        if (known_[c] == Known::kRow && is_aggregate(call.kind)) {
+          auto r = combiners_[c]->result();
+          if (!r) return tl::unexpected(r.error());
+          values[c] = std::move(*r);
+        }
+    }
+  }
+  // The record waiting: the length of the values known now, those values, the row's body.
+  std::string record(4, '\0');
+  record += routing::data_row_body(values);
+  const auto n = static_cast<uint32_t>(record.size() - 4);
+  record[0] = static_cast<char>(n >> 24);
+  record[1] = static_cast<char>(n >> 16);
+  record[2] = static_cast<char>(n >> 8);
+  record[3] = static_cast<char>(n);
+  record += row.body;
+  if (auto p = rows_.push(std::move(record)); !p) return p;
+  if (max_lag_ > 0) {
+    history_bytes_ += held_cost(row);
+    history_.push_back(row);
+    if (history_.size() > max_lag_) {
+      history_bytes_ -= held_cost(history_.front());
+      history_.pop_front();
+    }
+    if (history_bytes_ > memory_limit_) {
+      return tl::unexpected(
+          Error::make("53200",
+                      "the rows pgrange holds to compute window functions exceed "
+                      "query_memory (" +
+                          std::to_string(memory_limit_) + " bytes)")
+              .with_detail(std::to_string(history_.size()) + " rows read for lag() to read")
+              .with_hint("raise query_memory, or read fewer rows back"));
+    }
+  }
+  peak_ = std::max(peak_, budget_.used + history_bytes_);
+  last_ = std::move(row);
+  any_row_ = true;
+  ++taken_;
+  return {};
+}
+
 bool Window::ready() const {
-  if (held_.empty()) return false;
+  if (sent_ >= taken_) return false;
   if (complete_) return true;
   if (needs_partition_) return false;
-  if (held_.size() <= max_lead_) return false;
-  if (needs_peers_ && held_.back().peer == held_.front().peer) return false;
-  return true;
+  if (needs_group_ && sent_ >= grouped_) return false;
+  return sent_ + max_lead_ < taken_;
 }
 
 Result<void> Window::add_to(size_t c, const routing::MergeRow& row) {
@@ -341,123 +448,116 @@ Result<void> Window::add_to(size_t c, const routing::MergeRow& row) {
 }
 
 Result<std::string> Window::emit() {
-  const Held& front = held_.front();
   const uint64_t i = sent_;
-  if (front.peer != rank_peer_) {
-    rank_peer_ = front.peer;
-    rank_ = i + 1;
-    ++dense_rank_;
-  }
-  // Where the current row's peers end (an index into held_), when a frame needs it.
-  size_t peers_end = 0;
-  if (needs_peers_) {
-    while (peers_end + 1 < held_.size() && held_[peers_end + 1].peer == front.peer) ++peers_end;
+  std::string record;
+  auto got = rows_.pop(record);
+  if (!got) return tl::unexpected(got.error());
+  auto malformed = [] {
+    return tl::unexpected(
+        Error::make(sqlstate::kInternalError, "a row a window held came back malformed"));
+  };
+  if (!*got || record.size() < 4) return malformed();
+  const uint32_t n = (static_cast<uint32_t>(static_cast<unsigned char>(record[0])) << 24) |
+                     (static_cast<uint32_t>(static_cast<unsigned char>(record[1])) << 16) |
+                     (static_cast<uint32_t>(static_cast<unsigned char>(record[2])) << 8) |
+                     static_cast<uint32_t>(static_cast<unsigned char>(record[3]));
+  if (record.size() < 4 + static_cast<size_t>(n)) return malformed();
+  auto known = routing::MergeRow::parse(record.substr(4, n), q_.windows.size());
+  if (!known) return tl::unexpected(known.error());
+  record.erase(0, 4 + static_cast<size_t>(n));
+  auto row = routing::MergeRow::parse(std::move(record), width_);
+  if (!row) return tl::unexpected(row.error());
+  if (needs_group_ && (!have_group_ || group_end_ < i)) {
+    std::string g;
+    auto popped = groups_.pop(g);
+    if (!popped) return tl::unexpected(popped.error());
+    if (!*popped) return malformed();
+    auto values = routing::MergeRow::parse(std::move(g), q_.windows.size() + 1);
+    if (!values) return tl::unexpected(values.error());
+    group_values_ = std::move(*values);
+    group_end_ = std::stoull(std::string(group_values_.value(0).value_or("0")));
+    have_group_ = true;
   }
   std::vector<std::optional<std::string>> values(q_.windows.size());
   for (size_t c = 0; c < q_.windows.size(); ++c) {
     const Call& call = q_.windows[c];
     const size_t arg = static_cast<size_t>(std::max(call.argument, 0));
-    size_t end = 0;  // the frame's last row, as an index into held_
-    if (call.frame == Call::Frame::kPeers) end = peers_end;
-    if (call.frame == Call::Frame::kPartition) end = held_.size() - 1;
-    auto fallback = [&]() {
-      return call.default_value >= 0
-                 ? owned(front.row.value(static_cast<size_t>(call.default_value)))
-                 : std::nullopt;
-    };
+    // Where the call's frame ends, as a row number of the partition (0-based).
+    uint64_t end = i;
+    if (call.frame == Call::Frame::kPeers && have_group_) end = group_end_;
+    if (call.frame == Call::Frame::kPartition) end = taken_ - 1;
     switch (call.kind) {
       case Kind::kRowNumber:
         values[c] = std::to_string(i + 1);
         break;
-      case Kind::kRank:
-        values[c] = std::to_string(rank_);
-        break;
-      case Kind::kDenseRank:
-        values[c] = std::to_string(dense_rank_);
-        break;
       case Kind::kPercentRank: {
         // The partition is complete: taken_ is its number of rows.
-        const auto n = static_cast<double>(taken_);
-        values[c] = pg_float8(taken_ > 1 ? static_cast<double>(rank_ - 1) / (n - 1) : 0.0);
+        const auto n_rows = static_cast<double>(taken_);
+        const double rank = std::stod(std::string(known->value(c).value_or("1")));
+        values[c] = pg_float8(taken_ > 1 ? (rank - 1) / (n_rows - 1) : 0.0);
         break;
       }
       case Kind::kCumeDist:
-        values[c] = pg_float8(static_cast<double>(i + peers_end + 1) / static_cast<double>(taken_));
+        values[c] = pg_float8(static_cast<double>(group_end_ + 1) / static_cast<double>(taken_));
         break;
       case Kind::kNtile: {
         // As PostgreSQL deals the rows out: the first (rows % buckets) buckets get one more.
-        const uint64_t n = taken_;
+        const uint64_t rows = taken_;
         const auto buckets = static_cast<uint64_t>(call.offset);
         uint64_t bucket = i + 1;
-        if (n >= buckets) {
-          const uint64_t base = n / buckets, extra = n % buckets;
+        if (rows >= buckets) {
+          const uint64_t base = rows / buckets, extra = rows % buckets;
           const uint64_t big = extra * (base + 1);
           bucket = i < big ? i / (base + 1) + 1 : extra + (i - big) / base + 1;
         }
         values[c] = std::to_string(bucket);
         break;
       }
-      case Kind::kLag: {
-        const auto k = static_cast<uint64_t>(call.offset);
-        if (k == 0) {
-          values[c] = owned(front.row.value(arg));
-        } else if (k <= history_.size()) {
-          values[c] = owned(history_[history_.size() - k].value(arg));
-        } else {
-          values[c] = fallback();
-        }
-        break;
-      }
       case Kind::kLead: {
-        const auto k = static_cast<size_t>(call.offset);
-        values[c] = k < held_.size() ? owned(held_[k].row.value(arg)) : fallback();
+        std::string v;
+        auto popped = leads_[c]->pop(v);
+        if (!popped) return tl::unexpected(popped.error());
+        if (*popped) {
+          auto one = routing::MergeRow::parse(std::move(v), 1);
+          if (!one) return tl::unexpected(one.error());
+          values[c] = owned(one->value(0));
+        } else if (call.default_value >= 0) {
+          values[c] = owned(row->value(static_cast<size_t>(call.default_value)));
+        }
         break;
       }
       case Kind::kFirstValue:
         values[c] = first_[c];
         break;
-      case Kind::kLastValue:
-        values[c] = owned(held_[end].row.value(arg));
-        break;
       case Kind::kNthValue:
-        if (i + end + 1 >= static_cast<uint64_t>(call.offset) && nth_[c]) values[c] = *nth_[c];
+        if (end + 1 >= static_cast<uint64_t>(call.offset) && nth_[c]) values[c] = *nth_[c];
         break;
-      default: {
-        // Add the frame's rows the combiner has not added yet: the frame only grows.
-        for (uint64_t r = added_[c]; r <= i + end; ++r) {
-          if (auto a = add_to(c, held_[r - i].row); !a) return tl::unexpected(a.error());
+      case Kind::kLastValue:
+        if (known_[c] == Known::kRow) {
+          values[c] = owned(row->value(arg));
+          break;
         }
-        added_[c] = std::max(added_[c], i + end + 1);
-        auto r = combiners_[c]->result();
-        if (!r) return tl::unexpected(r.error());
-        values[c] = std::move(*r);
-      }
+        [[fallthrough]];
+      default:
+        if (known_[c] == Known::kGroup) {
+          values[c] = owned(group_values_.value(c + 1));
+        } else if (known_[c] == Known::kPartition) {
+          values[c] = partition_values_[c];
+        } else {
+          values[c] = owned(known->value(c));
+        }
     }
   }
   routing::RowValues out;
   out.reserve(q_.outputs.size());
   for (const sql::MergeOutput& o : q_.outputs) {
     if (o.is_group) {
-      out.push_back(owned(front.row.value(static_cast<size_t>(o.index))));
+      out.push_back(owned(row->value(static_cast<size_t>(o.index))));
     } else {
       out.push_back(values[static_cast<size_t>(o.index)]);
     }
   }
-  // The row is sent: lag() may read it later, and the next row is compared with it.
-  Held sent = std::move(held_.front());
-  held_.pop_front();
-  held_bytes_ -= held_cost(sent.row);
   ++sent_;
-  if (max_lag_ > 0) {
-    // Held as long as lag() may read it: counted against query_memory as the rows ahead are.
-    held_bytes_ += held_cost(sent.row);
-    history_.push_back(sent.row);
-    if (history_.size() > max_lag_) {
-      held_bytes_ -= held_cost(history_.front());
-      history_.pop_front();
-    }
-  }
-  if (held_.empty()) last_ = std::move(sent.row);
   return routing::data_row_body(out);
 }
 
@@ -471,26 +571,29 @@ awaitable<ExecResult<bool>> Window::next_rows(std::vector<std::string>& rows, si
       ++rows_out_;
       continue;
     }
-    if (held_.empty() && complete_) {
+    if (complete_ && sent_ >= taken_) {
       if (!next_partition_) {
         done_ = true;
         break;
       }
       start_partition();
-      append(std::move(*next_partition_));
+      routing::MergeRow first = std::move(*next_partition_);
       next_partition_.reset();
+      if (auto t = take(std::move(first)); !t) co_return tl::unexpected(ExecFailure::of(t.error()));
       continue;
     }
     // More input: taken one row at a time, up to the next partition's first row.
     if (next_pending_ < pending_.size()) {
-      if (auto t = take(std::move(pending_[next_pending_++])); !t) {
-        co_return tl::unexpected(ExecFailure::of(t.error()));
-      }
+      auto row = routing::MergeRow::parse(std::move(pending_[next_pending_++]), width_);
+      if (!row) co_return tl::unexpected(ExecFailure::of(row.error()));
+      if (auto t = take(std::move(*row)); !t) co_return tl::unexpected(ExecFailure::of(t.error()));
       continue;
     }
     if (input_ended_) {
-      complete_ = true;
-      if (held_.empty() && !next_partition_) done_ = true;
+      if (!complete_) {
+        if (auto f = finish_partition(); !f) co_return tl::unexpected(ExecFailure::of(f.error()));
+      }
+      if (sent_ >= taken_ && !next_partition_) done_ = true;
       continue;
     }
     pending_.clear();
@@ -512,8 +615,18 @@ std::string Window::describe() const {
     if (!calls.empty()) calls += ", ";
     calls += c.name;
   }
-  return "Window: " + calls + " computed over the merged rows, " +
-         (q_.window_partition_keys > 0 ? "partition by partition" : "as one partition");
+  std::string out = "Window: " + calls + " computed over the merged rows, " +
+                    (q_.window_partition_keys > 0 ? "partition by partition" : "as one partition");
+  uint64_t spilled = rows_.spilled_bytes() + groups_.spilled_bytes();
+  for (const auto& l : leads_) {
+    if (l) spilled += l->spilled_bytes();
+  }
+  if (peak_ > 0) {
+    out += " (" + std::to_string(peak_) + " bytes held";
+    if (spilled > 0) out += "; " + std::to_string(spilled) + " bytes written to a temporary file";
+    out += ")";
+  }
+  return out;
 }
 
 }  // namespace pgrange::proxy::exec

@@ -9,6 +9,7 @@
 
 #include "proxy/exec/merge_sort.hpp"
 #include "proxy/exec/operator.hpp"
+#include "proxy/exec/spill_queue.hpp"
 #include "routing/merge/aggregate_combine.hpp"
 #include "routing/merge/merge_rows.hpp"
 #include "sql/merge_query.hpp"
@@ -20,14 +21,19 @@ namespace pgrange::proxy::exec {
 /// of the shards' sorted rows). Its rows are the query's outputs (the client's columns, then the
 /// hidden ones ORDER BY uses), in text, in the input's order.
 ///
-/// It streams: a row goes up as soon as its values are known, so it holds only the rows a frame
-/// still needs — the current row's peers (equal ORDER BY values) for the default frame, the
-/// next rows for lead(), the partition for a frame to UNBOUNDED FOLLOWING — and the last rows
-/// lag() reads. What it holds counts against query_memory; past it the query fails with 53200.
+/// It streams: each row's values are computed as far as they are known when it is read (its
+/// rank, lag(), running aggregates of frames ending at the current row); what a frame's end
+/// decides is computed once per peer group (frames ending at the last peer) or per partition
+/// (frames to UNBOUNDED FOLLOWING, percent_rank, cume_dist, ntile), and lead() values as the
+/// rows they read come. A row goes up as soon as all of its values are known, so it waits only
+/// for the rest of its peers, the rows lead() reads, or its partition's end. The rows waiting
+/// are held within query_memory and past it go to a temporary file in temp_directory, as
+/// PostgreSQL's WindowAgg spills past work_mem; only the rows lag() reads back must fit in
+/// memory (53200 past it).
 class Window final : public RowOperator {
  public:
   Window(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order,
-         bool exact_floats, size_t memory_limit);
+         bool exact_floats, size_t memory_limit, std::string temp_directory);
 
   awaitable<ExecResult<void>> open() override;
   std::string columns() const override { return columns_; }
@@ -37,18 +43,20 @@ class Window final : public RowOperator {
   std::string describe() const override;
 
  private:
-  struct Held {
-    routing::MergeRow row;
-    uint64_t peer = 0;  ///< its peer group's number in the partition (1, 2, …)
-  };
+  /// When a call's value is known: as its row is read, when the row's peer group ends, when
+  /// the partition ends, or (lead) when the row it reads comes.
+  enum class Known { kRow, kGroup, kPartition, kLead };
 
   /// Takes the next input row: into the partition, or held back as the next one's first row.
-  Result<void> take(std::string body);
-  void append(routing::MergeRow row);
+  Result<void> take(routing::MergeRow row);
+  /// The peer group ending at the partition's row `end` (0-based) is complete.
+  Result<void> close_group(uint64_t end);
+  /// Every row of the partition was taken.
+  Result<void> finish_partition();
   void start_partition();
-  /// Whether every value of the first held row is known.
+  /// Whether every value of the next row to send is known.
   bool ready() const;
-  /// The first held row's outputs (a DataRow body); the row is then let go.
+  /// The next row's outputs (a DataRow body).
   Result<std::string> emit();
   Result<void> add_to(size_t call, const routing::MergeRow& row);
   size_t held_cost(const routing::MergeRow& row) const;
@@ -65,33 +73,45 @@ class Window final : public RowOperator {
   routing::RowOrder peers_;
   std::vector<std::optional<routing::AggregateCombiner>> combiners_;  ///< per aggregate call
   std::vector<bool> float4_avg_;  ///< avg of float4: each value read as float8 exactly
-  bool needs_peers_ = false;
+  std::vector<Known> known_;      ///< per call
+  bool needs_group_ = false;
   bool needs_partition_ = false;
   uint64_t max_lag_ = 0;
   uint64_t max_lead_ = 0;
 
+  // What waits, in queues that go to disk past query_memory: the rows taken and not sent (each
+  // its body and the values known when it was read), the values of the peer groups those rows
+  // are in, and per lead() call the values of the rows waiting for them.
+  SpillQueue::Budget budget_;
+  SpillQueue rows_{&budget_};
+  SpillQueue groups_{&budget_};
+  std::vector<std::unique_ptr<SpillQueue>> leads_;  ///< per call (lead only)
+
   // The current partition.
-  std::deque<Held> held_;                  ///< rows not sent yet, in order (front: the next)
-  std::deque<routing::MergeRow> history_;  ///< the last rows sent (lag() reads them)
-  routing::MergeRow last_;                 ///< the last row taken, once it was sent
-  bool any_row_ = false;                   ///< the partition has a row
-  bool complete_ = false;                  ///< every row of the partition was taken
+  routing::MergeRow last_;                 ///< the last row taken
+  std::deque<routing::MergeRow> history_;  ///< the last rows taken (lag() reads them)
+  size_t history_bytes_ = 0;
+  bool any_row_ = false;   ///< the partition has a row
+  bool complete_ = false;  ///< every row of the partition was taken
   std::optional<routing::MergeRow> next_partition_;
-  uint64_t sent_ = 0;       ///< rows of the partition sent
-  uint64_t taken_ = 0;      ///< rows of the partition taken
-  uint64_t peer_ = 0;       ///< the last taken row's peer group
-  uint64_t rank_peer_ = 0;  ///< the peer group rank_ and dense_rank_ are of
-  uint64_t rank_ = 0;
-  uint64_t dense_rank_ = 0;
-  std::vector<uint64_t> added_;  ///< per call: the partition's rows its combiner added
+  uint64_t sent_ = 0;         ///< rows of the partition sent
+  uint64_t taken_ = 0;        ///< rows of the partition taken
+  uint64_t grouped_ = 0;      ///< rows of the partition whose peer group is complete
+  uint64_t peer_ = 0;         ///< the last taken row's peer group (1, 2, …)
+  uint64_t group_start_ = 0;  ///< its first row
   std::vector<std::optional<std::string>> first_;               ///< first_value: the first row's
   std::vector<std::optional<std::optional<std::string>>> nth_;  ///< nth_value: the n-th row's
-  size_t held_bytes_ = 0;
+  std::vector<std::optional<std::string>> partition_values_;    ///< per call (kPartition)
+  // The peer group of the row being sent.
+  uint64_t group_end_ = 0;
+  bool have_group_ = false;
+  routing::MergeRow group_values_;
 
   std::vector<std::string> pending_;  ///< input rows read and not yet taken
   size_t next_pending_ = 0;
   bool input_ended_ = false;
   bool done_ = false;
+  size_t peak_ = 0;
 };
 
 }  // namespace pgrange::proxy::exec
