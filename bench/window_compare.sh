@@ -35,6 +35,14 @@
 #             merge. Handled as pushed: the script dies unless EXPLAIN of it through pgrange says
 #             "window functions computed in pgrange"; pgrange's md5 must be direct's, every round
 #             (else the script dies); any failure is fatal. ROUNDS rounds per target.
+#   whole     SELECT id, v, percent_rank() OVER o, sum(v) OVER (o ROWS BETWEEN UNBOUNDED PRECEDING
+#                    AND UNBOUNDED FOLLOWING) FROM w WINDOW o AS (ORDER BY v, id)
+#             One partition of all ROWS rows whose every value needs the partition's end (its
+#             row count, its total): every row waits for the last one. pgrange computes it (the
+#             script dies unless EXPLAIN says "window functions computed in pgrange") holding
+#             query_memory of the waiting rows and appending the rest to a temporary file in
+#             temp_directory, read back in order once the partition ends; md5 must be direct's
+#             (the output comes in the window's order on both); any failure is fatal.
 #   gathered  SELECT id, sum(v) OVER (ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)
 #             FROM w ORDER BY id
 #             a sliding frame is one pgrange does not compute (its frames start at UNBOUNDED
@@ -103,14 +111,16 @@ SKIP_BUILD=${SKIP_BUILD:-0}
 LOG_DIR=${LOG_DIR:-/tmp/window_compare-logs.$(date -u +%Y%m%dT%H%M%SZ)}
 PGRANGE=${PGRANGE:-$REPO/build/proxy/pgrange}
 RANGES=12
-QUERIES=(pushed computed gathered)
+QUERIES=(pushed computed whole gathered)
 declare -A QUERY
 QUERY[pushed]="SELECT g, id, sum(v) OVER (PARTITION BY g ORDER BY id), row_number() OVER (PARTITION BY g ORDER BY v, id) FROM w ORDER BY g, id"
 QUERY[computed]="SELECT id, row_number() OVER (ORDER BY v, id), sum(v) OVER (ORDER BY v, id) FROM w ORDER BY id"
+QUERY[whole]="SELECT id, v, percent_rank() OVER o, sum(v) OVER (o ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM w WINDOW o AS (ORDER BY v, id)"
 QUERY[gathered]="SELECT id, sum(v) OVER (ORDER BY v, id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY id"
 declare -A EXPLAIN_LINE # what EXPLAIN through pgrange must say (gathered: nothing required)
 EXPLAIN_LINE[pushed]="window functions computed on each shard"
 EXPLAIN_LINE[computed]="window functions computed in pgrange"
+EXPLAIN_LINE[whole]="window functions computed in pgrange"
 WARM_SQL="SELECT count(*) FROM w WHERE g = 1"
 
 require_counts ROWS ROUNDS QUERY_TIMEOUT WORKERS
@@ -184,10 +194,10 @@ p=$(via_pgrange "$SUMS_SQL")
 echo "  count and sum(v) equal: $d; ANALYZE done on direct and the shards"
 WARM_COUNT=$(sql_on direct "$WARM_SQL")
 
-# The plans: pushed's windows must be computed on each shard and computed's in pgrange (else this
+# The plans: pushed's windows must be computed on each shard, computed's and whole's in pgrange (else this
 # is not the benchmark it claims to be); gathered's plan is kept for reference (EXPLAIN without
 # ANALYZE runs nothing).
-for q in pushed computed; do
+for q in pushed computed whole; do
   x="$LOG_DIR/explain-$q-pgrange.txt"
   via_pgrange "EXPLAIN ${QUERY[$q]}" >"$x" 2>&1 || { cat "$x" >&2; die "EXPLAIN of $q through pgrange failed"; }
   if ! grep -q -F "${EXPLAIN_LINE[$q]}" "$x"; then
@@ -324,7 +334,9 @@ echo "CPU s: pgrange's utime+stime (all threads) per run, median; direct's CPU i
 echo "pgrange's result: pushed computes the windows on each shard and merges (flat memory); computed"
 echo "  runs in pgrange (shards' rows merged in window order, the windows computed as they stream, then"
 echo "  pgrange's Sort by id), its memory bounded by query_memory plus the merge (the Sort spills past"
-echo "  query_memory); gathered (a sliding frame, not computed in pgrange) is expected to fail with 53200 (its"
+echo "  query_memory); whole (a frame to the partition's end, and percent_rank: every row waits for the"
+echo "  last) holds query_memory of the waiting rows and writes the rest to a temporary file;"
+echo "  gathered (a sliding frame, not computed in pgrange) is expected to fail with 53200 (its"
 echo "  rows past query_memory) when the table does not fit; pgrange then still answered $WARM_SQL."
 echo "EXPLAIN through pgrange: $LOG_DIR/explain-*-pgrange.txt"
 echo "Raw per-run figures: $RESULTS; per query: $QUERIES_TSV"
