@@ -136,6 +136,22 @@ std::optional<std::string> owned(std::optional<std::string_view> v) {
   return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
 }
 
+size_t values_cost(const routing::RowValues& values) {
+  size_t c = sizeof(routing::RowValues) + values.size() * sizeof(std::optional<std::string>);
+  for (const auto& v : values) {
+    if (v && v->size() >= sizeof(std::string)) c += v->size() + 1;
+  }
+  return c;
+}
+
+Result<routing::RowValues> decode_values(std::string body, size_t n) {
+  auto row = routing::MergeRow::parse(std::move(body), n);
+  if (!row) return tl::unexpected(row.error());
+  routing::RowValues out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = owned(row->value(i));
+  return out;
+}
+
 }  // namespace
 
 Window::Window(std::unique_ptr<RowOperator> input, sql::MergeQuery query, TextOrderCheck text_order,
@@ -237,7 +253,22 @@ awaitable<ExecResult<void>> Window::open() {
     needs_partition_ = needs_partition_ || known == Known::kPartition;
     if (c.kind == Kind::kLag) max_lag_ = std::max<uint64_t>(max_lag_, c.offset);
     if (c.kind == Kind::kLead) max_lead_ = std::max<uint64_t>(max_lead_, c.offset);
-    leads_.push_back(c.kind == Kind::kLead ? std::make_unique<SpillQueue>(&budget_) : nullptr);
+    if (c.kind != Kind::kLead) {
+      leads_.push_back(nullptr);
+      continue;
+    }
+    leads_.push_back(std::make_unique<SpillQueue<std::optional<std::string>>>(
+        &budget_,
+        SpillQueue<std::optional<std::string>>::Codec{
+            [](const std::optional<std::string>& v) {
+              return sizeof(v) + (v ? v->size() : 0) + 16;
+            },
+            [](const std::optional<std::string>& v) { return routing::data_row_body({v}); },
+            [](std::string body) -> Result<std::optional<std::string>> {
+              auto one = decode_values(std::move(body), 1);
+              if (!one) return tl::unexpected(one.error());
+              return std::move((*one)[0]);
+            }}));
   }
   if (compares_text && text_order_) {
     if (auto e = text_order_()) co_return tl::unexpected(ExecFailure::of(std::move(*e)));
@@ -254,6 +285,68 @@ awaitable<ExecResult<void>> Window::open() {
   first_.assign(q_.windows.size(), std::nullopt);
   nth_.assign(q_.windows.size(), std::nullopt);
   partition_values_.assign(q_.windows.size(), std::nullopt);
+  // The waiting rows: on disk, the length of their known values, those values, the row's body.
+  const size_t calls_n = q_.windows.size();
+  const size_t width = width_;
+  rows_ = std::make_unique<SpillQueue<Waiting>>(
+      &budget_,
+      SpillQueue<Waiting>::Codec{
+          [this](const Waiting& w) { return held_cost(w.row) + values_cost(w.known); },
+          [](const Waiting& w) {
+            std::string record(4, '\0');
+            record += routing::data_row_body(w.known);
+            const auto n = static_cast<uint32_t>(record.size() - 4);
+            record[0] = static_cast<char>(n >> 24);
+            record[1] = static_cast<char>(n >> 16);
+            record[2] = static_cast<char>(n >> 8);
+            record[3] = static_cast<char>(n);
+            record += w.row.body;
+            return record;
+          },
+          [calls_n, width](std::string record) -> Result<Waiting> {
+            if (record.size() < 4) {
+              return tl::unexpected(Error::make(sqlstate::kInternalError,
+                                                "a row a window wrote to disk came back short"));
+            }
+            const uint32_t n =
+                (static_cast<uint32_t>(static_cast<unsigned char>(record[0])) << 24) |
+                (static_cast<uint32_t>(static_cast<unsigned char>(record[1])) << 16) |
+                (static_cast<uint32_t>(static_cast<unsigned char>(record[2])) << 8) |
+                static_cast<uint32_t>(static_cast<unsigned char>(record[3]));
+            if (record.size() < 4 + static_cast<size_t>(n)) {
+              return tl::unexpected(Error::make(sqlstate::kInternalError,
+                                                "a row a window wrote to disk came back short"));
+            }
+            Waiting w;
+            auto known = decode_values(record.substr(4, n), calls_n);
+            if (!known) return tl::unexpected(known.error());
+            w.known = std::move(*known);
+            record.erase(0, 4 + static_cast<size_t>(n));
+            auto row = routing::MergeRow::parse(std::move(record), width);
+            if (!row) return tl::unexpected(row.error());
+            w.row = std::move(*row);
+            return w;
+          }});
+  // The groups' values: on disk, the group's end and then its values.
+  groups_ = std::make_unique<SpillQueue<GroupValues>>(
+      &budget_, SpillQueue<GroupValues>::Codec{
+                    [](const GroupValues& g) { return values_cost(g.values) + 16; },
+                    [](const GroupValues& g) {
+                      routing::RowValues all;
+                      all.reserve(g.values.size() + 1);
+                      all.push_back(std::to_string(g.end));
+                      all.insert(all.end(), g.values.begin(), g.values.end());
+                      return routing::data_row_body(all);
+                    },
+                    [calls_n](std::string body) -> Result<GroupValues> {
+                      auto all = decode_values(std::move(body), calls_n + 1);
+                      if (!all) return tl::unexpected(all.error());
+                      GroupValues g;
+                      g.end = std::stoull((*all)[0].value_or("0"));
+                      g.values.assign(std::make_move_iterator(all->begin() + 1),
+                                      std::make_move_iterator(all->end()));
+                      return g;
+                    }});
   co_return ExecResult<void>{};
 }
 
@@ -262,8 +355,8 @@ size_t Window::held_cost(const routing::MergeRow& row) const {
 }
 
 void Window::start_partition() {
-  rows_.clear();
-  groups_.clear();
+  rows_->clear();
+  groups_->clear();
   for (auto& l : leads_) {
     if (l) l->clear();
   }
@@ -283,9 +376,11 @@ void Window::start_partition() {
 
 Result<void> Window::close_group(uint64_t end) {
   // The group's own values: frames that end at its last peer (last_ is that peer).
-  routing::RowValues record;
-  record.reserve(q_.windows.size() + 1);
-  record.push_back(std::to_string(end));
+  grouped_ = end + 1;
+  if (!needs_group_) return {};
+  GroupValues group;
+  group.end = end;
+  group.values.resize(q_.windows.size());
   for (size_t c = 0; c < q_.windows.size(); ++c) {
     std::optional<std::string> v;
     if (known_[c] == Known::kGroup) {
@@ -298,11 +393,9 @@ Result<void> Window::close_group(uint64_t end) {
         v = std::move(*r);
       }
     }
-    record.push_back(std::move(v));
+    group.values[c] = std::move(v);
   }
-  grouped_ = end + 1;
-  if (!needs_group_) return {};
-  return groups_.push(routing::data_row_body(record));
+  return groups_->push(std::move(group));
 }
 
 Result<void> Window::finish_partition() {
@@ -372,7 +465,7 @@ Result<void> Window::take(routing::MergeRow row) {
         // This row is what lead() reads for the row `offset` rows before it.
         const auto k = static_cast<uint64_t>(call.offset);
         if (j >= k) {
-          if (auto p = leads_[c]->push(routing::data_row_body({owned(row.value(arg))})); !p) {
+          if (auto p = leads_[c]->push(owned(row.value(arg))); !p) {
             return p;
           }
         }
@@ -386,16 +479,6 @@ Result<void> Window::take(routing::MergeRow row) {
         }
     }
   }
-  // The record waiting: the length of the values known now, those values, the row's body.
-  std::string record(4, '\0');
-  record += routing::data_row_body(values);
-  const auto n = static_cast<uint32_t>(record.size() - 4);
-  record[0] = static_cast<char>(n >> 24);
-  record[1] = static_cast<char>(n >> 16);
-  record[2] = static_cast<char>(n >> 8);
-  record[3] = static_cast<char>(n);
-  record += row.body;
-  if (auto p = rows_.push(std::move(record)); !p) return p;
   if (max_lag_ > 0) {
     history_bytes_ += held_cost(row);
     history_.push_back(row);
@@ -413,8 +496,9 @@ Result<void> Window::take(routing::MergeRow row) {
               .with_hint("raise query_memory, or read fewer rows back"));
     }
   }
+  last_ = row;
+  if (auto p = rows_->push(Waiting{std::move(row), std::move(values)}); !p) return p;
   peak_ = std::max(peak_, budget_.used + history_bytes_);
-  last_ = std::move(row);
   any_row_ = true;
   ++taken_;
   return {};
@@ -449,33 +533,19 @@ Result<void> Window::add_to(size_t c, const routing::MergeRow& row) {
 
 Result<std::string> Window::emit() {
   const uint64_t i = sent_;
-  std::string record;
-  auto got = rows_.pop(record);
+  Waiting w;
+  auto got = rows_->pop(w);
   if (!got) return tl::unexpected(got.error());
-  auto malformed = [] {
+  auto lost = [] {
     return tl::unexpected(
-        Error::make(sqlstate::kInternalError, "a row a window held came back malformed"));
+        Error::make(sqlstate::kInternalError, "a window lost track of the rows it holds"));
   };
-  if (!*got || record.size() < 4) return malformed();
-  const uint32_t n = (static_cast<uint32_t>(static_cast<unsigned char>(record[0])) << 24) |
-                     (static_cast<uint32_t>(static_cast<unsigned char>(record[1])) << 16) |
-                     (static_cast<uint32_t>(static_cast<unsigned char>(record[2])) << 8) |
-                     static_cast<uint32_t>(static_cast<unsigned char>(record[3]));
-  if (record.size() < 4 + static_cast<size_t>(n)) return malformed();
-  auto known = routing::MergeRow::parse(record.substr(4, n), q_.windows.size());
-  if (!known) return tl::unexpected(known.error());
-  record.erase(0, 4 + static_cast<size_t>(n));
-  auto row = routing::MergeRow::parse(std::move(record), width_);
-  if (!row) return tl::unexpected(row.error());
-  if (needs_group_ && (!have_group_ || group_end_ < i)) {
-    std::string g;
-    auto popped = groups_.pop(g);
+  if (!*got) return lost();
+  const routing::MergeRow& row = w.row;
+  if (needs_group_ && (!have_group_ || group_.end < i)) {
+    auto popped = groups_->pop(group_);
     if (!popped) return tl::unexpected(popped.error());
-    if (!*popped) return malformed();
-    auto values = routing::MergeRow::parse(std::move(g), q_.windows.size() + 1);
-    if (!values) return tl::unexpected(values.error());
-    group_values_ = std::move(*values);
-    group_end_ = std::stoull(std::string(group_values_.value(0).value_or("0")));
+    if (!*popped) return lost();
     have_group_ = true;
   }
   std::vector<std::optional<std::string>> values(q_.windows.size());
@@ -484,7 +554,7 @@ Result<std::string> Window::emit() {
     const size_t arg = static_cast<size_t>(std::max(call.argument, 0));
     // Where the call's frame ends, as a row number of the partition (0-based).
     uint64_t end = i;
-    if (call.frame == Call::Frame::kPeers && have_group_) end = group_end_;
+    if (call.frame == Call::Frame::kPeers && have_group_) end = group_.end;
     if (call.frame == Call::Frame::kPartition) end = taken_ - 1;
     switch (call.kind) {
       case Kind::kRowNumber:
@@ -493,12 +563,12 @@ Result<std::string> Window::emit() {
       case Kind::kPercentRank: {
         // The partition is complete: taken_ is its number of rows.
         const auto n_rows = static_cast<double>(taken_);
-        const double rank = std::stod(std::string(known->value(c).value_or("1")));
+        const double rank = std::stod(w.known[c].value_or("1"));
         values[c] = pg_float8(taken_ > 1 ? (rank - 1) / (n_rows - 1) : 0.0);
         break;
       }
       case Kind::kCumeDist:
-        values[c] = pg_float8(static_cast<double>(group_end_ + 1) / static_cast<double>(taken_));
+        values[c] = pg_float8(static_cast<double>(group_.end + 1) / static_cast<double>(taken_));
         break;
       case Kind::kNtile: {
         // As PostgreSQL deals the rows out: the first (rows % buckets) buckets get one more.
@@ -514,15 +584,13 @@ Result<std::string> Window::emit() {
         break;
       }
       case Kind::kLead: {
-        std::string v;
+        std::optional<std::string> v;
         auto popped = leads_[c]->pop(v);
         if (!popped) return tl::unexpected(popped.error());
         if (*popped) {
-          auto one = routing::MergeRow::parse(std::move(v), 1);
-          if (!one) return tl::unexpected(one.error());
-          values[c] = owned(one->value(0));
+          values[c] = std::move(v);
         } else if (call.default_value >= 0) {
-          values[c] = owned(row->value(static_cast<size_t>(call.default_value)));
+          values[c] = owned(row.value(static_cast<size_t>(call.default_value)));
         }
         break;
       }
@@ -534,17 +602,17 @@ Result<std::string> Window::emit() {
         break;
       case Kind::kLastValue:
         if (known_[c] == Known::kRow) {
-          values[c] = owned(row->value(arg));
+          values[c] = owned(row.value(arg));
           break;
         }
         [[fallthrough]];
       default:
         if (known_[c] == Known::kGroup) {
-          values[c] = owned(group_values_.value(c + 1));
+          values[c] = group_.values[c];
         } else if (known_[c] == Known::kPartition) {
           values[c] = partition_values_[c];
         } else {
-          values[c] = owned(known->value(c));
+          values[c] = std::move(w.known[c]);
         }
     }
   }
@@ -552,7 +620,7 @@ Result<std::string> Window::emit() {
   out.reserve(q_.outputs.size());
   for (const sql::MergeOutput& o : q_.outputs) {
     if (o.is_group) {
-      out.push_back(owned(row->value(static_cast<size_t>(o.index))));
+      out.push_back(owned(row.value(static_cast<size_t>(o.index))));
     } else {
       out.push_back(values[static_cast<size_t>(o.index)]);
     }
@@ -617,7 +685,8 @@ std::string Window::describe() const {
   }
   std::string out = "Window: " + calls + " computed over the merged rows, " +
                     (q_.window_partition_keys > 0 ? "partition by partition" : "as one partition");
-  uint64_t spilled = rows_.spilled_bytes() + groups_.spilled_bytes();
+  uint64_t spilled = 0;
+  if (rows_) spilled += rows_->spilled_bytes() + groups_->spilled_bytes();
   for (const auto& l : leads_) {
     if (l) spilled += l->spilled_bytes();
   }

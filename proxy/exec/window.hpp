@@ -80,12 +80,20 @@ class Window final : public RowOperator {
   uint64_t max_lead_ = 0;
 
   // What waits, in queues that go to disk past query_memory: the rows taken and not sent (each
-  // its body and the values known when it was read), the values of the peer groups those rows
-  // are in, and per lead() call the values of the rows waiting for them.
-  SpillQueue::Budget budget_;
-  SpillQueue rows_{&budget_};
-  SpillQueue groups_{&budget_};
-  std::vector<std::unique_ptr<SpillQueue>> leads_;  ///< per call (lead only)
+  // with the values known when it was read), the values of the peer groups those rows are in,
+  // and per lead() call the values of the rows waiting for them.
+  struct Waiting {
+    routing::MergeRow row;
+    routing::RowValues known;  ///< per call: its value, when known as the row was read
+  };
+  struct GroupValues {
+    uint64_t end = 0;           ///< the group's last row in the partition (0-based)
+    routing::RowValues values;  ///< per call: where its frame ends at the group's last peer
+  };
+  SpillBudget budget_;
+  std::unique_ptr<SpillQueue<Waiting>> rows_;
+  std::unique_ptr<SpillQueue<GroupValues>> groups_;
+  std::vector<std::unique_ptr<SpillQueue<std::optional<std::string>>>> leads_;  ///< per call
 
   // The current partition.
   routing::MergeRow last_;                 ///< the last row taken
@@ -103,9 +111,8 @@ class Window final : public RowOperator {
   std::vector<std::optional<std::optional<std::string>>> nth_;  ///< nth_value: the n-th row's
   std::vector<std::optional<std::string>> partition_values_;    ///< per call (kPartition)
   // The peer group of the row being sent.
-  uint64_t group_end_ = 0;
+  GroupValues group_;
   bool have_group_ = false;
-  routing::MergeRow group_values_;
 
   std::vector<std::string> pending_;  ///< input rows read and not yet taken
   size_t next_pending_ = 0;
