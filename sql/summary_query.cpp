@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 #include "sql/parse_node.hpp"
 #include "sql/sql_tokens.hpp"
@@ -13,17 +14,25 @@
 namespace pgrange::sql {
 namespace {
 
-/// Whether anything under `m` is a subquery or a parameter.
+/// Whether anything under `m` is a subquery (or a function in FROM).
 bool reads_outside(const ProtobufCMessage* m) {
   if (m == nullptr) return false;
   if (m->descriptor == &pg_query__sub_link__descriptor ||
-      m->descriptor == &pg_query__param_ref__descriptor ||
       m->descriptor == &pg_query__range_subselect__descriptor ||
       m->descriptor == &pg_query__range_function__descriptor) {
     return true;
   }
   bool found = false;
   for_each_child(m, [&](const ProtobufCMessage* child) { found = found || reads_outside(child); });
+  return found;
+}
+
+/// Whether anything under `m` is a parameter ($n).
+bool has_parameter(const ProtobufCMessage* m) {
+  if (m == nullptr) return false;
+  if (m->descriptor == &pg_query__param_ref__descriptor) return true;
+  bool found = false;
+  for_each_child(m, [&](const ProtobufCMessage* child) { found = found || has_parameter(child); });
   return found;
 }
 
@@ -47,7 +56,8 @@ const PgQuery__RangeVar* summary_table(const PgQuery__SelectStmt* s) {
 
 class Finder {
  public:
-  explicit Finder(std::vector<const PgQuery__RangeVar*>& out) : out_(out) {}
+  using Found = std::vector<std::pair<const PgQuery__RangeVar*, bool>>;  ///< table, parameters
+  explicit Finder(Found& out) : out_(out) {}
 
   /// A query that reads nothing outside itself (the statement, a CTE's body, a derived table).
   void query(const PgQuery__Node* n, bool top) {
@@ -55,7 +65,7 @@ class Finder {
     const PgQuery__SelectStmt* s = n->select_stmt;
     if (!top) {
       if (const PgQuery__RangeVar* t = summary_table(s)) {
-        out_.push_back(t);
+        out_.emplace_back(t, has_parameter(&s->base));
         return;
       }
     }
@@ -98,7 +108,7 @@ class Finder {
     }
   }
 
-  std::vector<const PgQuery__RangeVar*>& out_;
+  Found& out_;
 };
 
 }  // namespace
@@ -110,13 +120,13 @@ std::vector<SummaryQuery> summary_queries(std::string_view sql) {
       (*tree)->stmts[0]->stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) {
     return out;
   }
-  std::vector<const PgQuery__RangeVar*> tables;
+  Finder::Found tables;
   Finder(tables).query((*tree)->stmts[0]->stmt, true);
   if (tables.empty()) return out;
   const std::string text(sql);  // the tokens point into it
   auto tokens = scan_tokens(text);
   if (!tokens) return out;
-  for (const PgQuery__RangeVar* t : tables) {
+  for (const auto& [t, parameters] : tables) {
     // Its query's text: inside the innermost parentheses around its table's name (the query
     // has none of its own around it: no join, no subquery).
     std::vector<size_t> open;
@@ -146,6 +156,7 @@ std::vector<SummaryQuery> summary_queries(std::string_view sql) {
     q.begin = (*tokens)[open.back()].end;
     q.end = (*tokens)[close].start;
     q.table_location = t->location;
+    q.parameters = parameters;
     out.push_back(q);
   }
   return out;

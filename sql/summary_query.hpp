@@ -16,11 +16,13 @@ struct SummaryQuery {
   size_t begin = 0;         ///< its text: from just after its opening parenthesis
   size_t end = 0;           ///< to its closing parenthesis
   int table_location = -1;  ///< its one table's name in the text (RelationUse::location)
+  bool parameters = false;  ///< it has $n (the statement's parameters)
 };
 
 /// The SummaryQuery's of `sql` (one SELECT statement; none for anything else): queries whose
 /// FROM is one table (no join, no function, no ONLY, no TABLESAMPLE) and that have no
-/// subquery, WITH, set operation, parameter ($n), locking clause or INTO of their own.
+/// subquery, WITH, set operation, locking clause or INTO of their own. They may have the
+/// statement's parameters ($n), which must then be bound when they run on their own.
 std::vector<SummaryQuery> summary_queries(std::string_view sql);
 
 }  // namespace pgrange::sql

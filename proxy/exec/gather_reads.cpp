@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 
+#include "proxy/exec/merge_build.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "routing/merge/merge_rows.hpp"
@@ -226,6 +227,12 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
   const routing::GatherInput& in = plan_.inputs[i];
   started_[i] = std::chrono::steady_clock::now();
   if (!ctx_.summary_route) co_return false;
+  // With the statement's parameters only where the Gather runs the statement (and Parses it
+  // with their inferred types), through the extended protocol.
+  if (in.summary->parameters &&
+      (!for_statement_ || ctx_.bind_rest == nullptr || !ctx_.infer_parameter_types)) {
+    co_return false;
+  }
   auto to = ctx_.summary_route(plan_.summary_sql(i));
   if (!to || to->empty()) co_return false;  // its table's rows are read, as the plan says
   std::vector<int> shards = std::move(*to);
@@ -258,7 +265,27 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
     if (e && *e && outcome_.ok()) outcome_.shard_error = std::move(**e);
   }
   if (!outcome_.ok()) co_return true;
-  auto made = co_await ctx_.summarize(in.summary->merge, conns);
+  std::optional<BoundStatement> bound;
+  if (in.summary->parameters) {
+    // The query binds the statement's values: Parse'd with every parameter's type as a shard
+    // infers it for the statement (the query may leave some out, and the statement written
+    // with its rows may leave it out: that one is Parse'd with them too).
+    if (inferred_types_.empty()) {
+      auto types = co_await ctx_.infer_parameter_types(*conns.front(), plan_.text);
+      if (!types) {
+        outcome_.error = types.error();
+        co_return true;
+      }
+      inferred_types_ = std::move(*types);
+    }
+    std::string_view values;
+    std::vector<int16_t> formats;
+    if (!split_bind(*ctx_.bind_rest, values, formats)) co_return false;
+    summary_bind_ = std::string(values);
+    summary_bind_.append(2, '\0');  // no result formats: every result in text
+    bound = BoundStatement{inferred_types_, summary_bind_};
+  }
+  auto made = co_await ctx_.summarize(in.summary->merge, conns, bound ? &*bound : nullptr);
   if (!made) {
     fail(made.error());
     co_return true;

@@ -18,6 +18,8 @@
 
 namespace pgrange::proxy::exec {
 
+struct BoundStatement;  // proxy/exec/merge_build.hpp
+
 /// What running a gather plan (routing/plan/gather_plan.hpp) needs from the client's session.
 struct GatherContext {
   /// A connection to a shard (pool index) for the statement: the transaction block's part
@@ -51,12 +53,18 @@ struct GatherContext {
   std::function<awaitable<ExecResult<std::unique_ptr<Operator>>>(
       sql::MergeQuery, const std::vector<BackendConnection*>&, bool in_transaction)>
       merge;
-  /// Makes the Merge of a query of one table (an input's Summary: no parameters, text results)
-  /// on its shards' connections, in the statement's transactions there; empty: every input's
-  /// table rows are read.
+  /// Makes the Merge of a query of one table (an input's Summary: text results; `bound`, when
+  /// it has the statement's parameters, their types and values) on its shards' connections, in
+  /// the statement's transactions there; empty: every input's table rows are read.
   std::function<awaitable<ExecResult<std::unique_ptr<Operator>>>(
-      sql::MergeQuery, const std::vector<BackendConnection*>&)>
+      sql::MergeQuery, const std::vector<BackendConnection*>&, const BoundStatement* bound)>
       summarize;
+  /// The types of every parameter of the statement `text` as a shard infers them (a
+  /// ParameterDescription's body, which is a Parse's list of types too), asked on `conn`: for a
+  /// Summary with parameters, whose statement then no longer names some of them. Err: the
+  /// shard's error (its SQLSTATE and message), or why it could not answer.
+  std::function<awaitable<Result<std::string>>(BackendConnection& conn, const std::string& text)>
+      infer_parameter_types;
 };
 
 /// How it went: the rows sent, or a shard's ErrorResponse body, or pgrange's own error.
@@ -134,6 +142,12 @@ class GatherReads final : public Operator {
   /// when there was one), and the others' are ended now, their answers read at close().
   awaitable<bool> statement_runs_on(int shard);
 
+  /// The statement's Parse parameter types: as a shard inferred them where a Summary needed
+  /// them (its statement may no longer name some), else the client's.
+  const std::string* parameter_types() const {
+    return inferred_types_.empty() ? ctx_.parameter_types : &inferred_types_;
+  }
+
   GatherOutcome& outcome() { return outcome_; }
   const GatherOutcome& outcome() const { return outcome_; }
   /// The first failure recorded, as an ExecResult.
@@ -182,6 +196,10 @@ class GatherReads final : public Operator {
   /// An input whose Summary's rows were read (its rows_ hold the query that gives them).
   std::vector<bool> summarized_;
   int on_shard_ = -1;
+  /// For Summaries with parameters: the statement's parameter types as a shard infers them,
+  /// and its Bind's values with text results.
+  std::string inferred_types_;
+  std::string summary_bind_;
   std::vector<int> broadcast_shards_;
   int statement_shard_ = -1;  // where the statement ran (its connection is its to settle)
   // Shards whose own transaction was ended when the statement was sent (every read of them

@@ -52,7 +52,7 @@ awaitable<ExecResult<void>> Gather::open() {
         .begin('P')
         .cstr("")
         .cstr(final_sql)
-        .bytes(ctx_.parameter_types != nullptr ? *ctx_.parameter_types : std::string())
+        .bytes(reads_.parameter_types() != nullptr ? *reads_.parameter_types() : std::string())
         .end();
     MessageWriter(request).begin('B').cstr("").cstr("").bytes(*ctx_.bind_rest).end();
   }

@@ -62,14 +62,27 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
       co_return std::unique_ptr<exec::Operator>(std::move(*tree));
     };
   }
-  ctx.summarize = [this, &out](sql::MergeQuery query, const std::vector<BackendConnection*>& conns)
+  ctx.summarize = [this, &out](sql::MergeQuery query, const std::vector<BackendConnection*>& conns,
+                               const exec::BoundStatement* bound)
       -> awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> {
-    // A query of the statement's own (no parameters), in text, on the statement's transactions.
-    auto tree =
-        co_await exec::make_merge(std::move(query), conns, shard_session(out), nullptr, true);
+    // A query of the statement's, in text, on the statement's transactions.
+    auto tree = co_await exec::make_merge(std::move(query), conns, shard_session(out), bound, true);
     if (!tree) co_return tl::unexpected(tree.error());
     co_return std::unique_ptr<exec::Operator>(std::move(*tree));
   };
+  if (ext != nullptr) {
+    ctx.infer_parameter_types = [this, ext](
+                                    BackendConnection& conn,
+                                    const std::string& text) -> awaitable<Result<std::string>> {
+      auto types = co_await inferred_parameter_types(conn, text, ext->parameter_types);
+      if (!types) {
+        ErrorFields f = parse_error_fields(types.error());
+        co_return tl::unexpected(Error::make(f.sqlstate.empty() ? "XX000" : f.sqlstate,
+                                             f.message.empty() ? types.error() : f.message));
+      }
+      co_return std::move(*types);
+    };
+  }
   // A session that set extra_float_digits may have it below 1: the reads set it to 3, and
   // back to the session's value after.
   if (!floats_exact()) ctx.float_digits_sql = desired_settings_.at("extra_float_digits");

@@ -492,7 +492,7 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
             merge->mode == sql::MergeQuery::Mode::kAggregate ||
             (merge->mode == sql::MergeQuery::Mode::kOrdered && (merge->limit || merge->distinct));
         if (!smaller) continue;
-        found[k].summary = GatherInput::Summary{q.begin, q.end, std::move(*merge)};
+        found[k].summary = GatherInput::Summary{q.begin, q.end, std::move(*merge), q.parameters};
       }
     }
   }

@@ -54,7 +54,8 @@ struct GatherInput {
   struct Summary {
     size_t begin = 0;  ///< the query's text in the statement, inside its parentheses
     size_t end = 0;
-    sql::MergeQuery merge;  ///< its merge over the shards
+    sql::MergeQuery merge;    ///< its merge over the shards
+    bool parameters = false;  ///< it has the statement's $n (bound when it runs)
   };
   std::optional<Summary> summary;
 };

@@ -459,6 +459,50 @@ TEST_F(DifferentialTest, SubqueriesWindowsAndAggregatesAnswerLikePostgres) {
   }
 }
 
+// A grouping CTE with the statement's parameters in it is merged over its shards first through
+// the extended protocol too (its $n bound, the statement parsed with their inferred types, as
+// the CTE's $n no longer appear in it): through an instance whose query_memory holds the groups
+// but not j_orders' rows, which reading the table would need, it answers as PostgreSQL does
+// with the constants as parameters, in text and in binary, and in the simple protocol.
+TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst) {
+  ProxyConfig cfg = *config_;
+  cfg.table_sizes_interval_ms = 0;
+  cfg.query_memory = 4096;
+  auto small = ProxyProcess::start(cfg);
+  auto p = pq_connect(small->dsn());
+  auto r = pq_connect(reference_->dsn("app"));
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+  // j_orders' rows do not fit in 4 KiB.
+  SqlResult whole = pq_exec(p.get(),
+                            "SELECT o.status, count(*) FROM j_orders o JOIN j_users u ON u.id = "
+                            "o.user_id GROUP BY 1");
+  EXPECT_EQ(whole.sqlstate, "53200") << whole.message;
+  for (const char* sql : {
+           // Parameters only in the CTE: the statement written with its rows has none left.
+           "WITH s AS (SELECT status, count(*) AS n, sum(amount) AS total FROM j_orders WHERE "
+           "amount > 100 GROUP BY status) SELECT s.status, s.n, s.total, c.label FROM s LEFT "
+           "JOIN j_cats c ON c.id = s.n % 7 ORDER BY 1",
+           // In the CTE, in HAVING, and in the statement too.
+           "WITH s AS (SELECT status, count(*) AS n, max(item_code) AS top FROM j_orders WHERE "
+           "amount BETWEEN 50 AND 900 AND status <> 'void' GROUP BY status HAVING count(*) > 3) "
+           "SELECT s.status, s.n, s.top, c.label FROM s LEFT JOIN j_cats c ON c.id = s.n % 7 "
+           "WHERE s.n > 10 ORDER BY 1",
+           // A derived table with DISTINCT and a parameter of text.
+           "SELECT d.status, c.label FROM (SELECT DISTINCT status FROM j_orders WHERE item_code "
+           "> 'i20') d LEFT JOIN j_cats c ON c.label = d.status ORDER BY 1",
+       }) {
+    for (int run = 0; run < 3; ++run) {
+      const bool extended = run > 0, binary = run == 2;
+      Comparison c = compare_statement(p.get(), r.get(), sql, "summary", 0, extended, binary);
+      EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
+      if (extended) {
+        EXPECT_FALSE(c.query.values.empty()) << sql;
+      }
+    }
+  }
+}
+
 // Windows computed in pgrange whose waiting rows do not fit in query_memory go to a temporary
 // file: the window groups of the queries corpus through an instance with 1 KiB of query_memory
 // (its least) answer as PostgreSQL does, in both protocols. What that instance must gather

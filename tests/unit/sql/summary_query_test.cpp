@@ -42,6 +42,15 @@ TEST(SummaryQueryTest, CteBodiesAndDerivedTablesThatReadOneTableAndShrinkIt) {
             V{"SELECT c, count(*) FROM o GROUP BY c"});
 }
 
+TEST(SummaryQueryTest, TheStatementsParametersAreSaid) {
+  auto found = summary_queries(
+      "WITH s AS (SELECT c, sum(a) FROM o WHERE d > $2 GROUP BY c) SELECT * FROM u JOIN s ON "
+      "s.c = u.id JOIN (SELECT max(b) FROM p) m ON true WHERE u.x = $1");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(found[0].parameters);
+  EXPECT_FALSE(found[1].parameters);
+}
+
 TEST(SummaryQueryTest, QueriesThatMayReadOutsideThemselvesOrKeepEveryRowAreNot) {
   for (const char* sql : {
            // The statement itself: pgrange's merge or gather of it, not a summary.
@@ -50,12 +59,11 @@ TEST(SummaryQueryTest, QueriesThatMayReadOutsideThemselvesOrKeepEveryRowAreNot) 
            "SELECT * FROM u, LATERAL (SELECT count(*) FROM o WHERE o.c = u.id) l",
            "SELECT (SELECT count(*) FROM o) FROM u",
            "SELECT * FROM u WHERE id IN (SELECT c FROM o GROUP BY c)",
-           // A join, a subquery, a function, a parameter, a WITH of its own, a set operation.
+           // A join, a subquery, a function, a WITH of its own, a set operation.
            "SELECT * FROM (SELECT count(*) FROM o JOIN p ON p.id = o.c) t",
            "SELECT * FROM (SELECT count(*) FROM o, p) t",
            "SELECT * FROM (SELECT count(*) FROM o WHERE c IN (SELECT id FROM p)) t",
            "SELECT * FROM (SELECT count(*) FROM generate_series(1, 3)) t",
-           "SELECT * FROM (SELECT count(*) FROM o WHERE c = $1) t",
            "SELECT * FROM (WITH w AS (SELECT 1) SELECT count(*) FROM o) t",
            "SELECT * FROM (SELECT count(*) FROM o UNION SELECT 1) t",
            // ONLY, TABLESAMPLE, FOR UPDATE.
