@@ -136,12 +136,27 @@ std::optional<std::string> owned(std::optional<std::string_view> v) {
   return v ? std::optional<std::string>(std::string(*v)) : std::nullopt;
 }
 
+/// What a heap block of `bytes` costs with the allocator's header and rounding (none for 0).
+size_t heap(size_t bytes) { return bytes == 0 ? 0 : (bytes + 8 + 15) / 16 * 16; }
+
+/// A string's heap block (none while it fits in the string itself).
+size_t heap_of(const std::string& s) {
+  return s.capacity() > 15 ? heap(s.capacity() + 1) : 0;
+}
+
+/// The heap blocks of a row's values (not the vector object itself).
 size_t values_cost(const routing::RowValues& values) {
-  size_t c = sizeof(routing::RowValues) + values.size() * sizeof(std::optional<std::string>);
+  size_t c = heap(values.capacity() * sizeof(std::optional<std::string>));
   for (const auto& v : values) {
-    if (v && v->size() >= sizeof(std::string)) c += v->size() + 1;
+    if (v) c += heap_of(*v);
   }
   return c;
+}
+
+/// The heap blocks of a MergeRow (not the object itself).
+size_t row_cost(const routing::MergeRow& row) {
+  return heap_of(row.body) + heap(row.offsets.capacity() * sizeof(uint32_t)) +
+         heap(row.lengths.capacity() * sizeof(int32_t));
 }
 
 Result<routing::RowValues> decode_values(std::string body, size_t n) {
@@ -261,7 +276,7 @@ awaitable<ExecResult<void>> Window::open() {
         &budget_,
         SpillQueue<std::optional<std::string>>::Codec{
             [](const std::optional<std::string>& v) {
-              return sizeof(v) + (v ? v->size() : 0) + 16;
+              return sizeof(v) + (v ? heap_of(*v) : 0);
             },
             [](const std::optional<std::string>& v) { return routing::data_row_body({v}); },
             [](std::string body) -> Result<std::optional<std::string>> {
@@ -291,7 +306,7 @@ awaitable<ExecResult<void>> Window::open() {
   rows_ = std::make_unique<SpillQueue<Waiting>>(
       &budget_,
       SpillQueue<Waiting>::Codec{
-          [this](const Waiting& w) { return held_cost(w.row) + values_cost(w.known); },
+          [](const Waiting& w) { return sizeof(Waiting) + row_cost(w.row) + values_cost(w.known); },
           [](const Waiting& w) {
             std::string record(4, '\0');
             record += routing::data_row_body(w.known);
@@ -330,7 +345,7 @@ awaitable<ExecResult<void>> Window::open() {
   // The groups' values: on disk, the group's end and then its values.
   groups_ = std::make_unique<SpillQueue<GroupValues>>(
       &budget_, SpillQueue<GroupValues>::Codec{
-                    [](const GroupValues& g) { return values_cost(g.values) + 16; },
+                    [](const GroupValues& g) { return sizeof(GroupValues) + values_cost(g.values); },
                     [](const GroupValues& g) {
                       routing::RowValues all;
                       all.reserve(g.values.size() + 1);
@@ -351,7 +366,7 @@ awaitable<ExecResult<void>> Window::open() {
 }
 
 size_t Window::held_cost(const routing::MergeRow& row) const {
-  return row.body.size() + row.offsets.size() * (sizeof(uint32_t) + sizeof(int32_t)) + 64;
+  return sizeof(routing::MergeRow) + row_cost(row);
 }
 
 void Window::start_partition() {

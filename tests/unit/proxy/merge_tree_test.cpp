@@ -1615,8 +1615,8 @@ TEST(MergeTreeWindow, PartitionsPastQueryMemoryGoToDisk) {
 
 TEST(MergeTreeWindow, EveryFunctionGivesTheSameAnswerFromDisk) {
   // Partitions of 600 rows with peer groups of 1 to 40 rows: every kind of call, each frame,
-  // lead() far ahead; computed with the rows in memory, then with 2 KiB (and 512 bytes) held
-  // and the rest on disk.
+  // lead() far ahead; computed with the rows in memory, then with 2 KiB (and 1 KiB, the least
+  // query_memory) held and the rest on disk.
   MergeQuery q = windows(
       "SELECT id, row_number() OVER w, rank() OVER w, dense_rank() OVER w, percent_rank() OVER "
       "w, cume_dist() OVER w, ntile(7) OVER w, lag(id, 3) OVER w, lead(id, 50, -1) OVER w, "
@@ -1650,7 +1650,7 @@ TEST(MergeTreeWindow, EveryFunctionGivesTheSameAnswerFromDisk) {
   EXPECT_EQ(whole.rows[1799][1], "600");  // row_number at the last partition's end
   EXPECT_EQ(whole.rows[1799][5], "1");    // cume_dist of the last peer
   EXPECT_EQ(whole.rows[1799][8], "-1");   // lead() past the partition: the default
-  for (size_t limit : {size_t{2048}, size_t{512}}) {
+  for (size_t limit : {size_t{2048}, size_t{1024}}) {
     Outcome spilled = merged(q, {d}, shards, {.memory_limit = limit});
     EXPECT_EQ(spilled.rows, whole.rows) << "memory_limit " << limit;
   }
