@@ -137,7 +137,9 @@ std::optional<std::string> owned(std::optional<std::string_view> v) {
 }
 
 /// What a heap block of `bytes` costs with the allocator's header and rounding (none for 0).
-size_t heap(size_t bytes) { return bytes == 0 ? 0 : (bytes + 8 + 15) / 16 * 16; }
+size_t heap(size_t bytes) {
+  return bytes == 0 ? 0 : (bytes + 8 + 15) / 16 * 16;
+}
 
 /// A string's heap block (none while it fits in the string itself).
 size_t heap_of(const std::string& s) {
@@ -275,9 +277,7 @@ awaitable<ExecResult<void>> Window::open() {
     leads_.push_back(std::make_unique<SpillQueue<std::optional<std::string>>>(
         &budget_,
         SpillQueue<std::optional<std::string>>::Codec{
-            [](const std::optional<std::string>& v) {
-              return sizeof(v) + (v ? heap_of(*v) : 0);
-            },
+            [](const std::optional<std::string>& v) { return sizeof(v) + (v ? heap_of(*v) : 0); },
             [](const std::optional<std::string>& v) { return routing::data_row_body({v}); },
             [](std::string body) -> Result<std::optional<std::string>> {
               auto one = decode_values(std::move(body), 1);
@@ -344,24 +344,25 @@ awaitable<ExecResult<void>> Window::open() {
           }});
   // The groups' values: on disk, the group's end and then its values.
   groups_ = std::make_unique<SpillQueue<GroupValues>>(
-      &budget_, SpillQueue<GroupValues>::Codec{
-                    [](const GroupValues& g) { return sizeof(GroupValues) + values_cost(g.values); },
-                    [](const GroupValues& g) {
-                      routing::RowValues all;
-                      all.reserve(g.values.size() + 1);
-                      all.push_back(std::to_string(g.end));
-                      all.insert(all.end(), g.values.begin(), g.values.end());
-                      return routing::data_row_body(all);
-                    },
-                    [calls_n](std::string body) -> Result<GroupValues> {
-                      auto all = decode_values(std::move(body), calls_n + 1);
-                      if (!all) return tl::unexpected(all.error());
-                      GroupValues g;
-                      g.end = std::stoull((*all)[0].value_or("0"));
-                      g.values.assign(std::make_move_iterator(all->begin() + 1),
-                                      std::make_move_iterator(all->end()));
-                      return g;
-                    }});
+      &budget_,
+      SpillQueue<GroupValues>::Codec{
+          [](const GroupValues& g) { return sizeof(GroupValues) + values_cost(g.values); },
+          [](const GroupValues& g) {
+            routing::RowValues all;
+            all.reserve(g.values.size() + 1);
+            all.push_back(std::to_string(g.end));
+            all.insert(all.end(), g.values.begin(), g.values.end());
+            return routing::data_row_body(all);
+          },
+          [calls_n](std::string body) -> Result<GroupValues> {
+            auto all = decode_values(std::move(body), calls_n + 1);
+            if (!all) return tl::unexpected(all.error());
+            GroupValues g;
+            g.end = std::stoull((*all)[0].value_or("0"));
+            g.values.assign(std::make_move_iterator(all->begin() + 1),
+                            std::make_move_iterator(all->end()));
+            return g;
+          }});
   co_return ExecResult<void>{};
 }
 
