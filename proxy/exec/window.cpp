@@ -266,6 +266,11 @@ awaitable<ExecResult<void>> Window::open() {
     }
     if (c.kind == Kind::kLead) known = Known::kLead;
     known_.push_back(known);
+    // Calls whose value (or rank) is kept with the row as it is read.
+    if (c.kind == Kind::kRank || c.kind == Kind::kDenseRank || c.kind == Kind::kPercentRank ||
+        c.kind == Kind::kLag || (is_aggregate(c.kind) && known == Known::kRow)) {
+      known_width_ = q_.windows.size();
+    }
     needs_group_ = needs_group_ || known == Known::kGroup || c.kind == Kind::kCumeDist;
     needs_partition_ = needs_partition_ || known == Known::kPartition;
     if (c.kind == Kind::kLag) max_lag_ = std::max<uint64_t>(max_lag_, c.offset);
@@ -302,6 +307,7 @@ awaitable<ExecResult<void>> Window::open() {
   partition_values_.assign(q_.windows.size(), std::nullopt);
   // The waiting rows: on disk, the length of their known values, those values, the row's body.
   const size_t calls_n = q_.windows.size();
+  const size_t known_width = known_width_;
   const size_t width = width_;
   rows_ = std::make_unique<SpillQueue<Waiting>>(
       &budget_,
@@ -318,7 +324,7 @@ awaitable<ExecResult<void>> Window::open() {
             record += w.row.body;
             return record;
           },
-          [calls_n, width](std::string record) -> Result<Waiting> {
+          [known_width, width](std::string record) -> Result<Waiting> {
             if (record.size() < 4) {
               return tl::unexpected(Error::make(sqlstate::kInternalError,
                                                 "a row a window wrote to disk came back short"));
@@ -333,7 +339,7 @@ awaitable<ExecResult<void>> Window::open() {
                                                 "a row a window wrote to disk came back short"));
             }
             Waiting w;
-            auto known = decode_values(record.substr(4, n), calls_n);
+            auto known = decode_values(record.substr(4, n), known_width);
             if (!known) return tl::unexpected(known.error());
             w.known = std::move(*known);
             record.erase(0, 4 + static_cast<size_t>(n));
@@ -445,7 +451,7 @@ Result<void> Window::take(routing::MergeRow row) {
     ++peer_;
     group_start_ = j;
   }
-  routing::RowValues values(q_.windows.size());
+  routing::RowValues values(known_width_);  // none when no call keeps a value with its row
   for (size_t c = 0; c < q_.windows.size(); ++c) {
     const Call& call = q_.windows[c];
     const auto arg = static_cast<size_t>(std::max(call.argument, 0));

@@ -74,6 +74,8 @@ class Window final : public RowOperator {
   std::vector<std::optional<routing::AggregateCombiner>> combiners_;  ///< per aggregate call
   std::vector<bool> float4_avg_;  ///< avg of float4: each value read as float8 exactly
   std::vector<Known> known_;      ///< per call
+  /// The values kept with each waiting row: one per call, or none when no call keeps one.
+  size_t known_width_ = 0;
   bool needs_group_ = false;
   bool needs_partition_ = false;
   uint64_t max_lag_ = 0;
