@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 
@@ -71,8 +72,11 @@ GatherReads::GatherReads(const routing::GatherPlan& plan, GatherContext& ctx, bo
       started_(plan.inputs.size()),
       read_(plan.inputs.size(), false),
       kept_(plan.inputs.size(), false),
-      summarized_(plan.inputs.size(), false) {
+      summarized_(plan.inputs.size(), false),
+      spills_(plan.inputs.size()),
+      spill_tables_(plan.inputs.size()) {
   outcome_.steps.resize(plan.inputs.size());
+  spill_budget_.directory = ctx.temp_directory;
 }
 
 awaitable<ExecResult<void>> GatherReads::open() {
@@ -160,7 +164,7 @@ awaitable<void> GatherReads::send_input(size_t i) {
     co_return;
   }
   bool broadcast = shards.size() > 1 && i + 1 == plan_.inputs.size() && !!for_statement_ &&
-                   plan_.broadcast && ctx_.merge;
+                   plan_.broadcast && ctx_.merge && !spilled_;
   if (broadcast && plan_.broadcast_limit) {
     // Worth it while the rows sent to each of its shards weigh less than the table.
     co_await read_pending();
@@ -436,15 +440,29 @@ awaitable<void> GatherReads::read_pending() {
         ++got;
         auto values = data_row_values(body);
         if (values.empty() || !values[0]) continue;
-        held_ += values[0]->size() + 3 + kRowOverhead;
-        text_ += values[0]->size() + 3;
-        rows_[p.input].push_back(std::move(*values[0]));
         for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
           if (!values[c + 1]) continue;
           size_t size = values[c + 1]->size();
           if (provided_[p.input][c].insert(std::move(*values[c + 1])).second) {
             held_ += size + kValueOverhead;
           }
+        }
+        if (spills_[p.input]) {
+          if (auto a = spills_[p.input]->push(*values[0]); !a) outcome_.error = a.error();
+          continue;
+        }
+        held_ += values[0]->size() + 3 + kRowOverhead;
+        text_ += values[0]->size() + 3;
+        rows_[p.input].push_back(std::move(*values[0]));
+        if (held_ + 2 * text_ > ctx_.memory_limit) {
+          // Past query_memory a Gather's rows go to disk, then to temporary tables where the
+          // statement runs: this input's, then the others' held, while they are over it.
+          auto s = spill(p.input);
+          for (size_t k = 0; s && *s && k < rows_.size(); ++k) {
+            if (held_ + 2 * text_ <= ctx_.memory_limit) break;
+            if (k != p.input && !rows_[k].empty() && !summarized_[k]) s = spill(k);
+          }
+          if (!s) outcome_.error = s.error();
         }
       }
     }
@@ -474,6 +492,152 @@ awaitable<void> GatherReads::read_pending() {
   }
   for (const Pending& p : pending_) read_[p.input] = true;
   pending_.clear();
+}
+
+Result<bool> GatherReads::spill(size_t i) {
+  if (!for_statement_ || !broadcast_shards_.empty()) return false;
+  if (!spills_[i]) {
+    spills_[i] = std::make_unique<SpillRecords>(&spill_budget_);
+    static std::atomic<uint64_t> next_table{0};
+    spill_tables_[i] = "pg_temp.\"pgrange_rows_" + std::to_string(++next_table) + "\"";
+    spilled_ = true;
+  }
+  for (std::string& row : rows_[i]) {
+    if (auto a = spills_[i]->push(row); !a) return tl::unexpected(a.error());
+    held_ -= row.size() + 3 + kRowOverhead;
+    text_ -= row.size() + 3;
+  }
+  std::vector<std::string>().swap(rows_[i]);
+  return true;
+}
+
+namespace {
+
+/// A row's text as a line of COPY's text format (backslash, newline, carriage return and tab
+/// escaped), appended to `out`.
+void append_copy_line(std::string& out, std::string_view row) {
+  for (char c : row) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  out.push_back('\n');
+}
+
+}  // namespace
+
+awaitable<void> GatherReads::load_spilled(int shard) {
+  auto got = co_await statement_connection(shard);
+  if (!got) {
+    outcome_.error = got.error();
+    co_return;
+  }
+  BackendConnection& conn = **got;
+  std::string begin;
+  if (ctx_.own_transaction && open_transactions_.insert(shard).second) {
+    // The tables live as long as a transaction: one of the statement's own there, which the
+    // statement ends (statement_runs_on).
+    begin = "BEGIN;\n";
+  }
+  for (size_t i = 0; i < spills_.size() && outcome_.ok(); ++i) {
+    if (!spills_[i]) continue;
+    const routing::GatherInput& in = plan_.inputs[i];
+    std::string request;
+    write_query(request, begin + "CREATE TEMPORARY TABLE " + spill_tables_[i] + " (r " +
+                             in.relation + ") ON COMMIT DROP");
+    begin.clear();
+    write_query(request, "COPY " + spill_tables_[i] + " FROM STDIN");
+    if (auto r = co_await conn.send(request); !r) {
+      conn.mark_broken();
+      outcome_.error = r.error();
+      co_return;
+    }
+    auto made = co_await drain(conn);
+    if (!made) {
+      outcome_.error = made.error();
+      co_return;
+    }
+    if (*made) outcome_.shard_error = std::move(**made);
+    // The COPY: its rows once it is ready for them, else its error (the table's, or the
+    // transaction's after the CREATE's).
+    bool copying = false;
+    for (;;) {
+      char type = 0;
+      std::string body;
+      if (auto r = co_await conn.read_message(type, body); !r) {
+        conn.mark_broken();
+        if (outcome_.ok()) outcome_.error = r.error();
+        co_return;
+      }
+      if (type == 'G') {
+        copying = true;
+        break;
+      }
+      if (type == 'E' && outcome_.ok()) outcome_.shard_error = std::move(body);
+      if (type == 'Z') break;
+    }
+    if (!copying) co_return;
+    constexpr size_t kChunk = 64 * 1024;
+    std::string lines;
+    std::string row;
+    uint64_t copied = 0;
+    for (;;) {
+      auto next = spills_[i]->pop(row);
+      if (!next) {
+        // The COPY must end: failed, so that nothing of it stays.
+        std::string fail;
+        MessageWriter(fail).begin('f').cstr("pgrange could not read its temporary file").end();
+        if (auto r = co_await conn.send(fail); !r) conn.mark_broken();
+        outcome_.error = next.error();
+        break;
+      }
+      if (*next) {
+        append_copy_line(lines, row);
+        ++copied;
+      }
+      if (lines.size() >= kChunk || (!*next && !lines.empty())) {
+        std::string message;
+        MessageWriter(message).begin('d').bytes(lines).end();
+        lines.clear();
+        if (auto r = co_await conn.send(message); !r) {
+          conn.mark_broken();
+          outcome_.error = r.error();
+          co_return;
+        }
+      }
+      if (!*next) {
+        std::string done;
+        MessageWriter(done).begin('c').end();
+        if (auto r = co_await conn.send(done); !r) {
+          conn.mark_broken();
+          outcome_.error = r.error();
+          co_return;
+        }
+        break;
+      }
+    }
+    auto copy_end = co_await drain(conn);
+    if (!copy_end) {
+      if (outcome_.ok()) outcome_.error = copy_end.error();
+      co_return;
+    }
+    if (*copy_end && outcome_.ok()) outcome_.shard_error = std::move(**copy_end);
+    spills_[i].reset();  // its file goes
+    outcome_.steps[i].spilled_rows = copied;
+  }
 }
 
 void GatherReads::release_rows() {

@@ -14,6 +14,7 @@
 #include "proxy/asio.hpp"
 #include "proxy/backend/backend_connection.hpp"
 #include "proxy/exec/operator.hpp"
+#include "proxy/exec/spill_queue.hpp"
 #include "routing/plan/gather_plan.hpp"
 
 namespace pgrange::proxy::exec {
@@ -35,8 +36,11 @@ struct GatherContext {
   bool own_transaction = false;
   /// Where the statement runs when that shard does (a part the block already has), else -1.
   int preferred_shard = -1;
-  /// The most bytes of rows pgrange holds for the statement (query_memory).
+  /// The most bytes of rows pgrange holds for the statement (query_memory); past it a Gather's
+  /// rows go to a temporary file in `temp_directory` ("": $TMPDIR, else /tmp) and from there to
+  /// temporary tables on the statement's shard.
   size_t memory_limit = 0;
+  std::string temp_directory;
   /// What gives the session's connections back the client's extra_float_digits after the reads
   /// set it to 3 (every float read exactly); empty when the session has PostgreSQL's default
   /// (1: floats are written exactly already), so nothing is set.
@@ -85,6 +89,9 @@ struct GatherOutcome {
     bool in_place = false;
     /// Its Summary's query was merged over the shards: its rows are that query's.
     bool summarized = false;
+    /// Rows that went past query_memory to a temporary file, then a temporary table where
+    /// the statement ran.
+    uint64_t spilled_rows = 0;
   };
   std::vector<Step> steps;
   bool ok() const { return !shard_error && !error; }
@@ -120,8 +127,18 @@ class GatherReads final : public Operator {
   std::string statement_with_rows() const {
     return plan_.final_sql(rows_, std::vector<bool>(rows_.size(), false), summarized_);
   }
-  /// The statement with the rows read, the inputs left in place kept as tables (Gather).
-  std::string statement_with_kept() const { return plan_.final_sql(rows_, kept_, summarized_); }
+  /// The statement with the rows read, the inputs left in place kept as tables (Gather), those
+  /// that went to disk read from their temporary tables (load_spilled).
+  std::string statement_with_kept() const {
+    return plan_.final_sql(rows_, kept_, summarized_, spill_tables_);
+  }
+  /// Whether some input's rows went to disk past query_memory (a Gather's reads only).
+  bool spilled() const { return spilled_; }
+  /// Creates on the statement's connection to `shard` a temporary table per input whose rows
+  /// went to disk, dropped when the transaction there ends (one of the statement's own is
+  /// opened if there is none: statement_runs_on then says so), and copies their rows into it
+  /// (COPY … FROM STDIN, a buffer at a time). Failures are recorded in outcome().
+  awaitable<void> load_spilled(int shard);
   /// A broadcast join's shard query, the rows read written in.
   std::string broadcast_sql() const { return plan_.broadcast_sql(rows_); }
   /// Frees the rows (written into the statement by now).
@@ -171,6 +188,9 @@ class GatherReads final : public Operator {
   /// are read instead.
   awaitable<bool> read_summary(size_t i);
   awaitable<void> read_pending();
+  /// Input i's rows go to disk from now on, those held too (a Gather's inputs, past
+  /// query_memory): false when they may not (no Gather, a broadcast).
+  Result<bool> spill(size_t i);
 
   const routing::GatherPlan& plan_;
   GatherContext& ctx_;
@@ -195,6 +215,12 @@ class GatherReads final : public Operator {
   std::vector<bool> kept_;
   /// An input whose Summary's rows were read (its rows_ hold the query that gives them).
   std::vector<bool> summarized_;
+  /// Inputs whose rows went to a temporary file (past query_memory): the file, and the
+  /// temporary table that holds them for the statement (load_spilled).
+  SpillBudget spill_budget_;
+  std::vector<std::unique_ptr<SpillRecords>> spills_;
+  std::vector<std::string> spill_tables_;
+  bool spilled_ = false;
   int on_shard_ = -1;
   /// For Summaries with parameters: the statement's parameter types as a shard infers them,
   /// and its Bind's values with text results.

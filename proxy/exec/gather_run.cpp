@@ -35,6 +35,11 @@ awaitable<ExecResult<void>> Gather::open() {
     co_return reads_.failure();
   }
   final_ = *conn;
+  if (reads_.spilled()) {
+    // Rows past query_memory: into temporary tables there, which the statement reads.
+    co_await reads_.load_spilled(shard_);
+    if (!outcome.ok()) co_return reads_.failure();
+  }
   std::string final_sql = reads_.statement_with_kept();
   reads_.release_rows();
   std::string request;

@@ -256,6 +256,11 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
           batches = " (looked up in " + std::to_string(st.reads) + " reads of at most " +
                     std::to_string(routing::GatherPlan::kLookupBatch) + " values)";
         }
+        if (st.spilled_rows > 0) {
+          batches += "; past query_memory, " + std::to_string(st.spilled_rows) +
+                     " of them through a temporary file into a temporary table where the "
+                     "statement ran";
+        }
         rs.rows.push_back({"  actual: " + what + ": " + std::to_string(st.rows) + " rows from " +
                            names(st.shards) + batches + ", " + ms + " ms"});
       }

@@ -50,6 +50,7 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
     MessageWriter(out).begin(type).bytes(b).end();
   };
   ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
+  ctx.temp_directory = worker_.config().temp_directory;
   if (sink != GatherSink::kInputs) {
     ctx.merge =
         [this, ext, &out](

@@ -234,7 +234,8 @@ std::string rows_marker(size_t i) {
 /// Summary's query replaced by the query `literal(i)` gives.
 std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
                       const std::function<std::string(size_t)>& literal,
-                      const std::vector<bool>& summarized = {}) {
+                      const std::vector<bool>& summarized = {},
+                      const std::vector<std::string>& tables = {}) {
   struct Place {
     size_t begin = 0;
     size_t end = 0;
@@ -261,7 +262,11 @@ std::string with_rows(const GatherPlan& plan, const std::vector<bool>& kept,
     if (p.summary) {
       out += literal(p.input);
     } else {
-      out += "(SELECT * FROM unnest(" + literal(p.input) + "))";
+      if (p.input < tables.size() && !tables[p.input].empty()) {
+        out += "(SELECT (r).* FROM " + tables[p.input] + ")";
+      } else {
+        out += "(SELECT * FROM unnest(" + literal(p.input) + "))";
+      }
       if (!in.aliased) out += " AS " + sql::quote_ident(in.name);
     }
     at = p.end;
@@ -776,7 +781,8 @@ std::string rows_literal(const std::vector<std::string>& rows, std::string_view 
 
 std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& rows,
                                   const std::vector<bool>& kept,
-                                  const std::vector<bool>& summarized) const {
+                                  const std::vector<bool>& summarized,
+                                  const std::vector<std::string>& tables) const {
   return with_rows(
       *this, kept,
       [&](size_t i) {
@@ -784,7 +790,7 @@ std::string GatherPlan::final_sql(const std::vector<std::vector<std::string>>& r
           return rows[i].empty() ? std::string() : rows[i][0];
         return rows_literal(rows[i], inputs[i].relation);
       },
-      summarized);
+      summarized, tables);
 }
 
 std::string GatherPlan::summary_sql(size_t i) const {

@@ -107,10 +107,12 @@ struct GatherPlan {
   /// table; an input marked in `kept` stays the table it is (the statement then runs on the one
   /// shard that holds every row of it the statement can use); for an input marked in
   /// `summarized`, its rows' one element is the query of its Summary's rows (summary_rows_sql),
-  /// put in place of that query.
+  /// put in place of that query; for an input with a name in `tables`, its rows are that
+  /// temporary table's (one column `r` of the input's row type, spilled_rows_table_sql).
   std::string final_sql(const std::vector<std::vector<std::string>>& rows,
                         const std::vector<bool>& kept = {},
-                        const std::vector<bool>& summarized = {}) const;
+                        const std::vector<bool>& summarized = {},
+                        const std::vector<std::string>& tables = {}) const;
   /// The query of input i's Summary, as a statement of its own.
   std::string summary_sql(size_t i) const;
   /// The broadcast's shard query with the rows read for each input but the last written in

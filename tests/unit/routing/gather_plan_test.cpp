@@ -121,6 +121,15 @@ TEST(GatherPlan, TheStatementReadsTheRowsInPlaceOfItsTables) {
             "\"public\".\"users\"[]))) AS \"users\" WHERE users.id > 1");
 }
 
+TEST(GatherPlan, RowsPastQueryMemoryAreReadFromATemporaryTable) {
+  GatherPlan plan = two_tables();
+  EXPECT_EQ(
+      plan.final_sql({{}, {"(1,5)"}}, {}, {}, {"pg_temp.\"pgrange_rows_7\"", ""}),
+      "SELECT u.name, o.id FROM (SELECT (r).* FROM pg_temp.\"pgrange_rows_7\") u JOIN "
+      "(SELECT * FROM unnest(CAST($pgr${\"(1,5)\"}$pgr$ AS \"public\".\"orders\"[]))) AS o ON "
+      "o.user_id = u.id");
+}
+
 TEST(GatherPlan, RowLiteralsQuoteEverythingAndNeverEndEarly) {
   // Quotes and backslashes are escaped for the array; the dollar quote's tag is one the rows
   // do not contain.
