@@ -47,10 +47,11 @@
 #             FROM w ORDER BY id
 #             a sliding frame is one pgrange does not compute (its frames start at UNBOUNDED
 #             PRECEDING), and with no PARTITION BY its one window spans the shards, so
-#             pgrange gathers the table's rows into one shard (held in pgrange within
-#             query_memory, 256 MiB by default) and PostgreSQL computes the statement there. With
-#             the default 10,000,000 rows that is expected to fail with SQLSTATE 53200 (the rows
-#             past query_memory); with few rows it succeeds.
+#             pgrange gathers the table's rows into one shard and PostgreSQL computes the
+#             statement there. pgrange holds the rows within query_memory (256 MiB by default);
+#             past it, the rows go to a temporary file in temp_directory and from there into a
+#             temporary table on the shard that computes (COPY), so the default 10,000,000 rows
+#             are expected to succeed too.
 #             Direct runs ROUNDS times; pgrange once (in the first round): the script records its
 #             time and md5 (which must be direct's, else it dies) or its error's SQLSTATE and
 #             message (psql with VERBOSITY=verbose), and does not die on an error; then pgrange
@@ -69,10 +70,9 @@
 #
 # Usage: bench/window_compare.sh           (as root; the 10,000,000-row default not yet timed)
 #        SKIP_BUILD=1 ROWS=200000 ROUNDS=1 bench/window_compare.sh
-#                                          (a quick check; the gathered query then succeeds,
-#                                          and computed's rows fit in the default query_memory:
-#                                          a small QUERY_MEMORY makes its Sort spill, and
-#                                          gathered fail with 53200)
+#                                          (a quick check: computed's rows then fit in the
+#                                          default query_memory; a small QUERY_MEMORY makes its
+#                                          Sort spill, and gathered's rows go to temporary tables)
 #        env GROUPS=100 SKIP_BUILD=1 bench/window_compare.sh
 #                                          (GROUPS through env: see below)
 # Settings (environment):
@@ -84,7 +84,7 @@
 #   ROUNDS=3                              timed runs of each query per target (gathered: direct)
 #   QUERY_MEMORY=                         pgrange's query_memory in bytes (empty: pgrange's
 #                                         default, 256 MiB); 1024 .. 68719476736. It bounds
-#                                         gathered's rows and computed's Sort (which spills)
+#                                         what gathered and computed's Sort hold (both spill)
 #   QUERY_TIMEOUT=1200                    seconds one psql may run before the script gives up
 #                                         (for the gathered query through pgrange: recorded as
 #                                         its failure)
