@@ -9,7 +9,12 @@ constexpr size_t kMaxDescription = 160;
 
 void add(const Operator& op, int depth, std::vector<std::string>& out) {
   std::string what = op.describe();
-  if (what.size() > kMaxDescription) what = what.substr(0, kMaxDescription) + "…";
+  if (what.size() > kMaxDescription) {
+    size_t n = kMaxDescription;  // not inside a UTF-8 character
+    while (n > 0 && (static_cast<unsigned char>(what[n]) & 0xC0) == 0x80) --n;
+    what.resize(n);
+    what += "…";
+  }
   std::string line = std::string(2 * static_cast<size_t>(depth), ' ') + "actual: " + what + ": " +
                      std::to_string(op.rows_out()) + (op.rows_out() == 1 ? " row" : " rows");
   if (auto ms = op.elapsed_ms()) {
