@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, and runs the whole test suite:
 #   1. unit + integration tests (real PostgreSQL 15 servers started by the tests themselves),
-#   2. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (the unit tests
-#      and the integration tests, which then run the sanitized pgrange binary),
+#   2. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests
+#      and the integration tests that run pgrange's code in their own process, built sanitized;
+#      then the integration tests that reach pgrange only through its port (label "wire"), from
+#      the normal build, against the sanitized pgrange binary,
 #   3. a short run of each libFuzzer target.
 # Usage: scripts/test.sh [--quick]   (--quick skips the sanitizer and fuzz stages)
 set -euo pipefail
@@ -33,6 +35,9 @@ if [ $quick -eq 0 ]; then
   # more).
   export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=6}"
   (cd build-asan && ctest --output-on-failure -j 2 --timeout 600) || status=1
+  stage "wire tests against the sanitized pgrange"
+  (cd build && PGRANGE_PROXY_BINARY="$PWD/../build-asan/proxy/pgrange" PGRANGE_PROXY_SANITIZED=1 \
+    ctest --output-on-failure -j 2 --timeout 600 -L wire) || status=1
   if [ -x scripts/fuzz.sh ]; then
     stage "fuzz (short runs)"
     scripts/fuzz.sh 10 || status=1

@@ -19,7 +19,7 @@ namespace {
 constexpr int kMillion = 1000000;
 /// The rows of the large loads: a million, spread over ids up to a million. Under the sanitizer
 /// build a quarter of them, over the same ids: the same code paths, at a fifth of the time.
-constexpr int kRows = kSanitized ? kMillion / 4 : kMillion;
+const int kRows = sanitized_run() ? kMillion / 4 : kMillion;
 const std::string kRowsTag = "COPY " + std::to_string(kRows);
 
 /// What a COPY came back with.

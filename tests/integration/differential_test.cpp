@@ -376,7 +376,7 @@ TEST_F(DifferentialTest, SimpleProtocolAnswersLikePostgres) {
 TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
   std::vector<Statement> statements = corpus();
   Tally t;
-  if (!kSanitized) {
+  if (!sanitized_run()) {
     t = run_corpus(statements, true);
     report("extended", t);
     check(t);
@@ -390,7 +390,7 @@ TEST_F(DifferentialTest, ExtendedProtocolWithParametersAnswersLikePostgres) {
   report("extended, binary results", b);
   check(b);
   EXPECT_GE(b.parameterised, 100);
-  if (kSanitized) return;
+  if (sanitized_run()) return;
   for (const std::string& r : b.refusals) {
     EXPECT_NE(std::find(t.refusals.begin(), t.refusals.end(), r), t.refusals.end())
         << "refused with binary results only: " << r;
@@ -407,7 +407,7 @@ TEST_F(DifferentialTest, JoinsAnswerLikePostgresInBothProtocols) {
   // without (the tables read in the statement's order). Under the sanitizer two runs that
   // between them take every path: simple with estimates, extended and binary without.
   for (int run = 0; run < 4; ++run) {
-    if (kSanitized && (run == 1 || run == 2)) continue;
+    if (sanitized_run() && (run == 1 || run == 2)) continue;
     bool extended = run % 2 == 1;
     bool sized = run < 2;
     // The last run asks for binary results (merged joins convert what they combine).
@@ -434,7 +434,7 @@ TEST_F(DifferentialTest, SubqueriesWindowsAndAggregatesAnswerLikePostgres) {
   std::vector<Statement> queries = read_statements(kDir + "queries.sql");
   ASSERT_GE(queries.size(), 1000u);
   for (int run = 0; run < 3; ++run) {
-    if (kSanitized && run == 1) continue;  // the binary run binds the same parameters
+    if (sanitized_run() && run == 1) continue;  // the binary run binds the same parameters
     bool extended = run > 0;
     bool binary = run == 2;
     Tally t = run_corpus(queries, extended, nullptr, binary);

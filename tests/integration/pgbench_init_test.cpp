@@ -55,7 +55,7 @@ void expect_pgbench_runs(PgbenchCluster& cluster) {
     PgbenchOptions o;
     o.port = cluster.proxy().port();
     o.mode = mode;
-    o.seconds = kSanitized ? 3 : 6;  // long enough for many transactions either way
+    o.seconds = sanitized_run() ? 3 : 6;  // long enough for many transactions either way
     o.label = "-M " + mode;
     PgbenchRun run = run_pgbench(o);
     cluster.expect_clean(run);
@@ -64,7 +64,7 @@ void expect_pgbench_runs(PgbenchCluster& cluster) {
   PgbenchOptions o;
   o.port = cluster.proxy().port();
   o.select_only = true;
-  o.seconds = kSanitized ? 2 : 4;
+  o.seconds = sanitized_run() ? 2 : 4;
   o.label = "-S";
   cluster.expect_clean(run_pgbench(o));
   BankFigures figures;
