@@ -331,6 +331,26 @@ class DifferentialTest : public ::testing::Test {
     EXPECT_GE(t.identical * 10, t.run * 4) << "fewer than 40% identical answers";
   }
 
+  /// An instance with 1 KiB of query_memory (its least) writing into a temporary directory of
+  /// its own, with a connection to it and one to the reference.
+  struct SmallInstance {
+    std::string temp;
+    std::unique_ptr<ProxyProcess> proxy;
+    PgConnPtr p, r;
+  };
+  static SmallInstance start_small(const char* name) {
+    std::string temp =
+        std::filesystem::temp_directory_path().string() + "/pgrange-" + name + "-XXXXXX";
+    if (::mkdtemp(temp.data()) == nullptr) throw std::runtime_error("mkdtemp " + temp);
+    ProxyConfig cfg = *config_;
+    cfg.table_sizes_interval_ms = 0;
+    cfg.query_memory = 1024;
+    cfg.temp_directory = temp;
+    auto proxy = ProxyProcess::start(cfg);
+    PgConnPtr p = pq_connect(proxy->dsn());
+    return SmallInstance{temp, std::move(proxy), std::move(p), pq_connect(reference_->dsn("app"))};
+  }
+
   static PgServer* shards_[3];
   static PgServer* reference_;
   static ProxyConfig* config_;  ///< the instances' configuration
@@ -511,15 +531,9 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
 TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
   std::vector<Statement> queries = read_statements(kDir + "queries.sql");
   ASSERT_GE(queries.size(), 1000u);
-  std::string temp = std::filesystem::temp_directory_path().string() + "/pgrange-gather-XXXXXX";
-  ASSERT_NE(::mkdtemp(temp.data()), nullptr);
-  ProxyConfig cfg = *config_;
-  cfg.table_sizes_interval_ms = 0;
-  cfg.query_memory = 1024;
-  cfg.temp_directory = temp;
-  auto small = ProxyProcess::start(cfg);
-  auto p = pq_connect(small->dsn());
-  auto r = pq_connect(reference_->dsn("app"));
+  SmallInstance small = start_small("gather");
+  const std::string& temp = small.temp;
+  const PgConnPtr &p = small.p, &r = small.r;
   ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
   ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
   for (bool extended : {false, true}) {
@@ -569,24 +583,17 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
 
 // Windows computed in pgrange whose waiting rows do not fit in query_memory go to a temporary
 // file: the window groups of the queries corpus through an instance with 1 KiB of query_memory
-// (its least) answer as PostgreSQL does, in both protocols. What that instance must gather
-// instead (a sliding frame, windows over several tables) does not fit in 1 KiB: 53200, counted
-// apart.
+// (its least) answer as PostgreSQL does, in both protocols. What must still be held (the rows
+// lag() reads back, what a gather's lookup reads) fails with 53200, counted apart.
 TEST_F(DifferentialTest, WindowsPastQueryMemoryAnswerFromDisk) {
   std::vector<Statement> windows;
   for (Statement& s : read_statements(kDir + "queries.sql")) {
     if (s.group.rfind("q window", 0) == 0) windows.push_back(std::move(s));
   }
   ASSERT_GE(windows.size(), 60u);
-  std::string temp = std::filesystem::temp_directory_path().string() + "/pgrange-window-XXXXXX";
-  ASSERT_NE(::mkdtemp(temp.data()), nullptr);
-  ProxyConfig cfg = *config_;
-  cfg.table_sizes_interval_ms = 0;
-  cfg.query_memory = 1024;
-  cfg.temp_directory = temp;
-  auto small = ProxyProcess::start(cfg);
-  auto p = pq_connect(small->dsn());
-  auto r = pq_connect(reference_->dsn("app"));
+  SmallInstance small = start_small("window");
+  const std::string& temp = small.temp;
+  const PgConnPtr &p = small.p, &r = small.r;
   ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
   ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
   for (bool extended : {false, true}) {
@@ -602,7 +609,7 @@ TEST_F(DifferentialTest, WindowsPastQueryMemoryAnswerFromDisk) {
     }
     std::cout << (extended ? "extended" : "simple") << ": " << identical << " identical, " << over
               << " past query_memory of " << windows.size() << " window statements\n";
-    EXPECT_GE(identical, static_cast<int>(windows.size()) / 2);
+    EXPECT_GE(identical * 10, static_cast<int>(windows.size()) * 9);  // 200 of 203 here
   }
   // They did go to disk, and left nothing there.
   SqlResult plan =
