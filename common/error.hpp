@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tl/expected.hpp>
@@ -28,6 +29,7 @@ inline constexpr std::string_view kInFailedSqlTransaction = "25P02";
 inline constexpr std::string_view kTransactionResolutionUnknown = "08007";
 inline constexpr std::string_view kInternalError = "XX000";
 inline constexpr std::string_view kConfigFileError = "F0000";
+inline constexpr std::string_view kOutOfMemory = "53200";
 }  // namespace sqlstate
 
 /// Severity of an Error as PostgreSQL names it in ErrorResponse field 'S'.
@@ -73,6 +75,17 @@ struct Error {
 /// SQLSTATE 0A000 for what pgrange cannot do (correctly), naming the construct, with a hint.
 inline Error not_supported(std::string msg, std::string hint = {}) {
   Error e = Error::make(sqlstate::kFeatureNotSupported, std::move(msg));
+  e.hint = std::move(hint);
+  return e;
+}
+
+/// 53200 for rows pgrange must hold in memory past query_memory: "<what> exceed query_memory
+/// (<limit> bytes)", why they are held or how much they are (detail), what to do (hint).
+inline Error query_memory_exceeded(const std::string& what, uint64_t limit, std::string detail,
+                                   std::string hint) {
+  Error e = Error::make(sqlstate::kOutOfMemory,
+                        what + " exceed query_memory (" + std::to_string(limit) + " bytes)");
+  e.detail = std::move(detail);
   e.hint = std::move(hint);
   return e;
 }

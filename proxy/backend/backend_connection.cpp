@@ -224,8 +224,7 @@ awaitable<Result<void>> BackendConnection::run_simple(std::string sql) {
     auto r = co_await read_message(type, body);
     if (!r) co_return r;
     if (type == 'E' && !first_error) {
-      ErrorFields f = parse_error_fields(body);
-      first_error = Error::make(f.sqlstate, f.message);
+      first_error = error_of_response(body);
     } else if (type == 'S') {
       BodyReader br(body);
       std::string_view k, v;

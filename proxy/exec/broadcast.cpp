@@ -112,10 +112,7 @@ awaitable<ExecResult<void>> Broadcast::open() {
       break;
     }
     // Committed on the shards before this one.
-    Error e = failure->error ? *failure->error : [&] {
-      ErrorFields f = parse_error_fields(*failure->shard_error);
-      return Error::make(f.sqlstate, f.message);
-    }();
+    Error e = failure->error ? *failure->error : error_of_response(*failure->shard_error);
     const std::string named = "shard \"" + o_.shard_name(shard) + "\"";
     if (e.message.find(named) == std::string::npos) e.message = named + ": " + e.message;
     co_await undo_before(i, e);

@@ -43,8 +43,7 @@ InsertParts::InsertParts(std::string answer, std::string before_rows, std::strin
     if (fr.status != FrameStatus::kReady) break;
     rest.remove_prefix(fr.frame.total_size);
     if (fr.frame.type == 'E') {
-      ErrorFields f = parse_error_fields(fr.frame.body);
-      error_ = Error::make(f.sqlstate, f.message);
+      error_ = error_of_response(fr.frame.body);
       rows_ = 0;
       break;
     }

@@ -510,12 +510,9 @@ Result<void> Window::take(routing::MergeRow row) {
     }
     if (history_bytes_ > memory_limit_) {
       return tl::unexpected(
-          Error::make("53200",
-                      "the rows pgrange holds to compute window functions exceed "
-                      "query_memory (" +
-                          std::to_string(memory_limit_) + " bytes)")
-              .with_detail(std::to_string(history_.size()) + " rows read for lag() to read")
-              .with_hint("raise query_memory, or read fewer rows back"));
+          query_memory_exceeded("the rows pgrange holds to compute window functions", memory_limit_,
+                                std::to_string(history_.size()) + " rows read for lag() to read",
+                                "raise query_memory, or read fewer rows back"));
     }
   }
   last_ = row;

@@ -76,11 +76,7 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
                                     BackendConnection& conn,
                                     const std::string& text) -> awaitable<Result<std::string>> {
       auto types = co_await inferred_parameter_types(conn, text, ext->parameter_types);
-      if (!types) {
-        ErrorFields f = parse_error_fields(types.error());
-        co_return tl::unexpected(Error::make(f.sqlstate.empty() ? "XX000" : f.sqlstate,
-                                             f.message.empty() ? types.error() : f.message));
-      }
+      if (!types) co_return tl::unexpected(error_of_response(types.error()));
       co_return std::move(*types);
     };
   }
@@ -241,8 +237,7 @@ awaitable<Result<bool>> ClientSession::expand_write_reads(std::string_view sql) 
   if (!outcome.ok()) {
     if (coord_) coord_->failed = true;
     if (outcome.shard_error) {
-      ErrorFields f = parse_error_fields(*outcome.shard_error);
-      co_return tl::unexpected(Error::make(f.sqlstate, f.message));
+      co_return tl::unexpected(error_of_response(*outcome.shard_error));
     }
     co_return tl::unexpected(*outcome.error);
   }

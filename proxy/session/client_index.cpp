@@ -23,15 +23,6 @@ namespace pgrange::proxy {
 
 namespace {
 
-/// An ErrorResponse body as an Error (SQLSTATE, message, detail and hint kept).
-Error error_of(std::string_view body) {
-  ErrorFields f = parse_error_fields(body);
-  Error e = Error::make(f.sqlstate, f.message);
-  e.detail = f.detail;
-  e.hint = f.hint;
-  return e;
-}
-
 /// Runs `sql` on a connection (in whatever transaction it holds) and reads its answer.
 awaitable<Result<BackendReply>> run_on(BackendConnection& conn, const std::string& sql) {
   std::string request;
@@ -79,7 +70,7 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(
       if (!part) co_return part.error();
       auto reply = co_await run_on(**part, sql);
       if (!reply) co_return reply.error();
-      if (reply->error) co_return error_of(*reply->error);
+      if (reply->error) co_return error_of_response(*reply->error);
     }
   }
   co_return std::nullopt;
@@ -116,7 +107,7 @@ awaitable<std::optional<Error>> ClientSession::write_index_entries(std::vector<T
       co_return tl::unexpected(reply.error());
     }
     part.in_transaction = true;
-    if (reply->error) co_return tl::unexpected(error_of(*reply->error));
+    if (reply->error) co_return tl::unexpected(error_of_response(*reply->error));
     co_return part.conn.get();
   };
   co_return co_await write_index_entries(sources, part_on);

@@ -29,11 +29,7 @@ awaitable<Result<std::string>> ClientSession::write_parameters_in(
   auto part = co_await coordinated_part(coord_->first_shard >= 0 ? coord_->first_shard : 0);
   if (!part) co_return tl::unexpected(part.error());
   auto described = co_await inferred_parameter_types(**part, sql, parameter_types);
-  if (!described) {
-    ErrorFields f = parse_error_fields(described.error());
-    co_return tl::unexpected(Error::make(f.sqlstate.empty() ? "XX000" : f.sqlstate,
-                                         f.message.empty() ? described.error() : f.message));
-  }
+  if (!described) co_return tl::unexpected(error_of_response(described.error()));
   BodyReader r(*described);
   int16_t count = 0;
   std::vector<uint32_t> oids;
@@ -152,12 +148,11 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
   // written, so read only up to query_memory's bytes.
   const uint64_t memory = worker_.config().query_memory;
   const AnswerCap cap{
-      memory, Error::make("53200", "the rows of this INSERT … SELECT exceed query_memory (" +
-                                       std::to_string(memory) + " bytes)")
-                  .with_detail("pgrange holds the rows of its query until it writes them, "
-                               "because they go to other shards than the query reads.")
-                  .with_hint("insert them in parts or with COPY, or raise query_memory in "
-                             "pgrange's configuration")};
+      memory, query_memory_exceeded("the rows of this INSERT … SELECT", memory,
+                                    "pgrange holds the rows of its query until it writes them, "
+                                    "because they go to other shards than the query reads.",
+                                    "insert them in parts or with COPY, or raise query_memory in "
+                                    "pgrange's configuration")};
   // The tree of operators of the query's plan (over the block's parts in a block): a merge or
   // gather over several shards, or one shard's answer relayed; its whole answer (an error
   // included) kept in `answer`.
@@ -217,8 +212,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
       if (auto r = co_await conn->read_message(type, body); !r) {
         failed = r.error();
       } else if (type == 'E') {
-        ErrorFields f = parse_error_fields(body);
-        failed = Error::make(f.sqlstate, f.message);
+        failed = error_of_response(body);
         // The rest of the answer, up to its ReadyForQuery, leaves the connection usable.
         for (char rest = 0; rest != 'Z';) {
           if (!co_await conn->read_message(rest, body)) {

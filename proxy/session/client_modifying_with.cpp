@@ -336,13 +336,10 @@ awaitable<Result<std::string>> ClientSession::rows_written_in(std::string_view a
     } else if (fr.frame.type == 'D') {
       bytes += body.size();
       if (bytes > memory) {
-        co_return tl::unexpected(
-            Error::make("53200",
-                        "the RETURNING rows of a data-modifying WITH over several "
-                        "shards exceed query_memory (" +
-                            std::to_string(memory) + " bytes)")
-                .with_detail("pgrange holds them until the statement that reads them runs.")
-                .with_hint("write the rows in parts, or raise query_memory"));
+        co_return tl::unexpected(query_memory_exceeded(
+            "the RETURNING rows of a data-modifying WITH over several shards", memory,
+            "pgrange holds them until the statement that reads them runs.",
+            "write the rows in parts, or raise query_memory"));
       }
       rows.push_back(data_row_values(body));
     }

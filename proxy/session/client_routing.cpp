@@ -1095,8 +1095,7 @@ awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> ClientSe
   auto reply = co_await read_replies(conn);
   if (!reply) co_return tl::unexpected(reply.error());
   if (reply->error) {
-    ErrorFields f = parse_error_fields(*reply->error);
-    co_return tl::unexpected(Error::make(f.sqlstate, f.message));
+    co_return tl::unexpected(error_of_response(*reply->error));
   }
   std::vector<std::vector<std::optional<std::string>>> rows;
   for (const std::string& row : reply->rows) rows.push_back(data_row_values(row));

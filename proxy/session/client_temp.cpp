@@ -169,8 +169,7 @@ awaitable<std::optional<Error>> ClientSession::resolve_temp_names(const Analysis
       temp_names_.insert(names.begin(), names.end());
       co_return std::nullopt;
     }
-    ErrorFields f = parse_error_fields(*reply->error);
-    co_return Error::make(f.sqlstate, f.message);
+    co_return error_of_response(*reply->error);
   }
   if (reply->rows.size() == 1) {
     auto values = data_row_values(reply->rows.front());

@@ -194,8 +194,7 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
       co_return tl::unexpected(r.error());
     }
     if (type == 'E' && !failure) {
-      ErrorFields f = parse_error_fields(body);
-      failure = Error::make(f.sqlstate, f.message);
+      failure = error_of_response(body);
     }
     if (type == 'Z') break;
   }

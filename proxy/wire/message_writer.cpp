@@ -167,6 +167,15 @@ ErrorFields parse_error_fields(std::string_view body) {
   return f;
 }
 
+Error error_of_response(std::string_view body) {
+  ErrorFields f = parse_error_fields(body);
+  if (f.message.empty()) return Error::make(sqlstate::kInternalError, std::string(body));
+  Error e = Error::make(f.sqlstate.empty() ? sqlstate::kInternalError : f.sqlstate, f.message);
+  e.detail = std::move(f.detail);
+  e.hint = std::move(f.hint);
+  return e;
+}
+
 std::vector<std::optional<std::string>> data_row_values(std::string_view body) {
   std::vector<std::optional<std::string>> out;
   BodyReader r(body);

@@ -85,6 +85,10 @@ struct ErrorFields {
   std::string hint;    ///< 'H'
 };
 ErrorFields parse_error_fields(std::string_view body);
+/// A shard's ErrorResponse body as an Error: its SQLSTATE, message, detail and hint. A body
+/// without a message (not an ErrorResponse: why a request could not be sent) becomes XX000 with
+/// the body as its message.
+Error error_of_response(std::string_view body);
 
 /// A shard's ErrorResponse body, passed on to a client as an ErrorResponse ('E'). A FATAL (or
 /// PANIC) ends the shard's connection, not the client's connection to pgrange, so the client
