@@ -29,6 +29,7 @@
 
 #include "tests/support/pg_server.hpp"
 #include "tests/support/proxy_process.hpp"
+#include "tests/support/sanitizer.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -203,16 +204,16 @@ class FanoutMemoryTest : public ::testing::Test {
     cfg.workers = 2;
     cfg.log_level = "warn";
     cfg.extra_toml = "\n[metadata]\ndsn = \"" + servers_[0]->dsn("app_meta") + "\"\n";
-#if defined(__SANITIZE_ADDRESS__)
-    // AddressSanitizer keeps freed memory in a quarantine (256 MiB by default) before reusing
-    // it: that is the sanitizer's memory, not pgrange's. Without it RSS measures pgrange again.
-    std::string asan = getenv("ASAN_OPTIONS") != nullptr ? getenv("ASAN_OPTIONS") : "";
-    setenv("ASAN_OPTIONS",
-           (asan + (asan.empty() ? "" : ":") +
-            "quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
-               .c_str(),
-           1);
-#endif
+    if (sanitized_run()) {
+      // AddressSanitizer keeps freed memory in a quarantine (256 MiB by default) before reusing
+      // it: that is the sanitizer's memory, not pgrange's. Without it RSS measures pgrange again.
+      std::string asan = getenv("ASAN_OPTIONS") != nullptr ? getenv("ASAN_OPTIONS") : "";
+      setenv("ASAN_OPTIONS",
+             (asan + (asan.empty() ? "" : ":") +
+              "quarantine_size_mb=0:thread_local_quarantine_size_kb=0")
+                 .c_str(),
+             1);
+    }
     proxy_ = ProxyProcess::start(cfg);
   }
 
