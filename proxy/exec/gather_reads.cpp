@@ -23,10 +23,6 @@ namespace {
 /// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
 constexpr size_t kRowOverhead = sizeof(std::string) + 16;
 constexpr size_t kValueOverhead = sizeof(std::string) + 48;
-/// What to do when the rows a gather must hold exceed query_memory.
-constexpr const char* kNarrowOrRaise =
-    "narrow the query with conditions on the tables' keys, or raise query_memory in pgrange's "
-    "configuration";
 
 /// PostgreSQL's record and record[] (pg_type.dat), whose values' text no cast reads back.
 constexpr uint32_t kRecordOid = 2249;
@@ -73,8 +69,6 @@ GatherReads::GatherReads(const routing::GatherPlan& plan, GatherContext& ctx, bo
       rows_(plan.inputs.size()),
       provided_(plan.inputs.size()),
       provided_types_(plan.inputs.size()),
-      values_held_(plan.inputs.size(), 0),
-      values_dropped_(plan.inputs.size(), false),
       started_(plan.inputs.size()),
       read_(plan.inputs.size(), false),
       kept_(plan.inputs.size(), false),
@@ -135,12 +129,7 @@ awaitable<void> GatherReads::send_input(size_t i) {
   started_[i] = std::chrono::steady_clock::now();
   // Its reads: one, or one per batch of a lookup's values.
   std::vector<std::string> sqls;
-  if (in.lookup && values_dropped_[in.lookup->source]) {
-    // Its values went past query_memory: the rows its own conditions allow (the statement
-    // joins them as it would have).
-    outcome_.steps[i].lookup_dropped = true;
-    if (auto sql = plan_.fetch_sql(i)) sqls.push_back(std::move(*sql));
-  } else if (in.lookup) {
+  if (in.lookup) {
     uint32_t oid = provided_types_[in.lookup->source][in.lookup->source_column];
     sqls = plan_.fetch_sqls(i, provided_[in.lookup->source][in.lookup->source_column],
                             routing::builtin_type_name(oid));
@@ -322,7 +311,6 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
   std::vector<std::vector<std::optional<std::string>>> columns(fields.size());
   size_t held = 0;
   uint64_t rows = 0;
-  bool past_memory = false;
   while (!failed) {
     Batch batch;
     auto more = co_await merge->next(batch);
@@ -344,21 +332,19 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
     if (!more) {
       failed = more.error();
     } else if (held_ + 2 * text_ + held > ctx_.memory_limit) {
-      past_memory = true;
-      break;
+      failed = ExecFailure::of(
+          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                   std::to_string(ctx_.memory_limit) + " bytes)")
+              .with_detail("The rows of a query of table \"" + in.table +
+                           "\" and the tables read before it hold " +
+                           std::to_string(held_ + 2 * text_ + held) + " bytes.")
+              .with_hint("narrow the query with conditions on the tables' keys, or raise "
+                         "query_memory in pgrange's configuration"));
     } else if (!*more) {
       break;
     }
   }
-  co_await merge->close(failed.has_value() || past_memory);
-  if (past_memory) {
-    // Its answer is held in memory until the statement runs: past query_memory, the table's
-    // rows are read instead (they can go to disk), and PostgreSQL computes the query.
-    spdlog::debug("a query of {} is read as its table's rows: its answer is past query_memory",
-                  in.table);
-    outcome_.steps[i].summary_past_memory = true;
-    co_return false;
-  }
+  co_await merge->close(failed.has_value());
   if (failed) {
     // A merge that meets values it cannot compare refuses (0A000) before it answers anything:
     // the table's rows are read instead, and PostgreSQL computes the query.
@@ -455,11 +441,10 @@ awaitable<void> GatherReads::read_pending() {
         auto values = data_row_values(body);
         if (values.empty() || !values[0]) continue;
         for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
-          if (!values[c + 1] || values_dropped_[p.input]) continue;
+          if (!values[c + 1]) continue;
           size_t size = values[c + 1]->size();
           if (provided_[p.input][c].insert(std::move(*values[c + 1])).second) {
             held_ += size + kValueOverhead;
-            values_held_[p.input] += size + kValueOverhead;
           }
         }
         if (spills_[p.input]) {
@@ -478,12 +463,6 @@ awaitable<void> GatherReads::read_pending() {
             if (k != p.input && !rows_[k].empty() && !summarized_[k]) s = spill(k);
           }
           if (!s) outcome_.error = s.error();
-          // Still over it: the values held for lookups are given up, and the lookups read
-          // every row instead (more rows, which go to disk as these did).
-          for (size_t k = 0; s && *s && k < rows_.size(); ++k) {
-            if (held_ + 2 * text_ <= ctx_.memory_limit) break;
-            drop_values(k);
-          }
         }
       }
     }
@@ -500,24 +479,19 @@ awaitable<void> GatherReads::read_pending() {
                                                         started_[p.input])
                   .count();
     if (held_ + 2 * text_ > ctx_.memory_limit && outcome_.ok()) {
-      outcome_.error = query_memory_exceeded(
-          "the rows pgrange read for this query", ctx_.memory_limit,
-          "Table \"" + in.table + "\" and the tables read before it hold " +
-              std::to_string(held_ + 2 * text_) +
-              " bytes (the rows, and the statement that carries them to a shard).",
-          kNarrowOrRaise);
+      outcome_.error =
+          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
+                                   std::to_string(ctx_.memory_limit) + " bytes)")
+              .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
+                           std::to_string(held_ + 2 * text_) +
+                           " bytes (the rows, and the statement that carries them to a shard).")
+              .with_hint(
+                  "narrow the query with conditions on the tables' keys, or raise "
+                  "query_memory in pgrange's configuration");
     }
   }
   for (const Pending& p : pending_) read_[p.input] = true;
   pending_.clear();
-}
-
-void GatherReads::drop_values(size_t i) {
-  if (values_held_[i] == 0) return;
-  held_ -= values_held_[i];
-  values_held_[i] = 0;
-  values_dropped_[i] = true;
-  for (std::set<std::string>& values : provided_[i]) std::set<std::string>().swap(values);
 }
 
 Result<bool> GatherReads::spill(size_t i) {

@@ -556,27 +556,6 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
               << " statements\n";
     EXPECT_GE(identical * 10, static_cast<int>(queries.size()) * 8);
   }
-  // Past 1 KiB the values held for a lookup are given up (the lookup reads every row its
-  // conditions allow), and a grouping CTE's answer is not kept (its table's rows are read):
-  // PostgreSQL's answers still, and EXPLAIN ANALYZE says which happened.
-  const std::pair<std::string, std::string> given_up[] = {
-      {"SELECT o.id, o.amount, i.title FROM j_orders o JOIN j_items i ON i.code = o.item_code "
-       "WHERE o.status = 'open' ORDER BY 1",
-       "the values to look up past query_memory"},
-      {"WITH t AS (SELECT user_id, sum(amount) AS s, count(*) AS n FROM j_orders GROUP BY "
-       "user_id) SELECT u.name, t.s, t.n FROM j_users u JOIN t ON t.user_id = u.id ORDER BY 1",
-       "its query's answer past query_memory"}};
-  for (const auto& [statement, says] : given_up) {
-    for (bool extended : {false, true}) {
-      Comparison c = compare_statement(p.get(), r.get(), statement, "given up", 0, extended);
-      EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
-    }
-    SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + statement);
-    ASSERT_TRUE(plan.ok()) << plan.sqlstate << " " << plan.message;
-    std::string text;
-    for (const auto& row : plan.rows) text += row[0] + "\n";
-    EXPECT_NE(text.find(says), std::string::npos) << statement << "\n" << text;
-  }
   // Inside a block, twice (the temporary tables live until it ends), seeing its own write.
   const std::string sql =
       "SELECT status, count(DISTINCT item_code), string_agg(id::text, ',' ORDER BY id) FROM "
