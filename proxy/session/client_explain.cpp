@@ -234,7 +234,9 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
       exec::GatherOutcome outcome = co_await execute_gather(*gather, answer, GatherSink::kDiscard);
       auto names = [&](const std::vector<int>& shards) {
         std::string out;
-        for (int s : shards) out += (out.empty() ? "" : ", ") + view->shard_name(s);
+        for (int s : shards) {
+          if (s >= 0) out += (out.empty() ? "" : ", ") + view->shard_name(s);  // -1: not run
+        }
         return out.empty() ? std::string("no shard") : out;
       };
       for (size_t i = 0; i < outcome.steps.size(); ++i) {
