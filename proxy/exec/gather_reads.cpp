@@ -23,6 +23,10 @@ namespace {
 /// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
 constexpr size_t kRowOverhead = sizeof(std::string) + 16;
 constexpr size_t kValueOverhead = sizeof(std::string) + 48;
+/// What to do when the rows a gather must hold exceed query_memory.
+constexpr const char* kNarrowOrRaise =
+    "narrow the query with conditions on the tables' keys, or raise query_memory in pgrange's "
+    "configuration";
 
 /// PostgreSQL's record and record[] (pg_type.dat), whose values' text no cast reads back.
 constexpr uint32_t kRecordOid = 2249;
@@ -332,14 +336,11 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
     if (!more) {
       failed = more.error();
     } else if (held_ + 2 * text_ + held > ctx_.memory_limit) {
-      failed = ExecFailure::of(
-          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
-                                   std::to_string(ctx_.memory_limit) + " bytes)")
-              .with_detail("The rows of a query of table \"" + in.table +
-                           "\" and the tables read before it hold " +
-                           std::to_string(held_ + 2 * text_ + held) + " bytes.")
-              .with_hint("narrow the query with conditions on the tables' keys, or raise "
-                         "query_memory in pgrange's configuration"));
+      failed = ExecFailure::of(query_memory_exceeded(
+          "the rows pgrange read for this query", ctx_.memory_limit,
+          "The rows of a query of table \"" + in.table + "\" and the tables read before it hold " +
+              std::to_string(held_ + 2 * text_ + held) + " bytes.",
+          kNarrowOrRaise));
     } else if (!*more) {
       break;
     }
@@ -479,15 +480,12 @@ awaitable<void> GatherReads::read_pending() {
                                                         started_[p.input])
                   .count();
     if (held_ + 2 * text_ > ctx_.memory_limit && outcome_.ok()) {
-      outcome_.error =
-          Error::make("53200", "the rows pgrange read for this query exceed query_memory (" +
-                                   std::to_string(ctx_.memory_limit) + " bytes)")
-              .with_detail("Table \"" + in.table + "\" and the tables read before it hold " +
-                           std::to_string(held_ + 2 * text_) +
-                           " bytes (the rows, and the statement that carries them to a shard).")
-              .with_hint(
-                  "narrow the query with conditions on the tables' keys, or raise "
-                  "query_memory in pgrange's configuration");
+      outcome_.error = query_memory_exceeded(
+          "the rows pgrange read for this query", ctx_.memory_limit,
+          "Table \"" + in.table + "\" and the tables read before it hold " +
+              std::to_string(held_ + 2 * text_) +
+              " bytes (the rows, and the statement that carries them to a shard).",
+          kNarrowOrRaise);
     }
   }
   for (const Pending& p : pending_) read_[p.input] = true;
