@@ -110,17 +110,18 @@ void Worker::start_session(tcp::socket socket) {
   sessions_.push_back(session);
   auto it = std::prev(sessions_.end());
   asio::co_spawn(
-      io_,
-      [this, session, it]() -> awaitable<void> {
-        co_await session->run();
+      io_, [session]() -> awaitable<void> { co_await session->run(); },
+      [this, it](std::exception_ptr e) {
         sessions_.erase(it);
-      },
-      [](std::exception_ptr e) {
         if (!e) return;
+        // run() turns what its statements throw into a FATAL for the client; this is what its
+        // own clean-up threw.
         try {
           std::rethrow_exception(e);
         } catch (const std::exception& ex) {
           spdlog::error("session ended by an unexpected exception: {}", ex.what());
+        } catch (...) {
+          spdlog::error("session ended by an unexpected exception");
         }
       });
   if (shared_.draining) session->drain();

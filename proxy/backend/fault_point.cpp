@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -16,6 +17,16 @@ void fault_point(const char* name) {
     spdlog::error("PGRANGE_TEST_FAULT: exiting at {}", name);
     spdlog::shutdown();
     std::_Exit(9);
+  }
+}
+
+void raise_point(std::string_view message) {
+  static const bool armed = [] {
+    const char* fault = std::getenv("PGRANGE_TEST_FAULT");
+    return fault != nullptr && std::string_view(fault) == "raise_in_session";
+  }();
+  if (armed && message.find("pgrange_test_raise") != std::string_view::npos) {
+    throw std::logic_error("PGRANGE_TEST_FAULT raise_in_session");
   }
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 namespace pgrange::proxy {
 
 /// A test hook: when the environment variable PGRANGE_TEST_FAULT names this point, pgrange
@@ -7,6 +9,11 @@ namespace pgrange::proxy {
 /// "after_prepare" (every shard prepared, no decision yet) and "after_decision" (the decision to
 /// commit recorded, nothing committed yet).
 void fault_point(const char* name);
+
+/// A test hook: when PGRANGE_TEST_FAULT is "raise_in_session", a client message whose bytes
+/// contain "pgrange_test_raise" makes its session throw std::logic_error where the message is
+/// read, as a bug in pgrange would.
+void raise_point(std::string_view message);
 
 /// A test hook: when the environment variable PGRANGE_TEST_DELAY is "<name>:<milliseconds>",
 /// the calling thread sleeps that long here, widening a window a race needs. Points:

@@ -9,6 +9,7 @@
 
 #include "proxy/auth/md5_auth.hpp"
 #include "proxy/auth/scram.hpp"
+#include "proxy/backend/fault_point.hpp"
 #include "proxy/session/session_settings.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -128,9 +129,28 @@ awaitable<void> ClientSession::run() {
   asio::co_spawn(
       worker_.io(), [self]() -> awaitable<void> { co_await self->channel_.write_loop(); },
       asio::detached);
-  bool ok = co_await startup();
-  if (ok) ok = co_await login();
-  if (ok) co_await message_loop();
+  std::string failure;
+  try {
+    bool ok = co_await startup();
+    if (ok) ok = co_await login();
+    if (ok) co_await message_loop();
+  } catch (const std::exception& ex) {
+    failure = ex.what();
+  } catch (...) {
+    failure = "an exception of unknown type";
+  }
+  if (!failure.empty()) {
+    // A bug in pgrange: the session's state cannot be trusted past it. As PostgreSQL ends a
+    // backend after an internal error it cannot recover from, the client is told and
+    // disconnected, and every connection to the shards the session held is closed (below,
+    // not reused), which rolls back what it had open there.
+    spdlog::error("session {} of {}: ended by an unexpected exception: {}", key_pid_, user_,
+                  failure);
+    channel_.release();
+    send_error(Error::fatal(sqlstate::kInternalError,
+                            "internal error in pgrange, the connection is closed: " + failure));
+    failed_ = true;
+  }
   closing_ = true;
   spdlog::debug("session {}: client gone (reader_running={} backend={})", key_pid_, reader_running_,
                 backend_ != nullptr);
@@ -146,7 +166,7 @@ awaitable<void> ClientSession::run() {
     release_backend(false);
   }
   if (idle_taken_) {
-    worker_.pool(static_cast<size_t>(idle_taken_->shard_index())).release(idle_taken_, true);
+    worker_.pool(static_cast<size_t>(idle_taken_->shard_index())).release(idle_taken_, !failed_);
     idle_taken_.reset();
   }
   if (coord_) {
@@ -877,6 +897,7 @@ awaitable<void> ClientSession::message_loop() {
         keep_going = false;
         break;
       }
+      raise_point(f.body);
       std::string_view raw(in_.data(), f.total_size);
       std::string_view body = f.body;
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_

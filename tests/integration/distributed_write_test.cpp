@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "tests/support/raw_protocol.hpp"
 #include "tests/support/shard_cluster.hpp"
 
 namespace pgrange::testing {
@@ -425,6 +426,78 @@ TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   EXPECT_TRUE(eventually([] { return decisions_left() == 0; }, std::chrono::seconds(10)));
   auto c = cluster_->client();
   EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE id IN (5002, -5002)").at(), "2");
+}
+
+TEST_F(DistributedWriteTest, ABugInASessionEndsOnlyThatSessionAndLeavesNothingOpen) {
+  // An exception pgrange did not foresee (PGRANGE_TEST_FAULT=raise_in_session throws one where a
+  // message naming pgrange_test_raise is read) ends that session as PostgreSQL ends a backend
+  // after an internal error: a FATAL XX000, the connection closed, what it had open on the
+  // shards rolled back. Its client never waits, and every other client goes on.
+  auto faulty = cluster_->start_proxy("raise_in_session");
+  auto other = pq_connect(faulty->dsn());
+  ASSERT_TRUE(pq_exec(other.get(), "BEGIN").ok());
+  ASSERT_TRUE(pq_exec(other.get(), "UPDATE acc SET note = 'other' WHERE id = 2").ok());
+  auto login = [&](RawClient& raw) {
+    ASSERT_TRUE(raw.send_startup({{"user", "trustuser"}, {"database", "app"}}));
+    ASSERT_EQ(raw.read_until('Z').type, 'Z');
+  };
+  auto expect_fatal = [&](RawClient& raw, const std::string& what) {
+    RawMessage e = raw.read_until('E');
+    ASSERT_EQ(e.type, 'E') << what << "\n" << faulty->log_tail();
+    EXPECT_EQ(e.fields()['S'], "FATAL") << what;
+    EXPECT_EQ(e.fields()['C'], "XX000") << what;
+    EXPECT_NE(e.fields()['M'].find("internal error in pgrange"), std::string::npos)
+        << what << ": " << e.fields()['M'];
+    EXPECT_TRUE(raw.wait_closed()) << what << ": the connection stayed open";
+  };
+  // More times than the pool has connections (8 per shard): what a failed session held is
+  // given back, or the later ones would wait for a connection and time out.
+  for (int round = 0; round < 10; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    RawClient raw(faulty->port());
+    login(raw);
+    // A transaction block holding a connection on each of three shards.
+    for (std::string sql : {"BEGIN", "UPDATE acc SET note = 'lost' WHERE id IN (50, 150, 250)"}) {
+      raw.send(RawClient::message('Q', sql + '\0'));
+      RawMessage m = raw.read();
+      while (m.type != 0 && m.type != 'Z') {
+        EXPECT_NE(m.type, 'E') << sql << ": " << m.fields()['M'];
+        m = raw.read();
+      }
+      ASSERT_EQ(m.type, 'Z') << sql;
+      ASSERT_EQ(m.body, "T") << sql;
+    }
+    if (round % 2 == 0) {
+      raw.send(RawClient::message('Q', std::string("SELECT 'pgrange_test_raise'") + '\0'));
+    } else {
+      raw.send(parse("", "SELECT 'pgrange_test_raise'") + bind("", "") + execute("") + sync());
+    }
+    expect_fatal(raw, round % 2 == 0 ? "simple protocol" : "extended protocol");
+  }
+  {
+    // Outside a transaction, with nothing held.
+    RawClient raw(faulty->port());
+    login(raw);
+    raw.send(RawClient::message('Q', std::string("SELECT 1 AS pgrange_test_raise") + '\0'));
+    expect_fatal(raw, "idle session");
+  }
+  // Nothing of theirs is left: no change, no lock (an UPDATE of the same rows does not wait),
+  // nothing prepared, no shard connection idle in a transaction but the other client's.
+  auto c = pq_connect(faulty->dsn());
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE note = 'lost'").at(), "0");
+  ASSERT_TRUE(pq_exec(c.get(), "SET lock_timeout = '5s'").ok());
+  SqlResult u = pq_exec(c.get(), "UPDATE acc SET note = NULL WHERE id IN (50, 150, 250)");
+  EXPECT_TRUE(u.ok()) << u.message;
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM pg_stat_activity WHERE datname = 'app' "
+                                 "AND state LIKE 'idle in transaction%'"),
+            1);
+  // The client whose session was not touched finishes its transaction.
+  EXPECT_TRUE(pq_exec(other.get(), "UPDATE acc SET note = NULL WHERE id = 2").ok());
+  EXPECT_TRUE(pq_exec(other.get(), "COMMIT").ok());
+  EXPECT_EQ(pq_exec(c.get(), "SELECT count(*) FROM acc WHERE note = 'other'").at(), "0");
+  EXPECT_TRUE(faulty->running());
+  EXPECT_NE(faulty->log().find("ended by an unexpected exception"), std::string::npos);
 }
 
 TEST_F(DistributedWriteTest, TransactionsTheClientPreparesAcrossShardsWaitForItsDecision) {
