@@ -471,14 +471,14 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
     fail_coordinated(aborted_transaction_error(), std::nullopt, out);
     write_ready_for_query(out, txn_status_);
     channel_.send(std::move(out));
-    co_return false;
+    co_return true;  // answered: the session goes on
   }
   exec::GatherOutcome read = co_await execute_gather(gather, out, GatherSink::kInputs);
   if (!read.ok()) {
     fail_coordinated(read.error.value_or(Error::make("XX000", "")), read.shard_error, out);
     write_ready_for_query(out, txn_status_);
     channel_.send(std::move(out));
-    co_return false;
+    co_return true;  // answered: the session goes on
   }
   std::string declare = "DECLARE " + quote_ident(stmt.name);
   if (stmt.binary) declare += " BINARY";
@@ -493,7 +493,7 @@ awaitable<bool> ClientSession::declare_gathered_cursor(const sql::CursorStatemen
                      std::nullopt, out);
     write_ready_for_query(out, txn_status_);
     channel_.send(std::move(out));
-    co_return false;
+    co_return true;  // answered: the session goes on
   }
   plan.route.shards = {shard};
   coord_->shard_cursors[stmt.name] = shard;

@@ -584,7 +584,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<void> continue_portal(std::string_view body);
   /// DECLARE of a query reading tables spread over several shards, inside a block: the tables'
   /// rows are read in the block's transaction, and the query with them written in is declared
-  /// on one part (FETCH, MOVE and CLOSE go there); answers the client. False when it failed.
+  /// on one part (FETCH, MOVE and CLOSE go there); answers the client, its error too (the
+  /// block then failed). False when the session must end.
   awaitable<bool> declare_gathered_cursor(const sql::CursorStatement& stmt,
                                           const routing::GatherPlan& gather,
                                           ExtendedMerge* ext = nullptr);
