@@ -73,6 +73,8 @@ GatherReads::GatherReads(const routing::GatherPlan& plan, GatherContext& ctx, bo
       rows_(plan.inputs.size()),
       provided_(plan.inputs.size()),
       provided_types_(plan.inputs.size()),
+      values_held_(plan.inputs.size(), 0),
+      values_dropped_(plan.inputs.size(), false),
       started_(plan.inputs.size()),
       read_(plan.inputs.size(), false),
       kept_(plan.inputs.size(), false),
@@ -133,7 +135,12 @@ awaitable<void> GatherReads::send_input(size_t i) {
   started_[i] = std::chrono::steady_clock::now();
   // Its reads: one, or one per batch of a lookup's values.
   std::vector<std::string> sqls;
-  if (in.lookup) {
+  if (in.lookup && values_dropped_[in.lookup->source]) {
+    // Its values went past query_memory: the rows its own conditions allow (the statement
+    // joins them as it would have).
+    outcome_.steps[i].lookup_dropped = true;
+    if (auto sql = plan_.fetch_sql(i)) sqls.push_back(std::move(*sql));
+  } else if (in.lookup) {
     uint32_t oid = provided_types_[in.lookup->source][in.lookup->source_column];
     sqls = plan_.fetch_sqls(i, provided_[in.lookup->source][in.lookup->source_column],
                             routing::builtin_type_name(oid));
@@ -168,12 +175,16 @@ awaitable<void> GatherReads::send_input(size_t i) {
     co_return;
   }
   bool broadcast = shards.size() > 1 && i + 1 == plan_.inputs.size() && !!for_statement_ &&
-                   plan_.broadcast && ctx_.merge && !spilled_;
-  if (broadcast && plan_.broadcast_limit) {
-    // Worth it while the rows sent to each of its shards weigh less than the table.
+                   plan_.broadcast && ctx_.merge;
+  if (broadcast) {
+    // The rows it would carry are read first (the statement waits for them anyway): past
+    // query_memory they go to disk, which a statement cannot carry, and this table is then
+    // read as the others. Else worth it while the rows sent to each of its shards weigh less
+    // than the table.
     co_await read_pending();
     if (!outcome_.ok()) co_return;
-    broadcast = static_cast<int64_t>(text_) <= *plan_.broadcast_limit;
+    broadcast = !spilled_ &&
+                (!plan_.broadcast_limit || static_cast<int64_t>(text_) <= *plan_.broadcast_limit);
   }
   if (broadcast) {
     // On several shards, and the statement's answer is the sum of its answers over that
@@ -315,6 +326,7 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
   std::vector<std::vector<std::optional<std::string>>> columns(fields.size());
   size_t held = 0;
   uint64_t rows = 0;
+  bool past_memory = false;
   while (!failed) {
     Batch batch;
     auto more = co_await merge->next(batch);
@@ -336,16 +348,21 @@ awaitable<bool> GatherReads::read_summary(size_t i) {
     if (!more) {
       failed = more.error();
     } else if (held_ + 2 * text_ + held > ctx_.memory_limit) {
-      failed = ExecFailure::of(query_memory_exceeded(
-          "the rows pgrange read for this query", ctx_.memory_limit,
-          "The rows of a query of table \"" + in.table + "\" and the tables read before it hold " +
-              std::to_string(held_ + 2 * text_ + held) + " bytes.",
-          kNarrowOrRaise));
+      past_memory = true;
+      break;
     } else if (!*more) {
       break;
     }
   }
-  co_await merge->close(failed.has_value());
+  co_await merge->close(failed.has_value() || past_memory);
+  if (past_memory) {
+    // Its answer is held in memory until the statement runs: past query_memory, the table's
+    // rows are read instead (they can go to disk), and PostgreSQL computes the query.
+    spdlog::debug("a query of {} is read as its table's rows: its answer is past query_memory",
+                  in.table);
+    outcome_.steps[i].summary_past_memory = true;
+    co_return false;
+  }
   if (failed) {
     // A merge that meets values it cannot compare refuses (0A000) before it answers anything:
     // the table's rows are read instead, and PostgreSQL computes the query.
@@ -442,19 +459,20 @@ awaitable<void> GatherReads::read_pending() {
         auto values = data_row_values(body);
         if (values.empty() || !values[0]) continue;
         for (size_t c = 0; c < in.provides.size() && c + 1 < values.size(); ++c) {
-          if (!values[c + 1]) continue;
+          if (!values[c + 1] || values_dropped_[p.input]) continue;
           size_t size = values[c + 1]->size();
           if (provided_[p.input][c].insert(std::move(*values[c + 1])).second) {
             held_ += size + kValueOverhead;
+            values_held_[p.input] += size + kValueOverhead;
           }
         }
         if (spills_[p.input]) {
           if (auto a = spills_[p.input]->push(*values[0]); !a) outcome_.error = a.error();
-          continue;
+        } else {
+          held_ += values[0]->size() + 3 + kRowOverhead;
+          text_ += values[0]->size() + 3;
+          rows_[p.input].push_back(std::move(*values[0]));
         }
-        held_ += values[0]->size() + 3 + kRowOverhead;
-        text_ += values[0]->size() + 3;
-        rows_[p.input].push_back(std::move(*values[0]));
         if (held_ + 2 * text_ > ctx_.memory_limit) {
           // Past query_memory a Gather's rows go to disk, then to temporary tables where the
           // statement runs: this input's, then the others' held, while they are over it.
@@ -464,6 +482,12 @@ awaitable<void> GatherReads::read_pending() {
             if (k != p.input && !rows_[k].empty() && !summarized_[k]) s = spill(k);
           }
           if (!s) outcome_.error = s.error();
+          // Still over it: the values held for lookups are given up, and the lookups read
+          // every row instead (more rows, which go to disk as these did).
+          for (size_t k = 0; s && *s && k < rows_.size(); ++k) {
+            if (held_ + 2 * text_ <= ctx_.memory_limit) break;
+            drop_values(k);
+          }
         }
       }
     }
@@ -490,6 +514,14 @@ awaitable<void> GatherReads::read_pending() {
   }
   for (const Pending& p : pending_) read_[p.input] = true;
   pending_.clear();
+}
+
+void GatherReads::drop_values(size_t i) {
+  if (values_held_[i] == 0) return;
+  held_ -= values_held_[i];
+  values_held_[i] = 0;
+  values_dropped_[i] = true;
+  for (std::set<std::string>& values : provided_[i]) std::set<std::string>().swap(values);
 }
 
 Result<bool> GatherReads::spill(size_t i) {

@@ -92,6 +92,10 @@ struct GatherOutcome {
     /// Rows that went past query_memory to a temporary file, then a temporary table where
     /// the statement ran.
     uint64_t spilled_rows = 0;
+    /// Its Summary's answer went past query_memory: the table's rows were read instead.
+    bool summary_past_memory = false;
+    /// Its lookup's values went past query_memory: every row its conditions allow was read.
+    bool lookup_dropped = false;
   };
   std::vector<Step> steps;
   bool ok() const { return !shard_error && !error; }
@@ -184,13 +188,16 @@ class GatherReads final : public Operator {
                                                    std::string& prefix);
   awaitable<void> send_input(size_t i);
   /// Input i's Summary: its query merged over its shards, its rows held as the query that
-  /// gives them. false (nothing recorded) when the merge cannot compute it: the table's rows
-  /// are read instead.
+  /// gives them. false when the merge cannot compute it or its answer is past query_memory:
+  /// the table's rows are read instead.
   awaitable<bool> read_summary(size_t i);
   awaitable<void> read_pending();
   /// Input i's rows go to disk from now on, those held too (a Gather's inputs, past
   /// query_memory): false when they may not (no Gather, a broadcast).
   Result<bool> spill(size_t i);
+  /// Gives up the values input i holds for lookups (past query_memory, when its rows are on
+  /// disk already): the lookups from it read every row their own conditions allow.
+  void drop_values(size_t i);
 
   const routing::GatherPlan& plan_;
   GatherContext& ctx_;
@@ -203,6 +210,10 @@ class GatherReads final : public Operator {
   /// Per input, per provided column: its distinct non-NULL values, and their type.
   std::vector<std::vector<std::set<std::string>>> provided_;
   std::vector<std::vector<uint32_t>> provided_types_;
+  /// Per input, what its provided values cost (query_memory), and whether they were given up
+  /// past query_memory (a lookup from it then reads every row its own conditions allow).
+  std::vector<size_t> values_held_;
+  std::vector<bool> values_dropped_;
   /// What the rows cost pgrange, as query_memory counts it: each row's text and the string
   /// that holds it, and the text again twice for the statement written from the rows and the
   /// message that carries it to its shard.

@@ -239,9 +239,11 @@ awaitable<void> Gather::close(bool abandon) {
   step.shards =
       reads_.broadcast_shards().empty() ? std::vector<int>{shard_} : reads_.broadcast_shards();
   step.rows = outcome.rows;
-  step.ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started_)
-          .count();
+  if (final_started_ != std::chrono::steady_clock::time_point{}) {  // else it never ran
+    step.ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - final_started_)
+            .count();
+  }
   // The statement's own transactions ended, the client's float digits back.
   co_await reads_.close(abandon);
 }

@@ -258,6 +258,14 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
           batches = " (looked up in " + std::to_string(st.reads) + " reads of at most " +
                     std::to_string(routing::GatherPlan::kLookupBatch) + " values)";
         }
+        if (st.summary_past_memory) {
+          batches += "; its query's answer past query_memory, so the table's rows were read";
+        }
+        if (st.lookup_dropped) {
+          batches +=
+              "; the values to look up past query_memory, so every row its conditions "
+              "allow was read";
+        }
         if (st.spilled_rows > 0) {
           batches += "; past query_memory, " + std::to_string(st.spilled_rows) +
                      " of them through a temporary file into a temporary table where the "

@@ -493,11 +493,19 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
   auto r = pq_connect(reference_->dsn("app"));
   ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
   ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
-  // j_orders' rows do not fit in 4 KiB.
-  SqlResult whole = pq_exec(p.get(),
-                            "SELECT o.status, count(*) FROM j_orders o JOIN j_users u ON u.id = "
-                            "o.user_id GROUP BY 1");
-  EXPECT_EQ(whole.sqlstate, "53200") << whole.message;
+  // What EXPLAIN ANALYZE of `sql` says (its lines, one string).
+  auto analyzed = [&](const std::string& sql) {
+    SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + sql);
+    EXPECT_TRUE(plan.ok()) << sql << ": " << plan.message;
+    std::string text;
+    for (const auto& row : plan.rows) text += row.at(0) + "\n";
+    return text;
+  };
+  // j_orders' rows do not fit in 4 KiB: read whole, they go through a temporary file.
+  EXPECT_NE(analyzed("SELECT o.status, count(*) FROM j_orders o JOIN j_users u ON u.id = "
+                     "o.user_id GROUP BY 1")
+                .find("through a temporary file"),
+            std::string::npos);
   for (const char* sql : {
            // Parameters only in the CTE: the statement written with its rows has none left.
            "WITH s AS (SELECT status, count(*) AS n, sum(amount) AS total FROM j_orders WHERE "
@@ -512,6 +520,11 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
            "SELECT d.status, c.label FROM (SELECT DISTINCT status FROM j_orders WHERE item_code "
            "> 'i20') d LEFT JOIN j_cats c ON c.label = d.status ORDER BY 1",
        }) {
+    // The CTE is answered over j_orders' shards: its groups, not the table's rows, are read.
+    std::string text = analyzed(sql);
+    EXPECT_NE(text.find("actual: Materialize the rows of a query of j_orders"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("temporary file"), std::string::npos) << text;
     for (int run = 0; run < 3; ++run) {
       const bool extended = run > 0, binary = run == 2;
       Comparison c = compare_statement(p.get(), r.get(), sql, "summary", 0, extended, binary);
@@ -526,8 +539,11 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
 // Rows a gather reads past query_memory go to a temporary file and from there to temporary
 // tables on the shard that runs the statement: the whole queries corpus through an instance
 // with 1 KiB of query_memory (its least) answers as PostgreSQL does, in both protocols and inside
-// a transaction block. What must still be held (the values a lookup reads, a broadcast's rows)
-// fails with 53200, counted apart; most statements answer.
+// a transaction block. Past the cap a lookup's values are given up (it reads every row its
+// conditions allow), a grouping CTE's answer is not kept (its table's rows are read) and a join
+// that would carry the rows to each shard of its last table (a broadcast) reads that table too.
+// What must still be held (the rows lag() reads back, a cursor's DECLARE) fails with 53200,
+// counted apart.
 TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
   std::vector<Statement> queries = read_statements(kDir + "queries.sql");
   ASSERT_GE(queries.size(), 1000u);
@@ -546,6 +562,7 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
       }
       if (!c.identical && c.got.sqlstate == "53200") {
         ++over;
+        if (!extended) std::cout << "past query_memory: " << c.where << "\n";
         continue;
       }
       EXPECT_TRUE(c.identical) << "wrong answer from pgrange: " << c.where << ": " << c.difference;
@@ -554,23 +571,46 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
     std::cout << (extended ? "extended" : "simple") << ": " << identical << " identical, " << over
               << " past query_memory, " << refused << " refused, of " << queries.size()
               << " statements\n";
-    EXPECT_GE(identical * 10, static_cast<int>(queries.size()) * 8);
+    // What stays past it is what a window computed in pgrange must hold (the rows lag()
+    // reads back): 2 statements of the corpus at 1 KiB.
+    EXPECT_GE(identical * 100, static_cast<int>(queries.size()) * 99);
   }
-  // A join whose rows must stay in memory (a broadcast of them) fails past 1 KiB with 53200;
-  // its EXPLAIN ANALYZE answers (no shard ran the statement) and the session goes on.
-  const std::string broadcast =
-      "SELECT o.id, o.amount, i.title FROM j_orders o JOIN j_items i ON i.code = o.item_code "
-      "WHERE o.status = 'open' ORDER BY 1";
-  for (bool extended : {false, true}) {
-    Comparison c = compare_statement(p.get(), r.get(), broadcast, "broadcast", 0, extended);
-    EXPECT_TRUE(c.identical || c.got.sqlstate == "53200") << c.where << "\n" << c.difference;
+  // Past 1 KiB the values held for a lookup are given up (the lookup reads every row its
+  // conditions allow), and a grouping CTE's answer is not kept (its table's rows are read):
+  // PostgreSQL's answers still, and EXPLAIN ANALYZE says which happened.
+  const std::pair<std::string, std::string> given_up[] = {
+      {"SELECT o.id, o.amount, i.title FROM j_orders o JOIN j_items i ON i.code = o.item_code "
+       "WHERE o.status = 'open' ORDER BY 1",
+       "the values to look up past query_memory"},
+      {"WITH t AS (SELECT user_id, sum(amount) AS s, count(*) AS n FROM j_orders GROUP BY "
+       "user_id) SELECT u.name, t.s, t.n FROM j_users u JOIN t ON t.user_id = u.id ORDER BY 1",
+       "its query's answer past query_memory"}};
+  for (const auto& [statement, says] : given_up) {
+    for (bool extended : {false, true}) {
+      Comparison c = compare_statement(p.get(), r.get(), statement, "given up", 0, extended);
+      EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
+    }
+    SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + statement);
+    ASSERT_TRUE(plan.ok()) << plan.sqlstate << " " << plan.message;
+    std::string text;
+    for (const auto& row : plan.rows) text += row[0] + "\n";
+    EXPECT_NE(text.find(says), std::string::npos) << statement << "\n" << text;
   }
-  SqlResult analyzed = pq_exec(p.get(), "EXPLAIN ANALYZE " + broadcast);
-  EXPECT_TRUE(analyzed.ok() || analyzed.sqlstate == "53200")
-      << analyzed.sqlstate << " " << analyzed.message;
   SqlResult after = pq_exec(p.get(), "SELECT count(*) FROM j_orders");
   ASSERT_TRUE(after.ok()) << after.sqlstate << " " << after.message;
   EXPECT_EQ(after.rows.at(0).at(0), "700");
+  // A cursor's DECLARE still holds its rows (its query is declared with them written in):
+  // past 1 KiB it fails with 53200, its block fails as PostgreSQL's would, and the session
+  // goes on (it used to end, the client finding its connection closed).
+  ASSERT_TRUE(pq_exec(p.get(), "BEGIN").ok());
+  SqlResult declared = pq_exec(p.get(),
+                               "DECLARE big CURSOR FOR SELECT o.id, i.title FROM j_orders o JOIN "
+                               "j_items i ON i.code = o.item_code ORDER BY 1");
+  EXPECT_EQ(declared.sqlstate, "53200") << declared.message;
+  EXPECT_EQ(pq_exec(p.get(), "FETCH 3 FROM big").sqlstate, "25P02");
+  EXPECT_TRUE(pq_exec(p.get(), "ROLLBACK").ok());
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK);
+  EXPECT_EQ(pq_exec(p.get(), "SELECT count(*) FROM j_orders").at(), "700");
   // Inside a block, twice (the temporary tables live until it ends), seeing its own write.
   const std::string sql =
       "SELECT status, count(DISTINCT item_code), string_agg(id::text, ',' ORDER BY id) FROM "
