@@ -5,6 +5,7 @@
 #include "proxy/exec/gather_reads.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -18,6 +19,20 @@
 
 namespace pgrange::proxy::exec {
 namespace {
+
+/// The schema of a table written as SQL by pgrange ("public"."users", each part quoted).
+std::string schema_of(const std::string& relation) {
+  if (relation.empty() || relation[0] != '"') return relation.substr(0, relation.find('.'));
+  for (size_t i = 1; i < relation.size(); ++i) {
+    if (relation[i] != '"') continue;
+    if (i + 1 < relation.size() && relation[i + 1] == '"') {
+      ++i;  // a quote doubled inside the name
+      continue;
+    }
+    return relation.substr(0, i + 1);
+  }
+  return relation;
+}
 
 /// What a row pgrange holds costs beyond its text (its std::string and the allocation's own
 /// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
@@ -529,7 +544,16 @@ Result<bool> GatherReads::spill(size_t i) {
   if (!spills_[i]) {
     spills_[i] = std::make_unique<SpillRecords>(&spill_budget_);
     static std::atomic<uint64_t> next_table{0};
-    spill_tables_[i] = "pg_temp.\"pgrange_rows_" + std::to_string(++next_table) + "\"";
+    const std::string n = std::to_string(++next_table);
+    // Outside a block a temporary table, in the statement's own transaction. In a block, a
+    // table of the block's transaction in the schema of the table it stands for, dropped when
+    // the statement is done (Gather::close): PostgreSQL cannot PREPARE a transaction that
+    // touched a temporary table, and the block may end by two-phase commit. Its name is this
+    // process's (pid): concurrent creations of one name would wait for each other.
+    spill_tables_[i] = ctx_.own_transaction
+                           ? "pg_temp.\"pgrange_rows_" + n + "\""
+                           : schema_of(plan_.inputs[i].relation) + ".\"pgrange_rows_" +
+                                 std::to_string(getpid()) + "_" + n + "\"";
     spilled_ = true;
   }
   for (std::string& row : rows_[i]) {
@@ -569,6 +593,15 @@ void append_copy_line(std::string& out, std::string_view row) {
 
 }  // namespace
 
+std::string GatherReads::drop_spilled_sql() const {
+  if (ctx_.own_transaction) return "";
+  std::string tables;
+  for (const std::string& t : spill_tables_) {
+    if (!t.empty()) tables += (tables.empty() ? "" : ", ") + t;
+  }
+  return tables.empty() ? "" : "DROP TABLE " + tables;
+}
+
 awaitable<void> GatherReads::load_spilled(int shard) {
   auto got = co_await statement_connection(shard);
   if (!got) {
@@ -586,8 +619,11 @@ awaitable<void> GatherReads::load_spilled(int shard) {
     if (!spills_[i]) continue;
     const routing::GatherInput& in = plan_.inputs[i];
     std::string request;
-    write_query(request, begin + "CREATE TEMPORARY TABLE " + spill_tables_[i] + " (r " +
-                             in.relation + ") ON COMMIT DROP");
+    write_query(request,
+                begin + (ctx_.own_transaction ? "CREATE TEMPORARY TABLE " + spill_tables_[i] +
+                                                    " (r " + in.relation + ") ON COMMIT DROP"
+                                              : "CREATE UNLOGGED TABLE " + spill_tables_[i] +
+                                                    " (r " + in.relation + ")"));
     begin.clear();
     write_query(request, "COPY " + spill_tables_[i] + " FROM STDIN");
     if (auto r = co_await conn.send(request); !r) {

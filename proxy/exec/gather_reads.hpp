@@ -143,6 +143,9 @@ class GatherReads final : public Operator {
   /// opened if there is none: statement_runs_on then says so), and copies their rows into it
   /// (COPY … FROM STDIN, a buffer at a time). Failures are recorded in outcome().
   awaitable<void> load_spilled(int shard);
+  /// The DROP TABLE of the tables load_spilled made in a transaction block ("" when it made
+  /// none, or only temporary tables of the statement's own transaction, which its end drops).
+  std::string drop_spilled_sql() const;
   /// A broadcast join's shard query, the rows read written in.
   std::string broadcast_sql() const { return plan_.broadcast_sql(rows_); }
   /// Frees the rows (written into the statement by now).

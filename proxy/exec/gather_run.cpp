@@ -235,6 +235,21 @@ awaitable<void> Gather::close(bool abandon) {
     auto e = co_await drain(*final_);
     if (!e && outcome.ok()) outcome.error = e.error();
   }
+  if (std::string drop = reads_.drop_spilled_sql();
+      !drop.empty() && final_ != nullptr && !final_->broken() && !ends_here_) {
+    // The tables that held rows past query_memory in the block's transaction, done with.
+    std::string request;
+    write_query(request, drop);
+    if (auto r = co_await final_->send(request); !r) {
+      final_->mark_broken();
+      if (outcome.ok()) outcome.error = r.error();
+    } else {
+      auto e = co_await drain(*final_);
+      if (!e && outcome.ok()) outcome.error = e.error();
+      // (After a statement that failed, the block's transaction refuses it too: no matter.)
+      if (e && *e && outcome.ok()) outcome.shard_error = std::move(**e);
+    }
+  }
   auto& step = outcome.steps.emplace_back();
   step.shards =
       reads_.broadcast_shards().empty() ? std::vector<int>{shard_} : reads_.broadcast_shards();
