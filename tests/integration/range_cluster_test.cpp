@@ -1090,10 +1090,12 @@ TEST_F(RangeClusterTest, PushedDownJoinsWhileTheGroupMoves) {
   EXPECT_EQ(parts_apart(), 0) << "a move left parts away from their a rows";
 }
 
-// The rows a join reads are held up to query_memory: past it the statement fails with 53200
-// naming the setting, and the session and the proxy go on. The groups pgrange sorts go to
-// sorted runs in temp_directory past it, removed as they are made.
-TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAloneASortGoesToDisk) {
+// The rows a join reads are held up to query_memory: past it they go through a temporary file
+// into temporary tables where the statement runs. What must stay in memory (a cursor's DECLARE,
+// written with the rows in it) fails with 53200 naming the setting, and the session and the
+// proxy go on. The groups pgrange sorts go to sorted runs in temp_directory past it, removed as
+// they are made.
+TEST_F(RangeClusterTest, AJoinOverQueryMemoryGoesToDiskASortToo) {
   ProxyConfig cfg = make_config("join_memory");
   cfg.query_memory = 16 * 1024;
   std::string temp = std::filesystem::temp_directory_path().string() + "/pgrange-sort-XXXXXX";
@@ -1103,8 +1105,20 @@ TEST_F(RangeClusterTest, AJoinOverQueryMemoryFailsAloneASortGoesToDisk) {
   auto c = connect(proxy->dsn());
   make_tables_a_b(c.get());
   SqlResult big = pq_exec(c.get(), "SELECT count(*) FROM a JOIN b ON b.k = a.id");
-  EXPECT_EQ(big.sqlstate, "53200") << big.message;
-  EXPECT_NE(big.message.find("query_memory"), std::string::npos) << big.message;
+  ASSERT_TRUE(big.ok()) << big.sqlstate << " " << big.message;
+  EXPECT_EQ(big.at(), "1000");
+  SqlResult big_plan =
+      pq_exec(c.get(), "EXPLAIN ANALYZE SELECT count(*) FROM a JOIN b ON b.k = a.id");
+  ASSERT_TRUE(big_plan.ok()) << big_plan.message;
+  std::string big_text;
+  for (const auto& row : big_plan.rows) big_text += row[0] + "\n";
+  EXPECT_NE(big_text.find("through a temporary file"), std::string::npos) << big_text;
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  SqlResult declared =
+      pq_exec(c.get(), "DECLARE held CURSOR FOR SELECT a.v, b.w FROM a JOIN b ON b.k = a.id");
+  EXPECT_EQ(declared.sqlstate, "53200") << declared.message;
+  EXPECT_NE(declared.message.find("query_memory"), std::string::npos) << declared.message;
+  EXPECT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
   // A join that reads little goes on, on the same connection and on another one.
   const char* small =
       "SELECT a.id, b.w FROM a JOIN b ON b.k = a.id WHERE a.id IN (7, 999) ORDER BY 1";
