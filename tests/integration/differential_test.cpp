@@ -45,6 +45,16 @@ namespace {
 
 const std::string kDir = std::string(PGRANGE_SOURCE_DIR) + "/tests/integration/differential/";
 
+/// What EXPLAIN ANALYZE of `sql` answers on `conn`, its lines as one string (a failed
+/// expectation when it fails).
+std::string explain_analyze(PGconn* conn, const std::string& sql) {
+  SqlResult plan = pq_exec(conn, "EXPLAIN ANALYZE " + sql);
+  EXPECT_TRUE(plan.ok()) << sql << ": " << plan.sqlstate << " " << plan.message;
+  std::string text;
+  for (const auto& row : plan.rows) text += row.at(0) + "\n";
+  return text;
+}
+
 /// A seeded random statement over the join corpus' tables (setup.sql): 2–4 of them (a table
 /// may come twice) joined by their join columns with every kind of join, conditions on them
 /// (sometimes a subquery, correlated or not), and either every key column under a total ORDER
@@ -494,16 +504,10 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
   ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
   ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
   // What EXPLAIN ANALYZE of `sql` says (its lines, one string).
-  auto analyzed = [&](const std::string& sql) {
-    SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + sql);
-    EXPECT_TRUE(plan.ok()) << sql << ": " << plan.message;
-    std::string text;
-    for (const auto& row : plan.rows) text += row.at(0) + "\n";
-    return text;
-  };
   // j_orders' rows do not fit in 4 KiB: read whole, they go through a temporary file.
-  EXPECT_NE(analyzed("SELECT o.status, count(*) FROM j_orders o JOIN j_users u ON u.id = "
-                     "o.user_id GROUP BY 1")
+  EXPECT_NE(explain_analyze(p.get(),
+                            "SELECT o.status, count(*) FROM j_orders o JOIN j_users u ON u.id = "
+                            "o.user_id GROUP BY 1")
                 .find("through a temporary file"),
             std::string::npos);
   for (const char* sql : {
@@ -521,7 +525,7 @@ TEST_F(DifferentialTest, AGroupingCteWithParametersIsAnsweredOverItsShardsFirst)
            "> 'i20') d LEFT JOIN j_cats c ON c.label = d.status ORDER BY 1",
        }) {
     // The CTE is answered over j_orders' shards: its groups, not the table's rows, are read.
-    std::string text = analyzed(sql);
+    std::string text = explain_analyze(p.get(), sql);
     EXPECT_NE(text.find("actual: Materialize the rows of a query of j_orders"), std::string::npos)
         << text;
     EXPECT_EQ(text.find("temporary file"), std::string::npos) << text;
@@ -590,10 +594,7 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
       Comparison c = compare_statement(p.get(), r.get(), statement, "given up", 0, extended);
       EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
     }
-    SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + statement);
-    ASSERT_TRUE(plan.ok()) << plan.sqlstate << " " << plan.message;
-    std::string text;
-    for (const auto& row : plan.rows) text += row[0] + "\n";
+    std::string text = explain_analyze(p.get(), statement);
     EXPECT_NE(text.find(says), std::string::npos) << statement << "\n" << text;
   }
   SqlResult after = pq_exec(p.get(), "SELECT count(*) FROM j_orders");
@@ -624,10 +625,7 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
     Comparison c = compare_statement(p.get(), r.get(), sql, "block", 0, false);
     EXPECT_TRUE(c.identical) << c.where << "\n" << c.difference;
   }
-  SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + sql);
-  ASSERT_TRUE(plan.ok()) << plan.sqlstate << " " << plan.message;
-  std::string text;
-  for (const auto& row : plan.rows) text += row[0] + "\n";
+  std::string text = explain_analyze(p.get(), sql);
   EXPECT_NE(text.find("through a temporary file into a temporary table"), std::string::npos)
       << text;
   ASSERT_TRUE(pq_exec(p.get(), "ROLLBACK").ok());
@@ -648,9 +646,9 @@ TEST_F(DifferentialTest, GathersPastQueryMemoryGoThroughTemporaryTables) {
   SqlResult finished = pq_exec(p.get(), "COMMIT PREPARED 'spilled'");
   EXPECT_TRUE(finished.ok()) << finished.message;
   for (PgServer* shard : shards_) {
-    EXPECT_EQ(shard->exec("SELECT count(*) FROM pg_class WHERE relname LIKE 'pgrange_rows%'",
-                          "app"),
-              "0");
+    EXPECT_EQ(
+        shard->exec("SELECT count(*) FROM pg_class WHERE relname LIKE 'pgrange_rows%'", "app"),
+        "0");
   }
   EXPECT_TRUE(std::filesystem::is_empty(temp)) << "a gather left a file in " << temp;
   std::filesystem::remove_all(temp);
@@ -750,10 +748,7 @@ TEST_F(DifferentialTest, AGroupingCteIsAnsweredOverItsShardsFirst) {
       "WITH spend AS (SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id) "
       "SELECT u.city, sum(s.total) FROM j_users u JOIN spend s ON s.user_id = u.id GROUP BY "
       "u.city ORDER BY u.city";
-  SqlResult plan = pq_exec(p.get(), "EXPLAIN ANALYZE " + sql);
-  ASSERT_TRUE(plan.ok()) << plan.message;
-  std::string all;
-  for (const auto& row : plan.rows) all += row[0] + "\n";
+  std::string all = explain_analyze(p.get(), sql);
   EXPECT_NE(all.find("Merge: SELECT user_id, sum(amount) AS total FROM j_orders GROUP BY user_id"),
             std::string::npos)
       << all;
