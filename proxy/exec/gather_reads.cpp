@@ -20,20 +20,6 @@
 namespace pgrange::proxy::exec {
 namespace {
 
-/// The schema of a table written as SQL by pgrange ("public"."users", each part quoted).
-std::string schema_of(const std::string& relation) {
-  if (relation.empty() || relation[0] != '"') return relation.substr(0, relation.find('.'));
-  for (size_t i = 1; i < relation.size(); ++i) {
-    if (relation[i] != '"') continue;
-    if (i + 1 < relation.size() && relation[i + 1] == '"') {
-      ++i;  // a quote doubled inside the name
-      continue;
-    }
-    return relation.substr(0, i + 1);
-  }
-  return relation;
-}
-
 /// What a row pgrange holds costs beyond its text (its std::string and the allocation's own
 /// bookkeeping), and a distinct value kept for a lookup (its node in a std::set).
 constexpr size_t kRowOverhead = sizeof(std::string) + 16;
@@ -550,10 +536,9 @@ Result<bool> GatherReads::spill(size_t i) {
     // the statement is done (Gather::close): PostgreSQL cannot PREPARE a transaction that
     // touched a temporary table, and the block may end by two-phase commit. Its name is this
     // process's (pid): concurrent creations of one name would wait for each other.
-    spill_tables_[i] = ctx_.own_transaction
-                           ? "pg_temp.\"pgrange_rows_" + n + "\""
-                           : schema_of(plan_.inputs[i].relation) + ".\"pgrange_rows_" +
-                                 std::to_string(getpid()) + "_" + n + "\"";
+    spill_tables_[i] = ctx_.own_transaction ? "pg_temp.\"pgrange_rows_" + n + "\""
+                                            : plan_.inputs[i].schema + ".\"pgrange_rows_" +
+                                                  std::to_string(getpid()) + "_" + n + "\"";
     spilled_ = true;
   }
   for (std::string& row : rows_[i]) {
@@ -620,10 +605,10 @@ awaitable<void> GatherReads::load_spilled(int shard) {
     const routing::GatherInput& in = plan_.inputs[i];
     std::string request;
     write_query(request,
-                begin + (ctx_.own_transaction ? "CREATE TEMPORARY TABLE " + spill_tables_[i] +
-                                                    " (r " + in.relation + ") ON COMMIT DROP"
-                                              : "CREATE UNLOGGED TABLE " + spill_tables_[i] +
-                                                    " (r " + in.relation + ")"));
+                begin +
+                    (ctx_.own_transaction ? "CREATE TEMPORARY TABLE " : "CREATE UNLOGGED TABLE ") +
+                    spill_tables_[i] + " (r " + in.relation + ")" +
+                    (ctx_.own_transaction ? " ON COMMIT DROP" : ""));
     begin.clear();
     write_query(request, "COPY " + spill_tables_[i] + " FROM STDIN");
     if (auto r = co_await conn.send(request); !r) {

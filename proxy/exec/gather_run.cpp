@@ -236,7 +236,7 @@ awaitable<void> Gather::close(bool abandon) {
     if (!e && outcome.ok()) outcome.error = e.error();
   }
   if (std::string drop = reads_.drop_spilled_sql();
-      !drop.empty() && final_ != nullptr && !final_->broken() && !ends_here_) {
+      !drop.empty() && final_ != nullptr && !final_->broken()) {
     // The tables that held rows past query_memory in the block's transaction, done with.
     std::string request;
     write_query(request, drop);

@@ -149,7 +149,6 @@ awaitable<void> ClientSession::run() {
     channel_.release();
     send_error(Error::fatal(sqlstate::kInternalError,
                             "internal error in pgrange, the connection is closed: " + failure));
-    failed_ = true;
   }
   closing_ = true;
   spdlog::debug("session {}: client gone (reader_running={} backend={})", key_pid_, reader_running_,
@@ -166,7 +165,8 @@ awaitable<void> ClientSession::run() {
     release_backend(false);
   }
   if (idle_taken_) {
-    worker_.pool(static_cast<size_t>(idle_taken_->shard_index())).release(idle_taken_, !failed_);
+    worker_.pool(static_cast<size_t>(idle_taken_->shard_index()))
+        .release(idle_taken_, failure.empty());
     idle_taken_.reset();
   }
   if (coord_) {

@@ -897,7 +897,6 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool in_copy_ = false;
   char txn_status_ = 'I';
   bool closing_ = false;
-  bool failed_ = false;  ///< ended by an unexpected exception: nothing it held is reused
   bool draining_ = false;
   bool fatal_seen_ = false;
   std::unordered_map<std::string, ClientStatement> statements_;

@@ -430,7 +430,8 @@ Result<GatherPlan> plan_gather(const ClusterView& view, const sql::StatementInfo
     in.use = i;
     in.table = t->name;
     in.name = u.table.name;
-    in.relation = sql::quote_ident(t->schema) + "." + sql::quote_ident(t->name);
+    in.schema = sql::quote_ident(t->schema);
+    in.relation = in.schema + "." + sql::quote_ident(t->name);
     in.aliased = u.aliased;
     in.name_begin = static_cast<size_t>(u.location) - s.begin;
     in.name_end = name_end(plan.text, in.name_begin);

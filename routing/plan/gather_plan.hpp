@@ -24,6 +24,7 @@ struct GatherInput {
   size_t use = 0;         ///< index into the statement's relations
   std::string table;      ///< its name, for messages and EXPLAIN
   std::string relation;   ///< the table as SQL ("public"."users"): its row type too
+  std::string schema;     ///< its schema as SQL ("public")
   std::string qualifier;  ///< what the statement calls it (its alias, else its name), as SQL
   bool aliased = false;   ///< the statement gives it an alias
   std::string name;       ///< its name as written (without schema), for a derived table's alias
