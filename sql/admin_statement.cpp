@@ -4,6 +4,7 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <cctype>
+#include <charconv>
 #include <memory>
 
 #include "sql/parse_node.hpp"
@@ -285,12 +286,32 @@ Result<AdminStatement> parse_alter_table(Cursor& c, bool index) {
   return st;
 }
 
+/// The job number of SHOW JOB n / CANCEL JOB n.
+Result<int64_t> job_number(Cursor& c) {
+  if (c.pos() >= c.size() || c.tok(c.pos()).kind != PG_QUERY__TOKEN__ICONST) {
+    return syntax("expected a job number");
+  }
+  int64_t id = 0;
+  std::string_view text = c.tok(c.pos()).text;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return syntax("expected a job number");
+  }
+  c.set_pos(c.pos() + 1);
+  return id;
+}
+
 Result<AdminStatement> parse_show(Cursor& c) {
   AdminStatement st{};
   if (c.accept("shards")) {
     st.kind = AdminKind::kShowShards;
   } else if (c.accept("jobs")) {
     st.kind = AdminKind::kShowJobs;
+  } else if (c.accept("job")) {
+    st.kind = AdminKind::kShowJobs;
+    auto id = job_number(c);
+    if (!id) return fail(id.error());
+    st.job_id = *id;
   } else if (c.accept("hot")) {
     if (auto ok = c.expect("ranges"); !ok) return fail(ok.error());
     st.kind = AdminKind::kShowHotRanges;
@@ -379,7 +400,8 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   size_t i = 0;
   while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
   std::string head = fold(sql.substr(i, 5));
-  if (head.rfind("alter", 0) != 0 && head.rfind("show", 0) != 0 && head != "impor") {
+  if (head.rfind("alter", 0) != 0 && head.rfind("show", 0) != 0 && head != "impor" &&
+      head != "cance") {
     return std::nullopt;
   }
 
@@ -389,7 +411,12 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   Cursor c(*toks, sql);
   if (c.accept("show")) {
     // SHOW RANGES / RANGE / SHARDS / HOT RANGES / JOBS; anything else is PostgreSQL's SHOW.
-    if (!(c.is("ranges") || c.is("range") || c.is("shards") || c.is("jobs") || c.is("hot"))) {
+    if (!(c.is("ranges") || c.is("range") || c.is("shards") || c.is("jobs") || c.is("hot") ||
+          c.is("job"))) {
+      return std::nullopt;
+    }
+    // "SHOW job" alone could be a GUC named job: only SHOW JOB <number> is ours.
+    if (c.is("job") && !(c.size() > 2 && c.tok(2).kind == PG_QUERY__TOKEN__ICONST)) {
       return std::nullopt;
     }
     if (c.size() > 1 && c.tok(1).text.front() == '"') return std::nullopt;
@@ -403,6 +430,18 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
     auto st = parse_show(c);
     if (!st) return fail(st.error());
     return std::optional<AdminStatement>(std::move(*st));
+  }
+  if (c.accept("cancel")) {
+    // CANCEL JOB n; nothing else starts with CANCEL in PostgreSQL.
+    if (!c.is("job")) return std::nullopt;
+    c.set_pos(c.pos() + 1);
+    AdminStatement st{};
+    st.kind = AdminKind::kCancelJob;
+    auto id = job_number(c);
+    if (!id) return fail(id.error());
+    st.job_id = *id;
+    if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+    return std::optional<AdminStatement>(std::move(st));
   }
   if (c.accept("import")) {
     // IMPORT TABLE t [FROM SHARD 's']; PostgreSQL's own IMPORT FOREIGN SCHEMA is not ours.

@@ -20,7 +20,8 @@ enum class AdminKind {
   kShowRangeForRow,  ///< SHOW RANGE FROM TABLE t FOR ROW (…)
   kShowShards,       ///< SHOW SHARDS
   kShowHotRanges,    ///< SHOW HOT RANGES
-  kShowJobs,         ///< SHOW JOBS
+  kShowJobs,         ///< SHOW JOBS, SHOW JOB n (job_id)
+  kCancelJob,        ///< CANCEL JOB n
   kImportTable,      ///< IMPORT TABLE t [FROM SHARD 's']: adopt a table made without pgrange
   kColocate,         ///< ALTER TABLE t COLOCATE WITH u: t's ranges follow u's from now on
 };
@@ -45,6 +46,7 @@ struct AdminStatement {
   std::vector<std::vector<AdminValue>> rows;  ///< SPLIT/UNSPLIT AT values, FOR ROW values
   std::optional<std::string> expiration;      ///< WITH EXPIRATION expression text ("NULL" kept)
   int64_t range_id = 0;                       ///< ALTER RANGE id
+  std::optional<int64_t> job_id;              ///< SHOW JOB n, CANCEL JOB n
   std::string shard;                          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's'
   std::string colocate_with;                  ///< COLOCATE WITH u (as written, qualified or not)
   bool with_details = false;

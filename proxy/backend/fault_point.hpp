@@ -7,7 +7,8 @@ namespace pgrange::proxy {
 /// A test hook: when the environment variable PGRANGE_TEST_FAULT names this point, pgrange
 /// exits at once (exit status 9), leaving the shards as a crash there would. Points:
 /// "after_prepare" (every shard prepared, no decision yet) and "after_decision" (the decision to
-/// commit recorded, nothing committed yet).
+/// commit recorded, nothing committed yet); the steps of a range move (routing::ClusterControl::
+/// fault_point).
 void fault_point(const char* name);
 
 /// A test hook: when PGRANGE_TEST_FAULT is "raise_in_session", a client message whose bytes

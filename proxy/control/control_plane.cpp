@@ -75,6 +75,10 @@ ControlPlane::~ControlPlane() {
 
 Result<void> ControlPlane::start() {
   admin_ = std::make_unique<routing::RangeAdmin>(*this);
+  std::vector<routing::ShardRecord> shards;
+  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn});
+  jobs_ = std::make_unique<JobRunner>(*this, metadata_dsn_, std::move(shards));
+  jobs_->start();
   work_.emplace(io_.get_executor());
   thread_ = std::thread([this] {
     for (;;) {
@@ -140,6 +144,9 @@ void ControlPlane::schedule_housekeeping() {
   housekeeping_.async_wait([this](const error_code& ec) {
     if (ec || stopping_) return;
     try {
+      // Moves that stopped half-way: prepared transactions settled by the map first, so the
+      // holds' clean-up below sees each range's rows where the map says.
+      if (auto ok = admin_->recover_moves(); !ok) spdlog::warn("{}", ok.error().message);
       // An instance silent this long is gone (heartbeats come every second).
       for (uint64_t range_id : store_->orphaned_holds(std::chrono::seconds(10))) {
         spdlog::warn("range {}: the pgrange instance moving it is gone; cleaning up", range_id);
@@ -250,9 +257,11 @@ std::string ControlPlane::unavailable_reason() const {
 
 void ControlPlane::stop() {
   if (stopping_.exchange(true)) return;
+  if (jobs_) jobs_->stop();  // a move in progress ends when its next reload finds us stopping
   asio::post(io_, [this] {
     retry_.cancel();
     housekeeping_.cancel();
+    drain_timer_.cancel();
   });
   work_.reset();
   io_.stop();
@@ -265,6 +274,16 @@ void ControlPlane::stop() {
     } catch (const std::exception&) {
     }
   }
+}
+
+std::shared_ptr<const routing::ClusterView> ControlPlane::reload_from_elsewhere() {
+  auto done = std::make_shared<std::promise<std::shared_ptr<const routing::ClusterView>>>();
+  auto loaded = done->get_future();
+  asio::post(io_, [this, done] { done->set_value(reload()); });
+  while (loaded.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+    if (stopping_) return view();
+  }
+  return loaded.get();
 }
 
 std::shared_ptr<const routing::ClusterView> ControlPlane::reload() {
@@ -289,59 +308,83 @@ std::shared_ptr<const routing::ClusterView> ControlPlane::reload() {
 void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
   constexpr auto kDrainWait = std::chrono::seconds(10);
   auto prev = view();
-  auto held_before = [&](uint64_t id) {
-    return prev && std::find(prev->held_ranges().begin(), prev->held_ranges().end(), id) !=
-                       prev->held_ranges().end();
+  auto in = [](const std::vector<uint64_t>& ids, uint64_t id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
-  // New holds first, so no write routed with the new view slips past them.
-  std::vector<uint64_t> newly_held;
+  // New holds first, so no write (or, in a cut-over, whole-table read) routed with the new view
+  // slips past them.
+  struct Newly {
+    uint64_t id;
+    bool scans;
+  };
+  std::vector<Newly> newly_held;
   for (uint64_t id : next->held_ranges()) {
-    if (!held_before(id)) {
-      activity_.hold(id);
-      newly_held.push_back(id);
+    const bool scans = in(next->scan_held_ranges(), id);
+    const bool was = prev && in(prev->held_ranges(), id);
+    const bool scans_were = prev && in(prev->scan_held_ranges(), id);
+    if (!was || (scans && !scans_were)) {
+      activity_.hold(id, scans);
+      newly_held.push_back({id, scans});
     }
   }
   view_.store(next, std::memory_order_release);
   published_version_.store(next->version());
   if (prev) {
     for (uint64_t id : prev->held_ranges()) {
-      if (std::find(next->held_ranges().begin(), next->held_ranges().end(), id) ==
-          next->held_ranges().end()) {
-        activity_.release(id);
-      }
+      if (!in(next->held_ranges(), id)) activity_.release(id);
     }
   }
   // Only once this instance's sessions are done with what changed does it say it serves the
-  // new version: writers and whole-table scans inside a range that is about to move, readers
-  // still at a range's old shard. A move waits for that before it copies, or deletes at the
-  // old shard.
-  bool drained = true;
-  for (uint64_t id : newly_held) {
-    const routing::RangeDescriptor* r = next->find_range(id);
+  // new version: writers (and in a cut-over whole-table scans) inside a range that is about to
+  // move, readers still at a range's old shard. A move waits for that before it catches up for
+  // the last time, switches, or lets the old shard's rows go. Waited for by a timer, not here:
+  // a writer may need this thread to finish (the decision of its two-phase commit).
+  for (const Newly& h : newly_held) {
+    const routing::RangeDescriptor* r = next->find_range(h.id);
     if (r == nullptr) continue;
-    drained = activity_.wait_idle(r->start_key, r->end_key, next->shard_index(r->shard),
-                                  routing::RangeActivity::Waiting::kWritersAndScans, kDrainWait) &&
-              drained;
+    drains_.push_back({r->start_key, r->end_key, next->shard_index(r->shard),
+                       h.scans ? routing::RangeActivity::Waiting::kWritersAndScans
+                               : routing::RangeActivity::Waiting::kWriters});
   }
   if (prev) {
     for (const routing::RangeDescriptor& r : next->ranges().ranges()) {
       const routing::RangeDescriptor* old = prev->find_range(r.range_id);
       if (old == nullptr || old->shard == r.shard) continue;
-      drained = activity_.wait_idle(old->start_key, old->end_key, prev->shard_index(old->shard),
-                                    routing::RangeActivity::Waiting::kEveryone, kDrainWait) &&
-                drained;
+      drains_.push_back({old->start_key, old->end_key, prev->shard_index(old->shard),
+                         routing::RangeActivity::Waiting::kEveryone});
     }
   }
-  if (!drained) {
-    spdlog::warn("metadata version {}: sessions still use a moving range; not confirming it",
-                 next->version());
+  // A newer version is confirmed only once the older ones' sessions are done too.
+  drain_version_ = next->version();
+  drain_deadline_ = std::chrono::steady_clock::now() + kDrainWait;
+  check_drains();
+}
+
+void ControlPlane::check_drains() {
+  std::erase_if(drains_, [&](const Drain& d) {
+    return activity_.wait_idle(d.start, d.end, d.shard, d.waiting, std::chrono::milliseconds(0));
+  });
+  if (drain_version_ < 0) return;
+  if (drains_.empty()) {
+    try {
+      store_->report_instance(instance_id_, drain_version_);
+    } catch (const std::exception& e) {
+      spdlog::warn("reporting metadata version {}: {}", drain_version_, e.what());
+    }
+    drain_version_ = -1;
     return;
   }
-  try {
-    store_->report_instance(instance_id_, next->version());
-  } catch (const std::exception& e) {
-    spdlog::warn("reporting metadata version {}: {}", next->version(), e.what());
+  if (std::chrono::steady_clock::now() >= drain_deadline_) {
+    spdlog::warn("metadata version {}: sessions still use a moving range; not confirming it",
+                 drain_version_);
+    drains_.clear();
+    drain_version_ = -1;
+    return;
   }
+  drain_timer_.expires_after(std::chrono::milliseconds(2));
+  drain_timer_.async_wait([this](const error_code& ec) {
+    if (!ec && !stopping_) check_drains();
+  });
 }
 
 void ControlPlane::listen_loop() {

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
+#include "proxy/control/job_runner.hpp"
 #include "routing/meta/block_catalog.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/meta/sequence_block.hpp"
@@ -56,6 +57,12 @@ class ControlPlane : public routing::ClusterControl {
   routing::RangeActivity& activity() override { return activity_; }
   const std::string& database() const override { return config_.database; }
   const std::string& instance_id() const override { return instance_id_; }
+
+  /// reload() from a thread other than the control thread: run there, waited for (the view as
+  /// it is when the control plane is stopping).
+  std::shared_ptr<const routing::ClusterView> reload_from_elsewhere();
+  /// Where the admin statements that move rows run (JobRunner::runs).
+  JobRunner& jobs() { return *jobs_; }
 
   /// Runs fn on the control thread and resumes the caller on its own executor with the result.
   template <typename T>
@@ -175,6 +182,9 @@ class ControlPlane : public routing::ClusterControl {
   /// Publishes a freshly loaded view: holds new range moves, lets go of finished ones, waits
   /// for this instance's sessions to stop using what moved, then reports the version served.
   void publish(std::shared_ptr<const routing::ClusterView> next);
+  /// Reports drain_version_ once no session uses what drains_ lists any more (checked again
+  /// every 2 ms, on the control thread, until drain_deadline_).
+  void check_drains();
   Result<std::string> register_table(const sql::StatementInfo& info, uint32_t hash_buckets);
   /// The encoded split keys a new table starts with: a hash-sharded table's buckets, and those
   /// the configuration gives (`[[table]] split_at`).
@@ -224,6 +234,7 @@ class ControlPlane : public routing::ClusterControl {
   std::atomic<int64_t> published_version_{-1};
   routing::RangeActivity activity_;
   std::unique_ptr<routing::RangeAdmin> admin_;
+  std::unique_ptr<JobRunner> jobs_;
   asio::io_context io_{1};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::thread thread_;
@@ -234,6 +245,16 @@ class ControlPlane : public routing::ClusterControl {
   std::atomic<bool> reload_queued_{false};
   asio::steady_timer retry_{io_};
   asio::steady_timer housekeeping_{io_};
+  /// What this instance's sessions must stop using before it reports drain_version_.
+  struct Drain {
+    std::string start, end;
+    int shard = -1;
+    routing::RangeActivity::Waiting waiting;
+  };
+  std::vector<Drain> drains_;
+  int64_t drain_version_ = -1;
+  std::chrono::steady_clock::time_point drain_deadline_;
+  asio::steady_timer drain_timer_{io_};
   bool open_failed_ = false;
   mutable std::mutex in_flight_mu_;
   std::set<std::string> in_flight_;

@@ -26,8 +26,8 @@ namespace {
 /// Words that start a statement pgrange must look at even when it has no tables yet.
 bool needs_analysis(const std::string& kw, bool several_shards) {
   // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
-  static constexpr std::array<std::string_view, 8> kDdl = {
-      "alter", "show", "create", "drop", "truncate", "vacuum", "analyze", "import"};
+  static constexpr std::array<std::string_view, 9> kDdl = {
+      "alter", "show", "create", "drop", "truncate", "vacuum", "analyze", "import", "cancel"};
   for (auto w : kDdl) {
     if (kw == w) return true;
   }
@@ -130,7 +130,7 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     if (*analysis && touches_temp(**analysis)) return plan_temp(type, analysis, nullptr);
   }
   if (view->tables().empty() && !needs_analysis(kw, several)) return {};
-  if (kw == "alter" || kw == "show" || kw == "import") {
+  if (kw == "alter" || kw == "show" || kw == "import" || kw == "cancel") {
     auto admin = sql::parse_admin_statement(sql);
     if (!admin) {
       Plan p;
@@ -597,7 +597,7 @@ bool ClientSession::runs_as_ddl(std::string_view sql) {
 
 bool ClientSession::admin_text(std::string_view sql) {
   std::string kw = sql::leading_keyword(sql);
-  if (kw != "alter" && kw != "show" && kw != "import") return false;
+  if (kw != "alter" && kw != "show" && kw != "import" && kw != "cancel") return false;
   auto admin = sql::parse_admin_statement(sql);
   return !admin || *admin;  // a malformed one is refused as the Query's is
 }
@@ -1059,7 +1059,16 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, Extend
   std::function<Result<routing::ResultSet>()> task = [cp, &stmt]() {
     return cp->execute_admin(stmt);
   };
-  auto result = co_await cp->call<Result<routing::ResultSet>>(std::move(task));
+  Result<routing::ResultSet> result;
+  if (JobRunner::runs(stmt.kind)) {
+    // Moves run on the job runner's thread: a long one holds up no other session.
+    std::function<Result<routing::ResultSet>()> job = [cp, &stmt]() {
+      return cp->jobs().execute(stmt);
+    };
+    result = co_await cp->jobs().call<Result<routing::ResultSet>>(std::move(job));
+  } else {
+    result = co_await cp->call<Result<routing::ResultSet>>(std::move(task));
+  }
   std::optional<Error> error;
   if (result) {
     // Through the extended protocol its columns come only when the portal was described.

@@ -28,6 +28,8 @@ inline constexpr uint32_t kJson = 114;
 inline constexpr uint32_t kXml = 142;
 inline constexpr uint32_t kNumeric = 1700;
 inline constexpr uint32_t kTimestamp = 1114;
+inline constexpr uint32_t kTimestamptz = 1184;
+inline constexpr uint32_t kFloat8 = 701;
 }  // namespace type_oid
 
 }  // namespace pgrange::routing

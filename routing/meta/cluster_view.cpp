@@ -20,6 +20,7 @@ Result<std::shared_ptr<const ClusterView>> ClusterView::build(
   view->shards_ = std::move(snapshot.shards);
   view->tables_ = std::move(snapshot.tables);
   view->held_ = std::move(snapshot.held_ranges);
+  view->scan_held_ = std::move(snapshot.scan_held_ranges);
   view->relations_ = view->tables_;
   for (const TableDescriptor& t : view->tables_) {
     for (const IndexDescriptor& i : t.indexes) view->relations_.push_back(index_relation(t, i));
@@ -52,6 +53,7 @@ MetadataSnapshot ClusterView::snapshot() const {
   s.tables = tables_;
   s.ranges.assign(ranges_->ranges().begin(), ranges_->ranges().end());
   s.held_ranges = held_;
+  s.scan_held_ranges = scan_held_;
   s.readers = readers_;
   return s;
 }

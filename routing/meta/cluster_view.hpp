@@ -32,6 +32,8 @@ class ClusterView {
   const std::vector<TableDescriptor>& relations() const { return relations_; }
   /// Ranges being moved (writes to them wait until the move lets go).
   const std::vector<uint64_t>& held_ranges() const { return held_; }
+  /// Of those, the ranges whose whole-table reads wait too (a move's cut-over).
+  const std::vector<uint64_t>& scan_held_ranges() const { return scan_held_; }
   /// The range with this id, or nullptr.
   const RangeDescriptor* find_range(uint64_t range_id) const;
 
@@ -72,6 +74,7 @@ class ClusterView {
   std::vector<TableDescriptor> relations_;
   std::vector<TableDescriptor> tables_;
   std::vector<uint64_t> held_;
+  std::vector<uint64_t> scan_held_;
   std::unordered_map<std::string, size_t> by_name_;  ///< "schema.name" → index into tables_
   std::vector<ReaderDescriptor> readers_;
   /// "schema.name" → indexes into readers_: views, and functions (all overloads).

@@ -376,6 +376,29 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (12)");
   }
+  if (current < 13) {
+    // v13: moves that hold writes only until their cut-over (scans: whether whole-table reads
+    // wait too), and jobs.
+    tx.exec0(R"sql(
+      ALTER TABLE pgrange_range_holds ADD COLUMN scans boolean NOT NULL DEFAULT true;
+      CREATE TABLE pgrange_jobs (
+        job_id bigserial PRIMARY KEY,
+        job_type text NOT NULL,
+        description text NOT NULL,
+        status text NOT NULL,
+        fraction_completed float8 NOT NULL DEFAULT 0,
+        created timestamptz NOT NULL DEFAULT now(),
+        finished timestamptz,
+        error text NOT NULL DEFAULT '',
+        instance_id text NOT NULL,
+        range_id bigint,
+        source text NOT NULL DEFAULT '',
+        target text NOT NULL DEFAULT '',
+        cancel_requested boolean NOT NULL DEFAULT false);
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (13)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -523,8 +546,10 @@ MetadataSnapshot MetadataStore::load() {
     join_family(*member, *root);
     member->member_id = id;
   }
-  for (const auto& row : tx.exec("SELECT range_id FROM pgrange_range_holds ORDER BY range_id")) {
+  for (const auto& row :
+       tx.exec("SELECT range_id, scans FROM pgrange_range_holds ORDER BY range_id")) {
     snap.held_ranges.push_back(row[0].as<uint64_t>());
+    if (row[1].as<bool>()) snap.scan_held_ranges.push_back(row[0].as<uint64_t>());
   }
   snap.readers = load_readers(tx);
   for (const auto& row :
@@ -912,14 +937,28 @@ int64_t MetadataStore::apply_range_changes(const std::vector<RangeChange>& chang
 }
 
 int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target,
-                                  const std::string& instance_id) {
+                                  const std::string& instance_id, bool scans) {
   pqxx::work tx(impl_->conn);
   pqxx::result r = tx.exec_params(
-      "INSERT INTO pgrange_range_holds (range_id, target, instance_id) VALUES ($1, $2, $3) "
-      "ON CONFLICT (range_id) DO NOTHING",
-      static_cast<int64_t>(range_id), target, instance_id);
+      "INSERT INTO pgrange_range_holds (range_id, target, instance_id, scans) VALUES ($1, $2, "
+      "$3, $4) ON CONFLICT (range_id) DO NOTHING",
+      static_cast<int64_t>(range_id), target, instance_id, scans);
   if (r.affected_rows() != 1) {
     throw std::runtime_error("range " + std::to_string(range_id) + " is moving already");
+  }
+  int64_t v = bump_version(tx);
+  tx.commit();
+  return v;
+}
+
+int64_t MetadataStore::hold_range_scans(const HoldRef& hold) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "UPDATE pgrange_range_holds SET scans = true WHERE range_id = $1 AND instance_id = $2",
+      static_cast<int64_t>(hold.range_id), hold.instance_id);
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("the hold on range " + std::to_string(hold.range_id) +
+                             " was taken away (its move was presumed dead)");
   }
   int64_t v = bump_version(tx);
   tx.commit();
@@ -941,11 +980,111 @@ std::vector<uint64_t> MetadataStore::orphaned_holds(std::chrono::seconds silence
   for (const auto& row : tx.exec_params(
            "SELECT h.range_id FROM pgrange_range_holds h WHERE NOT EXISTS (SELECT 1 FROM "
            "pgrange_instances i WHERE i.instance_id = h.instance_id AND i.heartbeat_at > now() - "
-           "make_interval(secs => $1)) ORDER BY h.range_id",
+           "make_interval(secs => $1)) OR NOT EXISTS (SELECT 1 FROM pgrange_jobs j WHERE "
+           "j.range_id = h.range_id AND j.instance_id = h.instance_id AND j.status = 'running') "
+           "ORDER BY h.range_id",
            static_cast<int>(silence.count()))) {
     out.push_back(row[0].as<uint64_t>());
   }
   tx.commit();
+  return out;
+}
+
+namespace {
+
+JobRecord job_from(const pqxx::row& row) {
+  JobRecord j;
+  j.job_id = row[0].as<int64_t>();
+  j.job_type = row[1].as<std::string>();
+  j.description = row[2].as<std::string>();
+  j.status = row[3].as<std::string>();
+  j.fraction_completed = row[4].as<double>();
+  j.created = row[5].as<std::string>();
+  j.finished = row[6].is_null() ? "" : row[6].as<std::string>();
+  j.error = row[7].as<std::string>();
+  j.instance_id = row[8].as<std::string>();
+  j.range_id = row[9].is_null() ? 0 : row[9].as<uint64_t>();
+  j.source = row[10].as<std::string>();
+  j.target = row[11].as<std::string>();
+  j.cancel_requested = row[12].as<bool>();
+  return j;
+}
+
+constexpr const char* kJobColumns =
+    "job_id, job_type, description, status, fraction_completed, created::text, finished::text, "
+    "error, instance_id, range_id, source, target, cancel_requested";
+
+}  // namespace
+
+int64_t MetadataStore::create_job(const JobRecord& job) {
+  pqxx::work tx(impl_->conn);
+  int64_t id =
+      tx.exec_params1(
+            "INSERT INTO pgrange_jobs (job_type, description, status, instance_id, range_id, "
+            "source, target) VALUES ($1, $2, 'running', $3, $4, $5, $6) RETURNING job_id",
+            job.job_type, job.description, job.instance_id,
+            job.range_id == 0 ? std::optional<int64_t>() : static_cast<int64_t>(job.range_id),
+            job.source, job.target)[0]
+          .as<int64_t>();
+  tx.commit();
+  return id;
+}
+
+bool MetadataStore::update_job(int64_t job_id, double fraction_completed) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "UPDATE pgrange_jobs SET fraction_completed = $2 WHERE job_id = $1 RETURNING "
+      "cancel_requested",
+      job_id, fraction_completed);
+  tx.commit();
+  return !r.empty() && r[0][0].as<bool>();
+}
+
+void MetadataStore::finish_job(int64_t job_id, const std::string& status,
+                               const std::string& error) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0(
+      "UPDATE pgrange_jobs SET status = $2, error = $3, finished = now(), fraction_completed = "
+      "CASE WHEN $2 = 'succeeded' THEN 1 ELSE fraction_completed END WHERE job_id = $1",
+      job_id, status, error);
+  tx.commit();
+}
+
+std::optional<JobRecord> MetadataStore::request_job_cancel(int64_t job_id) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0(
+      "UPDATE pgrange_jobs SET cancel_requested = true WHERE job_id = $1 AND status = 'running'",
+      job_id);
+  pqxx::result r = tx.exec_params(
+      std::string("SELECT ") + kJobColumns + " FROM pgrange_jobs WHERE job_id = $1", job_id);
+  tx.commit();
+  if (r.empty()) return std::nullopt;
+  return job_from(r[0]);
+}
+
+std::vector<JobRecord> MetadataStore::jobs(std::optional<int64_t> job_id) {
+  pqxx::read_transaction tx(impl_->conn);
+  std::vector<JobRecord> out;
+  pqxx::result r =
+      job_id ? tx.exec_params(
+                   std::string("SELECT ") + kJobColumns + " FROM pgrange_jobs WHERE job_id = $1",
+                   *job_id)
+             : tx.exec(std::string("SELECT ") + kJobColumns + " FROM pgrange_jobs ORDER BY job_id");
+  for (const auto& row : r) out.push_back(job_from(row));
+  return out;
+}
+
+std::vector<JobRecord> MetadataStore::orphaned_jobs(std::chrono::seconds silence) {
+  pqxx::read_transaction tx(impl_->conn);
+  std::vector<JobRecord> out;
+  for (const auto& row : tx.exec_params(
+           std::string("SELECT ") + kJobColumns +
+               " FROM pgrange_jobs j WHERE status = 'running' AND NOT EXISTS (SELECT 1 FROM "
+               "pgrange_instances i WHERE i.instance_id = j.instance_id AND i.heartbeat_at > "
+               "now() - make_interval(secs => $1)) ORDER BY job_id",
+           static_cast<int>(silence.count()))) {
+    out.push_back(job_from(row));
+  }
   return out;
 }
 

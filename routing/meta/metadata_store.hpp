@@ -24,9 +24,29 @@ struct MetadataSnapshot {
   int64_t version = 0;
   std::vector<ShardRecord> shards;
   std::vector<TableDescriptor> tables;
-  std::vector<RangeDescriptor> ranges;    ///< sorted by start key
-  std::vector<uint64_t> held_ranges;      ///< ranges being moved: writes to them wait
+  std::vector<RangeDescriptor> ranges;  ///< sorted by start key
+  std::vector<uint64_t> held_ranges;    ///< ranges being moved: writes to them wait
+  /// Of those, the ranges in their cut-over: whole-table reads of them wait too.
+  std::vector<uint64_t> scan_held_ranges;
   std::vector<ReaderDescriptor> readers;  ///< views and SQL functions made through pgrange
+};
+
+/// A long-running operation of the range administration (a range move, …), as SHOW JOBS
+/// shows it. status: running, succeeded, failed, canceled.
+struct JobRecord {
+  int64_t job_id = 0;
+  std::string job_type;
+  std::string description;
+  std::string status;
+  double fraction_completed = 0;
+  std::string created;   ///< timestamptz as text
+  std::string finished;  ///< "" while running
+  std::string error;
+  std::string instance_id;  ///< the pgrange instance running it
+  uint64_t range_id = 0;    ///< a move's range (0: none)
+  std::string source;       ///< a move's shards
+  std::string target;
+  bool cancel_requested = false;
 };
 
 /// Thrown by MetadataStore::add_index when the table has an index of that name already (the
@@ -43,7 +63,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 12;
+  static constexpr int kSchemaVersion = 13;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -119,11 +139,29 @@ class MetadataStore {
                               std::optional<HoldRef> hold = std::nullopt);
 
   /// Range moves across pgrange instances: a hold makes every instance hold new writes to the
-  /// range (55006 if it is moving already). Each returns the new version.
-  int64_t hold_range(uint64_t range_id, const std::string& target, const std::string& instance_id);
+  /// range (it throws if the range is moving already), and with `scans` whole-table reads
+  /// of it too. Each returns the new version.
+  int64_t hold_range(uint64_t range_id, const std::string& target, const std::string& instance_id,
+                     bool scans = true);
+  /// Extends a hold to whole-table reads (a move's cut-over); throws when it no longer stands.
+  int64_t hold_range_scans(const HoldRef& hold);
   int64_t release_range_hold(uint64_t range_id);
-  /// Holds whose instance has been silent for `silence` (it died in the middle of a move).
+  /// Holds whose instance has been silent for `silence` (it died in the middle of a move), or
+  /// whose move's job ended (it failed in a way that left rows to clean up).
   std::vector<uint64_t> orphaned_holds(std::chrono::seconds silence);
+
+  /// Jobs (SHOW JOBS): records one in state running and returns its id.
+  int64_t create_job(const JobRecord& job);
+  /// Records a running job's progress; returns whether CANCEL JOB asked it to stop.
+  bool update_job(int64_t job_id, double fraction_completed);
+  /// Ends a job: status succeeded, failed or canceled, with the error that ended it.
+  void finish_job(int64_t job_id, const std::string& status, const std::string& error);
+  /// CANCEL JOB: asks a running job to stop; returns the job (nullopt when there is none).
+  std::optional<JobRecord> request_job_cancel(int64_t job_id);
+  /// Every job in id order, or the one asked for.
+  std::vector<JobRecord> jobs(std::optional<int64_t> job_id = std::nullopt);
+  /// Running jobs whose instance has been silent for `silence` (it died running them).
+  std::vector<JobRecord> orphaned_jobs(std::chrono::seconds silence);
 
   /// Instances: each reports the version it serves once its sessions no longer use what that
   /// version changed (and a heartbeat); a move waits until every live instance reported it.

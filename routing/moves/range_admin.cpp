@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <climits>
 #include <ctime>
@@ -15,6 +16,7 @@
 #include "routing/keys/pretty_key.hpp"
 #include "routing/meta/colocation.hpp"
 #include "routing/meta/schema_catalog.hpp"
+#include "routing/moves/range_copy.hpp"
 #include "routing/moves/range_data.hpp"
 #include "routing/plan/key_predicate.hpp"
 #include "routing/plan/router.hpp"
@@ -25,6 +27,24 @@ namespace {
 
 constexpr int kApplyAttempts = 5;
 constexpr std::chrono::seconds kMoveWait{10};
+/// An instance without a heartbeat this long is gone (heartbeats come every second).
+constexpr std::chrono::seconds kOrphanSilence{10};
+
+/// What a move's publication, slot and prepared transactions are named after.
+std::string move_name(int64_t job_id) {
+  return "pgrange_move_" + std::to_string(job_id);
+}
+
+/// The job of a name move_name made (with a ":target"/":source" suffix for a gid).
+std::optional<int64_t> move_job_id(std::string_view name) {
+  constexpr std::string_view kPrefix = "pgrange_move_";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (ec != std::errc() || end == name.data()) return std::nullopt;
+  return id;
+}
 
 tl::unexpected<Error> admin_error(std::string_view code, std::string msg) {
   return tl::unexpected(Error::make(code, std::move(msg)));
@@ -272,9 +292,9 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
       case sql::AdminKind::kColocate:
         return colocate(stmt);
       case sql::AdminKind::kShowJobs:
-        return admin_error(sqlstate::kFeatureNotSupported,
-                           "SHOW JOBS is not supported yet: range moves run inside the statement "
-                           "that asks for them");
+        return show_jobs(stmt);
+      case sql::AdminKind::kCancelJob:
+        return cancel_job(stmt);
     }
   } catch (const pqxx::broken_connection& e) {
     return admin_error(sqlstate::kConnectionFailure,
@@ -283,6 +303,48 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
     return admin_error(sqlstate::kInternalError, std::string("metadata store: ") + e.what());
   }
   return admin_error(sqlstate::kInternalError, "unknown admin statement");
+}
+
+Result<ResultSet> RangeAdmin::show_jobs(const sql::AdminStatement& stmt) {
+  std::vector<JobRecord> jobs = control_.store().jobs(stmt.job_id);
+  if (stmt.job_id && jobs.empty()) {
+    return admin_error("42704", "job " + std::to_string(*stmt.job_id) + " does not exist");
+  }
+  ResultSet rs;
+  rs.columns = {{"job_id", type_oid::kInt8},
+                {"job_type", type_oid::kText},
+                {"description", type_oid::kText},
+                {"status", type_oid::kText},
+                {"fraction_completed", type_oid::kFloat8},
+                {"created", type_oid::kTimestamptz},
+                {"finished", type_oid::kTimestamptz},
+                {"error", type_oid::kText}};
+  for (const JobRecord& j : jobs) {
+    char fraction[32];
+    std::snprintf(fraction, sizeof fraction, "%g", j.fraction_completed);
+    std::string status = j.status;
+    if (status == "running" && j.cancel_requested) status = "cancel-requested";
+    rs.rows.push_back({std::to_string(j.job_id), j.job_type, j.description, status,
+                       std::string(fraction), j.created,
+                       j.finished.empty() ? std::nullopt : std::optional<std::string>(j.finished),
+                       j.error});
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+Result<ResultSet> RangeAdmin::cancel_job(const sql::AdminStatement& stmt) {
+  const int64_t id = stmt.job_id.value_or(0);
+  std::optional<JobRecord> job = control_.store().request_job_cancel(id);
+  if (!job) return admin_error("42704", "job " + std::to_string(id) + " does not exist");
+  if (job->status != "running") {
+    return admin_error(
+        "55000", "job " + std::to_string(id) + " is not running (status " + job->status + ")");
+  }
+  spdlog::info("job {}: cancel requested", id);
+  ResultSet rs;
+  rs.tag = "CANCEL JOB";
+  return rs;
 }
 
 Result<void> RangeAdmin::apply_changes(const std::vector<RangeChange>& changes) {
@@ -591,54 +653,171 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   if (source == nullptr) {
     return admin_error(sqlstate::kInternalError, "shard \"" + range->shard + "\" is unknown");
   }
-  RangeDescriptor moving = *range;
+  const RangeDescriptor moving = *range;
   MetadataStore& store = control_.store();
-  // 1. Every pgrange instance holds new writes to the range and waits for the writers inside.
-  int64_t held_version = 0;
-  try {
-    held_version = store.hold_range(range_id, shard, control_.instance_id());
-  } catch (const std::runtime_error& e) {
-    return admin_error("55006", e.what());
-  }
-  control_.reload();
-  struct Unhold {
-    ClusterControl& control;
-    uint64_t id;
-    bool armed = true;
-    ~Unhold() {
-      if (!armed) return;
-      try {
-        control.store().release_range_hold(id);
-      } catch (const std::exception& e) {
-        spdlog::error("range {}: releasing its hold failed: {}", id, e.what());
-      }
-      control.reload();
-    }
-  } unhold{control_, range_id};
-  if (!store.wait_for_instances(held_version, kMoveWait)) {
-    return admin_error("55006", "range " + std::to_string(range_id) +
-                                    " is busy: a pgrange instance still has a transaction writing "
-                                    "to it after " +
-                                    std::to_string(kMoveWait.count()) + " s; try again");
-  }
-  // 2. Copy the rows of every table the range overlaps (the source keeps them, locked).
-  std::vector<RangeMove> moves;
+  // The rows of every relation the range overlaps.
+  std::vector<RangePart> parts;
   for (const TableDescriptor& t : view->relations()) {
     std::string ts = table_prefix(t.table_id), te = table_prefix(t.table_id + 1);
     std::string s = std::max(moving.start_key, ts);
     std::string e = std::min(moving.end_key, te);
-    if (s >= e) continue;
-    auto m = RangeMove::prepare(source->dsn, target->dsn, t, s, e);
-    if (!m) {
-      Error err = m.error();
-      err.message = "moving range " + std::to_string(range_id) + " of table \"" + t.name +
-                    "\" from shard \"" + source->name + "\" to \"" + target->name +
-                    "\" failed: " + err.message;
-      return tl::unexpected(err);  // moves made so far abort in their destructors
-    }
-    moves.push_back(std::move(*m));
+    if (s < e) parts.push_back(RangePart{t, s, e});
   }
-  // 3. Switch the map (if the hold still stands); held writes will go to the new shard.
+  std::string tables;
+  for (const RangePart& p : parts) tables += (tables.empty() ? "" : ", ") + p.table.name;
+  JobRecord job;
+  job.job_type = "MOVE RANGE";
+  job.description = "range " + std::to_string(range_id) + " [" + pretty_key(moving.start_key) +
+                    ", " + pretty_key(moving.end_key) + ")" +
+                    (tables.empty() ? "" : " of " + tables) + " from shard " + source->name +
+                    " to shard " + shard;
+  job.instance_id = control_.instance_id();
+  job.range_id = range_id;
+  job.source = source->name;
+  job.target = shard;
+  int64_t job_id = 0;
+  try {
+    job_id = store.create_job(job);
+  } catch (const std::exception& e) {
+    return admin_error(sqlstate::kConnectionFailure,
+                       std::string("recording the move in the metadata store: ") + e.what());
+  }
+  const std::string name = move_name(job_id);
+  const std::string what = "moving range " + std::to_string(range_id) + " from shard \"" +
+                           source->name + "\" to \"" + shard + "\"";
+  spdlog::info("job {}: {}", job_id, job.description);
+
+  // Ends the job however the move ends; releases the hold it took.
+  struct Ending {
+    ClusterControl& control;
+    int64_t job_id;
+    uint64_t range_id;
+    bool held = false;
+    std::string status = "failed";
+    std::string error = "the move stopped";
+    ~Ending() {
+      if (held) {
+        try {
+          control.store().release_range_hold(range_id);
+        } catch (const std::exception& e) {
+          spdlog::error("range {}: releasing its hold failed: {}", range_id, e.what());
+        }
+        control.reload();
+      }
+      try {
+        control.store().finish_job(job_id, status, error);
+      } catch (const std::exception& e) {
+        spdlog::error("job {}: recording its end failed: {}", job_id, e.what());
+      }
+      spdlog::log(status == "succeeded" ? spdlog::level::info : spdlog::level::warn, "job {}: {}{}",
+                  job_id, status, error.empty() ? "" : ": " + error);
+    }
+  } ending{control_, job_id, range_id};
+  auto failed = [&](Error err) -> Result<void> {
+    if (err.message.rfind(what, 0) != 0) err.message = what + " failed: " + err.message;
+    ending.error = err.message;
+    return tl::unexpected(err);
+  };
+  auto canceled = [&]() -> bool {
+    try {
+      return store.update_job(job_id, 0);
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  auto cancel_error = [&]() {
+    ending.status = "canceled";
+    Error err = Error::make(sqlstate::kQueryCanceled,
+                            what + " was canceled (CANCEL JOB " + std::to_string(job_id) + ")");
+    ending.error = "canceled by CANCEL JOB";
+    return tl::unexpected(err);
+  };
+  // Writes to the range wait from here to the end; whole-table reads only in the cut-over.
+  std::chrono::steady_clock::time_point held_at;
+  auto hold_writes = [&]() -> Result<void> {
+    int64_t v = 0;
+    try {
+      v = store.hold_range(range_id, shard, control_.instance_id(), false);
+    } catch (const std::exception& e) {
+      return failed(Error::make("55006", e.what()));
+    }
+    ending.held = true;
+    held_at = std::chrono::steady_clock::now();
+    control_.reload();
+    if (!store.wait_for_instances(v, kMoveWait)) {
+      return failed(Error::make("55006", "range " + std::to_string(range_id) +
+                                             " is busy: a pgrange instance still has a "
+                                             "transaction writing to it after " +
+                                             std::to_string(kMoveWait.count()) + " s; try again"));
+    }
+    return {};
+  };
+
+  // 1. Copy while the application writes (its writes follow through the source's stream), or,
+  //    for a table the source cannot publish by key, with writes held from the start.
+  auto follow = RangeCopy::can_follow_writes(source->dsn, parts);
+  if (!follow) return failed(follow.error());
+  if (!*follow) {
+    spdlog::info(
+        "job {}: a table of range {} has no replica identity covering its key; writes "
+        "to the range wait while it is copied",
+        job_id, range_id);
+    if (auto ok = hold_writes(); !ok) return ok;
+  }
+  auto copy = RangeCopy::start(source->dsn, target->dsn, parts, name, *follow);
+  if (!copy) return failed(copy.error());
+  try {
+    store.update_job(job_id, 0.5);
+  } catch (const std::exception&) {
+  }
+  control_.fault_point("move_copied");
+  // 2. Catch up until a round applies little, so the hold below is short.
+  if (*follow) {
+    constexpr int kRounds = 50;
+    constexpr int64_t kFewChanges = 200;
+    for (int round = 0; round < kRounds; ++round) {
+      if (canceled()) return cancel_error();
+      const auto t0 = std::chrono::steady_clock::now();
+      auto applied = copy->catch_up(std::chrono::seconds(60));
+      if (!applied) return failed(applied.error());
+      spdlog::info("job {}: catch-up round {}: {} changes in {} ms", job_id, round, *applied,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - t0)
+                       .count());
+      if (*applied <= kFewChanges) break;
+    }
+    if (auto ok = hold_writes(); !ok) return ok;
+    auto last = copy->catch_up(std::chrono::seconds(30));
+    if (!last) return failed(last.error());
+  }
+  if (canceled()) return cancel_error();
+  // 3. Both sides prepared: the target's copy, the source's delete.
+  if (auto ok = copy->prepare(); !ok) return failed(ok.error());
+  try {
+    store.update_job(job_id, 0.9);
+  } catch (const std::exception&) {
+  }
+  control_.fault_point("move_prepared");
+  // 4. The cut-over: whole-table reads wait too (the rows will be on both shards for a moment),
+  //    then the map switches; that switch decides the prepared transactions.
+  const MetadataStore::HoldRef hold{range_id, control_.instance_id()};
+  try {
+    int64_t v = store.hold_range_scans(hold);
+    control_.reload();
+    if (!store.wait_for_instances(v, kMoveWait)) {
+      return failed(Error::make("55006", "range " + std::to_string(range_id) +
+                                             " is busy: a pgrange instance still reads the "
+                                             "whole table after " +
+                                             std::to_string(kMoveWait.count()) + " s; try again"));
+    }
+  } catch (const std::exception& e) {
+    return failed(Error::make("55006", e.what()));
+  }
+  if (canceled()) return cancel_error();
+  // 5. The copy commits first: the rows are then on both shards (whole-table reads wait), and
+  //    a point read finds them whichever map it was routed with.
+  if (auto ok = copy->commit_target(); !ok) return failed(ok.error());
+  control_.fault_point("move_target_committed");
   RangeChange change;
   change.kind = RangeOp::Kind::kReassign;
   change.before.push_back(moving);
@@ -648,36 +827,120 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   change.after.push_back(after);
   int64_t moved_version = 0;
   try {
-    moved_version = store.apply_range_changes(
-        {change}, MetadataStore::HoldRef{range_id, control_.instance_id()});
+    // The decision: from here the move commits.
+    moved_version = store.apply_range_changes({change}, hold);
   } catch (const std::exception& e) {
-    return admin_error(sqlstate::kSerializationFailure,
-                       "range " + std::to_string(range_id) +
-                           " changed while it was moving; nothing was moved: " + e.what());
+    Error err = Error::make(sqlstate::kSerializationFailure,
+                            "range " + std::to_string(range_id) +
+                                " changed while it was moving; nothing was moved: " + e.what());
+    if (auto undone = copy->abort(); !undone) {
+      // The target keeps a committed copy of rows it does not own: the hold stays, so no
+      // whole-table read sees them, until the clean-up of ended moves' holds removes them.
+      ending.held = false;
+      err.message +=
+          "; removing the copy failed (retried in the background): " + undone.error().message;
+    }
+    return failed(err);
   }
-  // The hold stays until the old rows are gone: a whole-table read now would find the range's
-  // rows on both shards.
+  copy->switched();
+  control_.fault_point("move_switched");
+  ending.status = "succeeded";
+  ending.error.clear();
   control_.reload();
-  // 4. Every instance routes with the new map and has no reads left at the old shard.
+  // Every instance routes with the new map and has no reads left at the old shard.
   if (!store.wait_for_instances(moved_version, kMoveWait)) {
     spdlog::warn(
         "range {}: a pgrange instance did not confirm the new map within {} s; "
         "deleting the old rows at shard {} anyway",
         range_id, kMoveWait.count(), source->name);
   }
-  // 5. Delete the rows at the old shard.
-  for (RangeMove& m : moves) {
-    auto done = m.finish();
-    if (!done) {
-      spdlog::error("range {}: rows copied to shard {} but deleting them at shard {} failed: {}",
-                    range_id, target->name, source->name, done.error().message);
-      return admin_error(done.error().sqlstate,
-                         "range " + std::to_string(range_id) + " now lives on shard \"" + shard +
-                             "\", but removing its old rows from shard \"" + source->name +
-                             "\" failed: " + done.error().message);
+  if (auto ok = copy->commit_source(); !ok) {
+    ending.error = "deleting the rows on shard " + source->name +
+                   " failed (recovery retries): " + ok.error().message;
+  }
+  spdlog::info(
+      "range {} moved from shard {} to shard {}: {} rows copied, {} changes followed, writes "
+      "held {} ms",
+      range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                            held_at)
+          .count());
+  return {};
+}
+
+Result<void> RangeAdmin::recover_moves() {
+  MetadataStore& store = control_.store();
+  auto view = control_.reload();
+  // Jobs whose instance died: settled below, then ended.
+  std::vector<JobRecord> orphaned = store.orphaned_jobs(kOrphanSilence);
+  auto job_of = [&](int64_t id) -> std::optional<JobRecord> {
+    auto found = store.jobs(id);
+    if (found.empty()) return std::nullopt;
+    return found.front();
+  };
+  auto live = [&](const JobRecord& j) {
+    if (j.status != "running") return false;
+    return std::none_of(orphaned.begin(), orphaned.end(),
+                        [&](const JobRecord& o) { return o.job_id == j.job_id; });
+  };
+  // Whether a move's map switch happened: then its prepared transactions commit.
+  auto switched = [&](const JobRecord& j) {
+    const RangeDescriptor* r = view->find_range(j.range_id);
+    return r != nullptr && r->shard == j.target && j.source != j.target;
+  };
+  Result<void> out;
+  for (const ShardRecord& shard : view->shards()) {
+    try {
+      pqxx::connection conn(shard.dsn);
+      std::vector<std::string> gids, pubs;
+      {
+        pqxx::read_transaction tx(conn);
+        for (const auto& row :
+             tx.exec("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND "
+                     "gid LIKE 'pgrange_move_%'")) {
+          gids.push_back(row[0].as<std::string>());
+        }
+        for (const auto& row :
+             tx.exec("SELECT pubname FROM pg_publication WHERE pubname LIKE 'pgrange_move_%'")) {
+          pubs.push_back(row[0].as<std::string>());
+        }
+      }
+      for (const std::string& gid : gids) {
+        auto id = move_job_id(gid);
+        std::optional<JobRecord> j = id ? job_of(*id) : std::nullopt;
+        if (j && live(*j)) continue;
+        const bool commit = j && switched(*j);
+        pqxx::nontransaction tx(conn);
+        tx.exec0(std::string(commit ? "COMMIT" : "ROLLBACK") + " PREPARED " + tx.quote(gid));
+        spdlog::warn("recovery: {} {} on shard {} (a range move that did not finish)",
+                     commit ? "committed" : "rolled back", gid, shard.name);
+      }
+      for (const std::string& pub : pubs) {
+        auto id = move_job_id(pub);
+        std::optional<JobRecord> j = id ? job_of(*id) : std::nullopt;
+        if (j && live(*j)) continue;
+        pqxx::nontransaction tx(conn);
+        tx.exec0("DROP PUBLICATION IF EXISTS " + tx.quote_name(pub));
+        spdlog::warn("recovery: dropped publication {} on shard {}", pub, shard.name);
+      }
+    } catch (const std::exception& e) {
+      // Tried again at the next round; the job stays running until every shard answered.
+      if (out) {
+        out = admin_error(sqlstate::kConnectionFailure,
+                          "recovering range moves on shard \"" + shard.name + "\": " + e.what());
+      }
     }
   }
-  spdlog::info("range {} moved from shard {} to shard {}", range_id, source->name, shard);
+  if (!out) return out;
+  for (const JobRecord& j : orphaned) {
+    const bool done = switched(j);
+    store.finish_job(j.job_id, done ? "succeeded" : "failed",
+                     done ? "the pgrange instance running it stopped after the switch; recovery "
+                            "finished it"
+                          : "the pgrange instance running it stopped; recovery rolled it back");
+    spdlog::warn("job {}: its pgrange instance is gone; {}", j.job_id,
+                 done ? "finished" : "rolled back");
+  }
   return {};
 }
 

@@ -26,6 +26,9 @@ class ClusterControl {
   virtual const std::string& database() const = 0;
   /// This process among the instances serving the metadata store.
   virtual const std::string& instance_id() const = 0;
+  /// A test hook at a step of a range move ("move_copied", "move_prepared",
+  /// "move_target_committed", "move_switched"): the process may exit there, as a crash would.
+  virtual void fault_point(const char* /*name*/) {}
 };
 
 /// Runs the admin statements (SPLIT AT, UNSPLIT, SCATTER, RELOCATE, SHOW RANGES, SHOW RANGE FOR
@@ -36,8 +39,10 @@ class RangeAdmin {
 
   Result<ResultSet> execute(const sql::AdminStatement& stmt);
 
-  /// Moves one range to another shard with its rows (RELOCATE, SCATTER): writes to it wait
-  /// while it moves; a failure leaves the old placement intact and the target clean.
+  /// Moves one range to another shard with its rows (RELOCATE, SCATTER) as a job (SHOW JOBS):
+  /// the rows are copied while the application writes them, and writes to the range wait only
+  /// for the cut-over (RangeCopy); a failure leaves the old placement intact and the target
+  /// clean.
   Result<void> relocate(uint64_t range_id, const std::string& shard);
 
   /// relocate(), and for a range of a co-location group's table the ranges of the group's other
@@ -47,6 +52,12 @@ class RangeAdmin {
   /// Finishes what a pgrange instance that died in the middle of moving a range left: removes
   /// the range's rows from every shard but the one the map gives it, then ends the hold.
   Result<void> clean_up_orphaned_hold(uint64_t range_id);
+
+  /// Settles what moves left behind when they stopped half-way (their instance died, a commit
+  /// failed): prepared transactions committed if the map gives the range to the move's target,
+  /// else rolled back; publications dropped; the jobs of dead instances ended. Moves of live
+  /// instances are left alone. An error when a shard could not be reached (tried again later).
+  Result<void> recover_moves();
 
  private:
   /// Refuses (0A000, naming it) a placement of ranges (range id → shard) that would spread a
@@ -66,6 +77,11 @@ class RangeAdmin {
   Result<ResultSet> show_ranges(const sql::AdminStatement& stmt);
   Result<ResultSet> show_range_for_row(const sql::AdminStatement& stmt);
   Result<ResultSet> show_shards();
+  /// SHOW JOBS, SHOW JOB n.
+  Result<ResultSet> show_jobs(const sql::AdminStatement& stmt);
+  /// CANCEL JOB n: the job stops at its next step, before the map switches; after that it
+  /// finishes.
+  Result<ResultSet> cancel_job(const sql::AdminStatement& stmt);
   /// Applies range ops through the store, retrying when another instance got there first.
   Result<void> apply_ops(const std::vector<RangeOp>& ops);
   Result<void> apply_changes(const std::vector<RangeChange>& changes);

@@ -6,7 +6,8 @@ bool RangeActivity::enter(std::span<const Use> uses) {
   std::lock_guard lock(mu_);
   if (!held_.empty()) {
     for (const Use& u : uses) {
-      if ((u.write || u.scan) && held_.count(u.range_id)) return false;
+      if (u.write && held_.count(u.range_id)) return false;
+      if (u.scan && scans_held_.count(u.range_id)) return false;
     }
   }
   for (const Use& u : uses) {
@@ -36,14 +37,16 @@ void RangeActivity::leave(std::span<const Use> uses) {
   changed_.notify_all();
 }
 
-void RangeActivity::hold(uint64_t range_id) {
+void RangeActivity::hold(uint64_t range_id, bool scans) {
   std::lock_guard lock(mu_);
   held_.insert(range_id);
+  if (scans) scans_held_.insert(range_id);
 }
 
 void RangeActivity::release(uint64_t range_id) {
   std::lock_guard lock(mu_);
   held_.erase(range_id);
+  scans_held_.erase(range_id);
 }
 
 bool RangeActivity::held(uint64_t range_id) const {
@@ -57,7 +60,8 @@ bool RangeActivity::wait_idle(std::string_view start, std::string_view end, int 
   return changed_.wait_for(lock, timeout, [&] {
     for (const auto& [key, e] : entries_) {
       if (key.shard != shard || e.start >= end || e.end <= start) continue;
-      if (e.writers > 0 || e.scans > 0) return false;
+      if (e.writers > 0) return false;
+      if (waiting != Waiting::kWriters && e.scans > 0) return false;
       if (waiting == Waiting::kEveryone && e.readers > 0) return false;
     }
     return true;

@@ -14,9 +14,10 @@ namespace pgrange::routing {
 
 /// Which sessions are using which ranges on which shards, and which ranges are being moved.
 /// A session enters the ranges a statement was routed to (on the shard it sends it to) and
-/// leaves them when its transaction ends. A range move holds the range (new writes wait), waits
-/// for the writers already inside to finish, copies, switches the map, then waits for the
-/// readers still reading at the old shard before deleting the rows there. Waits go by key span,
+/// leaves them when its transaction ends. A range move copies while the range is written, then
+/// holds the range (new writes wait), waits for the writers already inside to finish, catches
+/// up, holds whole-table reads for its cut-over too, switches the map, and waits for the
+/// readers still reading at the old shard before the rows there go. Waits go by key span,
 /// not range id, so a use entered before a split still counts for the part that moves. Shared
 /// by all workers.
 class RangeActivity {
@@ -37,19 +38,19 @@ class RangeActivity {
     }
   };
 
-  /// Registers every use, or none: false when a write or a scan targets a held range (wait and
-  /// retry). Point reads go on during a move.
+  /// Registers every use, or none: false when a write targets a held range or a scan a range
+  /// whose scans are held (wait and retry). Point reads go on during a move.
   bool enter(std::span<const Use> uses);
   /// Unregisters uses made by enter().
   void leave(std::span<const Use> uses);
 
-  /// New writes to the range wait until release().
-  void hold(uint64_t range_id);
+  /// New writes to the range (with `scans`, whole-table reads too) wait until release().
+  void hold(uint64_t range_id, bool scans);
   void release(uint64_t range_id);
   bool held(uint64_t range_id) const;
 
   /// What wait_idle waits for.
-  enum class Waiting { kWritersAndScans, kEveryone };
+  enum class Waiting { kWriters, kWritersAndScans, kEveryone };
   /// Blocks until no session uses keys of [start, end) on `shard` that way, or the timeout
   /// passes (false).
   bool wait_idle(std::string_view start, std::string_view end, int shard, Waiting waiting,
@@ -79,6 +80,7 @@ class RangeActivity {
   std::condition_variable changed_;
   std::unordered_map<Key, Entry, KeyHash> entries_;
   std::unordered_set<uint64_t> held_;
+  std::unordered_set<uint64_t> scans_held_;
 };
 
 }  // namespace pgrange::routing

@@ -43,8 +43,17 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 12 left: holds of writes and scans together, no
+/// jobs.
+void undo_version_13(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_range_holds DROP COLUMN scans");
+  tx.exec0("DROP TABLE pgrange_jobs");
+  tx.exec0("UPDATE pgrange_schema SET version = 12");
+}
+
 /// Takes a store back to what schema version 11 left: no co-location groups.
 void undo_version_12(pqxx::work& tx) {
+  undo_version_13(tx);
   tx.exec0("ALTER TABLE pgrange_tables DROP COLUMN colocated_with");
   tx.exec0("UPDATE pgrange_schema SET version = 11");
 }
@@ -120,6 +129,62 @@ TEST_F(MetadataStoreTest, SequenceBlocksOfTwoStoresNeverOverlap) {
                                     [](SequenceState& st) { return reserve_block(st, 1, "nope"); });
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().sqlstate, "42P01");
+}
+
+TEST_F(MetadataStoreTest, JobsAndTheHoldsOfTheirMoves) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  store->report_instance("me", store->version());
+  JobRecord job;
+  job.job_type = "MOVE RANGE";
+  job.description = "range 1 from s1 to s2";
+  job.instance_id = "me";
+  job.range_id = 1;
+  job.source = "s1";
+  job.target = "s2";
+  const int64_t id = store->create_job(job);
+  EXPECT_FALSE(store->update_job(id, 0.5));  // not asked to stop
+  auto listed = store->jobs();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].status, "running");
+  EXPECT_EQ(listed[0].fraction_completed, 0.5);
+  EXPECT_EQ(listed[0].finished, "");
+  EXPECT_EQ(listed[0].range_id, 1u);
+
+  // A hold of writes only, then of scans too; neither is orphaned while its job runs.
+  const int64_t v0 = store->version();
+  EXPECT_GT(store->hold_range(1, "s2", "me", false), v0);
+  MetadataSnapshot snap = store->load();
+  EXPECT_EQ(snap.held_ranges, std::vector<uint64_t>{1});
+  EXPECT_TRUE(snap.scan_held_ranges.empty());
+  EXPECT_TRUE(store->orphaned_holds(std::chrono::seconds(30)).empty());
+  store->hold_range_scans({1, "me"});
+  EXPECT_EQ(store->load().scan_held_ranges, std::vector<uint64_t>{1});
+  EXPECT_THROW(store->hold_range_scans({1, "someone else"}), std::runtime_error);
+
+  // CANCEL JOB: the job sees it at its next step; a second job, never started, is not running.
+  auto asked = store->request_job_cancel(id);
+  ASSERT_TRUE(asked.has_value());
+  EXPECT_TRUE(asked->cancel_requested);
+  EXPECT_TRUE(store->update_job(id, 0.6));
+  EXPECT_FALSE(store->request_job_cancel(id + 100).has_value());
+  store->finish_job(id, "canceled", "canceled by CANCEL JOB");
+  auto ended = store->jobs(id);
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].status, "canceled");
+  EXPECT_NE(ended[0].finished, "");
+  EXPECT_EQ(ended[0].error, "canceled by CANCEL JOB");
+  // Its job ended: the hold is left over and cleaned up.
+  EXPECT_EQ(store->orphaned_holds(std::chrono::seconds(30)), std::vector<uint64_t>{1});
+  store->release_range_hold(1);
+
+  // A running job of an instance gone silent is orphaned; a succeeded one counts fraction 1.
+  job.instance_id = "gone";
+  const int64_t lost = store->create_job(job);
+  EXPECT_TRUE(store->orphaned_jobs(std::chrono::seconds(30)).size() == 1 &&
+              store->orphaned_jobs(std::chrono::seconds(30))[0].job_id == lost);
+  store->finish_job(lost, "succeeded", "");
+  EXPECT_EQ(store->jobs(lost)[0].fraction_completed, 1.0);
+  EXPECT_TRUE(store->orphaned_jobs(std::chrono::seconds(30)).empty());
 }
 
 TEST_F(MetadataStoreTest, NewStoreHasOneRangeOverTheWholeSpace) {

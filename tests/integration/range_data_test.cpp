@@ -1,7 +1,6 @@
 // Range data against real PostgreSQL 15 servers: the key-range predicate selects exactly the rows
 // whose encoded key lies in the range (PostgreSQL as the oracle, for many key types, directions,
-// NULL placements and bound shapes), range statistics, and moving a range between two shards
-// (copy, finish, abort, the source's write lock).
+// NULL placements and bound shapes), and range statistics.
 #include "routing/moves/range_data.hpp"
 
 #include <gtest/gtest.h>
@@ -355,7 +354,7 @@ TEST_F(RangeDataTest, PredicateSelectsExactlyTheRowsWhoseKeysAreInTheRange) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Moves
+// Range statistics (range_copy_test moves ranges)
 
 TableDescriptor move_table(const std::string& name) {
   TableDescriptor t;
@@ -385,160 +384,6 @@ void create_move_table(PgServer& source, PgServer& target, const std::string& na
   }
   source.exec("INSERT INTO " + name + " (id, v) SELECT i, 'value ' || i FROM generate_series(1, " +
               std::to_string(rows) + ") i");
-}
-
-TEST_F(RangeDataTest, MoveCopiesTheRangeAndFinishDeletesItAtTheSource) {
-  const auto t = move_table("moved");
-  create_move_table(*source_, *target_, "moved", 1000);
-  // Left over from an earlier failed move (inside the range), and a row the target owns.
-  target_->exec("INSERT INTO moved (id, v) VALUES (400, 'stale'), (5000, 'kept')");
-
-  auto move =
-      RangeMove::prepare(source_->dsn(), target_->dsn(), t, int_key(t, 300), int_key(t, 600));
-  ASSERT_TRUE(move.has_value()) << move.error().message;
-  EXPECT_EQ(move->rows_copied(), 300);
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM moved WHERE id BETWEEN 300 AND 599"), "300");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM moved WHERE v = 'value ' || id AND twice = id * 2 "
-                          "AND id BETWEEN 300 AND 599"),
-            "300");
-  EXPECT_EQ(target_->exec("SELECT v FROM moved WHERE id = 5000"), "kept");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM moved"), "301");
-  // Reads on the source go on while the move holds its lock.
-  EXPECT_EQ(source_->exec("SET statement_timeout = '10s'; SELECT count(*) FROM moved"), "1000");
-
-  auto deleted = move->finish();
-  ASSERT_TRUE(deleted.has_value()) << deleted.error().message;
-  EXPECT_EQ(*deleted, 300);
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM moved"), "700");
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM moved WHERE id BETWEEN 300 AND 599"), "0");
-  EXPECT_EQ(source_->exec("SELECT min(id) || ' ' || max(id) FROM moved WHERE id >= 300"),
-            "600 1000");
-  // Finished: abort() and the destructor leave both sides alone.
-  auto aborted = move->abort();
-  ASSERT_TRUE(aborted.has_value());
-  EXPECT_EQ(*aborted, 0);
-  EXPECT_FALSE(move->finish().has_value());
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM moved"), "301");
-
-  // Moving the range back: same rows, same values.
-  auto back =
-      RangeMove::prepare(target_->dsn(), source_->dsn(), t, int_key(t, 300), int_key(t, 600));
-  ASSERT_TRUE(back.has_value()) << back.error().message;
-  EXPECT_EQ(back->rows_copied(), 300);
-  ASSERT_TRUE(back->finish().has_value());
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM moved WHERE v = 'value ' || id"), "1000");
-  EXPECT_EQ(target_->exec("SELECT id FROM moved"), "5000");
-}
-
-TEST_F(RangeDataTest, AbortLeavesTheSourceAsItWasAndCleansTheTarget) {
-  const auto t = move_table("aborted");
-  create_move_table(*source_, *target_, "aborted", 100);
-  {
-    auto move =
-        RangeMove::prepare(source_->dsn(), target_->dsn(), t, int_key(t, 20), int_key(t, 40));
-    ASSERT_TRUE(move.has_value()) << move.error().message;
-    EXPECT_EQ(move->rows_copied(), 20);
-    EXPECT_EQ(target_->exec("SELECT count(*) FROM aborted"), "20");
-    auto removed = move->abort();
-    ASSERT_TRUE(removed.has_value()) << removed.error().message;
-    EXPECT_EQ(*removed, 20);
-    EXPECT_FALSE(move->finish().has_value());
-  }
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM aborted"), "100");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM aborted"), "0");
-  // The lock is gone: writes on the source go through.
-  source_->exec("SET lock_timeout = '5s'; INSERT INTO aborted (id, v) VALUES (1000, 'x')");
-
-  // A move dropped without finish() or abort() aborts too.
-  {
-    auto move = RangeMove::prepare(source_->dsn(), target_->dsn(), t, kMinKey, int_key(t, 50));
-    ASSERT_TRUE(move.has_value()) << move.error().message;
-    EXPECT_EQ(move->rows_copied(), 49);
-    EXPECT_EQ(target_->exec("SELECT count(*) FROM aborted"), "49");
-  }
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM aborted"), "101");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM aborted"), "0");
-  source_->exec("SET lock_timeout = '5s'; DELETE FROM aborted WHERE id = 1000");
-
-  // A failed prepare leaves nothing behind: the target lacks the table's new column.
-  source_->exec("ALTER TABLE aborted ADD COLUMN extra int DEFAULT 7");
-  auto failed = RangeMove::prepare(source_->dsn(), target_->dsn(), t, kMinKey, kMaxKey);
-  ASSERT_FALSE(failed.has_value());
-  EXPECT_EQ(failed.error().sqlstate, "42703") << failed.error().message;
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM aborted"), "100");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM aborted"), "0");
-  source_->exec("SET lock_timeout = '5s'; INSERT INTO aborted (id, v) VALUES (1001, 'y')");
-}
-
-TEST_F(RangeDataTest, WritersOnTheSourceWaitUntilTheMoveFinishes) {
-  const auto t = move_table("locked");
-  create_move_table(*source_, *target_, "locked", 50);
-  auto move = RangeMove::prepare(source_->dsn(), target_->dsn(), t, int_key(t, 10), int_key(t, 20));
-  ASSERT_TRUE(move.has_value()) << move.error().message;
-
-  std::atomic<bool> done{false};
-  std::string writer_error;
-  std::thread writer([&] {
-    Conn c(PQconnectdb(source_->dsn().c_str()));
-    // Bounded, so a broken test cannot hang.
-    PgResult r(PQexec(
-        c.get(), "SET statement_timeout = '30s'; INSERT INTO locked (id, v) VALUES (900, 'w')"));
-    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) writer_error = PQerrorMessage(c.get());
-    done = true;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  const bool finished_early = done.load();
-  auto deleted = move->finish();
-  writer.join();
-  EXPECT_FALSE(finished_early) << "a write on the source went through while the move held its lock";
-  ASSERT_TRUE(deleted.has_value()) << deleted.error().message;
-  EXPECT_EQ(*deleted, 10);
-  EXPECT_TRUE(done.load());
-  EXPECT_EQ(writer_error, "");
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM locked"), "41");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM locked"), "10");
-}
-
-TEST_F(RangeDataTest, LockTimeoutAppliesWhileAWriterHoldsTheTable) {
-  const auto t = move_table("busy");
-  create_move_table(*source_, *target_, "busy", 10);
-  Conn writer = connect(source_->dsn());
-  run(writer.get(), "BEGIN; INSERT INTO busy (id, v) VALUES (100, 'in flight')");
-  RangeMove::Options quick;
-  quick.lock_timeout = std::chrono::milliseconds(200);
-  auto move = RangeMove::prepare(source_->dsn(), target_->dsn(), t, kMinKey, kMaxKey, quick);
-  ASSERT_FALSE(move.has_value());
-  EXPECT_EQ(move.error().sqlstate, "55P03") << move.error().message;
-  run(writer.get(), "COMMIT");
-  EXPECT_EQ(target_->exec("SELECT count(*) FROM busy"), "0");
-  // Once the writer committed, the move sees its row.
-  auto again = RangeMove::prepare(source_->dsn(), target_->dsn(), t, kMinKey, kMaxKey, quick);
-  ASSERT_TRUE(again.has_value()) << again.error().message;
-  EXPECT_EQ(again->rows_copied(), 11);
-  ASSERT_TRUE(again->finish().has_value());
-  EXPECT_EQ(source_->exec("SELECT count(*) FROM busy"), "0");
-}
-
-TEST_F(RangeDataTest, UnshardedTablesMoveWhole) {
-  TableDescriptor t;
-  t.table_id = 301;
-  t.schema = "Odd \"Schema\"";
-  t.name = "Settings";
-  t.key_source = KeySource::kUnsharded;
-  for (PgServer* s : {source_, target_}) {
-    s->exec(R"(CREATE SCHEMA "Odd ""Schema"""; CREATE TABLE "Odd ""Schema"""."Settings" )"
-            R"(("Name" text, value jsonb))");
-  }
-  source_->exec(R"(INSERT INTO "Odd ""Schema"""."Settings" VALUES ('a', '{"x": 1}'), ('b', NULL))");
-  auto move =
-      RangeMove::prepare(source_->dsn(), target_->dsn(), t, table_prefix(301), table_prefix(302));
-  ASSERT_TRUE(move.has_value()) << move.error().message;
-  EXPECT_EQ(move->rows_copied(), 2);
-  ASSERT_TRUE(move->finish().has_value());
-  EXPECT_EQ(target_->exec(R"(SELECT string_agg("Name" || '=' || coalesce(value::text, 'null'), )"
-                          R"(',' ORDER BY "Name") FROM "Odd ""Schema"""."Settings")"),
-            R"(a={"x": 1},b=null)");
-  EXPECT_EQ(source_->exec(R"(SELECT count(*) FROM "Odd ""Schema"""."Settings")"), "0");
 }
 
 TEST_F(RangeDataTest, RangeStatsCountTheRowsOfTheRange) {

@@ -30,7 +30,10 @@ show range from table ti for row;
 alter table ti split at values (now());
 -- Not supported yet.
 show hot ranges;
-show jobs;
+-- Jobs that do not exist, and a job number that is not one.
+show job 999;
+cancel job 999;
+cancel job x;
 -- Statements pgrange leaves to PostgreSQL.
 show search_path;
 alter table ti add column w int;

@@ -14,7 +14,7 @@ using W = RangeActivity::Waiting;
 
 TEST(RangeActivity, HeldRangesTurnAwayWritesButNotReads) {
   RangeActivity a;
-  a.hold(7);
+  a.hold(7, true);
   EXPECT_TRUE(a.held(7));
   std::vector<Use> write{{7, 1, 0, true, false, "g", "m"}};
   std::vector<Use> read{{7, 1, 0, false, false, "g", "m"}};
@@ -57,7 +57,7 @@ TEST(RangeActivity, AUseFromBeforeASplitCountsForThePartThatMoves) {
   // Entered range 5 = [c, k) at generation 1; then 5 split into [c, f) and 9 = [f, k).
   std::vector<Use> before_split{{5, 1, 0, true, false, "c", "k"}};
   ASSERT_TRUE(a.enter(before_split));
-  a.hold(9);
+  a.hold(9, true);
   EXPECT_FALSE(a.wait_idle("f", "k", 0, W::kWritersAndScans, milliseconds(0)));
   // A writer routed with the new map to the left half is not turned away by range 9's hold.
   std::vector<Use> left{{5, 2, 0, true, false, "c", "f"}};
@@ -74,12 +74,33 @@ TEST(RangeActivity, ScansWaitLikeWritesButPointReadsGoOn) {
   ASSERT_TRUE(a.enter(scan));
   EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
   a.leave(scan);
-  a.hold(4);
+  a.hold(4, true);
   EXPECT_FALSE(a.enter(scan));  // a whole-table read would see a half-moved range
   EXPECT_TRUE(a.enter(point));  // one key is on exactly one shard at every moment
   EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
   EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kEveryone, milliseconds(0)));
   a.leave(point);
+}
+
+TEST(RangeActivity, AHoldOfWritesOnlyLetsScansInUntilItsCutOver) {
+  RangeActivity a;
+  std::vector<Use> scan{{4, 1, 0, false, true, "c", "k"}};
+  std::vector<Use> write{{4, 1, 0, true, false, "c", "k"}};
+  std::vector<Use> scanning_write{{4, 1, 0, true, true, "c", "k"}};
+  a.hold(4, false);  // the copy is still invisible on the target: whole-table reads go on
+  EXPECT_FALSE(a.enter(write));
+  EXPECT_FALSE(a.enter(scanning_write));
+  ASSERT_TRUE(a.enter(scan));
+  EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWriters, milliseconds(0)));  // no writer inside
+  EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
+  a.leave(scan);
+  a.hold(4, true);  // the cut-over: the rows will be on both shards for a moment
+  EXPECT_FALSE(a.enter(scan));
+  a.release(4);
+  EXPECT_TRUE(a.enter(scan));
+  EXPECT_TRUE(a.enter(write));
+  a.leave(scan);
+  a.leave(write);
 }
 
 TEST(RangeActivity, WaitIdleWakesWhenTheLastWriterLeaves) {

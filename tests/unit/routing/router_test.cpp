@@ -366,6 +366,7 @@ TEST_F(RouterTest, ARangeOnAShardThisProcessDoesNotKnowIsAnError) {
                        {RangeDescriptor{1, "", table_prefix(101), "s1", 1, {}},
                         RangeDescriptor{2, table_prefix(101), std::string(kMaxKey), "gone", 1, {}}},
                        {},
+                       {},
                        {}},
       {"s1"});
   ASSERT_TRUE(v);

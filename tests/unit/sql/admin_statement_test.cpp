@@ -116,6 +116,13 @@ TEST(AdminStatement, ShowForms) {
   EXPECT_EQ(parse_ok("SHOW SHARDS").kind, AdminKind::kShowShards);
   EXPECT_EQ(parse_ok("SHOW HOT RANGES").kind, AdminKind::kShowHotRanges);
   EXPECT_EQ(parse_ok("SHOW JOBS;").kind, AdminKind::kShowJobs);
+  EXPECT_FALSE(parse_ok("SHOW JOBS").job_id.has_value());
+  st = parse_ok("show job 12");
+  EXPECT_EQ(st.kind, AdminKind::kShowJobs);
+  EXPECT_EQ(st.job_id, 12);
+  st = parse_ok("CANCEL JOB 7;");
+  EXPECT_EQ(st.kind, AdminKind::kCancelJob);
+  EXPECT_EQ(st.job_id, 7);
 }
 
 TEST(AdminStatement, OrdinaryStatementsAreNotClaimed) {
@@ -127,6 +134,8 @@ TEST(AdminStatement, OrdinaryStatementsAreNotClaimed) {
   EXPECT_TRUE(not_admin("ALTER INDEX i RENAME TO j"));
   EXPECT_TRUE(not_admin("ALTER ROLE app PASSWORD 'x'"));
   EXPECT_TRUE(not_admin("alter table t alter column scatter type int"));
+  EXPECT_TRUE(not_admin("SHOW job"));  // a setting named job
+  EXPECT_TRUE(not_admin("CANCEL"));
   EXPECT_TRUE(not_admin(""));
 }
 
@@ -136,7 +145,8 @@ TEST(AdminStatement, MalformedAdminStatementsAreSyntaxErrors) {
         "ALTER TABLE t SPLIT AT VALUES (1) extra", "ALTER TABLE t SPLIT AT VALUES (now())",
         "ALTER TABLE t SPLIT AT VALUES (1 +)", "ALTER RANGE x RELOCATE TO 's'",
         "ALTER RANGE 3 RELOCATE TO s2", "SHOW RANGES FROM t", "SHOW RANGES WITH COLORS",
-        "SHOW RANGE FROM TABLE t FOR ROW (1), (2)", "ALTER INDEX t SPLIT AT VALUES (1)"}) {
+        "SHOW RANGE FROM TABLE t FOR ROW (1), (2)", "ALTER INDEX t SPLIT AT VALUES (1)",
+        "CANCEL JOB", "CANCEL JOB x", "CANCEL JOB 1 2", "SHOW JOB 1 2"}) {
     Error e = parse_err(sql);
     EXPECT_EQ(e.sqlstate, "42601") << sql;
     EXPECT_FALSE(e.message.empty()) << sql;

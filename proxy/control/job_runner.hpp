@@ -1,0 +1,79 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "common/error.hpp"
+#include "proxy/asio.hpp"
+#include "routing/merge/result_set.hpp"
+#include "routing/meta/metadata_store.hpp"
+#include "routing/moves/range_admin.hpp"
+#include "sql/admin_statement.hpp"
+
+namespace pgrange::proxy {
+
+class ControlPlane;
+
+/// Runs the admin statements that move rows (RELOCATE, SCATTER, COLOCATE WITH) on a thread and
+/// metadata connection of their own, so that a move that takes minutes holds up neither the
+/// control thread (DDL, sequences, two-phase commit decisions, map reloads) nor SHOW JOBS and
+/// CANCEL JOB from other sessions. One statement at a time; the map and the range activity are
+/// the control plane's.
+class JobRunner : public routing::ClusterControl {
+ public:
+  JobRunner(ControlPlane& control, std::string metadata_dsn,
+            std::vector<routing::ShardRecord> shards);
+  ~JobRunner() override;
+
+  void start();
+  void stop();
+
+  /// Whether a statement of this kind runs here rather than on the control thread.
+  static bool runs(sql::AdminKind kind);
+
+  /// Runs the statement (on the runner's thread: see call()).
+  Result<routing::ResultSet> execute(const sql::AdminStatement& stmt);
+
+  /// Runs fn on the runner's thread and resumes the caller on its own executor with the result.
+  template <typename T>
+  awaitable<T> call(std::function<T()> fn) {
+    auto caller = co_await asio::this_coro::executor;
+    // No coroutine lambda here: g++ 12 mishandles temporaries of those inside co_await.
+    auto initiate = [this, &fn, caller](auto handler) {
+      asio::post(io_, [fn = std::move(fn), caller, handler = std::move(handler)]() mutable {
+        T result = fn();
+        asio::post(caller, [handler = std::move(handler), result = std::move(result)]() mutable {
+          handler(std::move(result));
+        });
+      });
+    };
+    T result =
+        co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
+    co_return result;
+  }
+
+  std::shared_ptr<const routing::ClusterView> view() const override;
+  /// The control plane reloads (on its thread, waited for).
+  std::shared_ptr<const routing::ClusterView> reload() override;
+  /// The runner's own connection to the metadata store (opened when first used).
+  routing::MetadataStore& store() override;
+  routing::RangeActivity& activity() override;
+  const std::string& database() const override;
+  const std::string& instance_id() const override;
+  /// proxy::fault_point (PGRANGE_TEST_FAULT).
+  void fault_point(const char* name) override;
+
+ private:
+  ControlPlane& control_;
+  std::string metadata_dsn_;
+  std::vector<routing::ShardRecord> shards_;
+  std::unique_ptr<routing::MetadataStore> store_;
+  routing::RangeAdmin admin_;
+  asio::io_context io_{1};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::thread thread_;
+};
+
+}  // namespace pgrange::proxy

@@ -1,0 +1,885 @@
+#include "routing/moves/range_copy.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "routing/moves/pgoutput.hpp"
+#include "routing/moves/shard_link.hpp"
+#include "routing/plan/key_predicate.hpp"
+
+namespace pgrange::routing {
+namespace {
+
+using shard_link::Conn;
+using shard_link::exec;
+using shard_link::PgResult;
+
+std::string quote_literal(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string quote_ident(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The columns COPY moves: not dropped, not generated, in attribute order, quoted.
+Result<std::string> copy_columns(PGconn* conn, const std::string& table_name) {
+  const char* params[] = {table_name.c_str()};
+  PgResult r(PQexecParams(conn,
+                          "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = "
+                          "$1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
+                          "ORDER BY attnum",
+                          1, nullptr, params, nullptr, nullptr, 0));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
+    return fail(shard_link::command_error(conn, r.get(), "reading the columns of " + table_name));
+  }
+  std::string list;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    if (i > 0) list += ", ";
+    list += PQgetvalue(r.get(), i, 0);
+  }
+  return list;
+}
+
+/// Streams `COPY (SELECT …) TO STDOUT` on the source into `COPY … FROM STDIN` on the target;
+/// returns the rows the target took (the source's count must agree).
+Result<int64_t> stream_rows(PGconn* source, PGconn* target, const std::string& table_name,
+                            const std::string& columns, const std::string& predicate) {
+  // ONLY: a partitioned table's or an inheritance parent's own rows; its members move as
+  // relations of their own.
+  const std::string out_sql = "COPY (SELECT " + columns + " FROM ONLY " + table_name + " WHERE " +
+                              predicate + ") TO STDOUT (FORMAT binary)";
+  const std::string in_sql = "COPY " + table_name + (columns.empty() ? "" : " (" + columns + ")") +
+                             " FROM STDIN (FORMAT binary)";
+  auto source_error = [&](const PGresult* r) {
+    return fail(shard_link::command_error(source, r, "copying the range out of the source shard"));
+  };
+  auto target_error = [&](const PGresult* r) {
+    return fail(shard_link::command_error(target, r, "copying the range into the target shard"));
+  };
+  PgResult out(PQexec(source, out_sql.c_str()));
+  if (PQresultStatus(out.get()) != PGRES_COPY_OUT) return source_error(out.get());
+  PgResult in(PQexec(target, in_sql.c_str()));
+  if (PQresultStatus(in.get()) != PGRES_COPY_IN) return target_error(in.get());
+  for (;;) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(source, &buf, 0);
+    if (n == -1) break;
+    if (n < 0) {
+      PQputCopyEnd(target, "the source shard failed");
+      return source_error(nullptr);
+    }
+    int sent = PQputCopyData(target, buf, n);
+    PQfreemem(buf);
+    if (sent != 1) return target_error(nullptr);
+  }
+  PgResult out_done(PQgetResult(source));
+  if (PQresultStatus(out_done.get()) != PGRES_COMMAND_OK) {
+    PQputCopyEnd(target, "the source shard failed");
+    return source_error(out_done.get());
+  }
+  const int64_t sent_rows = shard_link::affected_rows(out_done.get());
+  shard_link::drain(source);
+  if (PQputCopyEnd(target, nullptr) != 1) return target_error(nullptr);
+  PgResult in_done(PQgetResult(target));
+  if (PQresultStatus(in_done.get()) != PGRES_COMMAND_OK) return target_error(in_done.get());
+  const int64_t received_rows = shard_link::affected_rows(in_done.get());
+  shard_link::drain(target);
+  if (sent_rows != received_rows) {
+    return fail(sqlstate::kInternalError, "the source shard sent " + std::to_string(sent_rows) +
+                                              " rows of " + table_name + " but the target took " +
+                                              std::to_string(received_rows));
+  }
+  return received_rows;
+}
+
+/// A relation of the stream, as its changes are applied on the target.
+struct StreamRelation {
+  std::string table;  ///< "schema"."name"
+  pgoutput::Relation relation;
+};
+
+}  // namespace
+
+struct RangeCopy::State {
+  std::string source_dsn, target_dsn, name;
+  std::vector<RangePart> parts;
+  std::vector<std::string> tables;      ///< each part's qualified name
+  std::vector<std::string> predicates;  ///< each part's key predicate
+  bool follow = false;
+  Conn source;  ///< snapshot copy, markers, then the prepared delete
+  Conn target;  ///< the transaction that receives the copy
+  Conn stream;  ///< the replication connection (its slot is temporary)
+  bool publication = false;
+  enum class Stage { kCopying, kPrepared, kTargetCommitted, kSwitched, kDone, kAborted };
+  Stage stage = Stage::kCopying;
+  int64_t rows_copied = 0;
+  int64_t changes = 0;
+  uint64_t marker = 0;
+  uint64_t applied_lsn = 0;  ///< the end of the last commit applied (reported to the slot)
+  std::map<uint32_t, StreamRelation> relations;
+  /// Changes of rows with a unique identity, folded into each row's last state until flush():
+  /// a row written many times in a round is written once on the target (each write would leave
+  /// one more version of it in the target's one transaction, to be stepped over by every later
+  /// one: with hot rows, quadratic).
+  struct Pending {
+    bool present = false;
+    std::vector<pgoutput::Value> row;  ///< its last values (present)
+    uint64_t seq = 0;                  ///< when it last changed: flush() keeps that order
+  };
+  std::map<std::pair<uint32_t, std::vector<std::string>>, Pending> pending;
+  uint64_t seq = 0;
+  static constexpr size_t kPendingRows = 10000;
+
+  /// Takes one change: folded into `pending`, or applied at once when it cannot be (a relation
+  /// without a unique identity, an update whose unchanged TOAST values are not known).
+  Result<void> take(const pgoutput::Message& m);
+  /// Writes the pending rows' last states on the target, in the order of their last changes.
+  Result<void> flush();
+  Result<void> apply(const pgoutput::Message& m);
+  /// Reads the stream until the marker `wanted` comes back or `deadline` passes.
+  Result<int64_t> consume_until(uint64_t wanted, std::chrono::steady_clock::time_point deadline);
+  Result<void> send_status(bool reply);
+};
+
+namespace {
+
+/// The condition "this row of `rel`" from a tuple's replica identity values, with $n from
+/// `first`; `params` receives the values.
+std::string identity_condition(const pgoutput::Relation& rel,
+                               const std::vector<pgoutput::Value>& values,
+                               std::vector<std::optional<std::string>>& params) {
+  std::string cond;
+  for (size_t i = 0; i < rel.columns.size() && i < values.size(); ++i) {
+    if (!rel.columns[i].key) continue;
+    if (!cond.empty()) cond += " AND ";
+    if (values[i].kind == pgoutput::Value::Kind::kText) {
+      params.emplace_back(values[i].text);
+      cond += quote_ident(rel.columns[i].name) + " = $" + std::to_string(params.size());
+    } else {
+      cond += quote_ident(rel.columns[i].name) + " IS NULL";
+    }
+  }
+  return cond.empty() ? "false" : cond;
+}
+
+}  // namespace
+
+namespace {
+
+/// The identity values of a tuple (NULL as a marker no text value has).
+std::vector<std::string> identity_of(const pgoutput::Relation& rel,
+                                     const std::vector<pgoutput::Value>& values) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < rel.columns.size() && i < values.size(); ++i) {
+    if (!rel.columns[i].key) continue;
+    out.push_back(values[i].kind == pgoutput::Value::Kind::kText ? "t" + values[i].text : "n");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<void> RangeCopy::State::take(const pgoutput::Message& m) {
+  using Kind = pgoutput::Message::Kind;
+  if (m.kind != Kind::kInsert && m.kind != Kind::kUpdate && m.kind != Kind::kDelete) {
+    return apply(m);
+  }
+  auto it = relations.find(m.relation_oid);
+  // FULL identity: equal rows are possible, so each change is applied as it comes.
+  if (it == relations.end() || it->second.relation.identity == 'f') {
+    if (auto ok = flush(); !ok) return ok;
+    return apply(m);
+  }
+  const pgoutput::Relation& rel = it->second.relation;
+  ++changes;
+  if (m.kind == Kind::kDelete) {
+    pending[{m.relation_oid, identity_of(rel, m.old_values)}] = Pending{false, {}, ++seq};
+  } else {
+    auto key = std::make_pair(m.relation_oid, identity_of(rel, m.new_values));
+    std::vector<pgoutput::Value> row = m.new_values;
+    if (m.kind == Kind::kUpdate) {
+      auto old_key = m.old_values.empty()
+                         ? key
+                         : std::make_pair(m.relation_oid, identity_of(rel, m.old_values));
+      // Unchanged TOAST values ('u') come from the row's last state, when this round has it.
+      const Pending* before = nullptr;
+      if (auto p = pending.find(old_key); p != pending.end() && p->second.present) {
+        before = &p->second;
+      }
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (row[i].kind != pgoutput::Value::Kind::kUnchanged) continue;
+        if (before == nullptr || i >= before->row.size()) {
+          // Unknown here: the target's row has it; update in place, after what came before.
+          --changes;
+          if (auto ok = flush(); !ok) return ok;
+          return apply(m);
+        }
+        row[i] = before->row[i];
+      }
+      if (old_key != key) pending[old_key] = Pending{false, {}, ++seq};
+    }
+    pending[key] = Pending{true, std::move(row), ++seq};
+  }
+  if (pending.size() >= kPendingRows) return flush();
+  return {};
+}
+
+Result<void> RangeCopy::State::flush() {
+  if (pending.empty()) return {};
+  std::vector<std::pair<const std::pair<uint32_t, std::vector<std::string>>*, const Pending*>>
+      order;
+  for (const auto& [k, p] : pending) order.emplace_back(&k, &p);
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.second->seq < b.second->seq; });
+  // Sent kBatch statements at a time in one pipeline (one round trip, not one each): few
+  // enough that their answers fit the socket's buffer while the next are written.
+  struct Statement {
+    std::string sql;
+    std::vector<std::optional<std::string>> params;
+    std::string table;
+  };
+  constexpr size_t kBatch = 256;
+  std::vector<Statement> batch;
+  PGconn* conn = target.get();
+  auto send = [&]() -> Result<void> {
+    if (batch.empty()) return {};
+    if (PQenterPipelineMode(conn) != 1) {
+      return fail(shard_link::command_error(conn, nullptr, "applying changes on the target"));
+    }
+    Result<void> out;
+    size_t sent = 0;
+    for (const Statement& st : batch) {
+      std::vector<const char*> values;
+      for (const auto& v : st.params) values.push_back(v ? v->c_str() : nullptr);
+      if (PQsendQueryParams(conn, st.sql.c_str(), static_cast<int>(values.size()), nullptr,
+                            values.data(), nullptr, nullptr, 0) != 1) {
+        out = fail(shard_link::command_error(conn, nullptr, "applying changes on the target"));
+        break;
+      }
+      ++sent;
+    }
+    if (PQpipelineSync(conn) != 1 && out) {
+      out = fail(shard_link::command_error(conn, nullptr, "applying changes on the target"));
+    }
+    // Each statement's result, then the NULL that ends it; after a failure the rest come back
+    // PGRES_PIPELINE_ABORTED; then the Sync's.
+    for (size_t i = 0; i < sent; ++i) {
+      PGresult* res = PQgetResult(conn);
+      if (res == nullptr) break;
+      if (PQresultStatus(res) != PGRES_COMMAND_OK && out) {
+        out = fail(shard_link::command_error(
+            conn, res, "applying a change of " + batch[i].table + " on the target"));
+      }
+      PQclear(res);
+      while ((res = PQgetResult(conn)) != nullptr) PQclear(res);
+    }
+    for (int guard = 0; guard < 4; ++guard) {
+      PGresult* res = PQgetResult(conn);
+      if (res == nullptr) continue;
+      const bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+      PQclear(res);
+      if (sync) break;
+    }
+    PQexitPipelineMode(conn);
+    batch.clear();
+    return out;
+  };
+  for (const auto& [k, p] : order) {
+    const StreamRelation& r = relations.at(k->first);
+    const auto& cols = r.relation.columns;
+    std::vector<std::optional<std::string>> params;
+    std::string sql;
+    if (!p->present) {
+      // Its identity, from the key's text values ("t…"; "n" is NULL).
+      std::vector<pgoutput::Value> ident(cols.size());
+      size_t n = 0;
+      for (size_t i = 0; i < cols.size(); ++i) {
+        if (!cols[i].key) continue;
+        const std::string& v = k->second[n++];
+        if (v[0] == 't') {
+          ident[i].kind = pgoutput::Value::Kind::kText;
+          ident[i].text = v.substr(1);
+        }
+      }
+      sql =
+          "DELETE FROM ONLY " + r.table + " WHERE " + identity_condition(r.relation, ident, params);
+    } else {
+      std::string names, values, keys, set;
+      for (size_t i = 0; i < cols.size() && i < p->row.size(); ++i) {
+        const std::string col = quote_ident(cols[i].name);
+        names += (names.empty() ? "" : ", ") + col;
+        if (p->row[i].kind == pgoutput::Value::Kind::kText) {
+          params.emplace_back(p->row[i].text);
+          values += (values.empty() ? "$" : ", $") + std::to_string(params.size());
+        } else {
+          values += values.empty() ? "NULL" : ", NULL";
+        }
+        if (cols[i].key) {
+          keys += (keys.empty() ? "" : ", ") + col;
+        } else {
+          set += (set.empty() ? "" : ", ") + col + " = EXCLUDED." + col;
+        }
+      }
+      // The row as the source has it now, whether the target's copy has it yet or not.
+      sql = "INSERT INTO " + r.table + " (" + names + ") VALUES (" + values + ") ON CONFLICT (" +
+            keys + ") DO " + (set.empty() ? "NOTHING" : "UPDATE SET " + set);
+    }
+    batch.push_back({std::move(sql), std::move(params), r.table});
+    if (batch.size() == kBatch) {
+      if (auto ok = send(); !ok) return ok;
+    }
+  }
+  if (auto ok = send(); !ok) return ok;
+  pending.clear();
+  return {};
+}
+
+Result<void> RangeCopy::State::apply(const pgoutput::Message& m) {
+  using Kind = pgoutput::Message::Kind;
+  if (m.kind == Kind::kRelation) {
+    StreamRelation& r = relations[m.relation.oid];
+    r.table = quote_ident(m.relation.schema.empty() ? "pg_catalog" : m.relation.schema) + "." +
+              quote_ident(m.relation.name);
+    r.relation = m.relation;
+    return {};
+  }
+  if (m.kind == Kind::kTruncate) {
+    return fail(sqlstate::kInternalError, "a table of the range was truncated during the move");
+  }
+  if (m.kind != Kind::kInsert && m.kind != Kind::kUpdate && m.kind != Kind::kDelete) return {};
+  auto it = relations.find(m.relation_oid);
+  if (it == relations.end()) {
+    return fail(sqlstate::kProtocolViolation, "the replication stream changed a relation (" +
+                                                  std::to_string(m.relation_oid) +
+                                                  ") it did not describe");
+  }
+  const StreamRelation& r = it->second;
+  const auto& cols = r.relation.columns;
+  std::vector<std::optional<std::string>> params;
+  std::string sql;
+  if (m.kind == Kind::kInsert) {
+    std::string names, values;
+    for (size_t i = 0; i < cols.size() && i < m.new_values.size(); ++i) {
+      if (m.new_values[i].kind == pgoutput::Value::Kind::kUnchanged) continue;
+      if (!names.empty()) {
+        names += ", ";
+        values += ", ";
+      }
+      names += quote_ident(cols[i].name);
+      if (m.new_values[i].kind == pgoutput::Value::Kind::kText) {
+        params.emplace_back(m.new_values[i].text);
+        values += "$" + std::to_string(params.size());
+      } else {
+        values += "NULL";
+      }
+    }
+    sql = "INSERT INTO " + r.table + " (" + names + ") VALUES (" + values + ")";
+  } else {
+    std::string set;
+    if (m.kind == Kind::kUpdate) {
+      for (size_t i = 0; i < cols.size() && i < m.new_values.size(); ++i) {
+        if (m.new_values[i].kind == pgoutput::Value::Kind::kUnchanged) continue;
+        if (!set.empty()) set += ", ";
+        set += quote_ident(cols[i].name) + " = ";
+        if (m.new_values[i].kind == pgoutput::Value::Kind::kText) {
+          params.emplace_back(m.new_values[i].text);
+          set += "$" + std::to_string(params.size());
+        } else {
+          set += "NULL";
+        }
+      }
+    }
+    // The old identity, or the new row's when the update left the identity as it was.
+    const auto& old = m.old_values.empty() ? m.new_values : m.old_values;
+    const std::string cond = identity_condition(r.relation, old, params);
+    // One row: with REPLICA IDENTITY FULL and no key, equal rows are interchangeable.
+    const std::string row =
+        "ctid = (SELECT ctid FROM ONLY " + r.table + " WHERE " + cond + " LIMIT 1)";
+    sql = m.kind == Kind::kUpdate ? "UPDATE ONLY " + r.table + " SET " + set + " WHERE " + row
+                                  : "DELETE FROM ONLY " + r.table + " WHERE " + row;
+  }
+  std::vector<const char*> values;
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  PgResult res(PQexecParams(target.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+                            values.data(), nullptr, nullptr, 0));
+  if (PQresultStatus(res.get()) != PGRES_COMMAND_OK) {
+    return fail(shard_link::command_error(target.get(), res.get(),
+                                          "applying a change of " + r.table + " on the target"));
+  }
+  if (m.kind != Kind::kInsert && shard_link::affected_rows(res.get()) != 1) {
+    // The target's copy and the source disagree: never switch to it.
+    return fail(sqlstate::kInternalError, "the target shard's copy of " + r.table +
+                                              " lacks a row the source " +
+                                              (m.kind == Kind::kUpdate ? "updated" : "deleted"));
+  }
+  ++changes;
+  return {};
+}
+
+Result<void> RangeCopy::State::send_status(bool reply) {
+  const std::string msg = pgoutput::status_update(applied_lsn, reply);
+  if (PQputCopyData(stream.get(), msg.data(), static_cast<int>(msg.size())) != 1 ||
+      PQflush(stream.get()) != 0) {
+    return fail(shard_link::command_error(stream.get(), nullptr, "answering the source's stream"));
+  }
+  return {};
+}
+
+Result<int64_t> RangeCopy::State::consume_until(uint64_t wanted,
+                                                std::chrono::steady_clock::time_point deadline) {
+  const int64_t before = changes;
+  const std::string want = std::to_string(wanted);
+  auto last_status = std::chrono::steady_clock::now();
+  for (;;) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(stream.get(), &buf, 1);
+    if (n > 0) {
+      std::string_view bytes(buf, static_cast<size_t>(n));
+      auto frame = pgoutput::decode_frame(bytes);
+      Result<void> done;
+      bool found = false;
+      if (!frame) {
+        done = tl::unexpected(frame.error());
+      } else if (frame->kind == pgoutput::StreamFrame::Kind::kKeepalive) {
+        if (frame->reply_requested) done = send_status(false);
+      } else {
+        auto m = pgoutput::decode(frame->payload);
+        if (!m) {
+          done = tl::unexpected(m.error());
+        } else if (m->kind == pgoutput::Message::Kind::kMessage) {
+          found = m->prefix == name && m->content == want;
+          if (found) done = flush();
+        } else if (m->kind == pgoutput::Message::Kind::kCommit) {
+          applied_lsn = m->end_lsn;
+        } else {
+          done = take(*m);
+        }
+      }
+      PQfreemem(buf);
+      if (!done) return tl::unexpected(done.error());
+      if (found) return changes - before;
+      continue;
+    }
+    if (n == -2 || n == -1) {
+      // -1: the server ended the stream, which pgrange never asks for.
+      return fail(shard_link::command_error(stream.get(), nullptr,
+                                            "reading the source shard's replication stream"));
+    }
+    // Nothing buffered: tell the source how far the target is (so its WAL can go), then wait.
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_status >= std::chrono::seconds(1)) {
+      if (auto ok = send_status(false); !ok) return tl::unexpected(ok.error());
+      last_status = now;
+    }
+    if (now >= deadline) {
+      return fail(sqlstate::kQueryCanceled,
+                  "the target shard did not catch up with the source in time");
+    }
+    pollfd pfd{PQsocket(stream.get()), POLLIN, 0};
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 1000)) + 1);
+    if (PQconsumeInput(stream.get()) == 0) {
+      return fail(shard_link::command_error(stream.get(), nullptr,
+                                            "reading the source shard's replication stream"));
+    }
+  }
+}
+
+namespace {
+
+/// CREATE PUBLICATION `name` of the parts' rows, each table's key predicate its row filter
+/// (inserts, updates and deletes; never TRUNCATE, which would empty the target's whole table). A
+/// partitioned table holds no rows of its own (its partitions are parts of their own) and takes
+/// no row filter: it is left out.
+Result<std::string> publication_sql(PGconn* conn, const std::string& name,
+                                    const std::vector<std::string>& tables,
+                                    const std::vector<std::string>& predicates) {
+  std::string list;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const char* params[] = {tables[i].c_str()};
+    PgResult r(PQexecParams(conn, "SELECT relkind FROM pg_class WHERE oid = $1::regclass", 1,
+                            nullptr, params, nullptr, nullptr, 0));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) {
+      return fail(shard_link::command_error(conn, r.get(), "reading the kind of " + tables[i]));
+    }
+    if (std::string_view(PQgetvalue(r.get(), 0, 0)) == "p") continue;
+    list += (list.empty() ? "ONLY " : ", ONLY ") + tables[i] + " WHERE (" + predicates[i] + ")";
+  }
+  return "CREATE PUBLICATION " + quote_ident(name) + (list.empty() ? "" : " FOR TABLE " + list) +
+         " WITH (publish = 'insert, update, delete')";
+}
+
+}  // namespace
+
+Result<bool> RangeCopy::can_follow_writes(const std::string& source_dsn,
+                                          const std::vector<RangePart>& parts) {
+  auto conn = shard_link::connect(source_dsn, "source");
+  if (!conn) return tl::unexpected(conn.error());
+  for (const RangePart& p : parts) {
+    const std::string table = qualified_table_name(p.table);
+    // The replica identity's columns ('f': all of them), or none.
+    const char* params[] = {table.c_str()};
+    PgResult r(PQexecParams(
+        conn->get(),
+        "SELECT c.relreplident, coalesce((SELECT array_agg(a.attname::text ORDER BY a.attname) "
+        "FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = "
+        "ANY(i.indkey) WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary) OR "
+        "(c.relreplident = 'i' AND i.indisreplident))), '{}') FROM pg_class c WHERE c.oid = "
+        "$1::regclass",
+        1, nullptr, params, nullptr, nullptr, 0));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) != 1) {
+      return fail(shard_link::command_error(conn->get(), r.get(),
+                                            "reading the replica identity of " + table));
+    }
+    const std::string ident = PQgetvalue(r.get(), 0, 0);
+    if (ident == "f") continue;
+    const std::string cols = PQgetvalue(r.get(), 0, 1);  // {a,b}
+    if (cols == "{}") return false;
+    for (const KeyColumnDef& k : p.table.key) {
+      // array_agg's text form quotes names that need it; compare both forms.
+      const std::string plain = "," + cols.substr(1, cols.size() - 2) + ",";
+      if (plain.find("," + k.name + ",") == std::string::npos &&
+          plain.find("," + quote_ident(k.name) + ",") == std::string::npos) {
+        return false;
+      }
+    }
+  }
+  // A row filter takes only built-in immutable functions, operators and types: a key of a
+  // user-defined type (an enum, a domain) cannot be one. Tried in a transaction rolled back.
+  std::vector<std::string> tables, predicates;
+  for (const RangePart& p : parts) {
+    auto pred = key_range_predicate(p.table, p.start_key, p.end_key);
+    if (!pred) return tl::unexpected(pred.error());
+    tables.push_back(qualified_table_name(p.table));
+    predicates.push_back(std::move(*pred));
+  }
+  auto pub = publication_sql(conn->get(), "pgrange_move_probe", tables, predicates);
+  if (!pub) return tl::unexpected(pub.error());
+  if (auto r = exec(conn->get(), "BEGIN", "probing a publication"); !r) {
+    return tl::unexpected(r.error());
+  }
+  PgResult probe(PQexec(conn->get(), pub->c_str()));
+  const bool filtered = PQresultStatus(probe.get()) == PGRES_COMMAND_OK;
+  if (auto r = exec(conn->get(), "ROLLBACK", "probing a publication"); !r) {
+    return tl::unexpected(r.error());
+  }
+  return filtered;
+}
+
+Result<RangeCopy> RangeCopy::start(const std::string& source_dsn, const std::string& target_dsn,
+                                   std::vector<RangePart> parts, const std::string& name,
+                                   bool follow_writes) {
+  auto state = std::make_unique<State>();
+  State& s = *state;
+  s.source_dsn = source_dsn;
+  s.target_dsn = target_dsn;
+  s.name = name;
+  s.follow = follow_writes;
+  s.parts = std::move(parts);
+  for (const RangePart& p : s.parts) {
+    auto pred = key_range_predicate(p.table, p.start_key, p.end_key);
+    if (!pred) return tl::unexpected(pred.error());
+    s.tables.push_back(qualified_table_name(p.table));
+    s.predicates.push_back(std::move(*pred));
+  }
+  RangeCopy copy(std::move(state));  // from here on, a failure aborts in the destructor
+
+  auto source = shard_link::connect(source_dsn, "source");
+  if (!source) return tl::unexpected(source.error());
+  s.source = std::move(*source);
+  PGconn* src = s.source.get();
+  std::string snapshot;
+  if (s.follow) {
+    auto level = exec(src, "SHOW wal_level", "reading wal_level on the source shard");
+    if (!level) return tl::unexpected(level.error());
+    if (std::string_view(PQgetvalue(level->get(), 0, 0)) != "logical") {
+      return fail(
+          "55000",
+          "the source shard has wal_level = " + std::string(PQgetvalue(level->get(), 0, 0)) +
+              ": moving a range while it is written needs wal_level = logical on every "
+              "shard (postgresql.conf, then restart the server)");
+    }
+    // The publication first: the slot decodes with the catalog as of its start.
+    auto pub = publication_sql(src, name, s.tables, s.predicates);
+    if (!pub) return tl::unexpected(pub.error());
+    if (auto r = exec(src, *pub, "publishing the range on the source shard"); !r) {
+      return tl::unexpected(r.error());
+    }
+    s.publication = true;
+    auto stream = shard_link::connect(source_dsn, "source", true);
+    if (!stream) return tl::unexpected(stream.error());
+    s.stream = std::move(*stream);
+    auto slot = exec(s.stream.get(),
+                     "CREATE_REPLICATION_SLOT " + quote_ident(name) +
+                         " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')",
+                     "creating a replication slot on the source shard");
+    if (!slot) return tl::unexpected(slot.error());
+    snapshot = PQgetvalue(slot->get(), 0, 2);
+  }
+  if (auto r = exec(src, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                    "starting the source's snapshot");
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  if (!snapshot.empty()) {
+    if (auto r = exec(src, "SET TRANSACTION SNAPSHOT " + quote_literal(snapshot),
+                      "taking the slot's snapshot on the source shard");
+        !r) {
+      return tl::unexpected(r.error());
+    }
+  }
+
+  auto target = shard_link::connect(target_dsn, "target");
+  if (!target) return tl::unexpected(target.error());
+  s.target = std::move(*target);
+  PGconn* dst = s.target.get();
+  if (auto r = exec(dst, "BEGIN", "starting the target transaction"); !r) {
+    return tl::unexpected(r.error());
+  }
+  for (size_t i = 0; i < s.parts.size(); ++i) {
+    // Left over from an earlier move that failed after committing its copy.
+    if (auto r = exec(dst, "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
+                      "clearing the range on the target shard");
+        !r) {
+      return tl::unexpected(r.error());
+    }
+    auto columns = copy_columns(src, s.tables[i]);
+    if (!columns) return tl::unexpected(columns.error());
+    auto copied = stream_rows(src, dst, s.tables[i], *columns, s.predicates[i]);
+    if (!copied) return tl::unexpected(copied.error());
+    s.rows_copied += *copied;
+  }
+  if (auto r = shard_link::commit(src, "ending the source's snapshot"); !r) {
+    return tl::unexpected(r.error());
+  }
+  if (s.follow) {
+    PgResult started(
+        PQexec(s.stream.get(), ("START_REPLICATION SLOT " + quote_ident(name) +
+                                " LOGICAL 0/0 (proto_version '1', "
+                                "publication_names " +
+                                quote_literal(quote_ident(name)) + ", messages 'true')")
+                                   .c_str()));
+    if (PQresultStatus(started.get()) != PGRES_COPY_BOTH) {
+      return fail(shard_link::command_error(s.stream.get(), started.get(),
+                                            "starting the source's replication stream"));
+    }
+  }
+  return copy;
+}
+
+RangeCopy::RangeCopy(std::unique_ptr<State> state) : state_(std::move(state)) {}
+RangeCopy::RangeCopy(RangeCopy&&) noexcept = default;
+
+RangeCopy& RangeCopy::operator=(RangeCopy&& other) noexcept {
+  if (this != &other) {
+    if (state_) (void)abort();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+RangeCopy::~RangeCopy() {
+  if (state_) (void)abort();
+}
+
+int64_t RangeCopy::rows_copied() const {
+  return state_ ? state_->rows_copied : 0;
+}
+
+int64_t RangeCopy::changes_applied() const {
+  return state_ ? state_->changes : 0;
+}
+
+Result<int64_t> RangeCopy::catch_up(std::chrono::milliseconds timeout) {
+  State& s = *state_;
+  if (s.stage != State::Stage::kCopying) {
+    return fail(sqlstate::kInternalError, "catch_up() of a range copy that is not copying");
+  }
+  if (!s.follow) return int64_t{0};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // A transactional message: decoding sends it after every transaction that committed
+  // before it.
+  const uint64_t marker = ++s.marker;
+  auto emitted = exec(s.source.get(),
+                      "SELECT pg_logical_emit_message(true, " + quote_literal(s.name) + ", " +
+                          quote_literal(std::to_string(marker)) + ")",
+                      "marking the source's stream");
+  if (!emitted) return tl::unexpected(emitted.error());
+  return s.consume_until(marker, deadline);
+}
+
+Result<void> RangeCopy::prepare() {
+  State& s = *state_;
+  if (s.stage != State::Stage::kCopying) {
+    return fail(sqlstate::kInternalError, "prepare() of a range copy that is not copying");
+  }
+  if (auto ok = s.flush(); !ok) return ok;
+  // The stream ends before the source's delete can be decoded; the slot goes with it.
+  s.stream.reset();
+  PGconn* src = s.source.get();
+  if (s.publication) {
+    if (auto r = exec(src, "DROP PUBLICATION IF EXISTS " + quote_ident(s.name),
+                      "dropping the range's publication on the source shard");
+        !r) {
+      return tl::unexpected(r.error());
+    }
+    s.publication = false;
+  }
+  if (auto r = exec(src, "BEGIN", "starting the source's delete"); !r) {
+    return tl::unexpected(r.error());
+  }
+  for (size_t i = 0; i < s.parts.size(); ++i) {
+    auto deleted = exec(src, "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
+                        "deleting the range's rows on the source shard");
+    if (!deleted) return tl::unexpected(deleted.error());
+    auto counted = exec(s.target.get(),
+                        "SELECT count(*) FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
+                        "counting the copied rows on the target shard");
+    if (!counted) return tl::unexpected(counted.error());
+    const std::string there = PQgetvalue(counted->get(), 0, 0);
+    const int64_t gone = shard_link::affected_rows(deleted->get());
+    if (there != std::to_string(gone)) {
+      return fail(sqlstate::kInternalError, "the target shard's copy of " + s.tables[i] + " has " +
+                                                there +
+                                                " rows of the range but the "
+                                                "source has " +
+                                                std::to_string(gone));
+    }
+  }
+  if (auto r = exec(s.target.get(), "PREPARE TRANSACTION " + quote_literal(target_gid(s.name)),
+                    "preparing the copy on the target shard");
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  s.stage = State::Stage::kPrepared;  // from here abort() must roll back the prepared copy
+  if (auto r = exec(src, "PREPARE TRANSACTION " + quote_literal(source_gid(s.name)),
+                    "preparing the delete on the source shard");
+      !r) {
+    return tl::unexpected(r.error());
+  }
+  return {};
+}
+
+Result<void> RangeCopy::commit_target() {
+  State& s = *state_;
+  // Whether it commits is unknown once it is sent: abort() then treats the copy as committed.
+  s.stage = State::Stage::kTargetCommitted;
+  auto done = settle(s.target_dsn, target_gid(s.name), true);
+  if (!done) return tl::unexpected(done.error());
+  return {};
+}
+
+void RangeCopy::switched() {
+  if (state_ && state_->stage == State::Stage::kTargetCommitted) {
+    state_->stage = State::Stage::kSwitched;
+  }
+}
+
+Result<void> RangeCopy::commit_source() {
+  State& s = *state_;
+  auto done = settle(s.source_dsn, source_gid(s.name), true);
+  if (!done) return tl::unexpected(done.error());
+  s.stage = State::Stage::kDone;
+  return {};
+}
+
+Result<void> RangeCopy::abort() {
+  if (!state_) return {};
+  State& s = *state_;
+  if (s.stage == State::Stage::kDone || s.stage == State::Stage::kAborted) return {};
+  if (s.stage == State::Stage::kSwitched) {
+    // The map gave the range to the target: only the source's delete is left to commit.
+    return commit_source();
+  }
+  Result<void> out;
+  if (s.stage == State::Stage::kTargetCommitted) {
+    // The copy is committed but the range stayed at the source: the source keeps its rows,
+    // the target's copy goes.
+    for (const auto& [dsn, gid] : {std::pair{s.target_dsn, target_gid(s.name)},
+                                   std::pair{s.source_dsn, source_gid(s.name)}}) {
+      if (auto r = settle(dsn, gid, false); !r) return tl::unexpected(r.error());
+    }
+    auto conn = shard_link::connect(s.target_dsn, "target");
+    if (!conn) return tl::unexpected(conn.error());
+    for (size_t i = 0; i < s.parts.size(); ++i) {
+      auto r = exec(conn->get(), "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
+                    "deleting the copied rows on the target shard");
+      if (!r) return tl::unexpected(r.error());
+    }
+    s.stage = State::Stage::kAborted;
+    return {};
+  }
+  s.stream.reset();
+  s.target.reset();  // an open transaction rolls back with its connection
+  s.source.reset();
+  if (s.stage == State::Stage::kPrepared) {
+    for (const auto& [dsn, gid] : {std::pair{s.target_dsn, target_gid(s.name)},
+                                   std::pair{s.source_dsn, source_gid(s.name)}}) {
+      if (auto r = settle(dsn, gid, false); !r && out) out = tl::unexpected(r.error());
+    }
+  }
+  if (s.publication) {
+    if (auto r = drop_publication(s.source_dsn, s.name); !r) {
+      if (out) out = tl::unexpected(r.error());
+    } else {
+      s.publication = false;
+    }
+  }
+  if (out) s.stage = State::Stage::kAborted;
+  return out;
+}
+
+std::string RangeCopy::target_gid(const std::string& name) {
+  return name + ":target";
+}
+
+std::string RangeCopy::source_gid(const std::string& name) {
+  return name + ":source";
+}
+
+Result<bool> RangeCopy::settle(const std::string& dsn, const std::string& gid, bool commit) {
+  auto conn = shard_link::connect(dsn, "");
+  if (!conn) return tl::unexpected(conn.error());
+  auto found = exec(conn->get(),
+                    "SELECT 1 FROM pg_prepared_xacts WHERE database = current_database() AND "
+                    "gid = " +
+                        quote_literal(gid),
+                    "looking for a prepared range move");
+  if (!found) return tl::unexpected(found.error());
+  if (PQntuples(found->get()) == 0) return false;
+  auto r = exec(conn->get(),
+                std::string(commit ? "COMMIT" : "ROLLBACK") + " PREPARED " + quote_literal(gid),
+                commit ? "committing a range move" : "rolling back a range move");
+  if (!r) return tl::unexpected(r.error());
+  return true;
+}
+
+Result<bool> RangeCopy::drop_publication(const std::string& dsn, const std::string& name) {
+  auto conn = shard_link::connect(dsn, "");
+  if (!conn) return tl::unexpected(conn.error());
+  auto found =
+      exec(conn->get(), "SELECT 1 FROM pg_publication WHERE pubname = " + quote_literal(name),
+           "looking for a range move's publication");
+  if (!found) return tl::unexpected(found.error());
+  if (PQntuples(found->get()) == 0) return false;
+  auto r = exec(conn->get(), "DROP PUBLICATION IF EXISTS " + quote_ident(name),
+                "dropping a range move's publication");
+  if (!r) return tl::unexpected(r.error());
+  return true;
+}
+
+}  // namespace pgrange::routing

@@ -1,0 +1,80 @@
+#include "routing/moves/shard_link.hpp"
+
+#include <charconv>
+
+namespace pgrange::routing::shard_link {
+namespace {
+
+std::string chomp(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+void ignore_notice(void*, const char*) {}
+
+}  // namespace
+
+Error command_error(PGconn* conn, const PGresult* res, std::string_view what) {
+  const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string msg =
+      chomp(res != nullptr && *PQresultErrorMessage(res) != '\0' ? PQresultErrorMessage(res)
+                                                                 : PQerrorMessage(conn));
+  std::string_view code = state != nullptr                  ? std::string_view(state)
+                          : PQstatus(conn) != CONNECTION_OK ? sqlstate::kConnectionFailure
+                                                            : sqlstate::kInternalError;
+  return Error::make(code, std::string(what) + ": " + msg);
+}
+
+Result<Conn> connect(const std::string& dsn, std::string_view role, bool replication) {
+  // dbname expands the DSN (key=value or URI); the keys after it override what it says.
+  const char* keys[] = {"dbname", "client_encoding", replication ? "replication" : nullptr,
+                        nullptr};
+  const char* values[] = {dsn.c_str(), "UTF8", replication ? "database" : nullptr, nullptr};
+  Conn conn(PQconnectdbParams(keys, values, 1));
+  if (!conn) return fail(sqlstate::kConnectionFailure, "out of memory connecting to the shard");
+  const std::string shard = role.empty() ? "shard" : std::string(role) + " shard";
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    return fail(sqlstate::kConnectionFailure,
+                "cannot connect to the " + shard + ": " + chomp(PQerrorMessage(conn.get())));
+  }
+  // Index maintenance triggers report their rows as notices; a copy has no use for them.
+  PQsetNoticeProcessor(conn.get(), ignore_notice, nullptr);
+  if (!replication) {
+    PgResult r(PQexec(conn.get(), "SET standard_conforming_strings = on"));
+    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      return fail(command_error(conn.get(), r.get(), "setting up the " + shard + " connection"));
+    }
+  }
+  return conn;
+}
+
+Result<PgResult> exec(PGconn* conn, const std::string& sql, std::string_view what) {
+  PgResult r(PQexec(conn, sql.c_str()));
+  auto st = PQresultStatus(r.get());
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    return fail(command_error(conn, r.get(), what));
+  }
+  return r;
+}
+
+Result<void> commit(PGconn* conn, std::string_view what) {
+  auto r = exec(conn, "COMMIT", what);
+  if (!r) return tl::unexpected(r.error());
+  if (std::string_view(PQcmdStatus(r->get())) != "COMMIT") {
+    return fail(sqlstate::kInternalError, std::string(what) + ": the transaction was rolled back");
+  }
+  return {};
+}
+
+int64_t affected_rows(const PGresult* r) {
+  int64_t v = 0;
+  std::string_view s(PQcmdTuples(const_cast<PGresult*>(r)));
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+void drain(PGconn* conn) {
+  while (PGresult* more = PQgetResult(conn)) PQclear(more);
+}
+
+}  // namespace pgrange::routing::shard_link

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+
+/// Blocking libpq connections to one shard for the control plane's work on a range's rows
+/// (counting, copying, deleting them): connect, run a command, commit, with errors that carry
+/// the server's SQLSTATE.
+namespace pgrange::routing::shard_link {
+
+struct ConnDeleter {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+using Conn = std::unique_ptr<PGconn, ConnDeleter>;
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+
+/// The error of a failed command: the server's SQLSTATE, or 08006 when the connection broke.
+Error command_error(PGconn* conn, const PGresult* res, std::string_view what);
+
+/// Connects to the shard at `dsn` (`role` names it in errors: "source", "target"), with
+/// standard_conforming_strings on (the key predicates' literals rely on it), notices ignored.
+/// With `replication`, a logical replication connection (replication=database).
+Result<Conn> connect(const std::string& dsn, std::string_view role, bool replication = false);
+
+/// Runs one command that must succeed (a command or rows).
+Result<PgResult> exec(PGconn* conn, const std::string& sql, std::string_view what);
+
+/// COMMIT, which must really commit (a failed transaction's COMMIT reports ROLLBACK).
+Result<void> commit(PGconn* conn, std::string_view what);
+
+/// Rows affected by a command (DELETE n, COPY n).
+int64_t affected_rows(const PGresult* r);
+
+/// Reads the rest of a command's results so the connection is ready for the next one.
+void drain(PGconn* conn);
+
+}  // namespace pgrange::routing::shard_link

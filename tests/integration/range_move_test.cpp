@@ -1,0 +1,478 @@
+// Moving a range while it is used, through pgrange over three real PostgreSQL 15 shards:
+//  - WritesAndReadsGoOnWhileARangeMoves: a 100,000-row range moves while clients write it
+//    (simple and extended protocol, autocommit and blocks across shards) and read it (point
+//    reads, whole-table sums and counts): no error, every acknowledged write present exactly
+//    once, no read seeing a row twice or missing one, the rows only where the map says, the job
+//    in SHOW JOBS; the writes' latency during the move is printed.
+//  - CancelJobRollsTheMoveBack: CANCEL JOB from another session stops a move; nothing moved.
+//  - ACrashAtEachStepOfAMoveIsRecovered: a pgrange that dies (as kill -9 would) at each step of
+//    a move: the other instance settles what it left, every row once, where the map says.
+//  - AShardStoppedDuringACopyFailsTheMoveCleanly: the target shard stops while the rows copy.
+// Every case ends with no publication, replication slot or prepared transaction on any shard.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/shard_cluster.hpp"
+
+namespace pgrange::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kRows = 300000;      // 100,000 per range
+constexpr int64_t kBalance = 1000;     // every row's starting balance
+constexpr int64_t kGapFirst = 150000;  // ids [kGapFirst, kGapFirst + kGap) start missing
+constexpr int64_t kGap = 2000;
+
+class RangeMoveTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ShardCluster::Options options;
+    options.pool_size = 12;
+    cluster_ = ShardCluster::start(options).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  /// Table `name`: three ranges [min, 100000), [100000, 200000), [200000, max) on s1, s2, s3,
+  /// ids 1..kRows but the gap, each with balance kBalance (written on the shards directly).
+  static void make_table(const std::string& name) {
+    ASSERT_EQ(cluster_->run_setup(
+                  {"CREATE TABLE " + name +
+                       " (id int8 PRIMARY KEY, balance int8 NOT NULL, n int8 NOT NULL DEFAULT 0, "
+                       "m int8 NOT NULL DEFAULT 0, note text)",
+                   "ALTER TABLE " + name + " SPLIT AT VALUES (100000), (200000)",
+                   "ALTER TABLE " + name + " SCATTER"}),
+              "");
+    for (int i = 0; i < 3; ++i) {
+      const int64_t lo = i == 0 ? 1 : i * 100000;
+      const int64_t hi = i == 2 ? kRows : (i + 1) * 100000 - 1;
+      SqlResult r =
+          pq_exec(cluster_->direct(i).get(),
+                  "INSERT INTO " + name + " (id, balance) SELECT g, " + std::to_string(kBalance) +
+                      " FROM generate_series(" + std::to_string(lo) + ", " + std::to_string(hi) +
+                      ") g WHERE g NOT BETWEEN " + std::to_string(kGapFirst) + " AND " +
+                      std::to_string(kGapFirst + kGap - 1));
+      ASSERT_TRUE(r.ok()) << r.message;
+    }
+  }
+
+  /// The range holding id 150000 of `name`: its id and shard.
+  static std::pair<std::string, std::string> middle_range(PGconn* c, const std::string& name) {
+    SqlResult r = pq_exec(c, "SHOW RANGE FROM TABLE " + name + " FOR ROW (150000)");
+    EXPECT_TRUE(r.ok()) << r.message;
+    return {r.at(0, 2), r.at(0, 3)};
+  }
+
+  /// Nothing a move leaves behind on any shard's server.
+  static void expect_no_leftovers() {
+    for (int i = 0; i < cluster_->size(); ++i) {
+      EXPECT_EQ(cluster_->shard(i).exec("SELECT count(*) FROM pg_replication_slots"), "0")
+          << "shard s" << i + 1;
+      EXPECT_EQ(cluster_->shard(i).exec("SELECT count(*) FROM pg_publication", "app"), "0")
+          << "shard s" << i + 1;
+    }
+    EXPECT_EQ(cluster_->prepared_left(), 0);
+  }
+
+  /// Every row of `name` once, on the shard the map gives its range: the count of ids seen on
+  /// more than one shard or on the wrong one.
+  static int misplaced_rows(const std::string& name) {
+    auto c = cluster_->client();
+    SqlResult ranges = pq_exec(c.get(), "SHOW RANGES FROM TABLE " + name);
+    EXPECT_TRUE(ranges.ok()) << ranges.message;
+    // Range bounds as ids (…/1/100000), in order; the first starts at <TableMin>.
+    std::vector<std::pair<int64_t, std::string>> starts;
+    for (const auto& row : ranges.rows) {
+      const std::string& start = row[0];
+      size_t slash = start.rfind('/');
+      int64_t at = start.find("TableMin") != std::string::npos
+                       ? INT64_MIN
+                       : std::stoll(start.substr(slash + 1));
+      starts.emplace_back(at, row[3]);
+    }
+    int bad = 0;
+    std::map<int64_t, int> seen;
+    for (int i = 0; i < cluster_->size(); ++i) {
+      SqlResult rows = pq_exec(cluster_->direct(i).get(), "SELECT id FROM " + name);
+      EXPECT_TRUE(rows.ok()) << rows.message;
+      for (const auto& row : rows.rows) {
+        int64_t id = std::stoll(row[0]);
+        ++seen[id];
+        std::string owner;
+        for (const auto& [at, shard] : starts) {
+          if (id >= at) owner = shard;
+        }
+        if (owner != "s" + std::to_string(i + 1) && ++bad <= 5) {
+          ADD_FAILURE() << "row " << id << " of " << name << " is on s" << i + 1
+                        << ", the map says " << owner;
+        }
+      }
+    }
+    for (const auto& [id, copies] : seen) {
+      if (copies != 1 && ++bad <= 10)
+        ADD_FAILURE() << "row " << id << " on " << copies << " shards";
+    }
+    return bad;
+  }
+
+  /// The job's status, from SHOW JOB n.
+  static std::string job_status(PGconn* c, const std::string& id) {
+    SqlResult r = pq_exec(c, "SHOW JOB " + id);
+    return r.ok() ? r.at(0, 3) : "error: " + r.message;
+  }
+
+  /// The id of the newest job.
+  static std::string newest_job(PGconn* c) {
+    SqlResult r = pq_exec(c, "SHOW JOBS");
+    return r.ok() && !r.rows.empty() ? r.rows.back()[0] : "";
+  }
+
+  static ShardCluster* cluster_;
+};
+ShardCluster* RangeMoveTest::cluster_ = nullptr;
+
+/// Write latencies, in milliseconds, of one kind of write.
+struct Latencies {
+  std::mutex mu;
+  std::vector<double> during, outside;
+  void add(double ms, bool moving) {
+    std::lock_guard lock(mu);
+    (moving ? during : outside).push_back(ms);
+  }
+  static std::string summary(std::vector<double> v) {
+    if (v.empty()) return "none";
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) {
+      return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
+    };
+    return std::to_string(v.size()) + " writes, p50 " + std::to_string(at(0.5)) + " ms, p99 " +
+           std::to_string(at(0.99)) + " ms, max " + std::to_string(v.back()) + " ms";
+  }
+};
+
+TEST_F(RangeMoveTest, WritesAndReadsGoOnWhileARangeMoves) {
+  make_table("acct");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  auto [range_id, from] = middle_range(admin.get(), "acct");
+  ASSERT_EQ(from, "s2");
+  const int64_t total = (kRows - kGap) * kBalance;
+
+  std::atomic<bool> stop{false};
+  std::atomic<bool> moving{false};
+  std::atomic<int> during_move{0};  // writes acknowledged while the move ran
+  std::mutex mu;
+  std::vector<std::string> errors;
+  auto error = [&](const std::string& what) {
+    std::lock_guard lock(mu);
+    errors.push_back(what);
+  };
+  Latencies latency;
+  auto timed = [&](auto&& write) {
+    const bool was_moving = moving;
+    auto t0 = Clock::now();
+    bool ok = write();
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (ok) {
+      latency.add(ms, was_moving && moving);
+      if (was_moving && moving) ++during_move;
+    }
+  };
+
+  // Inserts into the gap (simple protocol); each acknowledged id must be there once.
+  std::vector<int64_t> inserted;
+  std::atomic<int64_t> acked_inserts{0};
+  std::thread inserter([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    for (int64_t id = kGapFirst; !stop && id < kGapFirst + kGap; ++id) {
+      timed([&] {
+        SqlResult r = pq_exec(
+            c.get(), "INSERT INTO acct (id, balance) VALUES (" + std::to_string(id) + ", 0)");
+        if (!r.ok()) error("insert " + std::to_string(id) + ": " + r.sqlstate + " " + r.message);
+        if (r.ok()) {
+          inserted.push_back(id);
+          ++acked_inserts;
+        }
+        return r.ok();
+      });
+    }
+  });
+  // Counters (extended protocol): n of a random row of the range, one per acknowledged update.
+  std::map<int64_t, int64_t> increments;
+  std::thread counter([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    std::mt19937 rng(1);
+    while (!stop) {
+      int64_t id = 100000 + static_cast<int64_t>(rng() % 40000);
+      std::string text = std::to_string(id);
+      const char* params[] = {text.c_str()};
+      timed([&] {
+        SqlResult r = take_result(PQexecParams(c.get(), "UPDATE acct SET n = n + 1 WHERE id = $1",
+                                               1, nullptr, params, nullptr, nullptr, 0),
+                                  c.get());
+        if (!r.ok() || r.tag != "UPDATE 1") {
+          error("counter " + text + ": " + r.sqlstate + " " + r.message + " " + r.tag);
+          return false;
+        }
+        ++increments[id];
+        return true;
+      });
+    }
+  });
+  // Blocks: transfers inside the moving range (one shard: the total of balances never
+  // changes, in any read), and blocks that mark a row of the range and one of another range
+  // (two shards, two-phase commit: m counts them).
+  std::atomic<int64_t> marked{0};
+  std::thread transfers([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    std::mt19937 rng(2);
+    for (int k = 0; !stop; ++k) {
+      int64_t a = 100000 + static_cast<int64_t>(rng() % 40000);
+      int64_t b = 100000 + static_cast<int64_t>(rng() % 40000);
+      if (a == b) continue;
+      const bool across = k % 2 == 1;
+      if (across) b = rng() % 2 == 0 ? 1 + rng() % 99999 : 200000 + rng() % 99999;
+      timed([&] {
+        // One statement per Query: a query string over several shards is refused.
+        std::vector<std::string> block = {"BEGIN"};
+        if (across) {
+          block.push_back("UPDATE acct SET m = m + 1 WHERE id = " + std::to_string(a));
+          block.push_back("UPDATE acct SET m = m + 1, note = 'x' WHERE id = " + std::to_string(b));
+        } else {
+          block.push_back("UPDATE acct SET balance = balance - 7 WHERE id = " + std::to_string(a));
+          block.push_back("UPDATE acct SET balance = balance + 7 WHERE id = " + std::to_string(b));
+        }
+        for (const std::string& sql : block) {
+          SqlResult r = pq_exec(c.get(), sql);
+          if (!r.ok() || (sql != "BEGIN" && r.tag != "UPDATE 1")) {
+            error("block: " + sql + ": " + r.sqlstate + " " + r.message + " " + r.tag);
+            pq_exec(c.get(), "ROLLBACK");
+            return false;
+          }
+        }
+        SqlResult r = pq_exec(c.get(), "COMMIT");
+        if (!r.ok() || r.tag != "COMMIT") {
+          error("block: COMMIT: " + r.sqlstate + " " + r.message + " " + r.tag);
+          return false;
+        }
+        if (across) ++marked;
+        return true;
+      });
+    }
+  });
+  // Readers: the total never changes; a point read always finds its row.
+  std::atomic<int> sums{0}, points{0};
+  std::thread reader([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    std::mt19937 rng(3);
+    while (!stop) {
+      // The transfers stay on one shard: the total is exact in every read (a row read twice or
+      // missed would be ~1000 off). Inserts are on one shard each: the count is between those
+      // acknowledged before and after.
+      const int64_t acked_before = acked_inserts;
+      SqlResult r = pq_exec(c.get(), "SELECT sum(balance), count(*) FROM acct");
+      const int64_t acked_after = acked_inserts;
+      const int64_t off = r.ok() ? std::stoll(r.at(0, 0)) - total : -1;
+      const int64_t count = r.ok() ? std::stoll(r.at(0, 1)) - (kRows - kGap) : -1;
+      if (!r.ok() || off != 0 || count < acked_before || count > acked_after + 1) {
+        error("sum and count: " + r.sqlstate + " " + r.message + " " + r.at(0, 0) + " " +
+              r.at(0, 1) + " with " + std::to_string(acked_before) + ".." +
+              std::to_string(acked_after) + " inserts acknowledged");
+      }
+      ++sums;
+      for (int k = 0; k < 20; ++k) {
+        int64_t id = 100000 + static_cast<int64_t>(rng() % 40000);
+        SqlResult p = pq_exec(c.get(), "SELECT id FROM acct WHERE id = " + std::to_string(id));
+        if (!p.ok() || p.rows.size() != 1) {
+          error("point read " + std::to_string(id) + ": " + p.sqlstate + " " + p.message + " " +
+                std::to_string(p.rows.size()) + " rows");
+        }
+        ++points;
+      }
+    }
+  });
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  moving = true;
+  auto started = Clock::now();
+  SqlResult moved = pq_exec(admin.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
+  double took = std::chrono::duration<double>(Clock::now() - started).count();
+  moving = false;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  stop = true;
+  for (auto* t : {&inserter, &counter, &transfers, &reader}) t->join();
+  ASSERT_TRUE(moved.ok()) << moved.sqlstate << " " << moved.message;
+
+  std::cout << "[move under load] 100,000 rows moved in " << took << " s; " << during_move
+            << " writes acknowledged during the move; " << sums << " whole-table sums, " << points
+            << " point reads\n"
+            << "  writes during the move:  " << Latencies::summary(latency.during) << "\n"
+            << "  writes outside the move: " << Latencies::summary(latency.outside) << "\n";
+  for (size_t i = 0; i < errors.size() && i < 20; ++i) std::cout << "  " << errors[i] << "\n";
+  EXPECT_TRUE(errors.empty()) << errors.size() << " errors (listed above)";
+  EXPECT_GT(during_move, 100) << "the writes did not go on while the range moved";
+
+  // Every acknowledged write, once.
+  EXPECT_EQ(misplaced_rows("acct"), 0);
+  auto direct_sum = cluster_->sum_direct("SELECT sum(balance) FROM acct");
+  EXPECT_EQ(direct_sum, total);
+  for (int64_t id : inserted) {
+    EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acct WHERE id = " + std::to_string(id)), 1)
+        << "inserted row " << id;
+  }
+  EXPECT_EQ(cluster_->sum_direct("SELECT count(*) FROM acct WHERE id BETWEEN " +
+                                 std::to_string(kGapFirst) + " AND " +
+                                 std::to_string(kGapFirst + kGap - 1)),
+            static_cast<int64_t>(inserted.size()));
+  int64_t counted = 0;
+  for (const auto& [id, k] : increments) counted += k;
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(n) FROM acct"), counted);
+  EXPECT_GT(marked, 0);
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(m) FROM acct"), 2 * marked);
+  auto [after_id, after_shard] = middle_range(admin.get(), "acct");
+  EXPECT_EQ(after_shard, "s3");
+  const std::string job = newest_job(admin.get());
+  SqlResult shown = pq_exec(admin.get(), "SHOW JOB " + job);
+  ASSERT_TRUE(shown.ok()) << shown.message;
+  EXPECT_EQ(shown.at(0, 1), "MOVE RANGE");
+  EXPECT_EQ(shown.at(0, 3), "succeeded");
+  EXPECT_EQ(shown.at(0, 4), "1");
+  EXPECT_NE(shown.at(0, 2).find("from shard s2 to shard s3"), std::string::npos) << shown.at(0, 2);
+  EXPECT_NE(shown.at(0, 6), "<null>");
+  expect_no_leftovers();
+}
+
+TEST_F(RangeMoveTest, CancelJobRollsTheMoveBack) {
+  make_table("cancelled");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  auto [range_id, from] = middle_range(admin.get(), "cancelled");
+  const std::string before = cluster_->shard(1).exec("SELECT sum(id) FROM cancelled", "app");
+  SqlResult moved;
+  std::thread mover([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    moved = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's1'");
+  });
+  // As soon as the job shows, from another session: cancel it.
+  std::string job;
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline) {
+    SqlResult jobs = pq_exec(admin.get(), "SHOW JOBS");
+    if (jobs.ok() && !jobs.rows.empty() && jobs.rows.back()[3] == "running" &&
+        jobs.rows.back()[2].find("of cancelled") != std::string::npos) {
+      job = jobs.rows.back()[0];
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(job.empty());
+  SqlResult cancel = pq_exec(admin.get(), "CANCEL JOB " + job);
+  EXPECT_TRUE(cancel.ok()) << cancel.message;
+  mover.join();
+  EXPECT_FALSE(moved.ok());
+  EXPECT_EQ(moved.sqlstate, "57014") << moved.message;
+  EXPECT_EQ(job_status(admin.get(), job), "canceled");
+  // Cancelling it again, or a job that does not exist, says why.
+  EXPECT_EQ(pq_exec(admin.get(), "CANCEL JOB " + job).sqlstate, "55000");
+  EXPECT_EQ(pq_exec(admin.get(), "CANCEL JOB 999999").sqlstate, "42704");
+  EXPECT_EQ(pq_exec(admin.get(), "SHOW JOB 999999").sqlstate, "42704");
+  EXPECT_EQ(middle_range(admin.get(), "cancelled").second, from);
+  EXPECT_EQ(cluster_->shard(1).exec("SELECT sum(id) FROM cancelled", "app"), before);
+  EXPECT_EQ(misplaced_rows("cancelled"), 0);
+  expect_no_leftovers();
+  // The range moves once asked again.
+  SqlResult again = pq_exec(admin.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's1'");
+  EXPECT_TRUE(again.ok()) << again.message;
+  EXPECT_EQ(misplaced_rows("cancelled"), 0);
+}
+
+TEST_F(RangeMoveTest, ACrashAtEachStepOfAMoveIsRecovered) {
+  make_table("crashed");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  const std::string sum = std::to_string(cluster_->sum_direct("SELECT sum(id) FROM crashed"));
+  struct Step {
+    const char* point;
+    bool moves;  // the map had switched: recovery finishes the move
+  };
+  for (Step step : {Step{"move_copied", false}, Step{"move_prepared", false},
+                    Step{"move_target_committed", false}, Step{"move_switched", true}}) {
+    SCOPED_TRACE(step.point);
+    auto [range_id, from] = middle_range(admin.get(), "crashed");
+    const std::string to = from == "s2" ? "s3" : "s2";
+    auto dying = cluster_->start_proxy(step.point);
+    auto c = pq_connect(dying->dsn());
+    SqlResult moved = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO '" + to + "'");
+    EXPECT_FALSE(moved.ok()) << "pgrange did not die at " << step.point;
+    const std::string job = newest_job(admin.get());
+    // The surviving pgrange notices the silence (10 s) and settles the move.
+    std::string status;
+    auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < deadline) {
+      status = job_status(admin.get(), job);
+      if (status != "running" && cluster_->prepared_left() == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    EXPECT_EQ(status, step.moves ? "succeeded" : "failed");
+    // Writes to the range go through (its hold is gone) and the rows are where the map says.
+    SqlResult write = pq_exec(admin.get(), "UPDATE crashed SET n = n + 1 WHERE id = 100001");
+    EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
+    EXPECT_EQ(middle_range(admin.get(), "crashed").second, step.moves ? to : from);
+    EXPECT_EQ(misplaced_rows("crashed"), 0);
+    EXPECT_EQ(std::to_string(cluster_->sum_direct("SELECT sum(id) FROM crashed")), sum);
+    expect_no_leftovers();
+  }
+}
+
+TEST_F(RangeMoveTest, AShardStoppedDuringACopyFailsTheMoveCleanly) {
+  make_table("stopped");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  auto [range_id, from] = middle_range(admin.get(), "stopped");
+  ASSERT_EQ(from, "s2");
+  SqlResult moved;
+  std::thread mover([&] {
+    auto c = pq_connect(cluster_->proxy().dsn());
+    moved = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
+  });
+  // Stop the target while the rows copy.
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && job_status(admin.get(), newest_job(admin.get())) != "running") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  cluster_->shard(2).stop();
+  mover.join();
+  EXPECT_FALSE(moved.ok()) << "the move went through while its target was down";
+  EXPECT_EQ(job_status(admin.get(), newest_job(admin.get())), "failed");
+  cluster_->shard(2).start_again();
+  EXPECT_EQ(middle_range(admin.get(), "stopped").second, "s2");
+  EXPECT_EQ(misplaced_rows("stopped"), 0);
+  // What the failed move could not clean up while the shard was down is settled by recovery.
+  deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline && cluster_->prepared_left() != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  expect_no_leftovers();
+  SqlResult write = pq_exec(admin.get(), "UPDATE stopped SET n = n + 1 WHERE id = 100001");
+  EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
+}
+
+}  // namespace
+}  // namespace pgrange::testing
