@@ -251,8 +251,9 @@ start_postgres() {  # start_postgres NAME DATA LOG: start a server as postgres; 
   SERVER_PID[$1]=$!
 }
 
-# start_four_servers SHARD_PREPARED: the servers direct, s1, s2 and s3 from one initdb, with
-# max_prepared_transactions = 0 on direct and SHARD_PREPARED on the shards; waits for them,
+# start_four_servers SHARD_PREPARED [SHARD_LINE]: the servers direct, s1, s2 and s3 from one
+# initdb, with max_prepared_transactions = 0 on direct and SHARD_PREPARED on the shards (and the
+# postgresql.conf line SHARD_LINE on the shards, e.g. "wal_level = logical"); waits for them,
 # creates role and database bench on each and database pgrange_meta on s1. Sets SERVER_PORT.
 # start_pgbouncer NAME POOL_MODE SERVER_PORT: PgBouncer (PGBOUNCER) in front of database bench of
 # the server on SERVER_PORT, clients authenticated with md5 against bench's password, the server
@@ -291,7 +292,7 @@ EOF
 }
 
 start_four_servers() {
-  local shard_prepared=$1 s port buffers prepared
+  local shard_prepared=$1 shard_line=${2:-} s port buffers prepared lines
   echo "starting PostgreSQL: direct, s1, s2, s3"
   "${AS_POSTGRES[@]}" "$PGBIN/initdb" -D "$TMP/template" -U postgres --auth=trust -E UTF8 \
     --locale=C.UTF-8 >"$LOG_DIR/initdb.log" 2>&1 || die "initdb failed (see $LOG_DIR/initdb.log)"
@@ -301,8 +302,10 @@ start_four_servers() {
     cp -a "$TMP/template" "$TMP/data-$s"
     buffers=128MB
     prepared=$shard_prepared
-    if [ "$s" = direct ]; then buffers=256MB; prepared=0; fi
-    postgres_conf "$TMP/data-$s" "$port" 100 "$buffers" "max_prepared_transactions = $prepared"
+    lines=("max_prepared_transactions = $prepared")
+    [ -z "$shard_line" ] || lines+=("$shard_line")
+    if [ "$s" = direct ]; then buffers=256MB; lines=("max_prepared_transactions = 0"); fi
+    postgres_conf "$TMP/data-$s" "$port" 100 "$buffers" "${lines[@]}"
     start_postgres "$s" "$TMP/data-$s" "$LOG_DIR/postgres-$s.log"
   done
   for s in direct s1 s2 s3; do
