@@ -787,12 +787,12 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
       if (*applied <= kFewChanges) break;
     }
     if (auto ok = hold_writes(); !ok) return ok;
-    auto last = copy->catch_up(std::chrono::seconds(30));
-    if (!last) return failed(last.error());
   }
   if (canceled()) return cancel_error();
-  // 3. Both sides prepared: the target's copy, the source's delete.
-  if (auto ok = copy->prepare(); !ok) return failed(ok.error());
+  // 3. The last changes, and both sides prepared: the target's copy, the source's delete.
+  const auto prepare_at = std::chrono::steady_clock::now();
+  if (auto ok = copy->prepare(std::chrono::seconds(30)); !ok) return failed(ok.error());
+  const auto prepared_at = std::chrono::steady_clock::now();
   try {
     store.update_job(job_id, 0.9);
   } catch (const std::exception&) {
@@ -858,13 +858,16 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     ending.error = "deleting the rows on shard " + source->name +
                    " failed (recovery retries): " + ok.error().message;
   }
+  auto ms = [](auto from, auto to) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
+  };
+  const auto now = std::chrono::steady_clock::now();
   spdlog::info(
       "range {} moved from shard {} to shard {}: {} rows copied, {} changes followed, writes "
-      "held {} ms",
+      "held {} ms (waiting for writers {} ms, last changes and the source's delete {} ms, "
+      "cut-over {} ms)",
       range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(),
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                            held_at)
-          .count());
+      ms(held_at, now), ms(held_at, prepare_at), ms(prepare_at, prepared_at), ms(prepared_at, now));
   return {};
 }
 

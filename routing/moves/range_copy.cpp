@@ -722,44 +722,68 @@ Result<int64_t> RangeCopy::catch_up(std::chrono::milliseconds timeout) {
   return s.consume_until(marker, deadline);
 }
 
-Result<void> RangeCopy::prepare() {
+Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
   State& s = *state_;
   if (s.stage != State::Stage::kCopying) {
     return fail(sqlstate::kInternalError, "prepare() of a range copy that is not copying");
   }
-  if (auto ok = s.flush(); !ok) return ok;
-  // The stream ends before the source's delete can be decoded; the slot goes with it.
-  s.stream.reset();
   PGconn* src = s.source.get();
-  if (s.publication) {
-    if (auto r = exec(src, "DROP PUBLICATION IF EXISTS " + quote_ident(s.name),
-                      "dropping the range's publication on the source shard");
-        !r) {
-      return tl::unexpected(r.error());
-    }
-    s.publication = false;
+  // The last marker first: the source's delete below is not committed, so the stream never
+  // carries it.
+  uint64_t marker = 0;
+  if (s.follow) {
+    marker = ++s.marker;
+    auto emitted = exec(src,
+                        "SELECT pg_logical_emit_message(true, " + quote_literal(s.name) + ", " +
+                            quote_literal(std::to_string(marker)) + ")",
+                        "marking the source's stream");
+    if (!emitted) return tl::unexpected(emitted.error());
   }
+  // The source deletes the range's rows while the target takes the last changes and counts
+  // its copy: the two servers work at once (the delete is most of the cut-over's time).
   if (auto r = exec(src, "BEGIN", "starting the source's delete"); !r) {
     return tl::unexpected(r.error());
   }
+  std::string deletes;
   for (size_t i = 0; i < s.parts.size(); ++i) {
-    auto deleted = exec(src, "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
-                        "deleting the range's rows on the source shard");
-    if (!deleted) return tl::unexpected(deleted.error());
+    deletes += "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i] + ";";
+  }
+  if (PQsendQuery(src, deletes.c_str()) != 1) {
+    return fail(shard_link::command_error(src, nullptr, "deleting the range's rows at the source"));
+  }
+  if (s.follow) {
+    auto applied = s.consume_until(marker, std::chrono::steady_clock::now() + timeout);
+    if (!applied) return tl::unexpected(applied.error());
+  }
+  // The stream is over; the slot goes with its connection.
+  s.stream.reset();
+  std::vector<std::string> there;
+  for (size_t i = 0; i < s.parts.size(); ++i) {
     auto counted = exec(s.target.get(),
                         "SELECT count(*) FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
                         "counting the copied rows on the target shard");
     if (!counted) return tl::unexpected(counted.error());
-    const std::string there = PQgetvalue(counted->get(), 0, 0);
-    const int64_t gone = shard_link::affected_rows(deleted->get());
-    if (there != std::to_string(gone)) {
-      return fail(sqlstate::kInternalError, "the target shard's copy of " + s.tables[i] + " has " +
-                                                there +
-                                                " rows of the range but the "
-                                                "source has " +
-                                                std::to_string(gone));
+    there.emplace_back(PQgetvalue(counted->get(), 0, 0));
+  }
+  Result<void> out;
+  for (size_t i = 0; i < s.parts.size(); ++i) {
+    PgResult deleted(PQgetResult(src));
+    if (PQresultStatus(deleted.get()) != PGRES_COMMAND_OK) {
+      if (out) {
+        out = fail(shard_link::command_error(src, deleted.get(),
+                                             "deleting the range's rows on the source shard"));
+      }
+      continue;
+    }
+    const int64_t gone = shard_link::affected_rows(deleted.get());
+    if (out && there[i] != std::to_string(gone)) {
+      out = fail(sqlstate::kInternalError, "the target shard's copy of " + s.tables[i] + " has " +
+                                               there[i] + " rows of the range but the source has " +
+                                               std::to_string(gone));
     }
   }
+  shard_link::drain(src);
+  if (!out) return out;
   if (auto r = exec(s.target.get(), "PREPARE TRANSACTION " + quote_literal(target_gid(s.name)),
                     "preparing the copy on the target shard");
       !r) {
@@ -770,6 +794,14 @@ Result<void> RangeCopy::prepare() {
                     "preparing the delete on the source shard");
       !r) {
     return tl::unexpected(r.error());
+  }
+  if (s.publication) {
+    if (auto r = exec(src, "DROP PUBLICATION IF EXISTS " + quote_ident(s.name),
+                      "dropping the range's publication on the source shard");
+        !r) {
+      return tl::unexpected(r.error());
+    }
+    s.publication = false;
   }
   return {};
 }

@@ -26,8 +26,7 @@ struct RangePart {
 ///   auto copy = RangeCopy::start(source, target, parts, "pgrange_move_7", true);
 ///   copy->catch_up(…);  // as often as it likes: applies what the source committed since
 ///   … hold writes to the range …
-///   copy->catch_up(…);  // the last writes
-///   copy->prepare();    // both sides prepared (PREPARE TRANSACTION)
+///   copy->prepare(…);   // the last writes; both sides prepared (PREPARE TRANSACTION)
 ///   … hold whole-table reads …
 ///   copy->commit_target();  // the rows are on both shards: point reads find them either way
 ///   … point the range at the target …  copy->switched();
@@ -40,8 +39,9 @@ struct RangePart {
 /// slot decodes after it (pgoutput) are applied in that same transaction. Until it commits, the
 /// target's copy is invisible: whole-table reads there see only the rows the target owns, so
 /// they never wait for a move. A marker (pg_logical_emit_message) written on the source and
-/// read back from the stream proves every earlier commit applied. prepare() ends the stream,
-/// checks the target holds exactly the rows the source deletes, and prepares both.
+/// read back from the stream proves every earlier commit applied. prepare() takes the last
+/// changes while the source deletes the range's rows, ends the stream, checks the target holds
+/// exactly the rows the source deletes, and prepares both.
 ///
 /// Nothing outlives a crash of pgrange before prepare(): the slot is temporary, the target's
 /// transaction rolls back with its connection; only the publication stays (drop_publication).
@@ -84,10 +84,11 @@ class RangeCopy {
   /// 57014 when `timeout` passes first (the copy can go on).
   Result<int64_t> catch_up(std::chrono::milliseconds timeout);
 
-  /// Called with writes to the range held and caught up: ends the stream, drops the
-  /// publication, deletes the range's rows at the source and checks the target holds as many,
-  /// then prepares both transactions. On failure nothing is prepared (abort() cleans up).
-  Result<void> prepare();
+  /// Called with writes to the range held: applies the last changes (57014 after `timeout`)
+  /// while the source deletes the range's rows, ends the stream, checks the target holds as
+  /// many rows, prepares both transactions and drops the publication. On failure nothing is
+  /// prepared (abort() cleans up).
+  Result<void> prepare(std::chrono::milliseconds timeout);
   /// COMMIT PREPARED of the copy on the target (before the map switches, so that a point read
   /// routed with the new map finds the rows).
   Result<void> commit_target();

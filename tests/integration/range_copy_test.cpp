@@ -171,7 +171,7 @@ TEST_F(RangeCopyTest, FollowsWritesAndShowsTheCopyOnlyWhenItCommits) {
   const std::string expected = rows(*source_, "followed", 300, 600);
   const std::string outside =
       rows(*source_, "followed", 0, 300) + "|" + rows(*source_, "followed", 600, 100000);
-  ASSERT_TRUE(copy->prepare().has_value());
+  ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
   // Prepared on both sides: each still shows what it showed.
   EXPECT_EQ(rows(*source_, "followed", 300, 600), expected);
   EXPECT_EQ(target_->exec("SELECT string_agg(id::text, ',' ORDER BY id) FROM followed"),
@@ -209,7 +209,7 @@ TEST_F(RangeCopyTest, AbortBeforeOrAfterPrepareChangesNothing) {
   {
     auto copy = RangeCopy::start(source_->dsn(), target_->dsn(), parts, "pgrange_move_test3", true);
     ASSERT_TRUE(copy.has_value()) << copy.error().message;
-    ASSERT_TRUE(copy->prepare().has_value());
+    ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
     EXPECT_EQ(source_->exec("SELECT count(*) FROM pg_prepared_xacts"), "1");
     ASSERT_TRUE(copy->abort().has_value());
   }
@@ -255,7 +255,7 @@ TEST_F(RangeCopyTest, TablesWithoutAKeyedReplicaIdentityCopyWithoutFollowing) {
   auto none = copy->catch_up(seconds(1));
   ASSERT_TRUE(none.has_value());
   EXPECT_EQ(*none, 0);
-  ASSERT_TRUE(copy->prepare().has_value());
+  ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
   ASSERT_TRUE(copy->commit_target().has_value());
   ASSERT_TRUE(copy->commit_source().has_value());
   EXPECT_EQ(target_->exec(R"(SELECT string_agg("Name" || '=' || coalesce(value::text, 'null'), )"
@@ -284,7 +284,7 @@ TEST_F(RangeCopyTest, TablesWithoutAKeyedReplicaIdentityCopyWithoutFollowing) {
   auto applied = full->catch_up(seconds(30));
   ASSERT_TRUE(applied.has_value()) << applied.error().message;
   EXPECT_EQ(*applied, 3);
-  ASSERT_TRUE(full->prepare().has_value());
+  ASSERT_TRUE(full->prepare(seconds(30)).has_value());
   ASSERT_TRUE(full->commit_target().has_value());
   ASSERT_TRUE(full->commit_source().has_value());
   EXPECT_EQ(target_->exec("SELECT string_agg(k || coalesce(v, '-'), ',' ORDER BY k, v) FROM "
