@@ -19,6 +19,25 @@ Worker::Worker(SharedState& shared, int index) : shared_(shared), index_(index) 
     pools_.push_back(std::make_unique<BackendPool>(io_, s, static_cast<int>(i), share,
                                                    cfg.pool_wait_timeout, cfg.connect_timeout));
   }
+  hand_over_load();
+}
+
+void Worker::count_uses(const std::vector<routing::RangeActivity::Use>& uses) {
+  for (const routing::RangeActivity::Use& u : uses) {
+    routing::RangeCount& c = load_[u.range_id];
+    ++(u.write ? c.writes : c.reads);
+  }
+}
+
+void Worker::hand_over_load() {
+  if (!load_.empty() && shared_.control != nullptr) {
+    shared_.control->add_load(std::move(load_));
+    load_.clear();
+  }
+  load_timer_.expires_after(std::chrono::seconds(1));
+  load_timer_.async_wait([this](const error_code& ec) {
+    if (!ec) hand_over_load();
+  });
 }
 
 const std::string& Worker::statement_name(const std::string& parse_tail) {

@@ -13,6 +13,8 @@
 #include "proxy/backend/backend_pool.hpp"
 #include "proxy/backend/cancel_registry.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/ranges/range_activity.hpp"
+#include "routing/ranges/range_load.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/statement_shape.hpp"
 
@@ -68,6 +70,9 @@ class Worker {
   std::shared_ptr<const Result<sql::MergeQuery>> merge_plan(std::string_view sql,
                                                             const routing::TableDescriptor& table);
 
+  /// Counts a statement's requests to its ranges (SHOW HOT RANGES; no lock: this thread only).
+  void count_uses(const std::vector<routing::RangeActivity::Use>& uses);
+
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);
   /// Asks every session to end after its current transaction (SIGTERM).
@@ -92,6 +97,10 @@ class Worker {
   std::shared_ptr<const routing::ClusterView> view_;
   int64_t view_version_ = -1;
   std::list<std::weak_ptr<ClientSession>> sessions_;
+  /// Requests per range since they were last handed to the control plane (every second).
+  routing::RangeCounts load_;
+  asio::steady_timer load_timer_{io_};
+  void hand_over_load();
 };
 
 }  // namespace pgrange::proxy

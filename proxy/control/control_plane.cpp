@@ -80,16 +80,7 @@ Result<void> ControlPlane::start() {
   jobs_ = std::make_unique<JobRunner>(*this, metadata_dsn_, std::move(shards));
   jobs_->start();
   work_.emplace(io_.get_executor());
-  thread_ = std::thread([this] {
-    for (;;) {
-      try {
-        io_.run();
-        break;
-      } catch (const std::exception& e) {
-        spdlog::error("control plane: {}", e.what());
-      }
-    }
-  });
+  thread_ = run_io_thread(io_, "control plane");
   // The first attempt is waited for, so a healthy cluster routes from its first client on; an
   // unreachable store is retried in the background (clients are refused meanwhile).
   std::promise<void> first;
@@ -144,6 +135,10 @@ void ControlPlane::schedule_housekeeping() {
   housekeeping_.async_wait([this](const error_code& ec) {
     if (ec || stopping_) return;
     try {
+      // This instance's requests per range, as rates.
+      const auto now = std::chrono::steady_clock::now();
+      store_->report_load(instance_id_, load_.tick(now - load_ticked_));
+      load_ticked_ = now;
       // Moves that stopped half-way: prepared transactions settled by the map first, so the
       // holds' clean-up below sees each range's rows where the map says.
       if (auto ok = admin_->recover_moves(); !ok) spdlog::warn("{}", ok.error().message);
@@ -274,6 +269,10 @@ void ControlPlane::stop() {
     } catch (const std::exception&) {
     }
   }
+}
+
+void ControlPlane::add_load(routing::RangeCounts counts) {
+  asio::post(io_, [this, counts = std::move(counts)] { load_.add(counts); });
 }
 
 std::shared_ptr<const routing::ClusterView> ControlPlane::reload_from_elsewhere() {

@@ -14,6 +14,7 @@
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
 #include "proxy/control/job_runner.hpp"
+#include "proxy/control/thread_call.hpp"
 #include "routing/meta/block_catalog.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/meta/sequence_block.hpp"
@@ -21,6 +22,7 @@
 #include "routing/meta/table_sizes.hpp"
 #include "routing/moves/range_admin.hpp"
 #include "routing/ranges/range_activity.hpp"
+#include "routing/ranges/range_load.hpp"
 #include "sql/index_statement.hpp"
 #include "sql/statement_info.hpp"
 
@@ -58,6 +60,10 @@ class ControlPlane : public routing::ClusterControl {
   const std::string& database() const override { return config_.database; }
   const std::string& instance_id() const override { return instance_id_; }
 
+  /// A worker's requests per range (any thread): added on the control thread, reported to the
+  /// metadata store as rates every housekeeping round (SHOW HOT RANGES).
+  void add_load(routing::RangeCounts counts);
+
   /// reload() from a thread other than the control thread: run there, waited for (the view as
   /// it is when the control plane is stopping).
   std::shared_ptr<const routing::ClusterView> reload_from_elsewhere();
@@ -67,19 +73,7 @@ class ControlPlane : public routing::ClusterControl {
   /// Runs fn on the control thread and resumes the caller on its own executor with the result.
   template <typename T>
   awaitable<T> call(std::function<T()> fn) {
-    auto caller = co_await asio::this_coro::executor;
-    // No coroutine lambda here: g++ 12 mishandles temporaries of those inside co_await.
-    auto initiate = [this, &fn, caller](auto handler) {
-      asio::post(io_, [fn = std::move(fn), caller, handler = std::move(handler)]() mutable {
-        T result = fn();
-        asio::post(caller, [handler = std::move(handler), result = std::move(result)]() mutable {
-          handler(std::move(result));
-        });
-      });
-    };
-    T result =
-        co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
-    co_return result;
+    return call_on<T>(io_, std::move(fn));
   }
 
   /// The next `count` values of cluster-wide sequence `schema`.`name`, in the order nextval()
@@ -252,6 +246,8 @@ class ControlPlane : public routing::ClusterControl {
     routing::RangeActivity::Waiting waiting;
   };
   std::vector<Drain> drains_;
+  routing::RangeLoad load_;
+  std::chrono::steady_clock::time_point load_ticked_ = std::chrono::steady_clock::now();
   int64_t drain_version_ = -1;
   std::chrono::steady_clock::time_point drain_deadline_;
   asio::steady_timer drain_timer_{io_};

@@ -20,16 +20,7 @@ JobRunner::~JobRunner() {
 
 void JobRunner::start() {
   work_.emplace(io_.get_executor());
-  thread_ = std::thread([this] {
-    for (;;) {
-      try {
-        io_.run();
-        break;
-      } catch (const std::exception& e) {
-        spdlog::error("range jobs: {}", e.what());
-      }
-    }
-  });
+  thread_ = run_io_thread(io_, "range jobs");
 }
 
 void JobRunner::stop() {

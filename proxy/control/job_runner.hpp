@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "proxy/asio.hpp"
+#include "proxy/control/thread_call.hpp"
 #include "routing/merge/result_set.hpp"
 #include "routing/meta/metadata_store.hpp"
 #include "routing/moves/range_admin.hpp"
@@ -39,19 +40,7 @@ class JobRunner : public routing::ClusterControl {
   /// Runs fn on the runner's thread and resumes the caller on its own executor with the result.
   template <typename T>
   awaitable<T> call(std::function<T()> fn) {
-    auto caller = co_await asio::this_coro::executor;
-    // No coroutine lambda here: g++ 12 mishandles temporaries of those inside co_await.
-    auto initiate = [this, &fn, caller](auto handler) {
-      asio::post(io_, [fn = std::move(fn), caller, handler = std::move(handler)]() mutable {
-        T result = fn();
-        asio::post(caller, [handler = std::move(handler), result = std::move(result)]() mutable {
-          handler(std::move(result));
-        });
-      });
-    };
-    T result =
-        co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
-    co_return result;
+    return call_on<T>(io_, std::move(fn));
   }
 
   std::shared_ptr<const routing::ClusterView> view() const override;

@@ -490,6 +490,7 @@ ClientSession::Plan ClientSession::hold_ranges(Plan p) {
     return p;
   }
   uses_.insert(uses_.end(), p.route.uses.begin(), p.route.uses.end());
+  worker_.count_uses(p.route.uses);
   return p;
 }
 

@@ -378,7 +378,7 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
   }
   if (current < 13) {
     // v13: moves that hold writes only until their cut-over (scans: whether whole-table reads
-    // wait too), and jobs.
+    // wait too), jobs, and each instance's requests per range.
     tx.exec0(R"sql(
       ALTER TABLE pgrange_range_holds ADD COLUMN scans boolean NOT NULL DEFAULT true;
       CREATE TABLE pgrange_jobs (
@@ -395,6 +395,12 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
         source text NOT NULL DEFAULT '',
         target text NOT NULL DEFAULT '',
         cancel_requested boolean NOT NULL DEFAULT false);
+      CREATE TABLE pgrange_range_load (
+        instance_id text NOT NULL,
+        range_id bigint NOT NULL,
+        read_qps float8 NOT NULL,
+        write_qps float8 NOT NULL,
+        PRIMARY KEY (instance_id, range_id));
     )sql");
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (13)");
@@ -1084,6 +1090,39 @@ std::vector<JobRecord> MetadataStore::orphaned_jobs(std::chrono::seconds silence
                "now() - make_interval(secs => $1)) ORDER BY job_id",
            static_cast<int>(silence.count()))) {
     out.push_back(job_from(row));
+  }
+  return out;
+}
+
+void MetadataStore::report_load(const std::string& instance_id,
+                                const std::vector<RangeRate>& rates) {
+  std::string ids = "{", reads = "{", writes = "{";
+  for (size_t i = 0; i < rates.size(); ++i) {
+    const char* sep = i == 0 ? "" : ",";
+    ids += sep + std::to_string(rates[i].range_id);
+    reads += sep + std::to_string(rates[i].read_qps);
+    writes += sep + std::to_string(rates[i].write_qps);
+  }
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_range_load WHERE instance_id = $1", instance_id);
+  if (!rates.empty()) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_range_load (instance_id, range_id, read_qps, write_qps) SELECT $1, "
+        "unnest($2::bigint[]), unnest($3::float8[]), unnest($4::float8[])",
+        instance_id, ids + "}", reads + "}", writes + "}");
+  }
+  tx.commit();
+}
+
+std::vector<RangeRate> MetadataStore::range_load(std::chrono::seconds silence) {
+  pqxx::read_transaction tx(impl_->conn);
+  std::vector<RangeRate> out;
+  for (const auto& row : tx.exec_params(
+           "SELECT l.range_id, sum(l.read_qps), sum(l.write_qps) FROM pgrange_range_load l JOIN "
+           "pgrange_instances i USING (instance_id) WHERE i.heartbeat_at > now() - "
+           "make_interval(secs => $1) GROUP BY l.range_id ORDER BY l.range_id",
+           static_cast<int>(silence.count()))) {
+    out.push_back(RangeRate{row[0].as<uint64_t>(), row[1].as<double>(), row[2].as<double>()});
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "routing/meta/catalog.hpp"
 #include "routing/meta/sequence_block.hpp"
+#include "routing/ranges/range_load.hpp"
 #include "routing/ranges/range_map.hpp"
 
 namespace pgrange::routing {
@@ -162,6 +163,12 @@ class MetadataStore {
   std::vector<JobRecord> jobs(std::optional<int64_t> job_id = std::nullopt);
   /// Running jobs whose instance has been silent for `silence` (it died running them).
   std::vector<JobRecord> orphaned_jobs(std::chrono::seconds silence);
+
+  /// Load: replaces what this instance last reported of its requests per range.
+  void report_load(const std::string& instance_id, const std::vector<RangeRate>& rates);
+  /// Every range's requests per second, summed over the instances with a heartbeat in the last
+  /// `silence`, by range id (ranges with none left out).
+  std::vector<RangeRate> range_load(std::chrono::seconds silence);
 
   /// Instances: each reports the version it serves once its sessions no longer use what that
   /// version changed (and a heartbeat); a move waits until every live instance reported it.

@@ -265,6 +265,81 @@ std::string bytea_hex(std::string_view bytes) {
   return out;
 }
 
+namespace {
+
+/// The relations whose keys a range covers (several before any table splits it off; a global
+/// index's ranges are its own), of `only` when given.
+std::vector<const TableDescriptor*> range_relations(const ClusterView& view,
+                                                    const RangeDescriptor& r,
+                                                    const TableDescriptor* only) {
+  std::vector<const TableDescriptor*> out;
+  for (const TableDescriptor& t : view.relations()) {
+    if (only && t.table_id != only->table_id) continue;
+    std::string ts =
+        t.index_id == 1 ? table_prefix(t.table_id) : index_prefix(t.table_id, t.index_id);
+    std::string te = index_prefix(t.table_id, t.index_id + 1);
+    if (t.index_id == 1 && t.indexes.empty()) te = table_prefix(t.table_id + 1);
+    if (r.start_key < te && r.end_key > ts) out.push_back(&t);
+  }
+  return out;
+}
+
+/// table_name and index_name of a range's first relation (NULL, NULL for none).
+std::pair<std::optional<std::string>, std::optional<std::string>> relation_names(
+    const std::vector<const TableDescriptor*>& relations) {
+  if (relations.empty()) return {std::nullopt, std::nullopt};
+  const TableDescriptor* t = relations.front();
+  if (t->index_id != 1) {
+    // An index relation is named "<table>@<index>".
+    size_t at = t->name.rfind('@');
+    return {t->name.substr(0, at), t->name.substr(at + 1)};
+  }
+  return {t->name, t->reference     ? std::string("(reference)")
+                   : t->key.empty() ? std::string("(unsharded)")
+                                    : t->name + "_pkey"};
+}
+
+std::string format_qps(double qps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", qps);
+  return buf;
+}
+
+}  // namespace
+
+Result<ResultSet> RangeAdmin::show_hot_ranges() {
+  auto view = control_.view();
+  std::map<uint64_t, RangeRate> load;
+  for (const RangeRate& r : control_.store().range_load(kOrphanSilence)) load[r.range_id] = r;
+  struct Hot {
+    const RangeDescriptor* range;
+    RangeRate rate;
+  };
+  std::vector<Hot> hot;
+  for (const RangeDescriptor& r : view->ranges().ranges()) {
+    auto it = load.find(r.range_id);
+    hot.push_back({&r, it == load.end() ? RangeRate{r.range_id, 0, 0} : it->second});
+  }
+  std::stable_sort(hot.begin(), hot.end(), [](const Hot& a, const Hot& b) {
+    return a.rate.read_qps + a.rate.write_qps > b.rate.read_qps + b.rate.write_qps;
+  });
+  ResultSet rs;
+  rs.columns = {{"range_id", type_oid::kInt8},   {"table_name", type_oid::kText},
+                {"index_name", type_oid::kText}, {"shard", type_oid::kText},
+                {"start_key", type_oid::kText},  {"end_key", type_oid::kText},
+                {"qps", type_oid::kFloat8},      {"read_qps", type_oid::kFloat8},
+                {"write_qps", type_oid::kFloat8}};
+  for (const Hot& h : hot) {
+    auto [table_name, index_name] = relation_names(range_relations(*view, *h.range, nullptr));
+    rs.rows.push_back({std::to_string(h.range->range_id), table_name, index_name, h.range->shard,
+                       pretty_key(h.range->start_key), pretty_key(h.range->end_key),
+                       format_qps(h.rate.read_qps + h.rate.write_qps), format_qps(h.rate.read_qps),
+                       format_qps(h.rate.write_qps)});
+  }
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
 Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
   try {
     switch (stmt.kind) {
@@ -284,9 +359,7 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
       case sql::AdminKind::kShowShards:
         return show_shards();
       case sql::AdminKind::kShowHotRanges:
-        return admin_error(sqlstate::kFeatureNotSupported,
-                           "SHOW HOT RANGES is not supported yet: pgrange does not count "
-                           "requests per range yet");
+        return show_hot_ranges();
       case sql::AdminKind::kImportTable:
         return admin_error(sqlstate::kInternalError, "IMPORT TABLE needs the shards' catalogs");
       case sql::AdminKind::kColocate:
@@ -866,8 +939,8 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
       "range {} moved from shard {} to shard {}: {} rows copied, {} changes followed, writes "
       "held {} ms (waiting for writers {} ms, last changes and the source's delete {} ms, "
       "cut-over {} ms)",
-      range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(),
-      ms(held_at, now), ms(held_at, prepare_at), ms(prepare_at, prepared_at), ms(prepared_at, now));
+      range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(), ms(held_at, now),
+      ms(held_at, prepare_at), ms(prepare_at, prepared_at), ms(prepared_at, now));
   return {};
 }
 
@@ -1233,17 +1306,7 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
   for (size_t i = ranges.find_index(lo); i < ranges.size(); ++i) {
     const RangeDescriptor& r = ranges.at(i);
     if (r.start_key >= hi) break;
-    // A range may cover several tables' keys (before any table splits it off); a global
-    // index's ranges are its own.
-    std::vector<const TableDescriptor*> tables;
-    for (const TableDescriptor& t : view->relations()) {
-      if (table && t.table_id != table->table_id) continue;
-      std::string ts =
-          t.index_id == 1 ? table_prefix(t.table_id) : index_prefix(t.table_id, t.index_id);
-      std::string te = index_prefix(t.table_id, t.index_id + 1);
-      if (t.index_id == 1 && t.indexes.empty()) te = table_prefix(t.table_id + 1);
-      if (r.start_key < te && r.end_key > ts) tables.push_back(&t);
-    }
+    std::vector<const TableDescriptor*> tables = range_relations(*view, r, table);
     std::vector<std::optional<std::string>> row;
     row.push_back(show(r.start_key));
     row.push_back(show(r.end_key));
@@ -1266,23 +1329,9 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
                       ? std::optional<std::string>(format_enforced_until(*r.split_enforced_until))
                       : std::nullopt);
     if (stmt.with_indexes) {
-      if (tables.empty()) {
-        row.push_back(std::nullopt);
-        row.push_back(std::nullopt);
-      } else {
-        const TableDescriptor* t = tables.front();
-        if (t->index_id != 1) {
-          // An index relation is named "<table>@<index>".
-          size_t at = t->name.rfind('@');
-          row.push_back(t->name.substr(0, at));
-          row.push_back(t->name.substr(at + 1));
-        } else {
-          row.push_back(t->name);
-          row.push_back(t->reference     ? std::string("(reference)")
-                        : t->key.empty() ? std::string("(unsharded)")
-                                         : t->name + "_pkey");
-        }
-      }
+      auto [table_name, index_name] = relation_names(tables);
+      row.push_back(table_name);
+      row.push_back(index_name);
     }
     if (groups) {
       std::optional<std::string> group;

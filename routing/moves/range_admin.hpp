@@ -77,6 +77,9 @@ class RangeAdmin {
   Result<ResultSet> show_ranges(const sql::AdminStatement& stmt);
   Result<ResultSet> show_range_for_row(const sql::AdminStatement& stmt);
   Result<ResultSet> show_shards();
+  /// SHOW HOT RANGES: every range with the requests per second the live instances counted,
+  /// hottest first.
+  Result<ResultSet> show_hot_ranges();
   /// SHOW JOBS, SHOW JOB n.
   Result<ResultSet> show_jobs(const sql::AdminStatement& stmt);
   /// CANCEL JOB n: the job stops at its next step, before the map switches; after that it

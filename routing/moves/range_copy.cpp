@@ -9,6 +9,7 @@
 #include "routing/moves/pgoutput.hpp"
 #include "routing/moves/shard_link.hpp"
 #include "routing/plan/key_predicate.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::routing {
 namespace {
@@ -16,24 +17,8 @@ namespace {
 using shard_link::Conn;
 using shard_link::exec;
 using shard_link::PgResult;
-
-std::string quote_literal(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string quote_ident(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+using sql::quote_ident;
+using sql::quote_literal;
 
 /// The columns COPY moves: not dropped, not generated, in attribute order, quoted.
 Result<std::string> copy_columns(PGconn* conn, const std::string& table_name) {
@@ -582,7 +567,7 @@ Result<bool> RangeCopy::can_follow_writes(const std::string& source_dsn,
 
 Result<RangeCopy> RangeCopy::start(const std::string& source_dsn, const std::string& target_dsn,
                                    std::vector<RangePart> parts, const std::string& name,
-                                   bool follow_writes) {
+                                   bool follow_writes, std::chrono::milliseconds slot_wait) {
   auto state = std::make_unique<State>();
   State& s = *state;
   s.source_dsn = source_dsn;
@@ -623,10 +608,14 @@ Result<RangeCopy> RangeCopy::start(const std::string& source_dsn, const std::str
     auto stream = shard_link::connect(source_dsn, "source", true);
     if (!stream) return tl::unexpected(stream.error());
     s.stream = std::move(*stream);
-    auto slot = exec(s.stream.get(),
-                     "CREATE_REPLICATION_SLOT " + quote_ident(name) +
-                         " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')",
-                     "creating a replication slot on the source shard");
+    // Its snapshot waits for every transaction running on the source to end.
+    auto slot = shard_link::exec_within(
+        s.stream.get(),
+        "CREATE_REPLICATION_SLOT " + quote_ident(name) +
+            " TEMPORARY LOGICAL pgoutput (SNAPSHOT 'export')",
+        "creating a replication slot on the source shard", slot_wait,
+        "a transaction on the source shard stayed open all that time (the slot's snapshot "
+        "waits for the transactions running when it is made); end it and try again");
     if (!slot) return tl::unexpected(slot.error());
     snapshot = PQgetvalue(slot->get(), 0, 2);
   }

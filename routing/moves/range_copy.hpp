@@ -65,9 +65,12 @@ class RangeCopy {
   /// clears rows of the range an earlier failed move left there and copies the snapshot's rows.
   /// `name` (an identifier) names the publication and slot and makes the gids. A shard
   /// without wal_level = logical gets 55000 naming the setting.
+  /// The slot's snapshot waits for the transactions running on the source: past `slot_wait`
+  /// start() gives up (57014).
   static Result<RangeCopy> start(const std::string& source_dsn, const std::string& target_dsn,
                                  std::vector<RangePart> parts, const std::string& name,
-                                 bool follow_writes);
+                                 bool follow_writes,
+                                 std::chrono::milliseconds slot_wait = std::chrono::seconds(60));
 
   RangeCopy(RangeCopy&&) noexcept;
   RangeCopy& operator=(RangeCopy&&) noexcept;

@@ -1,5 +1,8 @@
 #include "routing/moves/shard_link.hpp"
 
+#include <poll.h>
+
+#include <algorithm>
 #include <charconv>
 
 namespace pgrange::routing::shard_link {
@@ -54,6 +57,37 @@ Result<PgResult> exec(PGconn* conn, const std::string& sql, std::string_view wha
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
     return fail(command_error(conn, r.get(), what));
   }
+  return r;
+}
+
+Result<PgResult> exec_within(PGconn* conn, const std::string& sql, std::string_view what,
+                             std::chrono::milliseconds timeout, std::string_view why_slow) {
+  if (PQsendQuery(conn, sql.c_str()) != 1) return fail(command_error(conn, nullptr, what));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (PQisBusy(conn)) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      if (PGcancel* cancel = PQgetCancel(conn)) {
+        char buf[256];
+        PQcancel(cancel, buf, sizeof buf);
+        PQfreeCancel(cancel);
+      }
+      drain(conn);
+      return fail(sqlstate::kQueryCanceled, std::string(what) + ": gave up after " +
+                                                std::to_string(timeout.count() / 1000) +
+                                                " s: " + std::string(why_slow));
+    }
+    pollfd pfd{PQsocket(conn), POLLIN, 0};
+    ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 1000)));
+    if (PQconsumeInput(conn) == 0) return fail(command_error(conn, nullptr, what));
+  }
+  PgResult r(PQgetResult(conn));
+  drain(conn);
+  auto st = PQresultStatus(r.get());
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+    return fail(command_error(conn, r.get(), what));
   return r;
 }
 

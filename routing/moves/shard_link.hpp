@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,11 @@ Result<Conn> connect(const std::string& dsn, std::string_view role, bool replica
 
 /// Runs one command that must succeed (a command or rows).
 Result<PgResult> exec(PGconn* conn, const std::string& sql, std::string_view what);
+
+/// exec() that gives up after `timeout`: the command is cancelled (PQcancel) and 57014 returned
+/// with `why_slow` in the message.
+Result<PgResult> exec_within(PGconn* conn, const std::string& sql, std::string_view what,
+                             std::chrono::milliseconds timeout, std::string_view why_slow);
 
 /// COMMIT, which must really commit (a failed transaction's COMMIT reports ROLLBACK).
 Result<void> commit(PGconn* conn, std::string_view what);

@@ -13,6 +13,7 @@
 
 #include "routing/keys/key_space.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/moves/shard_link.hpp"
 #include "routing/plan/index_maintenance.hpp"
 #include "tests/support/pg_server.hpp"
 
@@ -21,16 +22,8 @@ namespace {
 
 using testing::PgServer;
 
-/// Owns a libpq connection.
-struct ConnDeleter {
-  void operator()(PGconn* c) const { PQfinish(c); }
-};
-using Conn = std::unique_ptr<PGconn, ConnDeleter>;
-/// Owns a libpq result.
-struct ResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+using shard_link::Conn;
+using shard_link::PgResult;
 
 /// What the notice receiver saw: the index notes (read back through a NoticeResponse body, as
 /// pgrange reads them), the other notices' SQLSTATEs, and errors reading notes.

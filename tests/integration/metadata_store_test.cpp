@@ -47,7 +47,7 @@ TableDescriptor keyed_table(std::string name) {
 /// jobs.
 void undo_version_13(pqxx::work& tx) {
   tx.exec0("ALTER TABLE pgrange_range_holds DROP COLUMN scans");
-  tx.exec0("DROP TABLE pgrange_jobs");
+  tx.exec0("DROP TABLE pgrange_jobs, pgrange_range_load");
   tx.exec0("UPDATE pgrange_schema SET version = 12");
 }
 
@@ -185,6 +185,24 @@ TEST_F(MetadataStoreTest, JobsAndTheHoldsOfTheirMoves) {
   store->finish_job(lost, "succeeded", "");
   EXPECT_EQ(store->jobs(lost)[0].fraction_completed, 1.0);
   EXPECT_TRUE(store->orphaned_jobs(std::chrono::seconds(30)).empty());
+}
+
+TEST_F(MetadataStoreTest, LoadIsSummedOverLiveInstances) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  store->report_instance("a", store->version());
+  store->report_instance("b", store->version());
+  store->report_load("a", {{1, 10, 2}, {2, 5, 0}});
+  store->report_load("b", {{1, 1.5, 0.5}});
+  auto load = store->range_load(std::chrono::seconds(30));
+  ASSERT_EQ(load.size(), 2u);
+  EXPECT_EQ(load[0].range_id, 1u);
+  EXPECT_DOUBLE_EQ(load[0].read_qps, 11.5);
+  EXPECT_DOUBLE_EQ(load[0].write_qps, 2.5);
+  EXPECT_DOUBLE_EQ(load[1].read_qps, 5);
+  // A report replaces the instance's last; a gone instance counts no more.
+  store->report_load("a", {});
+  store->forget_instance("b");
+  EXPECT_TRUE(store->range_load(std::chrono::seconds(30)).empty());
 }
 
 TEST_F(MetadataStoreTest, NewStoreHasOneRangeOverTheWholeSpace) {

@@ -294,6 +294,26 @@ TEST_F(RangeCopyTest, TablesWithoutAKeyedReplicaIdentityCopyWithoutFollowing) {
   expect_clean(*target_);
 }
 
+TEST_F(RangeCopyTest, ATransactionLeftOpenOnTheSourceMakesStartGiveUp) {
+  const auto t = make_table("waited", 10);
+  std::vector<RangePart> parts = {{t, key(t, 1), key(t, 5)}};
+  // A session idle in a transaction that wrote: the slot's snapshot would wait for it.
+  PGconn* idle = PQconnectdb(source_->dsn().c_str());
+  PQclear(PQexec(idle, "BEGIN; INSERT INTO waited (id) VALUES (100)"));
+  auto copy = RangeCopy::start(source_->dsn(), target_->dsn(), parts, "pgrange_move_test9", true,
+                               std::chrono::milliseconds(1500));
+  ASSERT_FALSE(copy.has_value());
+  EXPECT_EQ(copy.error().sqlstate, "57014");
+  EXPECT_NE(copy.error().message.find("stayed open"), std::string::npos) << copy.error().message;
+  PQclear(PQexec(idle, "COMMIT"));
+  PQfinish(idle);
+  expect_clean(*source_);
+  auto again = RangeCopy::start(source_->dsn(), target_->dsn(), parts, "pgrange_move_test10", true);
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  ASSERT_TRUE(again->abort().has_value());
+  expect_clean(*source_);
+}
+
 TEST_F(RangeCopyTest, ASourceWithoutLogicalDecodingIsNamed) {
   PgServer::Options opts;
   opts.settings = {{"wal_level", "replica"}};

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "routing/keys/key_space.hpp"
+#include "routing/moves/shard_link.hpp"
 #include "routing/plan/key_predicate.hpp"
 #include "tests/support/pg_server.hpp"
 
@@ -26,14 +27,8 @@ namespace {
 
 using testing::PgServer;
 
-struct ConnDeleter {
-  void operator()(PGconn* c) const { PQfinish(c); }
-};
-using Conn = std::unique_ptr<PGconn, ConnDeleter>;
-struct ResultDeleter {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+using shard_link::Conn;
+using shard_link::PgResult;
 
 Conn connect(const std::string& dsn) {
   Conn c(PQconnectdb(dsn.c_str()));

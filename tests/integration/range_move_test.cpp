@@ -8,6 +8,8 @@
 //  - ACrashAtEachStepOfAMoveIsRecovered: a pgrange that dies (as kill -9 would) at each step of
 //    a move: the other instance settles what it left, every row once, where the map says.
 //  - AShardStoppedDuringACopyFailsTheMoveCleanly: the target shard stops while the rows copy.
+//  - HotRangesShowTheLoadOfEveryInstance: SHOW HOT RANGES on one pgrange shows the load another
+//    one serves, hottest first.
 // Every case ends with no publication, replication slot or prepared transaction on any shard.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
@@ -472,6 +474,60 @@ TEST_F(RangeMoveTest, AShardStoppedDuringACopyFailsTheMoveCleanly) {
   expect_no_leftovers();
   SqlResult write = pq_exec(admin.get(), "UPDATE stopped SET n = n + 1 WHERE id = 100001");
   EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
+}
+
+TEST_F(RangeMoveTest, HotRangesShowTheLoadOfEveryInstance) {
+  make_table("hot");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  auto [hot_id, hot_shard] = middle_range(admin.get(), "hot");
+  // The load goes through a second pgrange; the first one answers SHOW HOT RANGES.
+  auto other = cluster_->start_proxy();
+  std::atomic<bool> stop{false};
+  std::atomic<int> done{0};
+  std::thread load([&] {
+    auto c = pq_connect(other->dsn());
+    std::mt19937 rng(4);
+    while (!stop) {
+      int64_t id = 100000 + static_cast<int64_t>(rng() % 40000);
+      pq_exec(c.get(), (done % 4 == 0 ? "UPDATE hot SET n = n + 1 WHERE id = "
+                                      : "SELECT n FROM hot WHERE id = ") +
+                           std::to_string(id));
+      ++done;
+    }
+  });
+  SqlResult shown;
+  auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    shown = pq_exec(admin.get(), "SHOW HOT RANGES");
+    if (shown.ok() && !shown.rows.empty() && shown.at(0, 0) == hot_id &&
+        std::stod(shown.at(0, 7)) > 0 && std::stod(shown.at(0, 8)) > 0) {
+      break;
+    }
+  }
+  stop = true;
+  load.join();
+  ASSERT_TRUE(shown.ok()) << shown.message;
+  ASSERT_EQ(shown.at(0, 0), hot_id) << "the hottest range";
+  EXPECT_EQ(shown.at(0, 1), "hot");
+  EXPECT_EQ(shown.at(0, 2), "hot_pkey");
+  EXPECT_EQ(shown.at(0, 3), hot_shard);
+  EXPECT_EQ(shown.at(0, 4).rfind("/Table/", 0), 0u) << shown.at(0, 4);  // a full key
+  EXPECT_NE(shown.at(0, 4).find("/1/100000"), std::string::npos) << shown.at(0, 4);
+  EXPECT_NE(shown.at(0, 5).find("/1/200000"), std::string::npos) << shown.at(0, 5);
+  const double qps = std::stod(shown.at(0, 6));
+  const double reads = std::stod(shown.at(0, 7));
+  const double writes = std::stod(shown.at(0, 8));
+  EXPECT_GT(qps, 20) << done << " statements";
+  EXPECT_NEAR(qps, reads + writes, 0.2);
+  EXPECT_GT(reads, writes);  // three reads to one write
+  // Every range is listed, the idle ones after it.
+  SqlResult all = pq_exec(admin.get(), "SHOW RANGES");
+  EXPECT_EQ(shown.rows.size(), all.rows.size());
+  for (size_t i = 1; i < shown.rows.size(); ++i) {
+    EXPECT_LE(std::stod(shown.rows[i][6]), qps) << "row " << i;
+  }
 }
 
 }  // namespace

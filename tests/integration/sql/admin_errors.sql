@@ -28,8 +28,7 @@ show ranges from index ti;
 show range from table ti;
 show range from table ti for row;
 alter table ti split at values (now());
--- Not supported yet.
-show hot ranges;
+show hot ranges from table ti;
 -- Jobs that do not exist, and a job number that is not one.
 show job 999;
 cancel job 999;
