@@ -67,6 +67,8 @@ class ControlPlane : public routing::ClusterControl {
   /// reload() from a thread other than the control thread: run there, waited for (the view as
   /// it is when the control plane is stopping).
   std::shared_ptr<const routing::ClusterView> reload_from_elsewhere();
+  /// stop() was called.
+  bool stopping() const { return stopping_; }
   /// Where the admin statements that move rows run (JobRunner::runs).
   JobRunner& jobs() { return *jobs_; }
 

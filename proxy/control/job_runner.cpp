@@ -74,6 +74,10 @@ void JobRunner::fault_point(const char* name) {
   proxy::fault_point(name);
 }
 
+bool JobRunner::stopping() const {
+  return control_.stopping();
+}
+
 const std::string& JobRunner::instance_id() const {
   return control_.instance_id();
 }

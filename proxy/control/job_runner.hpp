@@ -53,6 +53,7 @@ class JobRunner : public routing::ClusterControl {
   const std::string& instance_id() const override;
   /// proxy::fault_point (PGRANGE_TEST_FAULT).
   void fault_point(const char* name) override;
+  bool stopping() const override;
 
  private:
   ControlPlane& control_;

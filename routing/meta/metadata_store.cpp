@@ -938,6 +938,22 @@ int64_t MetadataStore::apply_range_changes(const std::vector<RangeChange>& chang
       throw std::runtime_error("the hold on range " + std::to_string(hold->range_id) +
                                " was taken away (its move was presumed dead)");
     }
+  } else {
+    // Nobody else splits, merges or moves a range while it moves: its move (or the recovery of
+    // its move) settles by the range's id.
+    std::string ids = "{";
+    for (const RangeChange& c : changes) {
+      for (const RangeDescriptor& d : c.before) {
+        ids += (ids.size() > 1 ? "," : "") + std::to_string(d.range_id);
+      }
+    }
+    pqxx::result r = tx.exec_params(
+        "SELECT range_id FROM pgrange_range_holds WHERE range_id = ANY($1::bigint[]) FOR SHARE",
+        ids + "}");
+    if (!r.empty()) {
+      throw RangeMovingError("range " + r[0][0].as<std::string>() +
+                             " is moving; try again when its move has ended (SHOW JOBS)");
+    }
   }
   return commit_change(tx, changes);
 }

@@ -50,6 +50,13 @@ struct JobRecord {
   bool cancel_requested = false;
 };
 
+/// Thrown by MetadataStore::apply_range_changes when a range it would change is moving (its
+/// callers' 55006).
+class RangeMovingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Thrown by MetadataStore::add_index when the table has an index of that name already (the
 /// caller's 42P07). Not a pqxx::unique_violation, which callers retry as a concurrent change.
 class DuplicateIndexError : public std::runtime_error {
@@ -129,8 +136,8 @@ class MetadataStore {
 
   /// Writes range changes: every `before` descriptor is deleted and every `after` inserted,
   /// checked against the stored generations (a concurrent writer makes this fail, 40001).
-  /// With `hold`, only while that move's hold still stands (else it throws). Returns the
-  /// version.
+  /// With `hold`, only while that move's hold still stands (else it throws); without, none of
+  /// the changed ranges may be moving (RangeMovingError). Returns the version.
   /// A range move's hold, by the instance that took it.
   struct HoldRef {
     uint64_t range_id = 0;

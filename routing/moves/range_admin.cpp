@@ -438,6 +438,8 @@ Result<void> RangeAdmin::apply_ops(const std::vector<RangeOp>& ops) {
     if (!changes) return tl::unexpected(changes.error());
     try {
       return apply_changes(*changes);
+    } catch (const RangeMovingError& e) {
+      return admin_error("55006", e.what());
     } catch (const pqxx::serialization_failure&) {
     } catch (const pqxx::unique_violation&) {
       // Another pgrange instance changed the map (or took the same new range id) first.
@@ -792,6 +794,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
     return tl::unexpected(err);
   };
   auto canceled = [&]() -> bool {
+    if (control_.stopping()) return true;
     try {
       return store.update_job(job_id, 0);
     } catch (const std::exception&) {
@@ -800,9 +803,13 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   };
   auto cancel_error = [&]() {
     ending.status = "canceled";
-    Error err = Error::make(sqlstate::kQueryCanceled,
-                            what + " was canceled (CANCEL JOB " + std::to_string(job_id) + ")");
-    ending.error = "canceled by CANCEL JOB";
+    const bool shutdown = control_.stopping();
+    Error err =
+        shutdown
+            ? Error::make(sqlstate::kAdminShutdown, what + " was stopped: pgrange is shutting down")
+            : Error::make(sqlstate::kQueryCanceled,
+                          what + " was canceled (CANCEL JOB " + std::to_string(job_id) + ")");
+    ending.error = shutdown ? "stopped: pgrange shut down" : "canceled by CANCEL JOB";
     return tl::unexpected(err);
   };
   // Writes to the range wait from here to the end; whole-table reads only in the cut-over.

@@ -29,6 +29,8 @@ class ClusterControl {
   /// A test hook at a step of a range move ("move_copied", "move_prepared",
   /// "move_target_committed", "move_switched"): the process may exit there, as a crash would.
   virtual void fault_point(const char* /*name*/) {}
+  /// The process is shutting down: a move stops at its next step, as CANCEL JOB stops it.
+  virtual bool stopping() const { return false; }
 };
 
 /// Runs the admin statements (SPLIT AT, UNSPLIT, SCATTER, RELOCATE, SHOW RANGES, SHOW RANGE FOR

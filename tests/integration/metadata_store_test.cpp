@@ -160,6 +160,16 @@ TEST_F(MetadataStoreTest, JobsAndTheHoldsOfTheirMoves) {
   store->hold_range_scans({1, "me"});
   EXPECT_EQ(store->load().scan_held_ranges, std::vector<uint64_t>{1});
   EXPECT_THROW(store->hold_range_scans({1, "someone else"}), std::runtime_error);
+  // Nobody but its move changes a moving range: a split of it is refused, the move's own
+  // change goes through.
+  {
+    auto map = RangeMap::from_descriptors(store->load().ranges);
+    ASSERT_TRUE(map);
+    auto split = (*map)->split(table_prefix(100));
+    ASSERT_TRUE(split) << split.error().message;
+    EXPECT_THROW(store->apply_range_changes({*split}), RangeMovingError);
+    EXPECT_NO_THROW(store->apply_range_changes({*split}, MetadataStore::HoldRef{1, "me"}));
+  }
 
   // CANCEL JOB: the job sees it at its next step; a second job, never started, is not running.
   auto asked = store->request_job_cancel(id);
