@@ -1,7 +1,6 @@
 #include "routing/moves/pgoutput.hpp"
 
 #include <chrono>
-#include <cstdio>
 
 namespace pgrange::routing::pgoutput {
 namespace {
@@ -214,37 +213,6 @@ std::string status_update(uint64_t lsn, bool reply_requested) {
   put(static_cast<uint64_t>(now));
   out += reply_requested ? '\1' : '\0';
   return out;
-}
-
-std::string format_lsn(uint64_t lsn) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%X/%X", static_cast<unsigned>(lsn >> 32),
-                static_cast<unsigned>(lsn & 0xffffffff));
-  return buf;
-}
-
-std::optional<uint64_t> parse_lsn(std::string_view text) {
-  size_t slash = text.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == text.size()) {
-    return std::nullopt;
-  }
-  auto hex = [](std::string_view s) -> std::optional<uint64_t> {
-    if (s.size() > 8) return std::nullopt;
-    uint64_t v = 0;
-    for (char c : s) {
-      int d = c >= '0' && c <= '9'   ? c - '0'
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10
-              : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                     : -1;
-      if (d < 0) return std::nullopt;
-      v = v << 4 | static_cast<uint64_t>(d);
-    }
-    return v;
-  };
-  auto hi = hex(text.substr(0, slash));
-  auto lo = hex(text.substr(slash + 1));
-  if (!hi || !lo) return std::nullopt;
-  return *hi << 32 | *lo;
 }
 
 }  // namespace pgrange::routing::pgoutput

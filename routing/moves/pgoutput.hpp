@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,9 +79,5 @@ Result<StreamFrame> decode_frame(std::string_view bytes);
 
 /// The standby status update a client sends ('r'): written, flushed and applied up to `lsn`.
 std::string status_update(uint64_t lsn, bool reply_requested);
-
-/// An LSN as PostgreSQL prints it ("16/B374D848"), and back (nullopt for other text).
-std::string format_lsn(uint64_t lsn);
-std::optional<uint64_t> parse_lsn(std::string_view text);
 
 }  // namespace pgrange::routing::pgoutput

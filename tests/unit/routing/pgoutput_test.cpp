@@ -139,14 +139,6 @@ TEST(Pgoutput, FramesAndStatusUpdates) {
   EXPECT_EQ(r.substr(1, 8), std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
   EXPECT_EQ(r.substr(9, 8), r.substr(1, 8));
   EXPECT_EQ(r.back(), '\1');
-
-  EXPECT_EQ(format_lsn(0x16B374D848ULL), "16/B374D848");
-  EXPECT_EQ(parse_lsn("16/B374D848"), 0x16B374D848ULL);
-  EXPECT_EQ(parse_lsn("0/0"), 0u);
-  EXPECT_FALSE(parse_lsn("16").has_value());
-  EXPECT_FALSE(parse_lsn("/1").has_value());
-  EXPECT_FALSE(parse_lsn("g/1").has_value());
-  EXPECT_FALSE(parse_lsn("123456789/1").has_value());
 }
 
 }  // namespace
