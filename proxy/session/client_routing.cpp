@@ -477,7 +477,7 @@ ClientSession::Plan ClientSession::hold_ranges(Plan p) {
   if (p.route.uses.empty()) return p;
   ControlPlane* cp = worker_.shared().control;
   delay_point("before_hold");
-  if (!cp->activity().enter(p.route.uses)) {
+  if (!cp->activity().enter(p.route.uses, uses_)) {
     p.kind = Plan::Kind::kWait;
     return p;
   }

@@ -2,12 +2,26 @@
 
 namespace pgrange::routing {
 
-bool RangeActivity::enter(std::span<const Use> uses) {
+namespace {
+
+bool already(std::span<const RangeActivity::Use> inside, const RangeActivity::Use& u) {
+  for (const RangeActivity::Use& i : inside) {
+    if (i.range_id == u.range_id && i.shard == u.shard && (!u.write || i.write) &&
+        (!u.scan || i.scan))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RangeActivity::enter(std::span<const Use> uses, std::span<const Use> inside) {
   std::lock_guard lock(mu_);
   if (!held_.empty()) {
     for (const Use& u : uses) {
-      if (u.write && held_.count(u.range_id)) return false;
-      if (u.scan && scans_held_.count(u.range_id)) return false;
+      bool blocked =
+          (u.write && held_.count(u.range_id)) || (u.scan && scans_held_.count(u.range_id));
+      if (blocked && !already(inside, u)) return false;
     }
   }
   for (const Use& u : uses) {

@@ -39,8 +39,10 @@ class RangeActivity {
   };
 
   /// Registers every use, or none: false when a write targets a held range or a scan a range
-  /// whose scans are held (wait and retry). Point reads go on during a move.
-  bool enter(std::span<const Use> uses);
+  /// whose scans are held (wait and retry). Point reads go on during a move. `inside` are the
+  /// uses the session's transaction already made: a transaction already writing (or scanning)
+  /// a range goes on doing so while the range is held, since the hold waits for it to end.
+  bool enter(std::span<const Use> uses, std::span<const Use> inside = {});
   /// Unregisters uses made by enter().
   void leave(std::span<const Use> uses);
 

@@ -32,6 +32,32 @@ TEST(RangeActivity, HeldRangesTurnAwayWritesButNotReads) {
   a.leave(write);
 }
 
+TEST(RangeActivity, ATransactionAlreadyWritingAHeldRangeGoesOn) {
+  // The hold waits for the writers inside to end; turning away their next statement would
+  // leave both waiting until the move gave up.
+  RangeActivity a;
+  std::vector<Use> first{{7, 1, 0, true, false, "g", "m"}};
+  ASSERT_TRUE(a.enter(first));
+  a.hold(7, false);
+  std::vector<Use> again{{7, 1, 0, true, false, "g", "m"}};
+  EXPECT_TRUE(a.enter(again, first));
+  EXPECT_FALSE(a.enter(again));  // another transaction waits
+  std::vector<Use> read_only{{7, 1, 0, false, false, "g", "m"}};
+  EXPECT_FALSE(a.enter(again, read_only));  // a reader does not hold the move up: it waits
+  std::vector<Use> elsewhere{{7, 1, 1, true, false, "g", "m"}};
+  EXPECT_FALSE(a.enter(again, elsewhere));  // a write of the range on another shard
+  EXPECT_FALSE(a.wait_idle("g", "m", 0, W::kWriters, milliseconds(0)));
+  a.leave(again);
+  a.leave(first);
+  EXPECT_TRUE(a.wait_idle("g", "m", 0, W::kWriters, milliseconds(0)));
+  a.hold(7, true);
+  std::vector<Use> scan{{7, 1, 0, false, true, "g", "m"}};
+  std::vector<Use> write{{7, 1, 0, true, false, "g", "m"}};
+  EXPECT_FALSE(a.enter(scan, write));  // scans are held: a writer's first scan waits too
+  EXPECT_TRUE(a.enter(scan, scan));
+  a.leave(scan);
+}
+
 TEST(RangeActivity, UsesCountPerShardAndBySpan) {
   RangeActivity a;
   std::vector<Use> on_s0{{3, 1, 0, true, false, "c", "k"}};
