@@ -338,6 +338,11 @@ pool_mode = "transaction"
 workers = $workers
 log_level = "$level"
 
+# The benchmarks measure the placement they set up: no automatic splits or moves meanwhile.
+[ranges]
+auto_split = false
+rebalance = false
+
 [metadata]
 dsn = "host=127.0.0.1 port=$meta dbname=pgrange_meta user=bench"
 EOF

@@ -59,6 +59,68 @@ Result<int64_t> get_int(const toml::table& t, std::string_view key, std::string_
   return v;
 }
 
+Result<bool> get_bool(const toml::table& t, std::string_view key, std::string_view where,
+                      bool fallback) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return fallback;
+  if (!node->is_boolean()) {
+    return config_error("configuration key \"" + std::string(where) + "." + std::string(key) +
+                        "\" must be true or false");
+  }
+  return *node->value<bool>();
+}
+
+Result<double> get_number(const toml::table& t, std::string_view key, std::string_view where,
+                          double fallback, double min, double max) {
+  const toml::node* node = t.get(key);
+  std::string path = std::string(where) + "." + std::string(key);
+  if (node == nullptr) return fallback;
+  if (!node->is_number())
+    return config_error("configuration key \"" + path + "\" must be a number");
+  double v = *node->value<double>();
+  if (!(v >= min && v <= max)) {
+    std::ostringstream range;
+    range << min << " and " << max;
+    return config_error("configuration key \"" + path + "\" must be between " + range.str());
+  }
+  return v;
+}
+
+Result<RangesConfig> parse_ranges(const toml::node* node) {
+  RangesConfig r;
+  if (node == nullptr) return r;
+  const toml::table* t = node->as_table();
+  if (t == nullptr) return config_error("configuration key \"ranges\" must be a table");
+  if (auto ok = check_keys(*t, "ranges",
+                           {"auto_split", "range_max_mb", "split_qps", "merge_delay_s", "rebalance",
+                            "check_interval_ms", "count_load"});
+      !ok) {
+    return fail(ok.error());
+  }
+  auto split = get_bool(*t, "auto_split", "ranges", true);
+  if (!split) return fail(split.error());
+  r.auto_split = *split;
+  auto max_mb = get_number(*t, "range_max_mb", "ranges", 512, 0.001, 1024.0 * 1024);
+  if (!max_mb) return fail(max_mb.error());
+  r.range_max_mb = *max_mb;
+  auto qps = get_number(*t, "split_qps", "ranges", 2500, 0.1, 1e9);
+  if (!qps) return fail(qps.error());
+  r.split_qps = *qps;
+  auto delay = get_int(*t, "merge_delay_s", "ranges", 300, 0, 365LL * 24 * 3600);
+  if (!delay) return fail(delay.error());
+  r.merge_delay = std::chrono::seconds(*delay);
+  auto rebalance = get_bool(*t, "rebalance", "ranges", true);
+  if (!rebalance) return fail(rebalance.error());
+  r.rebalance = *rebalance;
+  auto interval = get_int(*t, "check_interval_ms", "ranges", 5000, 100, 24LL * 3600 * 1000);
+  if (!interval) return fail(interval.error());
+  r.check_interval = std::chrono::milliseconds(*interval);
+  auto count = get_bool(*t, "count_load", "ranges", true);
+  if (!count) return fail(count.error());
+  r.count_load = *count;
+  return r;
+}
+
 Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view s) {
   auto colon = s.rfind(':');
   if (colon == std::string_view::npos || colon == 0) {
@@ -88,7 +150,7 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
                      {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls",
                       "shard", "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms",
                       "shutdown_timeout_ms", "max_message_size", "sequence_block_size",
-                      "query_memory", "temp_directory", "table_sizes_interval_ms"});
+                      "query_memory", "temp_directory", "table_sizes_interval_ms", "ranges"});
       !ok) {
     return fail(ok.error());
   }
@@ -150,6 +212,9 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
   auto block = get_int(root, "sequence_block_size", "", 100, 1, 1000000);
   if (!block) return fail(block.error());
   cfg.sequence_block_size = static_cast<int>(*block);
+  auto ranges = parse_ranges(root.get("ranges"));
+  if (!ranges) return fail(ranges.error());
+  cfg.ranges = *ranges;
 
   if (const toml::node* md = root.get("metadata")) {
     const toml::table* t = md->as_table();

@@ -56,6 +56,27 @@ struct TlsConfig {
   std::string key;
 };
 
+/// The range manager ([ranges]): automatic splits, merges and moves of ranges.
+struct RangesConfig {
+  /// Split ranges bigger than range_max_mb (at their middle key) or busier than split_qps (at
+  /// the key that halves their load), and merge small cold neighbours.
+  bool auto_split = true;
+  /// A range's size limit in MiB (a fraction is allowed: tests use small ones).
+  double range_max_mb = 512;
+  /// Requests per second (reads and writes, all instances) above which a range splits by load.
+  double split_qps = 2500;
+  /// How long two neighbours must have been small and cold before they merge; a split younger
+  /// than this is never undone.
+  std::chrono::seconds merge_delay{300};
+  /// Move ranges between shards to even out size and load.
+  bool rebalance = true;
+  /// How often the range manager looks at the ranges.
+  std::chrono::milliseconds check_interval{5000};
+  /// Count the requests per range and report them to the metadata store every 2 s (SHOW HOT
+  /// RANGES, qps, splits by load); false: nothing is counted (every qps shows 0).
+  bool count_load = true;
+};
+
 /// The whole pgrange configuration, validated.
 struct Config {
   std::string listen_host = "127.0.0.1";
@@ -85,6 +106,7 @@ struct Config {
   std::vector<ShardConfig> shards;
   std::vector<UserConfig> users;
   std::vector<TableConfig> tables;
+  RangesConfig ranges;
 
   /// The number of worker threads after resolving 0.
   int effective_workers() const;

@@ -22,11 +22,19 @@ Worker::Worker(SharedState& shared, int index) : shared_(shared), index_(index) 
   hand_over_load();
 }
 
-void Worker::count_uses(const std::vector<routing::RangeActivity::Use>& uses) {
+void Worker::count_uses(const std::vector<routing::RangeActivity::Use>& uses,
+                        std::vector<routing::Route::KeySample>& samples) {
   for (const routing::RangeActivity::Use& u : uses) {
     routing::RangeCount& c = load_[u.range_id];
     ++(u.write ? c.writes : c.reads);
   }
+  for (routing::Route::KeySample& s : samples) {
+    std::vector<std::string>& kept = load_[s.range_id].samples;
+    // Handed over every second: past kSamples a range's oldest keys make room.
+    if (kept.size() >= routing::kSamples) kept.erase(kept.begin());
+    kept.push_back(std::move(s.key));
+  }
+  samples.clear();
 }
 
 void Worker::hand_over_load() {

@@ -13,6 +13,7 @@
 #include "proxy/backend/backend_pool.hpp"
 #include "proxy/backend/cancel_registry.hpp"
 #include "routing/meta/cluster_view.hpp"
+#include "routing/plan/router.hpp"
 #include "routing/ranges/range_activity.hpp"
 #include "routing/ranges/range_load.hpp"
 #include "sql/merge_query.hpp"
@@ -71,7 +72,8 @@ class Worker {
                                                             const routing::TableDescriptor& table);
 
   /// Counts a statement's requests to its ranges (SHOW HOT RANGES; no lock: this thread only).
-  void count_uses(const std::vector<routing::RangeActivity::Use>& uses);
+  void count_uses(const std::vector<routing::RangeActivity::Use>& uses,
+                  std::vector<routing::Route::KeySample>& samples);
 
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);

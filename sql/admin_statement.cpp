@@ -467,6 +467,27 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
     return std::optional<AdminStatement>(std::move(st));
   }
   if (!c.accept("alter")) return std::nullopt;
+  if (c.accept("shard")) {
+    AdminStatement st{};
+    st.kind = AdminKind::kDrainShard;
+    if (c.pos() < c.size() && c.tok(c.pos()).kind == PG_QUERY__TOKEN__SCONST) {
+      auto rows = parse_tuples("(" + std::string(c.tok(c.pos()).text) + ")");
+      if (!rows) return fail(rows.error());
+      st.shard = (*rows)[0][0].text;
+      c.set_pos(c.pos() + 1);
+    } else {
+      auto name = c.name("a shard name after ALTER SHARD");
+      if (!name) return fail(name.error());
+      st.shard = *name;
+    }
+    if (c.accept("undrain")) {
+      st.undrain = true;
+    } else if (auto ok = c.expect("drain"); !ok) {
+      return fail(ok.error());
+    }
+    if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+    return std::optional<AdminStatement>(std::move(st));
+  }
   if (c.accept("range")) {
     AdminStatement st{};
     st.kind = AdminKind::kRelocate;

@@ -24,6 +24,7 @@ enum class AdminKind {
   kCancelJob,        ///< CANCEL JOB n
   kImportTable,      ///< IMPORT TABLE t [FROM SHARD 's']: adopt a table made without pgrange
   kColocate,         ///< ALTER TABLE t COLOCATE WITH u: t's ranges follow u's from now on
+  kDrainShard,       ///< ALTER SHARD s DRAIN (every range moves off it), ALTER SHARD s UNDRAIN
 };
 
 /// One value of a VALUES tuple, as written: its literal text, or NULL.
@@ -49,6 +50,7 @@ struct AdminStatement {
   std::optional<int64_t> job_id;              ///< SHOW JOB n, CANCEL JOB n
   std::string shard;                          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's'
   std::string colocate_with;                  ///< COLOCATE WITH u (as written, qualified or not)
+  bool undrain = false;                       ///< ALTER SHARD s UNDRAIN
   bool with_details = false;
   bool with_keys = false;
   bool with_indexes = false;

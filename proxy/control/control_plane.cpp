@@ -76,8 +76,15 @@ ControlPlane::~ControlPlane() {
 Result<void> ControlPlane::start() {
   admin_ = std::make_unique<routing::RangeAdmin>(*this);
   std::vector<routing::ShardRecord> shards;
-  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn});
-  jobs_ = std::make_unique<JobRunner>(*this, metadata_dsn_, std::move(shards));
+  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn, false});
+  routing::RangeManagerSettings ranges;
+  ranges.auto_split = config_.ranges.auto_split;
+  ranges.range_max_bytes = static_cast<int64_t>(config_.ranges.range_max_mb * 1024 * 1024);
+  ranges.split_qps = config_.ranges.split_qps;
+  ranges.merge_delay = config_.ranges.merge_delay;
+  ranges.rebalance = config_.ranges.rebalance;
+  ranges.check_interval = config_.ranges.check_interval;
+  jobs_ = std::make_unique<JobRunner>(*this, metadata_dsn_, std::move(shards), ranges);
   jobs_->start();
   work_.emplace(io_.get_executor());
   thread_ = run_io_thread(io_, "control plane");
@@ -96,7 +103,7 @@ Result<void> ControlPlane::start() {
 void ControlPlane::open_store() {
   if (stopping_) return;
   std::vector<routing::ShardRecord> shards;
-  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn});
+  for (const auto& s : config_.shards) shards.push_back({s.name, s.dsn, false});
   try {
     auto store = routing::MetadataStore::open(metadata_dsn_, shards);
     auto snap = store->load();
@@ -137,7 +144,9 @@ void ControlPlane::schedule_housekeeping() {
     try {
       // This instance's requests per range, as rates.
       const auto now = std::chrono::steady_clock::now();
-      store_->report_load(instance_id_, load_.tick(now - load_ticked_));
+      if (config_.ranges.count_load) {
+        store_->report_load(instance_id_, load_.tick(now - load_ticked_));
+      }
       load_ticked_ = now;
       // Moves that stopped half-way: prepared transactions settled by the map first, so the
       // holds' clean-up below sees each range's rows where the map says.
@@ -272,6 +281,7 @@ void ControlPlane::stop() {
 }
 
 void ControlPlane::add_load(routing::RangeCounts counts) {
+  if (!config_.ranges.count_load) return;
   asio::post(io_, [this, counts = std::move(counts)] { load_.add(counts); });
 }
 
@@ -739,7 +749,19 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
       return out;
     }
   }
-  size_t best = next_shard_ % shard_order_.size();
+  // Shards being drained (ALTER SHARD … DRAIN) get no new ranges.
+  std::vector<size_t> open;
+  for (size_t k = 0; k < shard_order_.size(); ++k) {
+    bool draining = false;
+    for (const routing::ShardRecord& r : v.shards()) {
+      draining = draining || (r.name == shard_order_[k] && r.draining);
+    }
+    if (!draining) open.push_back(k);
+  }
+  if (open.empty()) {
+    for (size_t k = 0; k < shard_order_.size(); ++k) open.push_back(k);
+  }
+  size_t best = open[next_shard_ % open.size()];
   if (shard >= 0) {
     best = static_cast<size_t>(shard);
   } else {
@@ -752,8 +774,8 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
         if (s >= 0) ++load[static_cast<size_t>(s)];
       }
     }
-    for (size_t k = 0; k < shard_order_.size(); ++k) {
-      size_t s = (next_shard_ + k) % shard_order_.size();
+    for (size_t k = 0; k < open.size(); ++k) {
+      size_t s = open[(next_shard_ + k) % open.size()];
       if (load[s] < load[best]) best = s;
     }
   }
@@ -764,11 +786,12 @@ Result<routing::NewTable> ControlPlane::place_new_table(routing::TableDescriptor
     out.split_keys = std::move(*split_keys);
   }
   // The table is new and empty: its ranges can start anywhere. With configured split points
-  // range i goes to shard i (in turn from the first shard), so that tables split at the same
-  // points (pgbench_accounts and pgbench_history by aid) hold the same keys on the same shard.
-  size_t first_shard = out.split_keys.empty() ? best : 0;
+  // range i goes to shard i (in turn from the first open shard), so that tables split at the
+  // same points (pgbench_accounts and pgbench_history by aid) hold the same keys on the same
+  // shard.
   for (size_t i = 0; i <= out.split_keys.size(); ++i) {
-    out.shards.push_back(shard_order_[(first_shard + i) % shard_order_.size()]);
+    out.shards.push_back(out.split_keys.empty() ? shard_order_[best]
+                                                : shard_order_[open[i % open.size()]]);
   }
   out.table = std::move(table);
   next_shard_ = best + 1;

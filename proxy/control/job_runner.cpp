@@ -2,17 +2,21 @@
 
 #include <spdlog/spdlog.h>
 
+#include <future>
+
 #include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
 
 namespace pgrange::proxy {
 
 JobRunner::JobRunner(ControlPlane& control, std::string metadata_dsn,
-                     std::vector<routing::ShardRecord> shards)
+                     std::vector<routing::ShardRecord> shards, routing::RangeManagerSettings ranges)
     : control_(control),
       metadata_dsn_(std::move(metadata_dsn)),
       shards_(std::move(shards)),
-      admin_(*this) {}
+      admin_(*this),
+      manager_(*this, admin_, ranges),
+      check_interval_(ranges.check_interval) {}
 
 JobRunner::~JobRunner() {
   stop();
@@ -20,18 +24,45 @@ JobRunner::~JobRunner() {
 
 void JobRunner::start() {
   work_.emplace(io_.get_executor());
+  schedule_check();
   thread_ = run_io_thread(io_, "range jobs");
 }
 
 void JobRunner::stop() {
+  if (thread_.joinable()) {
+    // The lease goes with this instance: another takes the ranges over at once.
+    std::promise<void> released;
+    auto done = released.get_future();
+    asio::post(io_, [this, &released] {
+      manager_timer_.cancel();
+      if (store_) manager_.release();
+      released.set_value();
+    });
+    done.wait_for(std::chrono::seconds(5));
+  }
   work_.reset();
   io_.stop();
   if (thread_.joinable()) thread_.join();
 }
 
+void JobRunner::schedule_check() {
+  manager_timer_.expires_after(check_interval_);
+  manager_timer_.async_wait([this](const error_code& ec) {
+    if (ec || stopping()) return;
+    try {
+      store();
+      manager_.check();
+    } catch (const std::exception& e) {
+      store_.reset();
+      spdlog::warn("range manager: cannot reach the metadata store: {}", e.what());
+    }
+    schedule_check();
+  });
+}
+
 bool JobRunner::runs(sql::AdminKind kind) {
   return kind == sql::AdminKind::kRelocate || kind == sql::AdminKind::kScatter ||
-         kind == sql::AdminKind::kColocate;
+         kind == sql::AdminKind::kColocate || kind == sql::AdminKind::kDrainShard;
 }
 
 Result<routing::ResultSet> JobRunner::execute(const sql::AdminStatement& stmt) {

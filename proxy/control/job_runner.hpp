@@ -11,6 +11,7 @@
 #include "routing/merge/result_set.hpp"
 #include "routing/meta/metadata_store.hpp"
 #include "routing/moves/range_admin.hpp"
+#include "routing/moves/range_manager.hpp"
 #include "sql/admin_statement.hpp"
 
 namespace pgrange::proxy {
@@ -21,11 +22,12 @@ class ControlPlane;
 /// metadata connection of their own, so that a move that takes minutes holds up neither the
 /// control thread (DDL, sequences, two-phase commit decisions, map reloads) nor SHOW JOBS and
 /// CANCEL JOB from other sessions. One statement at a time; the map and the range activity are
-/// the control plane's.
+/// the control plane's. Between statements, every check_interval, the range manager looks at
+/// the ranges (RangeManager): its splits, merges and moves run here too.
 class JobRunner : public routing::ClusterControl {
  public:
   JobRunner(ControlPlane& control, std::string metadata_dsn,
-            std::vector<routing::ShardRecord> shards);
+            std::vector<routing::ShardRecord> shards, routing::RangeManagerSettings ranges);
   ~JobRunner() override;
 
   void start();
@@ -61,9 +63,15 @@ class JobRunner : public routing::ClusterControl {
   std::vector<routing::ShardRecord> shards_;
   std::unique_ptr<routing::MetadataStore> store_;
   routing::RangeAdmin admin_;
+  routing::RangeManager manager_;
   asio::io_context io_{1};
+  asio::steady_timer manager_timer_{io_};
+  std::chrono::milliseconds check_interval_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::thread thread_;
+
+  /// The range manager's next look.
+  void schedule_check();
 };
 
 }  // namespace pgrange::proxy

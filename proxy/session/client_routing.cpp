@@ -490,7 +490,7 @@ ClientSession::Plan ClientSession::hold_ranges(Plan p) {
     return p;
   }
   uses_.insert(uses_.end(), p.route.uses.begin(), p.route.uses.end());
-  worker_.count_uses(p.route.uses);
+  worker_.count_uses(p.route.uses, p.route.samples);
   return p;
 }
 

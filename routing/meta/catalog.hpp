@@ -191,6 +191,8 @@ std::optional<ReaderDescriptor::Kind> reader_kind_from_name(std::string_view s);
 struct ShardRecord {
   std::string name;
   std::string dsn;
+  /// ALTER SHARD … DRAIN: its ranges move off it and none come to it.
+  bool draining = false;
   bool operator==(const ShardRecord&) const = default;
 };
 

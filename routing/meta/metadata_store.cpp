@@ -405,6 +405,25 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (13)");
   }
+  if (current < 14) {
+    // v14: the range manager's lease (one instance at a time), the keys each instance
+    // sampled from its requests per range (where a busy range splits), draining shards.
+    tx.exec0(R"sql(
+      ALTER TABLE pgrange_shards ADD COLUMN draining boolean NOT NULL DEFAULT false;
+      CREATE TABLE pgrange_leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        expires_at timestamptz NOT NULL);
+      CREATE TABLE pgrange_range_samples (
+        instance_id text NOT NULL,
+        range_id bigint NOT NULL,
+        seq int NOT NULL,
+        key bytea NOT NULL,
+        PRIMARY KEY (instance_id, range_id, seq));
+    )sql");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (14)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -465,8 +484,9 @@ MetadataSnapshot MetadataStore::load() {
   // Repeatable read: the version, tables and ranges come from one consistent moment.
   pqxx::transaction<pqxx::repeatable_read, pqxx::readwrite_policy::read_only> tx(impl_->conn);
   snap.version = tx.exec1("SELECT version FROM pgrange_meta")[0].as<int64_t>();
-  for (const auto& row : tx.exec("SELECT name, dsn FROM pgrange_shards ORDER BY name")) {
-    snap.shards.push_back(ShardRecord{row[0].as<std::string>(), row[1].as<std::string>()});
+  for (const auto& row : tx.exec("SELECT name, dsn, draining FROM pgrange_shards ORDER BY name")) {
+    snap.shards.push_back(
+        ShardRecord{row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>()});
   }
   // Members of a family (partitions, inheritance children) and their roots' ids.
   std::vector<std::pair<uint64_t, uint64_t>> members;
@@ -1119,14 +1139,66 @@ void MetadataStore::report_load(const std::string& instance_id,
     reads += sep + std::to_string(rates[i].read_qps);
     writes += sep + std::to_string(rates[i].write_qps);
   }
+  // The sampled keys travel as hex text (an array literal of hex digits needs no quoting).
+  std::string sample_ids = "{", seqs = "{", keys = "{";
+  static const char* kHex = "0123456789abcdef";
+  bool first = true;
+  for (const RangeRate& r : rates) {
+    for (size_t k = 0; k < r.samples.size(); ++k) {
+      const char* sep = first ? "" : ",";
+      first = false;
+      sample_ids += sep + std::to_string(r.range_id);
+      seqs += sep + std::to_string(k);
+      keys += sep;
+      keys += '"';
+      for (unsigned char c : r.samples[k]) {
+        keys += kHex[c >> 4];
+        keys += kHex[c & 15];
+      }
+      keys += '"';
+    }
+  }
   pqxx::work tx(impl_->conn);
   tx.exec_params0("DELETE FROM pgrange_range_load WHERE instance_id = $1", instance_id);
+  tx.exec_params0("DELETE FROM pgrange_range_samples WHERE instance_id = $1", instance_id);
   if (!rates.empty()) {
     tx.exec_params0(
         "INSERT INTO pgrange_range_load (instance_id, range_id, read_qps, write_qps) SELECT $1, "
         "unnest($2::bigint[]), unnest($3::float8[]), unnest($4::float8[])",
         instance_id, ids + "}", reads + "}", writes + "}");
   }
+  if (!first) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_range_samples (instance_id, range_id, seq, key) SELECT $1, r, s, "
+        "decode(k, 'hex') FROM unnest($2::bigint[], $3::int[], $4::text[]) AS u(r, s, k)",
+        instance_id, sample_ids + "}", seqs + "}", keys + "}");
+  }
+  tx.commit();
+}
+
+void MetadataStore::set_shard_draining(const std::string& shard, bool draining) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("UPDATE pgrange_shards SET draining = $2 WHERE name = $1", shard, draining);
+  bump_version(tx);
+  tx.commit();
+}
+
+bool MetadataStore::take_lease(const std::string& name, const std::string& holder,
+                               std::chrono::milliseconds duration) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "INSERT INTO pgrange_leases (name, holder, expires_at) VALUES ($1, $2, clock_timestamp() + "
+      "make_interval(secs => $3)) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, "
+      "expires_at = excluded.expires_at WHERE pgrange_leases.holder = excluded.holder OR "
+      "pgrange_leases.expires_at < clock_timestamp() RETURNING holder",
+      name, holder, static_cast<double>(duration.count()) / 1000.0);
+  tx.commit();
+  return !r.empty();
+}
+
+void MetadataStore::release_lease(const std::string& name, const std::string& holder) {
+  pqxx::work tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_leases WHERE name = $1 AND holder = $2", name, holder);
   tx.commit();
 }
 
@@ -1138,7 +1210,19 @@ std::vector<RangeRate> MetadataStore::range_load(std::chrono::seconds silence) {
            "pgrange_instances i USING (instance_id) WHERE i.heartbeat_at > now() - "
            "make_interval(secs => $1) GROUP BY l.range_id ORDER BY l.range_id",
            static_cast<int>(silence.count()))) {
-    out.push_back(RangeRate{row[0].as<uint64_t>(), row[1].as<double>(), row[2].as<double>()});
+    out.push_back(RangeRate{row[0].as<uint64_t>(), row[1].as<double>(), row[2].as<double>(), {}});
+  }
+  size_t at = 0;
+  for (const auto& row : tx.exec_params(
+           "SELECT s.range_id, s.key FROM pgrange_range_samples s JOIN pgrange_instances i "
+           "USING (instance_id) WHERE i.heartbeat_at > now() - make_interval(secs => $1) "
+           "ORDER BY s.range_id, s.seq, s.instance_id",
+           static_cast<int>(silence.count()))) {
+    uint64_t id = row[0].as<uint64_t>();
+    while (at < out.size() && out[at].range_id < id) ++at;
+    if (at == out.size() || out[at].range_id != id) continue;
+    pqxx::binarystring key(row[1]);
+    out[at].samples.push_back(key.str());
   }
   return out;
 }

@@ -71,7 +71,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 13;
+  static constexpr int kSchemaVersion = 14;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -171,10 +171,21 @@ class MetadataStore {
   /// Running jobs whose instance has been silent for `silence` (it died running them).
   std::vector<JobRecord> orphaned_jobs(std::chrono::seconds silence);
 
-  /// Load: replaces what this instance last reported of its requests per range.
+  /// ALTER SHARD … DRAIN / UNDRAIN: marks the shard (a new version: every instance sees it).
+  void set_shard_draining(const std::string& shard, bool draining);
+
+  /// Leases: takes (or renews) the lease `name` for `holder` until `duration` from now, unless
+  /// another holder's has not expired yet; returns whether `holder` holds it.
+  bool take_lease(const std::string& name, const std::string& holder,
+                  std::chrono::milliseconds duration);
+  /// Gives the lease up if `holder` holds it.
+  void release_lease(const std::string& name, const std::string& holder);
+
+  /// Load: replaces what this instance last reported of its requests per range (and the keys
+  /// it sampled from them, oldest first).
   void report_load(const std::string& instance_id, const std::vector<RangeRate>& rates);
   /// Every range's requests per second, summed over the instances with a heartbeat in the last
-  /// `silence`, by range id (ranges with none left out).
+  /// `silence`, by range id (ranges with none left out), with every instance's sampled keys.
   std::vector<RangeRate> range_load(std::chrono::seconds silence);
 
   /// Instances: each reports the version it serves once its sessions no longer use what that

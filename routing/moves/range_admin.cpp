@@ -318,7 +318,7 @@ Result<ResultSet> RangeAdmin::show_hot_ranges() {
   std::vector<Hot> hot;
   for (const RangeDescriptor& r : view->ranges().ranges()) {
     auto it = load.find(r.range_id);
-    hot.push_back({&r, it == load.end() ? RangeRate{r.range_id, 0, 0} : it->second});
+    hot.push_back({&r, it == load.end() ? RangeRate{r.range_id, 0, 0, {}} : it->second});
   }
   std::stable_sort(hot.begin(), hot.end(), [](const Hot& a, const Hot& b) {
     return a.rate.read_qps + a.rate.write_qps > b.rate.read_qps + b.rate.write_qps;
@@ -368,6 +368,8 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
         return show_jobs(stmt);
       case sql::AdminKind::kCancelJob:
         return cancel_job(stmt);
+      case sql::AdminKind::kDrainShard:
+        return drain_shard(stmt);
     }
   } catch (const pqxx::broken_connection& e) {
     return admin_error(sqlstate::kConnectionFailure,
@@ -701,7 +703,8 @@ Result<void> RangeAdmin::check_spread(
   return {};
 }
 
-Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
+Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
+                                  const std::string& reason) {
   auto view = control_.view();
   const RangeDescriptor* range = nullptr;
   for (const RangeDescriptor& r : view->ranges().ranges()) {
@@ -745,7 +748,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard) {
   job.description = "range " + std::to_string(range_id) + " [" + pretty_key(moving.start_key) +
                     ", " + pretty_key(moving.end_key) + ")" +
                     (tables.empty() ? "" : " of " + tables) + " from shard " + source->name +
-                    " to shard " + shard;
+                    " to shard " + shard + (reason.empty() ? "" : ": " + reason);
   job.instance_id = control_.instance_id();
   job.range_id = range_id;
   job.source = source->name;
@@ -1027,7 +1030,8 @@ Result<void> RangeAdmin::recover_moves() {
   return {};
 }
 
-Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& shard) {
+Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& shard,
+                                        const std::string& reason) {
   auto view = control_.view();
   const RangeMapSnapshot& ranges = view->ranges();
   // The table whose primary index the range holds, and its group.
@@ -1042,9 +1046,9 @@ Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& sh
       }
     }
   }
-  if (table == nullptr) return relocate(range_id, shard);
+  if (table == nullptr) return relocate(range_id, shard, reason);
   auto group = group_of(*view, *table);
-  if (group.size() < 2) return relocate(range_id, shard);
+  if (group.size() < 2) return relocate(range_id, shard, reason);
   // The same key prefixes in every table of the group, the root's range first.
   std::string at = std::max(range->start_key, index_prefix(table->table_id, 1));
   std::vector<uint64_t> moving;
@@ -1053,9 +1057,164 @@ Result<void> RangeAdmin::relocate_group(uint64_t range_id, const std::string& sh
     if (r != nullptr) moving.push_back(r->range_id);
   }
   for (uint64_t id : moving) {
-    if (auto ok = relocate(id, shard); !ok) return ok;
+    if (auto ok = relocate(id, shard, reason); !ok) return ok;
   }
   return {};
+}
+
+Result<void> RangeAdmin::record_job(const std::string& type, const std::string& description,
+                                    uint64_t range_id, const std::function<Result<void>()>& run) {
+  JobRecord job;
+  job.job_type = type;
+  job.description = description;
+  job.instance_id = control_.instance_id();
+  job.range_id = range_id;
+  int64_t job_id = 0;
+  try {
+    job_id = control_.store().create_job(job);
+  } catch (const std::exception& e) {
+    return admin_error(sqlstate::kConnectionFailure,
+                       std::string("recording a job in the metadata store: ") + e.what());
+  }
+  spdlog::info("job {}: {}", job_id, description);
+  Result<void> done = run();
+  try {
+    control_.store().finish_job(job_id, done ? "succeeded" : "failed",
+                                done ? "" : done.error().message);
+  } catch (const std::exception& e) {
+    spdlog::warn("job {}: recording its end: {}", job_id, e.what());
+  }
+  if (!done) spdlog::warn("job {}: failed: {}", job_id, done.error().message);
+  return done;
+}
+
+Result<ResultSet> RangeAdmin::drain_shard(const sql::AdminStatement& stmt) {
+  auto view = control_.view();
+  const ShardRecord* shard = find_shard(*view, stmt.shard);
+  if (shard == nullptr) {
+    return admin_error(sqlstate::kInvalidParameterValue,
+                       "shard \"" + stmt.shard + "\" does not exist");
+  }
+  const std::string name = shard->name;
+  ResultSet rs;
+  rs.columns = {
+      {"range_id", type_oid::kInt8}, {"pretty", type_oid::kText}, {"shard", type_oid::kText}};
+  if (stmt.undrain) {
+    control_.store().set_shard_draining(name, false);
+    control_.reload();
+    rs.tag = "ALTER SHARD";
+    rs.columns.clear();
+    return rs;
+  }
+  if (std::none_of(view->shards().begin(), view->shards().end(),
+                   [&](const ShardRecord& s) { return s.name != name && !s.draining; })) {
+    return admin_error("55000",
+                       "shard \"" + name + "\" cannot be drained: no other shard takes ranges");
+  }
+  control_.store().set_shard_draining(name, true);
+  control_.reload();
+  auto moved = record_job(
+      "DRAIN SHARD", "every range of shard " + name + " to the other shards", 0,
+      [&]() -> Result<void> {
+        // Each range in turn to the open shard holding the fewest ranges; a co-location group's
+        // ranges move together (so a range may be gone from the shard when its turn comes).
+        for (int round = 0; round < 1000; ++round) {
+          if (control_.stopping()) {
+            return admin_error("57P01",
+                               "pgrange is shutting down: shard " + name + " is drained in part");
+          }
+          auto v = control_.view();
+          std::map<std::string, int> count;
+          for (const ShardRecord& s : v->shards()) {
+            if (!s.draining && s.name != name) count[s.name] = 0;
+          }
+          const RangeDescriptor* next = nullptr;
+          for (const RangeDescriptor& r : v->ranges().ranges()) {
+            if (count.count(r.shard)) ++count[r.shard];
+            if (r.shard != name || next != nullptr) continue;
+            next = &r;
+          }
+          if (next == nullptr) return {};
+          auto target =
+              std::min_element(count.begin(), count.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+          const RangeDescriptor r = *next;
+          std::string pretty = pretty_key(r.start_key);
+          std::vector<const TableDescriptor*> tables = range_relations(*v, r, nullptr);
+          if (std::all_of(tables.begin(), tables.end(), [](auto* t) { return t->reference; })) {
+            // No rows of any table, or a reference table's (every shard holds them): the map alone
+            // changes.
+            if (auto ok = apply_ops({RangeOp::reassign(r.range_id, target->first)}); !ok) return ok;
+          } else if (auto ok = relocate_group(r.range_id, target->first, "draining shard " + name);
+                     !ok) {
+            return ok;
+          }
+          rs.rows.push_back({std::to_string(r.range_id), pretty, target->first});
+        }
+        return admin_error(sqlstate::kInternalError, "shard " + name + " kept getting ranges");
+      });
+  if (!moved) return tl::unexpected(moved.error());
+  rs.tag = "SELECT " + std::to_string(rs.rows.size());
+  return rs;
+}
+
+Result<void> RangeAdmin::split_range(uint64_t table_id, const std::string& key,
+                                     const std::string& reason) {
+  auto view = control_.view();
+  const TableDescriptor* t = view->find_table_id(table_id);
+  const RangeDescriptor* r = view->ranges().lookup(key);
+  if (t == nullptr || r == nullptr) {
+    return admin_error(sqlstate::kInvalidParameterValue, "the range to split is gone");
+  }
+  std::vector<RangeOp> ops{RangeOp::split(key)};
+  for (const TableDescriptor* member : group_of(*view, *t)) {
+    if (member->table_id != table_id) {
+      ops.push_back(RangeOp::split(follow_key(key, table_id, member->table_id)));
+    }
+  }
+  return record_job("SPLIT RANGE",
+                    "range " + std::to_string(r->range_id) + " of " + t->name + " at " +
+                        pretty_key(key) + ": " + reason,
+                    r->range_id, [&] { return apply_ops(ops); });
+}
+
+Result<void> RangeAdmin::merge_range(uint64_t table_id, uint64_t left_id,
+                                     const std::string& reason) {
+  auto view = control_.view();
+  const TableDescriptor* t = view->find_table_id(table_id);
+  const RangeMapSnapshot& ranges = view->ranges();
+  size_t left = ranges.size();
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges.at(i).range_id == left_id) left = i;
+  }
+  if (t == nullptr || left + 1 >= ranges.size()) {
+    return admin_error(sqlstate::kInvalidParameterValue, "the ranges to merge are gone");
+  }
+  const RangeDescriptor& l = ranges.at(left);
+  const RangeDescriptor& r = ranges.at(left + 1);
+  if (l.shard != r.shard) {
+    return admin_error(sqlstate::kInvalidParameterValue, "ranges " + std::to_string(l.range_id) +
+                                                             " and " + std::to_string(r.range_id) +
+                                                             " are on different shards");
+  }
+  // The group's tables merge at the same key prefix, where their ranges are on one shard too.
+  std::vector<RangeOp> ops{RangeOp::merge(l.range_id)};
+  for (const TableDescriptor* member : group_of(*view, *t)) {
+    if (member->table_id == table_id) continue;
+    size_t i = ranges.find_index(follow_key(r.start_key, table_id, member->table_id));
+    if (i == 0 || i >= ranges.size()) continue;
+    if (ranges.at(i).start_key != follow_key(r.start_key, table_id, member->table_id)) continue;
+    if (ranges.at(i - 1).shard != ranges.at(i).shard) {
+      return admin_error(sqlstate::kInvalidParameterValue,
+                         "table " + member->name + " of the group has its ranges at " +
+                             pretty_key(ranges.at(i).start_key) + " on different shards");
+    }
+    ops.push_back(RangeOp::merge(ranges.at(i - 1).range_id));
+  }
+  return record_job("MERGE RANGES",
+                    "ranges " + std::to_string(l.range_id) + " and " + std::to_string(r.range_id) +
+                        " of " + t->name + " at " + pretty_key(r.start_key) + ": " + reason,
+                    l.range_id, [&] { return apply_ops(ops); });
 }
 
 Result<ResultSet> RangeAdmin::colocate(const sql::AdminStatement& stmt) {
@@ -1237,7 +1396,11 @@ Result<ResultSet> RangeAdmin::scatter(const sql::AdminStatement& stmt) {
   }
   std::vector<std::string> shard_names;
   for (const ShardRecord& s : view->shards()) {
-    if (view->shard_index(s.name) >= 0) shard_names.push_back(s.name);
+    // A shard being drained gets no ranges.
+    if (view->shard_index(s.name) >= 0 && !s.draining) shard_names.push_back(s.name);
+  }
+  if (shard_names.empty()) {
+    return admin_error("55000", "every shard is being drained: nowhere to scatter to");
   }
   std::sort(shard_names.begin(), shard_names.end(),
             [&](auto& a, auto& b) { return view->shard_index(a) < view->shard_index(b); });
@@ -1308,6 +1471,19 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
     rs.columns.push_back({"range_size_mb", type_oid::kNumeric});
     rs.columns.push_back({"row_count", type_oid::kInt8});
     rs.columns.push_back({"generation", type_oid::kInt8});
+    rs.columns.push_back({"qps", type_oid::kNumeric});
+  }
+  // Requests per second by range, as SHOW HOT RANGES counts them.
+  std::map<uint64_t, double> qps;
+  if (stmt.with_details) {
+    try {
+      for (const RangeRate& l : control_.store().range_load(kOrphanSilence)) {
+        qps[l.range_id] = l.read_qps + l.write_qps;
+      }
+    } catch (const std::exception& e) {
+      return admin_error(sqlstate::kConnectionFailure,
+                         std::string("reading the ranges' load: ") + e.what());
+    }
   }
   const RangeMapSnapshot& ranges = view->ranges();
   for (size_t i = ranges.find_index(lo); i < ranges.size(); ++i) {
@@ -1372,6 +1548,8 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
       row.push_back(std::string(mb));
       row.push_back(std::to_string(rows));
       row.push_back(std::to_string(r.generation));
+      auto q = qps.find(r.range_id);
+      row.push_back(format_qps(q == qps.end() ? 0 : q->second));
     }
     rs.rows.push_back(std::move(row));
   }
@@ -1443,7 +1621,8 @@ Result<ResultSet> RangeAdmin::show_shards() {
   ResultSet rs;
   rs.columns = {{"name", type_oid::kText},      {"dsn", type_oid::kText},
                 {"reachable", type_oid::kBool}, {"ranges", type_oid::kInt8},
-                {"tables", type_oid::kInt8},    {"schema_digest", type_oid::kText}};
+                {"tables", type_oid::kInt8},    {"schema_digest", type_oid::kText},
+                {"draining", type_oid::kBool}};
   std::vector<const ShardRecord*> shards;
   for (const ShardRecord& s : view->shards()) shards.push_back(&s);
   std::sort(shards.begin(), shards.end(), [&](auto* a, auto* b) {
@@ -1467,7 +1646,8 @@ Result<ResultSet> RangeAdmin::show_shards() {
     ShardProbe shard = probe(s->dsn);
     rs.rows.push_back({s->name, dsn_without_password(s->dsn),
                        std::string(shard.reachable ? "t" : "f"), std::to_string(nranges),
-                       std::to_string(tables.size()), shard.schema_digest});
+                       std::to_string(tables.size()), shard.schema_digest,
+                       std::string(s->draining ? "t" : "f")});
   }
   rs.tag = "SELECT " + std::to_string(rs.rows.size());
   return rs;

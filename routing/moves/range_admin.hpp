@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,11 +46,21 @@ class RangeAdmin {
   /// the rows are copied while the application writes them, and writes to the range wait only
   /// for the cut-over (RangeCopy); a failure leaves the old placement intact and the target
   /// clean.
-  Result<void> relocate(uint64_t range_id, const std::string& shard);
+  Result<void> relocate(uint64_t range_id, const std::string& shard,
+                        const std::string& reason = "");
 
   /// relocate(), and for a range of a co-location group's table the ranges of the group's other
   /// tables holding the same key prefixes too (the root's first), so that they stay together.
-  Result<void> relocate_group(uint64_t range_id, const std::string& shard);
+  Result<void> relocate_group(uint64_t range_id, const std::string& shard,
+                              const std::string& reason = "");
+
+  /// The range manager's splits and merges, each recorded as a job (SHOW JOBS) whose
+  /// description ends with `reason`. split_range splits the range of table `table_id` holding
+  /// `key` at it, without enforcing the split (it may merge again), with the table's
+  /// co-location group; merge_range merges the range `left_id` of the table with its right
+  /// neighbour on the same shard, with the group.
+  Result<void> split_range(uint64_t table_id, const std::string& key, const std::string& reason);
+  Result<void> merge_range(uint64_t table_id, uint64_t left_id, const std::string& reason);
 
   /// Finishes what a pgrange instance that died in the middle of moving a range left: removes
   /// the range's rows from every shard but the one the map gives it, then ends the hold.
@@ -82,11 +93,17 @@ class RangeAdmin {
   /// SHOW HOT RANGES: every range with the requests per second the live instances counted,
   /// hottest first.
   Result<ResultSet> show_hot_ranges();
+  /// ALTER SHARD s DRAIN: marks the shard draining (no new ranges come to it) and moves every
+  /// range off it, each to the open shard with the fewest ranges, as a job; UNDRAIN ends that.
+  Result<ResultSet> drain_shard(const sql::AdminStatement& stmt);
   /// SHOW JOBS, SHOW JOB n.
   Result<ResultSet> show_jobs(const sql::AdminStatement& stmt);
   /// CANCEL JOB n: the job stops at its next step, before the map switches; after that it
   /// finishes.
   Result<ResultSet> cancel_job(const sql::AdminStatement& stmt);
+  /// Records a job of `type`, runs `run` and ends the job as it ended.
+  Result<void> record_job(const std::string& type, const std::string& description,
+                          uint64_t range_id, const std::function<Result<void>()>& run);
   /// Applies range ops through the store, retrying when another instance got there first.
   Result<void> apply_ops(const std::vector<RangeOp>& ops);
   Result<void> apply_changes(const std::vector<RangeChange>& changes);

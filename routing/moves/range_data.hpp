@@ -27,4 +27,12 @@ struct RangeStats {
 Result<RangeStats> range_stats(const std::string& dsn, const TableDescriptor& table,
                                std::string_view start_key, std::string_view end_key);
 
+/// The key at the middle of the range's rows on the shard at `dsn` (the key of its median row,
+/// from a sample of about 100,000 rows when it has more; `row_count` from range_stats): where a
+/// range too big splits. An error (22023) when no key of its rows lies after its start (one key
+/// holds all of them).
+Result<std::string> middle_key(const std::string& dsn, const TableDescriptor& table,
+                               std::string_view start_key, std::string_view end_key,
+                               int64_t row_count);
+
 }  // namespace pgrange::routing

@@ -1196,9 +1196,15 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
       }
       if (keys) {
         bool rows = s.kind == sql::StatementKind::kInsert && is_target;
+        // One statement's keys in every kSampleEvery on this thread: cheap, and over many
+        // statements as spread as the keys themselves.
+        constexpr uint32_t kSampleEvery = 8;
+        thread_local uint32_t sample_tick = 0;
+        const bool sample = !explain && ++sample_tick % kSampleEvery == 0;
         for (const std::string& k : *keys) {
           const RangeDescriptor* r = ranges.lookup(k);
           if (r != nullptr) use(*r, w, false);
+          if (r != nullptr && sample) route.samples.push_back({r->range_id, k});
           if (rows) route.row_shards.push_back(r != nullptr ? view.shard_index(r->shard) : -1);
         }
       } else if (spans) {

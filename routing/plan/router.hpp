@@ -73,6 +73,13 @@ struct Route {
   std::optional<Error> refusal;
   /// Some statement writes (INSERT, UPDATE, DELETE, COPY FROM).
   bool writes = false;
+  /// A sample of the single keys routed (one statement's in every kSampleEvery on a thread):
+  /// where in its range the load falls (RangeLoad), for splits by load.
+  struct KeySample {
+    uint64_t range_id = 0;
+    std::string key;
+  };
+  std::vector<KeySample> samples;
   /// A query string of several statements that together reach several shards (`refusal` says
   /// so): the proxy may run them one by one in one transaction over those shards.
   bool several_statements = false;

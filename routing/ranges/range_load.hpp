@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace pgrange::routing {
 struct RangeCount {
   uint64_t reads = 0;
   uint64_t writes = 0;
+  /// Some of the keys single-key statements used, in the order they came.
+  std::vector<std::string> samples;
 };
 
 /// One worker's counts since it last handed them over, by range id. Only that worker's thread
@@ -23,7 +26,13 @@ struct RangeRate {
   uint64_t range_id = 0;
   double read_qps = 0;
   double write_qps = 0;
+  /// The latest sampled keys of single-key requests (oldest first, at most kSamples from each
+  /// instance): where in the range the load falls, for a split by load.
+  std::vector<std::string> samples;
 };
+
+/// How many sampled keys an instance keeps per range.
+inline constexpr size_t kSamples = 64;
 
 /// This instance's load per range: the counts its workers hand over, turned into requests per
 /// second at each tick and smoothed (each tick weighs half), so a burst shows at once and an idle

@@ -87,6 +87,8 @@ class AdminPsqlTest : public ::testing::Test {
     // EXPLAIN's expected output has no size estimates: without this, whether the shards'
     // sizes were read before the statement depends on the machine's speed.
     cfg.table_sizes_interval_ms = 0;
+    // Nor rates of requests (SHOW RANGES … WITH DETAILS' qps): nothing is counted.
+    cfg.ranges += "count_load = false\n";
     cfg.extra_toml = "\n[metadata]\ndsn = \"" + servers_[0]->dsn(db + "_meta") +
                      "\"\n\n[[table]]\nname = \"tk\"\nkey = [\"k\"]\n";
     proxy_ = ProxyProcess::start(cfg);

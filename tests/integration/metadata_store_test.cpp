@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "routing/keys/key_space.hpp"
 #include "tests/support/pg_server.hpp"
@@ -28,7 +29,8 @@ class MetadataStoreTest : public ::testing::Test {
     return server_->dsn("meta_" + std::to_string(++n));
   }
   std::vector<ShardRecord> shards() {
-    return {ShardRecord{"s1", "host=a"}, ShardRecord{"s2", "host=b"}, ShardRecord{"s3", "host=c"}};
+    return {ShardRecord{"s1", "host=a", false}, ShardRecord{"s2", "host=b", false},
+            ShardRecord{"s3", "host=c", false}};
   }
   static PgServer* server_;
 };
@@ -43,9 +45,17 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 13 left: no leases, no sampled keys.
+void undo_version_14(pqxx::work& tx) {
+  tx.exec0("DROP TABLE pgrange_leases, pgrange_range_samples");
+  tx.exec0("ALTER TABLE pgrange_shards DROP COLUMN draining");
+  tx.exec0("UPDATE pgrange_schema SET version = 13");
+}
+
 /// Takes a store back to what schema version 12 left: holds of writes and scans together, no
 /// jobs.
 void undo_version_13(pqxx::work& tx) {
+  undo_version_14(tx);
   tx.exec0("ALTER TABLE pgrange_range_holds DROP COLUMN scans");
   tx.exec0("DROP TABLE pgrange_jobs, pgrange_range_load");
   tx.exec0("UPDATE pgrange_schema SET version = 12");
@@ -201,18 +211,38 @@ TEST_F(MetadataStoreTest, LoadIsSummedOverLiveInstances) {
   auto store = MetadataStore::open(fresh_dsn(), shards());
   store->report_instance("a", store->version());
   store->report_instance("b", store->version());
-  store->report_load("a", {{1, 10, 2}, {2, 5, 0}});
-  store->report_load("b", {{1, 1.5, 0.5}});
+  store->report_load("a", {{1, 10, 2, {std::string("\x89\x00\x01", 3), "k2"}}, {2, 5, 0, {}}});
+  store->report_load("b", {{1, 1.5, 0.5, {"b1"}}});
   auto load = store->range_load(std::chrono::seconds(30));
   ASSERT_EQ(load.size(), 2u);
   EXPECT_EQ(load[0].range_id, 1u);
   EXPECT_DOUBLE_EQ(load[0].read_qps, 11.5);
   EXPECT_DOUBLE_EQ(load[0].write_qps, 2.5);
   EXPECT_DOUBLE_EQ(load[1].read_qps, 5);
+  // Every live instance's samples, older before newer, bytes as they were.
+  EXPECT_EQ(load[0].samples,
+            (std::vector<std::string>{std::string("\x89\x00\x01", 3), "b1", "k2"}));
+  EXPECT_TRUE(load[1].samples.empty());
   // A report replaces the instance's last; a gone instance counts no more.
   store->report_load("a", {});
   store->forget_instance("b");
   EXPECT_TRUE(store->range_load(std::chrono::seconds(30)).empty());
+}
+
+TEST_F(MetadataStoreTest, ALeaseHasOneHolderUntilItExpires) {
+  auto store = MetadataStore::open(fresh_dsn(), shards());
+  using std::chrono::milliseconds;
+  EXPECT_TRUE(store->take_lease("range_manager", "a", milliseconds(60000)));
+  EXPECT_FALSE(store->take_lease("range_manager", "b", milliseconds(60000)));
+  EXPECT_TRUE(store->take_lease("range_manager", "a", milliseconds(200)));  // renewed, shorter
+  EXPECT_TRUE(store->take_lease("other", "b", milliseconds(60000)));        // leases are by name
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_TRUE(store->take_lease("range_manager", "b", milliseconds(60000)));  // a's lapsed
+  EXPECT_FALSE(store->take_lease("range_manager", "a", milliseconds(60000)));
+  store->release_lease("range_manager", "a");  // not a's: nothing happens
+  EXPECT_FALSE(store->take_lease("range_manager", "a", milliseconds(60000)));
+  store->release_lease("range_manager", "b");
+  EXPECT_TRUE(store->take_lease("range_manager", "a", milliseconds(60000)));
 }
 
 TEST_F(MetadataStoreTest, NewStoreHasOneRangeOverTheWholeSpace) {

@@ -83,55 +83,12 @@ class RangeMoveTest : public ::testing::Test {
   }
 
   /// Nothing a move leaves behind on any shard's server.
-  static void expect_no_leftovers() {
-    for (int i = 0; i < cluster_->size(); ++i) {
-      EXPECT_EQ(cluster_->shard(i).exec("SELECT count(*) FROM pg_replication_slots"), "0")
-          << "shard s" << i + 1;
-      EXPECT_EQ(cluster_->shard(i).exec("SELECT count(*) FROM pg_publication", "app"), "0")
-          << "shard s" << i + 1;
-    }
-    EXPECT_EQ(cluster_->prepared_left(), 0);
-  }
+  static void expect_no_leftovers() { cluster_->expect_no_move_leftovers(); }
 
   /// Every row of `name` once, on the shard the map gives its range: the count of ids seen on
   /// more than one shard or on the wrong one.
   static int misplaced_rows(const std::string& name) {
-    auto c = cluster_->client();
-    SqlResult ranges = pq_exec(c.get(), "SHOW RANGES FROM TABLE " + name);
-    EXPECT_TRUE(ranges.ok()) << ranges.message;
-    // Range bounds as ids (…/1/100000), in order; the first starts at <TableMin>.
-    std::vector<std::pair<int64_t, std::string>> starts;
-    for (const auto& row : ranges.rows) {
-      const std::string& start = row[0];
-      size_t slash = start.rfind('/');
-      int64_t at = start.find("TableMin") != std::string::npos
-                       ? INT64_MIN
-                       : std::stoll(start.substr(slash + 1));
-      starts.emplace_back(at, row[3]);
-    }
-    int bad = 0;
-    std::map<int64_t, int> seen;
-    for (int i = 0; i < cluster_->size(); ++i) {
-      SqlResult rows = pq_exec(cluster_->direct(i).get(), "SELECT id FROM " + name);
-      EXPECT_TRUE(rows.ok()) << rows.message;
-      for (const auto& row : rows.rows) {
-        int64_t id = std::stoll(row[0]);
-        ++seen[id];
-        std::string owner;
-        for (const auto& [at, shard] : starts) {
-          if (id >= at) owner = shard;
-        }
-        if (owner != "s" + std::to_string(i + 1) && ++bad <= 5) {
-          ADD_FAILURE() << "row " << id << " of " << name << " is on s" << i + 1
-                        << ", the map says " << owner;
-        }
-      }
-    }
-    for (const auto& [id, copies] : seen) {
-      if (copies != 1 && ++bad <= 10)
-        ADD_FAILURE() << "row " << id << " on " << copies << " shards";
-    }
-    return bad;
+    return cluster_->misplaced_rows(cluster_->client().get(), name);
   }
 
   /// The job's status, from SHOW JOB n.

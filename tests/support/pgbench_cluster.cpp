@@ -278,6 +278,13 @@ void PgbenchCluster::restart_proxy() {
   proxy_ = ProxyProcess::start(config_);
 }
 
+std::unique_ptr<ProxyProcess> PgbenchCluster::start_managing_proxy(
+    const std::string& ranges) const {
+  ProxyConfig config = config_;
+  config.ranges = ranges;
+  return ProxyProcess::start(config);
+}
+
 PgConnPtr PgbenchCluster::direct(int i) const {
   return pq_connect(shards_[i]->dsn("app"));
 }

@@ -110,6 +110,10 @@ class PgbenchCluster {
   /// configuration (same shards and metadata store).
   void restart_proxy();
 
+  /// One more pgrange, configured as the first but for its [ranges] table (the body given):
+  /// a range manager at work beside it.
+  std::unique_ptr<ProxyProcess> start_managing_proxy(const std::string& ranges) const;
+
   /// Runs pgbench -i -s kScale through pgrange; "" or what went wrong.
   std::string init_through_pgrange();
 

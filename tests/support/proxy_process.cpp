@@ -84,6 +84,7 @@ std::string ProxyConfig::to_toml() const {
   if (table_sizes_interval_ms) {
     t << "table_sizes_interval_ms = " << *table_sizes_interval_ms << "\n";
   }
+  if (!ranges.empty()) t << "\n[ranges]\n" << ranges;
   if (!tls_cert.empty() && !tls_key.empty()) {
     t << "\n[tls]\ncert = " << toml_string(tls_cert) << "\nkey = " << toml_string(tls_key) << "\n";
   }

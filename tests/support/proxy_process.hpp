@@ -43,6 +43,8 @@ struct ProxyConfig {
   std::optional<std::string> temp_directory;
   /// table_sizes_interval_ms (0: pgrange plans joins without the shards' size estimates).
   std::optional<long long> table_sizes_interval_ms;
+  /// The body of the [ranges] table: the range manager is off unless a test turns it on.
+  std::string ranges = "auto_split = false\nrebalance = false\n";
   std::string tls_cert;  ///< both set: a [tls] table is written
   std::string tls_key;
   std::vector<Shard> shards;

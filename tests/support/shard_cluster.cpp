@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 namespace pgrange::testing {
@@ -35,11 +37,21 @@ std::unique_ptr<ProxyProcess> ShardCluster::start_proxy(std::string_view fault) 
   config.extra_toml += options_.extra_toml;
   config.pool_mode = options_.pool_mode;
   config.workers = options_.workers;
+  if (options_.ranges) config.ranges = *options_.ranges;
   // pgrange reads the fault at start-up, so it need not outlive ProxyProcess::start.
   if (!fault.empty()) setenv("PGRANGE_TEST_FAULT", std::string(fault).c_str(), 1);
   auto proxy = ProxyProcess::start(config);
   unsetenv("PGRANGE_TEST_FAULT");
   return proxy;
+}
+
+std::unique_ptr<ProxyProcess> ShardCluster::start_managing_proxy(const std::string& ranges) const {
+  ProxyConfig config = ProxyConfig::with_shards(dsns(), options_.pool_size);
+  config.extra_toml += options_.extra_toml;
+  config.pool_mode = options_.pool_mode;
+  config.workers = options_.workers;
+  config.ranges = ranges;
+  return ProxyProcess::start(config);
 }
 
 PgConnPtr ShardCluster::client() const {
@@ -145,6 +157,53 @@ std::string answer_text(PGconn* conn, const ScriptStep& step) {
   }
   PQclear(res);
   return out.str();
+}
+
+int ShardCluster::misplaced_rows(PGconn* c, const std::string& table, int64_t* rows) const {
+  SqlResult ranges = pq_exec(c, "SHOW RANGES FROM TABLE " + table);
+  EXPECT_TRUE(ranges.ok()) << ranges.message;
+  // Range bounds as ids (…/1/100000), in order; the first starts at <TableMin>.
+  std::vector<std::pair<int64_t, std::string>> starts;
+  for (const auto& row : ranges.rows) {
+    const std::string& start = row[0];
+    int64_t at = start.find("TableMin") != std::string::npos
+                     ? INT64_MIN
+                     : std::stoll(start.substr(start.rfind('/') + 1));
+    starts.emplace_back(at, row[3]);
+  }
+  int bad = 0;
+  std::map<int64_t, int> seen;
+  for (int i = 0; i < size(); ++i) {
+    SqlResult found = pq_exec(direct(i).get(), "SELECT id FROM " + table);
+    EXPECT_TRUE(found.ok()) << found.message;
+    for (const auto& row : found.rows) {
+      int64_t id = std::stoll(row[0]);
+      ++seen[id];
+      std::string owner;
+      for (const auto& [at, shard] : starts) {
+        if (id >= at) owner = shard;
+      }
+      if (owner != "s" + std::to_string(i + 1) && ++bad <= 5) {
+        ADD_FAILURE() << "row " << id << " of " << table << " is on s" << i + 1 << ", the map says "
+                      << owner;
+      }
+    }
+  }
+  for (const auto& [id, copies] : seen) {
+    if (copies != 1 && ++bad <= 10) ADD_FAILURE() << "row " << id << " on " << copies << " shards";
+  }
+  if (rows != nullptr) *rows = static_cast<int64_t>(seen.size());
+  return bad;
+}
+
+void ShardCluster::expect_no_move_leftovers() const {
+  for (int i = 0; i < size(); ++i) {
+    EXPECT_EQ(shard(i).exec("SELECT count(*) FROM pg_replication_slots"), "0")
+        << "shard s" << i + 1;
+    EXPECT_EQ(shard(i).exec("SELECT count(*) FROM pg_publication", "app"), "0")
+        << "shard s" << i + 1;
+  }
+  EXPECT_EQ(prepared_left(), 0);
 }
 
 }  // namespace pgrange::testing

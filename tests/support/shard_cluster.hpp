@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,8 @@ class ShardCluster {
     /// pgrange's pool_mode and worker threads.
     std::string pool_mode = "transaction";
     int workers = 2;
+    /// The body of pgrange's [ranges] table (ProxyConfig::ranges: the range manager is off).
+    std::optional<std::string> ranges;
   };
 
   /// Starts the shards and pgrange; throws std::runtime_error (with the log tail) when one of
@@ -53,6 +56,8 @@ class ShardCluster {
   /// One more pgrange over the shards, configured as the first (same metadata store). A non-empty
   /// `fault` is put in its environment as PGRANGE_TEST_FAULT (where it dies on purpose).
   std::unique_ptr<ProxyProcess> start_proxy(std::string_view fault = {}) const;
+  /// One more pgrange whose [ranges] table is `ranges` (its range manager's settings).
+  std::unique_ptr<ProxyProcess> start_managing_proxy(const std::string& ranges) const;
 
   /// A connection to the first pgrange as user app.
   PgConnPtr client() const;
@@ -65,6 +70,14 @@ class ShardCluster {
   int64_t sum_direct(const std::string& sql) const;
   /// Prepared transactions left on the shards' servers (pg_prepared_xacts).
   int64_t prepared_left() const;
+
+  /// Checks that every row of `table` (a table keyed by one int8 column `id`) is on exactly one
+  /// shard, the one pgrange's map (SHOW RANGES through `c`) gives its range; adds a failure for
+  /// each of the first few that is not. Returns how many are not; `rows` gets the ids seen.
+  int misplaced_rows(PGconn* c, const std::string& table, int64_t* rows = nullptr) const;
+  /// Expects what range moves leave behind while they run gone from every shard: replication
+  /// slots, publications, prepared transactions.
+  void expect_no_move_leftovers() const;
   /// The first value `sql` reads on each shard directly, shard by shard ("<null>" for NULL, the
   /// error message when it fails).
   std::vector<std::string> on_each_shard(const std::string& sql) const;

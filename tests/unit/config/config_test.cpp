@@ -72,6 +72,40 @@ TEST(Config, TableSizesInterval) {
   EXPECT_NE(bad.error().message.find("table_sizes_interval_ms"), std::string::npos);
 }
 
+TEST(Config, RangeManagerSettings) {
+  auto defaults = parse_config(kMinimal);
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_TRUE(defaults->ranges.auto_split);
+  EXPECT_EQ(defaults->ranges.range_max_mb, 512);
+  EXPECT_EQ(defaults->ranges.split_qps, 2500);
+  EXPECT_EQ(defaults->ranges.merge_delay, std::chrono::seconds(300));
+  EXPECT_TRUE(defaults->ranges.rebalance);
+  EXPECT_EQ(defaults->ranges.check_interval, std::chrono::milliseconds(5000));
+  EXPECT_TRUE(defaults->ranges.count_load);
+  auto small = parse_config(std::string("[ranges]\nauto_split = false\nrange_max_mb = 0.5\n"
+                                        "split_qps = 20\nmerge_delay_s = 2\nrebalance = false\n"
+                                        "check_interval_ms = 200\ncount_load = false\n") +
+                            kMinimal);
+  ASSERT_TRUE(small) << small.error().message;
+  EXPECT_FALSE(small->ranges.auto_split);
+  EXPECT_EQ(small->ranges.range_max_mb, 0.5);
+  EXPECT_EQ(small->ranges.split_qps, 20);
+  EXPECT_EQ(small->ranges.merge_delay, std::chrono::seconds(2));
+  EXPECT_FALSE(small->ranges.rebalance);
+  EXPECT_EQ(small->ranges.check_interval, std::chrono::milliseconds(200));
+  EXPECT_FALSE(small->ranges.count_load);
+  auto whole = parse_config(std::string("[ranges]\nrange_max_mb = 64\n") + kMinimal);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(whole->ranges.range_max_mb, 64);
+  for (const char* bad : {"[ranges]\nauto_split = 1\n", "[ranges]\nrange_max_mb = 0\n",
+                          "[ranges]\nsplit_qps = \"fast\"\n", "[ranges]\ncheck_interval_ms = 5\n",
+                          "[ranges]\nmerge_delay = 3\n", "ranges = 3\n"}) {
+    auto refused = parse_config(std::string(bad) + kMinimal);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("ranges"), std::string::npos) << refused.error().message;
+  }
+}
+
 TEST(Config, TheDocumentedExample) {
   auto cfg = parse_config(R"(
 listen = "127.0.0.1:7432"

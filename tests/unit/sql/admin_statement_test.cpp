@@ -123,6 +123,15 @@ TEST(AdminStatement, ShowForms) {
   st = parse_ok("CANCEL JOB 7;");
   EXPECT_EQ(st.kind, AdminKind::kCancelJob);
   EXPECT_EQ(st.job_id, 7);
+  st = parse_ok("ALTER SHARD s2 DRAIN");
+  EXPECT_EQ(st.kind, AdminKind::kDrainShard);
+  EXPECT_EQ(st.shard, "s2");
+  EXPECT_FALSE(st.undrain);
+  st = parse_ok("alter shard 'Shard-B' undrain;");
+  EXPECT_EQ(st.shard, "Shard-B");
+  EXPECT_TRUE(st.undrain);
+  EXPECT_EQ(parse_ok("ALTER SHARD \"S3\" DRAIN").shard, "S3");
+  EXPECT_EQ(parse_ok("ALTER SHARD S3 DRAIN").shard, "s3");
 }
 
 TEST(AdminStatement, OrdinaryStatementsAreNotClaimed) {
@@ -140,13 +149,26 @@ TEST(AdminStatement, OrdinaryStatementsAreNotClaimed) {
 }
 
 TEST(AdminStatement, MalformedAdminStatementsAreSyntaxErrors) {
-  for (const char* sql :
-       {"ALTER TABLE t SPLIT AT (1)", "ALTER TABLE t SPLIT AT VALUES",
-        "ALTER TABLE t SPLIT AT VALUES (1) extra", "ALTER TABLE t SPLIT AT VALUES (now())",
-        "ALTER TABLE t SPLIT AT VALUES (1 +)", "ALTER RANGE x RELOCATE TO 's'",
-        "ALTER RANGE 3 RELOCATE TO s2", "SHOW RANGES FROM t", "SHOW RANGES WITH COLORS",
-        "SHOW RANGE FROM TABLE t FOR ROW (1), (2)", "ALTER INDEX t SPLIT AT VALUES (1)",
-        "CANCEL JOB", "CANCEL JOB x", "CANCEL JOB 1 2", "SHOW JOB 1 2"}) {
+  for (const char* sql : {"ALTER TABLE t SPLIT AT (1)",
+                          "ALTER TABLE t SPLIT AT VALUES",
+                          "ALTER TABLE t SPLIT AT VALUES (1) extra",
+                          "ALTER TABLE t SPLIT AT VALUES (now())",
+                          "ALTER TABLE t SPLIT AT VALUES (1 +)",
+                          "ALTER RANGE x RELOCATE TO 's'",
+                          "ALTER RANGE 3 RELOCATE TO s2",
+                          "SHOW RANGES FROM t",
+                          "SHOW RANGES WITH COLORS",
+                          "SHOW RANGE FROM TABLE t FOR ROW (1), (2)",
+                          "ALTER INDEX t SPLIT AT VALUES (1)",
+                          "CANCEL JOB",
+                          "CANCEL JOB x",
+                          "CANCEL JOB 1 2",
+                          "SHOW JOB 1 2",
+                          "ALTER SHARD",
+                          "ALTER SHARD s2",
+                          "ALTER SHARD s2 EMPTY",
+                          "ALTER SHARD s2 DRAIN now",
+                          "ALTER SHARD 3 DRAIN"}) {
     Error e = parse_err(sql);
     EXPECT_EQ(e.sqlstate, "42601") << sql;
     EXPECT_FALSE(e.message.empty()) << sql;
