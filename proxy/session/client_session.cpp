@@ -534,6 +534,10 @@ bool ClientSession::try_attach_idle(std::string& out) {
 }
 
 void ClientSession::attach(std::shared_ptr<BackendConnection> conn, std::string& out) {
+  // A connection just taken from the pool has none of this client's extended-protocol messages
+  // waiting for a Sync, whatever the last connection had (a statement the session ran over
+  // several shards ends its connections without passing its Sync through here).
+  backend_extended_ = false;
   if (!deferred_begin_.empty()) {
     // The transaction's first statement chose this shard: open the client's BEGIN here.
     write_query(out, deferred_begin_);

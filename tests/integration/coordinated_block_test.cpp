@@ -399,6 +399,14 @@ TEST_F(CoordinatedBlockTest, APipelineOutsideABlockIsOneImplicitTransaction) {
     ScriptStep all = "SELECT id, v, note FROM t WHERE note = 'implicit' ORDER BY id";
     EXPECT_EQ(answer_text(p.get(), all), answer_text(r.get(), all)) << "after pipeline " << i;
   }
+  // After pipelines over several shards, a block of simple queries over several shards on the
+  // same connection (it was refused: the pipeline's end left the session believing its next
+  // connection had extended-protocol messages waiting for a Sync).
+  EXPECT_EQ(pipeline(p.get(), rows_of({3008, -3008})), pipeline(r.get(), rows_of({3008, -3008})));
+  same_answers(
+      p.get(), r.get(),
+      {"BEGIN", "UPDATE t SET v = v + 1 WHERE id = 3008", "UPDATE t SET v = v + 1 WHERE id = -3008",
+       "COMMIT", "SELECT id, v FROM t WHERE id IN (3008, -3008) ORDER BY id"});
   // Inside a block, a pipeline that starts on one shard and goes on to another.
   for (const char* end : {"COMMIT", "ROLLBACK"}) {
     Rows rows = rows_of({3010, -3010});
