@@ -338,10 +338,11 @@ pool_mode = "transaction"
 workers = $workers
 log_level = "$level"
 
-# The benchmarks measure the placement they set up: no automatic splits or moves meanwhile.
+# The benchmarks measure the placement they set up: no automatic splits or moves meanwhile
+# (RANGES_TOML, the body of [ranges], says otherwise).
 [ranges]
-auto_split = false
-rebalance = false
+${RANGES_TOML:-auto_split = false
+rebalance = false}
 
 [metadata]
 dsn = "host=127.0.0.1 port=$meta dbname=pgrange_meta user=bench"

@@ -854,20 +854,27 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
   } catch (const std::exception&) {
   }
   control_.fault_point("move_copied");
-  // 2. Catch up until a round applies little, so the hold below is short.
+  // 2. Catch up until a round applies little or takes little time, so the hold below is short:
+  // the hold's last round applies what came in since this one, about one round's worth. A range
+  // written faster than the target applies never gets to few changes: after a few rounds one
+  // short enough will do.
   if (*follow) {
     constexpr int kRounds = 50;
     constexpr int64_t kFewChanges = 200;
+    constexpr auto kShortRound = std::chrono::milliseconds(250);
+    constexpr auto kFairRound = std::chrono::milliseconds(600);
     for (int round = 0; round < kRounds; ++round) {
       if (canceled()) return cancel_error();
       const auto t0 = std::chrono::steady_clock::now();
       auto applied = copy->catch_up(std::chrono::seconds(60));
       if (!applied) return failed(applied.error());
+      const auto took = std::chrono::steady_clock::now() - t0;
       spdlog::info("job {}: catch-up round {}: {} changes in {} ms", job_id, round, *applied,
-                   std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count());
-      if (*applied <= kFewChanges) break;
+                   std::chrono::duration_cast<std::chrono::milliseconds>(took).count());
+      if (*applied <= kFewChanges || (round > 0 && took <= kShortRound) ||
+          (round >= 10 && took <= kFairRound)) {
+        break;
+      }
     }
     if (auto ok = hold_writes(); !ok) return ok;
   }

@@ -12,6 +12,10 @@ namespace {
 
 /// Fewer sampled keys than this say too little about where a range's load falls.
 constexpr size_t kMinSamples = 16;
+/// A range's load is smoothed over a few seconds (RangeLoad: each 2 s tick weighs half), and
+/// the left half of a split keeps its range id and the whole range's rate until it fades: a
+/// range younger than this is not split by load again.
+constexpr std::chrono::seconds kLoadSettle{6};
 
 std::string mb(int64_t bytes) {
   char buf[32];
@@ -189,7 +193,8 @@ std::vector<RangeDecision> RangePlanner::plan(const std::vector<ManagedRange>& r
                    ": split at the middle key of its rows";
         out.push_back(std::move(d));
         split = true;
-      } else if (r.qps > settings_.split_qps) {
+      } else if (r.qps > settings_.split_qps &&
+                 now - first_seen_[{r.range.range_id, r.range.generation}] >= kLoadSettle) {
         if (auto d = load_split(r)) {
           split = split || d->kind == RangeDecision::Kind::kSplitByLoad;
           out.push_back(std::move(*d));
