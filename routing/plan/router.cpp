@@ -1186,6 +1186,7 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         continue;
       }
       std::vector<RouteReason>* notes = ex != nullptr ? &ex->reasons : nullptr;
+      const size_t uses_before = route.uses.size();
       std::optional<std::vector<std::string>> keys;
       if (touch.own && (is_target || s.kind == sql::StatementKind::kSelect)) {
         keys = point_keys(*t, s, params, notes);
@@ -1237,6 +1238,17 @@ Route route_impl(const ClusterView& view, std::span<const sql::StatementInfo> st
         }
         // Without the index (or until its entries are read) the rows may be in any range.
         for (size_t i : view.table_ranges(t->table_id)) use(ranges.at(i), w, true);
+      }
+      // Keys in several ranges: each shard the statement goes to gets all of them, so a shard
+      // holding a copy of a range it does not own (a move's target before the switch, its
+      // source before its delete) would answer for it too. Such a statement waits out a
+      // cut-over as a whole-table read does; keys of one range go to its owner alone.
+      bool many_ranges = false;
+      for (size_t u = uses_before + 1; u < route.uses.size(); ++u) {
+        many_ranges = many_ranges || route.uses[u].range_id != route.uses[uses_before].range_id;
+      }
+      if (many_ranges) {
+        for (size_t u = uses_before; u < route.uses.size(); ++u) route.uses[u].scan = true;
       }
       // A relation the statement reads besides the one it works on counts only where it
       // reaches a range (a contradiction reads no row of it anywhere).
