@@ -18,7 +18,8 @@ void raise_point(std::string_view message);
 
 /// A test hook: when the environment variable PGRANGE_TEST_DELAY is "<name>:<milliseconds>",
 /// the calling thread sleeps that long here, widening a window a race needs. Points:
-/// "before_hold" (a statement routed, its ranges not yet registered against moves).
+/// "before_hold" (a statement routed, its ranges not yet registered against moves); the steps
+/// of a range move, as for fault_point.
 void delay_point(const char* name);
 
 }  // namespace pgrange::proxy

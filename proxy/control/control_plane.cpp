@@ -321,26 +321,36 @@ void ControlPlane::publish(std::shared_ptr<const routing::ClusterView> next) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
   };
   // New holds first, so no write (or, in a cut-over, whole-table read) routed with the new view
-  // slips past them.
+  // slips past them. A hold ends in two steps: writes go on first (at the range's new shard),
+  // whole-table reads once the old shard's rows are gone.
+  auto held = [&](const routing::ClusterView* v, uint64_t id) {
+    return std::pair{v != nullptr && in(v->held_ranges(), id),
+                     v != nullptr && in(v->scan_held_ranges(), id)};
+  };
+  auto any_hold = [](const routing::ClusterView& v) {
+    std::vector<uint64_t> ids = v.held_ranges();
+    ids.insert(ids.end(), v.scan_held_ranges().begin(), v.scan_held_ranges().end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+  };
   struct Newly {
     uint64_t id;
     bool scans;
   };
   std::vector<Newly> newly_held;
-  for (uint64_t id : next->held_ranges()) {
-    const bool scans = in(next->scan_held_ranges(), id);
-    const bool was = prev && in(prev->held_ranges(), id);
-    const bool scans_were = prev && in(prev->scan_held_ranges(), id);
-    if (!was || (scans && !scans_were)) {
-      activity_.hold(id, scans);
-      newly_held.push_back({id, scans});
-    }
+  for (uint64_t id : any_hold(*next)) {
+    const auto [writes, scans] = held(next.get(), id);
+    const auto [writes_were, scans_were] = held(prev.get(), id);
+    if (writes != writes_were || scans != scans_were) activity_.hold(id, writes, scans);
+    if ((writes && !writes_were) || (scans && !scans_were)) newly_held.push_back({id, scans});
   }
   view_.store(next, std::memory_order_release);
   published_version_.store(next->version());
   if (prev) {
-    for (uint64_t id : prev->held_ranges()) {
-      if (!in(next->held_ranges(), id)) activity_.release(id);
+    const std::vector<uint64_t> now_held = any_hold(*next);
+    for (uint64_t id : any_hold(*prev)) {
+      if (!in(now_held, id)) activity_.release(id);
     }
   }
   // Only once this instance's sessions are done with what changed does it say it serves the

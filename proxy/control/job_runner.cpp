@@ -103,6 +103,7 @@ const std::string& JobRunner::database() const {
 
 void JobRunner::fault_point(const char* name) {
   proxy::fault_point(name);
+  proxy::delay_point(name);
 }
 
 bool JobRunner::stopping() const {

@@ -32,7 +32,8 @@ class ClusterView {
   const std::vector<TableDescriptor>& relations() const { return relations_; }
   /// Ranges being moved (writes to them wait until the move lets go).
   const std::vector<uint64_t>& held_ranges() const { return held_; }
-  /// Of those, the ranges whose whole-table reads wait too (a move's cut-over).
+  /// Ranges whose whole-table reads wait (a move's cut-over, until the old shard's rows are
+  /// gone); writes to them may go on by then.
   const std::vector<uint64_t>& scan_held_ranges() const { return scan_held_; }
   /// The range with this id, or nullptr.
   const RangeDescriptor* find_range(uint64_t range_id) const;

@@ -424,6 +424,13 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (14)");
   }
+  if (current < 15) {
+    // v15: a move lets writes to its range go on (at the new owner) while whole-table reads
+    // still wait for the old owner's rows to go.
+    tx.exec0("ALTER TABLE pgrange_range_holds ADD COLUMN writes boolean NOT NULL DEFAULT true");
+    tx.exec0("DELETE FROM pgrange_schema");
+    tx.exec0("INSERT INTO pgrange_schema VALUES (15)");
+  }
   for (const ShardRecord& s : shards) {
     tx.exec_params0(
         "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
@@ -573,9 +580,9 @@ MetadataSnapshot MetadataStore::load() {
     member->member_id = id;
   }
   for (const auto& row :
-       tx.exec("SELECT range_id, scans FROM pgrange_range_holds ORDER BY range_id")) {
-    snap.held_ranges.push_back(row[0].as<uint64_t>());
-    if (row[1].as<bool>()) snap.scan_held_ranges.push_back(row[0].as<uint64_t>());
+       tx.exec("SELECT range_id, writes, scans FROM pgrange_range_holds ORDER BY range_id")) {
+    if (row[1].as<bool>()) snap.held_ranges.push_back(row[0].as<uint64_t>());
+    if (row[2].as<bool>()) snap.scan_held_ranges.push_back(row[0].as<uint64_t>());
   }
   snap.readers = load_readers(tx);
   for (const auto& row :
@@ -997,6 +1004,20 @@ int64_t MetadataStore::hold_range_scans(const HoldRef& hold) {
   pqxx::work tx(impl_->conn);
   pqxx::result r = tx.exec_params(
       "UPDATE pgrange_range_holds SET scans = true WHERE range_id = $1 AND instance_id = $2",
+      static_cast<int64_t>(hold.range_id), hold.instance_id);
+  if (r.affected_rows() != 1) {
+    throw std::runtime_error("the hold on range " + std::to_string(hold.range_id) +
+                             " was taken away (its move was presumed dead)");
+  }
+  int64_t v = bump_version(tx);
+  tx.commit();
+  return v;
+}
+
+int64_t MetadataStore::release_range_writes(const HoldRef& hold) {
+  pqxx::work tx(impl_->conn);
+  pqxx::result r = tx.exec_params(
+      "UPDATE pgrange_range_holds SET writes = false WHERE range_id = $1 AND instance_id = $2",
       static_cast<int64_t>(hold.range_id), hold.instance_id);
   if (r.affected_rows() != 1) {
     throw std::runtime_error("the hold on range " + std::to_string(hold.range_id) +

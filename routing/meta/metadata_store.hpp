@@ -27,7 +27,8 @@ struct MetadataSnapshot {
   std::vector<TableDescriptor> tables;
   std::vector<RangeDescriptor> ranges;  ///< sorted by start key
   std::vector<uint64_t> held_ranges;    ///< ranges being moved: writes to them wait
-  /// Of those, the ranges in their cut-over: whole-table reads of them wait too.
+  /// Ranges in a move's cut-over, until the old owner's rows are gone: whole-table reads of
+  /// them wait (writes may go on by then: not necessarily in held_ranges).
   std::vector<uint64_t> scan_held_ranges;
   std::vector<ReaderDescriptor> readers;  ///< views and SQL functions made through pgrange
 };
@@ -71,7 +72,7 @@ class DuplicateIndexError : public std::runtime_error {
 class MetadataStore {
  public:
   static constexpr const char* kChannel = "pgrange_metadata";
-  static constexpr int kSchemaVersion = 14;
+  static constexpr int kSchemaVersion = 15;
 
   /// Connects (creating the database if its server lacks it) and migrates the schema. On a new
   /// store the range map is one range [/Min, /Max) on `first_shard`.
@@ -153,6 +154,9 @@ class MetadataStore {
                      bool scans = true);
   /// Extends a hold to whole-table reads (a move's cut-over); throws when it no longer stands.
   int64_t hold_range_scans(const HoldRef& hold);
+  /// Lets writes to the range go on while whole-table reads still wait (the map gives it to
+  /// its new shard; the old one still has its rows); throws when the hold no longer stands.
+  int64_t release_range_writes(const HoldRef& hold);
   int64_t release_range_hold(uint64_t range_id);
   /// Holds whose instance has been silent for `silence` (it died in the middle of a move), or
   /// whose move's job ended (it failed in a way that left rows to clean up).

@@ -879,7 +879,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
     if (auto ok = hold_writes(); !ok) return ok;
   }
   if (canceled()) return cancel_error();
-  // 3. The last changes, and both sides prepared: the target's copy, the source's delete.
+  // 3. The last changes, the counts on both sides, the copy prepared.
   const auto prepare_at = std::chrono::steady_clock::now();
   if (auto ok = copy->prepare(std::chrono::seconds(30)); !ok) return failed(ok.error());
   const auto prepared_at = std::chrono::steady_clock::now();
@@ -889,7 +889,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
   }
   control_.fault_point("move_prepared");
   // 4. The cut-over: whole-table reads wait too (the rows will be on both shards for a moment),
-  //    then the map switches; that switch decides the prepared transactions.
+  //    then the map switches; that switch decides the prepared copy.
   const MetadataStore::HoldRef hold{range_id, control_.instance_id()};
   try {
     int64_t v = store.hold_range_scans(hold);
@@ -937,16 +937,35 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
   ending.status = "succeeded";
   ending.error.clear();
   control_.reload();
-  // Every instance routes with the new map and has no reads left at the old shard.
+  // 6. Every instance routes with the new map and has no reads left at the old shard: writes
+  //    go on at the target. Whole-table reads wait until the source's rows are gone.
   if (!store.wait_for_instances(moved_version, kMoveWait)) {
     spdlog::warn(
         "range {}: a pgrange instance did not confirm the new map within {} s; "
         "deleting the old rows at shard {} anyway",
         range_id, kMoveWait.count(), source->name);
   }
-  if (auto ok = copy->commit_source(); !ok) {
+  const auto writes_at = std::chrono::steady_clock::now();
+  try {
+    store.release_range_writes(hold);
+    control_.reload();
+  } catch (const std::exception& e) {
+    spdlog::warn("range {}: letting writes go on before the old rows are deleted failed: {}",
+                 range_id, e.what());
+  }
+  control_.fault_point("move_writes_released");
+  auto deleted = copy->delete_source();
+  if (!deleted) {
+    // The hold stays (whole-table reads wait) until the clean-up of ended moves' holds has
+    // deleted the rows.
+    ending.held = false;
     ending.error = "deleting the rows on shard " + source->name +
-                   " failed (recovery retries): " + ok.error().message;
+                   " failed (retried in the background): " + deleted.error().message;
+  } else if (*deleted != copy->source_rows()) {
+    spdlog::error(
+        "range {}: shard {} had {} rows of the range when it was copied but {} when they were "
+        "deleted: something wrote to the shard past pgrange",
+        range_id, source->name, copy->source_rows(), *deleted);
   }
   auto ms = [](auto from, auto to) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
@@ -954,10 +973,11 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
   const auto now = std::chrono::steady_clock::now();
   spdlog::info(
       "range {} moved from shard {} to shard {}: {} rows copied, {} changes followed, writes "
-      "held {} ms (waiting for writers {} ms, last changes and the source's delete {} ms, "
-      "cut-over {} ms)",
-      range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(), ms(held_at, now),
-      ms(held_at, prepare_at), ms(prepare_at, prepared_at), ms(prepared_at, now));
+      "held {} ms (waiting for writers {} ms, last changes {} ms, cut-over {} ms), whole-table "
+      "reads held {} ms (the source's delete {} ms)",
+      range_id, source->name, shard, copy->rows_copied(), copy->changes_applied(),
+      ms(held_at, writes_at), ms(held_at, prepare_at), ms(prepare_at, prepared_at),
+      ms(prepared_at, writes_at), ms(prepared_at, now), ms(writes_at, now));
   return {};
 }
 

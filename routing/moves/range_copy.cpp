@@ -105,7 +105,7 @@ struct RangeCopy::State {
   std::vector<std::string> tables;      ///< each part's qualified name
   std::vector<std::string> predicates;  ///< each part's key predicate
   bool follow = false;
-  Conn source;  ///< snapshot copy, markers, then the prepared delete
+  Conn source;  ///< snapshot copy, markers, the last count
   Conn target;  ///< the transaction that receives the copy
   Conn stream;  ///< the replication connection (its slot is temporary)
   bool publication = false;
@@ -113,6 +113,7 @@ struct RangeCopy::State {
   Stage stage = Stage::kCopying;
   int64_t rows_copied = 0;
   int64_t changes = 0;
+  int64_t source_rows = 0;  ///< the range's rows at the source when prepared
   uint64_t marker = 0;
   uint64_t applied_lsn = 0;  ///< the end of the last commit applied (reported to the slot)
   std::map<uint32_t, StreamRelation> relations;
@@ -717,8 +718,6 @@ Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
     return fail(sqlstate::kInternalError, "prepare() of a range copy that is not copying");
   }
   PGconn* src = s.source.get();
-  // The last marker first: the source's delete below is not committed, so the stream never
-  // carries it.
   uint64_t marker = 0;
   if (s.follow) {
     marker = ++s.marker;
@@ -728,21 +727,22 @@ Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
                         "marking the source's stream");
     if (!emitted) return tl::unexpected(emitted.error());
   }
-  // The source deletes the range's rows while the target takes the last changes and counts
-  // its copy: the two servers work at once (the delete is most of the cut-over's time).
-  if (auto r = exec(src, "BEGIN", "starting the source's delete"); !r) {
-    return tl::unexpected(r.error());
-  }
-  std::string deletes;
+  // The source counts the range's rows while the target takes the last changes: the two
+  // servers work at once. The source keeps its rows until the map has switched
+  // (delete_source()), so that nothing but the target's commit is left to the cut-over.
+  std::string counts;
   for (size_t i = 0; i < s.parts.size(); ++i) {
-    deletes += "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i] + ";";
+    counts += "SELECT count(*) FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i] + ";";
   }
-  if (PQsendQuery(src, deletes.c_str()) != 1) {
-    return fail(shard_link::command_error(src, nullptr, "deleting the range's rows at the source"));
+  if (PQsendQuery(src, counts.c_str()) != 1) {
+    return fail(shard_link::command_error(src, nullptr, "counting the range's rows at the source"));
   }
   if (s.follow) {
     auto applied = s.consume_until(marker, std::chrono::steady_clock::now() + timeout);
-    if (!applied) return tl::unexpected(applied.error());
+    if (!applied) {
+      shard_link::drain(src);
+      return tl::unexpected(applied.error());
+    }
   }
   // The stream is over; the slot goes with its connection.
   s.stream.reset();
@@ -751,24 +751,29 @@ Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
     auto counted = exec(s.target.get(),
                         "SELECT count(*) FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i],
                         "counting the copied rows on the target shard");
-    if (!counted) return tl::unexpected(counted.error());
+    if (!counted) {
+      shard_link::drain(src);
+      return tl::unexpected(counted.error());
+    }
     there.emplace_back(PQgetvalue(counted->get(), 0, 0));
   }
   Result<void> out;
+  s.source_rows = 0;
   for (size_t i = 0; i < s.parts.size(); ++i) {
-    PgResult deleted(PQgetResult(src));
-    if (PQresultStatus(deleted.get()) != PGRES_COMMAND_OK) {
+    PgResult counted(PQgetResult(src));
+    if (PQresultStatus(counted.get()) != PGRES_TUPLES_OK || PQntuples(counted.get()) != 1) {
       if (out) {
-        out = fail(shard_link::command_error(src, deleted.get(),
-                                             "deleting the range's rows on the source shard"));
+        out = fail(shard_link::command_error(src, counted.get(),
+                                             "counting the range's rows on the source shard"));
       }
       continue;
     }
-    const int64_t gone = shard_link::affected_rows(deleted.get());
-    if (out && there[i] != std::to_string(gone)) {
+    const std::string here = PQgetvalue(counted.get(), 0, 0);
+    s.source_rows += std::stoll(here);
+    if (out && there[i] != here) {
       out = fail(sqlstate::kInternalError, "the target shard's copy of " + s.tables[i] + " has " +
                                                there[i] + " rows of the range but the source has " +
-                                               std::to_string(gone));
+                                               here);
     }
   }
   shard_link::drain(src);
@@ -779,11 +784,6 @@ Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
     return tl::unexpected(r.error());
   }
   s.stage = State::Stage::kPrepared;  // from here abort() must roll back the prepared copy
-  if (auto r = exec(src, "PREPARE TRANSACTION " + quote_literal(source_gid(s.name)),
-                    "preparing the delete on the source shard");
-      !r) {
-    return tl::unexpected(r.error());
-  }
   if (s.publication) {
     if (auto r = exec(src, "DROP PUBLICATION IF EXISTS " + quote_ident(s.name),
                       "dropping the range's publication on the source shard");
@@ -810,12 +810,42 @@ void RangeCopy::switched() {
   }
 }
 
-Result<void> RangeCopy::commit_source() {
+Result<int64_t> RangeCopy::delete_source() {
   State& s = *state_;
-  auto done = settle(s.source_dsn, source_gid(s.name), true);
-  if (!done) return tl::unexpected(done.error());
+  // A connection of its own: the copy's may have broken since (abort() comes here too).
+  auto conn = shard_link::connect(s.source_dsn, "source");
+  if (!conn) return tl::unexpected(conn.error());
+  std::string deletes = "BEGIN;";
+  for (size_t i = 0; i < s.parts.size(); ++i) {
+    deletes += "DELETE FROM ONLY " + s.tables[i] + " WHERE " + s.predicates[i] + ";";
+  }
+  deletes += "COMMIT";
+  if (PQsendQuery(conn->get(), deletes.c_str()) != 1) {
+    return fail(
+        shard_link::command_error(conn->get(), nullptr, "deleting the range's rows at the source"));
+  }
+  int64_t gone = 0;
+  Result<int64_t> out;
+  while (PGresult* raw = PQgetResult(conn->get())) {
+    PgResult r(raw);
+    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      if (out) {
+        out = fail(shard_link::command_error(conn->get(), r.get(),
+                                             "deleting the range's rows on the source shard"));
+      }
+      continue;
+    }
+    if (std::string_view(PQcmdStatus(r.get())).starts_with("DELETE")) {
+      gone += shard_link::affected_rows(r.get());
+    }
+  }
+  if (!out) return out;
   s.stage = State::Stage::kDone;
-  return {};
+  return gone;
+}
+
+int64_t RangeCopy::source_rows() const {
+  return state_->source_rows;
 }
 
 Result<void> RangeCopy::abort() {
@@ -823,16 +853,17 @@ Result<void> RangeCopy::abort() {
   State& s = *state_;
   if (s.stage == State::Stage::kDone || s.stage == State::Stage::kAborted) return {};
   if (s.stage == State::Stage::kSwitched) {
-    // The map gave the range to the target: only the source's delete is left to commit.
-    return commit_source();
+    // The map gave the range to the target: only the source's rows are left to delete.
+    auto deleted = delete_source();
+    if (!deleted) return tl::unexpected(deleted.error());
+    return {};
   }
   Result<void> out;
   if (s.stage == State::Stage::kTargetCommitted) {
     // The copy is committed but the range stayed at the source: the source keeps its rows,
     // the target's copy goes.
-    for (const auto& [dsn, gid] : {std::pair{s.target_dsn, target_gid(s.name)},
-                                   std::pair{s.source_dsn, source_gid(s.name)}}) {
-      if (auto r = settle(dsn, gid, false); !r) return tl::unexpected(r.error());
+    if (auto r = settle(s.target_dsn, target_gid(s.name), false); !r) {
+      return tl::unexpected(r.error());
     }
     auto conn = shard_link::connect(s.target_dsn, "target");
     if (!conn) return tl::unexpected(conn.error());
@@ -848,10 +879,8 @@ Result<void> RangeCopy::abort() {
   s.target.reset();  // an open transaction rolls back with its connection
   s.source.reset();
   if (s.stage == State::Stage::kPrepared) {
-    for (const auto& [dsn, gid] : {std::pair{s.target_dsn, target_gid(s.name)},
-                                   std::pair{s.source_dsn, source_gid(s.name)}}) {
-      if (auto r = settle(dsn, gid, false); !r && out) out = tl::unexpected(r.error());
-    }
+    if (auto r = settle(s.target_dsn, target_gid(s.name), false); !r)
+      out = tl::unexpected(r.error());
   }
   if (s.publication) {
     if (auto r = drop_publication(s.source_dsn, s.name); !r) {
@@ -866,10 +895,6 @@ Result<void> RangeCopy::abort() {
 
 std::string RangeCopy::target_gid(const std::string& name) {
   return name + ":target";
-}
-
-std::string RangeCopy::source_gid(const std::string& name) {
-  return name + ":source";
 }
 
 Result<bool> RangeCopy::settle(const std::string& dsn, const std::string& gid, bool commit) {

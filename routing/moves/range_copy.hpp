@@ -26,11 +26,12 @@ struct RangePart {
 ///   auto copy = RangeCopy::start(source, target, parts, "pgrange_move_7", true);
 ///   copy->catch_up(…);  // as often as it likes: applies what the source committed since
 ///   … hold writes to the range …
-///   copy->prepare(…);   // the last writes; both sides prepared (PREPARE TRANSACTION)
+///   copy->prepare(…);   // the last writes; the counts agree; the copy prepared
 ///   … hold whole-table reads …
 ///   copy->commit_target();  // the rows are on both shards: point reads find them either way
 ///   … point the range at the target …  copy->switched();
-///   … every instance reads the target …  copy->commit_source();
+///   … every instance reads the target; writes go on there …  copy->delete_source();
+///   … let whole-table reads go on …
 ///   (or copy->abort() before the switch: nothing changed anywhere)
 ///
 /// How: a publication of the range's rows (its key predicate as the row filter) and a temporary
@@ -40,14 +41,17 @@ struct RangePart {
 /// target's copy is invisible: whole-table reads there see only the rows the target owns, so
 /// they never wait for a move. A marker (pg_logical_emit_message) written on the source and
 /// read back from the stream proves every earlier commit applied. prepare() takes the last
-/// changes while the source deletes the range's rows, ends the stream, checks the target holds
-/// exactly the rows the source deletes, and prepares both.
+/// changes while the source counts the range's rows, ends the stream, checks the target holds
+/// exactly as many, and prepares the copy. The source's rows are deleted only after the map
+/// switched, with writes going on at the target: deleting a large range takes long, and only
+/// whole-table reads (which would see both copies) wait for it.
 ///
 /// Nothing outlives a crash of pgrange before prepare(): the slot is temporary, the target's
 /// transaction rolls back with its connection; only the publication stays (drop_publication).
-/// After prepare() the two prepared transactions (target_gid, source_gid) are settled by the
-/// range map: committed if it gives the range to the target, rolled back if not (and a
-/// committed copy on a target the map does not name is deleted with the range's hold).
+/// After prepare() the prepared copy (target_gid) is settled by the range map: committed if it
+/// gives the range to the target, rolled back if not. Rows of the range on a shard the map
+/// does not name (a committed copy, or the source's rows after the switch) are deleted with
+/// the range's hold, which stays until they are.
 ///
 /// Without `follow_writes` (a table whose replica identity does not cover its key, so the
 /// source could not publish its updates by key) there is no publication and no stream: the
@@ -88,25 +92,26 @@ class RangeCopy {
   Result<int64_t> catch_up(std::chrono::milliseconds timeout);
 
   /// Called with writes to the range held: applies the last changes (57014 after `timeout`)
-  /// while the source deletes the range's rows, ends the stream, checks the target holds as
-  /// many rows, prepares both transactions and drops the publication. On failure nothing is
-  /// prepared (abort() cleans up).
+  /// while the source counts the range's rows, ends the stream, checks the target holds as
+  /// many, prepares the copy and drops the publication. On failure nothing is prepared
+  /// (abort() cleans up).
   Result<void> prepare(std::chrono::milliseconds timeout);
   /// COMMIT PREPARED of the copy on the target (before the map switches, so that a point read
   /// routed with the new map finds the rows).
   Result<void> commit_target();
-  /// The map now gives the range to the target: abort() and the destructor commit the source's
-  /// delete from here on.
+  /// The map now gives the range to the target: abort() and the destructor delete the source's
+  /// rows from here on.
   void switched();
-  /// COMMIT PREPARED of the delete on the source (retried by recovery if it fails).
-  Result<void> commit_source();
+  /// Deletes the range's rows on the source in one transaction; returns how many went.
+  Result<int64_t> delete_source();
+  /// The range's rows the source had when prepare() counted them.
+  int64_t source_rows() const;
   /// Rolls back whatever is open or prepared on both shards and drops the publication; after
-  /// commit_target() without switched(), deletes the target's copy. After switched(), commits
-  /// the source's delete instead.
+  /// commit_target() without switched(), deletes the target's copy. After switched(), deletes
+  /// the source's rows instead.
   Result<void> abort();
 
   static std::string target_gid(const std::string& name);
-  static std::string source_gid(const std::string& name);
   /// Recovery: COMMIT PREPARED (`commit`) or ROLLBACK PREPARED the transaction `gid` if the
   /// shard at `dsn` has it prepared; returns whether it had.
   static Result<bool> settle(const std::string& dsn, const std::string& gid, bool commit);

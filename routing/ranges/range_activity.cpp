@@ -17,7 +17,7 @@ bool already(std::span<const RangeActivity::Use> inside, const RangeActivity::Us
 
 bool RangeActivity::enter(std::span<const Use> uses, std::span<const Use> inside) {
   std::lock_guard lock(mu_);
-  if (!held_.empty()) {
+  if (!held_.empty() || !scans_held_.empty()) {
     for (const Use& u : uses) {
       bool blocked =
           (u.write && held_.count(u.range_id)) || (u.scan && scans_held_.count(u.range_id));
@@ -51,10 +51,18 @@ void RangeActivity::leave(std::span<const Use> uses) {
   changed_.notify_all();
 }
 
-void RangeActivity::hold(uint64_t range_id, bool scans) {
+void RangeActivity::hold(uint64_t range_id, bool writes, bool scans) {
   std::lock_guard lock(mu_);
-  held_.insert(range_id);
-  if (scans) scans_held_.insert(range_id);
+  if (writes) {
+    held_.insert(range_id);
+  } else {
+    held_.erase(range_id);
+  }
+  if (scans) {
+    scans_held_.insert(range_id);
+  } else {
+    scans_held_.erase(range_id);
+  }
 }
 
 void RangeActivity::release(uint64_t range_id) {

@@ -16,8 +16,9 @@ namespace pgrange::routing {
 /// A session enters the ranges a statement was routed to (on the shard it sends it to) and
 /// leaves them when its transaction ends. A range move copies while the range is written, then
 /// holds the range (new writes wait), waits for the writers already inside to finish, catches
-/// up, holds whole-table reads for its cut-over too, switches the map, and waits for the
-/// readers still reading at the old shard before the rows there go. Waits go by key span,
+/// up, holds whole-table reads for its cut-over too, switches the map, waits for the readers
+/// still reading at the old shard, lets writes go on (at the new shard) and holds whole-table
+/// reads alone until the rows at the old shard are gone. Waits go by key span,
 /// not range id, so a use entered before a split still counts for the part that moves. Shared
 /// by all workers.
 class RangeActivity {
@@ -46,8 +47,9 @@ class RangeActivity {
   /// Unregisters uses made by enter().
   void leave(std::span<const Use> uses);
 
-  /// New writes to the range (with `scans`, whole-table reads too) wait until release().
-  void hold(uint64_t range_id, bool scans);
+  /// With `writes`, new writes to the range wait; with `scans`, whole-table reads of it; until
+  /// the next hold() or release().
+  void hold(uint64_t range_id, bool writes, bool scans);
   void release(uint64_t range_id);
   bool held(uint64_t range_id) const;
 

@@ -45,8 +45,15 @@ TableDescriptor keyed_table(std::string name) {
   return t;
 }
 
+/// Takes a store back to what schema version 14 left: a hold's writes and scans end together.
+void undo_version_15(pqxx::work& tx) {
+  tx.exec0("ALTER TABLE pgrange_range_holds DROP COLUMN writes");
+  tx.exec0("UPDATE pgrange_schema SET version = 14");
+}
+
 /// Takes a store back to what schema version 13 left: no leases, no sampled keys.
 void undo_version_14(pqxx::work& tx) {
+  undo_version_15(tx);
   tx.exec0("DROP TABLE pgrange_leases, pgrange_range_samples");
   tx.exec0("ALTER TABLE pgrange_shards DROP COLUMN draining");
   tx.exec0("UPDATE pgrange_schema SET version = 13");
@@ -170,6 +177,14 @@ TEST_F(MetadataStoreTest, JobsAndTheHoldsOfTheirMoves) {
   store->hold_range_scans({1, "me"});
   EXPECT_EQ(store->load().scan_held_ranges, std::vector<uint64_t>{1});
   EXPECT_THROW(store->hold_range_scans({1, "someone else"}), std::runtime_error);
+  // The map switched: writes go on, whole-table reads still wait.
+  EXPECT_THROW(store->release_range_writes({1, "someone else"}), std::runtime_error);
+  const int64_t v1 = store->version();
+  EXPECT_GT(store->release_range_writes({1, "me"}), v1);
+  snap = store->load();
+  EXPECT_TRUE(snap.held_ranges.empty());
+  EXPECT_EQ(snap.scan_held_ranges, std::vector<uint64_t>{1});
+  EXPECT_TRUE(store->orphaned_holds(std::chrono::seconds(30)).empty());
   // Nobody but its move changes a moving range: a split of it is refused, the move's own
   // change goes through.
   {

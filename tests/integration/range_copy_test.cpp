@@ -171,8 +171,11 @@ TEST_F(RangeCopyTest, FollowsWritesAndShowsTheCopyOnlyWhenItCommits) {
   const std::string expected = rows(*source_, "followed", 300, 600);
   const std::string outside =
       rows(*source_, "followed", 0, 300) + "|" + rows(*source_, "followed", 600, 100000);
+  const std::string in_range =
+      source_->exec("SELECT count(*) FROM followed WHERE id >= 300 AND id < 600");
   ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
-  // Prepared on both sides: each still shows what it showed.
+  EXPECT_EQ(std::to_string(copy->source_rows()), in_range);
+  // The copy is prepared, the source untouched: each still shows what it showed.
   EXPECT_EQ(rows(*source_, "followed", 300, 600), expected);
   EXPECT_EQ(target_->exec("SELECT string_agg(id::text, ',' ORDER BY id) FROM followed"),
             "400,5000");
@@ -181,7 +184,11 @@ TEST_F(RangeCopyTest, FollowsWritesAndShowsTheCopyOnlyWhenItCommits) {
   ASSERT_TRUE(copy->commit_target().has_value());
   EXPECT_EQ(rows(*target_, "followed", 300, 600), expected);
   EXPECT_EQ(target_->exec("SELECT v FROM followed WHERE id = 5000"), "kept");
-  ASSERT_TRUE(copy->commit_source().has_value());
+  EXPECT_EQ(rows(*source_, "followed", 300, 600), expected);  // until the map has switched
+  copy->switched();
+  auto deleted = copy->delete_source();
+  ASSERT_TRUE(deleted.has_value()) << deleted.error().message;
+  EXPECT_EQ(std::to_string(*deleted), in_range);
   EXPECT_EQ(rows(*source_, "followed", 300, 600), "");
   EXPECT_EQ(rows(*source_, "followed", 0, 300) + "|" + rows(*source_, "followed", 600, 100000),
             outside);
@@ -210,7 +217,8 @@ TEST_F(RangeCopyTest, AbortBeforeOrAfterPrepareChangesNothing) {
     auto copy = RangeCopy::start(source_->dsn(), target_->dsn(), parts, "pgrange_move_test3", true);
     ASSERT_TRUE(copy.has_value()) << copy.error().message;
     ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
-    EXPECT_EQ(source_->exec("SELECT count(*) FROM pg_prepared_xacts"), "1");
+    EXPECT_EQ(target_->exec("SELECT count(*) FROM pg_prepared_xacts"), "1");
+    EXPECT_EQ(source_->exec("SELECT count(*) FROM pg_prepared_xacts"), "0");
     ASSERT_TRUE(copy->abort().has_value());
   }
   EXPECT_EQ(rows(*source_, "aborted", 0, 1000), before);
@@ -257,7 +265,8 @@ TEST_F(RangeCopyTest, TablesWithoutAKeyedReplicaIdentityCopyWithoutFollowing) {
   EXPECT_EQ(*none, 0);
   ASSERT_TRUE(copy->prepare(seconds(30)).has_value());
   ASSERT_TRUE(copy->commit_target().has_value());
-  ASSERT_TRUE(copy->commit_source().has_value());
+  copy->switched();
+  ASSERT_EQ(copy->delete_source().value_or(-1), 2);
   EXPECT_EQ(target_->exec(R"(SELECT string_agg("Name" || '=' || coalesce(value::text, 'null'), )"
                           R"(',' ORDER BY "Name") FROM "Odd ""Schema"""."Settings")"),
             R"(a={"x": 1},b=null)");
@@ -286,7 +295,8 @@ TEST_F(RangeCopyTest, TablesWithoutAKeyedReplicaIdentityCopyWithoutFollowing) {
   EXPECT_EQ(*applied, 3);
   ASSERT_TRUE(full->prepare(seconds(30)).has_value());
   ASSERT_TRUE(full->commit_target().has_value());
-  ASSERT_TRUE(full->commit_source().has_value());
+  full->switched();
+  ASSERT_EQ(full->delete_source().value_or(-1), 3);
   EXPECT_EQ(target_->exec("SELECT string_agg(k || coalesce(v, '-'), ',' ORDER BY k, v) FROM "
                           "full_ident"),
             "1a,1b,3-");

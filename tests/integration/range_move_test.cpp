@@ -343,6 +343,58 @@ TEST_F(RangeMoveTest, WritesAndReadsGoOnWhileARangeMoves) {
   expect_no_leftovers();
 }
 
+// Once the map gives the range to the target, writes go on there while the source's rows are
+// deleted (a large range's delete takes long); whole-table reads wait until they are gone (they
+// would count the range twice). The moving pgrange pauses after letting writes go, widening the
+// window.
+TEST_F(RangeMoveTest, WritesGoOnWhileTheOldRowsGoButWholeTableReadsWait) {
+  make_table("released");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  // The source keeps a range of the table: whole-table reads still go there.
+  SqlResult split = pq_exec(admin.get(), "ALTER TABLE released SPLIT AT VALUES (125000)");
+  ASSERT_TRUE(split.ok()) << split.message;
+  auto [range_id, from] = middle_range(admin.get(), "released");
+  ASSERT_EQ(from, "s2");
+  // pgrange reads the delay once; the environment is copied when it starts.
+  setenv("PGRANGE_TEST_DELAY", "move_writes_released:4000", 1);
+  auto pausing = cluster_->start_proxy();
+  unsetenv("PGRANGE_TEST_DELAY");
+  std::atomic<bool> moved{false};
+  SqlResult move;
+  std::thread mover([&] {
+    auto c = pq_connect(pausing->dsn());
+    move = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
+    moved = true;
+  });
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (!moved && Clock::now() < deadline &&
+         middle_range(admin.get(), "released").second != "s3") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(moved) << "the move ended before its map switched: " << move.message;
+  // A write to the moving range, through another pgrange, while the source still has the rows.
+  SqlResult write = pq_exec(admin.get(), "UPDATE released SET n = n + 1 WHERE id = 160000");
+  EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
+  EXPECT_FALSE(moved) << "the write waited for the old rows' delete";
+  EXPECT_EQ(cluster_->shard(1).exec("SELECT count(*) FROM released WHERE id = 160000", "app"),
+            "1");  // the source's copy is still there
+  SqlResult point = pq_exec(admin.get(), "SELECT n FROM released WHERE id = 160000");
+  EXPECT_TRUE(point.ok() && point.at(0, 0) == "1") << point.message;
+  // A whole-table read waits for the delete, then counts every row once.
+  SqlResult whole = pq_exec(admin.get(), "SELECT count(*), sum(n) FROM released");
+  const bool move_over = moved;
+  EXPECT_TRUE(move_over) << "a whole-table read ran while the range was on two shards";
+  ASSERT_TRUE(whole.ok()) << whole.message;
+  EXPECT_EQ(whole.at(0, 0), std::to_string(kRows - kGap));
+  EXPECT_EQ(whole.at(0, 1), "1");
+  mover.join();
+  EXPECT_TRUE(move.ok()) << move.message;
+  EXPECT_EQ(middle_range(admin.get(), "released").second, "s3");
+  EXPECT_EQ(misplaced_rows("released"), 0);
+  expect_no_leftovers();
+}
+
 TEST_F(RangeMoveTest, CancelJobRollsTheMoveBack) {
   make_table("cancelled");
   if (HasFatalFailure()) return;
@@ -397,7 +449,8 @@ TEST_F(RangeMoveTest, ACrashAtEachStepOfAMoveIsRecovered) {
     bool moves;  // the map had switched: recovery finishes the move
   };
   for (Step step : {Step{"move_copied", false}, Step{"move_prepared", false},
-                    Step{"move_target_committed", false}, Step{"move_switched", true}}) {
+                    Step{"move_target_committed", false}, Step{"move_switched", true},
+                    Step{"move_writes_released", true}}) {
     SCOPED_TRACE(step.point);
     auto [range_id, from] = middle_range(admin.get(), "crashed");
     const std::string to = from == "s2" ? "s3" : "s2";
@@ -406,12 +459,16 @@ TEST_F(RangeMoveTest, ACrashAtEachStepOfAMoveIsRecovered) {
     SqlResult moved = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO '" + to + "'");
     EXPECT_FALSE(moved.ok()) << "pgrange did not die at " << step.point;
     const std::string job = newest_job(admin.get());
-    // The surviving pgrange notices the silence (10 s) and settles the move.
+    // The surviving pgrange notices the silence (10 s) and settles the move: the prepared copy,
+    // then the rows on the shard the map does not name, then the hold.
     std::string status;
+    auto holds = [&] {
+      return cluster_->shard(0).exec("SELECT count(*) FROM pgrange_range_holds", "pgrange_meta");
+    };
     auto deadline = Clock::now() + std::chrono::seconds(60);
     while (Clock::now() < deadline) {
       status = job_status(admin.get(), job);
-      if (status != "running" && cluster_->prepared_left() == 0) break;
+      if (status != "running" && cluster_->prepared_left() == 0 && holds() == "0") break;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     EXPECT_EQ(status, step.moves ? "succeeded" : "failed");

@@ -14,7 +14,7 @@ using W = RangeActivity::Waiting;
 
 TEST(RangeActivity, HeldRangesTurnAwayWritesButNotReads) {
   RangeActivity a;
-  a.hold(7, true);
+  a.hold(7, true, true);
   EXPECT_TRUE(a.held(7));
   std::vector<Use> write{{7, 1, 0, true, false, "g", "m"}};
   std::vector<Use> read{{7, 1, 0, false, false, "g", "m"}};
@@ -38,7 +38,7 @@ TEST(RangeActivity, ATransactionAlreadyWritingAHeldRangeGoesOn) {
   RangeActivity a;
   std::vector<Use> first{{7, 1, 0, true, false, "g", "m"}};
   ASSERT_TRUE(a.enter(first));
-  a.hold(7, false);
+  a.hold(7, true, false);
   std::vector<Use> again{{7, 1, 0, true, false, "g", "m"}};
   EXPECT_TRUE(a.enter(again, first));
   EXPECT_FALSE(a.enter(again));  // another transaction waits
@@ -50,7 +50,7 @@ TEST(RangeActivity, ATransactionAlreadyWritingAHeldRangeGoesOn) {
   a.leave(again);
   a.leave(first);
   EXPECT_TRUE(a.wait_idle("g", "m", 0, W::kWriters, milliseconds(0)));
-  a.hold(7, true);
+  a.hold(7, true, true);
   std::vector<Use> scan{{7, 1, 0, false, true, "g", "m"}};
   std::vector<Use> write{{7, 1, 0, true, false, "g", "m"}};
   EXPECT_FALSE(a.enter(scan, write));  // scans are held: a writer's first scan waits too
@@ -83,7 +83,7 @@ TEST(RangeActivity, AUseFromBeforeASplitCountsForThePartThatMoves) {
   // Entered range 5 = [c, k) at generation 1; then 5 split into [c, f) and 9 = [f, k).
   std::vector<Use> before_split{{5, 1, 0, true, false, "c", "k"}};
   ASSERT_TRUE(a.enter(before_split));
-  a.hold(9, true);
+  a.hold(9, true, true);
   EXPECT_FALSE(a.wait_idle("f", "k", 0, W::kWritersAndScans, milliseconds(0)));
   // A writer routed with the new map to the left half is not turned away by range 9's hold.
   std::vector<Use> left{{5, 2, 0, true, false, "c", "f"}};
@@ -100,7 +100,7 @@ TEST(RangeActivity, ScansWaitLikeWritesButPointReadsGoOn) {
   ASSERT_TRUE(a.enter(scan));
   EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
   a.leave(scan);
-  a.hold(4, true);
+  a.hold(4, true, true);
   EXPECT_FALSE(a.enter(scan));  // a whole-table read would see a half-moved range
   EXPECT_TRUE(a.enter(point));  // one key is on exactly one shard at every moment
   EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
@@ -113,15 +113,24 @@ TEST(RangeActivity, AHoldOfWritesOnlyLetsScansInUntilItsCutOver) {
   std::vector<Use> scan{{4, 1, 0, false, true, "c", "k"}};
   std::vector<Use> write{{4, 1, 0, true, false, "c", "k"}};
   std::vector<Use> scanning_write{{4, 1, 0, true, true, "c", "k"}};
-  a.hold(4, false);  // the copy is still invisible on the target: whole-table reads go on
+  a.hold(4, true, false);  // the copy is still invisible on the target: whole-table reads go on
   EXPECT_FALSE(a.enter(write));
   EXPECT_FALSE(a.enter(scanning_write));
   ASSERT_TRUE(a.enter(scan));
   EXPECT_TRUE(a.wait_idle("c", "k", 0, W::kWriters, milliseconds(0)));  // no writer inside
   EXPECT_FALSE(a.wait_idle("c", "k", 0, W::kWritersAndScans, milliseconds(0)));
   a.leave(scan);
-  a.hold(4, true);  // the cut-over: the rows will be on both shards for a moment
+  a.hold(4, true, true);  // the cut-over: the rows will be on both shards for a moment
   EXPECT_FALSE(a.enter(scan));
+  EXPECT_FALSE(a.enter(write));
+  // The map gives the range to the target: writes go on there while the source's rows go,
+  // whole-table reads still wait (they would see both copies).
+  a.hold(4, false, true);
+  EXPECT_FALSE(a.held(4));
+  EXPECT_TRUE(a.enter(write));
+  EXPECT_FALSE(a.enter(scan));
+  EXPECT_FALSE(a.enter(scanning_write));
+  a.leave(write);
   a.release(4);
   EXPECT_TRUE(a.enter(scan));
   EXPECT_TRUE(a.enter(write));
