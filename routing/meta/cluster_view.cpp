@@ -103,6 +103,13 @@ const RangeDescriptor* ClusterView::find_range(uint64_t range_id) const {
   return nullptr;
 }
 
+const ShardRecord* ClusterView::find_shard(std::string_view name) const {
+  for (const ShardRecord& s : shards_) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
 int ClusterView::shard_index(std::string_view shard) const {
   auto it = shard_index_.find(std::string(shard));
   return it == shard_index_.end() ? -1 : it->second;

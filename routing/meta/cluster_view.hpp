@@ -53,6 +53,8 @@ class ClusterView {
 
   /// The pool index of a shard name, or -1 when this pgrange has no such shard configured.
   int shard_index(std::string_view shard) const;
+  /// The shard named `name` in the metadata store, or nullptr.
+  const ShardRecord* find_shard(std::string_view name) const;
   /// The shard names in pool index order.
   const std::vector<std::string>& shard_order() const { return shard_order_; }
   /// What the view was built from (build(snapshot(), shard_order()) is the same view).

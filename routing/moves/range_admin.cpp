@@ -186,13 +186,6 @@ ShardProbe probe(const std::string& dsn) {
   return out;
 }
 
-const ShardRecord* find_shard(const ClusterView& view, std::string_view name) {
-  for (const ShardRecord& s : view.shards()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
 /// Evaluates WITH EXPIRATION: NULL, or a timestamp or interval literal (optionally cast).
 Result<std::optional<int64_t>> expiration_micros(MetadataStore& store, const std::string& expr) {
   std::string e = expr;
@@ -686,7 +679,7 @@ Result<void> RangeAdmin::check_spread(
     const TableDescriptor* t = view.find_table_id(table_id);
     const ShardRecord* holder = nullptr;
     for (size_t i : view.table_ranges(table_id)) {
-      if (holder == nullptr) holder = find_shard(view, view.ranges().at(i).shard);
+      if (holder == nullptr) holder = view.find_shard(view.ranges().at(i).shard);
     }
     if (t == nullptr || holder == nullptr) continue;
     try {
@@ -714,7 +707,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
     return admin_error(sqlstate::kInvalidParameterValue,
                        "range " + std::to_string(range_id) + " does not exist");
   }
-  const ShardRecord* target = find_shard(*view, shard);
+  const ShardRecord* target = view->find_shard(shard);
   if (target == nullptr) {
     return admin_error(sqlstate::kInvalidParameterValue, "shard \"" + shard + "\" does not exist");
   }
@@ -727,7 +720,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
       !ok) {
     return ok;
   }
-  const ShardRecord* source = find_shard(*view, range->shard);
+  const ShardRecord* source = view->find_shard(range->shard);
   if (source == nullptr) {
     return admin_error(sqlstate::kInternalError, "shard \"" + range->shard + "\" is unknown");
   }
@@ -1117,7 +1110,7 @@ Result<void> RangeAdmin::record_job(const std::string& type, const std::string& 
 
 Result<ResultSet> RangeAdmin::drain_shard(const sql::AdminStatement& stmt) {
   auto view = control_.view();
-  const ShardRecord* shard = find_shard(*view, stmt.shard);
+  const ShardRecord* shard = view->find_shard(stmt.shard);
   if (shard == nullptr) {
     return admin_error(sqlstate::kInvalidParameterValue,
                        "shard \"" + stmt.shard + "\" does not exist");
@@ -1555,7 +1548,7 @@ Result<ResultSet> RangeAdmin::show_ranges(const sql::AdminStatement& stmt) {
     }
     if (stmt.with_details) {
       int64_t rows = 0, bytes = 0;
-      const ShardRecord* shard = find_shard(*view, r.shard);
+      const ShardRecord* shard = view->find_shard(r.shard);
       for (const TableDescriptor* t : tables) {
         std::string s = std::max(r.start_key, table_prefix(t->table_id));
         std::string e = std::min(r.end_key, table_prefix(t->table_id + 1));

@@ -17,13 +17,6 @@ constexpr const char* kLease = "range_manager";
 /// shard changed by a tenth.
 constexpr std::chrono::seconds kMeasureAgain{20};
 
-const ShardRecord* shard_named(const ClusterView& view, const std::string& name) {
-  for (const ShardRecord& s : view.shards()) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
 int64_t now_micros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -54,7 +47,7 @@ std::optional<RangeManager::Measured> RangeManager::measure(const ClusterView& v
                                                             const ManagedRange& r,
                                                             int64_t table_bytes) {
   const TableDescriptor* t = view.find_table_id(r.table_id);
-  const ShardRecord* shard = shard_named(view, r.range.shard);
+  const ShardRecord* shard = view.find_shard(r.range.shard);
   if (t == nullptr || shard == nullptr) return std::nullopt;
   std::pair<uint64_t, uint64_t> id{r.range.range_id, r.range.generation};
   auto now = std::chrono::steady_clock::now();
@@ -83,7 +76,7 @@ std::vector<ManagedRange> RangeManager::look(const ClusterView& view,
   // The tables' sizes on each shard that answers.
   std::map<std::pair<std::string, std::string>, int64_t> table_bytes;  // (shard, schema.name)
   for (const std::string& name : view.shard_order()) {
-    const ShardRecord* shard = shard_named(view, name);
+    const ShardRecord* shard = view.find_shard(name);
     // A shard being drained is ALTER SHARD … DRAIN's: none of its ranges are the manager's, and
     // none go there.
     if (shard == nullptr || shard->draining) continue;
@@ -127,6 +120,7 @@ std::vector<ManagedRange> RangeManager::look(const ClusterView& view,
       m.kept_split = d.split_enforced_until && *d.split_enforced_until > now;
       auto tb = table_bytes.find({d.shard, t.schema + "." + t.name});
       const int64_t bytes_there = tb == table_bytes.end() ? 0 : tb->second;
+      m.table_bytes_there = bytes_there;
       m.estimated_bytes = bytes_there / std::max(1, on_shard[d.shard]);
       // Only a table bigger than a range may be on this shard can have a range too big.
       if (bytes_there > planner_.settings().range_max_bytes) {
@@ -166,7 +160,7 @@ void RangeManager::carry_out(const RangeDecision& d, const std::vector<ManagedRa
       return;
     case RangeDecision::Kind::kSplitBySize: {
       const TableDescriptor* t = view->find_table_id(r->table_id);
-      const ShardRecord* shard = shard_named(*view, r->range.shard);
+      const ShardRecord* shard = view->find_shard(r->range.shard);
       if (t == nullptr || shard == nullptr) return;
       auto key = middle_key(shard->dsn, *t, r->range.start_key, r->range.end_key, r->rows);
       if (!key) {
@@ -180,18 +174,22 @@ void RangeManager::carry_out(const RangeDecision& d, const std::vector<ManagedRa
     case RangeDecision::Kind::kSplitByLoad:
       done = admin_.split_range(r->table_id, d.split_key, d.reason);
       break;
-    case RangeDecision::Kind::kMerge: {
+    case RangeDecision::Kind::kMerge:
+    case RangeDecision::Kind::kMoveToMerge: {
       if (right == nullptr) return;
       // Sizes were estimates unless the table is big: a merge goes by exact ones.
       int64_t bytes = 0;
       for (const ManagedRange* m : {r, right}) {
-        auto measured = measure(*view, *m, m->estimated_bytes);
+        auto measured = measure(*view, *m, m->table_bytes_there);
         if (!measured) return;
         bytes += measured->bytes;
       }
       if (bytes >= planner_.settings().range_max_bytes / 2) return;
-      done = admin_.merge_range(r->table_id, r->range.range_id, d.reason);
-      break;
+      if (d.kind == RangeDecision::Kind::kMerge) {
+        done = admin_.merge_range(r->table_id, r->range.range_id, d.reason);
+        break;
+      }
+      [[fallthrough]];
     }
     case RangeDecision::Kind::kMove:
       done = admin_.relocate_group(r->range.range_id, d.target, d.reason);

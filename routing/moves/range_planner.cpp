@@ -202,42 +202,63 @@ std::vector<RangeDecision> RangePlanner::plan(const std::vector<ManagedRange>& r
       }
     }
     if (split) return out;
-    // Merges: neighbours of one table on one shard, together under half the size limit and a
-    // quarter of split_qps, for merge_delay without a break.
-    std::map<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, Clock::time_point> cold;
+    // Merges: neighbours of one table, together under half the size limit and a quarter of
+    // split_qps, for merge_delay without a break. Neighbours on two shards come together
+    // first: the smaller moves to the other's shard (one such move per look), and a later
+    // look merges them.
+    std::map<Pair, Clock::time_point> cold;
     std::set<uint64_t> merging;
+    bool moving = false;
+    auto answering = [&](const std::string& shard) {
+      return std::find(shards.begin(), shards.end(), shard) != shards.end();
+    };
     for (size_t i = 1; i < ranges.size(); ++i) {
       const ManagedRange& l = ranges[i - 1];
       const ManagedRange& r = ranges[i];
-      if (l.table_id != r.table_id || r.table_start || r.kept_split ||
-          l.range.shard != r.range.shard) {
-        continue;
-      }
+      if (l.table_id != r.table_id || r.table_start || r.kept_split) continue;
       if (l.bytes() + r.bytes() >= settings_.range_max_bytes / 2 ||
           l.qps + r.qps >= settings_.split_qps / 4) {
         continue;
       }
-      std::tuple<uint64_t, uint64_t, uint64_t, uint64_t> pair{l.range.range_id, l.range.generation,
-                                                              r.range.range_id, r.range.generation};
+      Pair pair{l.range.range_id, l.range.start_key, r.range.range_id, r.range.start_key,
+                r.range.end_key};
       auto it = cold_since_.find(pair);
       Clock::time_point since = it == cold_since_.end() ? now : it->second;
       cold[pair] = since;
       if (now - since < settings_.merge_delay || merging.count(l.range.range_id)) continue;
-      RangeDecision d;
-      d.kind = RangeDecision::Kind::kMerge;
-      d.range_id = l.range.range_id;
-      d.other_range_id = r.range.range_id;
-      d.reason =
+      const std::string why =
           "neighbours of table " + l.table + " together " + mb(l.bytes() + r.bytes()) + " and " +
           per_second(l.qps + r.qps) + " for " +
           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - since).count()) +
           " s (merge_delay_s " + std::to_string(settings_.merge_delay.count()) + ")";
+      RangeDecision d;
+      if (l.range.shard == r.range.shard) {
+        d.kind = RangeDecision::Kind::kMerge;
+        d.range_id = l.range.range_id;
+        d.other_range_id = r.range.range_id;
+        d.reason = why;
+      } else {
+        if (moving || !answering(l.range.shard) || !answering(r.range.shard)) continue;
+        const bool left_moves = l.bytes() < r.bytes();
+        const ManagedRange& mover = left_moves ? l : r;
+        const ManagedRange& stayer = left_moves ? r : l;
+        if (unmovable_.count({mover.range.range_id, mover.range.generation})) continue;
+        d.kind = RangeDecision::Kind::kMoveToMerge;
+        d.range_id = mover.range.range_id;
+        d.other_range_id = stayer.range.range_id;
+        d.target = stayer.range.shard;
+        d.reason = "to merge with range " + std::to_string(stayer.range.range_id) + " on shard " +
+                   stayer.range.shard + ": " + why;
+        moving = true;
+      }
       out.push_back(std::move(d));
       merging.insert(r.range.range_id);
     }
     cold_since_ = std::move(cold);
     for (const RangeDecision& d : out) {
-      if (d.kind == RangeDecision::Kind::kMerge) return out;
+      if (d.kind == RangeDecision::Kind::kMerge || d.kind == RangeDecision::Kind::kMoveToMerge) {
+        return out;
+      }
     }
   }
   if (settings_.rebalance) {

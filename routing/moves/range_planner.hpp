@@ -35,8 +35,9 @@ struct ManagedRange {
   /// for the range to be near the limit; else an estimate (its share of the table there).
   std::optional<int64_t> measured_bytes;
   int64_t estimated_bytes = 0;
-  int64_t rows = 0;  ///< with measured_bytes
-  double qps = 0;    ///< reads and writes per second, all instances
+  int64_t table_bytes_there = 0;  ///< its table's size on its shard (pg_table_size)
+  int64_t rows = 0;               ///< with measured_bytes
+  double qps = 0;                 ///< reads and writes per second, all instances
   /// Sampled keys of its single-key requests, oldest first (RangeRate::samples).
   std::vector<std::string> samples;
 
@@ -50,7 +51,10 @@ struct RangeDecision {
     kSplitByLoad,  ///< split at `split_key`
     kMerge,        ///< merge `range_id` with its right neighbour `other_range_id`
     kMove,         ///< move to `target`
-    kKeep,         ///< busy, but no split would spread its load: nothing done (logged once)
+    /// move to `target`, the shard of its neighbour `other_range_id`, to merge them (a later
+    /// look merges them when they are still small and cold)
+    kMoveToMerge,
+    kKeep,  ///< busy, but no split would spread its load: nothing done (logged once)
   };
   Kind kind = Kind::kKeep;
   uint64_t range_id = 0;
@@ -62,7 +66,8 @@ struct RangeDecision {
 
 /// Decides, from one look at the ranges (in key order) and the shards, what the range manager
 /// does next: splits of ranges too big or too busy; else merges of neighbours small and cold
-/// for long enough; else one move that evens out the shards' load, or else their size. Pure:
+/// for long enough (neighbours on two shards: first a move of the smaller one to the other's
+/// shard); else one move that evens out the shards' load, or else their size. Pure:
 /// what it remembers between looks is when it first saw each range and each small cold pair,
 /// so that a young split is never undone and a merge waits for merge_delay.
 class RangePlanner {
@@ -87,8 +92,10 @@ class RangePlanner {
   RangeManagerSettings settings_;
   /// (range id, generation) → when first seen.
   std::map<std::pair<uint64_t, uint64_t>, Clock::time_point> first_seen_;
-  /// (left id, left generation, right id, right generation) → since when both are small and cold.
-  std::map<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, Clock::time_point> cold_since_;
+  /// Two neighbours (ids and spans: a split changes a span, a move does not) → since when both
+  /// are small and cold.
+  using Pair = std::tuple<uint64_t, std::string, uint64_t, std::string, std::string>;
+  std::map<Pair, Clock::time_point> cold_since_;
   /// (range id, generation) of ranges whose move was refused.
   std::map<std::pair<uint64_t, uint64_t>, bool> unmovable_;
 };

@@ -268,6 +268,68 @@ TEST_F(RangeManagerTest, SmallColdNeighboursMergeAfterTheDelay) {
   EXPECT_EQ(count.at(0, 1), "5050");
 }
 
+// Small cold neighbours on different shards: the smaller moves to the other's shard, then they
+// merge, while a client writes and reads the table.
+TEST_F(RangeManagerTest, SmallColdNeighboursOnSeveralShardsComeTogetherAndMerge) {
+  ASSERT_EQ(cluster_->run_setup(
+                {"CREATE TABLE scattered_idle (id int8 PRIMARY KEY, n int8 NOT NULL DEFAULT 0)",
+                 "INSERT INTO scattered_idle (id) SELECT g FROM generate_series(1, 300) g"}),
+            "");
+  auto admin = cluster_->client();
+  SqlResult until =
+      pq_exec(cluster_->direct(0).get(), "SELECT (now() + interval '1 second')::text");
+  ASSERT_TRUE(until.ok()) << until.message;
+  SqlResult split = pq_exec(admin.get(),
+                            "ALTER TABLE scattered_idle SPLIT AT VALUES (100), (200) WITH "
+                            "EXPIRATION '" +
+                                until.at(0, 0) + "'");
+  ASSERT_TRUE(split.ok()) << split.message;
+  SqlResult scatter = pq_exec(admin.get(), "ALTER TABLE scattered_idle SCATTER");
+  ASSERT_TRUE(scatter.ok()) << scatter.message;
+  ASSERT_EQ(shards_of(ranges_of(admin.get(), "scattered_idle")).size(), 3u);
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> increments{0};
+  std::vector<std::string> errors;
+  std::thread writer([&] {
+    auto c = cluster_->client();
+    std::mt19937 rng(7);
+    while (!stop) {
+      SqlResult r = pq_exec(c.get(), "UPDATE scattered_idle SET n = n + 1 WHERE id = " +
+                                         std::to_string(1 + rng() % 300));
+      SqlResult whole = pq_exec(c.get(), "SELECT count(*) FROM scattered_idle");
+      if (r.ok() && r.tag == "UPDATE 1" && whole.ok() && whole.at(0, 0) == "300") {
+        ++increments;
+      } else {
+        errors.push_back(r.message + " / " + whole.message + " " + whole.at(0, 0));
+      }
+      std::this_thread::sleep_for(milliseconds(50));  // cold: a few requests a second
+    }
+  });
+  auto manager = cluster_->start_managing_proxy(
+      "merge_delay_s = 2\ncheck_interval_ms = 300\nrebalance = false\n");
+  std::vector<std::vector<std::string>> ranges;
+  auto deadline = Clock::now() + seconds(90);
+  while (Clock::now() < deadline) {
+    ranges = ranges_of(admin.get(), "scattered_idle");
+    if (ranges.size() == 1) break;
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  stop = true;
+  writer.join();
+  EXPECT_EQ(ranges.size(), 1u);
+  EXPECT_TRUE(errors.empty()) << errors.size() << " failed, first: " << errors.front();
+  EXPECT_GT(increments.load(), 0);
+  auto moves = jobs(admin.get(), "MOVE RANGE", "to merge with range");
+  EXPECT_GE(moves.size(), 1u);
+  for (const auto& m : moves) EXPECT_EQ(m.rfind("succeeded", 0), 0u) << m;
+  EXPECT_GE(jobs(admin.get(), "MERGE RANGES", "of scattered_idle").size(), 2u);
+  SqlResult sum = pq_exec(admin.get(), "SELECT count(*), sum(n) FROM scattered_idle");
+  ASSERT_TRUE(sum.ok()) << sum.message;
+  EXPECT_EQ(sum.at(0, 0), "300");
+  EXPECT_EQ(sum.at(0, 1), std::to_string(increments.load()));
+  EXPECT_EQ(cluster_->misplaced_rows(admin.get(), "scattered_idle"), 0);
+}
+
 TEST_F(RangeManagerTest, ADrainedShardEndsEmptyAndAnEmptyShardGetsRanges) {
   constexpr int64_t kRows = 30000;
   ASSERT_EQ(cluster_->run_setup({"CREATE TABLE drained (id int8 PRIMARY KEY, n int8 NOT NULL "

@@ -111,7 +111,7 @@ TEST(RangePlanner, SmallColdNeighboursMergeAfterTheDelayOnly) {
   auto t0 = RangePlanner::Clock::now();
   auto a = range(1, "a", "b", "s1");
   auto b = range(2, "b", "c", "s1");
-  auto c = range(3, "c", "d", "s2");  // another shard: never merged with b
+  auto c = range(3, "c", "d", "s2");  // another shard: b is merged first
   auto d = range(4, "d", "e", "s2");
   d.kept_split = true;  // SPLIT AT's: kept
   for (ManagedRange* r : {&a, &b, &c, &d}) r->estimated_bytes = 100;
@@ -133,12 +133,15 @@ TEST(RangePlanner, SmallColdNeighboursMergeAfterTheDelayOnly) {
   EXPECT_TRUE(q.plan({a, b}, {"s1"}, t0 + seconds(40)).empty());
   EXPECT_EQ(q.plan({a, b}, {"s1"}, t0 + seconds(71)).size(), 1u);
 
-  // A new split (new generation) is young: not merged before merge_delay.
+  // A new split (b's span changed) is young: not merged before merge_delay.
   RangePlanner r(settings());
   EXPECT_TRUE(r.plan({a, b}, {"s1"}, t0).empty());
   auto b2 = b;
   b2.range.generation = 2;
-  EXPECT_TRUE(r.plan({a, b2}, {"s1"}, t0 + seconds(31)).empty());
+  b2.range.end_key = "bm";
+  auto b3 = range(5, "bm", "c", "s1");
+  b3.estimated_bytes = 100;
+  EXPECT_TRUE(r.plan({a, b2, b3}, {"s1"}, t0 + seconds(31)).empty());
   // Too big together, or the first range of a table: never.
   RangePlanner s(settings());
   auto big = b;
@@ -149,6 +152,49 @@ TEST(RangePlanner, SmallColdNeighboursMergeAfterTheDelayOnly) {
   EXPECT_TRUE(s.plan({a, big}, {"s1"}, t0 + seconds(100)).empty());
   EXPECT_TRUE(s.plan({a, first}, {"s1"}, t0 + seconds(200)).empty());
   EXPECT_TRUE(s.plan({a, first}, {"s1"}, t0 + seconds(300)).empty());
+}
+
+TEST(RangePlanner, NeighboursOnTwoShardsComeTogetherThenMerge) {
+  RangePlanner p(settings());
+  auto t0 = RangePlanner::Clock::now();
+  auto a = range(1, "a", "b", "s1");
+  auto b = range(2, "b", "c", "s2");
+  auto c = range(3, "c", "d", "s3");
+  auto d = range(4, "d", "e", "s1");
+  a.estimated_bytes = 150;
+  b.estimated_bytes = 50;  // the smaller of a and b: it moves
+  c.estimated_bytes = 20;
+  d.estimated_bytes = 20;
+  EXPECT_TRUE(p.plan({a, b, c, d}, {"s1", "s2", "s3"}, t0).empty());
+  EXPECT_TRUE(p.plan({a, b, c, d}, {"s1", "s2", "s3"}, t0 + seconds(29)).empty());
+  auto decisions = p.plan({a, b, c, d}, {"s1", "s2", "s3"}, t0 + seconds(31));
+  // One move per look (b to a's shard); c and d wait for a later look.
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0].kind, Kind::kMoveToMerge);
+  EXPECT_EQ(decisions[0].range_id, 2u);
+  EXPECT_EQ(decisions[0].other_range_id, 1u);
+  EXPECT_EQ(decisions[0].target, "s1");
+  EXPECT_NE(decisions[0].reason.find("to merge with range 1 on shard s1"), std::string::npos)
+      << decisions[0].reason;
+  // Moved (a new generation, the same span): still small and cold since t0, merged at once;
+  // the move of c or d comes in the same look's turn after the merge, not before.
+  auto moved = b;
+  moved.range.shard = "s1";
+  moved.range.generation = 2;
+  decisions = p.plan({a, moved, c, d}, {"s1", "s2", "s3"}, t0 + seconds(32));
+  ASSERT_FALSE(decisions.empty());
+  EXPECT_EQ(decisions[0].kind, Kind::kMerge);
+  EXPECT_EQ(decisions[0].range_id, 1u);
+  EXPECT_EQ(decisions[0].other_range_id, 2u);
+  // A shard not answering (or draining) is neither left nor joined.
+  RangePlanner q(settings());
+  EXPECT_TRUE(q.plan({c, d}, {"s1"}, t0).empty());
+  EXPECT_TRUE(q.plan({c, d}, {"s1"}, t0 + seconds(100)).empty());
+  // Too big together: never.
+  RangePlanner r(settings());
+  a.estimated_bytes = 480;
+  EXPECT_TRUE(r.plan({a, b}, {"s1", "s2"}, t0).empty());
+  EXPECT_TRUE(r.plan({a, b}, {"s1", "s2"}, t0 + seconds(100)).empty());
 }
 
 TEST(RangePlanner, MovesEvenOutLoadThenSizeWithAMargin) {
