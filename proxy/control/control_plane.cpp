@@ -12,6 +12,7 @@
 #include "routing/keys/key_space.hpp"
 #include "routing/meta/colocation.hpp"
 #include "routing/meta/prepared_recovery.hpp"
+#include "routing/moves/shard_schema.hpp"
 #include "sql/merge_query.hpp"
 #include "sql/quoting.hpp"
 
@@ -100,6 +101,26 @@ Result<void> ControlPlane::start() {
   return {};
 }
 
+void ControlPlane::bring_up_new_shards(const routing::ClusterView& view) {
+  const std::vector<std::string>& order = view.shard_order();
+  for (const std::string& name : order) {
+    const routing::ShardRecord* shard = view.find_shard(name);
+    if (shard == nullptr || shard->draining) continue;
+    for (const std::string& from : order) {
+      if (from == name) continue;
+      auto done = routing::ShardSchema::bring_up_new_shard(view, name, from);
+      if (!done) {
+        spdlog::error("shard {}: {} (the range manager gives it no ranges)", name,
+                      done.error().message);
+      } else if (*done) {
+        spdlog::info("shard {}: new; the schema and the reference tables' rows copied from {}",
+                     name, from);
+      }
+      break;
+    }
+  }
+}
+
 void ControlPlane::open_store() {
   if (stopping_) return;
   std::vector<routing::ShardRecord> shards;
@@ -111,6 +132,7 @@ void ControlPlane::open_store() {
     if (!view) throw std::runtime_error(view.error().message);
     store_ = std::move(store);
     publish(*view);
+    bring_up_new_shards(**view);
     try {
       // Views and SQL functions made before this instance (or without pgrange) are known
       // from the start.

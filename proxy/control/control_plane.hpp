@@ -172,6 +172,8 @@ class ControlPlane : public routing::ClusterControl {
   void listen_loop();
   /// Every few seconds, on a thread of its own: the tables' sizes from every shard's pg_class.
   void size_loop();
+  /// Gives shards just added to the configuration the cluster's schema (ShardSchema).
+  void bring_up_new_shards(const routing::ClusterView& view);
   void open_store();
   /// Every few seconds: finish the moves of instances that died holding a range.
   void schedule_housekeeping();

@@ -1025,8 +1025,8 @@ Result<void> RangeAdmin::recover_moves() {
         auto id = move_job_id(pub);
         std::optional<JobRecord> j = id ? job_of(*id) : std::nullopt;
         if (j && live(*j)) continue;
-        pqxx::nontransaction tx(conn);
-        tx.exec0("DROP PUBLICATION IF EXISTS " + tx.quote_name(pub));
+        auto dropped = RangeCopy::drop_publication(shard.dsn, pub);
+        if (!dropped) throw std::runtime_error(dropped.error().message);
         spdlog::warn("recovery: dropped publication {} on shard {}", pub, shard.name);
       }
     } catch (const std::exception& e) {

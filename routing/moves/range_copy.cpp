@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "routing/moves/pgoutput.hpp"
 #include "routing/moves/shard_link.hpp"
@@ -19,77 +20,6 @@ using shard_link::exec;
 using shard_link::PgResult;
 using sql::quote_ident;
 using sql::quote_literal;
-
-/// The columns COPY moves: not dropped, not generated, in attribute order, quoted.
-Result<std::string> copy_columns(PGconn* conn, const std::string& table_name) {
-  const char* params[] = {table_name.c_str()};
-  PgResult r(PQexecParams(conn,
-                          "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = "
-                          "$1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
-                          "ORDER BY attnum",
-                          1, nullptr, params, nullptr, nullptr, 0));
-  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
-    return fail(shard_link::command_error(conn, r.get(), "reading the columns of " + table_name));
-  }
-  std::string list;
-  for (int i = 0; i < PQntuples(r.get()); ++i) {
-    if (i > 0) list += ", ";
-    list += PQgetvalue(r.get(), i, 0);
-  }
-  return list;
-}
-
-/// Streams `COPY (SELECT …) TO STDOUT` on the source into `COPY … FROM STDIN` on the target;
-/// returns the rows the target took (the source's count must agree).
-Result<int64_t> stream_rows(PGconn* source, PGconn* target, const std::string& table_name,
-                            const std::string& columns, const std::string& predicate) {
-  // ONLY: a partitioned table's or an inheritance parent's own rows; its members move as
-  // relations of their own.
-  const std::string out_sql = "COPY (SELECT " + columns + " FROM ONLY " + table_name + " WHERE " +
-                              predicate + ") TO STDOUT (FORMAT binary)";
-  const std::string in_sql = "COPY " + table_name + (columns.empty() ? "" : " (" + columns + ")") +
-                             " FROM STDIN (FORMAT binary)";
-  auto source_error = [&](const PGresult* r) {
-    return fail(shard_link::command_error(source, r, "copying the range out of the source shard"));
-  };
-  auto target_error = [&](const PGresult* r) {
-    return fail(shard_link::command_error(target, r, "copying the range into the target shard"));
-  };
-  PgResult out(PQexec(source, out_sql.c_str()));
-  if (PQresultStatus(out.get()) != PGRES_COPY_OUT) return source_error(out.get());
-  PgResult in(PQexec(target, in_sql.c_str()));
-  if (PQresultStatus(in.get()) != PGRES_COPY_IN) return target_error(in.get());
-  for (;;) {
-    char* buf = nullptr;
-    int n = PQgetCopyData(source, &buf, 0);
-    if (n == -1) break;
-    if (n < 0) {
-      PQputCopyEnd(target, "the source shard failed");
-      return source_error(nullptr);
-    }
-    int sent = PQputCopyData(target, buf, n);
-    PQfreemem(buf);
-    if (sent != 1) return target_error(nullptr);
-  }
-  PgResult out_done(PQgetResult(source));
-  if (PQresultStatus(out_done.get()) != PGRES_COMMAND_OK) {
-    PQputCopyEnd(target, "the source shard failed");
-    return source_error(out_done.get());
-  }
-  const int64_t sent_rows = shard_link::affected_rows(out_done.get());
-  shard_link::drain(source);
-  if (PQputCopyEnd(target, nullptr) != 1) return target_error(nullptr);
-  PgResult in_done(PQgetResult(target));
-  if (PQresultStatus(in_done.get()) != PGRES_COMMAND_OK) return target_error(in_done.get());
-  const int64_t received_rows = shard_link::affected_rows(in_done.get());
-  shard_link::drain(target);
-  if (sent_rows != received_rows) {
-    return fail(sqlstate::kInternalError, "the source shard sent " + std::to_string(sent_rows) +
-                                              " rows of " + table_name + " but the target took " +
-                                              std::to_string(received_rows));
-  }
-  return received_rows;
-}
 
 /// A relation of the stream, as its changes are applied on the target.
 struct StreamRelation {
@@ -511,6 +441,31 @@ Result<std::string> publication_sql(PGconn* conn, const std::string& name,
 
 }  // namespace
 
+namespace {
+
+/// Takes every table out of the publication `name`; true if it had any. A publication is
+/// emptied before it is dropped: DROP PUBLICATION locks none of its tables, and a write to one
+/// of them that listed the table's publications just before the drop committed fails when it
+/// then looks the publication up ("cache lookup failed for publication"); once emptied, no
+/// write lists it.
+Result<bool> empty_publication(PGconn* conn, const std::string& name) {
+  auto listed = exec(conn,
+                     "SELECT string_agg('ONLY ' || quote_ident(schemaname) || '.' || "
+                     "quote_ident(tablename), ', ') FROM pg_publication_tables WHERE pubname = " +
+                         quote_literal(name),
+                     "listing the tables of a range move's publication");
+  if (!listed) return tl::unexpected(listed.error());
+  if (PQgetisnull(listed->get(), 0, 0)) return false;
+  auto r = exec(conn,
+                "ALTER PUBLICATION " + quote_ident(name) + " DROP TABLE " +
+                    std::string(PQgetvalue(listed->get(), 0, 0)),
+                "emptying a range move's publication");
+  if (!r) return tl::unexpected(r.error());
+  return true;
+}
+
+}  // namespace
+
 Result<bool> RangeCopy::can_follow_writes(const std::string& source_dsn,
                                           const std::vector<RangePart>& parts) {
   auto conn = shard_link::connect(source_dsn, "source");
@@ -647,9 +602,9 @@ Result<RangeCopy> RangeCopy::start(const std::string& source_dsn, const std::str
         !r) {
       return tl::unexpected(r.error());
     }
-    auto columns = copy_columns(src, s.tables[i]);
+    auto columns = shard_link::copy_columns(src, s.tables[i]);
     if (!columns) return tl::unexpected(columns.error());
-    auto copied = stream_rows(src, dst, s.tables[i], *columns, s.predicates[i]);
+    auto copied = shard_link::stream_rows(src, dst, s.tables[i], *columns, s.predicates[i]);
     if (!copied) return tl::unexpected(copied.error());
     s.rows_copied += *copied;
   }
@@ -785,12 +740,8 @@ Result<void> RangeCopy::prepare(std::chrono::milliseconds timeout) {
   }
   s.stage = State::Stage::kPrepared;  // from here abort() must roll back the prepared copy
   if (s.publication) {
-    if (auto r = exec(src, "DROP PUBLICATION IF EXISTS " + quote_ident(s.name),
-                      "dropping the range's publication on the source shard");
-        !r) {
-      return tl::unexpected(r.error());
-    }
-    s.publication = false;
+    // Emptied now, dropped once the move has ended (see empty_publication).
+    if (auto r = empty_publication(src, s.name); !r) return tl::unexpected(r.error());
   }
   return {};
 }
@@ -841,6 +792,11 @@ Result<int64_t> RangeCopy::delete_source() {
   }
   if (!out) return out;
   s.stage = State::Stage::kDone;
+  if (s.publication) {
+    // Emptied at prepare(): no write to the table can trip over its drop now. Left behind, it
+    // is dropped by recovery.
+    if (auto dropped = drop_publication(s.source_dsn, s.name); dropped) s.publication = false;
+  }
   return gone;
 }
 
@@ -922,6 +878,11 @@ Result<bool> RangeCopy::drop_publication(const std::string& dsn, const std::stri
            "looking for a range move's publication");
   if (!found) return tl::unexpected(found.error());
   if (PQntuples(found->get()) == 0) return false;
+  auto emptied = empty_publication(conn->get(), name);
+  if (!emptied) return tl::unexpected(emptied.error());
+  // A write that began looking up the table's publications before they were emptied is done
+  // with it long before this.
+  if (*emptied) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto r = exec(conn->get(), "DROP PUBLICATION IF EXISTS " + quote_ident(name),
                 "dropping a range move's publication");
   if (!r) return tl::unexpected(r.error());

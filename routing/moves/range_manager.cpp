@@ -81,24 +81,42 @@ std::vector<ManagedRange> RangeManager::look(const ClusterView& view,
     // none go there.
     if (shard == nullptr || shard->draining) continue;
     auto conn = shard_link::connect(shard->dsn, name);
-    auto r = conn ? shard_link::exec(conn->get(),
-                                     "SELECT n.nspname || '.' || c.relname, pg_table_size(c.oid) "
-                                     "FROM pg_class c JOIN pg_namespace n ON n.oid = "
-                                     "c.relnamespace WHERE c.relkind = 'r' AND n.nspname NOT IN "
-                                     "('pg_catalog', 'information_schema')",
-                                     "reading the sizes of the tables")
-                  : Result<shard_link::PgResult>(tl::unexpected(conn.error()));
+    auto r =
+        conn ? shard_link::exec(conn->get(),
+                                "SELECT n.nspname || '.' || c.relname, pg_table_size(c.oid) "
+                                "FROM pg_class c JOIN pg_namespace n ON n.oid = "
+                                "c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN "
+                                "('pg_catalog', 'information_schema')",
+                                "reading the sizes of the tables")
+             : Result<shard_link::PgResult>(tl::unexpected(conn.error()));
     if (!r) {
       spdlog::warn("range manager: shard {} left out of this look: {}", name, r.error().message);
       continue;
     }
-    shards.push_back(name);
     for (int i = 0; i < PQntuples(r->get()); ++i) {
       int64_t bytes = 0;
       std::string_view v(PQgetvalue(r->get(), i, 1));
       std::from_chars(v.data(), v.data() + v.size(), bytes);
       table_bytes[{name, PQgetvalue(r->get(), i, 0)}] = bytes;
     }
+    // A shard without any of the cluster's tables (one just added whose schema could not be
+    // copied) could take no range: it is left out until it has them.
+    const bool none =
+        !view.tables().empty() &&
+        std::none_of(view.tables().begin(), view.tables().end(), [&](const TableDescriptor& t) {
+          return table_bytes.count({name, t.schema + "." + t.name});
+        });
+    if (none) {
+      if (incomplete_.insert(name).second) {
+        spdlog::warn(
+            "range manager: shard {} has none of the cluster's tables; it gets no "
+            "ranges until it has the cluster's schema",
+            name);
+      }
+      continue;
+    }
+    incomplete_.erase(name);
+    shards.push_back(name);
   }
   std::vector<ManagedRange> out;
   const int64_t now = now_micros();

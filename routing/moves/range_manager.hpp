@@ -50,6 +50,8 @@ class RangeManager {
   std::map<std::pair<uint64_t, uint64_t>, Measured> measured_;
   /// Ranges whose busy-but-unsplittable state was logged (range id, generation).
   std::set<std::pair<uint64_t, uint64_t>> kept_;
+  /// Shards left out for having none of the cluster's tables (logged once).
+  std::set<std::string> incomplete_;
 };
 
 }  // namespace pgrange::routing

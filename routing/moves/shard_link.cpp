@@ -111,4 +111,75 @@ void drain(PGconn* conn) {
   while (PGresult* more = PQgetResult(conn)) PQclear(more);
 }
 
+Result<std::string> copy_columns(PGconn* conn, const std::string& table_name) {
+  const char* params[] = {table_name.c_str()};
+  PgResult r(PQexecParams(conn,
+                          "SELECT quote_ident(attname) FROM pg_attribute WHERE attrelid = "
+                          "$1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
+                          "ORDER BY attnum",
+                          1, nullptr, params, nullptr, nullptr, 0));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) {
+    return tl::unexpected(command_error(conn, r.get(), "reading the columns of " + table_name));
+  }
+  std::string list;
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    if (i > 0) list += ", ";
+    list += PQgetvalue(r.get(), i, 0);
+  }
+  return list;
+}
+
+Result<int64_t> stream_rows(PGconn* source, PGconn* target, const std::string& table_name,
+                            const std::string& columns, const std::string& predicate) {
+  // ONLY: a partitioned table's or an inheritance parent's own rows; its members move as
+  // relations of their own.
+  const std::string out_sql = "COPY (SELECT " + columns + " FROM ONLY " + table_name + " WHERE " +
+                              predicate + ") TO STDOUT (FORMAT binary)";
+  const std::string in_sql = "COPY " + table_name + (columns.empty() ? "" : " (" + columns + ")") +
+                             " FROM STDIN (FORMAT binary)";
+  auto source_error = [&](const PGresult* r) {
+    return tl::unexpected(
+        command_error(source, r, "copying rows of " + table_name + " out of the source shard"));
+  };
+  auto target_error = [&](const PGresult* r) {
+    return tl::unexpected(
+        command_error(target, r, "copying rows of " + table_name + " into the target shard"));
+  };
+  PgResult out(PQexec(source, out_sql.c_str()));
+  if (PQresultStatus(out.get()) != PGRES_COPY_OUT) return source_error(out.get());
+  PgResult in(PQexec(target, in_sql.c_str()));
+  if (PQresultStatus(in.get()) != PGRES_COPY_IN) return target_error(in.get());
+  for (;;) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(source, &buf, 0);
+    if (n == -1) break;
+    if (n < 0) {
+      PQputCopyEnd(target, "the source shard failed");
+      return source_error(nullptr);
+    }
+    int sent = PQputCopyData(target, buf, n);
+    PQfreemem(buf);
+    if (sent != 1) return target_error(nullptr);
+  }
+  PgResult out_done(PQgetResult(source));
+  if (PQresultStatus(out_done.get()) != PGRES_COMMAND_OK) {
+    PQputCopyEnd(target, "the source shard failed");
+    return source_error(out_done.get());
+  }
+  const int64_t sent_rows = affected_rows(out_done.get());
+  drain(source);
+  if (PQputCopyEnd(target, nullptr) != 1) return target_error(nullptr);
+  PgResult in_done(PQgetResult(target));
+  if (PQresultStatus(in_done.get()) != PGRES_COMMAND_OK) return target_error(in_done.get());
+  const int64_t received_rows = affected_rows(in_done.get());
+  drain(target);
+  if (sent_rows != received_rows) {
+    return tl::unexpected(Error::make(sqlstate::kInternalError,
+                                      "the source shard sent " + std::to_string(sent_rows) +
+                                          " rows of " + table_name + " but the target took " +
+                                          std::to_string(received_rows)));
+  }
+  return received_rows;
+}
+
 }  // namespace pgrange::routing::shard_link

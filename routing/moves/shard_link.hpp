@@ -47,6 +47,16 @@ Result<void> commit(PGconn* conn, std::string_view what);
 /// Rows affected by a command (DELETE n, COPY n).
 int64_t affected_rows(const PGresult* r);
 
+/// The columns of `table_name` COPY moves: not dropped, not generated, in attribute order,
+/// quoted, comma-separated.
+Result<std::string> copy_columns(PGconn* conn, const std::string& table_name);
+
+/// Streams `COPY (SELECT columns FROM ONLY table_name WHERE predicate) TO STDOUT` on `source`
+/// into `COPY … FROM STDIN` on `target` (binary); returns the rows the target took (the
+/// source's count must agree).
+Result<int64_t> stream_rows(PGconn* source, PGconn* target, const std::string& table_name,
+                            const std::string& columns, const std::string& predicate);
+
 /// Reads the rest of a command's results so the connection is ready for the next one.
 void drain(PGconn* conn);
 

@@ -38,6 +38,8 @@ class RangeManagerTest : public ::testing::Test {
   static void SetUpTestSuite() {
     ShardCluster::Options options;
     options.pool_size = 12;
+    // A reference table: a shard added later must get its rows too.
+    options.extra_toml = "[[table]]\nname = \"regions\"\nreference = true\n";
     cluster_ = ShardCluster::start(options).release();
   }
   static void TearDownTestSuite() {
@@ -414,6 +416,96 @@ TEST_F(RangeManagerTest, ADrainedShardEndsEmptyAndAnEmptyShardGetsRanges) {
   EXPECT_EQ(sum.at(0, 0), std::to_string(increments.load()));
   EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
   EXPECT_EQ(rows_where_the_map_says(admin.get(), "drained"), kRows);
+  expect_no_leftovers();
+}
+
+// Last: it leaves the cluster with a fourth shard. A shard added to the configuration (pgrange
+// restarted with it) has no ranges; the rebalancer brings it some while clients write.
+TEST_F(RangeManagerTest, AShardAddedToTheConfigurationGetsRanges) {
+  constexpr int64_t kRows = 30000;
+  ASSERT_EQ(cluster_->run_setup({"CREATE TABLE widened (id int8 PRIMARY KEY, n int8 NOT NULL "
+                                 "DEFAULT 0)",
+                                 "INSERT INTO widened (id) SELECT g FROM generate_series(1, " +
+                                     std::to_string(kRows) + ") g",
+                                 "ALTER TABLE widened SPLIT AT VALUES (5000), (10000), (15000), "
+                                 "(20000), (25000)",
+                                 "ALTER TABLE widened SCATTER",
+                                 "CREATE INDEX widened_n ON widened (n) WITH (local)",
+                                 "CREATE TABLE regions (code text PRIMARY KEY, name text NOT NULL)",
+                                 "INSERT INTO regions VALUES ('eu', 'Europe'), ('us', 'Americas')",
+                                 "CREATE VIEW busy_widened AS SELECT id FROM widened WHERE n > 0"}),
+            "");
+  ASSERT_EQ(cluster_->size(), 3);
+  cluster_->add_shard();
+  // Started with it, pgrange gave the new shard the cluster's schema and the reference
+  // table's rows.
+  EXPECT_EQ(cluster_->shard(3).exec("SELECT count(*) FROM widened", "app"), "0");
+  EXPECT_EQ(cluster_->shard(3).exec("SELECT count(*) FROM pg_indexes WHERE indexname = "
+                                    "'widened_n'",
+                                    "app"),
+            "1");
+  EXPECT_EQ(cluster_->shard(3).exec(
+                "SELECT string_agg(code || '=' || name, ',' ORDER BY code) FROM regions", "app"),
+            "eu=Europe,us=Americas");
+  EXPECT_EQ(cluster_->shard(3).exec("SELECT count(*) FROM busy_widened", "app"), "0");
+  auto admin = cluster_->client();
+  // A write to the reference table reaches the new shard too.
+  SqlResult region = pq_exec(admin.get(), "INSERT INTO regions VALUES ('ap', 'Asia')");
+  ASSERT_TRUE(region.ok()) << region.message;
+  EXPECT_EQ(cluster_->shard(3).exec("SELECT name FROM regions WHERE code = 'ap'", "app"), "Asia");
+  SqlResult shards = pq_exec(admin.get(), "SHOW SHARDS");
+  ASSERT_TRUE(shards.ok()) << shards.message;
+  ASSERT_EQ(shards.rows.size(), 4u);
+  EXPECT_EQ(shards.rows[3][0], "s4");
+  EXPECT_EQ(shards.rows[3][3], "0") << "ranges on the new shard";
+  EXPECT_EQ(shards_of(ranges_of(admin.get(), "widened")).count("s4"), 0u);
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> increments{0};
+  std::mutex mu;
+  std::vector<std::string> errors;
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 3; ++t) {
+    writers.emplace_back([&, t] {
+      auto c = cluster_->client();
+      std::mt19937 rng(static_cast<unsigned>(t + 21));
+      while (!stop) {
+        auto t0 = Clock::now();
+        SqlResult r = pq_exec(c.get(), "UPDATE widened SET n = n + 1 WHERE id = " +
+                                           std::to_string(1 + rng() % kRows));
+        if (r.ok() && r.tag == "UPDATE 1") {
+          ++increments;
+        } else {
+          std::lock_guard lock(mu);
+          errors.push_back(r.message);
+        }
+        std::this_thread::sleep_until(t0 + milliseconds(10));
+      }
+    });
+  }
+  auto manager = cluster_->start_managing_proxy(
+      "auto_split = false\ncheck_interval_ms = 300\nsplit_qps = 100\n");
+  std::vector<std::vector<std::string>> ranges;
+  auto deadline = Clock::now() + seconds(60);
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(500));
+    ranges = ranges_of(admin.get(), "widened");
+    if (shards_of(ranges).count("s4")) break;
+  }
+  stop = true;
+  for (auto& w : writers) w.join();
+  manager.reset();
+  EXPECT_EQ(shards_of(ranges).count("s4"), 1u) << "no range of widened went to the new shard";
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(errors.empty()) << errors.size() << " errors, the first: " << errors.front();
+  }
+  EXPECT_GT(increments.load(), 0);
+  EXPECT_NE(cluster_->shard(3).exec("SELECT count(*) FROM widened", "app"), "0");
+  SqlResult sum = pq_exec(admin.get(), "SELECT sum(n), count(*) FROM widened");
+  ASSERT_TRUE(sum.ok()) << sum.message;
+  EXPECT_EQ(sum.at(0, 0), std::to_string(increments.load()));
+  EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
+  EXPECT_EQ(rows_where_the_map_says(admin.get(), "widened"), kRows);
   expect_no_leftovers();
 }
 

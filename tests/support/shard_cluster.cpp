@@ -20,6 +20,14 @@ std::unique_ptr<ShardCluster> ShardCluster::start(const Options& options) {
   return cluster;
 }
 
+void ShardCluster::add_shard() {
+  PgServer::Options o;
+  o.databases = options_.databases;
+  shards_.push_back(PgServer::start(o));
+  proxy_.reset();
+  proxy_ = start_proxy();
+}
+
 ShardCluster::~ShardCluster() {
   // pgrange before the shards it holds connections to.
   proxy_.reset();

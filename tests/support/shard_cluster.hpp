@@ -56,6 +56,9 @@ class ShardCluster {
   /// One more pgrange over the shards, configured as the first (same metadata store). A non-empty
   /// `fault` is put in its environment as PGRANGE_TEST_FAULT (where it dies on purpose).
   std::unique_ptr<ProxyProcess> start_proxy(std::string_view fault = {}) const;
+  /// Starts one more shard (s<size()+1>) and restarts the cluster's pgrange with it in its
+  /// configuration, as an operator adds a shard. Connections to the old pgrange break.
+  void add_shard();
   /// One more pgrange whose [ranges] table is `ranges` (its range manager's settings).
   std::unique_ptr<ProxyProcess> start_managing_proxy(const std::string& ranges) const;
 
