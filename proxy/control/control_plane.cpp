@@ -170,6 +170,7 @@ void ControlPlane::schedule_housekeeping() {
         store_->report_load(instance_id_, load_.tick(now - load_ticked_));
       }
       load_ticked_ = now;
+      if (jobs_) jobs_->renew_lease(*store_);
       // Moves that stopped half-way: prepared transactions settled by the map first, so the
       // holds' clean-up below sees each range's rows where the map says.
       if (auto ok = admin_->recover_moves(); !ok) spdlog::warn("{}", ok.error().message);

@@ -33,6 +33,10 @@ class JobRunner : public routing::ClusterControl {
   void start();
   void stop();
 
+  /// Renews the range manager's lease while this instance leads, through `store` (the caller's
+  /// thread and connection: this runner's thread may be busy with a long move).
+  void renew_lease(routing::MetadataStore& store) { manager_.renew(store); }
+
   /// Whether a statement of this kind runs here rather than on the control thread.
   static bool runs(sql::AdminKind kind);
 

@@ -33,6 +33,18 @@ std::chrono::milliseconds RangeManager::lease_duration() const {
   return std::max(std::chrono::milliseconds(15000), 3 * planner_.settings().check_interval);
 }
 
+void RangeManager::renew(MetadataStore& store) {
+  if (!leading_) return;
+  try {
+    if (!store.take_lease(kLease, control_.instance_id(), lease_duration())) {
+      spdlog::warn("range manager: the lease was taken over; this instance stops managing");
+      leading_ = false;
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("range manager: renewing its lease: {}", e.what());
+  }
+}
+
 void RangeManager::release() {
   if (!leading_) return;
   leading_ = false;
@@ -241,7 +253,7 @@ void RangeManager::check() {
     std::vector<std::string> shards;
     std::vector<ManagedRange> ranges = look(*view, shards);
     for (const RangeDecision& d : planner_.plan(ranges, shards, std::chrono::steady_clock::now())) {
-      if (control_.stopping()) return;
+      if (control_.stopping() || !leading_) return;
       carry_out(d, ranges);
     }
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -27,6 +28,10 @@ class RangeManager {
 
   /// How long a lease lasts without being renewed.
   std::chrono::milliseconds lease_duration() const;
+  /// Renews the lease while this instance leads, through `store` (another thread's: a look
+  /// may take longer than the lease, moving a large range). A lease found taken over stops
+  /// the look in progress before its next decision.
+  void renew(MetadataStore& store);
 
  private:
   struct Measured {
@@ -46,7 +51,7 @@ class RangeManager {
   ClusterControl& control_;
   RangeAdmin& admin_;
   RangePlanner planner_;
-  bool leading_ = false;
+  std::atomic<bool> leading_{false};
   std::map<std::pair<uint64_t, uint64_t>, Measured> measured_;
   /// Ranges whose busy-but-unsplittable state was logged (range id, generation).
   std::set<std::pair<uint64_t, uint64_t>> kept_;
