@@ -4,6 +4,10 @@
 //    reads, whole-table sums and counts): no error, every acknowledged write present exactly
 //    once, no read seeing a row twice or missing one, the rows only where the map says, the job
 //    in SHOW JOBS; the writes' latency during the move is printed.
+//  - WritesGoOnWhileTheOldRowsGoButWholeTableReadsWait: after the switch, writes to the range
+//    go on at the target while the source's rows are deleted; whole-table reads wait for that.
+//  - ASourceDownWhenItsRowsShouldGoIsCleanedUpWhenBack: the source stops after the switch; its
+//    copy of the range is deleted when it is back, whole-table reads waiting until then.
 //  - CancelJobRollsTheMoveBack: CANCEL JOB from another session stops a move; nothing moved.
 //  - ACrashAtEachStepOfAMoveIsRecovered: a pgrange that dies (as kill -9 would) at each step of
 //    a move: the other instance settles what it left, every row once, where the map says.
@@ -392,6 +396,57 @@ TEST_F(RangeMoveTest, WritesGoOnWhileTheOldRowsGoButWholeTableReadsWait) {
   EXPECT_TRUE(move.ok()) << move.message;
   EXPECT_EQ(middle_range(admin.get(), "released").second, "s3");
   EXPECT_EQ(misplaced_rows("released"), 0);
+  expect_no_leftovers();
+}
+
+// The source stops (as a crash would) after the switch, before its rows are deleted: the move
+// has happened (writes go to the target), whole-table reads wait, and once the source is back
+// the clean-up deletes its copy of the range and lets them go on.
+TEST_F(RangeMoveTest, ASourceDownWhenItsRowsShouldGoIsCleanedUpWhenBack) {
+  make_table("source_down");
+  if (HasFatalFailure()) return;
+  auto admin = cluster_->client();
+  SqlResult split = pq_exec(admin.get(), "ALTER TABLE source_down SPLIT AT VALUES (125000)");
+  ASSERT_TRUE(split.ok()) << split.message;
+  auto [range_id, from] = middle_range(admin.get(), "source_down");
+  ASSERT_EQ(from, "s2");
+  setenv("PGRANGE_TEST_DELAY", "move_writes_released:3000", 1);
+  auto pausing = cluster_->start_proxy();
+  unsetenv("PGRANGE_TEST_DELAY");
+  SqlResult move;
+  std::thread mover([&] {
+    auto c = pq_connect(pausing->dsn());
+    move = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
+  });
+  auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < deadline && middle_range(admin.get(), "source_down").second != "s3") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  cluster_->shard(1).stop();
+  mover.join();
+  // The map switched: the move succeeded, saying what is left to do.
+  EXPECT_TRUE(move.ok()) << move.message;
+  SqlResult job = pq_exec(admin.get(), "SHOW JOB " + newest_job(admin.get()));
+  ASSERT_TRUE(job.ok()) << job.message;
+  EXPECT_EQ(job.at(0, 3), "succeeded");
+  EXPECT_NE(job.at(0, 7).find("retried in the background"), std::string::npos) << job.at(0, 7);
+  // Writes to the moved range go on at the target while the source is down.
+  SqlResult write = pq_exec(admin.get(), "UPDATE source_down SET n = n + 1 WHERE id = 160000");
+  EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
+  cluster_->shard(1).start_again();
+  // Whole-table reads wait for the clean-up, then see every row once.
+  SqlResult whole = pq_exec(admin.get(), "SELECT count(*), sum(n) FROM source_down");
+  ASSERT_TRUE(whole.ok()) << whole.message;
+  EXPECT_EQ(whole.at(0, 0), std::to_string(kRows - kGap));
+  EXPECT_EQ(whole.at(0, 1), "1");
+  EXPECT_EQ(cluster_->shard(1).exec("SELECT count(*) FROM source_down WHERE id >= 125000", "app"),
+            "0");
+  EXPECT_EQ(misplaced_rows("source_down"), 0);
+  deadline = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < deadline &&
+         cluster_->shard(1).exec("SELECT count(*) FROM pg_publication", "app") != "0") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
   expect_no_leftovers();
 }
 
