@@ -1000,10 +1000,10 @@ int64_t MetadataStore::hold_range(uint64_t range_id, const std::string& target,
   return v;
 }
 
-int64_t MetadataStore::hold_range_scans(const HoldRef& hold) {
+int64_t MetadataStore::change_hold(const HoldRef& hold, const std::string& set) {
   pqxx::work tx(impl_->conn);
   pqxx::result r = tx.exec_params(
-      "UPDATE pgrange_range_holds SET scans = true WHERE range_id = $1 AND instance_id = $2",
+      "UPDATE pgrange_range_holds SET " + set + " WHERE range_id = $1 AND instance_id = $2",
       static_cast<int64_t>(hold.range_id), hold.instance_id);
   if (r.affected_rows() != 1) {
     throw std::runtime_error("the hold on range " + std::to_string(hold.range_id) +
@@ -1014,18 +1014,12 @@ int64_t MetadataStore::hold_range_scans(const HoldRef& hold) {
   return v;
 }
 
+int64_t MetadataStore::hold_range_scans(const HoldRef& hold) {
+  return change_hold(hold, "scans = true");
+}
+
 int64_t MetadataStore::release_range_writes(const HoldRef& hold) {
-  pqxx::work tx(impl_->conn);
-  pqxx::result r = tx.exec_params(
-      "UPDATE pgrange_range_holds SET writes = false WHERE range_id = $1 AND instance_id = $2",
-      static_cast<int64_t>(hold.range_id), hold.instance_id);
-  if (r.affected_rows() != 1) {
-    throw std::runtime_error("the hold on range " + std::to_string(hold.range_id) +
-                             " was taken away (its move was presumed dead)");
-  }
-  int64_t v = bump_version(tx);
-  tx.commit();
-  return v;
+  return change_hold(hold, "writes = false");
 }
 
 int64_t MetadataStore::release_range_hold(uint64_t range_id) {

@@ -229,6 +229,9 @@ class MetadataStore {
                                                                      const std::string& decision);
 
  private:
+  /// Sets `set` (SQL) on a move's hold; throws when it no longer stands. Returns the version.
+  int64_t change_hold(const HoldRef& hold, const std::string& set);
+
   struct Impl;  // holds the libpqxx connection, so this header needs no libpqxx
   explicit MetadataStore(std::unique_ptr<Impl> impl);
   void migrate(const std::vector<ShardRecord>& shards);

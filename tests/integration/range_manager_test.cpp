@@ -82,6 +82,54 @@ class RangeManagerTest : public ::testing::Test {
     return cluster_->misplaced_rows(c, name, &rows) == 0 ? rows : -1;
   }
 
+  /// Three clients through the cluster's pgrange, each adding 1 to n of a random row of
+  /// `table` (ids 1..rows) every 10 ms until stop(): the increments acknowledged, the errors.
+  class Incrementers {
+   public:
+    Incrementers(const std::string& table, int64_t rows) {
+      for (int t = 0; t < 3; ++t) {
+        threads_.emplace_back([this, table, rows, t] {
+          auto c = cluster_->client();
+          std::mt19937 rng(static_cast<unsigned>(t + 11));
+          while (!stop_) {
+            auto t0 = Clock::now();
+            SqlResult r = pq_exec(c.get(), "UPDATE " + table + " SET n = n + 1 WHERE id = " +
+                                               std::to_string(1 + rng() % rows));
+            if (r.ok() && r.tag == "UPDATE 1") {
+              ++increments_;
+            } else {
+              std::lock_guard lock(mu_);
+              errors_.push_back(r.message);
+            }
+            std::this_thread::sleep_until(t0 + milliseconds(10));
+          }
+        });
+      }
+    }
+    ~Incrementers() { stop(); }
+    void stop() {
+      stop_ = true;
+      for (auto& t : threads_) {
+        if (t.joinable()) t.join();
+      }
+    }
+    int64_t increments() const { return increments_; }
+    /// After stop(): "" or how many failed and the first error.
+    std::string errors() const {
+      std::lock_guard lock(mu_);
+      return errors_.empty()
+                 ? ""
+                 : std::to_string(errors_.size()) + " errors, the first: " + errors_.front();
+    }
+
+   private:
+    std::atomic<bool> stop_{false};
+    std::atomic<int64_t> increments_{0};
+    mutable std::mutex mu_;
+    std::vector<std::string> errors_;
+    std::vector<std::thread> threads_;
+  };
+
   static void expect_no_leftovers() { cluster_->expect_no_move_leftovers(); }
 
   static ShardCluster* cluster_;
@@ -344,29 +392,7 @@ TEST_F(RangeManagerTest, ADrainedShardEndsEmptyAndAnEmptyShardGetsRanges) {
   auto admin = cluster_->client();
   ASSERT_EQ(shards_of(ranges_of(admin.get(), "drained")).size(), 3u);
   // Writers through the cluster's pgrange (its range manager is off) the whole time.
-  std::atomic<bool> stop{false};
-  std::atomic<int64_t> increments{0};
-  std::mutex mu;
-  std::vector<std::string> errors;
-  std::vector<std::thread> writers;
-  for (int t = 0; t < 3; ++t) {
-    writers.emplace_back([&, t] {
-      auto c = cluster_->client();
-      std::mt19937 rng(static_cast<unsigned>(t + 11));
-      while (!stop) {
-        auto t0 = Clock::now();
-        SqlResult r = pq_exec(c.get(), "UPDATE drained SET n = n + 1 WHERE id = " +
-                                           std::to_string(1 + rng() % kRows));
-        if (r.ok() && r.tag == "UPDATE 1") {
-          ++increments;
-        } else {
-          std::lock_guard lock(mu);
-          errors.push_back(r.message);
-        }
-        std::this_thread::sleep_until(t0 + milliseconds(10));
-      }
-    });
-  }
+  Incrementers writers("drained", kRows);
   SqlResult drain = pq_exec(admin.get(), "ALTER SHARD s2 DRAIN");
   ASSERT_TRUE(drain.ok()) << drain.message;
   EXPECT_FALSE(drain.rows.empty());
@@ -403,17 +429,13 @@ TEST_F(RangeManagerTest, ADrainedShardEndsEmptyAndAnEmptyShardGetsRanges) {
     ranges = ranges_of(admin.get(), "drained");
     if (shards_of(ranges).count("s2")) break;
   }
-  stop = true;
-  for (auto& w : writers) w.join();
+  writers.stop();
   EXPECT_EQ(shards_of(ranges).count("s2"), 1u) << "no range of drained came back to s2";
-  {
-    std::lock_guard lock(mu);
-    EXPECT_TRUE(errors.empty()) << errors.size() << " errors, the first: " << errors.front();
-  }
+  EXPECT_EQ(writers.errors(), "");
   manager.reset();
   SqlResult sum = pq_exec(admin.get(), "SELECT sum(n), count(*) FROM drained");
   ASSERT_TRUE(sum.ok()) << sum.message;
-  EXPECT_EQ(sum.at(0, 0), std::to_string(increments.load()));
+  EXPECT_EQ(sum.at(0, 0), std::to_string(writers.increments()));
   EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
   EXPECT_EQ(rows_where_the_map_says(admin.get(), "drained"), kRows);
   expect_no_leftovers();
@@ -459,29 +481,7 @@ TEST_F(RangeManagerTest, AShardAddedToTheConfigurationGetsRanges) {
   EXPECT_EQ(shards.rows[3][0], "s4");
   EXPECT_EQ(shards.rows[3][3], "0") << "ranges on the new shard";
   EXPECT_EQ(shards_of(ranges_of(admin.get(), "widened")).count("s4"), 0u);
-  std::atomic<bool> stop{false};
-  std::atomic<int64_t> increments{0};
-  std::mutex mu;
-  std::vector<std::string> errors;
-  std::vector<std::thread> writers;
-  for (int t = 0; t < 3; ++t) {
-    writers.emplace_back([&, t] {
-      auto c = cluster_->client();
-      std::mt19937 rng(static_cast<unsigned>(t + 21));
-      while (!stop) {
-        auto t0 = Clock::now();
-        SqlResult r = pq_exec(c.get(), "UPDATE widened SET n = n + 1 WHERE id = " +
-                                           std::to_string(1 + rng() % kRows));
-        if (r.ok() && r.tag == "UPDATE 1") {
-          ++increments;
-        } else {
-          std::lock_guard lock(mu);
-          errors.push_back(r.message);
-        }
-        std::this_thread::sleep_until(t0 + milliseconds(10));
-      }
-    });
-  }
+  Incrementers writers("widened", kRows);
   auto manager = cluster_->start_managing_proxy(
       "auto_split = false\ncheck_interval_ms = 300\nsplit_qps = 100\n");
   std::vector<std::vector<std::string>> ranges;
@@ -491,19 +491,15 @@ TEST_F(RangeManagerTest, AShardAddedToTheConfigurationGetsRanges) {
     ranges = ranges_of(admin.get(), "widened");
     if (shards_of(ranges).count("s4")) break;
   }
-  stop = true;
-  for (auto& w : writers) w.join();
+  writers.stop();
   manager.reset();
   EXPECT_EQ(shards_of(ranges).count("s4"), 1u) << "no range of widened went to the new shard";
-  {
-    std::lock_guard lock(mu);
-    EXPECT_TRUE(errors.empty()) << errors.size() << " errors, the first: " << errors.front();
-  }
-  EXPECT_GT(increments.load(), 0);
+  EXPECT_EQ(writers.errors(), "");
+  EXPECT_GT(writers.increments(), 0);
   EXPECT_NE(cluster_->shard(3).exec("SELECT count(*) FROM widened", "app"), "0");
   SqlResult sum = pq_exec(admin.get(), "SELECT sum(n), count(*) FROM widened");
   ASSERT_TRUE(sum.ok()) << sum.message;
-  EXPECT_EQ(sum.at(0, 0), std::to_string(increments.load()));
+  EXPECT_EQ(sum.at(0, 0), std::to_string(writers.increments()));
   EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
   EXPECT_EQ(rows_where_the_map_says(admin.get(), "widened"), kRows);
   expect_no_leftovers();

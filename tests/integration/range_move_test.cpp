@@ -87,6 +87,49 @@ class RangeMoveTest : public ::testing::Test {
     return {r.at(0, 2), r.at(0, 3)};
   }
 
+  /// A move of the range holding id 150000 of `table` (made by make_table, its middle range
+  /// split at 125000 so that the source keeps a range of it and whole-table reads still go
+  /// there) from s2 to s3, by a pgrange that pauses `pause_ms` once the map has switched and
+  /// writes go on; the constructor returns when the map gives the range to s3.
+  class PausedMove {
+   public:
+    PausedMove(const std::string& table, int pause_ms) {
+      auto admin = cluster_->client();
+      SqlResult split = pq_exec(admin.get(), "ALTER TABLE " + table + " SPLIT AT VALUES (125000)");
+      EXPECT_TRUE(split.ok()) << split.message;
+      auto [range_id, from] = middle_range(admin.get(), table);
+      EXPECT_EQ(from, "s2");
+      // pgrange reads the delay once; the environment is copied when it starts.
+      setenv("PGRANGE_TEST_DELAY", ("move_writes_released:" + std::to_string(pause_ms)).c_str(), 1);
+      pausing_ = cluster_->start_proxy();
+      unsetenv("PGRANGE_TEST_DELAY");
+      mover_ = std::thread([this, id = range_id] {
+        auto c = pq_connect(pausing_->dsn());
+        result_ = pq_exec(c.get(), "ALTER RANGE " + id + " RELOCATE TO 's3'");
+        ended_ = true;
+      });
+      auto deadline = Clock::now() + std::chrono::seconds(60);
+      while (!ended_ && Clock::now() < deadline &&
+             middle_range(admin.get(), table).second != "s3") {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    ~PausedMove() { join(); }
+    /// Whether ALTER RANGE … RELOCATE has answered.
+    bool ended() const { return ended_; }
+    /// Its answer, once ended.
+    const SqlResult& join() {
+      if (mover_.joinable()) mover_.join();
+      return result_;
+    }
+
+   private:
+    std::unique_ptr<ProxyProcess> pausing_;
+    std::thread mover_;
+    std::atomic<bool> ended_{false};
+    SqlResult result_;
+  };
+
   /// Nothing a move leaves behind on any shard's server.
   static void expect_no_leftovers() { cluster_->expect_no_move_leftovers(); }
 
@@ -355,45 +398,23 @@ TEST_F(RangeMoveTest, WritesGoOnWhileTheOldRowsGoButWholeTableReadsWait) {
   make_table("released");
   if (HasFatalFailure()) return;
   auto admin = cluster_->client();
-  // The source keeps a range of the table: whole-table reads still go there.
-  SqlResult split = pq_exec(admin.get(), "ALTER TABLE released SPLIT AT VALUES (125000)");
-  ASSERT_TRUE(split.ok()) << split.message;
-  auto [range_id, from] = middle_range(admin.get(), "released");
-  ASSERT_EQ(from, "s2");
-  // pgrange reads the delay once; the environment is copied when it starts.
-  setenv("PGRANGE_TEST_DELAY", "move_writes_released:4000", 1);
-  auto pausing = cluster_->start_proxy();
-  unsetenv("PGRANGE_TEST_DELAY");
-  std::atomic<bool> moved{false};
-  SqlResult move;
-  std::thread mover([&] {
-    auto c = pq_connect(pausing->dsn());
-    move = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
-    moved = true;
-  });
-  auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (!moved && Clock::now() < deadline &&
-         middle_range(admin.get(), "released").second != "s3") {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_FALSE(moved) << "the move ended before its map switched: " << move.message;
+  PausedMove move("released", 4000);
+  ASSERT_FALSE(move.ended()) << "the move ended before its map switched: " << move.join().message;
   // A write to the moving range, through another pgrange, while the source still has the rows.
   SqlResult write = pq_exec(admin.get(), "UPDATE released SET n = n + 1 WHERE id = 160000");
   EXPECT_TRUE(write.ok() && write.tag == "UPDATE 1") << write.message << " " << write.tag;
-  EXPECT_FALSE(moved) << "the write waited for the old rows' delete";
+  EXPECT_FALSE(move.ended()) << "the write waited for the old rows' delete";
   EXPECT_EQ(cluster_->shard(1).exec("SELECT count(*) FROM released WHERE id = 160000", "app"),
             "1");  // the source's copy is still there
   SqlResult point = pq_exec(admin.get(), "SELECT n FROM released WHERE id = 160000");
   EXPECT_TRUE(point.ok() && point.at(0, 0) == "1") << point.message;
   // A whole-table read waits for the delete, then counts every row once.
   SqlResult whole = pq_exec(admin.get(), "SELECT count(*), sum(n) FROM released");
-  const bool move_over = moved;
-  EXPECT_TRUE(move_over) << "a whole-table read ran while the range was on two shards";
+  EXPECT_TRUE(move.ended()) << "a whole-table read ran while the range was on two shards";
   ASSERT_TRUE(whole.ok()) << whole.message;
   EXPECT_EQ(whole.at(0, 0), std::to_string(kRows - kGap));
   EXPECT_EQ(whole.at(0, 1), "1");
-  mover.join();
-  EXPECT_TRUE(move.ok()) << move.message;
+  EXPECT_TRUE(move.join().ok()) << move.join().message;
   EXPECT_EQ(middle_range(admin.get(), "released").second, "s3");
   EXPECT_EQ(misplaced_rows("released"), 0);
   expect_no_leftovers();
@@ -406,26 +427,11 @@ TEST_F(RangeMoveTest, ASourceDownWhenItsRowsShouldGoIsCleanedUpWhenBack) {
   make_table("source_down");
   if (HasFatalFailure()) return;
   auto admin = cluster_->client();
-  SqlResult split = pq_exec(admin.get(), "ALTER TABLE source_down SPLIT AT VALUES (125000)");
-  ASSERT_TRUE(split.ok()) << split.message;
-  auto [range_id, from] = middle_range(admin.get(), "source_down");
-  ASSERT_EQ(from, "s2");
-  setenv("PGRANGE_TEST_DELAY", "move_writes_released:3000", 1);
-  auto pausing = cluster_->start_proxy();
-  unsetenv("PGRANGE_TEST_DELAY");
-  SqlResult move;
-  std::thread mover([&] {
-    auto c = pq_connect(pausing->dsn());
-    move = pq_exec(c.get(), "ALTER RANGE " + range_id + " RELOCATE TO 's3'");
-  });
-  auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (Clock::now() < deadline && middle_range(admin.get(), "source_down").second != "s3") {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  PausedMove move("source_down", 3000);
+  ASSERT_FALSE(move.ended()) << "the move ended before its map switched: " << move.join().message;
   cluster_->shard(1).stop();
-  mover.join();
   // The map switched: the move succeeded, saying what is left to do.
-  EXPECT_TRUE(move.ok()) << move.message;
+  EXPECT_TRUE(move.join().ok()) << move.join().message;
   SqlResult job = pq_exec(admin.get(), "SHOW JOB " + newest_job(admin.get()));
   ASSERT_TRUE(job.ok()) << job.message;
   EXPECT_EQ(job.at(0, 3), "succeeded");
@@ -442,7 +448,7 @@ TEST_F(RangeMoveTest, ASourceDownWhenItsRowsShouldGoIsCleanedUpWhenBack) {
   EXPECT_EQ(cluster_->shard(1).exec("SELECT count(*) FROM source_down WHERE id >= 125000", "app"),
             "0");
   EXPECT_EQ(misplaced_rows("source_down"), 0);
-  deadline = Clock::now() + std::chrono::seconds(30);
+  auto deadline = Clock::now() + std::chrono::seconds(30);
   while (Clock::now() < deadline &&
          cluster_->shard(1).exec("SELECT count(*) FROM pg_publication", "app") != "0") {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
