@@ -132,6 +132,36 @@ class RangeManagerTest : public ::testing::Test {
 
   static void expect_no_leftovers() { cluster_->expect_no_move_leftovers(); }
 
+  /// Runs a pgrange whose range manager rebalances by load (split_qps 100) until a range of
+  /// `table` is on `shard` (60 s at most); the table's ranges then.
+  static std::vector<std::vector<std::string>> rebalance_until_on(PGconn* c,
+                                                                  const std::string& table,
+                                                                  const std::string& shard) {
+    auto manager = cluster_->start_managing_proxy(
+        "auto_split = false\ncheck_interval_ms = 300\nsplit_qps = 100\n");
+    std::vector<std::vector<std::string>> ranges;
+    auto deadline = Clock::now() + seconds(60);
+    while (Clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(500));
+      ranges = ranges_of(c, table);
+      if (shards_of(ranges).count(shard)) break;
+    }
+    return ranges;
+  }
+
+  /// `table` (ids 1..rows) holds every row once where the map says, and each increment the
+  /// stopped writers had acknowledged; no move left anything behind.
+  static void expect_every_increment(PGconn* c, const std::string& table, int64_t rows,
+                                     const Incrementers& writers) {
+    EXPECT_EQ(writers.errors(), "");
+    SqlResult sum = pq_exec(c, "SELECT sum(n), count(*) FROM " + table);
+    ASSERT_TRUE(sum.ok()) << sum.message;
+    EXPECT_EQ(sum.at(0, 0), std::to_string(writers.increments()));
+    EXPECT_EQ(sum.at(0, 1), std::to_string(rows));
+    EXPECT_EQ(rows_where_the_map_says(c, table), rows);
+    expect_no_leftovers();
+  }
+
   static ShardCluster* cluster_;
 };
 ShardCluster* RangeManagerTest::cluster_ = nullptr;
@@ -420,25 +450,10 @@ TEST_F(RangeManagerTest, ADrainedShardEndsEmptyAndAnEmptyShardGetsRanges) {
   SqlResult undrain = pq_exec(admin.get(), "ALTER SHARD s2 UNDRAIN");
   ASSERT_TRUE(undrain.ok()) << undrain.message;
   EXPECT_EQ(undrain.tag, "ALTER SHARD");
-  auto manager = cluster_->start_managing_proxy(
-      "auto_split = false\ncheck_interval_ms = 300\nsplit_qps = 100\n");
-  std::vector<std::vector<std::string>> ranges;
-  auto deadline = Clock::now() + seconds(60);
-  while (Clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(500));
-    ranges = ranges_of(admin.get(), "drained");
-    if (shards_of(ranges).count("s2")) break;
-  }
+  auto ranges = rebalance_until_on(admin.get(), "drained", "s2");
   writers.stop();
   EXPECT_EQ(shards_of(ranges).count("s2"), 1u) << "no range of drained came back to s2";
-  EXPECT_EQ(writers.errors(), "");
-  manager.reset();
-  SqlResult sum = pq_exec(admin.get(), "SELECT sum(n), count(*) FROM drained");
-  ASSERT_TRUE(sum.ok()) << sum.message;
-  EXPECT_EQ(sum.at(0, 0), std::to_string(writers.increments()));
-  EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
-  EXPECT_EQ(rows_where_the_map_says(admin.get(), "drained"), kRows);
-  expect_no_leftovers();
+  expect_every_increment(admin.get(), "drained", kRows, writers);
 }
 
 // Last: it leaves the cluster with a fourth shard. A shard added to the configuration (pgrange
@@ -482,27 +497,12 @@ TEST_F(RangeManagerTest, AShardAddedToTheConfigurationGetsRanges) {
   EXPECT_EQ(shards.rows[3][3], "0") << "ranges on the new shard";
   EXPECT_EQ(shards_of(ranges_of(admin.get(), "widened")).count("s4"), 0u);
   Incrementers writers("widened", kRows);
-  auto manager = cluster_->start_managing_proxy(
-      "auto_split = false\ncheck_interval_ms = 300\nsplit_qps = 100\n");
-  std::vector<std::vector<std::string>> ranges;
-  auto deadline = Clock::now() + seconds(60);
-  while (Clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(500));
-    ranges = ranges_of(admin.get(), "widened");
-    if (shards_of(ranges).count("s4")) break;
-  }
+  auto ranges = rebalance_until_on(admin.get(), "widened", "s4");
   writers.stop();
-  manager.reset();
   EXPECT_EQ(shards_of(ranges).count("s4"), 1u) << "no range of widened went to the new shard";
-  EXPECT_EQ(writers.errors(), "");
   EXPECT_GT(writers.increments(), 0);
   EXPECT_NE(cluster_->shard(3).exec("SELECT count(*) FROM widened", "app"), "0");
-  SqlResult sum = pq_exec(admin.get(), "SELECT sum(n), count(*) FROM widened");
-  ASSERT_TRUE(sum.ok()) << sum.message;
-  EXPECT_EQ(sum.at(0, 0), std::to_string(writers.increments()));
-  EXPECT_EQ(sum.at(0, 1), std::to_string(kRows));
-  EXPECT_EQ(rows_where_the_map_says(admin.get(), "widened"), kRows);
-  expect_no_leftovers();
+  expect_every_increment(admin.get(), "widened", kRows, writers);
 }
 
 }  // namespace
