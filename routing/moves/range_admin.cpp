@@ -1187,7 +1187,11 @@ Result<void> RangeAdmin::split_range(uint64_t table_id, const std::string& key,
     return admin_error(sqlstate::kInvalidParameterValue, "the range to split is gone");
   }
   std::vector<RangeOp> ops{RangeOp::split(key)};
-  for (const TableDescriptor* member : group_of(*view, *t)) {
+  // A co-location group's tables split together at the same key; a global index's entries
+  // (keys past the table's rows) have no counterpart in the group.
+  const bool rows = key < index_prefix(table_id, 2);
+  for (const TableDescriptor* member :
+       rows ? group_of(*view, *t) : std::vector<const TableDescriptor*>{}) {
     if (member->table_id != table_id) {
       ops.push_back(RangeOp::split(follow_key(key, table_id, member->table_id)));
     }
@@ -1219,7 +1223,9 @@ Result<void> RangeAdmin::merge_range(uint64_t table_id, uint64_t left_id,
   }
   // The group's tables merge at the same key prefix, where their ranges are on one shard too.
   std::vector<RangeOp> ops{RangeOp::merge(l.range_id)};
-  for (const TableDescriptor* member : group_of(*view, *t)) {
+  const bool rows = r.start_key < index_prefix(table_id, 2);  // not a global index's entries
+  for (const TableDescriptor* member :
+       rows ? group_of(*view, *t) : std::vector<const TableDescriptor*>{}) {
     if (member->table_id == table_id) continue;
     size_t i = ranges.find_index(follow_key(r.start_key, table_id, member->table_id));
     if (i == 0 || i >= ranges.size()) continue;

@@ -17,6 +17,19 @@ constexpr const char* kLease = "range_manager";
 /// shard changed by a tenth.
 constexpr std::chrono::seconds kMeasureAgain{20};
 
+/// The relation whose rows a managed range holds: the table (index 1) or one of its global
+/// indexes as index_relation() describes it; nullopt when it is gone.
+std::optional<TableDescriptor> relation_of(const ClusterView& view, uint64_t table_id,
+                                           uint32_t index_id) {
+  const TableDescriptor* t = view.find_table_id(table_id);
+  if (t == nullptr) return std::nullopt;
+  if (index_id == 1) return *t;
+  for (const IndexDescriptor& i : t->indexes) {
+    if (i.index_id == index_id) return index_relation(*t, i);
+  }
+  return std::nullopt;
+}
+
 int64_t now_micros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -58,9 +71,9 @@ void RangeManager::release() {
 std::optional<RangeManager::Measured> RangeManager::measure(const ClusterView& view,
                                                             const ManagedRange& r,
                                                             int64_t table_bytes) {
-  const TableDescriptor* t = view.find_table_id(r.table_id);
+  auto t = relation_of(view, r.table_id, r.index_id);
   const ShardRecord* shard = view.find_shard(r.range.shard);
-  if (t == nullptr || shard == nullptr) return std::nullopt;
+  if (!t || shard == nullptr) return std::nullopt;
   std::pair<uint64_t, uint64_t> id{r.range.range_id, r.range.generation};
   auto now = std::chrono::steady_clock::now();
   auto it = measured_.find(id);
@@ -132,38 +145,50 @@ std::vector<ManagedRange> RangeManager::look(const ClusterView& view,
   }
   std::vector<ManagedRange> out;
   const int64_t now = now_micros();
-  for (const TableDescriptor& t : view.tables()) {
-    // A co-location group's members follow its root; reference tables are on every shard.
-    if (t.reference || t.colocated_with != 0) continue;
-    std::vector<size_t> indexes = view.table_ranges(t.table_id);
-    std::map<std::string, int> on_shard;
-    for (size_t i : indexes) ++on_shard[view.ranges().at(i).shard];
-    const std::string table_start = index_prefix(t.table_id, 1);
-    for (size_t i : indexes) {
-      const RangeDescriptor& d = view.ranges().at(i);
-      if (std::find(shards.begin(), shards.end(), d.shard) == shards.end()) continue;
-      ManagedRange m;
-      m.range = d;
-      m.table_id = t.table_id;
-      m.table = t.name;
-      m.table_start = d.start_key <= table_start;
-      m.kept_split = d.split_enforced_until && *d.split_enforced_until > now;
-      auto tb = table_bytes.find({d.shard, t.schema + "." + t.name});
-      const int64_t bytes_there = tb == table_bytes.end() ? 0 : tb->second;
-      m.table_bytes_there = bytes_there;
-      m.estimated_bytes = bytes_there / std::max(1, on_shard[d.shard]);
-      // Only a table bigger than a range may be on this shard can have a range too big.
-      if (bytes_there > planner_.settings().range_max_bytes) {
-        if (auto measured = measure(view, m, bytes_there)) {
-          m.measured_bytes = measured->bytes;
-          m.rows = measured->rows;
+  for (const TableDescriptor& table : view.tables()) {
+    // A co-location group's members follow its root, a family's members share its root's
+    // ranges; reference tables are on every shard.
+    if (table.reference || table.colocated_with != 0 || table.member_id != 0) continue;
+    // The table's rows, then each global index's entries: each range once, under the relation
+    // where it starts.
+    std::vector<TableDescriptor> relations{table};
+    for (const IndexDescriptor& i : table.indexes) relations.push_back(index_relation(table, i));
+    for (const TableDescriptor& t : relations) {
+      const std::string relation_start = index_prefix(t.table_id, t.index_id);
+      std::vector<size_t> indexes = view.index_ranges(t.table_id, t.index_id);
+      if (t.index_id != 1) {
+        std::erase_if(indexes,
+                      [&](size_t i) { return view.ranges().at(i).start_key < relation_start; });
+      }
+      std::map<std::string, int> on_shard;
+      for (size_t i : indexes) ++on_shard[view.ranges().at(i).shard];
+      for (size_t i : indexes) {
+        const RangeDescriptor& d = view.ranges().at(i);
+        if (std::find(shards.begin(), shards.end(), d.shard) == shards.end()) continue;
+        ManagedRange m;
+        m.range = d;
+        m.table_id = t.table_id;
+        m.index_id = t.index_id;
+        m.table = t.name;  // an index's backing table is "table@index"
+        m.table_start = d.start_key <= relation_start;
+        m.kept_split = d.split_enforced_until && *d.split_enforced_until > now;
+        auto tb = table_bytes.find({d.shard, t.schema + "." + t.name});
+        const int64_t bytes_there = tb == table_bytes.end() ? 0 : tb->second;
+        m.table_bytes_there = bytes_there;
+        m.estimated_bytes = bytes_there / std::max(1, on_shard[d.shard]);
+        // Only a relation bigger than a range may be on this shard can have a range too big.
+        if (bytes_there > planner_.settings().range_max_bytes) {
+          if (auto measured = measure(view, m, bytes_there)) {
+            m.measured_bytes = measured->bytes;
+            m.rows = measured->rows;
+          }
         }
+        if (auto l = load.find(d.range_id); l != load.end()) {
+          m.qps = l->second.read_qps + l->second.write_qps;
+          m.samples = l->second.samples;
+        }
+        out.push_back(std::move(m));
       }
-      if (auto l = load.find(d.range_id); l != load.end()) {
-        m.qps = l->second.read_qps + l->second.write_qps;
-        m.samples = l->second.samples;
-      }
-      out.push_back(std::move(m));
     }
   }
   std::sort(out.begin(), out.end(), [](const ManagedRange& a, const ManagedRange& b) {
@@ -189,9 +214,9 @@ void RangeManager::carry_out(const RangeDecision& d, const std::vector<ManagedRa
       }
       return;
     case RangeDecision::Kind::kSplitBySize: {
-      const TableDescriptor* t = view->find_table_id(r->table_id);
+      auto t = relation_of(*view, r->table_id, r->index_id);
       const ShardRecord* shard = view->find_shard(r->range.shard);
-      if (t == nullptr || shard == nullptr) return;
+      if (!t || shard == nullptr) return;
       auto key = middle_key(shard->dsn, *t, r->range.start_key, r->range.end_key, r->rows);
       if (!key) {
         spdlog::warn("range manager: range {} of {} is {}, but: {}", r->range.range_id, r->table,

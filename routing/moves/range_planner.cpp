@@ -215,7 +215,9 @@ std::vector<RangeDecision> RangePlanner::plan(const std::vector<ManagedRange>& r
     for (size_t i = 1; i < ranges.size(); ++i) {
       const ManagedRange& l = ranges[i - 1];
       const ManagedRange& r = ranges[i];
-      if (l.table_id != r.table_id || r.table_start || r.kept_split) continue;
+      if (l.table_id != r.table_id || l.index_id != r.index_id || r.table_start || r.kept_split) {
+        continue;
+      }
       if (l.bytes() + r.bytes() >= settings_.range_max_bytes / 2 ||
           l.qps + r.qps >= settings_.split_qps / 4) {
         continue;

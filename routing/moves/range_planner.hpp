@@ -26,8 +26,11 @@ struct RangeManagerSettings {
 struct ManagedRange {
   RangeDescriptor range;
   uint64_t table_id = 0;
-  std::string table;
-  /// The range starts its table: never merged into the range before it (another table's).
+  /// 1: a range of the table's rows; else of a global index's entries (its id).
+  uint32_t index_id = 1;
+  std::string table;  ///< the table's name (for an index's range: "table@index")
+  /// The range starts its table's rows or its index's entries: never merged into the range
+  /// before it (another table's or index's).
   bool table_start = false;
   /// Its start is a split to keep: SPLIT AT's (until its expiration) or the configuration's.
   bool kept_split = false;

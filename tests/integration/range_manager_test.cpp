@@ -264,8 +264,10 @@ TEST_F(RangeManagerTest, AHotRangeSplitsByLoadAndSpreadsOverTheShards) {
 }
 
 TEST_F(RangeManagerTest, AGrowingTableSplitsBySize) {
-  ASSERT_EQ(
-      cluster_->run_setup({"CREATE TABLE grown (id int8 PRIMARY KEY, payload text NOT NULL)"}), "");
+  ASSERT_EQ(cluster_->run_setup({"CREATE TABLE grown (id int8 PRIMARY KEY, payload text NOT NULL)",
+                                 // A global index: its entries' ranges split by size too.
+                                 "CREATE INDEX grown_payload ON grown (payload)"}),
+            "");
   // 0.25 MB ranges: about 2,000 of these rows.
   auto manager = cluster_->start_managing_proxy(
       "range_max_mb = 0.25\nsplit_qps = 1000000\nrebalance = false\ncheck_interval_ms = 300\n"
@@ -289,14 +291,33 @@ TEST_F(RangeManagerTest, AGrowingTableSplitsBySize) {
     for (const auto& row : ranges) n += std::stod(row[row.size() - 4]) > 0.25 ? 1 : 0;
     return n;
   };
+  std::vector<std::vector<std::string>> index_ranges;
+  auto index_over = [&] {
+    int n = 0;
+    for (const auto& row : index_ranges) n += std::stod(row[row.size() - 4]) > 0.25 ? 1 : 0;
+    return n;
+  };
   auto deadline = Clock::now() + seconds(120);
   while (Clock::now() < deadline) {
     ranges = ranges_of(c.get(), "grown", true);
-    if (ranges.size() >= 8 && over() == 0) break;
+    SqlResult r = pq_exec(c.get(), "SHOW RANGES FROM INDEX grown@grown_payload WITH DETAILS");
+    EXPECT_TRUE(r.ok()) << r.message;
+    index_ranges = r.rows;
+    if (ranges.size() >= 8 && over() == 0 && index_ranges.size() >= 6 && index_over() == 0) break;
     std::this_thread::sleep_for(milliseconds(500));
   }
   EXPECT_GE(ranges.size(), 8u);  // 2.5 MB or so of rows
   EXPECT_EQ(over(), 0);
+  EXPECT_GE(index_ranges.size(), 6u);  // 2 MB or so of entries
+  EXPECT_EQ(index_over(), 0);
+  // Lookups through the index find each row once.
+  for (int id : {1, 4321, 12345, 20000}) {
+    SqlResult r = pq_exec(c.get(), "SELECT id FROM grown WHERE payload = repeat('x', 100) || '" +
+                                       std::to_string(id) + "'");
+    ASSERT_TRUE(r.ok()) << r.message;
+    ASSERT_EQ(r.rows.size(), 1u) << id;
+    EXPECT_EQ(r.at(0, 0), std::to_string(id));
+  }
   auto splits = jobs(c.get(), "SPLIT RANGE", "of grown");
   ASSERT_FALSE(splits.empty());
   EXPECT_NE(splits[0].find("over range_max_mb 0.25 MB"), std::string::npos) << splits[0];

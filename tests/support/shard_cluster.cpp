@@ -174,6 +174,8 @@ int ShardCluster::misplaced_rows(PGconn* c, const std::string& table, int64_t* r
   std::vector<std::pair<int64_t, std::string>> starts;
   for (const auto& row : ranges.rows) {
     const std::string& start = row[0];
+    // The table's rows' ranges (…/<TableMin>, …/1/<id>) come first; then its global indexes'.
+    if (start.find("TableMin") == std::string::npos && start.rfind("…/1/", 0) != 0) break;
     int64_t at = start.find("TableMin") != std::string::npos
                      ? INT64_MIN
                      : std::stoll(start.substr(start.rfind('/') + 1));

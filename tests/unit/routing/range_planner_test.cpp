@@ -152,6 +152,13 @@ TEST(RangePlanner, SmallColdNeighboursMergeAfterTheDelayOnly) {
   EXPECT_TRUE(s.plan({a, big}, {"s1"}, t0 + seconds(100)).empty());
   EXPECT_TRUE(s.plan({a, first}, {"s1"}, t0 + seconds(200)).empty());
   EXPECT_TRUE(s.plan({a, first}, {"s1"}, t0 + seconds(300)).empty());
+  // A table's last range and a global index's first: never (not one relation's).
+  RangePlanner u(settings());
+  auto entries = range(6, "b", "c", "s1");
+  entries.index_id = 2;
+  entries.estimated_bytes = 100;
+  EXPECT_TRUE(u.plan({a, entries}, {"s1"}, t0).empty());
+  EXPECT_TRUE(u.plan({a, entries}, {"s1"}, t0 + seconds(300)).empty());
 }
 
 TEST(RangePlanner, NeighboursOnTwoShardsComeTogetherThenMerge) {
