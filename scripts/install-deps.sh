@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libboost1.74-dev libssl-dev libspdlog-dev libtomlplusplus-dev libexpected-dev
-  libpqxx-dev libpq-dev libpg-query-dev libprotobuf-c-dev
+  libpqxx-dev libpq-dev libpg-query-dev libprotobuf-c-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 postgresql-client-15 pgbouncer openssl
   python3-psycopg2 python3-sqlalchemy libpostgresql-jdbc-java openjdk-17-jdk-headless

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "proxy/auth/base64.hpp"
+#include "proxy/auth/saslprep.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -241,7 +242,9 @@ ScramVerifier ScramVerifier::from_password(std::string_view password, std::strin
   // parse() rejects both, so allowing them here would produce secrets that cannot round-trip.
   if (iterations < 1) throw std::invalid_argument("SCRAM iteration count must be positive");
   if (salt.empty()) throw std::invalid_argument("SCRAM salt must not be empty");
-  auto keys = derive_keys(password, salt, iterations);
+  std::string prepared = saslprep(password);
+  auto keys = derive_keys(prepared, salt, iterations);
+  if (!prepared.empty()) OPENSSL_cleanse(prepared.data(), prepared.size());
   if (!keys) throw std::runtime_error("SCRAM-SHA-256 key derivation failed in OpenSSL");
   OPENSSL_cleanse(keys->client_key.data(), keys->client_key.size());
   ScramVerifier v;
@@ -373,12 +376,15 @@ Result<std::string> ScramServer::handle_client_final(std::string_view msg) {
   Key client_key{};
   for (size_t i = 0; i < kScramKeyLen; ++i) client_key[i] = (*proof)[i] ^ (*client_signature)[i];
   auto computed_stored = sha256(client_key);
-  OPENSSL_cleanse(client_key.data(), client_key.size());
-  if (!computed_stored) return auth_fail(sqlstate::kInternalError, "SHA-256 computation failed");
-  if (CRYPTO_memcmp(computed_stored->data(), verifier_.stored_key.data(), kScramKeyLen) != 0) {
+  if (!computed_stored ||
+      CRYPTO_memcmp(computed_stored->data(), verifier_.stored_key.data(), kScramKeyLen) != 0) {
+    OPENSSL_cleanse(client_key.data(), client_key.size());
+    if (!computed_stored) return auth_fail(sqlstate::kInternalError, "SHA-256 computation failed");
     return auth_fail(sqlstate::kInvalidPassword,
                      "password authentication failed for user \"" + user_name_ + "\"");
   }
+  client_key_ = client_key;
+  OPENSSL_cleanse(client_key.data(), client_key.size());
 
   auto server_signature = hmac(verifier_.server_key, auth_message);
   if (!server_signature) return auth_fail(sqlstate::kInternalError, "HMAC computation failed");
@@ -390,11 +396,19 @@ Result<std::string> ScramServer::handle_client_final(std::string_view msg) {
 
 ScramClient::ScramClient(std::string password, ScramNonceGenerator nonce_generator,
                          std::string user_name)
-    : password_(std::move(password)),
+    : password_(saslprep(password)),
       nonce_generator_(std::move(nonce_generator)),
-      user_name_(std::move(user_name)) {}
+      user_name_(std::move(user_name)) {
+  // Only the prepared form is kept; the given one should not linger in freed memory either.
+  if (!password.empty()) OPENSSL_cleanse(password.data(), password.size());
+}
+
+ScramClient::ScramClient(const std::array<uint8_t, kScramKeyLen>& client_key,
+                         const ScramVerifier& verifier, ScramNonceGenerator nonce_generator)
+    : nonce_generator_(std::move(nonce_generator)), keys_(Keys{client_key, verifier}) {}
 
 ScramClient::~ScramClient() {
+  if (keys_) OPENSSL_cleanse(keys_->client_key.data(), keys_->client_key.size());
   // The backend password should not linger in freed memory.
   if (!password_.empty()) OPENSSL_cleanse(password_.data(), password_.size());
 }
@@ -451,7 +465,21 @@ Result<std::string> ScramClient::handle_server_first(std::string_view msg) {
     if (!is_valid_extension(attrs[i])) return malformed("invalid extension attribute");
   }
 
-  auto keys = derive_keys(password_, *salt, *iterations);
+  std::optional<DerivedKeys> keys;
+  if (keys_) {
+    // A login with the keys of a client's own SCRAM login: the server's verifier of the role
+    // must be the one the client's proof was checked against.
+    if (*salt != keys_->verifier.salt || *iterations != keys_->verifier.iterations) {
+      return auth_fail(sqlstate::kInvalidPassword,
+                       "the server's SCRAM verifier of the role differs from pgrange's (another "
+                       "salt or iteration count): give the role the same verifier everywhere");
+    }
+    auto stored = sha256(keys_->client_key);
+    if (!stored) return auth_fail(sqlstate::kInternalError, "SHA-256 computation failed");
+    keys = DerivedKeys{keys_->client_key, *stored, keys_->verifier.server_key};
+  } else {
+    keys = derive_keys(password_, *salt, *iterations);
+  }
   if (!keys) return auth_fail(sqlstate::kInternalError, "SCRAM key derivation failed");
 
   // "biws" is base64("n,,"): no channel binding data follows the gs2 header.

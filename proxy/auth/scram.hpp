@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,12 +41,11 @@ struct ScramVerifier {
 
   /// Derives a verifier from a plaintext password (RFC 5802 section 3): SaltedPassword =
   /// PBKDF2-HMAC-SHA-256(password, salt, iterations), StoredKey = H(HMAC(SaltedPassword,
-  /// "Client Key")), ServerKey = HMAC(SaltedPassword, "Server Key"). The password is used as raw
-  /// bytes: for ASCII this equals PostgreSQL's SASLprep result exactly; non-ASCII passwords match
-  /// PostgreSQL only when already NFKC-normalised UTF-8 without SASLprep-mapped characters (or
-  /// when they are not valid UTF-8, where PostgreSQL also falls back to raw bytes). This is a
-  /// control-plane helper: it throws std::invalid_argument for iterations < 1 or an empty salt
-  /// (parse() would reject the result) and std::runtime_error if OpenSSL's PBKDF2/HMAC fails.
+  /// "Client Key")), ServerKey = HMAC(SaltedPassword, "Server Key"). The password first goes
+  /// through saslprep() (RFC 4013), as PostgreSQL's CREATE ROLE and ALTER ROLE do, so the result
+  /// equals the secret PostgreSQL stores for the same password and salt. This is a control-plane
+  /// helper: it throws std::invalid_argument for iterations < 1 or an empty salt (parse() would
+  /// reject the result) and std::runtime_error if OpenSSL's PBKDF2/HMAC or ICU's normaliser fails.
   static ScramVerifier from_password(std::string_view password, std::string salt,
                                      int iterations = kScramDefaultIterations);
 
@@ -79,6 +79,14 @@ class ScramServer {
   /// True once handle_client_final() succeeded.
   bool authenticated() const { return state_ == State::kDone; }
 
+  /// The client's ClientKey (its proof XOR the ClientSignature), once authenticated: with the
+  /// verifier's ServerKey it logs in to a server holding the same verifier (PgBouncer's SCRAM
+  /// pass-through), without the password.
+  std::optional<std::array<uint8_t, kScramKeyLen>> client_key() const {
+    if (state_ != State::kDone) return std::nullopt;
+    return client_key_;
+  }
+
  private:
   enum class State { kInitial, kFirstHandled, kDone, kFailed };
 
@@ -90,6 +98,7 @@ class ScramServer {
   std::string client_first_bare_;
   std::string server_first_;
   std::string nonce_;  ///< client nonce + server nonce
+  std::array<uint8_t, kScramKeyLen> client_key_{};
 };
 
 /// Client side of SCRAM-SHA-256 (pgrange authenticating to a backend with the shard DSN's
@@ -97,12 +106,19 @@ class ScramServer {
 /// startup message). Call client_first(), handle_server_first(), verify_server_final() in order.
 class ScramClient {
  public:
-  /// The password is used as raw bytes (see ScramVerifier::from_password on SASLprep).
+  /// The password goes through saslprep() (RFC 4013) here, as libpq prepares it, so a backend's
+  /// verifier made by PostgreSQL from the same password accepts it; throws std::runtime_error only
+  /// if ICU's normaliser fails.
   /// `user_name` goes into "n=" (escaped per RFC 5802 section 5.1); leave it empty, as libpq does,
   /// when talking to PostgreSQL. It exists for RFC test vectors and non-PostgreSQL peers.
   explicit ScramClient(std::string password,
                        ScramNonceGenerator nonce_generator = scram_random_nonce,
                        std::string user_name = {});
+  /// Logs in with the ClientKey of a client's own SCRAM login (ScramServer::client_key) and the
+  /// verifier it was checked against, instead of a password: the server must hold the same
+  /// verifier (salt, iteration count, keys), else handle_server_first() fails with 28P01.
+  ScramClient(const std::array<uint8_t, kScramKeyLen>& client_key, const ScramVerifier& verifier,
+              ScramNonceGenerator nonce_generator = scram_random_nonce);
   ~ScramClient();
   ScramClient(const ScramClient&) = delete;
   ScramClient& operator=(const ScramClient&) = delete;
@@ -130,6 +146,11 @@ class ScramClient {
   std::string client_nonce_;
   std::string client_first_bare_;
   std::array<uint8_t, kScramKeyLen> expected_server_signature_{};
+  struct Keys {
+    std::array<uint8_t, kScramKeyLen> client_key;
+    ScramVerifier verifier;
+  };
+  std::optional<Keys> keys_;  ///< set: a login with a client's keys, not with password_
 };
 
 }  // namespace pgrange::proxy

@@ -131,14 +131,14 @@ TEST(ScramVerifierTest, MatchesLibpqAtRuntime) {
     EXPECT_EQ(ScramVerifier::from_password("\xc3\xa9t\xc3\xa9", v->salt, v->iterations), *v);
     PQfreemem(secret);
   }
-  // Documented limitation: "e" + U+0301 is NFKC-composed by libpq's SASLprep, while pgrange uses
-  // the raw bytes, so the derived keys differ.
+  // "e" + U+0301 is NFKC-composed by SASLprep, libpq's and pgrange's alike, so the decomposed and
+  // the composed forms derive the same keys (saslprep_test.cpp covers SASLprep's other rules).
   {
     char* secret = PQencryptPasswordConn(conn, "e\xcc\x81", "alice", "scram-sha-256");
     ASSERT_NE(secret, nullptr);
     auto v = ScramVerifier::parse(secret);
     ASSERT_TRUE(v.has_value());
-    EXPECT_NE(ScramVerifier::from_password("e\xcc\x81", v->salt, v->iterations), *v);
+    EXPECT_EQ(ScramVerifier::from_password("e\xcc\x81", v->salt, v->iterations), *v);
     EXPECT_EQ(ScramVerifier::from_password("\xc3\xa9", v->salt, v->iterations), *v);
     PQfreemem(secret);
   }
@@ -259,6 +259,55 @@ Result<void> exchange(const ScramVerifier& verifier, std::string password) {
   if (!sfin) return tl::unexpected(sfin.error());
   EXPECT_TRUE(server.authenticated());
   return client.verify_server_final(*sfin);
+}
+
+/// Runs an exchange of `client` with a server holding `verifier`.
+Result<void> exchange_with(ScramClient& client, const ScramVerifier& verifier) {
+  ScramServer server(verifier, "alice");
+  auto sf = server.handle_client_first(client.client_first());
+  if (!sf) return tl::unexpected(sf.error());
+  auto cfin = client.handle_server_first(*sf);
+  if (!cfin) return tl::unexpected(cfin.error());
+  auto sfin = server.handle_client_final(*cfin);
+  if (!sfin) return tl::unexpected(sfin.error());
+  return client.verify_server_final(*sfin);
+}
+
+TEST(ScramExchangeTest, TheClientKeyOfALoginLogsInWhereTheVerifierIsTheSame) {
+  // pgrange checks a client's proof, keeps its ClientKey, and logs in to the shards with it.
+  auto v = ScramVerifier::parse(kRealPgVerifierSecret);
+  ASSERT_TRUE(v.has_value());
+  ScramClient client("secret");
+  ScramServer front(*v, "alice");
+  auto sf = front.handle_client_first(client.client_first());
+  ASSERT_TRUE(sf);
+  EXPECT_FALSE(front.client_key());  // not before the proof
+  auto cfin = client.handle_server_first(*sf);
+  ASSERT_TRUE(cfin);
+  ASSERT_TRUE(front.handle_client_final(*cfin));
+  auto key = front.client_key();
+  ASSERT_TRUE(key);
+
+  ScramClient pass_through(*key, *v);
+  auto ok = exchange_with(pass_through, *v);
+  EXPECT_TRUE(ok) << ok.error().to_string();
+
+  // Another salt (the role's password set again on the shard): refused, saying why.
+  ScramClient other_salt(*key, *v);
+  auto bad = exchange_with(other_salt, ScramVerifier::from_password("secret", "another-salt"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().sqlstate, sqlstate::kInvalidPassword);
+  EXPECT_NE(bad.error().message.find("verifier"), std::string::npos);
+
+  // A wrong proof gives no key.
+  ScramClient wrong("Secret");
+  ScramServer front2(*v, "alice");
+  auto sf2 = front2.handle_client_first(wrong.client_first());
+  ASSERT_TRUE(sf2);
+  auto cfin2 = wrong.handle_server_first(*sf2);
+  ASSERT_TRUE(cfin2);
+  EXPECT_FALSE(front2.handle_client_final(*cfin2));
+  EXPECT_FALSE(front2.client_key());
 }
 
 TEST(ScramExchangeTest, RealPostgresVerifierAcceptsRightPasswordOnly) {
