@@ -362,6 +362,7 @@ EOF
 name = "bench"
 password = "bench"
 auth = "md5"
+admin = true
 EOF
 }
 

@@ -30,6 +30,7 @@ inline constexpr std::string_view kTransactionResolutionUnknown = "08007";
 inline constexpr std::string_view kInternalError = "XX000";
 inline constexpr std::string_view kConfigFileError = "F0000";
 inline constexpr std::string_view kOutOfMemory = "53200";
+inline constexpr std::string_view kInsufficientPrivilege = "42501";
 }  // namespace sqlstate
 
 /// Severity of an Error as PostgreSQL names it in ErrorResponse field 'S'.

@@ -145,12 +145,31 @@ std::string resolve_path(const std::string& base_dir, const std::string& p) {
 
 Result<Config> build(const toml::table& root, const std::string& base_dir) {
   Config cfg;
-  if (auto ok =
-          check_keys(root, "",
-                     {"listen", "database", "pool_mode", "workers", "log_level", "metadata", "tls",
-                      "shard", "user", "table", "pool_wait_timeout_ms", "connect_timeout_ms",
-                      "shutdown_timeout_ms", "max_message_size", "sequence_block_size",
-                      "query_memory", "temp_directory", "table_sizes_interval_ms", "ranges"});
+  if (auto ok = check_keys(root, "",
+                           {"listen",
+                            "database",
+                            "pool_mode",
+                            "workers",
+                            "log_level",
+                            "metadata",
+                            "tls",
+                            "shard",
+                            "user",
+                            "table",
+                            "pool_wait_timeout_ms",
+                            "connect_timeout_ms",
+                            "shutdown_timeout_ms",
+                            "max_message_size",
+                            "sequence_block_size",
+                            "query_memory",
+                            "temp_directory",
+                            "table_sizes_interval_ms",
+                            "ranges",
+                            "internal_user",
+                            "internal_password",
+                            "max_client_conn",
+                            "authentication_timeout_ms",
+                            "auth_failure_delay_ms"});
       !ok) {
     return fail(ok.error());
   }
@@ -196,6 +215,15 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
   auto shut = get_int(root, "shutdown_timeout_ms", "", 10000, 0, 3600 * 1000);
   if (!shut) return fail(shut.error());
   cfg.shutdown_timeout = std::chrono::milliseconds(*shut);
+  auto max_clients = get_int(root, "max_client_conn", "", 1000, 1, 1000000);
+  if (!max_clients) return fail(max_clients.error());
+  cfg.max_client_conn = static_cast<int>(*max_clients);
+  auto auth_timeout = get_int(root, "authentication_timeout_ms", "", 60000, 1, 600 * 1000);
+  if (!auth_timeout) return fail(auth_timeout.error());
+  cfg.authentication_timeout = std::chrono::milliseconds(*auth_timeout);
+  auto auth_delay = get_int(root, "auth_failure_delay_ms", "", 1000, 0, 60 * 1000);
+  if (!auth_delay) return fail(auth_delay.error());
+  cfg.auth_failure_delay = std::chrono::milliseconds(*auth_delay);
   auto maxmsg = get_int(root, "max_message_size", "", 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
   if (!maxmsg) return fail(maxmsg.error());
   cfg.max_message_size = static_cast<int>(*maxmsg);
@@ -279,10 +307,58 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
       else if (k == "password")
         s.password = v;
     }
-    if (s.user.empty()) return config_error("configuration key \"" + where + ".dsn\" needs user=");
     if (s.dbname.empty()) s.dbname = s.user;
+    if (s.dbname.empty()) {
+      return config_error("configuration key \"" + where +
+                          ".dsn\" needs dbname= (or user=, whose name it defaults to)");
+    }
     cfg.shards.push_back(std::move(s));
   }
+
+  // pgrange's own connections: internal_user, else the metadata store's user, else the first
+  // shard's forced user.
+  auto internal_user = get_string(root, "internal_user", "", std::string());
+  if (!internal_user) return fail(internal_user.error());
+  auto internal_password = get_string(root, "internal_password", "", std::string());
+  if (!internal_password) return fail(internal_password.error());
+  bool internal_given = !internal_user->empty();
+  cfg.internal_user = *internal_user;
+  cfg.internal_password = *internal_password;
+  if (!internal_given) {
+    std::string md_user, md_password;
+    if (!cfg.metadata_dsn.empty()) {
+      auto kv = parse_dsn(cfg.metadata_dsn);
+      for (auto& [k, v] : *kv) {
+        if (k == "user") md_user = v;
+        if (k == "password") md_password = v;
+      }
+    }
+    if (!md_user.empty()) {
+      cfg.internal_user = md_user;
+      if (cfg.internal_password.empty()) cfg.internal_password = md_password;
+    } else {
+      cfg.internal_user = cfg.shards.front().user;
+      if (cfg.internal_password.empty()) cfg.internal_password = cfg.shards.front().password;
+    }
+  }
+  if (cfg.internal_user.empty()) {
+    return config_error(
+        "pgrange's own connections to the shards need a role: set internal_user (and "
+        "internal_password), or user= in [metadata] dsn");
+  }
+  auto internal_dsn = [&](const std::string& dsn) {
+    std::string out = with_dsn_keyword(dsn, "user", cfg.internal_user);
+    if (!cfg.internal_password.empty()) {
+      out = with_dsn_keyword(out, "password", cfg.internal_password);
+    }
+    return out;
+  };
+  for (ShardConfig& s : cfg.shards) {
+    // A forced user= stays the role of pgrange's own connections unless internal_user is given.
+    if (internal_given || s.user.empty()) s.dsn = internal_dsn(s.dsn);
+  }
+  if (!cfg.metadata_dsn.empty() && internal_given)
+    cfg.metadata_dsn = internal_dsn(cfg.metadata_dsn);
 
   auto db = get_string(root, "database", "", cfg.shards.front().dbname);
   if (!db) return fail(db.error());
@@ -294,7 +370,10 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
     for (const toml::node& n : *users->as_array()) {
       const toml::table& t = *n.as_table();
       std::string where = "user[" + std::to_string(cfg.users.size()) + "]";
-      if (auto ok = check_keys(t, where, {"name", "password", "auth"}); !ok) {
+      if (auto ok = check_keys(t, where,
+                               {"name", "password", "auth", "server_user", "server_password",
+                                "admin", "max_connections"});
+          !ok) {
         return fail(ok.error());
       }
       UserConfig u;
@@ -331,6 +410,25 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
                             "\": scram-sha-256 authentication needs a plaintext password or a "
                             "SCRAM-SHA-256 verifier");
       }
+      auto server_user = get_string(t, "server_user", where, std::string());
+      if (!server_user) return fail(server_user.error());
+      u.server_user = *server_user;
+      auto server_password = get_string(t, "server_password", where, std::string());
+      if (!server_password) return fail(server_password.error());
+      u.server_password = *server_password;
+      if (u.server_user.empty() && !u.server_password.empty()) {
+        return config_error("configuration key \"" + where +
+                            ".server_password\" needs server_user");
+      }
+      if (const toml::node* a = t.get("admin")) {
+        if (!a->is_boolean()) {
+          return config_error("configuration key \"" + where + ".admin\" must be a boolean");
+        }
+        u.admin = *a->value<bool>();
+      }
+      auto max_conns = get_int(t, "max_connections", where, 0, 0, 1000000);
+      if (!max_conns) return fail(max_conns.error());
+      u.max_connections = static_cast<int>(*max_conns);
       cfg.users.push_back(std::move(u));
     }
   }
@@ -452,6 +550,26 @@ Result<std::vector<std::pair<std::string, std::string>>> parse_dsn(const std::st
   }
   PQconninfoFree(opts);
   return out;
+}
+
+std::string with_dsn_keyword(const std::string& dsn, const std::string& keyword,
+                             const std::string& value) {
+  auto quoted = [](const std::string& v) {
+    std::string out = "'";
+    for (char c : v) {
+      if (c == '\'' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  };
+  auto kv = parse_dsn(dsn);
+  std::string out;
+  if (kv) {
+    for (auto& [k, v] : *kv) {
+      if (k != keyword) out += k + "=" + quoted(v) + " ";
+    }
+  }
+  return out + keyword + "=" + quoted(value);
 }
 
 Result<Config> parse_config(std::string_view toml_text, const std::string& base_dir) {

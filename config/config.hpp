@@ -16,15 +16,19 @@ enum class PoolMode { kSession, kTransaction };
 /// How a client proves who it is.
 enum class AuthMethod { kScramSha256, kMd5, kTrust };
 
-/// One backend PostgreSQL server (a shard) and its pool.
+/// One backend PostgreSQL server (a shard) and its pools (one per role clients log in as).
 struct ShardConfig {
   std::string name;
-  std::string dsn;  ///< libpq connection string: host, port, dbname, user, password
-  int pool_size = 20;
-  // Parsed from dsn:
+  /// The libpq connection string pgrange's own connections use (DDL of its internal objects,
+  /// range moves, recovery): the configured one with the internal role's user and password.
+  std::string dsn;
+  int pool_size = 20;  ///< per role
+  // Parsed from the configured dsn:
   std::string host = "127.0.0.1";
   std::string port = "5432";
   std::string dbname;
+  /// The role every client's connections log in as (the dsn's user=, a forced user), with its
+  /// password; empty: each client logs in as its own role (or its entry's server_user).
   std::string user;
   std::string password;
 };
@@ -34,6 +38,15 @@ struct UserConfig {
   std::string name;
   std::string password;  ///< plaintext, "md5…" hash, or a SCRAM-SHA-256 verifier
   AuthMethod auth = AuthMethod::kScramSha256;
+  /// The role this user's connections to the shards log in as, and its password; empty: the
+  /// user's own name (logging in with the user's password, or the proof of its SCRAM login).
+  std::string server_user;
+  std::string server_password;
+  /// May run pgrange's admin statements (SPLIT AT, RELOCATE, IMPORT TABLE, …) and read or
+  /// change pgrange's own objects on the shards.
+  bool admin = false;
+  /// The most connections this user may have open to pgrange at once (0: no limit of its own).
+  int max_connections = 0;
 };
 
 /// A table whose key is given in configuration rather than by a PRIMARY KEY.
@@ -89,6 +102,13 @@ struct Config {
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds shutdown_timeout{10000};
   int max_message_size = 64 * 1024 * 1024;
+  /// The most client connections pgrange accepts at once (more get 53300).
+  int max_client_conn = 1000;
+  /// How long a client has to log in; a login that stops half-way is closed then.
+  std::chrono::milliseconds authentication_timeout{60000};
+  /// How long pgrange waits before it answers a failed login (as PostgreSQL's auth_delay), so
+  /// that passwords cannot be guessed at wire speed.
+  std::chrono::milliseconds auth_failure_delay{1000};
   /// The most bytes of rows pgrange holds for one query it runs over several shards (the rows
   /// of the tables it brings together for a join, say); past it the query fails with 53200.
   int64_t query_memory = 256LL * 1024 * 1024;
@@ -101,7 +121,11 @@ struct Config {
   /// How many values of a cluster-wide sequence an instance reserves at a time (a crash or
   /// restart leaves the rest of its block unused: a gap, as PostgreSQL's CACHE does).
   int sequence_block_size = 100;
-  std::string metadata_dsn;
+  std::string metadata_dsn;  ///< "": the first shard's server, database pgrange_meta
+  /// The role pgrange's own connections to the shards and the metadata store log in as (by
+  /// default the user of [metadata] dsn, else of the first shard's dsn), and its password.
+  std::string internal_user;
+  std::string internal_password;
   std::optional<TlsConfig> tls;
   std::vector<ShardConfig> shards;
   std::vector<UserConfig> users;
@@ -122,5 +146,9 @@ Result<Config> load_config(const std::string& path);
 
 /// Parses a libpq connection string into its key/value pairs (validated by libpq itself).
 Result<std::vector<std::pair<std::string, std::string>>> parse_dsn(const std::string& dsn);
+
+/// A libpq connection string with one keyword set to `value` (replacing it if present).
+std::string with_dsn_keyword(const std::string& dsn, const std::string& keyword,
+                             const std::string& value);
 
 }  // namespace pgrange::config

@@ -9,17 +9,25 @@
 
 namespace pgrange::proxy {
 
-Worker::Worker(SharedState& shared, int index) : shared_(shared), index_(index) {
-  const config::Config& cfg = shared_.config;
-  int workers = cfg.effective_workers();
-  for (size_t i = 0; i < cfg.shards.size(); ++i) {
-    const config::ShardConfig& s = cfg.shards[i];
-    // pool_size is per shard for the whole process; each worker owns its share.
-    int share = (s.pool_size + workers - 1) / workers;
-    pools_.push_back(std::make_unique<BackendPool>(io_, s, static_cast<int>(i), share,
-                                                   cfg.pool_wait_timeout, cfg.connect_timeout));
-  }
+Worker::Worker(SharedState& shared, int index)
+    : shared_(shared), index_(index), pools_(shared.config.shards.size()) {
   hand_over_load();
+}
+
+BackendPool& Worker::pool(size_t shard, const BackendLogin& login) {
+  auto& by_login = pools_[shard];
+  std::string key = login.pool_key();
+  auto it = by_login.find(key);
+  if (it != by_login.end()) return *it->second;
+  const config::Config& cfg = shared_.config;
+  const config::ShardConfig& s = cfg.shards[shard];
+  // pool_size is per shard and role for the whole process; each worker owns its share.
+  int workers = cfg.effective_workers();
+  int share = (s.pool_size + workers - 1) / workers;
+  auto made = std::make_unique<BackendPool>(io_, s, static_cast<int>(shard), login, share,
+                                            cfg.pool_wait_timeout, cfg.connect_timeout);
+  if (shared_.draining) made->close_idle();
+  return *by_login.emplace(std::move(key), std::move(made)).first->second;
 }
 
 void Worker::count_uses(const std::vector<routing::RangeActivity::Use>& uses,
@@ -158,7 +166,9 @@ void Worker::drain() {
   for (auto& w : sessions_) {
     if (auto s = w.lock()) s->drain();
   }
-  for (auto& p : pools_) p->close_idle();
+  for (auto& by_login : pools_) {
+    for (auto& [key, p] : by_login) p->close_idle();
+  }
 }
 
 }  // namespace pgrange::proxy

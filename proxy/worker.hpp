@@ -3,6 +3,7 @@
 #include <atomic>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +32,9 @@ struct SharedState {
   CancelRegistry cancels;
   std::atomic<bool> draining{false};
   std::atomic<int> sessions{0};
+  /// Logged-in sessions per user (for [[user]] max_connections).
+  std::mutex user_sessions_mutex;
+  std::unordered_map<std::string, int> user_sessions;
   std::atomic<uint64_t> pins{0};  ///< how many times a client was pinned to its backend
   /// SCRAM verifiers of the configured users, derived once at start-up (PBKDF2 is slow on
   /// purpose: deriving per login would cost ~25,000 instructions × 4096 per connection).
@@ -49,8 +53,11 @@ class Worker {
   asio::io_context& io() { return io_; }
   SharedState& shared() { return shared_; }
   const config::Config& config() const { return shared_.config; }
-  BackendPool& pool(size_t shard) { return *pools_[shard]; }
-  size_t pool_count() const { return pools_.size(); }
+  /// The pool of connections to `shard` logged in as `login`, made on first use (kept while
+  /// the worker runs: pools are per shard and role, as PgBouncer's per database and user).
+  BackendPool& pool(size_t shard, const BackendLogin& login);
+  /// The number of shards.
+  size_t pool_count() const { return shared_.config.shards.size(); }
 
   /// The backend-side name for a client's prepared statement text: equal texts (and parameter
   /// types) share one name, so a backend prepares each statement once for all clients.
@@ -84,7 +91,8 @@ class Worker {
   SharedState& shared_;
   int index_;
   asio::io_context io_{1};  // one thread runs it: lets Asio skip cross-thread wake-ups
-  std::vector<std::unique_ptr<BackendPool>> pools_;
+  /// Per shard: the pools by login (BackendLogin::pool_key).
+  std::vector<std::unordered_map<std::string, std::unique_ptr<BackendPool>>> pools_;
   std::unordered_map<std::string, std::string> statement_names_;
   sql::AnalysisCache analyses_;
   std::unordered_map<std::string, std::shared_ptr<const Result<sql::MergeQuery>>> merges_;

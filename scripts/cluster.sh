@@ -208,10 +208,26 @@ psql_shard() {
 }
 
 ensure_database() {
-  local port=$1 db=$2
+  local port=$1 db=$2 owner=${3:-postgres}
   if [ -z "$(psql_shard "$port" postgres -c "select 1 from pg_database where datname = '$db'")" ]; then
-    psql_shard "$port" postgres -c "create database $db"
-    log "created database $db on port $port"
+    psql_shard "$port" postgres -c "create database $db owner $owner"
+    log "created database $db (owner $owner) on port $port"
+  fi
+}
+
+# The application role: no superuser. It logs in to the shards as itself through pgrange and owns
+# the database, so what it makes is its own; pgrange's own connections log in as postgres.
+ensure_app_role() {
+  local port=$1
+  if [ -z "$(psql_shard "$port" postgres -c "select 1 from pg_roles where rolname = 'app'")" ]; then
+    psql_shard "$port" postgres -c "create role app login password 'secret'"
+    log "created role app on port $port"
+  fi
+  local owner
+  owner=$(psql_shard "$port" postgres -c "select pg_get_userbyid(datdba) from pg_database where datname = 'app'")
+  if [ -n "$owner" ] && [ "$owner" != app ]; then
+    log "database app on port $port belongs to $owner, made by an older cluster.sh: tables made" \
+      "before belong to it too (scripts/cluster.sh destroy starts afresh)"
   fi
 }
 
@@ -227,24 +243,36 @@ database = "app"
 pool_mode = "transaction"
 workers = 0
 log_level = "info"
+# pgrange's own connections (its index tables, range moves, recovery).
+internal_user = "postgres"
 [metadata]
-dsn = "host=127.0.0.1 port=$p1 dbname=pgrange_meta user=postgres"
+dsn = "host=127.0.0.1 port=$p1 dbname=pgrange_meta"
+# No user= in the shard DSNs: each client logs in to the shards as its own role.
 [[shard]]
 name = "s1"
-dsn  = "host=127.0.0.1 port=$p1 dbname=app user=postgres"
+dsn  = "host=127.0.0.1 port=$p1 dbname=app"
 pool_size = 20
 [[shard]]
 name = "s2"
-dsn  = "host=127.0.0.1 port=$p2 dbname=app user=postgres"
+dsn  = "host=127.0.0.1 port=$p2 dbname=app"
 pool_size = 20
 [[shard]]
 name = "s3"
-dsn  = "host=127.0.0.1 port=$p3 dbname=app user=postgres"
+dsn  = "host=127.0.0.1 port=$p3 dbname=app"
 pool_size = 20
+# The application's user: the shards' role app, no superuser.
 [[user]]
 name = "app"
 password = "secret"
 auth = "scram-sha-256"
+# The operator's: runs SPLIT AT, RELOCATE, IMPORT TABLE, … and acts on the shards as app.
+[[user]]
+name = "admin"
+password = "secret"
+auth = "scram-sha-256"
+admin = true
+server_user = "app"
+server_password = "secret"
 EOF
   # More settings (say [[table]] entries) from a file of the user's: PGRANGE_CONFIG_EXTRA=path.
   if [ -n "${PGRANGE_CONFIG_EXTRA:-}" ]; then
@@ -317,7 +345,10 @@ cmd_start() {
   for i in 1 2 3; do init_shard "$i"; done
   for i in 1 2 3; do start_shard "$i"; done
   printf 'shards=%s\nproxy=%s\n' "${SHARD_PORTS[*]}" "$PROXY_PORT" >"$STATE/ports"
-  for i in 1 2 3; do ensure_database "$(shard_port "$i")" app; done
+  for i in 1 2 3; do
+    ensure_app_role "$(shard_port "$i")"
+    ensure_database "$(shard_port "$i")" app app
+  done
   ensure_database "$(shard_port 1)" pgrange_meta
   write_proxy_config
   start_proxy

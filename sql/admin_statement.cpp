@@ -533,4 +533,50 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   return std::optional<AdminStatement>(std::move(*st));
 }
 
+bool changes_ranges(AdminKind kind) {
+  switch (kind) {
+    case AdminKind::kShowRanges:
+    case AdminKind::kShowRangeForRow:
+    case AdminKind::kShowShards:
+    case AdminKind::kShowHotRanges:
+    case AdminKind::kShowJobs:
+      return false;
+    default:
+      return true;
+  }
+}
+
+std::string_view admin_statement_name(AdminKind kind) {
+  switch (kind) {
+    case AdminKind::kSplitAt:
+      return "ALTER TABLE … SPLIT AT";
+    case AdminKind::kUnsplitAt:
+    case AdminKind::kUnsplitAll:
+      return "ALTER TABLE … UNSPLIT";
+    case AdminKind::kScatter:
+      return "ALTER TABLE … SCATTER";
+    case AdminKind::kRelocate:
+      return "ALTER RANGE … RELOCATE";
+    case AdminKind::kShowRanges:
+      return "SHOW RANGES";
+    case AdminKind::kShowRangeForRow:
+      return "SHOW RANGE … FOR ROW";
+    case AdminKind::kShowShards:
+      return "SHOW SHARDS";
+    case AdminKind::kShowHotRanges:
+      return "SHOW HOT RANGES";
+    case AdminKind::kShowJobs:
+      return "SHOW JOBS";
+    case AdminKind::kCancelJob:
+      return "CANCEL JOB";
+    case AdminKind::kImportTable:
+      return "IMPORT TABLE";
+    case AdminKind::kColocate:
+      return "ALTER TABLE … COLOCATE WITH";
+    case AdminKind::kDrainShard:
+      return "ALTER SHARD … DRAIN";
+  }
+  return "an admin statement";
+}
+
 }  // namespace pgrange::sql

@@ -56,6 +56,13 @@ struct AdminStatement {
   bool with_indexes = false;
 };
 
+/// Whether a statement of this kind changes the ranges or jobs (SPLIT AT, RELOCATE, IMPORT
+/// TABLE, CANCEL JOB, …): only users with admin = true may run it. The SHOW statements read.
+bool changes_ranges(AdminKind kind);
+
+/// The statement's name as a user writes it ("ALTER TABLE … SPLIT AT"), for messages.
+std::string_view admin_statement_name(AdminKind kind);
+
 /// Recognises an admin statement before PostgreSQL's grammar sees it (libpg_query cannot parse
 /// these). Returns nullopt when `sql` is not one, so it goes the normal way; an Error (42601)
 /// when it starts like one but is malformed, naming what was expected.

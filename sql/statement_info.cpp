@@ -552,6 +552,10 @@ void describe_alter(const PgQuery__AlterTableStmt* s, StatementInfo& info) {
       case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn:
         info.dropped_columns.emplace_back(cmd->name);
         break;
+      case PG_QUERY__ALTER_TABLE_TYPE__AT_ChangeOwner:
+        info.changes_privileges = true;
+        info.alter_other = true;
+        break;
       case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType:
         info.altered_type_columns.emplace_back(cmd->name);
         if (cmd->def != nullptr && cmd->def->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
@@ -600,8 +604,10 @@ void describe_rename(const PgQuery__RenameStmt* s, StatementInfo& info) {
                          s->relation_type == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE);
   if (!on_table) {
     switch (s->rename_type) {
-      case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE:
       case PG_QUERY__OBJECT_TYPE__OBJECT_ROLE:
+        info.kind = StatementKind::kRoleDdl;
+        break;
+      case PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE:
       case PG_QUERY__OBJECT_TYPE__OBJECT_TABLESPACE:
       case PG_QUERY__OBJECT_TYPE__OBJECT_PUBLICATION:
       case PG_QUERY__OBJECT_TYPE__OBJECT_SUBSCRIPTION:
@@ -970,6 +976,23 @@ StatementInfo describe(const PgQuery__Node* stmt) {
       }
       break;
     }
+    case PG_QUERY__NODE__NODE_GRANT_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT:
+    case PG_QUERY__NODE__NODE_DROP_OWNED_STMT:
+    case PG_QUERY__NODE__NODE_REASSIGN_OWNED_STMT:
+      info.kind = StatementKind::kSchemaDdl;
+      info.changes_privileges = true;
+      break;
+    case PG_QUERY__NODE__NODE_CREATE_ROLE_STMT:
+      info.kind = StatementKind::kRoleDdl;
+      info.target.name = stmt->create_role_stmt->role;
+      break;
+    case PG_QUERY__NODE__NODE_ALTER_ROLE_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_ROLE_SET_STMT:
+    case PG_QUERY__NODE__NODE_DROP_ROLE_STMT:
+    case PG_QUERY__NODE__NODE_GRANT_ROLE_STMT:
+      info.kind = StatementKind::kRoleDdl;
+      break;
     default:
       if (is_schema_ddl(stmt->node_case)) info.kind = StatementKind::kSchemaDdl;
       break;
@@ -1015,6 +1038,8 @@ std::string_view statement_kind_name(StatementKind kind) {
       return "create_view";
     case StatementKind::kSchemaDdl:
       return "schema_ddl";
+    case StatementKind::kRoleDdl:
+      return "role_ddl";
     case StatementKind::kOtherUtility:
       return "other_utility";
   }

@@ -37,6 +37,10 @@ enum class StatementKind {
   /// triggers, rules, policies, comments, grants, casts, operators, statistics, foreign
   /// servers and tables, text search objects, REFRESH MATERIALIZED VIEW, REINDEX, CLUSTER, …
   kSchemaDdl,
+  /// Roles, the server's objects: CREATE, ALTER, DROP ROLE (USER, GROUP), GRANT and REVOKE of
+  /// a role's membership, ALTER ROLE … RENAME. Run once on each server holding shards; for
+  /// CREATE ROLE `target.name` is the role.
+  kRoleDdl,
   kOtherUtility
 };
 
@@ -299,6 +303,9 @@ struct StatementInfo {
   std::vector<std::string> dropped_columns;  ///< ALTER TABLE DROP COLUMN
   /// ALTER TABLE t RENAME TO x; for kSchemaDdl, the new name of whatever it renames.
   std::optional<std::string> rename_to;
+  /// GRANT or REVOKE on objects, a change of owner (ALTER … OWNER TO, REASSIGN OWNED), DROP
+  /// OWNED: the privileges of the tables named (`tables`; none named: any table) may change.
+  bool changes_privileges = false;
   /// ALTER TABLE t RENAME [COLUMN] a TO b: (a, b); alter_other is set too.
   std::optional<std::pair<std::string, std::string>> renamed_column;
   /// CREATE TABLE: its PRIMARY KEY, UNIQUE and EXCLUDE constraints; ALTER TABLE: those its ADD

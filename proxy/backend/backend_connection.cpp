@@ -33,7 +33,8 @@ Error BackendConnection::shard_error(std::string what) const {
 }
 
 awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect(
-    const config::ShardConfig& shard, int shard_index, std::chrono::milliseconds timeout) {
+    const config::ShardConfig& shard, int shard_index, const BackendLogin& login,
+    std::chrono::milliseconds timeout) {
   auto ex = co_await asio::this_coro::executor;
   tcp::resolver resolver(ex);
   error_code rec;
@@ -77,7 +78,7 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect
       c->socket_.close(ignored);
     }
   });
-  auto started = co_await conn->startup(timeout);
+  auto started = co_await conn->startup(login);
   timer2->cancel();
   if (!started) co_return fail(started.error());
   co_return conn;
@@ -120,10 +121,15 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
   }
 }
 
-awaitable<Result<void>> BackendConnection::startup(std::chrono::milliseconds) {
+awaitable<Result<void>> BackendConnection::startup(const BackendLogin& login) {
   std::string out;
   // No application_name: a client that sets none must see PostgreSQL's default (empty).
-  write_startup_message(out, {{"user", shard_.user}, {"database", shard_.dbname}});
+  write_startup_message(out, {{"user", login.user}, {"database", shard_.dbname}});
+  auto no_password = [&] {
+    return shard_error("the server asks for a password of role \"" + login.user +
+                       "\" that pgrange does not have (give the user's password, or "
+                       "server_user and server_password, in its [[user]] entry)");
+  };
   error_code wec;
   auto wn = co_await asio::async_write(socket_, asio::buffer(out), no_throw(wec));
   (void)wn;
@@ -149,20 +155,30 @@ awaitable<Result<void>> BackendConnection::startup(std::chrono::milliseconds) {
       MessageWriter w(out);
       if (code == kAuthOk) continue;
       if (code == kAuthCleartext) {
-        w.begin('p').cstr(shard_.password).end();
+        if (login.password.empty() || is_md5_password_hash(login.password)) {
+          co_return fail(no_password());
+        }
+        w.begin('p').cstr(login.password).end();
       } else if (code == kAuthMd5) {
         std::string_view salt;
         if (!br.bytes(4, salt)) co_return fail(shard_error("malformed md5 request"));
         std::array<uint8_t, 4> s{};
         std::memcpy(s.data(), salt.data(), 4);
-        w.begin('p').cstr(md5_response(shard_.password, shard_.user, s)).end();
+        if (login.password.empty()) co_return fail(no_password());
+        w.begin('p').cstr(md5_response(login.password, login.user, s)).end();
       } else if (code == kAuthSasl) {
         // The server lists mechanisms; pgrange speaks SCRAM-SHA-256 without channel binding.
         bool offered = false;
         std::string_view mech;
         while (br.cstr(mech) && !mech.empty()) offered = offered || mech == "SCRAM-SHA-256";
         if (!offered) co_return fail(shard_error("server offers no SASL mechanism pgrange knows"));
-        scram = std::make_unique<ScramClient>(shard_.password);
+        if (login.scram) {
+          scram = std::make_unique<ScramClient>(login.scram->client_key, login.scram->verifier);
+        } else if (!login.password.empty() && !is_md5_password_hash(login.password)) {
+          scram = std::make_unique<ScramClient>(login.password);
+        } else {
+          co_return fail(no_password());
+        }
         std::string first = scram->client_first();
         w.begin('p')
             .cstr("SCRAM-SHA-256")

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
+#include "proxy/backend/backend_login.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 
 namespace pgrange::proxy {
@@ -24,10 +25,11 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   BackendConnection(tcp::socket socket, const config::ShardConfig& shard, int shard_index);
   ~BackendConnection();
 
-  /// Connects to a shard and authenticates with the credentials of its DSN (trust, cleartext,
-  /// md5 or SCRAM-SHA-256); errors name the shard and carry SQLSTATE 08006 (or the server's).
+  /// Connects to a shard and logs in as `login` (trust, cleartext, md5 or SCRAM-SHA-256);
+  /// errors name the shard and carry SQLSTATE 08006 (or the server's, such as 28P01).
   static awaitable<Result<std::shared_ptr<BackendConnection>>> connect(
-      const config::ShardConfig& shard, int shard_index, std::chrono::milliseconds timeout);
+      const config::ShardConfig& shard, int shard_index, const BackendLogin& login,
+      std::chrono::milliseconds timeout);
 
   tcp::socket& socket() { return socket_; }
   const config::ShardConfig& shard() const { return shard_; }
@@ -75,7 +77,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::chrono::steady_clock::time_point idle_since;
 
  private:
-  awaitable<Result<void>> startup(std::chrono::milliseconds timeout);
+  awaitable<Result<void>> startup(const BackendLogin& login);
   Error shard_error(std::string what) const;
 
   tcp::socket socket_;

@@ -8,11 +8,12 @@
 namespace pgrange::proxy {
 
 BackendPool::BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
-                         int max_size, std::chrono::milliseconds wait_timeout,
+                         BackendLogin login, int max_size, std::chrono::milliseconds wait_timeout,
                          std::chrono::milliseconds connect_timeout)
     : io_(io),
       shard_(shard),
       shard_index_(shard_index),
+      login_(std::move(login)),
       max_size_(max_size < 1 ? 1 : max_size),
       wait_timeout_(wait_timeout),
       connect_timeout_(connect_timeout) {}
@@ -43,7 +44,7 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
   } else {
     ++open_;
   }
-  auto conn = co_await BackendConnection::connect(shard_, shard_index_, connect_timeout_);
+  auto conn = co_await BackendConnection::connect(shard_, shard_index_, login_, connect_timeout_);
   if (!conn) {
     --open_;
     // Let the next waiter try for itself (it will get the same error if the shard is down).

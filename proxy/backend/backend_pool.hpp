@@ -10,15 +10,18 @@
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
 #include "proxy/backend/backend_connection.hpp"
+#include "proxy/backend/backend_login.hpp"
 
 namespace pgrange::proxy {
 
-/// The connections of one worker thread to one shard: at most `max_size` open, idle ones
-/// reused, clients beyond the limit queued with a timeout. Used from its worker's thread only.
+/// The connections of one worker thread to one shard, logged in as one role: at most
+/// `max_size` open, idle ones reused, clients beyond the limit queued with a timeout. Used from
+/// its worker's thread only.
 class BackendPool {
  public:
-  BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index, int max_size,
-              std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout);
+  BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
+              BackendLogin login, int max_size, std::chrono::milliseconds wait_timeout,
+              std::chrono::milliseconds connect_timeout);
 
   /// A connection ready for a transaction: an idle one, a new one, or the next one released.
   /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
@@ -40,6 +43,7 @@ class BackendPool {
   int open_count() const { return open_; }
   size_t idle_count() const { return idle_.size(); }
   const config::ShardConfig& shard() const { return shard_; }
+  const BackendLogin& login() const { return login_; }
 
  private:
   struct Waiter {
@@ -55,6 +59,7 @@ class BackendPool {
   asio::io_context& io_;
   const config::ShardConfig& shard_;
   int shard_index_;
+  BackendLogin login_;
   int max_size_;
   std::chrono::milliseconds wait_timeout_;
   std::chrono::milliseconds connect_timeout_;

@@ -246,9 +246,13 @@ Result<std::string> ControlPlane::create_global_index(const sql::IndexSpec& spec
       if (!keyed && !twice) index.storing.push_back(c);
     }
 
-    // 1. The backend table on every shard (nothing writes to it yet).
+    // 1. The backend table on every shard (nothing writes to it yet), with the privileges of
+    //    the table's.
     tables_made = true;
-    run_on_every_shard(index_table_sql(table, index, types), false);
+    routing::TableDescriptor made = table;
+    made.indexes = {index};
+    run_on_every_shard(
+        index_table_sql(table, index, types) + "\n" + routing::index_privileges_sql(made), false);
 
     // 2. The catalog (write-only: writes maintain it, reads do not use it yet) and its range,
     //    on the shard holding the fewest ranges.
@@ -480,6 +484,20 @@ void ControlPlane::drop_global_index(uint64_t table_id, uint32_t index_id) {
                          quote_ident(rel.name) + ";",
                      true);
   spdlog::info("index {}@{} dropped", table.name, index.name);
+}
+
+void ControlPlane::follow_privileges(const sql::StatementInfo& info,
+                                     const routing::ClusterView& v) {
+  std::string sql;
+  for (const routing::TableDescriptor& t : v.tables()) {
+    if (t.indexes.empty()) continue;
+    bool named = info.tables.empty() ||
+                 std::any_of(info.tables.begin(), info.tables.end(), [&](const sql::TableRef& r) {
+                   return r.name == t.name && (r.schema.empty() || r.schema == t.schema);
+                 });
+    if (named) sql += routing::index_privileges_sql(t);
+  }
+  if (!sql.empty()) run_on_every_shard(sql, true);
 }
 
 void ControlPlane::drop_index_tables(const routing::TableDescriptor& table) {

@@ -25,24 +25,7 @@ std::string shard_dsn_of(const config::Config& cfg, size_t i) {
   return cfg.shards.at(i).dsn;
 }
 
-/// A libpq connection string with one keyword replaced.
-std::string with_keyword(const std::string& dsn, const std::string& keyword,
-                         const std::string& value) {
-  auto kv = config::parse_dsn(dsn);
-  std::string out;
-  if (kv) {
-    for (auto& [k, v] : *kv) {
-      if (k == keyword) continue;
-      std::string escaped;
-      for (char c : v) {
-        if (c == '\'' || c == '\\') escaped += '\\';
-        escaped += c;
-      }
-      out += k + "='" + escaped + "' ";
-    }
-  }
-  return out + keyword + "='" + value + "'";
-}
+using config::with_dsn_keyword;
 
 class Receiver : public pqxx::notification_receiver {
  public:
@@ -58,7 +41,7 @@ class Receiver : public pqxx::notification_receiver {
 
 std::string metadata_dsn(const config::Config& config) {
   if (!config.metadata_dsn.empty()) return config.metadata_dsn;
-  return with_keyword(config.shards.front().dsn, "dbname", "pgrange_meta");
+  return with_dsn_keyword(config.shards.front().dsn, "dbname", "pgrange_meta");
 }
 
 ControlPlane::ControlPlane(const config::Config& config) : config_(config) {
@@ -479,7 +462,7 @@ void ControlPlane::size_loop() {
       try {
         if (!conns[i]) {
           conns[i] = std::make_unique<pqxx::connection>(
-              with_keyword(shard_dsn_of(config_, i), "connect_timeout", "2"));
+              with_dsn_keyword(shard_dsn_of(config_, i), "connect_timeout", "2"));
         }
         pqxx::nontransaction tx(*conns[i]);
         pqxx::result r = tx.exec(
@@ -1059,6 +1042,7 @@ Result<std::string> ControlPlane::after_ddl(const sql::StatementInfo& info, uint
                                               info.kind == sql::StatementKind::kAlterTable));
     if (readers && !info.temporary) refresh_readers();
     follow_sequences(info, *v);
+    if (info.changes_privileges) follow_privileges(info, *v);
     switch (info.kind) {
       case sql::StatementKind::kCreateTable: {
         if (info.temporary) return std::string();

@@ -95,6 +95,9 @@ class ControlPlane : public routing::ClusterControl {
   /// them are dropped (other instances use theirs up, as other sessions do a cached sequence's
   /// on PostgreSQL). Control thread; throws on failure.
   void follow_sequences(const sql::StatementInfo& info, const routing::ClusterView& v);
+  /// After a GRANT, REVOKE or change of owner: the tables of the global indexes of the tables
+  /// it names (of every table, when it names none) get their tables' privileges again.
+  void follow_privileges(const sql::StatementInfo& info, const routing::ClusterView& v);
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 

@@ -10,6 +10,10 @@ namespace pgrange::proxy::exec {
 std::string undo_of_broadcast(const std::vector<sql::StatementInfo>& statements) {
   std::string undo;
   for (const auto& info : statements) {
+    if (info.kind == sql::StatementKind::kRoleDdl && !info.target.name.empty()) {
+      undo += "DROP ROLE IF EXISTS " + sql::quote_ident(info.target.name) + ";";
+      continue;
+    }
     if (info.kind != sql::StatementKind::kCreateTable || info.if_not_exists) continue;
     undo += "DROP TABLE IF EXISTS " +
             (info.target.schema.empty() ? "" : sql::quote_ident(info.target.schema) + ".") +

@@ -77,8 +77,8 @@ class Broadcast final : public Operator {
 };
 
 /// What undoes `statements` on a shard where they ran: the DROP TABLE of each table a CREATE
-/// TABLE made ("" when there is none, or the CREATE had IF NOT EXISTS and may have made
-/// nothing).
+/// TABLE made, the DROP ROLE of each role a CREATE ROLE made ("" when there is none, or the
+/// CREATE TABLE had IF NOT EXISTS and may have made nothing).
 std::string undo_of_broadcast(const std::vector<sql::StatementInfo>& statements);
 
 }  // namespace pgrange::proxy::exec

@@ -923,7 +923,7 @@ awaitable<void> ClientSession::close_held_cursor(Coordinated::Cursor cursor) {
       auto closed = co_await conn->run_simple("CLOSE ALL");
       reusable = static_cast<bool>(closed);
     }
-    worker_.pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
+    pool(static_cast<size_t>(cursor.shards[i])).release(conn, reusable);
   }
 }
 

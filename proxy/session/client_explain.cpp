@@ -368,7 +368,7 @@ awaitable<bool> ClientSession::run_explain(const Plan& plan) {
         }
       }
       if (pooled) {
-        worker_.pool(static_cast<size_t>(shard)).release(pooled, !broken && !pooled->broken());
+        pool(static_cast<size_t>(shard)).release(pooled, !broken && !pooled->broken());
       } else if (broken) {
         conn->mark_broken();
       }
@@ -425,7 +425,7 @@ awaitable<exec::ExecResult<std::vector<std::string>>> ClientSession::analyze_mer
     tree->reset();  // before its connections go back
   }
   for (auto& conn : held) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+    pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   if (failure) co_return tl::unexpected(std::move(*failure));
   co_return lines;

@@ -127,7 +127,7 @@ awaitable<exec::GatherOutcome> ClientSession::execute_gather(const routing::Gath
     outcome = gather.outcome();
   }
   for (auto& conn : held) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+    pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   }
   co_return outcome;
 }

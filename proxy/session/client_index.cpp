@@ -18,6 +18,7 @@
 #include "routing/plan/index_maintenance.hpp"
 #include "routing/plan/index_read.hpp"
 #include "routing/plan/shard_unique_index.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 
@@ -320,11 +321,45 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   return p;
 }
 
+awaitable<std::optional<Error>> ClientSession::check_owner(const std::string& schema,
+                                                           const std::string& table) {
+  // pgrange's own role makes a global index's table: PostgreSQL's rule for CREATE INDEX and
+  // DROP INDEX (the table's owner, or a member of its role) is checked as the client's role.
+  auto conn = co_await acquire_for_client(0);
+  if (!conn) co_return conn.error();
+  std::string rel =
+      (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(table);
+  auto rows = co_await query_rows(**conn,
+                                  "SELECT pg_has_role(relowner, 'USAGE') FROM pg_class "
+                                  "WHERE oid = " +
+                                      sql::quote_literal(rel) + "::regclass");
+  pool(0).release(*conn, !(*conn)->broken());
+  if (!rows) co_return rows.error();
+  if (rows->size() != 1 || !(*rows)[0][0] || *(*rows)[0][0] != "t") {
+    co_return Error::make(sqlstate::kInsufficientPrivilege, "must be owner of table " + table);
+  }
+  co_return std::nullopt;
+}
+
 awaitable<bool> ClientSession::run_index_ddl(const Plan& plan, ExtendedMerge* ext) {
   ControlPlane* cp = worker_.shared().control;
   std::string out;
   begin_answer(ext, out);
   bool failed = false;
+  std::optional<Error> refused;
+  if (plan.kind == Plan::Kind::kCreateIndex) {
+    refused = co_await check_owner(plan.index->table.schema, plan.index->table.name);
+  } else if (auto view = routing_view()) {
+    for (const auto& [table_id, index_id] : plan.dropped) {
+      const routing::TableDescriptor* t = view->find_table_id(table_id);
+      if (t != nullptr && !refused) refused = co_await check_owner(t->schema, t->name);
+    }
+  }
+  if (refused) {
+    write_error(out, *refused);
+    end_answer(ext, true, out);
+    co_return true;
+  }
   if (plan.kind == Plan::Kind::kCreateIndex) {
     sql::IndexSpec spec = *plan.index;
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.

@@ -224,7 +224,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
         MessageWriter(expanded_answer_).begin(type).bytes(body).end();
       }
     }
-    if (borrowed) worker_.pool(0).release(conn, !conn->broken());
+    if (borrowed) pool(0).release(conn, !conn->broken());
     if (failed) expanded_answer_.clear();
     co_return done(failed);
   }

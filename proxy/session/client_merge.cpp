@@ -266,7 +266,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
 exec::ShardSession ClientSession::shard_session(std::string& buf) {
   exec::ShardSession s;
   s.sync = [this](BackendConnection& conn) { return sync_settings(conn); };
-  s.pool = [this](int shard) -> BackendPool& { return worker_.pool(static_cast<size_t>(shard)); };
+  s.pool = [this](int shard) -> BackendPool& { return pool(static_cast<size_t>(shard)); };
   s.other = [&buf](char type, const std::string& body) {
     MessageWriter(buf).begin(type).bytes(body).end();
   };

@@ -68,14 +68,14 @@ awaitable<bool> ClientSession::run_prepared(const Plan& plan, ExtendedMerge* ext
     }
     auto conn = *acquired;
     auto r = co_await conn->run_simple(statement);
-    worker_.pool(i).release(conn, !conn->broken());
+    pool(i).release(conn, !conn->broken());
     if (r) {
       ++finished;
     } else if (r.error().sqlstate == "42704") {
       if (!missing) missing = r.error();
     } else if (!failure) {
       failure = r.error();
-      failure->message = "shard \"" + worker_.pool(i).shard().name + "\": " + failure->message;
+      failure->message = "shard \"" + pool(i).shard().name + "\": " + failure->message;
     }
   }
   if (*held) {

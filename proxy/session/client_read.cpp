@@ -58,7 +58,7 @@ awaitable<bool> ClientSession::send_read(const Plan& plan, std::string_view text
                             bind_pending, cap, may_gather && p == &plan ? &refused : nullptr);
     if (tree) tree->reset();  // before its connections go back
     for (auto& conn : held) {
-      worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+      pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
     }
     p = nullptr;
     if (!refused) continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
@@ -42,6 +43,7 @@ bool is_broadcast(const sql::StatementInfo& s) {
     case K::kCreateView:
     case K::kSchemaDdl:
       return !s.temporary;
+    case K::kRoleDdl:
     case K::kDropTable:
     case K::kAlterTable:
     case K::kTruncate:
@@ -332,9 +334,7 @@ ClientSession::Plan ClientSession::plan_analysis(char type, const Analysis& anal
       // The block's transaction on every shard runs it; what it changes in pgrange's catalog
       // commits with the block (client_block_ddl.cpp).
       if (infos.size() == 1 && (coord_ || can_coordinate())) {
-        for (size_t i = 0; i < worker_.pool_count(); ++i) {
-          p.route.shards.push_back(static_cast<int>(i));
-        }
+        p.route.shards = ddl_shards(infos);
         p.kind = Plan::Kind::kCoordinate;
         p.block_ddl = true;
         return p;
@@ -704,6 +704,10 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   };
   if (type == 'Q') {
     if (!br.cstr(text)) co_return true;
+    if (auto e = internal_object_refusal(text)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
     if (co_await answer_sequence_call(text, out, ok)) co_return false;
     if (sql::names_cursor(text) && co_await run_cursor_statement(text, ok)) co_return false;
     const std::string kw = sql::leading_keyword(text);
@@ -778,6 +782,10 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   } else if (type == 'P') {
     std::string_view name;
     if (!br.cstr(name) || !br.cstr(text)) co_return true;
+    if (auto e = internal_object_refusal(text)) {
+      ok = refuse(type, *e, out);
+      co_return false;
+    }
     if (auto e = copy_leaves_key(text)) {
       ok = refuse(type, *e, out);
       co_return false;
@@ -1055,6 +1063,14 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, Extend
       co_return true;
     }
   }
+  if (sql::changes_ranges(stmt.kind) && !admin()) {
+    write_error(
+        out, Error::make(sqlstate::kInsufficientPrivilege,
+                         "permission denied: " + std::string(sql::admin_statement_name(stmt.kind)) +
+                             " needs admin = true in the [[user]] entry of \"" + user_ + "\""));
+    end_answer(ext, true, out);
+    co_return true;
+  }
   // Inside a transaction block it was refused when planned (25001).
   ControlPlane* cp = worker_.shared().control;
   std::function<Result<routing::ResultSet>()> task = [cp, &stmt]() {
@@ -1125,6 +1141,21 @@ std::string ClientSession::utility_request(std::string_view sql, const ExtendedM
   return request;
 }
 
+std::vector<int> ClientSession::ddl_shards(const std::vector<sql::StatementInfo>& infos) const {
+  bool roles = std::any_of(infos.begin(), infos.end(), [](const sql::StatementInfo& s) {
+    return s.kind == sql::StatementKind::kRoleDdl;
+  });
+  std::vector<int> shards;
+  std::set<std::pair<std::string, std::string>> servers;
+  for (size_t i = 0; i < worker_.pool_count(); ++i) {
+    const config::ShardConfig& s = worker_.config().shards[i];
+    // Roles are the server's: shards that are databases of one server share them.
+    if (roles && !servers.emplace(s.host, s.port).second) continue;
+    shards.push_back(static_cast<int>(i));
+  }
+  return shards;
+}
+
 awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
                                              const std::vector<sql::StatementInfo>& infos,
                                              ExtendedMerge* ext) {
@@ -1146,7 +1177,7 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
   // it so too, with the client's parameters: PostgreSQL refuses them in DDL, and the client
   // sees a shard's own words for it.
   exec::Broadcast::Options o;
-  for (size_t i = 0; i < worker_.pool_count(); ++i) o.shards.push_back(static_cast<int>(i));
+  o.shards = ddl_shards(infos);
   o.request = utility_request(sql, ext);
   o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
     auto conn = co_await acquire_synced(static_cast<size_t>(shard), nullptr);
@@ -1154,11 +1185,9 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
     co_return conn;
   };
   o.release = [this](std::shared_ptr<BackendConnection> conn) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
+    pool(static_cast<size_t>(conn->shard_index())).release(conn, !conn->broken());
   };
-  o.shard_name = [this](int shard) {
-    return worker_.pool(static_cast<size_t>(shard)).shard().name;
-  };
+  o.shard_name = [this](int shard) { return pool(static_cast<size_t>(shard)).shard().name; };
   o.undo = exec::undo_of_broadcast(infos);
   exec::Broadcast broadcast(std::move(o));
   if (!co_await send_tree(&broadcast, std::nullopt, ext, out, false)) {

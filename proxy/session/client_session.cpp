@@ -93,6 +93,11 @@ ClientSession::ClientSession(Worker& worker, tcp::socket socket)
 
 ClientSession::~ClientSession() {
   leave_ranges();
+  if (user_counted_) {
+    SharedState& shared = worker_.shared();
+    std::lock_guard lock(shared.user_sessions_mutex);
+    if (--shared.user_sessions[user_] == 0) shared.user_sessions.erase(user_);
+  }
   if (key_pid_ != 0) worker_.shared().cancels.remove(key_pid_, key_secret_);
   worker_.shared().sessions.fetch_sub(1);
 }
@@ -130,15 +135,25 @@ awaitable<void> ClientSession::run() {
       worker_.io(), [self]() -> awaitable<void> { co_await self->channel_.write_loop(); },
       asio::detached);
   std::string failure;
+  // A login that stops half-way is closed after authentication_timeout, as PostgreSQL does:
+  // half-open logins cannot pile up.
+  login_timer_.emplace(worker_.io(), worker_.config().authentication_timeout);
+  login_timer_->async_wait([self](const error_code& ec) {
+    if (ec) return;
+    spdlog::info("closing a connection: its login took longer than authentication_timeout");
+    self->channel_.close();
+  });
   try {
     bool ok = co_await startup();
     if (ok) ok = co_await login();
+    login_timer_->cancel();
     if (ok) co_await message_loop();
   } catch (const std::exception& ex) {
     failure = ex.what();
   } catch (...) {
     failure = "an exception of unknown type";
   }
+  login_timer_->cancel();  // its handler holds the session
   if (!failure.empty()) {
     // A bug in pgrange: the session's state cannot be trusted past it. As PostgreSQL ends a
     // backend after an internal error it cannot recover from, the client is told and
@@ -165,21 +180,20 @@ awaitable<void> ClientSession::run() {
     release_backend(false);
   }
   if (idle_taken_) {
-    worker_.pool(static_cast<size_t>(idle_taken_->shard_index()))
-        .release(idle_taken_, failure.empty());
+    pool(static_cast<size_t>(idle_taken_->shard_index())).release(idle_taken_, failure.empty());
     idle_taken_.reset();
   }
   if (coord_) {
     // A transaction over several shards the client left open: closed connections roll back.
     for (auto& [shard, conn] : coord_->parts) {
-      worker_.pool(static_cast<size_t>(shard)).release(conn, false);
+      pool(static_cast<size_t>(shard)).release(conn, false);
     }
     coord_.reset();
   }
   for (auto& [name, cursor] : held_cursors_) {
     // Held cursors the client left open: closed with their connections.
     for (size_t i = 0; i < cursor.conns.size(); ++i) {
-      worker_.pool(static_cast<size_t>(cursor.shards[i])).release(cursor.conns[i], false);
+      pool(static_cast<size_t>(cursor.shards[i])).release(cursor.conns[i], false);
     }
   }
   held_cursors_.clear();
@@ -251,7 +265,8 @@ awaitable<bool> ClientSession::startup() {
           if (k.shard_index < 0 || static_cast<size_t>(k.shard_index) >= worker_.pool_count()) {
             continue;
           }
-          co_await send_cancel_request(worker_.pool(k.shard_index).shard(), k.pid, k.secret);
+          co_await send_cancel_request(worker_.config().shards[static_cast<size_t>(k.shard_index)],
+                                       k.pid, k.secret);
         }
       }
       co_return false;  // the protocol closes a cancel connection without a reply
@@ -299,17 +314,29 @@ awaitable<bool> ClientSession::startup() {
     }
     if (database_.empty()) database_ = user_;
     for (const auto& [name, call] : startup_calls_) startup_settings_[name] = "SELECT " + call;
+    if (worker_.shared().sessions.load() > worker_.config().max_client_conn) {
+      send_error(Error::fatal(sqlstate::kTooManyConnections,
+                              "sorry, too many clients already (max_client_conn " +
+                                  std::to_string(worker_.config().max_client_conn) + ")"));
+      co_return false;
+    }
     co_return co_await authenticate(user_);
   }
 }
 
+awaitable<bool> ClientSession::refuse_login(const std::string& user) {
+  spdlog::info("authentication failed for user \"{}\"", user);
+  // Slowed down so that passwords cannot be guessed at wire speed; other sessions go on.
+  asio::steady_timer delay(worker_.io(), worker_.config().auth_failure_delay);
+  error_code ec;
+  co_await delay.async_wait(no_throw(ec));
+  send_error(Error::fatal(sqlstate::kInvalidPassword,
+                          "password authentication failed for user \"" + user + "\""));
+  co_return false;
+}
+
 awaitable<bool> ClientSession::authenticate(const std::string& user) {
   const config::UserConfig* u = worker_.config().find_user(user);
-  auto auth_failed = [&]() {
-    spdlog::info("authentication failed for user \"{}\"", user);
-    send_error(Error::fatal(sqlstate::kInvalidPassword,
-                            "password authentication failed for user \"" + user + "\""));
-  };
   // An unknown user still has to answer a password request, so that a client cannot tell which
   // user names exist.
   config::AuthMethod method = u ? u->auth : config::AuthMethod::kScramSha256;
@@ -327,6 +354,7 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
     co_return true;
   };
 
+  user_entry_ = u;
   if (u && method == config::AuthMethod::kTrust) co_return true;
 
   if (method == config::AuthMethod::kMd5) {
@@ -339,8 +367,7 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
     BodyReader br(body);
     std::string_view resp;
     if (!br.cstr(resp) || !u || !md5_verify(resp, u->password, user, salt)) {
-      auth_failed();
-      co_return false;
+      co_return co_await refuse_login(user);
     }
     co_return true;
   }
@@ -378,10 +405,8 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
   channel_.send(std::move(out));
   if (!co_await read_password_message()) co_return false;
   auto server_final = server.handle_client_final(body);
-  if (!server_final || !u) {
-    auth_failed();
-    co_return false;
-  }
+  if (!server_final || !u) co_return co_await refuse_login(user);
+  if (auto key = server.client_key()) scram_keys_ = BackendLogin::ScramKeys{*key, verifier};
   out.clear();
   write_auth_request(out, kAuthSaslFinal, *server_final);
   channel_.send(std::move(out));
@@ -395,6 +420,23 @@ awaitable<bool> ClientSession::login() {
     co_return false;
   }
   desired_settings_ = startup_settings_;
+  if (int limit = user_entry_->max_connections; limit > 0) {
+    SharedState& shared = worker_.shared();
+    std::lock_guard lock(shared.user_sessions_mutex);
+    int& open = shared.user_sessions[user_];
+    if (open >= limit) {
+      if (open == 0) shared.user_sessions.erase(user_);
+      send_error(Error::fatal(sqlstate::kTooManyConnections,
+                              "too many connections for role \"" + user_ + "\""));
+      co_return false;
+    }
+    ++open;
+    user_counted_ = true;
+  }
+  for (size_t i = 0; i < worker_.pool_count(); ++i) {
+    pools_.push_back(
+        &worker_.pool(i, backend_login(worker_.config().shards[i], *user_entry_, scram_keys_)));
+  }
 
   std::string out;
   write_auth_request(out, kAuthOk);
@@ -445,7 +487,7 @@ awaitable<std::optional<Error>> ClientSession::sync_settings(BackendConnection& 
 
 awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_for_client(
     size_t shard) {
-  auto acquired = co_await worker_.pool(shard).acquire();
+  auto acquired = co_await pool(shard).acquire();
   if (acquired) cancel_target_->track(*acquired);
   co_return acquired;
 }
@@ -454,7 +496,7 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_syn
     size_t shard, std::shared_ptr<BackendConnection> conn) {
   for (int attempt = 0;; ++attempt) {
     if (!conn) {
-      auto acquired = co_await worker_.pool(shard).acquire();
+      auto acquired = co_await pool(shard).acquire();
       if (!acquired) co_return tl::unexpected(acquired.error());
       conn = std::move(*acquired);
     }
@@ -463,11 +505,11 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_syn
     bool carried = !conn->session_settings().empty();
     std::optional<Error> failed = co_await sync_settings(*conn);
     if (!failed) co_return conn;
-    worker_.pool(shard).release(std::move(conn), false);
+    pool(shard).release(std::move(conn), false);
     conn.reset();
     if (!carried || attempt > 0) {
       failed->detail = "pgrange could not give a connection to shard \"" +
-                       worker_.pool(shard).shard().name + "\" this session's settings";
+                       pool(shard).shard().name + "\" this session's settings";
       co_return tl::unexpected(*failed);
     }
   }
@@ -479,7 +521,7 @@ void ClientSession::release_backend(bool reusable) {
   auto conn = std::move(backend_);
   backend_.reset();
   backend_extended_ = false;
-  worker_.pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), reusable);
+  pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), reusable);
 }
 
 bool ClientSession::pinned() const {
@@ -505,7 +547,7 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
   idle_taken_.reset();
   auto shard = static_cast<size_t>(route_shard());
   if (taken && static_cast<size_t>(taken->shard_index()) != shard) {
-    worker_.pool(static_cast<size_t>(taken->shard_index())).release(std::move(taken), true);
+    pool(static_cast<size_t>(taken->shard_index())).release(std::move(taken), true);
     taken.reset();
   }
   auto conn = co_await acquire_synced(shard, std::move(taken));
@@ -521,7 +563,7 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
 }
 
 bool ClientSession::try_attach_idle(std::string& out) {
-  auto conn = worker_.pool(static_cast<size_t>(route_shard())).take_idle();
+  auto conn = pool(static_cast<size_t>(route_shard())).take_idle();
   if (!conn) return false;
   if (conn->session_settings() != desired_settings_) {
     // Its settings must be brought to the client's before anything of the client's runs on

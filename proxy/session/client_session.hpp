@@ -801,9 +801,24 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::optional<Error> send_result(const routing::ResultSet& rs, std::string& out,
                                    bool describe = true, const std::vector<int16_t>& formats = {});
   int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
+  /// The pool of `shard`'s connections logged in as the client's role (after authentication).
+  BackendPool& pool(size_t shard) { return *pools_[shard]; }
+  /// The client's user entry (nullptr before authentication) and whether it may run admin
+  /// statements and touch pgrange's own objects.
+  bool admin() const { return user_entry_ != nullptr && user_entry_->admin; }
+  /// 42501 when a user without admin names pgrange's own objects on the shards: a global
+  /// index's table, the trigger and functions that report writes to it (client_privileges.cpp).
+  std::optional<Error> internal_object_refusal(std::string_view sql);
+  /// 42501 unless the client's role owns `table` (or is a member of its owner's role), as
+  /// PostgreSQL requires for CREATE INDEX and DROP INDEX; asked of the first shard.
+  awaitable<std::optional<Error>> check_owner(const std::string& schema, const std::string& table);
+  /// The shards DDL runs on: every one, or for role DDL one per server (host and port).
+  std::vector<int> ddl_shards(const std::vector<sql::StatementInfo>& infos) const;
 
   awaitable<bool> startup();
   awaitable<bool> authenticate(const std::string& user);
+  /// Answers a failed login (28P01) after auth_failure_delay; returns false.
+  awaitable<bool> refuse_login(const std::string& user);
   /// Reads one whole startup-phase packet (startup=true) or authentication message.
   awaitable<bool> read_client_frame(bool startup, std::string& body, char& type);
   awaitable<bool> login();
@@ -877,6 +892,15 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   ByteBuffer in_;
   std::string user_;
   std::string database_;
+  const config::UserConfig* user_entry_ = nullptr;
+  /// Counted in SharedState::user_sessions (undone when the session ends).
+  bool user_counted_ = false;
+  /// Closes a login that has not ended after authentication_timeout.
+  std::optional<asio::steady_timer> login_timer_;
+  /// The keys of the client's SCRAM login, when it gave one (logins to the shards as its role).
+  std::optional<BackendLogin::ScramKeys> scram_keys_;
+  /// Per shard, the pool of connections logged in as the client's role.
+  std::vector<BackendPool*> pools_;
   /// Startup parameters as set_config(…) calls that restore them, by name.
   std::map<std::string, std::string> startup_calls_;
   /// …and as statements (SELECT set_config(…)), the settings the client's session starts with.

@@ -158,7 +158,7 @@ awaitable<std::optional<Error>> ClientSession::resolve_temp_names(const Analysis
     spdlog::info("client {}: no temporary relations left", user_);
   }
   if (can_release() && reply) {
-    worker_.pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), true);
+    pool(static_cast<size_t>(conn->shard_index())).release(std::move(conn), true);
   } else {
     start_reader(std::move(conn));
   }

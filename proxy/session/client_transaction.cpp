@@ -219,9 +219,7 @@ awaitable<exec::ExecResult<std::string>> ClientSession::broadcast_to_parts(std::
     }
     co_return conn;
   };
-  o.shard_name = [this](int shard) {
-    return worker_.pool(static_cast<size_t>(shard)).shard().name;
-  };
+  o.shard_name = [this](int shard) { return pool(static_cast<size_t>(shard)).shard().name; };
   exec::Broadcast broadcast(std::move(o));
   co_await broadcast.open();
   exec::Batch answer;

@@ -28,7 +28,7 @@ awaitable<std::optional<Error>> ClientSession::end_transaction(std::vector<TxnPa
   std::string gid;
   auto release_all = [&] {
     for (TxnPart& part : parts) {
-      worker_.pool(static_cast<size_t>(part.shard))
+      pool(static_cast<size_t>(part.shard))
           .release(part.conn, !part.broken && !part.conn->broken());
     }
   };

@@ -221,6 +221,47 @@ std::string index_trigger_sql(const TableDescriptor& t) {
          " FOR EACH STATEMENT EXECUTE FUNCTION " + truncate_function + "();\n";
 }
 
+std::string index_privileges_sql(const TableDescriptor& t) {
+  if (t.indexes.empty()) return "";
+  std::string tables;
+  for (const IndexDescriptor& i : t.indexes) {
+    tables += (tables.empty() ? "" : ", ") +
+              quote_literal(qualified(t.schema, index_table_name(t, i))) + "::regclass";
+  }
+  const std::string who =
+      "CASE WHEN r.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(r.grantee)) END";
+  std::string body =
+      "DECLARE\n  ix regclass;\n  r record;\nBEGIN\n"
+      "  FOREACH ix IN ARRAY ARRAY[" +
+      tables +
+      "] LOOP\n"
+      "    FOR r IN SELECT DISTINCT a.grantee FROM pg_class c, aclexplode(c.relacl) a\n"
+      "             WHERE c.oid = ix AND a.grantee <> c.relowner LOOP\n"
+      "      EXECUTE format('REVOKE ALL ON %s FROM %s', ix, " +
+      who +
+      ");\n"
+      "    END LOOP;\n"
+      "    FOR r IN SELECT a.grantee,\n"
+      "               bool_or(a.privilege_type <> 'SELECT') AS writes\n"
+      "             FROM pg_class c,\n"
+      "                  aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a\n"
+      "             WHERE c.oid = " +
+      quote_literal(qualified(t.schema, t.name)) +
+      "::regclass\n"
+      "               AND a.privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE', "
+      "'TRUNCATE')\n"
+      "             GROUP BY a.grantee LOOP\n"
+      "      EXECUTE format('GRANT %s ON %s TO %s', CASE WHEN r.writes THEN\n"
+      "        'SELECT, INSERT, UPDATE, DELETE, TRUNCATE' ELSE 'SELECT' END, ix, " +
+      who +
+      ");\n"
+      "    END LOOP;\n"
+      "  END LOOP;\n"
+      "END\n";
+  const std::string tag = dollar_tag(body);
+  return "DO " + tag + body + tag + ";\n";
+}
+
 std::string drop_index_trigger_sql(const TableDescriptor& t) {
   const std::string table = qualified(t.schema, t.name);
   const std::string function = qualified(t.schema, index_trigger_function_name(t));

@@ -42,6 +42,13 @@ std::string index_trigger_function_name(const TableDescriptor& t);
 /// nothing. Notices get through whatever the session's client_min_messages.
 std::string index_trigger_sql(const TableDescriptor& t);
 
+/// SQL (a DO block) that gives the tables of t's global indexes on one shard the privileges
+/// t's own grant (pgrange's internal role owns them): every role that may write t (INSERT,
+/// UPDATE, DELETE or TRUNCATE, or owning it) may read and write them, as pgrange writes a
+/// write's entries in its transaction, as its role; a role that may only read t may read them
+/// (reads through the index); no other role may touch them.
+std::string index_privileges_sql(const TableDescriptor& t);
+
 /// SQL that drops the index trigger and its function from a shard (IF EXISTS).
 std::string drop_index_trigger_sql(const TableDescriptor& t);
 

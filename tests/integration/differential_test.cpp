@@ -256,7 +256,7 @@ class DifferentialTest : public ::testing::Test {
       cfg.shards.push_back(s);
     }
     reference_ = PgServer::start(o).release();
-    cfg.users.push_back({"app", "secret", "scram-sha-256"});
+    cfg.users.push_back({"app", "secret", "scram-sha-256", true});
     // The join corpus' categories are a reference table (every shard holds all of them); the
     // users' visits are co-located with the users (their ranges follow the users').
     cfg.extra_toml =

@@ -131,7 +131,7 @@ std::string PgbenchCluster::set_up_tables(const Options& options) {
     s.pool_size = 10;
     config_.shards.push_back(s);
   }
-  config_.users.push_back({"app", "secret", "scram-sha-256"});
+  config_.users.push_back({"app", "secret", "scram-sha-256", true});
   config_.pool_mode = "transaction";
   config_.workers = 2;
   // pgbench_history has no primary key; keyed by aid (not unique) it is spread like the

@@ -50,7 +50,7 @@ ProxyConfig ProxyConfig::with_shard(std::string shard_dsn, int pool_size) {
   s.dsn = std::move(shard_dsn);
   s.pool_size = pool_size;
   c.shards.push_back(s);
-  c.users.push_back(User{"app", "secret", "scram-sha-256"});
+  c.users.push_back(User{"app", "secret", "scram-sha-256", true});
   c.users.push_back(User{"md5user", "md5secret", "md5"});
   c.users.push_back(User{"trustuser", "", "trust"});
   return c;
@@ -95,6 +95,8 @@ std::string ProxyConfig::to_toml() const {
   for (const auto& u : users) {
     t << "\n[[user]]\nname = " << toml_string(u.name) << "\npassword = " << toml_string(u.password)
       << "\nauth = " << toml_string(u.auth) << "\n";
+    if (u.admin) t << "admin = true\n";
+    if (u.max_connections > 0) t << "max_connections = " << u.max_connections << "\n";
   }
   t << extra_toml;
   return t.str();

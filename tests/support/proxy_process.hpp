@@ -29,6 +29,8 @@ struct ProxyConfig {
     std::string name;
     std::string password;
     std::string auth = "scram-sha-256";  ///< scram-sha-256 | md5 | trust
+    bool admin = false;                  ///< may run admin statements (SPLIT AT, RELOCATE, …)
+    int max_connections = 0;             ///< 0: no limit of its own
   };
 
   std::string database = "app";
@@ -52,8 +54,8 @@ struct ProxyConfig {
   /// Appended verbatim at the end of the file.
   std::string extra_toml;
 
-  /// A config with one shard `s1` at `shard_dsn` and the test users app/secret (SCRAM),
-  /// md5user/md5secret (md5) and trustuser (trust).
+  /// A config with one shard `s1` at `shard_dsn` and the test users app/secret (SCRAM; an
+  /// admin: the suites reshape ranges as app), md5user/md5secret (md5) and trustuser (trust).
   static ProxyConfig with_shard(std::string shard_dsn, int pool_size = 20);
   /// A config with shards s1, s2, … at `shard_dsns` and the same test users.
   static ProxyConfig with_shards(const std::vector<std::string>& shard_dsns, int pool_size = 20);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace pgrange::config {
 namespace {
 
@@ -176,7 +178,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\npoolsize=3", "shard[0].poolsize"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"host=\"", "shard[0].dsn"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"nonsense\"", "shard[0].dsn"},
-        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"dbname=x\"", "needs user="},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"dbname=x\"", "internal_user"},
+        BadCase{"internal_user=\"p\"\n[[shard]]\nname=\"s\"\ndsn=\"host=h\"", "needs dbname="},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\npassword=\"p\"\n"
+                "server_password=\"x\"",
+                "needs server_user"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\npassword=\"p\"\n"
+                "admin=\"yes\"",
+                "user[0].admin"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"",
                 "appears twice"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\nauth=\"ldap\"\n"
@@ -281,6 +290,65 @@ split_at = [["b", "2024-01-01"], ["m"], [-1.5, "x"]]
   EXPECT_EQ(cfg->tables[0].split_at, (std::vector<std::vector<std::string>>{{"33334"}, {"66667"}}));
   EXPECT_EQ(cfg->tables[1].split_at,
             (std::vector<std::vector<std::string>>{{"b", "2024-01-01"}, {"m"}, {"-1.5", "x"}}));
+}
+
+TEST(Config, ShardsWithoutUserLogInAsEachClientsRole) {
+  // No user= in the shard DSNs: clients log in as their own roles; pgrange's own connections
+  // as internal_user.
+  auto cfg = parse_config(R"(
+internal_user = "pgrange"
+internal_password = "it's"
+[[shard]]
+name = "s1"
+dsn = "host=127.0.0.1 port=55432 dbname=app"
+[[user]]
+name = "app"
+password = "secret"
+[[user]]
+name = "report"
+password = "r"
+server_user = "reader"
+server_password = "readpw"
+[[user]]
+name = "ops"
+password = "o"
+admin = true
+)");
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->shards[0].user, "");
+  EXPECT_EQ(cfg->internal_user, "pgrange");
+  auto kv = parse_dsn(cfg->shards[0].dsn);
+  ASSERT_TRUE(kv);
+  std::map<std::string, std::string> m(kv->begin(), kv->end());
+  EXPECT_EQ(m["user"], "pgrange");
+  EXPECT_EQ(m["password"], "it's");
+  EXPECT_EQ(m["dbname"], "app");
+  EXPECT_EQ(m["port"], "55432");
+  ASSERT_NE(cfg->find_user("report"), nullptr);
+  EXPECT_EQ(cfg->find_user("report")->server_user, "reader");
+  EXPECT_EQ(cfg->find_user("report")->server_password, "readpw");
+  EXPECT_FALSE(cfg->find_user("app")->admin);
+  EXPECT_TRUE(cfg->find_user("ops")->admin);
+}
+
+TEST(Config, InternalRoleDefaultsToTheMetadataStoresThenTheForcedUser) {
+  auto from_metadata = parse_config(R"(
+[metadata]
+dsn = "host=127.0.0.1 port=55432 dbname=meta user=keeper password=k"
+[[shard]]
+name = "s1"
+dsn = "host=127.0.0.1 port=55432 dbname=app"
+)");
+  ASSERT_TRUE(from_metadata) << from_metadata.error().message;
+  EXPECT_EQ(from_metadata->internal_user, "keeper");
+  EXPECT_EQ(from_metadata->internal_password, "k");
+  EXPECT_NE(from_metadata->shards[0].dsn.find("user='keeper'"), std::string::npos);
+  // A forced user stays the role of every connection to its shard.
+  auto forced = parse_config(kMinimal);
+  ASSERT_TRUE(forced);
+  EXPECT_EQ(forced->internal_user, "postgres");
+  EXPECT_EQ(forced->shards[0].dsn,
+            "host=127.0.0.1 port=55432 dbname=app user=postgres password=pw");
 }
 
 TEST(Config, ParseDsn) {

@@ -196,5 +196,19 @@ TEST(AdminStatement, ImportTable) {
   EXPECT_TRUE(not_admin("IMPORT FOREIGN SCHEMA x FROM SERVER y INTO z"));
 }
 
+TEST(AdminStatement, OnlyTheShowStatementsAreForEveryUser) {
+  EXPECT_FALSE(changes_ranges(AdminKind::kShowRanges));
+  EXPECT_FALSE(changes_ranges(AdminKind::kShowRangeForRow));
+  EXPECT_FALSE(changes_ranges(AdminKind::kShowShards));
+  EXPECT_FALSE(changes_ranges(AdminKind::kShowHotRanges));
+  EXPECT_FALSE(changes_ranges(AdminKind::kShowJobs));
+  for (AdminKind k : {AdminKind::kSplitAt, AdminKind::kUnsplitAt, AdminKind::kUnsplitAll,
+                      AdminKind::kScatter, AdminKind::kRelocate, AdminKind::kCancelJob,
+                      AdminKind::kImportTable, AdminKind::kColocate, AdminKind::kDrainShard}) {
+    EXPECT_TRUE(changes_ranges(k)) << admin_statement_name(k);
+  }
+  EXPECT_EQ(admin_statement_name(AdminKind::kSplitAt), "ALTER TABLE … SPLIT AT");
+}
+
 }  // namespace
 }  // namespace pgrange::sql

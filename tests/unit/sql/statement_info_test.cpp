@@ -88,6 +88,30 @@ TEST(StatementInfo, WhatPostgresRefusesInsideATransactionBlock) {
   EXPECT_EQ(one("REINDEX TABLE t").kind, Kind::kSchemaDdl);
 }
 
+TEST(StatementInfo, RolesAreTheServersAndGrantsChangePrivileges) {
+  for (const char* sql :
+       {"CREATE ROLE r LOGIN PASSWORD 'x'", "CREATE USER u", "ALTER ROLE r NOLOGIN",
+        "ALTER ROLE r SET work_mem = '8MB'", "DROP ROLE IF EXISTS r", "GRANT r TO app",
+        "REVOKE r FROM app", "ALTER ROLE r RENAME TO s"}) {
+    EXPECT_EQ(one(sql).kind, Kind::kRoleDdl) << sql;
+  }
+  EXPECT_EQ(one("CREATE ROLE \"Mixed\"").target.name, "Mixed");
+  auto grant = one("GRANT SELECT, INSERT ON t, s.u TO reader");
+  EXPECT_EQ(grant.kind, Kind::kSchemaDdl);
+  EXPECT_TRUE(grant.changes_privileges);
+  ASSERT_EQ(grant.tables.size(), 2u);
+  EXPECT_EQ(grant.tables[0].name, "t");
+  EXPECT_EQ(grant.tables[1].schema, "s");
+  EXPECT_TRUE(one("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM PUBLIC").changes_privileges);
+  EXPECT_TRUE(one("ALTER TABLE t OWNER TO r").changes_privileges);
+  EXPECT_EQ(one("ALTER TABLE t OWNER TO r").kind, Kind::kAlterTable);
+  EXPECT_TRUE(one("REASSIGN OWNED BY a TO b").changes_privileges);
+  EXPECT_TRUE(one("DROP OWNED BY a").changes_privileges);
+  EXPECT_FALSE(one("ALTER TABLE t ADD COLUMN c int").changes_privileges);
+  EXPECT_FALSE(one("CREATE POLICY p ON t USING (true)").changes_privileges);
+  EXPECT_EQ(one("CREATE POLICY p ON t USING (true)").kind, Kind::kSchemaDdl);
+}
+
 TEST(StatementInfo, SyntaxErrorIs42601WithPosition) {
   auto r = analyze_statements("SELECT 1; SELEC 2");
   ASSERT_FALSE(r);
