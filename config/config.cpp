@@ -169,7 +169,10 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
                             "internal_password",
                             "max_client_conn",
                             "authentication_timeout_ms",
-                            "auth_failure_delay_ms"});
+                            "auth_failure_delay_ms",
+                            "auth_query",
+                            "auth_user",
+                            "auth_password"});
       !ok) {
     return fail(ok.error());
   }
@@ -259,14 +262,27 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
   if (const toml::node* tls = root.get("tls")) {
     const toml::table* t = tls->as_table();
     if (t == nullptr) return config_error("configuration key \"tls\" must be a table");
-    if (auto ok = check_keys(*t, "tls", {"cert", "key"}); !ok) return fail(ok.error());
+    if (auto ok = check_keys(*t, "tls", {"cert", "key", "client_ca", "required"}); !ok) {
+      return fail(ok.error());
+    }
     auto cert = get_string(*t, "cert", "tls", std::nullopt);
     if (!cert) return fail(cert.error());
     auto key = get_string(*t, "key", "tls", std::nullopt);
     if (!key) return fail(key.error());
-    cfg.tls = TlsConfig{resolve_path(base_dir, *cert), resolve_path(base_dir, *key)};
-    for (const std::string& f : {cfg.tls->cert, cfg.tls->key}) {
-      if (!std::ifstream(f).good()) return config_error("TLS file \"" + f + "\" cannot be read");
+    auto client_ca = get_string(*t, "client_ca", "tls", std::string());
+    if (!client_ca) return fail(client_ca.error());
+    cfg.tls = TlsConfig{resolve_path(base_dir, *cert), resolve_path(base_dir, *key),
+                        resolve_path(base_dir, *client_ca), false};
+    if (const toml::node* r = t->get("required")) {
+      if (!r->is_boolean()) {
+        return config_error("configuration key \"tls.required\" must be a boolean");
+      }
+      cfg.tls->required = *r->value<bool>();
+    }
+    for (const std::string& f : {cfg.tls->cert, cfg.tls->key, cfg.tls->client_ca}) {
+      if (!f.empty() && !std::ifstream(f).good()) {
+        return config_error("TLS file \"" + f + "\" cannot be read");
+      }
     }
   }
 
@@ -306,6 +322,30 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
         s.user = v;
       else if (k == "password")
         s.password = v;
+      else if (k == "sslmode")
+        s.sslmode = v;
+      else if (k == "sslrootcert")
+        s.sslrootcert = v;
+      else if (k == "sslcert")
+        s.sslcert = v;
+      else if (k == "sslkey")
+        s.sslkey = v;
+    }
+    static const std::set<std::string> kModes = {"disable", "allow",     "prefer",
+                                                 "require", "verify-ca", "verify-full"};
+    if (!kModes.count(s.sslmode)) {
+      return config_error("configuration key \"" + where + ".dsn\": invalid sslmode value: \"" +
+                          s.sslmode + "\"");
+    }
+    if ((s.sslmode == "verify-ca" || s.sslmode == "verify-full") && s.sslrootcert.empty()) {
+      return config_error("configuration key \"" + where + ".dsn\": sslmode=" + s.sslmode +
+                          " needs sslrootcert= (the certificates that verify the server's)");
+    }
+    for (const std::string* f : {&s.sslrootcert, &s.sslcert, &s.sslkey}) {
+      if (!f->empty() && !std::ifstream(*f).good()) {
+        return config_error("configuration key \"" + where + ".dsn\": file \"" + *f +
+                            "\" cannot be read");
+      }
     }
     if (s.dbname.empty()) s.dbname = s.user;
     if (s.dbname.empty()) {
@@ -345,6 +385,21 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
     return config_error(
         "pgrange's own connections to the shards need a role: set internal_user (and "
         "internal_password), or user= in [metadata] dsn");
+  }
+  auto auth_query = get_string(root, "auth_query", "", std::string());
+  if (!auth_query) return fail(auth_query.error());
+  auto auth_user = get_string(root, "auth_user", "", std::string());
+  if (!auth_user) return fail(auth_user.error());
+  auto auth_password = get_string(root, "auth_password", "", std::string());
+  if (!auth_password) return fail(auth_password.error());
+  if (!auth_query->empty() || !auth_user->empty()) {
+    cfg.auth_query = auth_query->empty() ? "SELECT usename, passwd FROM pg_shadow WHERE usename=$1"
+                                         : *auth_query;
+    if (cfg.auth_query.find("$1") == std::string::npos) {
+      return config_error("configuration key \"auth_query\" must use $1 (the user's name)");
+    }
+    cfg.auth_user = auth_user->empty() ? cfg.internal_user : *auth_user;
+    cfg.auth_password = auth_user->empty() ? cfg.internal_password : *auth_password;
   }
   auto internal_dsn = [&](const std::string& dsn) {
     std::string out = with_dsn_keyword(dsn, "user", cfg.internal_user);
@@ -391,13 +446,19 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
         u.auth = AuthMethod::kMd5;
       else if (*auth == "trust")
         u.auth = AuthMethod::kTrust;
+      else if (*auth == "cert")
+        u.auth = AuthMethod::kCert;
       else {
         return config_error("configuration key \"" + where +
-                            ".auth\" must be \"scram-sha-256\", \"md5\" or \"trust\"");
+                            ".auth\" must be \"scram-sha-256\", \"md5\", \"cert\" or \"trust\"");
       }
-      auto pw =
-          get_string(t, "password", where,
-                     u.auth == AuthMethod::kTrust ? std::optional<std::string>("") : std::nullopt);
+      if (u.auth == AuthMethod::kCert && (!cfg.tls || cfg.tls->client_ca.empty())) {
+        return config_error("user \"" + u.name + "\": auth = \"cert\" needs [tls] client_ca");
+      }
+      auto pw = get_string(t, "password", where,
+                           u.auth == AuthMethod::kTrust || u.auth == AuthMethod::kCert
+                               ? std::optional<std::string>("")
+                               : std::nullopt);
       if (!pw) return fail(pw.error());
       u.password = *pw;
       if (u.auth == AuthMethod::kMd5 && u.password.rfind("SCRAM-SHA-256$", 0) == 0) {

@@ -14,7 +14,7 @@ namespace pgrange::config {
 enum class PoolMode { kSession, kTransaction };
 
 /// How a client proves who it is.
-enum class AuthMethod { kScramSha256, kMd5, kTrust };
+enum class AuthMethod { kScramSha256, kMd5, kTrust, kCert };
 
 /// One backend PostgreSQL server (a shard) and its pools (one per role clients log in as).
 struct ShardConfig {
@@ -31,6 +31,13 @@ struct ShardConfig {
   /// password; empty: each client logs in as its own role (or its entry's server_user).
   std::string user;
   std::string password;
+  /// TLS to the shard, with libpq's meaning: sslmode disable, allow, prefer (the default),
+  /// require, verify-ca or verify-full; the root certificates that verify the server's, and
+  /// the client certificate and key pgrange presents (files; "" none).
+  std::string sslmode = "prefer";
+  std::string sslrootcert;
+  std::string sslcert;
+  std::string sslkey;
 };
 
 /// A user that may connect to pgrange.
@@ -67,6 +74,11 @@ struct TableConfig {
 struct TlsConfig {
   std::string cert;
   std::string key;
+  /// Certificates that verify clients' certificates (auth = "cert" users log in with one whose
+  /// common name is their name); "": clients are not asked for one.
+  std::string client_ca;
+  /// Refuse clients that do not ask for TLS (28000).
+  bool required = false;
 };
 
 /// The range manager ([ranges]): automatic splits, merges and moves of ranges.
@@ -126,6 +138,13 @@ struct Config {
   /// default the user of [metadata] dsn, else of the first shard's dsn), and its password.
   std::string internal_user;
   std::string internal_password;
+  /// Users not listed in [[user]]: their password (a SCRAM-SHA-256 verifier or an md5 hash) is
+  /// looked up on the first shard by auth_query, $1 the user's name, run as auth_user with
+  /// auth_password (by default the internal role), as PgBouncer's auth_query does. Off while
+  /// both auth_query and auth_user are empty; auth_query's default is PgBouncer's.
+  std::string auth_query;
+  std::string auth_user;
+  std::string auth_password;
   std::optional<TlsConfig> tls;
   std::vector<ShardConfig> shards;
   std::vector<UserConfig> users;

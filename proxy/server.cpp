@@ -3,6 +3,8 @@
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
+#include "proxy/backend/backend_tls.hpp"
+
 namespace pgrange::proxy {
 
 Server::Server(config::Config config) : signals_(main_io_, SIGTERM, SIGINT) {
@@ -28,7 +30,21 @@ Result<void> Server::open() {
     ctx->use_private_key_file(cfg.tls->key, asio::ssl::context::pem, ec);
     if (ec)
       return fail(sqlstate::kConfigFileError, "TLS key " + cfg.tls->key + ": " + ec.message());
+    if (!cfg.tls->client_ca.empty()) {
+      // Clients may present a certificate (auth = "cert" users must): it must verify.
+      ctx->load_verify_file(cfg.tls->client_ca, ec);
+      if (ec) {
+        return fail(sqlstate::kConfigFileError,
+                    "TLS client_ca " + cfg.tls->client_ca + ": " + ec.message());
+      }
+      ctx->set_verify_mode(asio::ssl::verify_peer);
+    }
     shared_.tls = std::move(ctx);
+  }
+  for (const config::ShardConfig& s : cfg.shards) {
+    auto ctx = shard_tls_context(s);
+    if (!ctx) return fail(ctx.error());
+    shared_.shard_tls.push_back(std::move(*ctx));
   }
   for (const config::UserConfig& u : cfg.users) {
     if (u.auth != config::AuthMethod::kScramSha256) continue;

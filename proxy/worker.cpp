@@ -24,8 +24,9 @@ BackendPool& Worker::pool(size_t shard, const BackendLogin& login) {
   // pool_size is per shard and role for the whole process; each worker owns its share.
   int workers = cfg.effective_workers();
   int share = (s.pool_size + workers - 1) / workers;
-  auto made = std::make_unique<BackendPool>(io_, s, static_cast<int>(shard), login, share,
-                                            cfg.pool_wait_timeout, cfg.connect_timeout);
+  auto made =
+      std::make_unique<BackendPool>(io_, s, static_cast<int>(shard), shared_.shard_tls[shard].get(),
+                                    login, share, cfg.pool_wait_timeout, cfg.connect_timeout);
   if (shared_.draining) made->close_idle();
   return *by_login.emplace(std::move(key), std::move(made)).first->second;
 }

@@ -29,6 +29,9 @@ class ControlPlane;
 struct SharedState {
   config::Config config;
   std::unique_ptr<asio::ssl::context> tls;
+  /// Per shard, the TLS context of pgrange's pooled connections to it (nullptr: sslmode
+  /// disable or allow, no TLS).
+  std::vector<std::unique_ptr<asio::ssl::context>> shard_tls;
   CancelRegistry cancels;
   std::atomic<bool> draining{false};
   std::atomic<int> sessions{0};

@@ -6,6 +6,7 @@
 
 #include "proxy/auth/md5_auth.hpp"
 #include "proxy/auth/scram.hpp"
+#include "proxy/backend/backend_tls.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
 
@@ -21,7 +22,11 @@ BackendConnection::~BackendConnection() {
     // Terminate ('X') lets the server end the session cleanly instead of logging an EOF.
     if (!broken_) {
       static const char kTerminate[5] = {'X', 0, 0, 0, 4};
-      asio::write(socket_, asio::buffer(kTerminate, 5), ec);
+      if (tls_) {
+        asio::write(*tls_, asio::buffer(kTerminate, 5), ec);
+      } else {
+        asio::write(socket_, asio::buffer(kTerminate, 5), ec);
+      }
     }
     socket_.close(ec);
   }
@@ -33,8 +38,8 @@ Error BackendConnection::shard_error(std::string what) const {
 }
 
 awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect(
-    const config::ShardConfig& shard, int shard_index, const BackendLogin& login,
-    std::chrono::milliseconds timeout) {
+    const config::ShardConfig& shard, int shard_index, asio::ssl::context* tls,
+    const BackendLogin& login, std::chrono::milliseconds timeout) {
   auto ex = co_await asio::this_coro::executor;
   tcp::resolver resolver(ex);
   error_code rec;
@@ -78,10 +83,41 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendConnection::connect
       c->socket_.close(ignored);
     }
   });
+  if (tls != nullptr) {
+    auto stream = co_await start_shard_tls(conn->socket_, *tls, shard);
+    if (!stream) {
+      timer2->cancel();
+      co_return fail(stream.error());
+    }
+    conn->tls_ = std::move(*stream);
+  }
   auto started = co_await conn->startup(login);
   timer2->cancel();
   if (!started) co_return fail(started.error());
   co_return conn;
+}
+
+awaitable<size_t> BackendConnection::read_some(char* data, size_t size, error_code& ec) {
+  if (tls_) co_return co_await tls_->async_read_some(asio::buffer(data, size), no_throw(ec));
+  co_return co_await socket_.async_read_some(asio::buffer(data, size), no_throw(ec));
+}
+
+awaitable<void> BackendConnection::write(std::string_view bytes, error_code& ec) {
+  if (tls_) {
+    co_await asio::async_write(*tls_, asio::buffer(bytes.data(), bytes.size()), no_throw(ec));
+  } else {
+    co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), no_throw(ec));
+  }
+}
+
+size_t BackendConnection::try_write(std::string_view bytes, error_code& ec) {
+  if (tls_) return 0;  // a TLS record half written cannot be taken back: write() does it all
+  size_t n = socket_.write_some(asio::buffer(bytes.data(), bytes.size()), ec);
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec = {};
+    n = 0;
+  }
+  return n;
 }
 
 bool is_index_note(std::string_view notice_body) {
@@ -111,7 +147,7 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
     }
     char* p = in_.prepare(16384);
     error_code ec;
-    auto n = co_await socket_.async_read_some(asio::buffer(p, 16384), no_throw(ec));
+    auto n = co_await read_some(p, 16384, ec);
     if (ec) {
       broken_ = true;
       co_return fail(
@@ -131,8 +167,7 @@ awaitable<Result<void>> BackendConnection::startup(const BackendLogin& login) {
                        "server_user and server_password, in its [[user]] entry)");
   };
   error_code wec;
-  auto wn = co_await asio::async_write(socket_, asio::buffer(out), no_throw(wec));
-  (void)wn;
+  co_await write(out, wec);
   if (wec) co_return fail(shard_error(wec.message()));
 
   std::unique_ptr<ScramClient> scram;
@@ -188,7 +223,11 @@ awaitable<Result<void>> BackendConnection::startup(const BackendLogin& login) {
       } else if (code == kAuthSaslContinue) {
         if (!scram) co_return fail(shard_error("unexpected SASL continue"));
         auto final_msg = scram->handle_server_first(br.rest());
-        if (!final_msg) co_return fail(shard_error(final_msg.error().message));
+        if (!final_msg) {
+          Error e = shard_error(final_msg.error().message);
+          e.sqlstate = final_msg.error().sqlstate;  // 28P01: another verifier there
+          co_return fail(std::move(e));
+        }
         w.begin('p').bytes(*final_msg).end();
       } else if (code == kAuthSaslFinal) {
         if (!scram) co_return fail(shard_error("unexpected SASL final"));
@@ -199,8 +238,7 @@ awaitable<Result<void>> BackendConnection::startup(const BackendLogin& login) {
         co_return fail(shard_error("unsupported authentication method " + std::to_string(code)));
       }
       error_code ec;
-      auto n = co_await asio::async_write(socket_, asio::buffer(out), no_throw(ec));
-      (void)n;
+      co_await write(out, ec);
       if (ec) co_return fail(shard_error(ec.message()));
     } else if (type == 'S') {
       BodyReader br(body);
@@ -219,9 +257,7 @@ awaitable<Result<void>> BackendConnection::startup(const BackendLogin& login) {
 
 awaitable<Result<void>> BackendConnection::send(std::string_view bytes) {
   error_code ec;
-  auto n =
-      co_await asio::async_write(socket_, asio::buffer(bytes.data(), bytes.size()), no_throw(ec));
-  (void)n;
+  co_await write(bytes, ec);
   if (ec) {
     broken_ = true;
     co_return fail(shard_error(ec.message()));

@@ -25,13 +25,23 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   BackendConnection(tcp::socket socket, const config::ShardConfig& shard, int shard_index);
   ~BackendConnection();
 
-  /// Connects to a shard and logs in as `login` (trust, cleartext, md5 or SCRAM-SHA-256);
+  /// Connects to a shard, over TLS when `tls` is given and the shard's sslmode wants it
+  /// (start_shard_tls), and logs in as `login` (trust, cleartext, md5 or SCRAM-SHA-256);
   /// errors name the shard and carry SQLSTATE 08006 (or the server's, such as 28P01).
   static awaitable<Result<std::shared_ptr<BackendConnection>>> connect(
-      const config::ShardConfig& shard, int shard_index, const BackendLogin& login,
-      std::chrono::milliseconds timeout);
+      const config::ShardConfig& shard, int shard_index, asio::ssl::context* tls,
+      const BackendLogin& login, std::chrono::milliseconds timeout);
 
+  /// The TCP socket (under TLS when tls()): for cancelling its operations and its state only;
+  /// bytes go through read_some() and write().
   tcp::socket& socket() { return socket_; }
+  bool tls() const { return tls_ != nullptr; }
+  /// Reads what has come (at most `size` bytes).
+  awaitable<size_t> read_some(char* data, size_t size, error_code& ec);
+  /// Writes all of `bytes`.
+  awaitable<void> write(std::string_view bytes, error_code& ec);
+  /// Writes what the socket takes at once without waiting (0 over TLS: write() then does it).
+  size_t try_write(std::string_view bytes, error_code& ec);
   const config::ShardConfig& shard() const { return shard_; }
   int shard_index() const { return shard_index_; }
   int32_t pid() const { return pid_; }
@@ -81,6 +91,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   Error shard_error(std::string what) const;
 
   tcp::socket socket_;
+  std::unique_ptr<asio::ssl::stream<tcp::socket&>> tls_;
   const config::ShardConfig& shard_;
   int shard_index_;
   int32_t pid_ = 0;

@@ -8,11 +8,13 @@
 namespace pgrange::proxy {
 
 BackendPool::BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
-                         BackendLogin login, int max_size, std::chrono::milliseconds wait_timeout,
+                         asio::ssl::context* tls, BackendLogin login, int max_size,
+                         std::chrono::milliseconds wait_timeout,
                          std::chrono::milliseconds connect_timeout)
     : io_(io),
       shard_(shard),
       shard_index_(shard_index),
+      tls_(tls),
       login_(std::move(login)),
       max_size_(max_size < 1 ? 1 : max_size),
       wait_timeout_(wait_timeout),
@@ -44,7 +46,8 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
   } else {
     ++open_;
   }
-  auto conn = co_await BackendConnection::connect(shard_, shard_index_, login_, connect_timeout_);
+  auto conn =
+      co_await BackendConnection::connect(shard_, shard_index_, tls_, login_, connect_timeout_);
   if (!conn) {
     --open_;
     // Let the next waiter try for itself (it will get the same error if the shard is down).

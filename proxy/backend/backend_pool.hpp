@@ -19,9 +19,10 @@ namespace pgrange::proxy {
 /// its worker's thread only.
 class BackendPool {
  public:
+  /// `tls`: the shard's TLS context (nullptr: none); it outlives the pool.
   BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
-              BackendLogin login, int max_size, std::chrono::milliseconds wait_timeout,
-              std::chrono::milliseconds connect_timeout);
+              asio::ssl::context* tls, BackendLogin login, int max_size,
+              std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout);
 
   /// A connection ready for a transaction: an idle one, a new one, or the next one released.
   /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
@@ -59,6 +60,7 @@ class BackendPool {
   asio::io_context& io_;
   const config::ShardConfig& shard_;
   int shard_index_;
+  asio::ssl::context* tls_;
   BackendLogin login_;
   int max_size_;
   std::chrono::milliseconds wait_timeout_;

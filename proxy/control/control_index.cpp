@@ -500,6 +500,15 @@ void ControlPlane::follow_privileges(const sql::StatementInfo& info,
   if (!sql.empty()) run_on_every_shard(sql, true);
 }
 
+void ControlPlane::follow_privileges(const std::vector<sql::StatementInfo>& infos) {
+  try {
+    auto v = reload();
+    for (const sql::StatementInfo& info : infos) follow_privileges(info, *v);
+  } catch (const std::exception& e) {
+    spdlog::warn("giving global indexes' tables their tables' privileges: {}", e.what());
+  }
+}
+
 void ControlPlane::drop_index_tables(const routing::TableDescriptor& table) {
   std::string sql;
   for (const auto& i : table.indexes) {

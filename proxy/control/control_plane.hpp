@@ -98,6 +98,9 @@ class ControlPlane : public routing::ClusterControl {
   /// After a GRANT, REVOKE or change of owner: the tables of the global indexes of the tables
   /// it names (of every table, when it names none) get their tables' privileges again.
   void follow_privileges(const sql::StatementInfo& info, const routing::ClusterView& v);
+  /// The same after a transaction block with such statements committed (control thread;
+  /// failures are logged: the next GRANT or REVOKE of the table sets them again).
+  void follow_privileges(const std::vector<sql::StatementInfo>& infos);
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 

@@ -42,6 +42,7 @@ void ClientSession::cut_block_catalog(size_t steps) {
 
 void ClientSession::forget_block_catalog() {
   block_catalog_ = {};
+  block_privileges_.clear();
   block_view_.reset();
   block_view_base_.reset();
 }
@@ -76,6 +77,7 @@ awaitable<Result<std::string>> ClientSession::record_block_ddl(const sql::Statem
                  (!v.readers().empty() && (info.kind == sql::StatementKind::kDropTable ||
                                            info.kind == sql::StatementKind::kAlterTable));
   if (readers && !info.temporary) block_catalog_.readers = true;
+  if (info.changes_privileges) block_privileges_.push_back(info);
   switch (info.kind) {
     case sql::StatementKind::kCreateTable: {
       // An existing table (IF NOT EXISTS) stays as it is.

@@ -52,6 +52,8 @@ class ClientChannel {
 
   bool failed() const { return failed_; }
   bool tls() const { return tls_ != nullptr; }
+  /// The TLS connection (its peer's certificate), or nullptr.
+  SSL* tls_handle() { return tls_ ? tls_->native_handle() : nullptr; }
   size_t queued() const { return pending_.size() + writing_.size(); }
   tcp::socket& socket() { return socket_; }
 

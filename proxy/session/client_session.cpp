@@ -1,6 +1,8 @@
 #include "proxy/session/client_session.hpp"
 
 #include <openssl/rand.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -314,6 +316,12 @@ awaitable<bool> ClientSession::startup() {
     }
     if (database_.empty()) database_ = user_;
     for (const auto& [name, call] : startup_calls_) startup_settings_[name] = "SELECT " + call;
+    if (worker_.config().tls && worker_.config().tls->required && !channel_.tls()) {
+      send_error(Error::fatal(sqlstate::kInvalidAuthorization,
+                              "pgrange accepts TLS connections only (connect with sslmode=require "
+                              "or stronger)"));
+      co_return false;
+    }
     if (worker_.shared().sessions.load() > worker_.config().max_client_conn) {
       send_error(Error::fatal(sqlstate::kTooManyConnections,
                               "sorry, too many clients already (max_client_conn " +
@@ -335,8 +343,66 @@ awaitable<bool> ClientSession::refuse_login(const std::string& user) {
   co_return false;
 }
 
+awaitable<Result<std::optional<config::UserConfig>>> ClientSession::look_up_user(
+    const std::string& user) {
+  const config::Config& cfg = worker_.config();
+  BackendLogin login;
+  login.user = cfg.auth_user;
+  login.password = cfg.auth_password;
+  BackendPool& lookups = worker_.pool(0, login);
+  auto conn = co_await lookups.acquire();
+  if (!conn) co_return tl::unexpected(conn.error());
+  std::string sql = cfg.auth_query;
+  const std::string name = sql::quote_literal(user);
+  for (size_t at = 0; (at = sql.find("$1", at)) != std::string::npos; at += name.size()) {
+    sql.replace(at, 2, name);
+  }
+  std::string request;
+  write_query(request, sql);
+  std::shared_ptr<BackendConnection> c = std::move(*conn);
+  Result<BackendReply> reply = tl::unexpected(Error());
+  if (auto sent = co_await c->send(request); !sent) {
+    reply = tl::unexpected(sent.error());
+  } else {
+    reply = co_await read_replies(*c);
+  }
+  lookups.release(c, !c->broken());
+  if (!reply) co_return tl::unexpected(reply.error());
+  if (reply->error) co_return tl::unexpected(error_of_response(*reply->error));
+  if (reply->rows.empty()) co_return std::nullopt;
+  // (usename, passwd) as PgBouncer's query reads it, or the password alone.
+  std::vector<std::optional<std::string>> row = data_row_values(reply->rows.front());
+  if (row.empty() || !row.back()) co_return std::nullopt;
+  config::UserConfig found;
+  found.name = user;
+  found.password = *row.back();
+  if (found.password.rfind("SCRAM-SHA-256$", 0) == 0) {
+    found.auth = config::AuthMethod::kScramSha256;
+  } else if (is_md5_password_hash(found.password)) {
+    found.auth = config::AuthMethod::kMd5;
+  } else {
+    co_return std::nullopt;  // a plaintext password PostgreSQL itself no longer stores
+  }
+  co_return found;
+}
+
 awaitable<bool> ClientSession::authenticate(const std::string& user) {
   const config::UserConfig* u = worker_.config().find_user(user);
+  if (u == nullptr && !worker_.config().auth_query.empty()) {
+    // Not configured: its verifier from the shards' own catalog (auth_query).
+    auto found = co_await look_up_user(user);
+    if (!found) {
+      spdlog::warn("auth_query for user \"{}\" failed: {}", user, found.error().message);
+      Error e = found.error();
+      e.severity = Severity::kFatal;
+      send_error(e);
+      co_return false;
+    }
+    if (*found) {
+      looked_up_user_ = std::move(**found);
+      u = &*looked_up_user_;
+    }
+  }
   // An unknown user still has to answer a password request, so that a client cannot tell which
   // user names exist.
   config::AuthMethod method = u ? u->auth : config::AuthMethod::kScramSha256;
@@ -356,6 +422,30 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
 
   user_entry_ = u;
   if (u && method == config::AuthMethod::kTrust) co_return true;
+  if (u && method == config::AuthMethod::kCert) {
+    // As PostgreSQL's cert method: a client certificate that verified, whose common name is
+    // the user's name.
+    SSL* ssl = channel_.tls_handle();
+    X509* cert = ssl != nullptr ? SSL_get1_peer_certificate(ssl) : nullptr;
+    if (cert == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) {
+      if (cert != nullptr) X509_free(cert);
+      spdlog::info("certificate authentication failed for user \"{}\": no valid certificate", user);
+      send_error(Error::fatal(sqlstate::kInvalidAuthorization,
+                              "connection requires a valid client certificate"));
+      co_return false;
+    }
+    char cn[256] = {0};
+    int len = X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn);
+    X509_free(cert);
+    if (len < 0 || std::string_view(cn, static_cast<size_t>(len)) != user) {
+      spdlog::info("certificate authentication failed for user \"{}\": its common name is \"{}\"",
+                   user, cn);
+      send_error(Error::fatal(sqlstate::kInvalidAuthorization,
+                              "certificate authentication failed for user \"" + user + "\""));
+      co_return false;
+    }
+    co_return true;
+  }
 
   if (method == config::AuthMethod::kMd5) {
     std::array<uint8_t, 4> salt{};
@@ -375,7 +465,12 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
   // SCRAM-SHA-256 (protocol §55.3.1).
   auto vit =
       u ? worker_.shared().scram_verifiers.find(user) : worker_.shared().scram_verifiers.end();
-  const ScramVerifier& verifier = vit != worker_.shared().scram_verifiers.end()
+  std::optional<ScramVerifier> looked_up;
+  if (looked_up_user_) {
+    if (auto parsed = ScramVerifier::parse(looked_up_user_->password)) looked_up = *parsed;
+  }
+  const ScramVerifier& verifier = looked_up ? *looked_up
+                                  : vit != worker_.shared().scram_verifiers.end()
                                       ? vit->second
                                       : worker_.shared().unknown_user_verifier;
   std::string out;
@@ -1070,15 +1165,8 @@ awaitable<void> ClientSession::message_loop() {
       // Try the write at once (the socket is non-blocking); only a full socket buffer makes
       // the session wait for the rest.
       error_code ec;
-      size_t n = conn->socket().write_some(asio::buffer(out), ec);
-      if (ec == asio::error::would_block || ec == asio::error::try_again) {
-        ec = {};
-        n = 0;
-      }
-      if (!ec && n < out.size()) {
-        co_await asio::async_write(conn->socket(), asio::buffer(out.data() + n, out.size() - n),
-                                   no_throw(ec));
-      }
+      size_t n = conn->try_write(out, ec);
+      if (!ec && n < out.size()) co_await conn->write(std::string_view(out).substr(n), ec);
       if (ec) {
         conn->mark_broken();
         error_code ignored;
@@ -1761,8 +1849,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
   for (;;) {
     ByteBuffer& in = conn->input();
     error_code ec;
-    size_t n = co_await conn->socket().async_read_some(
-        asio::buffer(in.prepare(kReadChunk), kReadChunk), no_throw(ec));
+    size_t n = co_await conn->read_some(in.prepare(kReadChunk), kReadChunk, ec);
     if (ec) {
       if (closing_) break;
       if (handover_requested_ && ec == asio::error::operation_aborted) {

@@ -817,6 +817,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
 
   awaitable<bool> startup();
   awaitable<bool> authenticate(const std::string& user);
+  /// A user not in the configuration, as auth_query finds it on the first shard (its
+  /// verifier or md5 hash): nullopt when there is none; the error when the query failed.
+  awaitable<Result<std::optional<config::UserConfig>>> look_up_user(const std::string& user);
   /// Answers a failed login (28P01) after auth_failure_delay; returns false.
   awaitable<bool> refuse_login(const std::string& user);
   /// Reads one whole startup-phase packet (startup=true) or authentication message.
@@ -893,12 +896,17 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string user_;
   std::string database_;
   const config::UserConfig* user_entry_ = nullptr;
+  /// The entry auth_query made for a user not in the configuration (user_entry_ points here).
+  std::optional<config::UserConfig> looked_up_user_;
   /// Counted in SharedState::user_sessions (undone when the session ends).
   bool user_counted_ = false;
   /// Closes a login that has not ended after authentication_timeout.
   std::optional<asio::steady_timer> login_timer_;
   /// The keys of the client's SCRAM login, when it gave one (logins to the shards as its role).
   std::optional<BackendLogin::ScramKeys> scram_keys_;
+  /// The GRANTs, REVOKEs and changes of owner of the transaction block (its DDL on every
+  /// shard): the tables of global indexes follow them once it commits.
+  std::vector<sql::StatementInfo> block_privileges_;
   /// Per shard, the pool of connections logged in as the client's role.
   std::vector<BackendPool*> pools_;
   /// Startup parameters as set_config(…) calls that restore them, by name.

@@ -80,7 +80,7 @@ awaitable<bool> ClientSession::settle_pipeline(std::string& out) {
   auto conn = backend_;
   MessageWriter(out).begin('H').end();
   error_code ec;
-  co_await asio::async_write(conn->socket(), asio::buffer(out), no_throw(ec));
+  co_await conn->write(out, ec);
   out.clear();
   if (ec) {
     conn->mark_broken();
@@ -825,6 +825,7 @@ std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {
 awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out,
                                                   const std::string* client_gid) {
   routing::BlockCatalog block = std::move(block_catalog_);
+  std::vector<sql::StatementInfo> privileges = std::move(block_privileges_);
   std::vector<TxnPart> parts = take_coordinated_parts();
   std::vector<sql::SessionEffect> effects = std::move(txn_effects_);
   txn_effects_.clear();
@@ -844,6 +845,15 @@ awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out,
   if (!error) error = ended;
   bool committed = commit && !error;
   if (committed) apply_effects(effects, true);
+  if (committed && client_gid == nullptr && !privileges.empty()) {
+    // The block's GRANTs and REVOKEs stand on the shards now: global indexes' tables follow.
+    ControlPlane* cp = worker_.shared().control;
+    std::function<bool()> follow = [cp, &privileges]() {
+      cp->follow_privileges(privileges);
+      return true;
+    };
+    co_await cp->call<bool>(std::move(follow));
+  }
   // Every part's connection held the client's settings when it opened. A COMMIT keeps what
   // the block set, a ROLLBACK undoes it, and PREPARE TRANSACTION keeps it in the session
   // whatever is decided later. The connections went back to this worker's pools just now and

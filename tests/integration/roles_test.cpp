@@ -34,14 +34,22 @@ class RolesTest : public ::testing::Test {
         "SET password_encryption = 'scram-sha-256'; "
         "CREATE ROLE app LOGIN PASSWORD 'secret'");
     app_verifier_ = servers_[0]->exec("SELECT rolpassword FROM pg_authid WHERE rolname = 'app'");
+    // A role pgrange's configuration does not list: auth_query finds its verifier.
+    servers_[0]->exec(
+        "SET password_encryption = 'scram-sha-256'; "
+        "CREATE ROLE analyst LOGIN PASSWORD 'an-pw'");
+    std::string analyst =
+        servers_[0]->exec("SELECT rolpassword FROM pg_authid WHERE rolname = 'analyst'");
     for (int i = 0; i < kShards; ++i) {
       if (i > 0) servers_[i]->exec("CREATE ROLE app LOGIN PASSWORD '" + app_verifier_ + "'");
+      if (i > 0) servers_[i]->exec("CREATE ROLE analyst LOGIN PASSWORD '" + analyst + "'");
       servers_[i]->exec("CREATE ROLE reader LOGIN PASSWORD 'readpw'");
       servers_[i]->exec("CREATE ROLE ops LOGIN CREATEROLE PASSWORD 'opspw'");
       servers_[i]->exec("CREATE DATABASE app OWNER app");
     }
     std::string toml =
         "database = \"app\"\nworkers = 2\ninternal_user = \"postgres\"\n"
+        "auth_query = \"SELECT usename, passwd FROM pg_shadow WHERE usename=$1\"\n"
         "internal_password = \"" +
         std::string(kSuperPassword) + "\"\n[ranges]\nauto_split = false\nrebalance = false\n";
     for (int i = 0; i < kShards; ++i) {
@@ -65,6 +73,7 @@ class RolesTest : public ::testing::Test {
     for (const char* sql : {
              "CREATE TABLE items (id int8 PRIMARY KEY, owner text NOT NULL, v int NOT NULL)",
              "GRANT SELECT ON items TO reader",
+             "GRANT SELECT ON items TO analyst",
          }) {
       SqlResult r = pq_exec(app.get(), sql);
       ASSERT_TRUE(r.ok()) << sql << ": " << r.message;
@@ -267,6 +276,23 @@ TEST_F(RolesTest, GlobalIndexesWorkForEveryRoleAndTheirTablesAreOutOfReach) {
   ASSERT_TRUE(pq_exec(app.get(), "REVOKE SELECT ON tags FROM reader").ok());
   EXPECT_EQ(on_shard(1, "SELECT has_table_privilege('reader', '\"tags@tags_tag\"', 'SELECT')"),
             "f");
+  // In a transaction block (psycopg2's way): they follow once it commits, not if it rolls back.
+  for (const char* end : {"ROLLBACK", "COMMIT"}) {
+    ASSERT_TRUE(pq_exec(app.get(), "BEGIN").ok());
+    SqlResult g = pq_exec(app.get(), "GRANT INSERT, SELECT ON tags TO reader");
+    ASSERT_TRUE(g.ok()) << g.message;
+    ASSERT_TRUE(pq_exec(app.get(), end).ok());
+    std::string want = std::string(end) == "COMMIT" ? "t" : "f";
+    for (int i = 0; i < kShards; ++i) {
+      EXPECT_EQ(on_shard(i, "SELECT has_table_privilege('reader', '\"tags@tags_tag\"', 'INSERT')"),
+                want)
+          << end;
+    }
+  }
+  SqlResult by_reader = pq_exec(reader.get(), "INSERT INTO tags VALUES (1000, 'by-reader', 0)");
+  ASSERT_TRUE(by_reader.ok()) << by_reader.message;  // its index entry written as reader
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT id FROM tags WHERE tag = 'by-reader'").at(), "1000");
+  ASSERT_TRUE(pq_exec(app.get(), "REVOKE ALL ON tags FROM reader").ok());
 
   // pgrange's own objects, named through pgrange by a user without admin: 42501.
   for (const char* sql :
@@ -335,6 +361,26 @@ TEST_F(RolesTest, RolesAreMadeAndDroppedOnEveryServer) {
   ASSERT_TRUE(pq_exec(ops.get(), "DROP ROLE auditor, auditor2").ok());
   EXPECT_EQ(everywhere("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'auditor%'"),
             (Values{"0", "0", "0"}));
+}
+
+TEST_F(RolesTest, AUserFoundByAuthQueryIsItsOwnRole) {
+  // Not in the configuration: its SCRAM verifier comes from pg_shadow, its proof logs it in to
+  // every shard (the same verifier there), with no password in pgrange's configuration.
+  auto analyst = connected("analyst", "an-pw");
+  EXPECT_EQ(pq_exec(analyst.get(), "SELECT current_user").at(), "analyst");
+  SqlResult n = pq_exec(analyst.get(), "SELECT count(*) FROM items WHERE id > 0");
+  ASSERT_TRUE(n.ok()) << n.message;
+  EXPECT_EQ(n.at(), "300");
+  EXPECT_EQ(pq_exec(analyst.get(), "DELETE FROM items").sqlstate, "42501");
+  EXPECT_EQ(pq_exec(analyst.get(), "ALTER TABLE items SCATTER").sqlstate, "42501");  // no admin
+  for (const char* wrong : {"an-pw ", "AN-PW"}) {
+    PgConnPtr c = connect("analyst", wrong);
+    EXPECT_NE(PQstatus(c.get()), CONNECTION_OK);
+    EXPECT_NE(std::string(PQerrorMessage(c.get()))
+                  .find("password authentication failed for user \"analyst\""),
+              std::string::npos)
+        << PQerrorMessage(c.get());
+  }
 }
 
 TEST_F(RolesTest, WrongPasswordsAreRefused) {

@@ -25,6 +25,7 @@ TEST(Config, DefaultsFromAMinimalFile) {
   EXPECT_EQ(cfg->shards[0].user, "postgres");
   EXPECT_EQ(cfg->shards[0].password, "pw");
   EXPECT_EQ(cfg->shards[0].pool_size, 20);
+  EXPECT_EQ(cfg->shards[0].sslmode, "prefer");  // libpq's default
   EXPECT_GE(cfg->effective_workers(), 1);
   EXPECT_EQ(cfg->sequence_block_size, 100);
 }
@@ -180,6 +181,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"nonsense\"", "shard[0].dsn"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"dbname=x\"", "internal_user"},
         BadCase{"internal_user=\"p\"\n[[shard]]\nname=\"s\"\ndsn=\"host=h\"", "needs dbname="},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u sslmode=maybe\"", "invalid sslmode"},
+        BadCase{
+            "auth_query=\"SELECT passwd FROM pg_shadow\"\n[[shard]]\nname=\"s\"\ndsn=\"user=u\"",
+            "must use $1"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\nauth=\"cert\"",
+                "needs [tls] client_ca"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u sslmode=verify-full\"", "needs sslrootcert"},
+        BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u sslmode=require sslrootcert=/nonexistent\"",
+                "cannot be read"},
         BadCase{"[[shard]]\nname=\"s\"\ndsn=\"user=u\"\n[[user]]\nname=\"a\"\npassword=\"p\"\n"
                 "server_password=\"x\"",
                 "needs server_user"},
@@ -329,6 +339,23 @@ admin = true
   EXPECT_EQ(cfg->find_user("report")->server_password, "readpw");
   EXPECT_FALSE(cfg->find_user("app")->admin);
   EXPECT_TRUE(cfg->find_user("ops")->admin);
+}
+
+TEST(Config, AuthQueryRunsAsTheInternalRoleByDefault) {
+  auto cfg =
+      parse_config(std::string("auth_user = \"lookup\"\nauth_password = \"lp\"\n") + kMinimal);
+  ASSERT_TRUE(cfg) << cfg.error().message;
+  EXPECT_EQ(cfg->auth_query, "SELECT usename, passwd FROM pg_shadow WHERE usename=$1");
+  EXPECT_EQ(cfg->auth_user, "lookup");
+  EXPECT_EQ(cfg->auth_password, "lp");
+  auto own = parse_config(
+      std::string("auth_query = \"SELECT passwd FROM pg_authid WHERE rolname = $1\"\n") + kMinimal);
+  ASSERT_TRUE(own) << own.error().message;
+  EXPECT_EQ(own->auth_user, "postgres");  // the internal role
+  EXPECT_EQ(own->auth_password, "pw");
+  auto off = parse_config(kMinimal);
+  ASSERT_TRUE(off);
+  EXPECT_EQ(off->auth_query, "");
 }
 
 TEST(Config, InternalRoleDefaultsToTheMetadataStoresThenTheForcedUser) {
