@@ -48,7 +48,7 @@ class RolesTest : public ::testing::Test {
       servers_[i]->exec("CREATE DATABASE app OWNER app");
     }
     std::string toml =
-        "database = \"app\"\nworkers = 2\ninternal_user = \"postgres\"\n"
+        "database = \"app\"\nworkers = 2\nlog_level = \"debug\"\ninternal_user = \"postgres\"\n"
         "auth_query = \"SELECT usename, passwd FROM pg_shadow WHERE usename=$1\"\n"
         "internal_password = \"" +
         std::string(kSuperPassword) + "\"\n[ranges]\nauto_split = false\nrebalance = false\n";
@@ -403,6 +403,19 @@ TEST_F(RolesTest, WrongPasswordsAreRefused) {
   // Everybody else goes on.
   auto app = connected("app", "secret");
   EXPECT_EQ(pq_exec(app.get(), "SELECT count(*) FROM items").at(), "300");
+}
+
+TEST_F(RolesTest, TheLogHoldsNoPasswordVerifierOrKey) {
+  // Every test above ran with log_level = debug; none of what proves a role may be written.
+  std::string log = proxy_->log();
+  ASSERT_NE(log.find("logged in"), std::string::npos);  // the debug lines are there
+  std::string keys = app_verifier_.substr(app_verifier_.find('$', 14) + 1);
+  for (const std::string& secret :
+       {std::string(kSuperPassword), std::string("readpw"), std::string("opspw"),
+        std::string("reportpw"), std::string("not-the-password"), std::string("an-pw"),
+        app_verifier_, keys.substr(0, keys.find(':')), keys.substr(keys.find(':') + 1)}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << secret;
+  }
 }
 
 }  // namespace
