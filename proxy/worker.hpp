@@ -38,7 +38,11 @@ struct SharedState {
   /// Logged-in sessions per user (for [[user]] max_connections).
   std::mutex user_sessions_mutex;
   std::unordered_map<std::string, int> user_sessions;
-  std::atomic<uint64_t> pins{0};  ///< how many times a client was pinned to its backend
+  std::atomic<uint64_t> pins{0};
+  /// How many GRANTs, REVOKEs and changes of owner went through this instance (sessions check
+  /// privileges they cached again after one).
+  std::atomic<uint64_t> privilege_changes{
+      0};  ///< how many times a client was pinned to its backend
   /// SCRAM verifiers of the configured users, derived once at start-up (PBKDF2 is slow on
   /// purpose: deriving per login would cost ~25,000 instructions × 4096 per connection).
   std::unordered_map<std::string, ScramVerifier> scram_verifiers;

@@ -78,6 +78,9 @@ awaitable<Result<std::string>> ClientSession::record_block_ddl(const sql::Statem
                                            info.kind == sql::StatementKind::kAlterTable));
   if (readers && !info.temporary) block_catalog_.readers = true;
   if (info.changes_privileges) block_privileges_.push_back(info);
+  if (info.changes_privileges || info.kind == sql::StatementKind::kRoleDdl) {
+    worker_.shared().privilege_changes.fetch_add(1, std::memory_order_acq_rel);
+  }
   switch (info.kind) {
     case sql::StatementKind::kCreateTable: {
       // An existing table (IF NOT EXISTS) stays as it is.

@@ -126,6 +126,11 @@ awaitable<Result<std::vector<std::vector<std::string>>>> ClientSession::make_key
       }
       continue;
     }
+    // The default's nextval() needs the rights PostgreSQL's would.
+    if (auto refused =
+            co_await check_sequence_right(g.sequence_schema, g.sequence_name, "nextval")) {
+      co_return tl::unexpected(*refused);
+    }
     std::function<Result<std::vector<int64_t>>()> task = [cp, &g, n = count]() {
       return cp->next_values(g.sequence_schema, g.sequence_name, static_cast<int64_t>(n));
     };

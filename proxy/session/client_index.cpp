@@ -321,26 +321,6 @@ std::optional<ClientSession::Plan> ClientSession::plan_alter_constraint(char typ
   return p;
 }
 
-awaitable<std::optional<Error>> ClientSession::check_owner(const std::string& schema,
-                                                           const std::string& table) {
-  // pgrange's own role makes a global index's table: PostgreSQL's rule for CREATE INDEX and
-  // DROP INDEX (the table's owner, or a member of its role) is checked as the client's role.
-  auto conn = co_await acquire_for_client(0);
-  if (!conn) co_return conn.error();
-  std::string rel =
-      (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(table);
-  auto rows = co_await query_rows(**conn,
-                                  "SELECT pg_has_role(relowner, 'USAGE') FROM pg_class "
-                                  "WHERE oid = " +
-                                      sql::quote_literal(rel) + "::regclass");
-  pool(0).release(*conn, !(*conn)->broken());
-  if (!rows) co_return rows.error();
-  if (rows->size() != 1 || !(*rows)[0][0] || *(*rows)[0][0] != "t") {
-    co_return Error::make(sqlstate::kInsufficientPrivilege, "must be owner of table " + table);
-  }
-  co_return std::nullopt;
-}
-
 awaitable<bool> ClientSession::run_index_ddl(const Plan& plan, ExtendedMerge* ext) {
   ControlPlane* cp = worker_.shared().control;
   std::string out;

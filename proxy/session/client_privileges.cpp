@@ -1,13 +1,17 @@
-// ClientSession and pgrange's own objects on the shards: the tables of global indexes ("t@i"),
-// the triggers and functions that report a table's writes to them. Only users with admin =
-// true in their [[user]] entry may name them; pgrange writes and reads them itself.
+// ClientSession and privileges. pgrange's own objects on the shards (the tables of global
+// indexes, "t@i", the triggers and functions that report a table's writes to them): only users
+// with admin = true in their [[user]] entry may name them. And what pgrange does itself for a
+// client, as its own role (a global index's DDL, a cluster-wide sequence's values), it does
+// only when PostgreSQL would let the client's role do it.
 
 #include <algorithm>
 #include <cctype>
 
 #include "proxy/session/client_session.hpp"
+#include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
 #include "routing/plan/index_maintenance.hpp"
+#include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
 
@@ -93,6 +97,82 @@ std::optional<Error> ClientSession::internal_object_refusal(std::string_view sql
     }
   }
   return std::nullopt;
+}
+
+awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> ClientSession::query_as(
+    const BackendLogin& login, const std::string& sql) {
+  BackendPool& pool = worker_.pool(0, login);
+  auto conn = co_await pool.acquire();
+  if (!conn) co_return tl::unexpected(conn.error());
+  std::shared_ptr<BackendConnection> c = std::move(*conn);
+  std::string request;
+  write_query(request, sql);
+  Result<BackendReply> reply = tl::unexpected(Error());
+  if (auto sent = co_await c->send(request); !sent) {
+    reply = tl::unexpected(sent.error());
+  } else {
+    reply = co_await read_replies(*c);
+  }
+  pool.release(c, !c->broken());
+  if (!reply) co_return tl::unexpected(reply.error());
+  if (reply->error) co_return tl::unexpected(error_of_response(*reply->error));
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  for (const std::string& row : reply->rows) rows.push_back(data_row_values(row));
+  co_return rows;
+}
+
+awaitable<std::optional<Error>> ClientSession::check_owner(const std::string& schema,
+                                                           const std::string& table) {
+  // pgrange's own role makes a global index's table: PostgreSQL's rule for CREATE INDEX and
+  // DROP INDEX (the table's owner, or a member of its role) is checked for the client's role.
+  std::string rel =
+      (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(table);
+  auto rows =
+      co_await query_as(internal_login(), "SELECT pg_has_role(" + sql::quote_literal(shard_role()) +
+                                              ", relowner, 'USAGE') FROM pg_class WHERE oid = " +
+                                              sql::quote_literal(rel) + "::regclass");
+  if (!rows) co_return rows.error();
+  if (rows->size() != 1 || !(*rows)[0][0] || *(*rows)[0][0] != "t") {
+    co_return Error::make(sqlstate::kInsufficientPrivilege, "must be owner of table " + table);
+  }
+  co_return std::nullopt;
+}
+
+awaitable<std::optional<Error>> ClientSession::check_sequence_right(const std::string& schema,
+                                                                    const std::string& name,
+                                                                    std::string_view function) {
+  // PostgreSQL's rights for the sequence functions pgrange answers from its metadata store.
+  std::string_view rights = function == "setval"    ? "UPDATE"
+                            : function == "currval" ? "SELECT, USAGE"
+                                                    : "USAGE, UPDATE";  // nextval, a default
+  std::string key = std::string(rights) + '\0' + schema + '\0' + name;
+  uint64_t now = worker_.shared().privilege_changes.load(std::memory_order_acquire);
+  if (auto it = sequence_rights_.find(key); it != sequence_rights_.end() && it->second == now) {
+    co_return std::nullopt;
+  }
+  std::string seq = (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(name);
+  auto rows = co_await query_as(
+      internal_login(), "SELECT has_sequence_privilege(" + sql::quote_literal(shard_role()) + ", " +
+                            sql::quote_literal(seq) + ", " +
+                            sql::quote_literal(std::string(rights)) + ")");
+  if (!rows) co_return rows.error();
+  if (rows->size() != 1 || !(*rows)[0][0] || *(*rows)[0][0] != "t") {
+    co_return Error::make(sqlstate::kInsufficientPrivilege,
+                          "permission denied for sequence " + name);
+  }
+  sequence_rights_[key] = now;
+  co_return std::nullopt;
+}
+
+BackendLogin ClientSession::internal_login() const {
+  BackendLogin login;
+  login.user = worker_.config().internal_user;
+  login.password = worker_.config().internal_password;
+  return login;
+}
+
+const std::string& ClientSession::shard_role() const {
+  return pools_.at(0)->login().user;
 }
 
 }  // namespace pgrange::proxy

@@ -1194,6 +1194,11 @@ awaitable<bool> ClientSession::run_broadcast(std::string_view sql_text,
     end_answer(ext, true, out);
     co_return true;
   }
+  if (std::any_of(infos.begin(), infos.end(), [](const sql::StatementInfo& s) {
+        return s.changes_privileges || s.kind == sql::StatementKind::kRoleDdl;
+      })) {
+    worker_.shared().privilege_changes.fetch_add(1, std::memory_order_acq_rel);
+  }
   bool failed = false;
   for (const auto& info : infos) {
     // Named, not a temporary inside co_await: g++ 12 destroys such temporaries twice.

@@ -116,6 +116,9 @@ awaitable<Result<int64_t>> ClientSession::sequence_value(const SequenceAnswer& a
   auto dot = answer.sequence.find('.');
   std::string schema = answer.sequence.substr(0, dot);
   std::string name = answer.sequence.substr(dot + 1);
+  if (auto refused = co_await check_sequence_right(schema, name, call.function)) {
+    co_return tl::unexpected(*refused);
+  }
   if (call.function == "nextval") {
     std::function<Result<std::vector<int64_t>>()> task = [cp, schema, name]() {
       return cp->next_values(schema, name, 1);

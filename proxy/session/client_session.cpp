@@ -349,29 +349,16 @@ awaitable<Result<std::optional<config::UserConfig>>> ClientSession::look_up_user
   BackendLogin login;
   login.user = cfg.auth_user;
   login.password = cfg.auth_password;
-  BackendPool& lookups = worker_.pool(0, login);
-  auto conn = co_await lookups.acquire();
-  if (!conn) co_return tl::unexpected(conn.error());
   std::string sql = cfg.auth_query;
   const std::string name = sql::quote_literal(user);
   for (size_t at = 0; (at = sql.find("$1", at)) != std::string::npos; at += name.size()) {
     sql.replace(at, 2, name);
   }
-  std::string request;
-  write_query(request, sql);
-  std::shared_ptr<BackendConnection> c = std::move(*conn);
-  Result<BackendReply> reply = tl::unexpected(Error());
-  if (auto sent = co_await c->send(request); !sent) {
-    reply = tl::unexpected(sent.error());
-  } else {
-    reply = co_await read_replies(*c);
-  }
-  lookups.release(c, !c->broken());
-  if (!reply) co_return tl::unexpected(reply.error());
-  if (reply->error) co_return tl::unexpected(error_of_response(*reply->error));
-  if (reply->rows.empty()) co_return std::nullopt;
+  auto rows = co_await query_as(login, sql);
+  if (!rows) co_return tl::unexpected(rows.error());
+  if (rows->empty()) co_return std::nullopt;
   // (usename, passwd) as PgBouncer's query reads it, or the password alone.
-  std::vector<std::optional<std::string>> row = data_row_values(reply->rows.front());
+  const std::vector<std::optional<std::string>>& row = rows->front();
   if (row.empty() || !row.back()) co_return std::nullopt;
   config::UserConfig found;
   found.name = user;

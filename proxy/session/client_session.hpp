@@ -812,6 +812,19 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// 42501 unless the client's role owns `table` (or is a member of its owner's role), as
   /// PostgreSQL requires for CREATE INDEX and DROP INDEX; asked of the first shard.
   awaitable<std::optional<Error>> check_owner(const std::string& schema, const std::string& table);
+  /// 42501 unless the client's role has PostgreSQL's rights for `function` (nextval, setval,
+  /// currval; a key default is a nextval) of the sequence. Asked of the first shard once per
+  /// session and sequence, again after a GRANT or REVOKE through this instance.
+  awaitable<std::optional<Error>> check_sequence_right(const std::string& schema,
+                                                       const std::string& name,
+                                                       std::string_view function);
+  /// Runs `sql` on the first shard on a connection logged in as `login` (pgrange's own
+  /// questions: auth_query, privileges): its rows, or the error.
+  awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> query_as(
+      const BackendLogin& login, const std::string& sql);
+  BackendLogin internal_login() const;
+  /// The role the client's connections to the first shard log in as.
+  const std::string& shard_role() const;
   /// The shards DDL runs on: every one, or for role DDL one per server (host and port).
   std::vector<int> ddl_shards(const std::vector<sql::StatementInfo>& infos) const;
 
@@ -907,6 +920,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The GRANTs, REVOKEs and changes of owner of the transaction block (its DDL on every
   /// shard): the tables of global indexes follow them once it commits.
   std::vector<sql::StatementInfo> block_privileges_;
+  /// Sequence rights checked (check_sequence_right), with SharedState::privilege_changes then.
+  std::map<std::string, uint64_t> sequence_rights_;
   /// Per shard, the pool of connections logged in as the client's role.
   std::vector<BackendPool*> pools_;
   /// Startup parameters as set_config(…) calls that restore them, by name.

@@ -405,6 +405,32 @@ TEST_F(RolesTest, WrongPasswordsAreRefused) {
   EXPECT_EQ(pq_exec(app.get(), "SELECT count(*) FROM items").at(), "300");
 }
 
+TEST_F(RolesTest, SequencesPgrangeAnswersNeedPostgresRights) {
+  // pgrange hands out a spread table's generated keys from its own cluster-wide sequences: only
+  // to roles PostgreSQL would let call nextval() of the table's sequence.
+  auto app = connected("app", "secret");
+  ASSERT_TRUE(pq_exec(app.get(), "CREATE TABLE events (id bigserial PRIMARY KEY, what text)").ok());
+  ASSERT_TRUE(pq_exec(app.get(), "GRANT SELECT, INSERT ON events TO reader").ok());
+  auto ops = connected("ops", "opspw");
+  ASSERT_TRUE(pq_exec(ops.get(), "ALTER TABLE events SPLIT AT VALUES (1000), (2000)").ok());
+  ASSERT_TRUE(pq_exec(ops.get(), "ALTER TABLE events SCATTER").ok());
+  auto reader = connected("reader", "readpw");
+  SqlResult denied = pq_exec(reader.get(), "INSERT INTO events (what) VALUES ('x') RETURNING id");
+  EXPECT_EQ(denied.sqlstate, "42501") << denied.message;
+  EXPECT_NE(denied.message.find("events_id_seq"), std::string::npos) << denied.message;
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT nextval('events_id_seq')").sqlstate, "42501");
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT setval('events_id_seq', 5000)").sqlstate, "42501");
+  SqlResult mine = pq_exec(app.get(), "INSERT INTO events (what) VALUES ('a') RETURNING id");
+  ASSERT_TRUE(mine.ok()) << mine.message;
+  // Granted: the same session goes on.
+  ASSERT_TRUE(pq_exec(app.get(), "GRANT USAGE ON SEQUENCE events_id_seq TO reader").ok());
+  SqlResult allowed = pq_exec(reader.get(), "INSERT INTO events (what) VALUES ('y') RETURNING id");
+  ASSERT_TRUE(allowed.ok()) << allowed.message;
+  EXPECT_GT(std::stoll(allowed.at()), std::stoll(mine.at()));
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT setval('events_id_seq', 5000)").sqlstate, "42501");
+  EXPECT_EQ(pq_exec(app.get(), "SELECT count(*) FROM events").at(), "2");
+}
+
 TEST_F(RolesTest, TheLogHoldsNoPasswordVerifierOrKey) {
   // Every test above ran with log_level = debug; none of what proves a role may be written.
   std::string log = proxy_->log();
