@@ -419,6 +419,12 @@ TEST_F(RolesTest, SequencesPgrangeAnswersNeedPostgresRights) {
   EXPECT_EQ(denied.sqlstate, "42501") << denied.message;
   EXPECT_NE(denied.message.find("events_id_seq"), std::string::npos) << denied.message;
   EXPECT_EQ(pq_exec(reader.get(), "SELECT nextval('events_id_seq')").sqlstate, "42501");
+  // Inside a transaction block: the block fails as PostgreSQL's would, and the session goes on.
+  ASSERT_TRUE(pq_exec(reader.get(), "BEGIN").ok());
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT count(*) FROM events").at(), "0");
+  EXPECT_EQ(pq_exec(reader.get(), "INSERT INTO events (what) VALUES ('x')").sqlstate, "42501");
+  EXPECT_EQ(pq_exec(reader.get(), "SELECT count(*) FROM events").sqlstate, "25P02");
+  ASSERT_TRUE(pq_exec(reader.get(), "ROLLBACK").ok());
   EXPECT_EQ(pq_exec(reader.get(), "SELECT setval('events_id_seq', 5000)").sqlstate, "42501");
   SqlResult mine = pq_exec(app.get(), "INSERT INTO events (what) VALUES ('a') RETURNING id");
   ASSERT_TRUE(mine.ok()) << mine.message;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "proxy/auth/scram.hpp"
+#include "tests/unit/proxy/scram_exchange.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -168,17 +169,10 @@ TEST(SaslprepTest, MatchesLibpqForEveryRule) {
   PQfinish(conn);
 }
 
-/// A full SCRAM exchange between a ScramClient and a ScramServer; returns the server's error.
+/// A full SCRAM exchange of a client with `password`; the first error.
 Result<void> exchange(const ScramVerifier& verifier, std::string password) {
   ScramClient client(std::move(password));
-  ScramServer server(verifier, "x");
-  auto server_first = server.handle_client_first(client.client_first());
-  if (!server_first) return tl::unexpected(server_first.error());
-  auto client_final = client.handle_server_first(*server_first);
-  if (!client_final) return tl::unexpected(client_final.error());
-  auto server_final = server.handle_client_final(*client_final);
-  if (!server_final) return tl::unexpected(server_final.error());
-  return client.verify_server_final(*server_final);
+  return scram_exchange(client, verifier, "x");
 }
 
 TEST(SaslprepTest, PostgresVerifierAcceptsEitherFormOfThePassword) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "proxy/auth/base64.hpp"
+#include "tests/unit/proxy/scram_exchange.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -245,32 +246,10 @@ TEST(ScramClientTest, ClientWithWrongPasswordIsRejectedByServer) {
 
 // ------------------------------------------------------------------ client <-> server
 
-/// Runs a full exchange; returns the server's error if any.
+/// Runs a full exchange with a client of `password`; returns the first error.
 Result<void> exchange(const ScramVerifier& verifier, std::string password) {
   ScramClient client(std::move(password));
-  ScramServer server(verifier, "alice");
-  const std::string cf = client.client_first();
-  EXPECT_TRUE(cf.starts_with("n,,n=,r="));
-  auto sf = server.handle_client_first(cf);
-  if (!sf) return tl::unexpected(sf.error());
-  auto cfin = client.handle_server_first(*sf);
-  if (!cfin) return tl::unexpected(cfin.error());
-  auto sfin = server.handle_client_final(*cfin);
-  if (!sfin) return tl::unexpected(sfin.error());
-  EXPECT_TRUE(server.authenticated());
-  return client.verify_server_final(*sfin);
-}
-
-/// Runs an exchange of `client` with a server holding `verifier`.
-Result<void> exchange_with(ScramClient& client, const ScramVerifier& verifier) {
-  ScramServer server(verifier, "alice");
-  auto sf = server.handle_client_first(client.client_first());
-  if (!sf) return tl::unexpected(sf.error());
-  auto cfin = client.handle_server_first(*sf);
-  if (!cfin) return tl::unexpected(cfin.error());
-  auto sfin = server.handle_client_final(*cfin);
-  if (!sfin) return tl::unexpected(sfin.error());
-  return client.verify_server_final(*sfin);
+  return scram_exchange(client, verifier);
 }
 
 TEST(ScramExchangeTest, TheClientKeyOfALoginLogsInWhereTheVerifierIsTheSame) {
@@ -289,12 +268,12 @@ TEST(ScramExchangeTest, TheClientKeyOfALoginLogsInWhereTheVerifierIsTheSame) {
   ASSERT_TRUE(key);
 
   ScramClient pass_through(*key, *v);
-  auto ok = exchange_with(pass_through, *v);
+  auto ok = scram_exchange(pass_through, *v);
   EXPECT_TRUE(ok) << ok.error().to_string();
 
   // Another salt (the role's password set again on the shard): refused, saying why.
   ScramClient other_salt(*key, *v);
-  auto bad = exchange_with(other_salt, ScramVerifier::from_password("secret", "another-salt"));
+  auto bad = scram_exchange(other_salt, ScramVerifier::from_password("secret", "another-salt"));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().sqlstate, sqlstate::kInvalidPassword);
   EXPECT_NE(bad.error().message.find("verifier"), std::string::npos);
