@@ -354,7 +354,8 @@ cmd_start() {
   start_proxy
   echo
   echo "Connect with:"
-  echo "  psql \"host=127.0.0.1 port=$PROXY_PORT dbname=app user=app password=secret\""
+  echo "  psql \"host=127.0.0.1 port=$PROXY_PORT dbname=app user=app password=secret\"    (the application)"
+  echo "  psql \"host=127.0.0.1 port=$PROXY_PORT dbname=app user=admin password=secret\"  (SPLIT AT, RELOCATE, …)"
 }
 
 stop_shard() {
