@@ -155,8 +155,8 @@ awaitable<std::optional<Error>> ClientSession::check_sequence_right(const std::s
       internal_login(), "SELECT has_sequence_privilege(" + sql::quote_literal(shard_role()) + ", " +
                             sql::quote_literal(seq) + ", " +
                             sql::quote_literal(std::string(rights)) + ")");
-  if (!rows && (rows.error().sqlstate == sqlstate::kUndefinedTable ||
-                rows.error().sqlstate == "3F000")) {
+  if (!rows &&
+      (rows.error().sqlstate == sqlstate::kUndefinedTable || rows.error().sqlstate == "3F000")) {
     // Not there for other sessions: made in the client's own open transaction, so its own.
     co_return std::nullopt;
   }
