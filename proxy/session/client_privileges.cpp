@@ -24,6 +24,33 @@ bool contains_folded(std::string_view text, std::string_view lower_word) {
   return it != text.end();
 }
 
+/// Whether `text` holds `lower_word` at `at`, in any case.
+bool word_at(std::string_view text, size_t at, std::string_view lower_word) {
+  if (text.size() - at < lower_word.size()) return false;
+  for (size_t i = 0; i < lower_word.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[at + i])) != lower_word[i]) return false;
+  }
+  return true;
+}
+
+/// Whether a statement may name pgrange's objects: an '@' (an index table "t@i"), "pgrange_"
+/// or "disable" in any case. One pass: it runs for every statement of a user without admin.
+bool may_name_internals(std::string_view sql) {
+  for (size_t i = 0; i < sql.size(); ++i) {
+    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+    if (c == '@' || (c == 'p' && word_at(sql, i, "pgrange_")) ||
+        (c == 'd' && word_at(sql, i, "disable"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// A relation's or sequence's name as SQL: quoted, qualified when a schema is given.
+std::string quoted_name(const std::string& schema, const std::string& name) {
+  return (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(name);
+}
+
 /// The text in lower case with each run of white space one blank.
 std::string folded(std::string_view text) {
   std::string out;
@@ -50,10 +77,7 @@ Error refusal(std::string what) {
 std::optional<Error> ClientSession::internal_object_refusal(std::string_view sql) {
   if (admin()) return std::nullopt;
   // Most statements name neither an index table ("t@i") nor pgrange's triggers and functions.
-  bool at = sql.find('@') != std::string_view::npos;
-  bool named = contains_folded(sql, "pgrange_");
-  bool disables = contains_folded(sql, "disable");
-  if (!at && !named && !disables) return std::nullopt;
+  if (!may_name_internals(sql)) return std::nullopt;
   auto view = routing_view();
   if (view == nullptr) return std::nullopt;
   auto analysis = worker_.analyze(sql);
@@ -125,8 +149,7 @@ awaitable<std::optional<Error>> ClientSession::check_owner(const std::string& sc
                                                            const std::string& table) {
   // pgrange's own role makes a global index's table: PostgreSQL's rule for CREATE INDEX and
   // DROP INDEX (the table's owner, or a member of its role) is checked for the client's role.
-  std::string rel =
-      (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(table);
+  std::string rel = quoted_name(schema, table);
   auto rows =
       co_await query_as(internal_login(), "SELECT pg_has_role(" + sql::quote_literal(shard_role()) +
                                               ", relowner, 'USAGE') FROM pg_class WHERE oid = " +
@@ -150,7 +173,7 @@ awaitable<std::optional<Error>> ClientSession::check_sequence_right(const std::s
   if (auto it = sequence_rights_.find(key); it != sequence_rights_.end() && it->second == now) {
     co_return std::nullopt;
   }
-  std::string seq = (schema.empty() ? "" : sql::quote_ident(schema) + ".") + sql::quote_ident(name);
+  std::string seq = quoted_name(schema, name);
   auto rows = co_await query_as(
       internal_login(), "SELECT has_sequence_privilege(" + sql::quote_literal(shard_role()) + ", " +
                             sql::quote_literal(seq) + ", " +

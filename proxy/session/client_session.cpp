@@ -507,7 +507,6 @@ awaitable<bool> ClientSession::login() {
     std::lock_guard lock(shared.user_sessions_mutex);
     int& open = shared.user_sessions[user_];
     if (open >= limit) {
-      if (open == 0) shared.user_sessions.erase(user_);
       send_error(Error::fatal(sqlstate::kTooManyConnections,
                               "too many connections for role \"" + user_ + "\""));
       co_return false;
