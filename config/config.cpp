@@ -172,7 +172,10 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
                             "auth_failure_delay_ms",
                             "auth_query",
                             "auth_user",
-                            "auth_password"});
+                            "auth_password",
+                            "log_format",
+                            "slow_statement_ms",
+                            "http"});
       !ok) {
     return fail(ok.error());
   }
@@ -208,6 +211,15 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
         "error, critical, off");
   }
   cfg.log_level = *level;
+  auto format = get_string(root, "log_format", "", std::string("text"));
+  if (!format) return fail(format.error());
+  if (*format != "text" && *format != "json") {
+    return config_error("configuration key \"log_format\" must be \"text\" or \"json\"");
+  }
+  cfg.log_format = *format;
+  auto slow = get_int(root, "slow_statement_ms", "", 0, 0, 24LL * 3600 * 1000);
+  if (!slow) return fail(slow.error());
+  cfg.slow_statement = std::chrono::milliseconds(*slow);
 
   auto wait = get_int(root, "pool_wait_timeout_ms", "", 10000, 1, 3600 * 1000);
   if (!wait) return fail(wait.error());
@@ -246,6 +258,21 @@ Result<Config> build(const toml::table& root, const std::string& base_dir) {
   auto ranges = parse_ranges(root.get("ranges"));
   if (!ranges) return fail(ranges.error());
   cfg.ranges = *ranges;
+
+  if (const toml::node* http = root.get("http")) {
+    const toml::table* t = http->as_table();
+    if (t == nullptr) return config_error("configuration key \"http\" must be a table");
+    if (auto ok = check_keys(*t, "http", {"listen"}); !ok) return fail(ok.error());
+    auto l = get_string(*t, "listen", "http", std::nullopt);
+    if (!l) return fail(l.error());
+    auto where = parse_listen(*l);
+    if (!where) {
+      return config_error("configuration key \"http.listen\": " + where.error().message);
+    }
+    cfg.http_host = where->first;
+    cfg.http_port = where->second;
+    cfg.http_enabled = true;
+  }
 
   if (const toml::node* md = root.get("metadata")) {
     const toml::table* t = md->as_table();

@@ -110,6 +110,14 @@ struct Config {
   PoolMode pool_mode = PoolMode::kTransaction;
   int workers = 0;  ///< 0 = one per core
   std::string log_level = "info";
+  /// "text" (the default) or "json": one JSON object per log line.
+  std::string log_format = "text";
+  /// Requests that take at least this long are logged with their route (0: none are).
+  std::chrono::milliseconds slow_statement{0};
+  /// [http] listen: the metrics, health and key-space page endpoint (off unless given).
+  bool http_enabled = false;
+  std::string http_host;
+  uint16_t http_port = 0;
   std::chrono::milliseconds pool_wait_timeout{10000};
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds shutdown_timeout{10000};
