@@ -401,7 +401,7 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) ++i;
   std::string head = fold(sql.substr(i, 5));
   if (head.rfind("alter", 0) != 0 && head.rfind("show", 0) != 0 && head != "impor" &&
-      head != "cance") {
+      head != "cance" && head != "reloa" && head != "pause" && head != "resum") {
     return std::nullopt;
   }
 
@@ -409,6 +409,47 @@ Result<std::optional<AdminStatement>> parse_admin_statement(std::string_view sql
   auto toks = scan(sql, owned);
   if (!toks) return std::nullopt;  // PostgreSQL will report the syntax error itself
   Cursor c(*toks, sql);
+  if (c.size() > 0 && c.tok(0).text.front() != '"') {
+    // The console's statements; RELOAD, PAUSE and RESUME are no PostgreSQL statements, and
+    // PostgreSQL has no setting named pools, clients, servers, stats, config or version.
+    static const std::pair<std::string_view, AdminKind> kConsole[] = {
+        {"pools", AdminKind::kShowPools},     {"clients", AdminKind::kShowClients},
+        {"servers", AdminKind::kShowServers}, {"stats", AdminKind::kShowStats},
+        {"config", AdminKind::kShowConfig},   {"version", AdminKind::kShowVersion}};
+    std::string first = fold(c.tok(0).text);
+    if (first == "show" && c.size() > 1 && c.tok(1).text.front() != '"') {
+      std::string what = fold(c.tok(1).text);
+      for (const auto& [word, kind] : kConsole) {
+        if (what != word) continue;
+        c.set_pos(2);
+        if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+        AdminStatement st{};
+        st.kind = kind;
+        return std::optional<AdminStatement>(std::move(st));
+      }
+    }
+    if (first == "reload" || first == "pause" || first == "resume") {
+      AdminStatement st{};
+      st.kind = first == "reload"  ? AdminKind::kReload
+                : first == "pause" ? AdminKind::kPause
+                                   : AdminKind::kResume;
+      c.set_pos(1);
+      if (st.kind != AdminKind::kReload && !c.done()) {
+        if (c.tok(c.pos()).kind == PG_QUERY__TOKEN__SCONST) {
+          auto rows = parse_tuples("(" + std::string(c.tok(c.pos()).text) + ")");
+          if (!rows) return fail(rows.error());
+          st.shard = (*rows)[0][0].text;
+          c.set_pos(c.pos() + 1);
+        } else {
+          auto name = c.name("a shard name");
+          if (!name) return fail(name.error());
+          st.shard = *name;
+        }
+      }
+      if (!c.done()) return syntax("syntax error at or near \"" + c.current() + "\"");
+      return std::optional<AdminStatement>(std::move(st));
+    }
+  }
   if (c.accept("show")) {
     // SHOW RANGES / RANGE / SHARDS / HOT RANGES / JOBS; anything else is PostgreSQL's SHOW.
     if (!(c.is("ranges") || c.is("range") || c.is("shards") || c.is("jobs") || c.is("hot") ||
@@ -542,7 +583,24 @@ bool changes_ranges(AdminKind kind) {
     case AdminKind::kShowJobs:
       return false;
     default:
+      return !console_statement(kind);
+  }
+}
+
+bool console_statement(AdminKind kind) {
+  switch (kind) {
+    case AdminKind::kShowPools:
+    case AdminKind::kShowClients:
+    case AdminKind::kShowServers:
+    case AdminKind::kShowStats:
+    case AdminKind::kShowConfig:
+    case AdminKind::kShowVersion:
+    case AdminKind::kReload:
+    case AdminKind::kPause:
+    case AdminKind::kResume:
       return true;
+    default:
+      return false;
   }
 }
 
@@ -575,6 +633,24 @@ std::string_view admin_statement_name(AdminKind kind) {
       return "ALTER TABLE … COLOCATE WITH";
     case AdminKind::kDrainShard:
       return "ALTER SHARD … DRAIN";
+    case AdminKind::kShowPools:
+      return "SHOW POOLS";
+    case AdminKind::kShowClients:
+      return "SHOW CLIENTS";
+    case AdminKind::kShowServers:
+      return "SHOW SERVERS";
+    case AdminKind::kShowStats:
+      return "SHOW STATS";
+    case AdminKind::kShowConfig:
+      return "SHOW CONFIG";
+    case AdminKind::kShowVersion:
+      return "SHOW VERSION";
+    case AdminKind::kReload:
+      return "RELOAD";
+    case AdminKind::kPause:
+      return "PAUSE";
+    case AdminKind::kResume:
+      return "RESUME";
   }
   return "an admin statement";
 }

@@ -25,6 +25,16 @@ enum class AdminKind {
   kImportTable,      ///< IMPORT TABLE t [FROM SHARD 's']: adopt a table made without pgrange
   kColocate,         ///< ALTER TABLE t COLOCATE WITH u: t's ranges follow u's from now on
   kDrainShard,       ///< ALTER SHARD s DRAIN (every range moves off it), ALTER SHARD s UNDRAIN
+  // The console (PgBouncer's statements, answered by the proxy itself):
+  kShowPools,    ///< SHOW POOLS
+  kShowClients,  ///< SHOW CLIENTS
+  kShowServers,  ///< SHOW SERVERS
+  kShowStats,    ///< SHOW STATS
+  kShowConfig,   ///< SHOW CONFIG
+  kShowVersion,  ///< SHOW VERSION
+  kReload,       ///< RELOAD: read the configuration file again
+  kPause,        ///< PAUSE [shard]: new transactions wait, the shard's connections drain
+  kResume,       ///< RESUME [shard]
 };
 
 /// One value of a VALUES tuple, as written: its literal text, or NULL.
@@ -48,9 +58,9 @@ struct AdminStatement {
   std::optional<std::string> expiration;      ///< WITH EXPIRATION expression text ("NULL" kept)
   int64_t range_id = 0;                       ///< ALTER RANGE id
   std::optional<int64_t> job_id;              ///< SHOW JOB n, CANCEL JOB n
-  std::string shard;                          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's'
-  std::string colocate_with;                  ///< COLOCATE WITH u (as written, qualified or not)
-  bool undrain = false;                       ///< ALTER SHARD s UNDRAIN
+  std::string shard;          ///< RELOCATE TO 'shard', IMPORT … FROM SHARD 's', PAUSE s
+  std::string colocate_with;  ///< COLOCATE WITH u (as written, qualified or not)
+  bool undrain = false;       ///< ALTER SHARD s UNDRAIN
   bool with_details = false;
   bool with_keys = false;
   bool with_indexes = false;
@@ -59,6 +69,10 @@ struct AdminStatement {
 /// Whether a statement of this kind changes the ranges or jobs (SPLIT AT, RELOCATE, IMPORT
 /// TABLE, CANCEL JOB, …): only users with admin = true may run it. The SHOW statements read.
 bool changes_ranges(AdminKind kind);
+
+/// Whether it is one of the console's statements (SHOW POOLS, RELOAD, PAUSE, …): the proxy
+/// answers it from its own state, and only users with admin = true may run it.
+bool console_statement(AdminKind kind);
 
 /// The statement's name as a user writes it ("ALTER TABLE … SPLIT AT"), for messages.
 std::string_view admin_statement_name(AdminKind kind);

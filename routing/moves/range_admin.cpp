@@ -363,6 +363,17 @@ Result<ResultSet> RangeAdmin::execute(const sql::AdminStatement& stmt) {
         return cancel_job(stmt);
       case sql::AdminKind::kDrainShard:
         return drain_shard(stmt);
+      case sql::AdminKind::kShowPools:
+      case sql::AdminKind::kShowClients:
+      case sql::AdminKind::kShowServers:
+      case sql::AdminKind::kShowStats:
+      case sql::AdminKind::kShowConfig:
+      case sql::AdminKind::kShowVersion:
+      case sql::AdminKind::kReload:
+      case sql::AdminKind::kPause:
+      case sql::AdminKind::kResume:
+        // The console's: the proxy answers them from its own state.
+        return admin_error(sqlstate::kInternalError, "a console statement reached the ranges");
     }
   } catch (const pqxx::broken_connection& e) {
     return admin_error(sqlstate::kConnectionFailure,
@@ -415,10 +426,23 @@ Result<ResultSet> RangeAdmin::cancel_job(const sql::AdminStatement& stmt) {
   return rs;
 }
 
+RangeAdmin::ChangeCounts& RangeAdmin::change_counts() {
+  static ChangeCounts counts;
+  return counts;
+}
+
 Result<void> RangeAdmin::apply_changes(const std::vector<RangeChange>& changes) {
   bool any = std::any_of(changes.begin(), changes.end(), [](auto& c) { return !c.no_op; });
   if (!any) return {};
   control_.store().apply_range_changes(changes);
+  for (const RangeChange& c : changes) {
+    if (c.no_op) continue;
+    ChangeCounts& counts = change_counts();
+    auto& n = c.kind == RangeOp::Kind::kSplit   ? counts.splits
+              : c.kind == RangeOp::Kind::kMerge ? counts.merges
+                                                : counts.moves;
+    n.fetch_add(1, std::memory_order_relaxed);
+  }
   control_.reload();
   return {};
 }
@@ -926,6 +950,7 @@ Result<void> RangeAdmin::relocate(uint64_t range_id, const std::string& shard,
     return failed(err);
   }
   copy->switched();
+  change_counts().moves.fetch_add(1, std::memory_order_relaxed);
   control_.fault_point("move_switched");
   ending.status = "succeeded";
   ending.error.clear();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,6 +40,15 @@ class ClusterControl {
 class RangeAdmin {
  public:
   explicit RangeAdmin(ClusterControl& control) : control_(control) {}
+
+  /// The range changes this process applied, by kind, through any RangeAdmin (the control
+  /// thread's, the job runner's, the range manager's); read from any thread (/metrics).
+  struct ChangeCounts {
+    std::atomic<uint64_t> splits{0};
+    std::atomic<uint64_t> merges{0};
+    std::atomic<uint64_t> moves{0};
+  };
+  static ChangeCounts& change_counts();
 
   Result<ResultSet> execute(const sql::AdminStatement& stmt);
 

@@ -212,3 +212,70 @@ TEST(AdminStatement, OnlyTheShowStatementsAreForEveryUser) {
 
 }  // namespace
 }  // namespace pgrange::sql
+
+namespace pgrange::sql {
+namespace {
+
+AdminStatement console(std::string_view sql) {
+  auto r = parse_admin_statement(sql);
+  EXPECT_TRUE(r) << sql << ": " << (r ? "" : r.error().message);
+  EXPECT_TRUE(r && *r) << sql << " was not recognised";
+  return r && *r ? **r : AdminStatement{};
+}
+
+TEST(ConsoleStatement, ShowFormsAreTheConsoles) {
+  EXPECT_EQ(console("SHOW POOLS").kind, AdminKind::kShowPools);
+  EXPECT_EQ(console("show clients;").kind, AdminKind::kShowClients);
+  EXPECT_EQ(console("  SHOW Servers").kind, AdminKind::kShowServers);
+  EXPECT_EQ(console("SHOW STATS").kind, AdminKind::kShowStats);
+  EXPECT_EQ(console("SHOW CONFIG").kind, AdminKind::kShowConfig);
+  EXPECT_EQ(console("SHOW VERSION").kind, AdminKind::kShowVersion);
+  EXPECT_EQ(console("RELOAD").kind, AdminKind::kReload);
+  EXPECT_EQ(console("reload;").kind, AdminKind::kReload);
+}
+
+TEST(ConsoleStatement, PauseAndResumeTakeAShard) {
+  AdminStatement all = console("PAUSE");
+  EXPECT_EQ(all.kind, AdminKind::kPause);
+  EXPECT_EQ(all.shard, "");
+  EXPECT_EQ(console("PAUSE s2").shard, "s2");
+  EXPECT_EQ(console("pause 'Shard One';").shard, "Shard One");
+  AdminStatement resume = console("RESUME s2");
+  EXPECT_EQ(resume.kind, AdminKind::kResume);
+  EXPECT_EQ(resume.shard, "s2");
+  EXPECT_EQ(console("RESUME").shard, "");
+}
+
+TEST(ConsoleStatement, MalformedOnesAreSyntaxErrors) {
+  for (std::string_view sql : {"SHOW POOLS extra", "RELOAD now", "PAUSE s1 s2", "RESUME s1 x"}) {
+    auto r = parse_admin_statement(sql);
+    ASSERT_FALSE(r) << sql;
+    EXPECT_EQ(r.error().sqlstate, "42601") << sql;
+  }
+}
+
+TEST(ConsoleStatement, PostgresSettingsAreNotClaimed) {
+  // SHOW of PostgreSQL's settings, quoted names and other SHOW forms stay PostgreSQL's.
+  for (std::string_view sql : {"SHOW server_version", "SHOW \"pools\"", "SHOW config_file",
+                               "SHOW ALL", "SHOW statement_timeout", "SELECT 'RELOAD'"}) {
+    auto r = parse_admin_statement(sql);
+    ASSERT_TRUE(r) << sql;
+    EXPECT_FALSE(*r) << sql << " was claimed";
+  }
+}
+
+TEST(ConsoleStatement, NeedAdminButChangeNoRanges) {
+  for (AdminKind k : {AdminKind::kShowPools, AdminKind::kShowClients, AdminKind::kShowServers,
+                      AdminKind::kShowStats, AdminKind::kShowConfig, AdminKind::kShowVersion,
+                      AdminKind::kReload, AdminKind::kPause, AdminKind::kResume}) {
+    EXPECT_TRUE(console_statement(k)) << admin_statement_name(k);
+    EXPECT_FALSE(changes_ranges(k)) << admin_statement_name(k);
+  }
+  for (AdminKind k : {AdminKind::kSplitAt, AdminKind::kShowRanges, AdminKind::kCancelJob}) {
+    EXPECT_FALSE(console_statement(k)) << admin_statement_name(k);
+  }
+  EXPECT_EQ(admin_statement_name(AdminKind::kPause), "PAUSE");
+}
+
+}  // namespace
+}  // namespace pgrange::sql
