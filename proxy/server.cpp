@@ -1,18 +1,62 @@
 #include "proxy/server.hpp"
 
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
+#include "common/log_format.hpp"
+#include "config/config_entries.hpp"
 #include "proxy/backend/backend_tls.hpp"
 
 namespace pgrange::proxy {
 
-Server::Server(config::Config config) : signals_(main_io_, SIGTERM, SIGINT) {
+Server::Server(config::Config config, std::string config_path)
+    : signals_(main_io_, SIGTERM, SIGINT), hangup_(main_io_, SIGHUP) {
   shared_.config = std::move(config);
+  shared_.config_path = std::move(config_path);
 }
 
 Server::~Server() {
+  if (http_) http_->stop();
   if (control_) control_->stop();
+}
+
+Result<std::string> Server::reload() {
+  const std::string& path = shared_.config_path;
+  auto refused = [&](const std::string& why) {
+    spdlog::error("RELOAD: {}; the settings in use stay", why);
+    return fail(sqlstate::kConfigFileError, "RELOAD: " + why + "; the settings in use stay");
+  };
+  if (path.empty()) return refused("pgrange was started without a configuration file");
+  auto cfg = config::load_config(path);
+  if (!cfg) return refused(path + ": " + cfg.error().message);
+  if (auto restart = config::restart_only_changes(shared_.config, *cfg); !restart.empty()) {
+    std::string keys;
+    for (const std::string& k : restart) keys += (keys.empty() ? "" : ", ") + k;
+    return refused(path + " changes what only a restart changes (" + keys + ")");
+  }
+  auto settings = make_settings(*cfg);
+  if (!settings) return refused(settings.error().message);
+  std::vector<std::string> changed = config::describe_changes(shared_.settings->config, *cfg);
+  shared_.settings = *settings;
+  spdlog::set_level(spdlog::level::from_str((*settings)->config.log_level));
+  set_log_format((*settings)->config.log_format);
+  for (auto& w : workers_) {
+    asio::post(w->io(), [wp = w.get(), s = *settings] { wp->apply_settings(s); });
+  }
+  std::string what;
+  for (const std::string& k : changed) what += (what.empty() ? "" : ", ") + k;
+  std::string message = changed.empty() ? "RELOAD: " + path + " read again, nothing changed"
+                                        : "RELOAD: " + path + " read again, changed: " + what;
+  spdlog::info("{}", message);
+  return message;
+}
+
+void Server::wait_for_hangup() {
+  hangup_.async_wait([this](error_code ec, int) {
+    if (ec) return;
+    spdlog::info("received SIGHUP: reading the configuration again");
+    (void)reload();  // logged either way
+    wait_for_hangup();
+  });
 }
 
 Result<void> Server::open() {
@@ -46,32 +90,20 @@ Result<void> Server::open() {
     if (!ctx) return fail(ctx.error());
     shared_.shard_tls.push_back(std::move(*ctx));
   }
-  for (const config::UserConfig& u : cfg.users) {
-    if (u.auth != config::AuthMethod::kScramSha256) continue;
-    if (u.password.rfind("SCRAM-SHA-256$", 0) == 0) {
-      auto parsed = ScramVerifier::parse(u.password);
-      if (!parsed) {
-        return fail(sqlstate::kConfigFileError,
-                    "user \"" + u.name + "\": invalid SCRAM-SHA-256 verifier");
-      }
-      shared_.scram_verifiers[u.name] = *parsed;
-    } else {
-      // A random salt per start: nothing derived from the password is predictable.
-      std::string salt(16, '\0');
-      RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), static_cast<int>(salt.size()));
-      shared_.scram_verifiers[u.name] = ScramVerifier::from_password(u.password, salt);
-    }
+  auto settings = make_settings(cfg);
+  if (!settings) return fail(settings.error());
+  shared_.settings = std::move(*settings);
+  for (size_t i = 0; i < cfg.shards.size(); ++i) {
+    shared_.paused.push_back(std::make_unique<std::atomic<bool>>(false));
   }
-  {
-    std::string salt(16, '\0');
-    RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), static_cast<int>(salt.size()));
-    shared_.unknown_user_verifier = ScramVerifier::from_password("", salt);
-  }
+  shared_.main_io = &main_io_;
+  shared_.reload = [this] { return reload(); };
   control_ = std::make_unique<ControlPlane>(shared_.config);
   if (auto started = control_->start(); !started) return started;
   shared_.control = control_.get();
   for (int i = 0; i < cfg.effective_workers(); ++i) {
     workers_.push_back(std::make_unique<Worker>(shared_, i));
+    shared_.workers.push_back(workers_.back().get());
   }
   error_code ec;
   auto addr = asio::ip::make_address(cfg.listen_host, ec);
@@ -95,6 +127,10 @@ Result<void> Server::open() {
                                                 ec.message());
   }
   port_ = acceptor_->local_endpoint().port();
+  if (cfg.http_enabled) {
+    http_ = std::make_unique<HttpEndpoint>(shared_);
+    if (auto ok = http_->open(cfg.http_host, cfg.http_port); !ok) return ok;
+  }
   return {};
 }
 
@@ -151,7 +187,9 @@ int Server::run() {
       shutdown();
     }
   });
+  wait_for_hangup();
   accept_next();
+  if (http_) http_->start();
   std::vector<std::thread> threads;
   for (auto& w : workers_) {
     threads.emplace_back([wp = w.get()] {
@@ -165,6 +203,7 @@ int Server::run() {
       shared_.config.pool_mode == config::PoolMode::kTransaction ? "transaction" : "session");
   main_io_.run();
   for (auto& t : threads) t.join();
+  if (http_) http_->stop();
   if (control_) control_->stop();
   spdlog::info("pgrange stopped ({} pins, {} two-phase commits during its run)",
                shared_.pins.load(), control_ ? control_->two_phase_commits() : 0);

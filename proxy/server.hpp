@@ -8,6 +8,7 @@
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
 #include "proxy/control/control_plane.hpp"
+#include "proxy/observe/http_endpoint.hpp"
 #include "proxy/worker.hpp"
 
 namespace pgrange::proxy {
@@ -16,7 +17,8 @@ namespace pgrange::proxy {
 /// on SIGTERM/SIGINT (stop accepting, let sessions finish their transactions, then exit).
 class Server {
  public:
-  explicit Server(config::Config config);
+  /// `config_path`: the file `config` came from (RELOAD and SIGHUP read it again; "" none).
+  Server(config::Config config, std::string config_path);
   ~Server();
 
   /// Binds the listening socket and sets up TLS; errors are start-up errors.
@@ -25,10 +27,16 @@ class Server {
   int run();
   /// Starts a graceful shutdown (thread-safe).
   void shutdown();
+  /// Reads the configuration file again and applies what changed (main thread): users, pool
+  /// sizes, timeouts, log level and format. A file that does not load, or that changes what
+  /// only a restart changes (shards, listen, workers, TLS, …), changes nothing: the error says
+  /// why. Returns what changed.
+  Result<std::string> reload();
   uint16_t port() const { return port_; }
 
  private:
   void accept_next();
+  void wait_for_hangup();
 
   SharedState shared_;
   std::unique_ptr<ControlPlane> control_;
@@ -36,6 +44,8 @@ class Server {
   asio::io_context main_io_;
   std::unique_ptr<tcp::acceptor> acceptor_;
   asio::signal_set signals_;
+  asio::signal_set hangup_;
+  std::unique_ptr<HttpEndpoint> http_;
   size_t next_worker_ = 0;
   uint16_t port_ = 0;
 };

@@ -10,23 +10,36 @@
 namespace pgrange::proxy {
 
 Worker::Worker(SharedState& shared, int index)
-    : shared_(shared), index_(index), pools_(shared.config.shards.size()) {
+    : shared_(shared),
+      index_(index),
+      settings_(shared.settings),
+      stats_(shared.config.shards.size()),
+      pools_(shared.config.shards.size()) {
   hand_over_load();
 }
+
+namespace {
+
+/// A worker's share of a shard's pool_size (which is per shard and role for the process).
+int pool_share(const config::Config& cfg, size_t shard) {
+  int workers = cfg.effective_workers();
+  return (cfg.shards[shard].pool_size + workers - 1) / workers;
+}
+
+}  // namespace
 
 BackendPool& Worker::pool(size_t shard, const BackendLogin& login) {
   auto& by_login = pools_[shard];
   std::string key = login.pool_key();
   auto it = by_login.find(key);
   if (it != by_login.end()) return *it->second;
-  const config::Config& cfg = shared_.config;
-  const config::ShardConfig& s = cfg.shards[shard];
-  // pool_size is per shard and role for the whole process; each worker owns its share.
-  int workers = cfg.effective_workers();
-  int share = (s.pool_size + workers - 1) / workers;
-  auto made =
-      std::make_unique<BackendPool>(io_, s, static_cast<int>(shard), shared_.shard_tls[shard].get(),
-                                    login, share, cfg.pool_wait_timeout, cfg.connect_timeout);
+  // The shard as pgrange started with it (RELOAD changes no shard but its pool_size).
+  const config::ShardConfig& s = shared_.config.shards[shard];
+  const config::Config& cfg = config();
+  auto made = std::make_unique<BackendPool>(
+      io_, s, static_cast<int>(shard), shared_.shard_tls[shard].get(), login,
+      pool_share(cfg, shard), cfg.pool_wait_timeout, cfg.connect_timeout, &stats_.shard(shard),
+      shard < shared_.paused.size() ? shared_.paused[shard].get() : nullptr);
   if (shared_.draining) made->close_idle();
   return *by_login.emplace(std::move(key), std::move(made)).first->second;
 }
@@ -161,6 +174,70 @@ void Worker::start_session(tcp::socket socket) {
         }
       });
   if (shared_.draining) session->drain();
+}
+
+void Worker::apply_settings(std::shared_ptr<const Settings> settings) {
+  settings_ = std::move(settings);
+  const config::Config& cfg = config();
+  for (size_t shard = 0; shard < pools_.size(); ++shard) {
+    for (auto& [key, p] : pools_[shard]) {
+      p->set_limits(pool_share(cfg, shard), cfg.pool_wait_timeout, cfg.connect_timeout);
+    }
+  }
+}
+
+void Worker::drop_idle(size_t shard) {
+  if (shard >= pools_.size()) return;
+  for (auto& [key, p] : pools_[shard]) p->drop_idle();
+}
+
+WorkerSnapshot Worker::snapshot() {
+  WorkerSnapshot snap;
+  for (auto& w : sessions_) {
+    if (auto s = w.lock()) {
+      snap.clients.push_back(s->describe());
+      snap.clients.back().worker = index_;
+    }
+  }
+  for (size_t shard = 0; shard < pools_.size(); ++shard) {
+    for (auto& [key, p] : pools_[shard]) {
+      PoolRow row;
+      row.shard = p->shard().name;
+      row.database = p->shard().dbname;
+      row.user = p->login().user;
+      row.cl_waiting = static_cast<int>(p->waiting_count());
+      row.sv_idle = static_cast<int>(p->idle_count());
+      row.pool_size = config().shards[shard].pool_size;  // configured: per process
+      row.maxwait = p->longest_wait();
+      row.paused = shard < shared_.paused.size() && shared_.paused[shard]->load();
+      for (const auto& conn : p->connections()) {
+        ServerRow sv;
+        sv.worker = index_;
+        sv.shard = row.shard;
+        sv.user = row.user;
+        sv.database = row.database;
+        sv.state = conn->idle ? "idle" : "active";
+        if (!conn->idle) ++row.sv_active;
+        error_code ec;
+        auto remote = conn->socket().remote_endpoint(ec);
+        if (!ec) {
+          sv.addr = remote.address().to_string();
+          sv.port = remote.port();
+        }
+        auto local = conn->socket().local_endpoint(ec);
+        if (!ec) {
+          sv.local_addr = local.address().to_string();
+          sv.local_port = local.port();
+        }
+        sv.connect_time = conn->connected_at;
+        sv.remote_pid = conn->pid();
+        sv.tls = conn->tls();
+        snap.servers.push_back(std::move(sv));
+      }
+      snap.pools.push_back(std::move(row));
+    }
+  }
+  return snap;
 }
 
 void Worker::drain() {

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -13,6 +15,9 @@
 #include "proxy/auth/scram.hpp"
 #include "proxy/backend/backend_pool.hpp"
 #include "proxy/backend/cancel_registry.hpp"
+#include "proxy/observe/proxy_snapshot.hpp"
+#include "proxy/observe/worker_stats.hpp"
+#include "proxy/settings.hpp"
 #include "routing/meta/cluster_view.hpp"
 #include "routing/plan/router.hpp"
 #include "routing/ranges/range_activity.hpp"
@@ -25,9 +30,29 @@ namespace pgrange::proxy {
 class ClientSession;
 class ControlPlane;
 
+class Worker;
+
 /// State shared by every worker: configuration, TLS context, cancel keys, shutdown flag.
 struct SharedState {
+  /// The configuration pgrange started with: what RELOAD cannot change (shards, listen
+  /// address, metadata store, TLS, workers) is read from here; the rest from `settings`.
   config::Config config;
+  /// The settings of the last load (start or RELOAD); workers hold their own copy of the
+  /// pointer, swapped in on their thread. Written by the main thread only.
+  std::shared_ptr<const Settings> settings;
+  /// The configuration file (RELOAD reads it again).
+  std::string config_path;
+  /// Every worker (SHOW POOLS / CLIENTS / SERVERS and /metrics ask each for its part).
+  std::vector<Worker*> workers;
+  /// The main thread's io_context: RELOAD runs there.
+  asio::io_context* main_io = nullptr;
+  /// Reads the configuration file again and applies it (on main_io's thread); says what
+  /// changed, or why nothing did.
+  std::function<Result<std::string>()> reload;
+  /// Per shard: PAUSEd (new transactions wait, released connections close) until RESUME.
+  std::vector<std::unique_ptr<std::atomic<bool>>> paused;
+  /// When the process started (SHOW STATS, /metrics).
+  std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
   std::unique_ptr<asio::ssl::context> tls;
   /// Per shard, the TLS context of pgrange's pooled connections to it (nullptr: sslmode
   /// disable or allow, no TLS).
@@ -38,15 +63,10 @@ struct SharedState {
   /// Logged-in sessions per user (for [[user]] max_connections).
   std::mutex user_sessions_mutex;
   std::unordered_map<std::string, int> user_sessions;
-  std::atomic<uint64_t> pins{0};
+  std::atomic<uint64_t> pins{0};  ///< how many times a client was pinned to its backend
   /// How many GRANTs, REVOKEs and changes of owner went through this instance (sessions check
   /// privileges they cached again after one).
-  std::atomic<uint64_t> privilege_changes{
-      0};  ///< how many times a client was pinned to its backend
-  /// SCRAM verifiers of the configured users, derived once at start-up (PBKDF2 is slow on
-  /// purpose: deriving per login would cost ~25,000 instructions × 4096 per connection).
-  std::unordered_map<std::string, ScramVerifier> scram_verifiers;
-  ScramVerifier unknown_user_verifier;
+  std::atomic<uint64_t> privilege_changes{0};
   /// The catalog, range map and metadata store (nullptr only in tests of the bare pooler).
   ControlPlane* control = nullptr;
 };
@@ -59,7 +79,20 @@ class Worker {
 
   asio::io_context& io() { return io_; }
   SharedState& shared() { return shared_; }
-  const config::Config& config() const { return shared_.config; }
+  /// The settings of the last load this worker took (start or RELOAD).
+  const config::Config& config() const { return settings_->config; }
+  const std::shared_ptr<const Settings>& settings() const { return settings_; }
+  /// Takes new settings (on this worker's thread): later sessions log in with them, the pools
+  /// take their new sizes and timeouts at once.
+  void apply_settings(std::shared_ptr<const Settings> settings);
+  int index() const { return index_; }
+  /// This worker's counters (written on its thread, read from any).
+  WorkerStats& stats() { return stats_; }
+  /// Its clients, pools and server connections, as SHOW CLIENTS / POOLS / SERVERS list them
+  /// (on this worker's thread).
+  WorkerSnapshot snapshot();
+  /// PAUSE: closes the idle connections of the shard's pools (on this worker's thread).
+  void drop_idle(size_t shard);
   /// The pool of connections to `shard` logged in as `login`, made on first use (kept while
   /// the worker runs: pools are per shard and role, as PgBouncer's per database and user).
   BackendPool& pool(size_t shard, const BackendLogin& login);
@@ -97,6 +130,8 @@ class Worker {
  private:
   SharedState& shared_;
   int index_;
+  std::shared_ptr<const Settings> settings_;
+  WorkerStats stats_;
   asio::io_context io_{1};  // one thread runs it: lets Asio skip cross-thread wake-ups
   /// Per shard: the pools by login (BackendLogin::pool_key).
   std::vector<std::unordered_map<std::string, std::unique_ptr<BackendPool>>> pools_;

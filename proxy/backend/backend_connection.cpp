@@ -143,6 +143,11 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
       type = fr.frame.type;
       body.assign(fr.frame.body);
       in_.consume(fr.frame.total_size);
+      if (type == 'Z') {
+        count_ready(body.empty() ? 'I' : body[0]);
+      } else if (type == 'E') {
+        count_error();
+      }
       co_return Result<void>{};
     }
     char* p = in_.prepare(16384);

@@ -13,6 +13,7 @@
 #include "config/config.hpp"
 #include "proxy/asio.hpp"
 #include "proxy/backend/backend_login.hpp"
+#include "proxy/observe/worker_stats.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 
 namespace pgrange::proxy {
@@ -85,6 +86,22 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
 
   /// When the connection last went back to its pool.
   std::chrono::steady_clock::time_point idle_since;
+  /// In its pool's idle list (SHOW SERVERS).
+  bool idle = false;
+  /// When it was opened (SHOW SERVERS).
+  std::chrono::system_clock::time_point connected_at = std::chrono::system_clock::now();
+
+  /// Where its worker counts the shard's answers (nullptr: not counted).
+  void set_counters(ShardCounters* counters) { counters_ = counters; }
+  /// Counts a ReadyForQuery (its transaction status) or an ErrorResponse the shard sent.
+  void count_ready(char status) {
+    if (counters_ == nullptr) return;
+    counters_->requests.add();
+    if (status == 'I') counters_->transactions.add();
+  }
+  void count_error() {
+    if (counters_ != nullptr) counters_->errors.add();
+  }
 
  private:
   awaitable<Result<void>> startup(const BackendLogin& login);
@@ -104,6 +121,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::map<std::string, std::string> settings_;
   std::unordered_set<std::string> prepared_;
   std::vector<std::pair<uint64_t, std::string>> index_notes_;
+  ShardCounters* counters_ = nullptr;
 };
 
 /// Whether a NoticeResponse body is an index note (its SQLSTATE field is PGRIX).

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -20,9 +21,12 @@ namespace pgrange::proxy {
 class BackendPool {
  public:
   /// `tls`: the shard's TLS context (nullptr: none); it outlives the pool.
+  /// `counters`: where its worker counts waits and connects; `paused`: set while the shard is
+  /// PAUSEd (acquires wait, released connections close); either may be nullptr.
   BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
               asio::ssl::context* tls, BackendLogin login, int max_size,
-              std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout);
+              std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout,
+              ShardCounters* counters = nullptr, const std::atomic<bool>* paused = nullptr);
 
   /// A connection ready for a transaction: an idle one, a new one, or the next one released.
   /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
@@ -37,6 +41,18 @@ class BackendPool {
 
   /// Closes idle connections and makes new acquires fail (shutdown).
   void close_idle();
+  /// Closes the idle connections only (PAUSE: the shard's connections drain).
+  void drop_idle();
+  /// New limits after a RELOAD: past a smaller size, connections close as they come back.
+  void set_limits(int max_size, std::chrono::milliseconds wait_timeout,
+                  std::chrono::milliseconds connect_timeout);
+
+  /// Every open connection of the pool, idle or in use (SHOW SERVERS).
+  std::vector<std::shared_ptr<BackendConnection>> connections();
+  /// Clients waiting for a connection, and the longest wait so far.
+  size_t waiting_count() const { return waiters_.size() + paused_waiters_; }
+  std::chrono::microseconds longest_wait() const;
+  int max_size() const { return max_size_; }
 
   /// The shard database's collation (datcollate), once a merge of text asked for it.
   std::optional<std::string>& collation() { return collation_; }
@@ -50,12 +66,16 @@ class BackendPool {
   struct Waiter {
     explicit Waiter(asio::io_context& io) : timer(io) {}
     asio::steady_timer timer;
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
     std::shared_ptr<BackendConnection> conn;
     bool slot = false;  ///< granted the right to open a new connection
   };
 
   static bool still_open(BackendConnection& conn);
   void hand_off_slot();
+  bool paused() const { return paused_ != nullptr && paused_->load(std::memory_order_relaxed); }
+  /// Waits while the shard is paused; false when the wait timed out.
+  awaitable<bool> wait_out_pause();
 
   asio::io_context& io_;
   const config::ShardConfig& shard_;
@@ -70,6 +90,12 @@ class BackendPool {
   std::deque<std::shared_ptr<BackendConnection>> idle_;
   std::deque<std::shared_ptr<Waiter>> waiters_;
   std::optional<std::string> collation_;
+  ShardCounters* counters_;
+  const std::atomic<bool>* paused_;
+  size_t paused_waiters_ = 0;
+  std::chrono::steady_clock::time_point oldest_paused_wait_{};
+  /// Every connection opened, for SHOW SERVERS (expired entries pruned as it is read).
+  std::vector<std::weak_ptr<BackendConnection>> opened_;
 };
 
 }  // namespace pgrange::proxy

@@ -171,9 +171,11 @@ void ControlPlane::schedule_housekeeping() {
       for (size_t i = 0; i < config_.shards.size(); ++i) {
         shards.emplace_back(config_.shards[i].name, shard_dsn_of(config_, i));
       }
-      routing::recover_prepared(
+      auto report = routing::recover_prepared(
           *store_, shards, instance_id_, [this](const std::string& gid) { return in_flight(gid); },
           std::chrono::seconds(10));
+      recovered_.fetch_add(static_cast<uint64_t>(report.committed + report.rolled_back),
+                           std::memory_order_relaxed);
     } catch (const std::exception& e) {
       spdlog::warn("metadata housekeeping: {}", e.what());
     }

@@ -39,6 +39,8 @@ class ControlPlane : public routing::ClusterControl {
   /// Starts the control thread and opens (creates, migrates) the metadata store; an unreachable
   /// store is retried every second, and view() is nullptr until it opens.
   Result<void> start();
+  /// The metadata store's connection string (/healthz connects to it).
+  const std::string& store_dsn() const { return metadata_dsn_; }
   /// Why the metadata store could not be opened (while view() is nullptr).
   std::string unavailable_reason() const;
   void stop();
@@ -146,6 +148,12 @@ class ControlPlane : public routing::ClusterControl {
   std::string begin_distributed();
   /// How many two-phase commits this process began.
   uint64_t two_phase_commits() const { return next_transaction_.load() - 1; }
+  /// How many prepared transactions recovery finished (committed or rolled back).
+  uint64_t recovered_transactions() const { return recovered_.load(std::memory_order_relaxed); }
+  /// The range changes this process applied (splits, merges, moves).
+  const routing::RangeAdmin::ChangeCounts& range_changes() const {
+    return routing::RangeAdmin::change_counts();
+  }
   void end_distributed(const std::string& gid);
   bool in_flight(const std::string& gid) const;
   /// Records the decision to commit `gid` in the metadata store; returns the decision that
@@ -238,6 +246,7 @@ class ControlPlane : public routing::ClusterControl {
   std::atomic<int64_t> published_version_{-1};
   routing::RangeActivity activity_;
   std::unique_ptr<routing::RangeAdmin> admin_;
+  std::atomic<uint64_t> recovered_{0};
   std::unique_ptr<JobRunner> jobs_;
   asio::io_context io_{1};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;

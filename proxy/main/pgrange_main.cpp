@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "common/log_format.hpp"
 #include "config/config.hpp"
 #include "proxy/server.hpp"
 
@@ -12,7 +13,7 @@ namespace {
 constexpr const char* kUsage =
     R"(pgrange — a PostgreSQL-wire proxy that range-partitions tables over shards
 
-Usage: pgrange --config FILE [--log-level LEVEL]
+Usage: pgrange --config FILE [--log-level LEVEL]   (SIGHUP or RELOAD reads FILE again)
        pgrange --check-config FILE
        pgrange --help | --version
 
@@ -62,8 +63,8 @@ int main(int argc, char** argv) {
   }
   if (!log_level.empty()) cfg->log_level = log_level;
   spdlog::set_level(spdlog::level::from_str(cfg->log_level));
-  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e [%l] %v");
-  pgrange::proxy::Server server(std::move(*cfg));
+  pgrange::set_log_format(cfg->log_format);
+  pgrange::proxy::Server server(std::move(*cfg), config_path);
   auto opened = server.open();
   if (!opened) {
     std::cerr << "pgrange: " << opened.error().message << "\n";

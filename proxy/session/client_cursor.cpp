@@ -555,8 +555,8 @@ exec::MergeTreeOptions ClientSession::cursor_tree_options(
   exec::MergeTreeOptions options;
   options.client_formats = std::move(client_formats);
   options.exact_floats = floats_exact();
-  options.memory_limit = static_cast<size_t>(worker_.config().query_memory);
-  options.temp_directory = worker_.config().temp_directory;
+  options.memory_limit = static_cast<size_t>(config().query_memory);
+  options.temp_directory = config().temp_directory;
   return options;
 }
 

@@ -49,8 +49,8 @@ exec::GatherContext ClientSession::gather_context(ExtendedMerge* ext, std::strin
   ctx.other = [&out](char type, const std::string& b) {
     MessageWriter(out).begin(type).bytes(b).end();
   };
-  ctx.memory_limit = static_cast<size_t>(worker_.config().query_memory);
-  ctx.temp_directory = worker_.config().temp_directory;
+  ctx.memory_limit = static_cast<size_t>(config().query_memory);
+  ctx.temp_directory = config().temp_directory;
   if (sink != GatherSink::kInputs) {
     ctx.merge =
         [this, ext, &out](

@@ -146,7 +146,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
 
   // The query's answer, as the client would get it (text): held in pgrange until its rows are
   // written, so read only up to query_memory's bytes.
-  const uint64_t memory = worker_.config().query_memory;
+  const uint64_t memory = config().query_memory;
   const AnswerCap cap{
       memory, query_memory_exceeded("the rows of this INSERT … SELECT", memory,
                                     "pgrange holds the rows of its query until it writes them, "

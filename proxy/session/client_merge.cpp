@@ -271,8 +271,8 @@ exec::ShardSession ClientSession::shard_session(std::string& buf) {
     MessageWriter(buf).begin(type).bytes(body).end();
   };
   s.exact_floats = floats_exact();
-  s.query_memory = static_cast<size_t>(worker_.config().query_memory);
-  s.temp_directory = worker_.config().temp_directory;
+  s.query_memory = static_cast<size_t>(config().query_memory);
+  s.temp_directory = config().temp_directory;
   return s;
 }
 

@@ -324,7 +324,7 @@ awaitable<Result<std::string>> ClientSession::rows_written_in(std::string_view a
   std::vector<routing::ResultField> fields;
   std::vector<std::vector<std::optional<std::string>>> rows;
   size_t bytes = 0;
-  const auto memory = static_cast<size_t>(worker_.config().query_memory);
+  const auto memory = static_cast<size_t>(config().query_memory);
   for (std::string_view rest = answer;;) {
     FrameResult fr = read_typed_frame(rest, rest.size());
     if (fr.status != FrameStatus::kReady) break;

@@ -194,8 +194,8 @@ awaitable<std::optional<Error>> ClientSession::check_sequence_right(const std::s
 
 BackendLogin ClientSession::internal_login() const {
   BackendLogin login;
-  login.user = worker_.config().internal_user;
-  login.password = worker_.config().internal_password;
+  login.user = config().internal_user;
+  login.password = config().internal_password;
   return login;
 }
 

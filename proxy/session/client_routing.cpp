@@ -27,8 +27,9 @@ namespace {
 /// Words that start a statement pgrange must look at even when it has no tables yet.
 bool needs_analysis(const std::string& kw, bool several_shards) {
   // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
-  static constexpr std::array<std::string_view, 9> kDdl = {
-      "alter", "show", "create", "drop", "truncate", "vacuum", "analyze", "import", "cancel"};
+  static constexpr std::array<std::string_view, 12> kDdl = {
+      "alter",   "show",   "create", "drop",   "truncate", "vacuum",
+      "analyze", "import", "cancel", "reload", "pause",    "resume"};
   for (auto w : kDdl) {
     if (kw == w) return true;
   }
@@ -132,7 +133,8 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     if (*analysis && touches_temp(**analysis)) return plan_temp(type, analysis, nullptr);
   }
   if (view->tables().empty() && !needs_analysis(kw, several)) return {};
-  if (kw == "alter" || kw == "show" || kw == "import" || kw == "cancel") {
+  if (kw == "alter" || kw == "show" || kw == "import" || kw == "cancel" || kw == "reload" ||
+      kw == "pause" || kw == "resume") {
     auto admin = sql::parse_admin_statement(sql);
     if (!admin) {
       Plan p;
@@ -506,6 +508,7 @@ std::shared_ptr<const routing::TableSizes> ClientSession::table_sizes() const {
 }
 
 bool ClientSession::refuse(char type, const Error& e, std::string& out) {
+  route_kind_ = RouteKind::kRefused;
   if (coord_) {
     // In a transaction over several shards an error aborts it, as PostgreSQL's would.
     coord_->failed = true;
@@ -598,7 +601,10 @@ bool ClientSession::runs_as_ddl(std::string_view sql) {
 
 bool ClientSession::admin_text(std::string_view sql) {
   std::string kw = sql::leading_keyword(sql);
-  if (kw != "alter" && kw != "show" && kw != "import" && kw != "cancel") return false;
+  if (kw != "alter" && kw != "show" && kw != "import" && kw != "cancel" && kw != "reload" &&
+      kw != "pause" && kw != "resume") {
+    return false;
+  }
   auto admin = sql::parse_admin_statement(sql);
   return !admin || *admin;  // a malformed one is refused as the Query's is
 }
@@ -834,6 +840,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
   }
   p = plan();
   if (p.kind == Plan::Kind::kWait) p = co_await wait_out_moves(std::move(p), plan);
+  note_route(p, type == 'B' && config().slow_statement.count() > 0 ? bound_text(body) : text);
   if (type == 'P') parse_analysis_ = p.analysis;
   if (type == 'P' && as_query_parse_) {
     // An INSERT … SELECT pgrange runs at its Execute: no shard gets its Parse.
@@ -1011,7 +1018,9 @@ std::optional<Error> ClientSession::send_result(const routing::ResultSet& rs, st
     return formats.empty() ? 0 : formats[formats.size() == 1 ? 0 : c];
   };
   const size_t start = out.size();
-  if (describe) {
+  if (describe && n == 0) {
+    MessageWriter(out).begin('n').end();  // a command without rows (RELOAD, CANCEL JOB): NoData
+  } else if (describe) {
     MessageWriter w(out);
     w.begin('T').i16(static_cast<int16_t>(n));
     for (size_t c = 0; c < n; ++c) {
@@ -1063,7 +1072,7 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, Extend
       co_return true;
     }
   }
-  if (sql::changes_ranges(stmt.kind) && !admin()) {
+  if ((sql::changes_ranges(stmt.kind) || sql::console_statement(stmt.kind)) && !admin()) {
     write_error(
         out, Error::make(sqlstate::kInsufficientPrivilege,
                          "permission denied: " + std::string(sql::admin_statement_name(stmt.kind)) +
@@ -1077,7 +1086,10 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, Extend
     return cp->execute_admin(stmt);
   };
   Result<routing::ResultSet> result;
-  if (JobRunner::runs(stmt.kind)) {
+  std::string notice;
+  if (sql::console_statement(stmt.kind)) {
+    result = co_await run_console(stmt, notice);
+  } else if (JobRunner::runs(stmt.kind)) {
     // Moves run on the job runner's thread: a long one holds up no other session.
     std::function<Result<routing::ResultSet>()> job = [cp, &stmt]() {
       return cp->jobs().execute(stmt);
@@ -1087,9 +1099,11 @@ awaitable<bool> ClientSession::run_admin(const sql::AdminStatement& stmt, Extend
     result = co_await cp->call<Result<routing::ResultSet>>(std::move(task));
   }
   std::optional<Error> error;
+  if (!notice.empty()) write_notice(out, notice);
   if (result) {
     // Through the extended protocol its columns come only when the portal was described.
-    error = send_result(*result, out, ext == nullptr || ext->describe, formats);
+    error = send_result(*result, out, ext == nullptr ? !result->columns.empty() : ext->describe,
+                        formats);
   } else {
     error = result.error();
   }
@@ -1148,7 +1162,7 @@ std::vector<int> ClientSession::ddl_shards(const std::vector<sql::StatementInfo>
   std::vector<int> shards;
   std::set<std::pair<std::string, std::string>> servers;
   for (size_t i = 0; i < worker_.pool_count(); ++i) {
-    const config::ShardConfig& s = worker_.config().shards[i];
+    const config::ShardConfig& s = config().shards[i];
     // Roles are the server's: shards that are databases of one server share them.
     if (roles && !servers.emplace(s.host, s.port).second) continue;
     shards.push_back(static_cast<int>(i));

@@ -86,6 +86,7 @@ std::string lower(std::string_view s) {
 
 ClientSession::ClientSession(Worker& worker, tcp::socket socket)
     : worker_(worker),
+      settings_(worker.settings()),
       channel_(std::move(socket)),
       transaction_pooling_(worker.config().pool_mode == config::PoolMode::kTransaction),
       cancel_target_(std::make_shared<CancelTarget>()),
@@ -139,7 +140,7 @@ awaitable<void> ClientSession::run() {
   std::string failure;
   // A login that stops half-way is closed after authentication_timeout, as PostgreSQL does:
   // half-open logins cannot pile up.
-  login_timer_.emplace(worker_.io(), worker_.config().authentication_timeout);
+  login_timer_.emplace(worker_.io(), config().authentication_timeout);
   login_timer_->async_wait([self](const error_code& ec) {
     if (ec) return;
     spdlog::info("closing a connection: its login took longer than authentication_timeout");
@@ -267,8 +268,8 @@ awaitable<bool> ClientSession::startup() {
           if (k.shard_index < 0 || static_cast<size_t>(k.shard_index) >= worker_.pool_count()) {
             continue;
           }
-          co_await send_cancel_request(worker_.config().shards[static_cast<size_t>(k.shard_index)],
-                                       k.pid, k.secret);
+          co_await send_cancel_request(config().shards[static_cast<size_t>(k.shard_index)], k.pid,
+                                       k.secret);
         }
       }
       co_return false;  // the protocol closes a cancel connection without a reply
@@ -286,6 +287,7 @@ awaitable<bool> ClientSession::startup() {
         send_error(Error::fatal(sqlstate::kProtocolViolation, "invalid startup packet layout"));
         co_return false;
       }
+      if (k == "application_name") application_name_ = v;  // SHOW CLIENTS
       if (k == "user") {
         user_ = v;
       } else if (k == "database") {
@@ -316,16 +318,16 @@ awaitable<bool> ClientSession::startup() {
     }
     if (database_.empty()) database_ = user_;
     for (const auto& [name, call] : startup_calls_) startup_settings_[name] = "SELECT " + call;
-    if (worker_.config().tls && worker_.config().tls->required && !channel_.tls()) {
+    if (config().tls && config().tls->required && !channel_.tls()) {
       send_error(Error::fatal(sqlstate::kInvalidAuthorization,
                               "pgrange accepts TLS connections only (connect with sslmode=require "
                               "or stronger)"));
       co_return false;
     }
-    if (worker_.shared().sessions.load() > worker_.config().max_client_conn) {
+    if (worker_.shared().sessions.load() > config().max_client_conn) {
       send_error(Error::fatal(sqlstate::kTooManyConnections,
                               "sorry, too many clients already (max_client_conn " +
-                                  std::to_string(worker_.config().max_client_conn) + ")"));
+                                  std::to_string(config().max_client_conn) + ")"));
       co_return false;
     }
     co_return co_await authenticate(user_);
@@ -334,8 +336,9 @@ awaitable<bool> ClientSession::startup() {
 
 awaitable<bool> ClientSession::refuse_login(const std::string& user) {
   spdlog::info("authentication failed for user \"{}\"", user);
+  worker_.stats().login_failures().add();
   // Slowed down so that passwords cannot be guessed at wire speed; other sessions go on.
-  asio::steady_timer delay(worker_.io(), worker_.config().auth_failure_delay);
+  asio::steady_timer delay(worker_.io(), config().auth_failure_delay);
   error_code ec;
   co_await delay.async_wait(no_throw(ec));
   send_error(Error::fatal(sqlstate::kInvalidPassword,
@@ -345,7 +348,7 @@ awaitable<bool> ClientSession::refuse_login(const std::string& user) {
 
 awaitable<Result<std::optional<config::UserConfig>>> ClientSession::look_up_user(
     const std::string& user) {
-  const config::Config& cfg = worker_.config();
+  const config::Config& cfg = config();
   BackendLogin login;
   login.user = cfg.auth_user;
   login.password = cfg.auth_password;
@@ -374,8 +377,8 @@ awaitable<Result<std::optional<config::UserConfig>>> ClientSession::look_up_user
 }
 
 awaitable<bool> ClientSession::authenticate(const std::string& user) {
-  const config::UserConfig* u = worker_.config().find_user(user);
-  if (u == nullptr && !worker_.config().auth_query.empty()) {
+  const config::UserConfig* u = config().find_user(user);
+  if (u == nullptr && !config().auth_query.empty()) {
     // Not configured: its verifier from the shards' own catalog (auth_query).
     auto found = co_await look_up_user(user);
     if (!found) {
@@ -450,16 +453,15 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
   }
 
   // SCRAM-SHA-256 (protocol §55.3.1).
-  auto vit =
-      u ? worker_.shared().scram_verifiers.find(user) : worker_.shared().scram_verifiers.end();
+  auto vit = u ? settings_->scram_verifiers.find(user) : settings_->scram_verifiers.end();
   std::optional<ScramVerifier> looked_up;
   if (looked_up_user_) {
     if (auto parsed = ScramVerifier::parse(looked_up_user_->password)) looked_up = *parsed;
   }
   const ScramVerifier& verifier = looked_up ? *looked_up
-                                  : vit != worker_.shared().scram_verifiers.end()
+                                  : vit != settings_->scram_verifiers.end()
                                       ? vit->second
-                                      : worker_.shared().unknown_user_verifier;
+                                      : settings_->unknown_user_verifier;
   std::string out;
   write_auth_request(out, kAuthSasl, std::string_view("SCRAM-SHA-256\0\0", 15));
   channel_.send(std::move(out));
@@ -496,7 +498,7 @@ awaitable<bool> ClientSession::authenticate(const std::string& user) {
 }
 
 awaitable<bool> ClientSession::login() {
-  if (database_ != worker_.config().database) {
+  if (database_ != config().database) {
     send_error(Error::fatal(sqlstate::kInvalidCatalogName,
                             "database \"" + database_ + "\" does not exist"));
     co_return false;
@@ -516,7 +518,7 @@ awaitable<bool> ClientSession::login() {
   }
   for (size_t i = 0; i < worker_.pool_count(); ++i) {
     pools_.push_back(
-        &worker_.pool(i, backend_login(worker_.config().shards[i], *user_entry_, scram_keys_)));
+        &worker_.pool(i, backend_login(config().shards[i], *user_entry_, scram_keys_)));
   }
 
   std::string out;
@@ -538,6 +540,8 @@ awaitable<bool> ClientSession::login() {
   write_backend_key_data(out, key_pid_, key_secret_);
   write_ready_for_query(out, 'I');
   channel_.send(std::move(out));
+  logged_in_ = true;
+  worker_.stats().logins().add();
   spdlog::debug("client {} logged in", user_);
   if (transaction_pooling_) {
     release_backend(true);
@@ -1004,7 +1008,7 @@ awaitable<void> ClientSession::message_loop() {
         channel_.release();
         channel_.hold();
       }
-      FrameResult fr = read_typed_frame(in_.view(), worker_.config().max_message_size);
+      FrameResult fr = read_typed_frame(in_.view(), config().max_message_size);
       if (fr.status == FrameStatus::kNeedMore) break;
       last = fr.status == FrameStatus::kReady ? fr.frame.type : 0;
       if (fr.status == FrameStatus::kInvalid) {
@@ -1025,6 +1029,7 @@ awaitable<void> ClientSession::message_loop() {
         break;
       }
       raise_point(f.body);
+      if (f.type != 'H' && f.type != 'd' && f.type != 'c' && f.type != 'f') request_started();
       std::string_view raw(in_.data(), f.total_size);
       std::string_view body = f.body;
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
@@ -1759,6 +1764,7 @@ void ClientSession::process_backend_messages(BackendConnection& conn, std::strin
       }
     }
     if (forward) out.append(raw);
+    if (f.type == 'Z' || f.type == 'E') count_backend_message(conn, f.type, f.body, forward);
     in.consume(f.total_size);
     if (f.type == 'Z' && can_release() && !handover_requested_) {
       if (!in.empty()) conn.mark_broken();  // unexpected bytes after the end: don't reuse

@@ -21,7 +21,10 @@
 #include "proxy/exec/key_move.hpp"
 #include "proxy/exec/merge_build.hpp"
 #include "proxy/exec/merged_cursor.hpp"
+#include "proxy/observe/proxy_snapshot.hpp"
+#include "proxy/observe/worker_stats.hpp"
 #include "proxy/session/client_channel.hpp"
+#include "proxy/settings.hpp"
 #include "proxy/wire/byte_buffer.hpp"
 #include "routing/merge/merge_rows.hpp"
 #include "routing/merge/result_set.hpp"
@@ -59,7 +62,34 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Ends the session after its current transaction (used when pgrange shuts down).
   void drain();
 
+  /// The session as SHOW CLIENTS lists it (on its worker's thread; client_stats.cpp).
+  ClientRow describe() const;
+
  private:
+  /// The settings the session started with (RELOAD changes later sessions').
+  const config::Config& config() const { return settings_->config; }
+  /// An ErrorResponse for the client (proxy::write_error), counted by SQLSTATE for the metrics.
+  void write_error(std::string& out, const Error& e);
+  /// ReadyForQuery for the client (proxy::write_ready_for_query): the end of a request, counted
+  /// with its route kind and time, logged when slow (client_stats.cpp).
+  void write_ready_for_query(std::string& out, char status);
+  /// The end of a request whose ReadyForQuery the shard sent and the client gets as it is.
+  void request_done(char status);
+  /// Counts a shard's ReadyForQuery or ErrorResponse the backend loop read (`forwarded`: the
+  /// client gets it).
+  void count_backend_message(BackendConnection& conn, char type, std::string_view body,
+                             bool forwarded);
+  /// A client message that starts a request (Query, or the first after a Sync).
+  void request_started() {
+    if (request_start_ == std::chrono::steady_clock::time_point{}) {
+      request_start_ = std::chrono::steady_clock::now();
+      last_request_ = request_start_;
+    }
+  }
+  /// The route kind of the request the session plans (and, when slow statements are logged,
+  /// what the log line says of it).
+  void note_route(const routing::StatementPlan& p, std::string_view text);
+  void log_slow_request(uint64_t us);
   /// What a request sent to the backend will produce, in order (protocol §55.2.3: responses
   /// come in the order of requests; after an error, everything until Sync is skipped).
   enum class Pending : uint8_t {
@@ -242,6 +272,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool leaves_made_key_to_select(std::string_view sql);
   /// `ext`: bound through the extended protocol (run at its Execute).
   awaitable<bool> run_admin(const sql::AdminStatement& stmt, ExtendedMerge* ext = nullptr);
+  /// A statement of the console (client_console.cpp); `notice`: what to tell the client.
+  awaitable<Result<routing::ResultSet>> run_console(const sql::AdminStatement& stmt,
+                                                    std::string& notice);
   /// Brings a pooled connection to the client's session settings and sends a simple Query.
   awaitable<std::optional<Error>> start_query(BackendConnection& conn, const std::string& sql);
   /// Runs DDL on every shard, then the catalog follows (ControlPlane::after_ddl); for an
@@ -904,8 +937,20 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                           std::string& out);
 
   Worker& worker_;
+  std::shared_ptr<const Settings> settings_;
   ClientChannel channel_;
   ByteBuffer in_;
+  // What SHOW CLIENTS and the metrics see of the session.
+  bool logged_in_ = false;
+  std::chrono::system_clock::time_point connected_at_ = std::chrono::system_clock::now();
+  std::string application_name_;
+  /// When the running request started (zero: none runs), and the last one.
+  std::chrono::steady_clock::time_point request_start_{};
+  std::chrono::steady_clock::time_point last_request_{};
+  RouteKind route_kind_ = RouteKind::kSingleShard;
+  /// With slow statements logged: the running request's text and route.
+  std::string slow_text_;
+  std::string slow_route_;
   std::string user_;
   std::string database_;
   const config::UserConfig* user_entry_ = nullptr;
