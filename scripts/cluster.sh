@@ -11,6 +11,7 @@
 # Environment:
 #   PGRANGE_SHARD_PORTS="p1 p2 p3"  shard ports (default "55432 55433 55434")
 #   PGRANGE_PROXY_PORT=N            pgrange port (default 6432)
+#   PGRANGE_HTTP_PORT=N             pgrange's metrics and key space page (default 9930)
 #   PGRANGE_PG_BINDIR=DIR           PostgreSQL binaries (default /usr/lib/postgresql/15/bin)
 #   PGRANGE_SKIP_BUILD=1            do not run install-deps.sh / build.sh (use the existing binary)
 #   PGRANGE_PROXY_WAIT=SECONDS      how long to wait for pgrange to accept connections (30)
@@ -30,6 +31,7 @@ fi
 read -r -a SHARD_PORTS <<<"${PGRANGE_SHARD_PORTS:-${SAVED_SHARD_PORTS:-55432 55433 55434}}"
 PROXY_PORT=${PGRANGE_PROXY_PORT:-${SAVED_PROXY_PORT:-6432}}
 PROXY_WAIT=${PGRANGE_PROXY_WAIT:-30}
+HTTP_PORT=${PGRANGE_HTTP_PORT:-9930}
 PGRANGE_BIN=${PGRANGE_BIN:-"$ROOT/build/proxy/pgrange"}
 NSHARDS=3
 
@@ -243,8 +245,13 @@ database = "app"
 pool_mode = "transaction"
 workers = 0
 log_level = "info"
+# Statements that take a second or more are logged with their route.
+slow_statement_ms = 1000
 # pgrange's own connections (its index tables, range moves, recovery).
 internal_user = "postgres"
+# /metrics (Prometheus), /healthz and the key space drawn at http://127.0.0.1:$HTTP_PORT/
+[http]
+listen = "127.0.0.1:$HTTP_PORT"
 [metadata]
 dsn = "host=127.0.0.1 port=$p1 dbname=pgrange_meta"
 # No user= in the shard DSNs: each client logs in to the shards as its own role.
@@ -356,6 +363,7 @@ cmd_start() {
   echo "Connect with:"
   echo "  psql \"host=127.0.0.1 port=$PROXY_PORT dbname=app user=app password=secret\"    (the application)"
   echo "  psql \"host=127.0.0.1 port=$PROXY_PORT dbname=app user=admin password=secret\"  (SPLIT AT, RELOCATE, …)"
+  echo "  http://127.0.0.1:$HTTP_PORT/  (the key space drawn; /metrics for Prometheus, /healthz)"
 }
 
 stop_shard() {

@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-15 postgresql-client-15 pgbouncer openssl
   python3-psycopg2 python3-sqlalchemy libpostgresql-jdbc-java openjdk-17-jdk-headless
+  chromium python3-prometheus-client
 )
 
 missing=()
