@@ -4,10 +4,10 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <ctime>
 #include <memory>
 #include <string>
+
+#include "common/utc_time.hpp"
 
 namespace pgrange {
 
@@ -29,17 +29,8 @@ class JsonFormatter final : public spdlog::formatter {
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
     std::string line;
     line.reserve(msg.payload.size() + 96);
-    auto since = msg.time.time_since_epoch();
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since).count();
-    std::time_t secs = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char when[96];
-    std::snprintf(when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                  static_cast<int>(ms % 1000));
     line += "{\"time\":\"";
-    line += when;
+    line += utc_time_text(msg.time, UtcStyle::kIsoMillis);
     line += "\",\"level\":\"";
     auto level = spdlog::level::to_string_view(msg.level);
     line.append(level.data(), level.size());

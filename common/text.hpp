@@ -23,4 +23,12 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
+/// Whether `needle` occurs in `haystack`, ASCII case-insensitively.
+inline bool icontains(std::string_view haystack, std::string_view needle) {
+  for (size_t i = 0; i + needle.size() <= haystack.size(); ++i) {
+    if (strncasecmp(haystack.data() + i, needle.data(), needle.size()) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace pgrange

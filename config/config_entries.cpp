@@ -134,20 +134,35 @@ std::vector<ConfigEntry> config_entries(const Config& cfg) {
   return e.take();
 }
 
-std::vector<std::string> changed_keys(const Config& before, const Config& after) {
-  auto a = config_entries(before);
-  auto b = config_entries(after);
-  auto ma = by_key(a);
-  auto mb = by_key(b);
+namespace {
+
+/// Both configurations' entries, by key, and the keys whose values differ or that one lacks.
+struct Comparison {
+  std::vector<ConfigEntry> a, b;
+  std::map<std::string, const ConfigEntry*> ma, mb;
   std::vector<std::string> changed;
-  for (const auto& [key, e] : ma) {
-    auto it = mb.find(key);
-    if (it == mb.end() || it->second->raw != e->raw) changed.push_back(key);
+};
+
+Comparison compare(const Config& before, const Config& after) {
+  Comparison c;
+  c.a = config_entries(before);
+  c.b = config_entries(after);
+  c.ma = by_key(c.a);
+  c.mb = by_key(c.b);
+  for (const auto& [key, e] : c.ma) {
+    auto it = c.mb.find(key);
+    if (it == c.mb.end() || it->second->raw != e->raw) c.changed.push_back(key);
   }
-  for (const auto& [key, e] : mb) {
-    if (!ma.count(key)) changed.push_back(key);
+  for (const auto& [key, e] : c.mb) {
+    if (!c.ma.count(key)) c.changed.push_back(key);
   }
-  return changed;
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> changed_keys(const Config& before, const Config& after) {
+  return compare(before, after).changed;
 }
 
 std::vector<std::string> describe_changes(const Config& before, const Config& after) {
@@ -187,17 +202,14 @@ std::vector<std::string> describe_changes(const Config& before, const Config& af
 }
 
 std::vector<std::string> restart_only_changes(const Config& before, const Config& after) {
-  auto a = config_entries(before);
-  auto b = config_entries(after);
-  auto ma = by_key(a);
-  auto mb = by_key(b);
+  Comparison c = compare(before, after);
   std::vector<std::string> out;
-  for (const std::string& key : changed_keys(before, after)) {
-    auto ia = ma.find(key);
-    auto ib = mb.find(key);
+  for (const std::string& key : c.changed) {
+    auto ia = c.ma.find(key);
+    auto ib = c.mb.find(key);
     // A key only one side has: a user added or removed is reloadable, a shard is not.
-    bool reloadable =
-        (ia == ma.end() || ia->second->reloadable) && (ib == mb.end() || ib->second->reloadable);
+    bool reloadable = (ia == c.ma.end() || ia->second->reloadable) &&
+                      (ib == c.mb.end() || ib->second->reloadable);
     if (!reloadable) out.push_back(key);
   }
   return out;

@@ -1,7 +1,6 @@
 #include "proxy/observe/admin_console.hpp"
 
-#include <ctime>
-
+#include "common/utc_time.hpp"
 #include "config/config_entries.hpp"
 
 namespace pgrange::proxy {
@@ -26,18 +25,6 @@ void finish(ResultSet& rs) {
 }
 
 }  // namespace
-
-std::string format_time(std::chrono::system_clock::time_point t) {
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(us / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(us % 1000000));
-  return buf;
-}
 
 ResultSet show_pools(const ProxySnapshot& snap, const config::Config& cfg) {
   ResultSet rs;
@@ -80,9 +67,10 @@ ResultSet show_clients(const ProxySnapshot& snap) {
   for (const ClientRow& c : snap.clients) {
     auto running = c.running.count();
     rs.rows.push_back({"C", c.user, c.database, c.state, c.addr, num(c.port), c.local_addr,
-                       num(c.local_port), format_time(c.connect_time), format_time(c.request_time),
-                       num(running / 1000000), num(running % 1000000), num(c.pid), yes(c.tls),
-                       c.application_name, c.route, text_or_null(c.shard), num(c.worker)});
+                       num(c.local_port), utc_time_text(c.connect_time, UtcStyle::kPostgres),
+                       utc_time_text(c.request_time, UtcStyle::kPostgres), num(running / 1000000),
+                       num(running % 1000000), num(c.pid), yes(c.tls), c.application_name, c.route,
+                       text_or_null(c.shard), num(c.worker)});
   }
   finish(rs);
   return rs;
@@ -99,8 +87,8 @@ ResultSet show_servers(const ProxySnapshot& snap) {
                 {"worker", oid::kInt8}};
   for (const ServerRow& s : snap.servers) {
     rs.rows.push_back({"S", s.user, s.database, s.shard, s.state, s.addr, num(s.port), s.local_addr,
-                       num(s.local_port), format_time(s.connect_time), num(s.remote_pid),
-                       yes(s.tls), num(s.worker)});
+                       num(s.local_port), utc_time_text(s.connect_time, UtcStyle::kPostgres),
+                       num(s.remote_pid), yes(s.tls), num(s.worker)});
   }
   finish(rs);
   return rs;

@@ -19,7 +19,4 @@ routing::ResultSet show_stats(const StatsTotals& stats, const config::Config& cf
 routing::ResultSet show_config(const config::Config& cfg);
 routing::ResultSet show_version(const std::string& version);
 
-/// A time as PostgreSQL prints a timestamptz in UTC ("2026-12-06 23:10:05.123+00").
-std::string format_time(std::chrono::system_clock::time_point t);
-
 }  // namespace pgrange::proxy

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/log_format.hpp"
+#include "common/utc_time.hpp"
 #include "config/config.hpp"
 #include "proxy/control/control_plane.hpp"
 #include "proxy/observe/key_space_page.hpp"
@@ -145,14 +146,7 @@ Result<std::string> ranges_document(ControlPlane* cp, bool details,
     }
   }
   std::string out = "{\"version\":" + std::to_string(version) + ",\"generated_at\":";
-  {
-    auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char when[32];
-    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_string(out, when);
-  }
+  json_string(out, utc_time_text(std::chrono::system_clock::now(), UtcStyle::kIsoSeconds));
   out += ",\"shards\":[";
   const auto& order = view->shard_order();
   for (size_t i = 0; i < order.size(); ++i) {

@@ -3,8 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cctype>
-
+#include "common/text.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -39,19 +38,6 @@ RouteKind route_kind_of(const routing::StatementPlan& p) {
       return RouteKind::kRefused;
   }
   return RouteKind::kSingleShard;
-}
-
-bool mentions_password(std::string_view text) {
-  static constexpr std::string_view kWord = "password";
-  for (size_t i = 0; i + kWord.size() <= text.size(); ++i) {
-    size_t k = 0;
-    while (k < kWord.size() &&
-           std::tolower(static_cast<unsigned char>(text[i + k])) == kWord[k]) {
-      ++k;
-    }
-    if (k == kWord.size()) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -104,7 +90,7 @@ void ClientSession::note_route(const routing::StatementPlan& p, std::string_view
   if (config().slow_statement.count() == 0) return;
   // Kept only while slow statements are logged: the line names the shards and ranges. A text
   // that mentions a password (ALTER ROLE … PASSWORD '…') is never logged.
-  if (mentions_password(text)) {
+  if (icontains(text, "password")) {
     slow_text_ = "(statement text withheld: it mentions a password)";
   } else {
     slow_text_.assign(text.substr(0, 1000));
