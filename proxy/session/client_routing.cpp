@@ -158,7 +158,17 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
             "send it as a simple query (as psql does)");
         return p;
       }
-      if (txn_status_ != 'I' || !deferred_begin_.empty()) {
+      // The console's SHOW statements read only pgrange's own state: inside a block too (as
+      // drivers that open one before every statement send them), unless the block failed.
+      bool console_show =
+          sql::console_statement((*admin)->kind) && (*admin)->kind != sql::AdminKind::kReload &&
+          (*admin)->kind != sql::AdminKind::kPause && (*admin)->kind != sql::AdminKind::kResume;
+      if (console_show && txn_status_ == 'E') {
+        p.kind = Plan::Kind::kRefuse;
+        p.error = aborted_transaction_error();
+        return p;
+      }
+      if (!console_show && (txn_status_ != 'I' || !deferred_begin_.empty())) {
         p.kind = Plan::Kind::kRefuse;
         p.error = Error::make("25001",
                               "pgrange's admin statements cannot run inside a transaction block");

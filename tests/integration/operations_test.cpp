@@ -292,6 +292,23 @@ TEST_F(OperationsTest, ConsoleShowsClientsPoolsServersStatsConfigAndVersion) {
   EXPECT_TRUE(pq_exec(busy.get(), "COMMIT").ok());
 }
 
+TEST_F(OperationsTest, ConsoleShowsRunInsideTransactionBlocks) {
+  // As psycopg2 with autocommit off sends them: a BEGIN first.
+  auto c = admin();
+  ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());
+  SqlResult pools = pq_exec(c.get(), "SHOW POOLS");
+  EXPECT_TRUE(pools.ok()) << pools.message;
+  EXPECT_EQ(pools.rows.size(), 3u);
+  EXPECT_EQ(PQtransactionStatus(c.get()), PQTRANS_INTRANS);
+  EXPECT_EQ(pq_exec(c.get(), "SELECT v FROM ops_kv WHERE id = 7").at(), "v7");
+  EXPECT_TRUE(pq_exec(c.get(), "SHOW CLIENTS").ok());
+  // What changes pgrange's state does not run inside a block.
+  EXPECT_EQ(pq_exec(c.get(), "RELOAD").sqlstate, "25001");
+  EXPECT_EQ(pq_exec(c.get(), "SHOW STATS").sqlstate, "25P02");  // the block failed
+  EXPECT_TRUE(pq_exec(c.get(), "ROLLBACK").ok());
+  EXPECT_TRUE(pq_exec(c.get(), "SHOW STATS").ok());
+}
+
 TEST_F(OperationsTest, TheConsoleIsForAdminsOnly) {
   auto c = not_admin();
   ASSERT_EQ(PQstatus(c.get()), CONNECTION_OK) << PQerrorMessage(c.get());
