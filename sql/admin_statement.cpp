@@ -604,6 +604,11 @@ bool console_statement(AdminKind kind) {
   }
 }
 
+bool console_reads_only(AdminKind kind) {
+  return console_statement(kind) && kind != AdminKind::kReload && kind != AdminKind::kPause &&
+         kind != AdminKind::kResume;
+}
+
 std::string_view admin_statement_name(AdminKind kind) {
   switch (kind) {
     case AdminKind::kSplitAt:

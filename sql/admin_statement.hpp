@@ -74,6 +74,10 @@ bool changes_ranges(AdminKind kind);
 /// answers it from its own state, and only users with admin = true may run it.
 bool console_statement(AdminKind kind);
 
+/// Whether it is one of the console's SHOW statements, which read only the proxy's own state
+/// (so they may run inside a transaction block, as PostgreSQL's SHOW does).
+bool console_reads_only(AdminKind kind);
+
 /// The statement's name as a user writes it ("ALTER TABLE … SPLIT AT"), for messages.
 std::string_view admin_statement_name(AdminKind kind);
 

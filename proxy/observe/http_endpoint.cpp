@@ -78,6 +78,30 @@ void json_number(std::string& out, const std::optional<std::string>& v) {
   out += buf;
 }
 
+/// Every range's requests per second, busiest first (SHOW HOT RANGES: every instance's); empty
+/// while the metadata store is away for a moment.
+std::vector<ClusterFigures::HotRange> range_load(ControlPlane* cp) {
+  std::vector<ClusterFigures::HotRange> out;
+  sql::AdminStatement hot{};
+  hot.kind = sql::AdminKind::kShowHotRanges;
+  auto rs = cp->execute_admin(hot);
+  if (!rs) return out;
+  int id = column(*rs, "range_id"), table = column(*rs, "table_name"),
+      index = column(*rs, "index_name"), shard = column(*rs, "shard"),
+      read = column(*rs, "read_qps"), write = column(*rs, "write_qps");
+  for (const auto& row : rs->rows) {
+    ClusterFigures::HotRange h;
+    h.range_id = cell(row, id).value_or("");
+    h.table = cell(row, table).value_or("");
+    h.index = cell(row, index).value_or("");
+    h.shard = cell(row, shard).value_or("");
+    h.read_qps = std::strtod(cell(row, read).value_or("0").c_str(), nullptr);
+    h.write_qps = std::strtod(cell(row, write).value_or("0").c_str(), nullptr);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 ClusterFigures cluster_figures(ControlPlane* cp) {
   ClusterFigures f;
   if (cp == nullptr) return f;
@@ -95,23 +119,9 @@ ClusterFigures cluster_figures(ControlPlane* cp) {
   for (const std::string& s : view->shard_order()) per_shard[s] = 0;
   for (const routing::RangeDescriptor& r : view->ranges().ranges()) ++per_shard[r.shard];
   f.ranges_per_shard.assign(per_shard.begin(), per_shard.end());
-  sql::AdminStatement hot{};
-  hot.kind = sql::AdminKind::kShowHotRanges;
-  auto rs = cp->execute_admin(hot);
-  if (!rs) return f;  // the store is away for a moment: no hot ranges this time
-  int id = column(*rs, "range_id"), table = column(*rs, "table_name"),
-      index = column(*rs, "index_name"), shard = column(*rs, "shard"),
-      read = column(*rs, "read_qps"), write = column(*rs, "write_qps");
-  for (const auto& row : rs->rows) {
-    if (f.hot.size() >= kHotRanges) break;
-    ClusterFigures::HotRange h;
-    h.range_id = cell(row, id).value_or("");
-    h.table = cell(row, table).value_or("");
-    h.index = cell(row, index).value_or("");
-    h.shard = cell(row, shard).value_or("");
-    h.read_qps = std::strtod(cell(row, read).value_or("0").c_str(), nullptr);
-    h.write_qps = std::strtod(cell(row, write).value_or("0").c_str(), nullptr);
-    if (h.read_qps + h.write_qps <= 0) break;  // sorted busiest first
+  for (ClusterFigures::HotRange& h : range_load(cp)) {
+    // Busiest first: the first without requests ends the list.
+    if (f.hot.size() >= kHotRanges || h.read_qps + h.write_qps <= 0) break;
     f.hot.push_back(std::move(h));
   }
   return f;
@@ -133,17 +143,9 @@ Result<std::string> ranges_document(ControlPlane* cp, bool details,
   show.with_details = details;
   auto ranges = cp->execute_admin(show);
   if (!ranges) return fail(ranges.error());
-  sql::AdminStatement hot{};
-  hot.kind = sql::AdminKind::kShowHotRanges;
-  auto load = cp->execute_admin(hot);
-  std::map<std::string, std::pair<std::string, std::string>> qps;  // id → (read, write)
-  if (load) {
-    int id = column(*load, "range_id"), read = column(*load, "read_qps"),
-        write = column(*load, "write_qps");
-    for (const auto& row : load->rows) {
-      qps[cell(row, id).value_or("")] = {cell(row, read).value_or("0"),
-                                         cell(row, write).value_or("0")};
-    }
+  std::map<std::string, std::pair<double, double>> qps;  // range id → (read, write)
+  for (const ClusterFigures::HotRange& h : range_load(cp)) {
+    qps[h.range_id] = {h.read_qps, h.write_qps};
   }
   std::string out = "{\"version\":" + std::to_string(version) + ",\"generated_at\":";
   json_string(out, utc_time_text(std::chrono::system_clock::now(), UtcStyle::kIsoSeconds));
@@ -182,8 +184,8 @@ Result<std::string> ranges_document(ControlPlane* cp, bool details,
     out += ",\"end_key\":";
     json_string(out, cell(row, end).value_or(""));
     auto q = qps.find(range_id);
-    double read = q == qps.end() ? 0 : std::strtod(q->second.first.c_str(), nullptr);
-    double write = q == qps.end() ? 0 : std::strtod(q->second.second.c_str(), nullptr);
+    double read = q == qps.end() ? 0 : q->second.first;
+    double write = q == qps.end() ? 0 : q->second.second;
     char buf[128];
     std::snprintf(buf, sizeof buf, ",\"qps\":%.6g,\"read_qps\":%.6g,\"write_qps\":%.6g",
                   read + write, read, write);

@@ -56,6 +56,7 @@ class ClientChannel {
   SSL* tls_handle() { return tls_ ? tls_->native_handle() : nullptr; }
   size_t queued() const { return pending_.size() + writing_.size(); }
   tcp::socket& socket() { return socket_; }
+  const tcp::socket& socket() const { return socket_; }
 
  private:
   /// Writes what it can without blocking when nothing is queued; returns the bytes written, or

@@ -160,9 +160,7 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
       }
       // The console's SHOW statements read only pgrange's own state: inside a block too (as
       // drivers that open one before every statement send them), unless the block failed.
-      bool console_show =
-          sql::console_statement((*admin)->kind) && (*admin)->kind != sql::AdminKind::kReload &&
-          (*admin)->kind != sql::AdminKind::kPause && (*admin)->kind != sql::AdminKind::kResume;
+      bool console_show = sql::console_reads_only((*admin)->kind);
       if (console_show && txn_status_ == 'E') {
         p.kind = Plan::Kind::kRefuse;
         p.error = aborted_transaction_error();

@@ -136,7 +136,7 @@ ClientRow ClientSession::describe() const {
   } else {
     row.state = "idle";
   }
-  auto& socket = const_cast<ClientChannel&>(channel_).socket();
+  const tcp::socket& socket = channel_.socket();
   error_code ec;
   auto remote = socket.remote_endpoint(ec);
   if (!ec) {

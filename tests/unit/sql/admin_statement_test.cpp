@@ -275,6 +275,12 @@ TEST(ConsoleStatement, NeedAdminButChangeNoRanges) {
     EXPECT_FALSE(console_statement(k)) << admin_statement_name(k);
   }
   EXPECT_EQ(admin_statement_name(AdminKind::kPause), "PAUSE");
+  EXPECT_TRUE(console_reads_only(AdminKind::kShowPools));
+  EXPECT_TRUE(console_reads_only(AdminKind::kShowConfig));
+  for (AdminKind k :
+       {AdminKind::kReload, AdminKind::kPause, AdminKind::kResume, AdminKind::kShowRanges}) {
+    EXPECT_FALSE(console_reads_only(k)) << admin_statement_name(k);
+  }
 }
 
 }  // namespace
