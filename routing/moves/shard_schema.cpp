@@ -71,9 +71,11 @@ Result<std::string> ShardSchema::dump(const std::string& dsn) {
   std::vector<char*> envp;
   for (std::string& e : *env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::vector<std::string> args = {"pg_dump",          "--schema-only",       "--no-owner",
-                                   "--no-privileges",  "--no-publications",   "--no-subscriptions",
-                                   "--no-tablespaces", "--no-security-labels"};
+  // Owners and privileges come along: clients that log in to the shards as their own roles
+  // must find on the new shard what they may do on the others (the roles must exist there).
+  std::vector<std::string> args = {"pg_dump",           "--schema-only",
+                                   "--no-publications", "--no-subscriptions",
+                                   "--no-tablespaces",  "--no-security-labels"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

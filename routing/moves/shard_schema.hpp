@@ -11,9 +11,10 @@ namespace pgrange::routing {
 /// tables, so no range could move there and no reference table's write could go there.
 /// bring_up_new_shard() gives it the cluster's schema, taken from another shard with pg_dump
 /// (`--schema-only`: tables, their indexes, constraints, defaults and sequences, types,
-/// functions, views — everything a shard holds, made the way PostgreSQL itself restores it),
-/// and every reference table's rows, in one transaction: after a failure the shard is as
-/// empty as before and the next start tries again.
+/// functions, views, their owners and privileges — everything a shard holds, made the way
+/// PostgreSQL itself restores it; the roles must exist on the new shard's server), and every
+/// reference table's rows, in one transaction: after a failure the shard is as empty as before
+/// and the next start (or RELOAD) tries again.
 ///
 /// A shard is new when its database has no table, view or sequence outside the system schemas
 /// while the cluster has tables; a shard that has some is left alone. Concurrent instances
@@ -27,8 +28,8 @@ class ShardSchema {
                                          const std::string& from);
 
   /// The schema of the database at `dsn`, as pg_dump writes it for a restore into another
-  /// database (no owners, grants, publications or subscriptions; psql's meta-commands left
-  /// out): SQL text for one simple query.
+  /// database (owners and grants kept; no publications or subscriptions; psql's meta-commands
+  /// left out): SQL text for one simple query.
   static Result<std::string> dump(const std::string& dsn);
 };
 
