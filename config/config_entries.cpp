@@ -207,10 +207,19 @@ std::vector<std::string> restart_only_changes(const Config& before, const Config
   for (const std::string& key : c.changed) {
     auto ia = c.ma.find(key);
     auto ib = c.mb.find(key);
-    // A key only one side has: a user added or removed is reloadable, a shard is not.
-    bool reloadable = (ia == c.ma.end() || ia->second->reloadable) &&
-                      (ib == c.mb.end() || ib->second->reloadable);
+    // A key only one side has: a user added or removed is reloadable, and so is a shard added
+    // (RELOAD brings it up); a shard removed is not.
+    bool added_shard = ia == c.ma.end() && key.rfind("shard.", 0) == 0;
+    bool reloadable = added_shard || ((ia == c.ma.end() || ia->second->reloadable) &&
+                                      (ib == c.mb.end() || ib->second->reloadable));
     if (!reloadable) out.push_back(key);
+  }
+  // Shards are numbered in the file's order: new ones come after those there are.
+  for (size_t i = 0; i < before.shards.size() && i < after.shards.size(); ++i) {
+    if (before.shards[i].name != after.shards[i].name) {
+      out.push_back("the order of the [[shard]] entries");
+      break;
+    }
   }
   return out;
 }

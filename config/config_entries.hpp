@@ -20,7 +20,8 @@ struct ConfigEntry {
 std::vector<ConfigEntry> config_entries(const Config& cfg);
 
 /// What RELOAD cannot apply: the keys whose values differ between the two configurations (or
-/// that only one has) among those only a restart changes.
+/// that only one has) among those only a restart changes. Shards added after the existing
+/// ones are applied; a shard removed, or the shards' order changed, needs a restart.
 std::vector<std::string> restart_only_changes(const Config& before, const Config& after);
 
 /// The keys whose values differ (reloadable or not).

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <future>
+#include <thread>
+
 #include "common/log_format.hpp"
 #include "config/config_entries.hpp"
 #include "proxy/backend/backend_tls.hpp"
@@ -28,26 +31,103 @@ Result<std::string> Server::reload() {
   if (path.empty()) return refused("pgrange was started without a configuration file");
   auto cfg = config::load_config(path);
   if (!cfg) return refused(path + ": " + cfg.error().message);
-  if (auto restart = config::restart_only_changes(shared_.config, *cfg); !restart.empty()) {
+  std::shared_ptr<const Settings> current = shared_.settings.load();
+  if (auto restart = config::restart_only_changes(current->config, *cfg); !restart.empty()) {
     std::string keys;
     for (const std::string& k : restart) keys += (keys.empty() ? "" : ", ") + k;
     return refused(path + " changes what only a restart changes (" + keys + ")");
   }
-  auto settings = make_settings(*cfg);
+  auto settings = make_settings(*cfg, current.get());
   if (!settings) return refused(settings.error().message);
-  std::vector<std::string> changed = config::describe_changes(shared_.settings->config, *cfg);
-  shared_.settings = *settings;
+  std::vector<std::string> changed = config::describe_changes(current->config, *cfg);
+  std::vector<config::ShardConfig> added(
+      cfg->shards.begin() + static_cast<std::ptrdiff_t>(current->config.shards.size()),
+      cfg->shards.end());
+  if (!added.empty()) {
+    if (auto ok = add_shards(added, *settings); !ok) return refused(ok.error().message);
+  } else {
+    for (auto& w : workers_) {
+      asio::post(w->io(), [wp = w.get(), s = *settings] { wp->apply_settings(s); });
+    }
+  }
+  shared_.settings.store(*settings);
   spdlog::set_level(spdlog::level::from_str((*settings)->config.log_level));
   set_log_format((*settings)->config.log_format);
-  for (auto& w : workers_) {
-    asio::post(w->io(), [wp = w.get(), s = *settings] { wp->apply_settings(s); });
-  }
   std::string what;
   for (const std::string& k : changed) what += (what.empty() ? "" : ", ") + k;
   std::string message = changed.empty() ? "RELOAD: " + path + " read again, nothing changed"
                                         : "RELOAD: " + path + " read again, changed: " + what;
   spdlog::info("{}", message);
   return message;
+}
+
+namespace {
+
+/// Runs fn on the worker's thread and waits for it (from the main thread).
+template <typename T>
+T run_on(Worker& w, std::function<T()> fn) {
+  std::promise<T> done;
+  auto result = done.get_future();
+  asio::post(w.io(), [&] { done.set_value(fn()); });
+  return result.get();
+}
+
+}  // namespace
+
+Result<void> Server::add_shards(const std::vector<config::ShardConfig>& added,
+                                const std::shared_ptr<const Settings>& settings) {
+  std::string names;
+  for (const config::ShardConfig& s : added) names += (names.empty() ? "" : ", ") + s.name;
+  if (control_ == nullptr || !control_->view()) {
+    return fail(sqlstate::kConnectionFailure,
+                "adding shard " + names + " needs the metadata store, which is not reachable");
+  }
+  // The new shards get the schema and the reference tables' rows copied while no transaction
+  // runs: every shard held (new transactions wait, pool_wait_timeout at most; connections stay
+  // open) until the open ones end, so no write to a reference table or DDL slips between the
+  // copy and the moment every worker sends such writes to the new shards too.
+  std::shared_ptr<const Settings> current = shared_.settings.load();
+  for (const auto& state : current->shards) state->held.store(true);
+  struct Release {
+    const Settings& settings;
+    ~Release() {
+      for (const auto& state : settings.shards) state->held.store(false);
+    }
+  } release{*current};
+  spdlog::info("RELOAD: adding shard {}: new transactions wait until it is brought up", names);
+  auto wait = current->config.pool_wait_timeout / 2;
+  auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    size_t in_use = 0;
+    for (auto& w : workers_) {
+      in_use += run_on<size_t>(*w, [wp = w.get()] { return wp->connections_in_use(); });
+    }
+    if (in_use == 0) break;
+    if (std::chrono::steady_clock::now() >= until) {
+      return fail(sqlstate::kConfigFileError,
+                  "adding shard " + names +
+                      " needs a moment when no transaction runs: " + std::to_string(in_use) +
+                      " server connection(s) still in use after " + std::to_string(wait.count()) +
+                      " ms (open transactions, or clients of pool_mode session)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::function<Result<void>()> bring_up = [&] { return control_->bring_up_shards(added); };
+  if (auto up = control_->run_here(std::move(bring_up)); !up) return up;
+  // Every worker has the new shards before any view routes to them.
+  for (auto& w : workers_) {
+    run_on<bool>(*w, [wp = w.get(), settings] {
+      wp->apply_settings(settings);
+      return true;
+    });
+  }
+  std::function<bool()> join = [&] {
+    control_->join_shards(added);
+    return true;
+  };
+  control_->run_here(std::move(join));
+  spdlog::info("RELOAD: shard {} added", names);
+  return {};
 }
 
 void Server::wait_for_hangup() {
@@ -85,17 +165,9 @@ Result<void> Server::open() {
     }
     shared_.tls = std::move(ctx);
   }
-  for (const config::ShardConfig& s : cfg.shards) {
-    auto ctx = shard_tls_context(s);
-    if (!ctx) return fail(ctx.error());
-    shared_.shard_tls.push_back(std::move(*ctx));
-  }
   auto settings = make_settings(cfg);
   if (!settings) return fail(settings.error());
-  shared_.settings = std::move(*settings);
-  for (size_t i = 0; i < cfg.shards.size(); ++i) {
-    shared_.paused.push_back(std::make_unique<std::atomic<bool>>(false));
-  }
+  shared_.settings.store(std::move(*settings));
   shared_.main_io = &main_io_;
   shared_.reload = [this] { return reload(); };
   control_ = std::make_unique<ControlPlane>(shared_.config);

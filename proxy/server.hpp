@@ -28,14 +28,20 @@ class Server {
   /// Starts a graceful shutdown (thread-safe).
   void shutdown();
   /// Reads the configuration file again and applies what changed (main thread): users, pool
-  /// sizes, timeouts, log level and format. A file that does not load, or that changes what
-  /// only a restart changes (shards, listen, workers, TLS, …), changes nothing: the error says
-  /// why. Returns what changed.
+  /// sizes, timeouts, log level and format, shards added after the others. A file that does
+  /// not load, or that changes what only a restart changes (a shard's address, a shard
+  /// removed, listen, workers, TLS, …), changes nothing: the error says why. Returns what
+  /// changed.
   Result<std::string> reload();
   uint16_t port() const { return port_; }
 
  private:
   void accept_next();
+  /// RELOAD's new shards (main thread): every shard held until no transaction runs, the new
+  /// ones brought up (ControlPlane::bring_up_shards), every worker given `settings`, then the
+  /// range map routes with them; the shards let go. An error changes nothing.
+  Result<void> add_shards(const std::vector<config::ShardConfig>& added,
+                          const std::shared_ptr<const Settings>& settings);
   void wait_for_hangup();
 
   SharedState shared_;

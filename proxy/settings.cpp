@@ -2,6 +2,8 @@
 
 #include <openssl/rand.h>
 
+#include "proxy/backend/backend_tls.hpp"
+
 namespace pgrange::proxy {
 
 namespace {
@@ -15,8 +17,19 @@ std::string random_salt() {
 
 }  // namespace
 
-Result<std::shared_ptr<const Settings>> make_settings(config::Config config) {
+Result<std::shared_ptr<const Settings>> make_settings(config::Config config,
+                                                      const Settings* previous) {
   auto settings = std::make_shared<Settings>();
+  for (size_t i = 0; i < config.shards.size(); ++i) {
+    if (previous != nullptr && i < previous->shards.size()) {
+      settings->shards.push_back(previous->shards[i]);
+      continue;
+    }
+    auto tls = shard_tls_context(config.shards[i]);
+    if (!tls) return fail(tls.error());
+    settings->shards.push_back(std::make_shared<ShardState>());
+    settings->shards.back()->tls = std::move(*tls);
+  }
   for (const config::UserConfig& u : config.users) {
     if (u.auth != config::AuthMethod::kScramSha256) continue;
     if (u.password.rfind("SCRAM-SHA-256$", 0) == 0) {

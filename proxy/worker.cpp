@@ -12,9 +12,9 @@ namespace pgrange::proxy {
 Worker::Worker(SharedState& shared, int index)
     : shared_(shared),
       index_(index),
-      settings_(shared.settings),
-      stats_(shared.config.shards.size()),
-      pools_(shared.config.shards.size()) {
+      settings_(shared.settings.load()),
+      stats_(settings_->config.shards.size()),
+      pools_(settings_->config.shards.size()) {
   hand_over_load();
 }
 
@@ -33,13 +33,14 @@ BackendPool& Worker::pool(size_t shard, const BackendLogin& login) {
   std::string key = login.pool_key();
   auto it = by_login.find(key);
   if (it != by_login.end()) return *it->second;
-  // The shard as pgrange started with it (RELOAD changes no shard but its pool_size).
-  const config::ShardConfig& s = shared_.config.shards[shard];
+  // RELOAD changes no shard's address, only its pool_size; the ShardState lives as long as the
+  // process (every later load shares it).
   const config::Config& cfg = config();
-  auto made = std::make_unique<BackendPool>(
-      io_, s, static_cast<int>(shard), shared_.shard_tls[shard].get(), login,
-      pool_share(cfg, shard), cfg.pool_wait_timeout, cfg.connect_timeout, &stats_.shard(shard),
-      shard < shared_.paused.size() ? shared_.paused[shard].get() : nullptr);
+  ShardState& state = *settings_->shards[shard];
+  auto made = std::make_unique<BackendPool>(io_, cfg.shards[shard], static_cast<int>(shard),
+                                            state.tls.get(), login, pool_share(cfg, shard),
+                                            cfg.pool_wait_timeout, cfg.connect_timeout,
+                                            &stats_.shard(shard), &state.paused, &state.held);
   if (shared_.draining) made->close_idle();
   return *by_login.emplace(std::move(key), std::move(made)).first->second;
 }
@@ -179,6 +180,8 @@ void Worker::start_session(tcp::socket socket) {
 void Worker::apply_settings(std::shared_ptr<const Settings> settings) {
   settings_ = std::move(settings);
   const config::Config& cfg = config();
+  if (pools_.size() < cfg.shards.size()) pools_.resize(cfg.shards.size());
+  stats_.add_shards(cfg.shards.size());
   for (size_t shard = 0; shard < pools_.size(); ++shard) {
     for (auto& [key, p] : pools_[shard]) {
       p->set_limits(pool_share(cfg, shard), cfg.pool_wait_timeout, cfg.connect_timeout);
@@ -189,6 +192,27 @@ void Worker::apply_settings(std::shared_ptr<const Settings> settings) {
 void Worker::drop_idle(size_t shard) {
   if (shard >= pools_.size()) return;
   for (auto& [key, p] : pools_[shard]) p->drop_idle();
+}
+
+size_t Worker::connections_in_use() {
+  size_t n = 0;
+  for (auto& by_login : pools_) {
+    for (const auto& [key, p] : by_login) {
+      for (const auto& conn : p->connections()) n += conn->idle ? 0 : 1;
+    }
+  }
+  return n;
+}
+
+bool Worker::holds_connection(const void* holder) {
+  for (auto& by_login : pools_) {
+    for (const auto& [key, p] : by_login) {
+      for (const auto& conn : p->connections()) {
+        if (!conn->idle && conn->holder == holder) return true;
+      }
+    }
+  }
+  return false;
 }
 
 WorkerSnapshot Worker::snapshot() {
@@ -207,9 +231,11 @@ WorkerSnapshot Worker::snapshot() {
       row.user = p->login().user;
       row.cl_waiting = static_cast<int>(p->waiting_count());
       row.sv_idle = static_cast<int>(p->idle_count());
-      row.pool_size = config().shards[shard].pool_size;  // configured: per process
+      row.pool_size = shard < config().shards.size()  // configured: per process
+                          ? config().shards[shard].pool_size
+                          : p->shard().pool_size;
       row.maxwait = p->longest_wait();
-      row.paused = shard < shared_.paused.size() && shared_.paused[shard]->load();
+      row.paused = shard < settings_->shards.size() && settings_->shards[shard]->paused.load();
       for (const auto& conn : p->connections()) {
         ServerRow sv;
         sv.worker = index_;

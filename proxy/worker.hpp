@@ -34,12 +34,13 @@ class Worker;
 
 /// State shared by every worker: configuration, TLS context, cancel keys, shutdown flag.
 struct SharedState {
-  /// The configuration pgrange started with: what RELOAD cannot change (shards, listen
-  /// address, metadata store, TLS, workers) is read from here; the rest from `settings`.
+  /// The configuration pgrange started with: what RELOAD cannot change (listen address,
+  /// metadata store, TLS, workers) is read from here; the rest, shards included (RELOAD adds
+  /// some), from `settings`.
   config::Config config;
   /// The settings of the last load (start or RELOAD); workers hold their own copy of the
-  /// pointer, swapped in on their thread. Written by the main thread only.
-  std::shared_ptr<const Settings> settings;
+  /// pointer, swapped in on their thread. Written by the main thread, read by any.
+  std::atomic<std::shared_ptr<const Settings>> settings;
   /// The configuration file (RELOAD reads it again).
   std::string config_path;
   /// Every worker (SHOW POOLS / CLIENTS / SERVERS and /metrics ask each for its part).
@@ -49,14 +50,9 @@ struct SharedState {
   /// Reads the configuration file again and applies it (on main_io's thread); says what
   /// changed, or why nothing did.
   std::function<Result<std::string>()> reload;
-  /// Per shard: PAUSEd (new transactions wait, released connections close) until RESUME.
-  std::vector<std::unique_ptr<std::atomic<bool>>> paused;
   /// When the process started (SHOW STATS, /metrics).
   std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
   std::unique_ptr<asio::ssl::context> tls;
-  /// Per shard, the TLS context of pgrange's pooled connections to it (nullptr: sslmode
-  /// disable or allow, no TLS).
-  std::vector<std::unique_ptr<asio::ssl::context>> shard_tls;
   CancelRegistry cancels;
   std::atomic<bool> draining{false};
   std::atomic<int> sessions{0};
@@ -83,7 +79,8 @@ class Worker {
   const config::Config& config() const { return settings_->config; }
   const std::shared_ptr<const Settings>& settings() const { return settings_; }
   /// Takes new settings (on this worker's thread): later sessions log in with them, the pools
-  /// take their new sizes and timeouts at once.
+  /// take their new sizes and timeouts at once, shards added get their place (open sessions
+  /// make their pools on first use).
   void apply_settings(std::shared_ptr<const Settings> settings);
   int index() const { return index_; }
   /// This worker's counters (written on its thread, read from any).
@@ -93,11 +90,19 @@ class Worker {
   WorkerSnapshot snapshot();
   /// PAUSE: closes the idle connections of the shard's pools (on this worker's thread).
   void drop_idle(size_t shard);
+  /// How many of its server connections a client holds (on this worker's thread).
+  size_t connections_in_use();
+  /// Whether the session `holder` holds one of its server connections (on its thread).
+  bool holds_connection(const void* holder);
   /// The pool of connections to `shard` logged in as `login`, made on first use (kept while
   /// the worker runs: pools are per shard and role, as PgBouncer's per database and user).
   BackendPool& pool(size_t shard, const BackendLogin& login);
-  /// The number of shards.
-  size_t pool_count() const { return shared_.config.shards.size(); }
+  /// The number of shards, as this worker's settings have them.
+  size_t pool_count() const { return settings_->config.shards.size(); }
+  /// A shard's configuration, as this worker's settings have it.
+  const config::ShardConfig& shard_config(size_t shard) const {
+    return settings_->config.shards[shard];
+  }
 
   /// The backend-side name for a client's prepared statement text: equal texts (and parameter
   /// types) share one name, so a backend prepares each statement once for all clients.

@@ -88,6 +88,9 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   std::chrono::steady_clock::time_point idle_since;
   /// In its pool's idle list (SHOW SERVERS).
   bool idle = false;
+  /// The session that took it from its pool (nullptr while idle): while RELOAD holds new
+  /// transactions back, a session that holds a connection may take more to finish its own.
+  const void* holder = nullptr;
   /// When it was opened (SHOW SERVERS).
   std::chrono::system_clock::time_point connected_at = std::chrono::system_clock::now();
 

@@ -11,7 +11,7 @@ BackendPool::BackendPool(asio::io_context& io, const config::ShardConfig& shard,
                          asio::ssl::context* tls, BackendLogin login, int max_size,
                          std::chrono::milliseconds wait_timeout,
                          std::chrono::milliseconds connect_timeout, ShardCounters* counters,
-                         const std::atomic<bool>* paused)
+                         const std::atomic<bool>* paused, const std::atomic<bool>* held)
     : io_(io),
       shard_(shard),
       shard_index_(shard_index),
@@ -21,16 +21,17 @@ BackendPool::BackendPool(asio::io_context& io, const config::ShardConfig& shard,
       wait_timeout_(wait_timeout),
       connect_timeout_(connect_timeout),
       counters_(counters),
-      paused_(paused) {}
+      paused_(paused),
+      held_(held) {}
 
-awaitable<bool> BackendPool::wait_out_pause() {
+awaitable<bool> BackendPool::wait_out_pause(bool through_hold) {
   // PAUSE holds new transactions back until RESUME (PgBouncer's PAUSE): checked every 20 ms,
   // pausing being rare; the wait counts against pool_wait_timeout as any other.
   auto start = std::chrono::steady_clock::now();
   if (paused_waiters_++ == 0) oldest_paused_wait_ = start;
   asio::steady_timer timer(io_);
   bool ok = true;
-  while (paused() && !closed_) {
+  while (must_wait(through_hold) && !closed_) {
     if (std::chrono::steady_clock::now() - start >= wait_timeout_) {
       ok = false;
       break;
@@ -50,19 +51,20 @@ awaitable<bool> BackendPool::wait_out_pause() {
   co_return ok;
 }
 
-awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
+awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire(bool through_hold) {
   if (closed_) {
     co_return fail(sqlstate::kAdminShutdown, "pgrange is shutting down");
   }
-  if (paused() && !co_await wait_out_pause()) {
+  if (must_wait(through_hold) && !co_await wait_out_pause(through_hold)) {
     co_return fail(sqlstate::kTooManyConnections,
                    "timed out after " + std::to_string(wait_timeout_.count()) +
-                       " ms waiting for shard \"" + shard_.name + "\", which is paused (PAUSE)");
+                       " ms waiting for shard \"" + shard_.name + "\", which is " +
+                       (paused() ? "paused (PAUSE)" : "held back while RELOAD adds a shard"));
   }
   if (closed_) {
     co_return fail(sqlstate::kAdminShutdown, "pgrange is shutting down");
   }
-  if (auto conn = take_idle()) co_return conn;
+  if (auto conn = pop_idle()) co_return conn;
   spdlog::debug("pool {}: acquire open={} idle={} waiters={}", shard_.name, open_, idle_.size(),
                 waiters_.size());
   bool may_open = open_ < max_size_;
@@ -111,6 +113,11 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> BackendPool::acquire() {
 }
 
 std::shared_ptr<BackendConnection> BackendPool::take_idle() {
+  if (paused() || held()) return nullptr;
+  return pop_idle();
+}
+
+std::shared_ptr<BackendConnection> BackendPool::pop_idle() {
   while (!idle_.empty() && !closed_) {
     // Most recently used first: it is the one least likely to have gone stale, and a busy
     // pool keeps reusing a few warm connections.
@@ -137,6 +144,7 @@ void BackendPool::hand_off_slot() {
 
 void BackendPool::release(std::shared_ptr<BackendConnection> conn, bool reusable) {
   conn->end_lease();
+  conn->holder = nullptr;
   spdlog::debug("pool {}: release reusable={} broken={} open={} idle={} waiters={}", shard_.name,
                 reusable, conn->broken(), open_, idle_.size(), waiters_.size());
   if (!reusable || conn->broken() || conn->retired() || closed_ || paused() || open_ > max_size_) {

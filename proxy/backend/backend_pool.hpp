@@ -22,18 +22,25 @@ class BackendPool {
  public:
   /// `tls`: the shard's TLS context (nullptr: none); it outlives the pool.
   /// `counters`: where its worker counts waits and connects; `paused`: set while the shard is
-  /// PAUSEd (acquires wait, released connections close); either may be nullptr.
+  /// PAUSEd (acquires wait, released connections close); `held`: set while RELOAD adds a shard
+  /// (acquires wait, connections stay); any may be nullptr.
   BackendPool(asio::io_context& io, const config::ShardConfig& shard, int shard_index,
               asio::ssl::context* tls, BackendLogin login, int max_size,
               std::chrono::milliseconds wait_timeout, std::chrono::milliseconds connect_timeout,
-              ShardCounters* counters = nullptr, const std::atomic<bool>* paused = nullptr);
+              ShardCounters* counters = nullptr, const std::atomic<bool>* paused = nullptr,
+              const std::atomic<bool>* held = nullptr);
 
   /// A connection ready for a transaction: an idle one, a new one, or the next one released.
-  /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout.
-  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire();
+  /// Fails with 08006 naming the shard when it cannot be reached, 53300 on timeout. Waits
+  /// while the shard is paused, and while it is held unless `through_hold` (the caller holds
+  /// another connection: its transaction runs already).
+  awaitable<Result<std::shared_ptr<BackendConnection>>> acquire(bool through_hold = false);
 
-  /// An idle healthy connection, or nullptr (then acquire() opens one or waits).
+  /// An idle healthy connection, or nullptr (then acquire() opens one or waits; also while the
+  /// shard is paused or held, so that acquire() waits).
   std::shared_ptr<BackendConnection> take_idle();
+  /// Set while RELOAD adds a shard: new transactions wait.
+  bool held() const { return held_ != nullptr && held_->load(std::memory_order_relaxed); }
 
   /// Returns a connection. Unless `reusable`, healthy and not retired, it is closed and its
   /// slot freed.
@@ -74,11 +81,14 @@ class BackendPool {
   static bool still_open(BackendConnection& conn);
   void hand_off_slot();
   bool paused() const { return paused_ != nullptr && paused_->load(std::memory_order_relaxed); }
-  /// Waits while the shard is paused; false when the wait timed out.
-  awaitable<bool> wait_out_pause();
+  /// Waits while the shard is paused or (unless `through_hold`) held; false when the wait
+  /// timed out.
+  awaitable<bool> wait_out_pause(bool through_hold);
+  bool must_wait(bool through_hold) const { return paused() || (held() && !through_hold); }
+  std::shared_ptr<BackendConnection> pop_idle();
 
   asio::io_context& io_;
-  const config::ShardConfig& shard_;
+  config::ShardConfig shard_;  // a copy: the settings it came from may be replaced (RELOAD)
   int shard_index_;
   asio::ssl::context* tls_;
   BackendLogin login_;
@@ -92,6 +102,7 @@ class BackendPool {
   std::optional<std::string> collation_;
   ShardCounters* counters_;
   const std::atomic<bool>* paused_;
+  const std::atomic<bool>* held_;
   size_t paused_waiters_ = 0;
   std::chrono::steady_clock::time_point oldest_paused_wait_{};
   /// Every connection opened, for SHOW SERVERS (expired entries pruned as it is read).

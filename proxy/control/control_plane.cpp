@@ -104,6 +104,73 @@ void ControlPlane::bring_up_new_shards(const routing::ClusterView& view) {
   }
 }
 
+std::vector<std::pair<std::string, std::string>> ControlPlane::shard_dsns() const {
+  std::lock_guard lock(shards_mu_);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < config_.shards.size(); ++i) {
+    out.emplace_back(config_.shards[i].name, shard_dsn_of(config_, i));
+  }
+  return out;
+}
+
+Result<void> ControlPlane::bring_up_shards(const std::vector<config::ShardConfig>& added) {
+  auto current = view();
+  if (!store_ || !current) {
+    return fail(sqlstate::kConnectionFailure, "the metadata store is not reachable");
+  }
+  // The view the new shards will be part of, for ShardSchema only: nothing routes with it.
+  routing::MetadataSnapshot snap = current->snapshot();
+  std::vector<std::string> order = shard_order_;
+  for (const config::ShardConfig& s : added) {
+    snap.shards.push_back({s.name, s.dsn, false});
+    order.push_back(s.name);
+  }
+  auto next = routing::ClusterView::build(std::move(snap), order);
+  if (!next) return fail(next.error());
+  std::string from;
+  for (const std::string& name : shard_order_) {
+    const routing::ShardRecord* r = current->find_shard(name);
+    if (r != nullptr && !r->draining) {
+      from = name;
+      break;
+    }
+  }
+  if (from.empty()) from = shard_order_.front();
+  for (const config::ShardConfig& s : added) {
+    auto done = routing::ShardSchema::bring_up_new_shard(**next, s.name, from);
+    if (!done) {
+      return fail(done.error().sqlstate,
+                  "shard \"" + s.name + "\" cannot be brought up: " + done.error().message);
+    }
+    if (*done) {
+      spdlog::info("shard {}: new; the schema and the reference tables' rows copied from {}",
+                   s.name, from);
+    }
+  }
+  return {};
+}
+
+void ControlPlane::join_shards(const std::vector<config::ShardConfig>& added) {
+  std::vector<routing::ShardRecord> records;
+  {
+    std::lock_guard lock(shards_mu_);
+    for (const config::ShardConfig& s : added) {
+      config_.shards.push_back(s);
+      shard_order_.push_back(s.name);
+      records.push_back({s.name, s.dsn, false});
+    }
+  }
+  try {
+    store_->register_shards(records);  // a new version: the next view routes with them
+    reload();
+  } catch (const std::exception& e) {
+    spdlog::error(
+        "recording the new shards in the metadata store: {} (the next change of the "
+        "range map routes with them)",
+        e.what());
+  }
+}
+
 void ControlPlane::open_store() {
   if (stopping_) return;
   std::vector<routing::ShardRecord> shards;
@@ -456,15 +523,17 @@ void ControlPlane::listen_loop() {
 void ControlPlane::size_loop() {
   // One connection per shard, kept; a shard that does not answer is tried again next time,
   // and until every shard answers the sizes published before stand.
-  std::vector<std::unique_ptr<pqxx::connection>> conns(config_.shards.size());
+  std::vector<std::unique_ptr<pqxx::connection>> conns;
   while (!stopping_) {
     auto sizes = std::make_shared<routing::TableSizes>();
     bool all = true;
+    std::vector<std::pair<std::string, std::string>> shards = shard_dsns();  // RELOAD adds some
+    conns.resize(shards.size());
     for (size_t i = 0; i < conns.size() && !stopping_; ++i) {
       try {
         if (!conns[i]) {
           conns[i] = std::make_unique<pqxx::connection>(
-              with_dsn_keyword(shard_dsn_of(config_, i), "connect_timeout", "2"));
+              with_dsn_keyword(shards[i].second, "connect_timeout", "2"));
         }
         pqxx::nontransaction tx(*conns[i]);
         pqxx::result r = tx.exec(
@@ -478,7 +547,7 @@ void ControlPlane::size_loop() {
                      row[3].as<int64_t>());
         }
       } catch (const std::exception& e) {
-        spdlog::debug("table sizes from shard {}: {}", config_.shards[i].name, e.what());
+        spdlog::debug("table sizes from shard {}: {}", shards[i].first, e.what());
         conns[i].reset();
         all = false;
       }

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -103,6 +104,24 @@ class ControlPlane : public routing::ClusterControl {
   /// The same after a transaction block with such statements committed (control thread;
   /// failures are logged: the next GRANT or REVOKE of the table sets them again).
   void follow_privileges(const std::vector<sql::StatementInfo>& infos);
+  /// RELOAD adding shards, first step (blocking; control thread): gives each the cluster's
+  /// schema and the reference tables' rows from an existing shard (ShardSchema; a shard that
+  /// already has tables is left as it is). Nothing else changes, so a failure leaves pgrange
+  /// as it was. The caller holds every transaction back meanwhile (PAUSE).
+  Result<void> bring_up_shards(const std::vector<config::ShardConfig>& added);
+  /// Second step, once every worker has pools for them (control thread): records them in the
+  /// metadata store and routes with them from the next view on (new tables and range moves
+  /// may use them). A failure to record is logged; the next map change routes with them.
+  void join_shards(const std::vector<config::ShardConfig>& added);
+  /// Runs fn on the control thread and waits for it (from a thread that is not a worker's:
+  /// RELOAD on the main thread).
+  template <typename T>
+  T run_here(std::function<T()> fn) {
+    std::promise<T> done;
+    auto result = done.get_future();
+    asio::post(io_, [&] { done.set_value(fn()); });
+    return result.get();
+  }
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);
 
@@ -188,6 +207,8 @@ class ControlPlane : public routing::ClusterControl {
   void size_loop();
   /// Gives shards just added to the configuration the cluster's schema (ShardSchema).
   void bring_up_new_shards(const routing::ClusterView& view);
+  /// The shards' names and DSNs (any thread).
+  std::vector<std::pair<std::string, std::string>> shard_dsns() const;
   void open_store();
   /// Every few seconds: finish the moves of instances that died holding a range.
   void schedule_housekeeping();
@@ -238,7 +259,10 @@ class ControlPlane : public routing::ClusterControl {
   Result<routing::TableDescription> describe_table(const std::string& schema,
                                                    const std::string& name, size_t shard = 0);
 
-  const config::Config& config_;
+  /// The configuration pgrange started with, and the shards RELOAD added since (control
+  /// thread; shards_mu_ when changing the shards, which the sizer reads).
+  config::Config config_;
+  mutable std::mutex shards_mu_;
   std::string metadata_dsn_;
   std::vector<std::string> shard_order_;
   std::unique_ptr<routing::MetadataStore> store_;

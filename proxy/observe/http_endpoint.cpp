@@ -332,11 +332,12 @@ awaitable<HttpEndpoint::Reply> HttpEndpoint::metrics() {
     std::function<ClusterFigures()> figures = [cp] { return cluster_figures(cp); };
     cluster = co_await cp->call<ClusterFigures>(std::move(figures));
   }
+  std::shared_ptr<const Settings> settings = shared_.settings.load();
   std::vector<std::string> shards;
   std::vector<bool> paused;
-  for (size_t i = 0; i < shared_.config.shards.size(); ++i) {
-    shards.push_back(shared_.config.shards[i].name);
-    paused.push_back(i < shared_.paused.size() && shared_.paused[i]->load());
+  for (size_t i = 0; i < settings->config.shards.size(); ++i) {
+    shards.push_back(settings->config.shards[i].name);
+    paused.push_back(settings->shards[i]->paused.load());
   }
   co_return Reply{200, "text/plain; version=0.0.4; charset=utf-8",
                   render_metrics(snap, cluster, shards, paused, shared_.started_at)};
@@ -364,9 +365,10 @@ HttpEndpoint::Reply HttpEndpoint::health() {
     body += "\"ok\"";
   }
   body += ",\"shards\":{";
-  reachable_.assign(shared_.config.shards.size(), false);
-  for (size_t i = 0; i < shared_.config.shards.size(); ++i) {
-    const config::ShardConfig& s = shared_.config.shards[i];
+  std::shared_ptr<const Settings> settings = shared_.settings.load();
+  reachable_.assign(settings->config.shards.size(), false);
+  for (size_t i = 0; i < settings->config.shards.size(); ++i) {
+    const config::ShardConfig& s = settings->config.shards[i];
     std::string why = probe(s.dsn);
     reachable_[i] = why.empty();
     ok = ok && why.empty();

@@ -62,9 +62,10 @@ void WorkerStats::add_to(StatsTotals& totals) const {
   totals.logins += logins_.get();
   totals.login_failures += login_failures_.get();
   totals.slow_statements += slow_statements_.get();
+  std::unique_lock shards_lock(shards_mutex_);
   if (totals.shards.size() < shards_.size()) totals.shards.resize(shards_.size());
   for (size_t i = 0; i < shards_.size(); ++i) {
-    const ShardCounters& c = shards_[i];
+    const ShardCounters& c = *shards_[i];
     StatsTotals::Shard& t = totals.shards[i];
     t.requests += c.requests.get();
     t.transactions += c.transactions.get();
@@ -74,8 +75,14 @@ void WorkerStats::add_to(StatsTotals& totals) const {
     t.connects += c.connects.get();
     t.connect_failures += c.connect_failures.get();
   }
+  shards_lock.unlock();
   std::lock_guard lock(errors_mutex_);
   for (const auto& [state, n] : errors_) totals.errors[state] += n;
+}
+
+void WorkerStats::add_shards(size_t count) {
+  std::lock_guard lock(shards_mutex_);
+  while (shards_.size() < count) shards_.push_back(std::make_unique<ShardCounters>());
 }
 
 }  // namespace pgrange::proxy

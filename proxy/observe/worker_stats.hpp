@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -95,7 +96,10 @@ struct StatsTotals {
 /// the errors by SQLSTATE take one, errors being rare).
 class WorkerStats {
  public:
-  explicit WorkerStats(size_t shards) : shards_(shards) {}
+  explicit WorkerStats(size_t shards) { add_shards(shards); }
+  /// Counters for shards up to `count` (on the worker's thread; RELOAD adds shards). Those
+  /// there are stay where they are: pools keep pointers to theirs.
+  void add_shards(size_t count);
 
   /// A client request answered (its ReadyForQuery sent) after `us` microseconds (no time when
   /// its start was not seen: a pipelined request).
@@ -108,7 +112,7 @@ class WorkerStats {
   Counter& logins() { return logins_; }
   Counter& login_failures() { return login_failures_; }
   Counter& slow_statements() { return slow_statements_; }
-  ShardCounters& shard(size_t i) { return shards_[i]; }
+  ShardCounters& shard(size_t i) { return *shards_[i]; }
   /// An ErrorResponse sent to a client.
   void count_error(std::string_view sqlstate);
 
@@ -122,7 +126,9 @@ class WorkerStats {
   Counter logins_;
   Counter login_failures_;
   Counter slow_statements_;
-  std::vector<ShardCounters> shards_;
+  /// Grown on the worker's thread under shards_mutex_, which readers on other threads take.
+  std::vector<std::unique_ptr<ShardCounters>> shards_;
+  mutable std::mutex shards_mutex_;
   mutable std::mutex errors_mutex_;
   std::map<std::string, uint64_t, std::less<>> errors_;
 };

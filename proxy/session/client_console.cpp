@@ -58,16 +58,18 @@ awaitable<Result<routing::ResultSet>> ClientSession::run_console(const sql::Admi
           console_error(sqlstate::kInternalError, "not a statement of the console"));
   }
   // PAUSE / RESUME [shard]: every shard without a name.
+  std::shared_ptr<const Settings> settings = shared.settings.load();
+  const std::vector<config::ShardConfig>& configured = settings->config.shards;
   std::vector<size_t> shards;
-  for (size_t i = 0; i < shared.config.shards.size(); ++i) {
-    if (stmt.shard.empty() || shared.config.shards[i].name == stmt.shard) shards.push_back(i);
+  for (size_t i = 0; i < configured.size(); ++i) {
+    if (stmt.shard.empty() || configured[i].name == stmt.shard) shards.push_back(i);
   }
   if (shards.empty()) {
     co_return tl::unexpected(console_error("42704", "shard \"" + stmt.shard + "\" does not exist"));
   }
   routing::ResultSet rs;
   rs.tag = stmt.kind == K::kPause ? "PAUSE" : "RESUME";
-  for (size_t i : shards) shared.paused[i]->store(stmt.kind == K::kPause);
+  for (size_t i : shards) settings->shards[i]->paused.store(stmt.kind == K::kPause);
   if (stmt.kind == K::kResume) {
     spdlog::info("RESUME {}: new transactions go to the shard again",
                  stmt.shard.empty() ? "(every shard)" : stmt.shard);
@@ -87,14 +89,14 @@ awaitable<Result<routing::ResultSet>> ClientSession::run_console(const sql::Admi
     ProxySnapshot snap = co_await collect_snapshot(shared.workers);
     size_t open = 0;
     for (const ServerRow& s : snap.servers) {
-      for (size_t i : shards) open += s.shard == shared.config.shards[i].name ? 1 : 0;
+      for (size_t i : shards) open += s.shard == configured[i].name ? 1 : 0;
     }
     // This session's own connection (session pooling) would wait for itself.
     for (size_t i : shards) {
       if (backend_ && static_cast<size_t>(backend_->shard_index()) == i && open > 0) --open;
     }
     if (open == 0) break;
-    if (closing_ || !shared.paused[shards.front()]->load()) {
+    if (closing_ || !settings->shards[shards.front()]->paused.load()) {
       co_return tl::unexpected(console_error(
           sqlstate::kQueryCanceled, "PAUSE: RESUME came before the shard's connections closed"));
     }

@@ -126,8 +126,9 @@ std::optional<Error> ClientSession::internal_object_refusal(std::string_view sql
 awaitable<Result<std::vector<std::vector<std::optional<std::string>>>>> ClientSession::query_as(
     const BackendLogin& login, const std::string& sql) {
   BackendPool& pool = worker_.pool(0, login);
-  auto conn = co_await pool.acquire();
+  auto conn = co_await pool.acquire(pool.held() && worker_.holds_connection(this));
   if (!conn) co_return tl::unexpected(conn.error());
+  (*conn)->holder = this;
   std::shared_ptr<BackendConnection> c = std::move(*conn);
   std::string request;
   write_query(request, sql);

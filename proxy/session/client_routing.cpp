@@ -1170,7 +1170,7 @@ std::vector<int> ClientSession::ddl_shards(const std::vector<sql::StatementInfo>
   std::vector<int> shards;
   std::set<std::pair<std::string, std::string>> servers;
   for (size_t i = 0; i < worker_.pool_count(); ++i) {
-    const config::ShardConfig& s = config().shards[i];
+    const config::ShardConfig& s = worker_.shard_config(i);
     // Roles are the server's: shards that are databases of one server share them.
     if (roles && !servers.emplace(s.host, s.port).second) continue;
     shards.push_back(static_cast<int>(i));

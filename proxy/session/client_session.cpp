@@ -268,8 +268,8 @@ awaitable<bool> ClientSession::startup() {
           if (k.shard_index < 0 || static_cast<size_t>(k.shard_index) >= worker_.pool_count()) {
             continue;
           }
-          co_await send_cancel_request(config().shards[static_cast<size_t>(k.shard_index)], k.pid,
-                                       k.secret);
+          co_await send_cancel_request(worker_.shard_config(static_cast<size_t>(k.shard_index)),
+                                       k.pid, k.secret);
         }
       }
       co_return false;  // the protocol closes a cancel connection without a reply
@@ -516,10 +516,7 @@ awaitable<bool> ClientSession::login() {
     ++open;
     user_counted_ = true;
   }
-  for (size_t i = 0; i < worker_.pool_count(); ++i) {
-    pools_.push_back(
-        &worker_.pool(i, backend_login(config().shards[i], *user_entry_, scram_keys_)));
-  }
+  add_pools();
 
   std::string out;
   write_auth_request(out, kAuthOk);
@@ -570,9 +567,32 @@ awaitable<std::optional<Error>> ClientSession::sync_settings(BackendConnection& 
   co_return std::nullopt;
 }
 
+awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::take_from(size_t shard) {
+  BackendPool& p = pool(shard);
+  // While RELOAD holds new transactions back, one that holds a connection already goes on (it
+  // would otherwise keep RELOAD waiting for it while it waits for RELOAD).
+  bool through_hold = p.held() && worker_.holds_connection(this);
+  auto acquired = co_await p.acquire(through_hold);
+  if (acquired) (*acquired)->holder = this;
+  co_return acquired;
+}
+
+std::optional<Error> ClientSession::shards_changed() const {
+  if (shards_at_message_ == 0 || worker_.pool_count() == shards_at_message_) return std::nullopt;
+  Error e = Error::make(sqlstate::kSerializationFailure,
+                        "RELOAD added a shard while this statement waited: run it again");
+  e.detail = "What it planned could leave the new shard out; nothing was sent to any shard.";
+  return e;
+}
+
 awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_for_client(
     size_t shard) {
-  auto acquired = co_await pool(shard).acquire();
+  if (auto changed = shards_changed()) co_return tl::unexpected(*changed);
+  auto acquired = co_await take_from(shard);
+  if (auto changed = shards_changed()) {
+    if (acquired) pool(shard).release(std::move(*acquired), true);
+    co_return tl::unexpected(*changed);
+  }
   if (acquired) cancel_target_->track(*acquired);
   co_return acquired;
 }
@@ -581,9 +601,14 @@ awaitable<Result<std::shared_ptr<BackendConnection>>> ClientSession::acquire_syn
     size_t shard, std::shared_ptr<BackendConnection> conn) {
   for (int attempt = 0;; ++attempt) {
     if (!conn) {
-      auto acquired = co_await pool(shard).acquire();
+      if (auto changed = shards_changed()) co_return tl::unexpected(*changed);
+      auto acquired = co_await take_from(shard);
       if (!acquired) co_return tl::unexpected(acquired.error());
       conn = std::move(*acquired);
+      if (auto changed = shards_changed()) {
+        pool(shard).release(std::move(conn), true);
+        co_return tl::unexpected(*changed);
+      }
     }
     // A failure on a connection another client left its settings on may be theirs: one more
     // try (the pool has closed the failed one).
@@ -648,8 +673,10 @@ awaitable<bool> ClientSession::ensure_backend(std::string& out) {
 }
 
 bool ClientSession::try_attach_idle(std::string& out) {
+  if (shards_changed()) return false;  // ensure_backend says so
   auto conn = pool(static_cast<size_t>(route_shard())).take_idle();
   if (!conn) return false;
+  conn->holder = this;
   if (conn->session_settings() != desired_settings_) {
     // Its settings must be brought to the client's before anything of the client's runs on
     // it, and a failure must keep the client's statement off it: ensure_backend waits for that.
@@ -1030,6 +1057,7 @@ awaitable<void> ClientSession::message_loop() {
       }
       raise_point(f.body);
       if (f.type != 'H' && f.type != 'd' && f.type != 'c' && f.type != 'f') request_started();
+      shards_at_message_ = worker_.pool_count();
       std::string_view raw(in_.data(), f.total_size);
       std::string_view body = f.body;
       // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
@@ -1920,6 +1948,13 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
                             "terminating connection because pgrange is shutting down"));
     co_await channel_.flush();
     channel_.close();
+  }
+}
+
+void ClientSession::add_pools() {
+  for (size_t i = pools_.size(); i < worker_.pool_count(); ++i) {
+    pools_.push_back(
+        &worker_.pool(i, backend_login(worker_.shard_config(i), *user_entry_, scram_keys_)));
   }
 }
 

@@ -835,7 +835,18 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                    bool describe = true, const std::vector<int16_t>& formats = {});
   int route_shard() const { return route_shard_ < 0 ? 0 : route_shard_; }
   /// The pool of `shard`'s connections logged in as the client's role (after authentication).
-  BackendPool& pool(size_t shard) { return *pools_[shard]; }
+  BackendPool& pool(size_t shard) {
+    if (shard >= pools_.size()) add_pools();  // a shard RELOAD added since the login
+    return *pools_[shard];
+  }
+  /// Takes the pools of the shards the worker has and this session does not yet.
+  void add_pools();
+  /// 40001 when RELOAD added a shard since the client message being handled arrived: what
+  /// the statement planned may leave the new shard out (a reference table's write, DDL). It
+  /// holds no connection then (RELOAD waits until no transaction holds one), so nothing ran.
+  std::optional<Error> shards_changed() const;
+  /// A connection of `shard`'s pool for this session (recorded as its holder).
+  awaitable<Result<std::shared_ptr<BackendConnection>>> take_from(size_t shard);
   /// The client's user entry (nullptr before authentication) and whether it may run admin
   /// statements and touch pgrange's own objects.
   bool admin() const { return user_entry_ != nullptr && user_entry_->admin; }
@@ -946,6 +957,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string application_name_;
   /// When the running request started (zero: none runs), and the last one.
   std::chrono::steady_clock::time_point request_start_{};
+  /// The worker's number of shards when the client message being handled arrived.
+  size_t shards_at_message_ = 0;
   std::chrono::steady_clock::time_point last_request_{};
   RouteKind route_kind_ = RouteKind::kSingleShard;
   /// With slow statements logged: the running request's text and route.

@@ -98,10 +98,10 @@ void ClientSession::note_route(const routing::StatementPlan& p, std::string_view
   std::string shards;
   for (int i : p.route.shards) {
     if (i < 0 || static_cast<size_t>(i) >= worker_.pool_count()) continue;
-    shards += (shards.empty() ? "" : ",") + worker_.shared().config.shards[i].name;
+    shards += (shards.empty() ? "" : ",") + worker_.shard_config(static_cast<size_t>(i)).name;
   }
   if (shards.empty() && p.shard >= 0 && static_cast<size_t>(p.shard) < worker_.pool_count()) {
-    shards = worker_.shared().config.shards[static_cast<size_t>(p.shard)].name;
+    shards = worker_.shard_config(static_cast<size_t>(p.shard)).name;
   }
   std::string ranges;
   for (const auto& u : p.route.uses) {

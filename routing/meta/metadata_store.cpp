@@ -54,6 +54,15 @@ int64_t bump_version(pqxx::work& tx) {
   return v;
 }
 
+void upsert_shards(pqxx::work& tx, const std::vector<ShardRecord>& shards) {
+  for (const ShardRecord& s : shards) {
+    tx.exec_params0(
+        "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
+        "ON CONFLICT (name) DO UPDATE SET dsn = excluded.dsn",
+        s.name, s.dsn);
+  }
+}
+
 void insert_range(pqxx::work& tx, const RangeDescriptor& r) {
   tx.exec_params0(
       "INSERT INTO pgrange_ranges (range_id, start_key, end_key, shard, generation, "
@@ -431,12 +440,7 @@ void MetadataStore::migrate(const std::vector<ShardRecord>& shards) {
     tx.exec0("DELETE FROM pgrange_schema");
     tx.exec0("INSERT INTO pgrange_schema VALUES (15)");
   }
-  for (const ShardRecord& s : shards) {
-    tx.exec_params0(
-        "INSERT INTO pgrange_shards (name, dsn) VALUES ($1, $2) "
-        "ON CONFLICT (name) DO UPDATE SET dsn = excluded.dsn",
-        s.name, s.dsn);
-  }
+  upsert_shards(tx, shards);
   tx.commit();
 }
 
@@ -1188,6 +1192,13 @@ void MetadataStore::report_load(const std::string& instance_id,
         "decode(k, 'hex') FROM unnest($2::bigint[], $3::int[], $4::text[]) AS u(r, s, k)",
         instance_id, sample_ids + "}", seqs + "}", keys + "}");
   }
+  tx.commit();
+}
+
+void MetadataStore::register_shards(const std::vector<ShardRecord>& shards) {
+  pqxx::work tx(impl_->conn);
+  upsert_shards(tx, shards);
+  bump_version(tx);
   tx.commit();
 }
 

@@ -175,6 +175,9 @@ class MetadataStore {
   /// Running jobs whose instance has been silent for `silence` (it died running them).
   std::vector<JobRecord> orphaned_jobs(std::chrono::seconds silence);
 
+  /// Records shards (their name and DSN; an existing one's DSN is replaced), in a new version.
+  void register_shards(const std::vector<ShardRecord>& shards);
+
   /// ALTER SHARD … DRAIN / UNDRAIN: marks the shard (a new version: every instance sees it).
   void set_shard_draining(const std::string& shard, bool draining);
 

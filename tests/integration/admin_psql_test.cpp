@@ -22,6 +22,7 @@
 #include "tests/support/pg_server.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/proxy_process.hpp"
+#include "tests/support/text_file.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -34,19 +35,6 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
     s.replace(pos, from.size(), to);
   }
   return s;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
 }
 
 bool update_expected() {

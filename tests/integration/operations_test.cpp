@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -23,6 +22,7 @@
 #include "tests/support/process.hpp"
 #include "tests/support/proxy_process.hpp"
 #include "tests/support/shard_cluster.hpp"
+#include "tests/support/text_file.hpp"
 
 namespace pgrange::testing {
 namespace {
@@ -72,18 +72,6 @@ std::vector<std::map<std::string, std::string>> rows_of(PGconn* c, const std::st
   }
   PQclear(r);
   return rows;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
 }
 
 /// `text` with the first `from` replaced by `to` (a failure when there is none).
@@ -325,7 +313,7 @@ TEST_F(OperationsTest, TheConsoleIsForAdminsOnly) {
 
 TEST_F(OperationsTest, ReloadAppliesAChangedFileAndRefusesABrokenOne) {
   const std::string path = config_path();
-  const std::string original = read_file(path);
+  const std::string original = read_text(path);
   auto c = admin();
   // Connections to s1 that the smaller pool must give up: six transactions at once.
   std::vector<PgConnPtr> holders;
@@ -353,7 +341,7 @@ TEST_F(OperationsTest, ReloadAppliesAChangedFileAndRefusesABrokenOne) {
   }
   changed = replaced(changed, "log_level = \"info\"", "log_level = \"debug\"");
   changed += "\n[[user]]\nname = \"newcomer\"\npassword = \"new-pw\"\n";
-  write_file(path, changed);
+  write_text(path, changed);
   SqlResult reload = pq_exec(c.get(), "RELOAD");
   EXPECT_TRUE(reload.ok()) << reload.message;
   EXPECT_EQ(reload.tag, "RELOAD");
@@ -377,13 +365,13 @@ TEST_F(OperationsTest, ReloadAppliesAChangedFileAndRefusesABrokenOne) {
   EXPECT_NE(cluster_->proxy().log().find("read again, changed:"), std::string::npos);
 
   // A file that does not parse: refused with the reason, the settings in use stay.
-  write_file(path, changed + "\nbroken = \n");
+  write_text(path, changed + "\nbroken = \n");
   SqlResult broken = pq_exec(c.get(), "RELOAD");
   EXPECT_EQ(broken.sqlstate, "F0000") << broken.message;
   EXPECT_NE(broken.message.find("syntax error at line"), std::string::npos) << broken.message;
   EXPECT_NE(broken.message.find("the settings in use stay"), std::string::npos);
   // What only a restart changes: refused, naming the key.
-  write_file(path, replaced(changed, "workers = 2", "workers = 3"));
+  write_text(path, replaced(changed, "workers = 2", "workers = 3"));
   SqlResult restart = pq_exec(c.get(), "RELOAD");
   EXPECT_EQ(restart.sqlstate, "F0000");
   EXPECT_NE(restart.message.find("only a restart changes (workers)"), std::string::npos)
@@ -398,7 +386,7 @@ TEST_F(OperationsTest, ReloadAppliesAChangedFileAndRefusesABrokenOne) {
   }
 
   // SIGHUP reads the file again: back to the original (the newcomer goes, the pool grows back).
-  write_file(path, original);
+  write_text(path, original);
   ASSERT_TRUE(cluster_->proxy().process().signal(SIGHUP));
   auto deadline = steady_clock::now() + std::chrono::seconds(10);
   std::string level;

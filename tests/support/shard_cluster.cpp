@@ -28,6 +28,13 @@ void ShardCluster::add_shard() {
   proxy_ = start_proxy();
 }
 
+PgServer& ShardCluster::start_shard_server() {
+  PgServer::Options o;
+  o.databases = options_.databases;
+  shards_.push_back(PgServer::start(o));
+  return *shards_.back();
+}
+
 ShardCluster::~ShardCluster() {
   // pgrange before the shards it holds connections to.
   proxy_.reset();

@@ -59,6 +59,9 @@ class ShardCluster {
   /// Starts one more shard (s<size()+1>) and restarts the cluster's pgrange with it in its
   /// configuration, as an operator adds a shard. Connections to the old pgrange break.
   void add_shard();
+  /// Starts one more shard's server (s<size()+1>, its databases made) without telling pgrange:
+  /// for adding it to the configuration and RELOADing. Stopped after pgrange, as the others.
+  PgServer& start_shard_server();
   /// One more pgrange whose [ranges] table is `ranges` (its range manager's settings).
   std::unique_ptr<ProxyProcess> start_managing_proxy(const std::string& ranges) const;
 

@@ -84,12 +84,19 @@ TEST(ConfigEntries, ShardsListenWorkersAndTheStoreNeedARestart) {
       UnorderedElementsAre("shard.s2.port", "shard.s2.dsn"));
   EXPECT_THAT(restart_only_changes(a, parse(with(kBase, "dbname=meta", "dbname=meta2"))),
               ElementsAre("metadata.dsn"));
-  // A new shard: its address needs a restart (its pool_size alone would not).
+  // A shard added after the others is applied by RELOAD; removing it needs a restart.
   std::string added = std::string(kBase) +
                       "[[shard]]\nname = \"s3\"\ndsn = \"host=127.0.0.1 port=5435 dbname=app\"\n";
-  auto restart = restart_only_changes(a, parse(added));
-  EXPECT_NE(std::find(restart.begin(), restart.end(), "shard.s3.host"), restart.end());
-  EXPECT_EQ(std::find(restart.begin(), restart.end(), "shard.s3.pool_size"), restart.end());
+  EXPECT_THAT(restart_only_changes(a, parse(added)), IsEmpty());
+  EXPECT_THAT(describe_changes(a, parse(added)), ElementsAre("shard s3 added"));
+  auto removed = restart_only_changes(parse(added), a);
+  EXPECT_NE(std::find(removed.begin(), removed.end(), "shard.s3.host"), removed.end());
+  // Shards are numbered in the file's order: one added before the others needs a restart.
+  std::string first = with(kBase, "[[shard]]",
+                           "[[shard]]\nname = \"s0\"\ndsn = \"host=127.0.0.1 port=5435 "
+                           "dbname=app\"\n[[shard]]");
+  EXPECT_THAT(restart_only_changes(a, parse(first)),
+              ElementsAre("the order of the [[shard]] entries"));
   auto http = restart_only_changes(
       a, parse(with(kBase, "[metadata]", "[http]\nlisten = \"127.0.0.1:9930\"\n[metadata]")));
   EXPECT_THAT(http, ElementsAre("http.listen"));

@@ -51,6 +51,22 @@ TEST(WorkerStats, HistogramBucketsByUpperBound) {
   EXPECT_EQ(t.errors["42P01"], 4u);
 }
 
+TEST(WorkerStats, ShardsAddedKeepTheCountersThereAre) {
+  WorkerStats w(2);
+  ShardCounters* first = &w.shard(0);
+  w.shard(0).requests.add(5);
+  w.add_shards(4);  // RELOAD added two shards
+  EXPECT_EQ(&w.shard(0), first) << "pools keep pointers to their shard's counters";
+  w.shard(3).errors.add(2);
+  w.add_shards(3);  // fewer: nothing removed
+  StatsTotals t;
+  w.add_to(t);
+  ASSERT_EQ(t.shards.size(), 4u);
+  EXPECT_EQ(t.shards[0].requests, 5u);
+  EXPECT_EQ(t.shards[3].errors, 2u);
+  EXPECT_EQ(t.shards[2].requests, 0u);
+}
+
 TEST(MetricsText, CumulativeBucketsAndEscapedLabels) {
   WorkerStats w(1);
   w.count_request(RouteKind::kFanOut, true, 50);
