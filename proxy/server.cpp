@@ -2,12 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <future>
 #include <thread>
 
 #include "common/log_format.hpp"
 #include "config/config_entries.hpp"
 #include "proxy/backend/backend_tls.hpp"
+#include "proxy/control/thread_call.hpp"
 
 namespace pgrange::proxy {
 
@@ -61,19 +61,6 @@ Result<std::string> Server::reload() {
   return message;
 }
 
-namespace {
-
-/// Runs fn on the worker's thread and waits for it (from the main thread).
-template <typename T>
-T run_on(Worker& w, std::function<T()> fn) {
-  std::promise<T> done;
-  auto result = done.get_future();
-  asio::post(w.io(), [&] { done.set_value(fn()); });
-  return result.get();
-}
-
-}  // namespace
-
 Result<void> Server::add_shards(const std::vector<config::ShardConfig>& added,
                                 const std::shared_ptr<const Settings>& settings) {
   std::string names;
@@ -100,7 +87,7 @@ Result<void> Server::add_shards(const std::vector<config::ShardConfig>& added,
   for (;;) {
     size_t in_use = 0;
     for (auto& w : workers_) {
-      in_use += run_on<size_t>(*w, [wp = w.get()] { return wp->connections_in_use(); });
+      in_use += wait_on<size_t>(w->io(), [wp = w.get()] { return wp->connections_in_use(); });
     }
     if (in_use == 0) break;
     if (std::chrono::steady_clock::now() >= until) {
@@ -116,7 +103,7 @@ Result<void> Server::add_shards(const std::vector<config::ShardConfig>& added,
   if (auto up = control_->run_here(std::move(bring_up)); !up) return up;
   // Every worker has the new shards before any view routes to them.
   for (auto& w : workers_) {
-    run_on<bool>(*w, [wp = w.get(), settings] {
+    wait_on<bool>(w->io(), [wp = w.get(), settings] {
       wp->apply_settings(settings);
       return true;
     });

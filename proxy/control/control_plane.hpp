@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,10 +116,7 @@ class ControlPlane : public routing::ClusterControl {
   /// RELOAD on the main thread).
   template <typename T>
   T run_here(std::function<T()> fn) {
-    std::promise<T> done;
-    auto result = done.get_future();
-    asio::post(io_, [&] { done.set_value(fn()); });
-    return result.get();
+    return wait_on<T>(io_, std::move(fn));
   }
   /// Admin statements (blocking; control thread).
   Result<routing::ResultSet> execute_admin(const sql::AdminStatement& stmt);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <thread>
 #include <utility>
 
@@ -25,6 +26,16 @@ awaitable<T> call_on(asio::io_context& io, std::function<T()> fn) {
   T result =
       co_await asio::async_initiate<decltype(use_awaitable), void(T)>(initiate, use_awaitable);
   co_return result;
+}
+
+/// Runs fn on the thread that runs `io` and blocks the calling thread until it has (for a
+/// thread that is not an io_context's coroutine: RELOAD on the main thread).
+template <typename T>
+T wait_on(asio::io_context& io, std::function<T()> fn) {
+  std::promise<T> done;
+  auto result = done.get_future();
+  asio::post(io, [&] { done.set_value(fn()); });
+  return result.get();
 }
 
 /// A thread that runs `io` until it is stopped, logging (as `what`) and going on after an
