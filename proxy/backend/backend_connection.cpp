@@ -124,6 +124,22 @@ bool is_index_note(std::string_view notice_body) {
   return notice_body.find(std::string_view("CPGRIX\0", 7)) != std::string_view::npos;
 }
 
+/// Whether a CommandComplete tag is of a command that surely wrote: every command but the
+/// ones that read or only steer the session (SELECT among them, although a SELECT may call a
+/// function that writes, or be a SELECT INTO; DO and CALL may write too).
+static bool writes_tag(std::string_view body) {
+  std::string_view tag = body.substr(0, body.find('\0'));
+  std::string_view word = tag.substr(0, tag.find(' '));
+  static constexpr std::string_view kOthers[] = {
+      "SELECT",   "SHOW",       "SET",     "RESET",  "BEGIN",  "START",   "SAVEPOINT", "RELEASE",
+      "ROLLBACK", "DECLARE",    "FETCH",   "MOVE",   "CLOSE",  "DISCARD", "LISTEN",    "UNLISTEN",
+      "PREPARE",  "DEALLOCATE", "EXPLAIN", "COMMIT", "NOTIFY", "LOCK",    "DO",        "CALL"};
+  for (std::string_view w : kOthers) {
+    if (word == w) return false;
+  }
+  return true;
+}
+
 awaitable<Result<void>> BackendConnection::read_message(char& type, std::string& body) {
   for (;;) {
     FrameResult fr = read_typed_frame(in_.view(), 1u << 30);
@@ -145,6 +161,9 @@ awaitable<Result<void>> BackendConnection::read_message(char& type, std::string&
       in_.consume(fr.frame.total_size);
       if (type == 'Z') {
         count_ready(body.empty() ? 'I' : body[0]);
+        if (body.empty() || body[0] == 'I') surely_wrote_ = false;
+      } else if (type == 'C') {
+        surely_wrote_ = surely_wrote_ || writes_tag(body);
       } else if (type == 'E') {
         count_error();
       }
@@ -274,6 +293,10 @@ awaitable<Result<void>> BackendConnection::run_simple(std::string sql) {
   std::string out;
   write_query(out, sql);
   if (auto sent = co_await send(out); !sent) co_return sent;
+  co_return co_await finish_simple();
+}
+
+awaitable<Result<void>> BackendConnection::finish_simple() {
   std::optional<Error> first_error;
   std::string body;
   char type = 0;

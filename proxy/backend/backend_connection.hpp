@@ -74,6 +74,9 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   /// Sends a simple Query and reads until ReadyForQuery, discarding results; returns the first
   /// error the server reported. Only for use while no other reader is active on the socket.
   awaitable<Result<void>> run_simple(std::string sql);
+  /// The second half of run_simple, for a Query already sent (several connections each sent
+  /// theirs before any is read, so that their shards work at once).
+  awaitable<Result<void>> finish_simple();
   /// Writes bytes to the server; reads its next whole message (errors name the shard).
   awaitable<Result<void>> send(std::string_view bytes);
   awaitable<Result<void>> read_message(char& type, std::string& body);
@@ -93,6 +96,12 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   const void* holder = nullptr;
   /// When it was opened (SHOW SERVERS).
   std::chrono::system_clock::time_point connected_at = std::chrono::system_clock::now();
+
+  /// Whether, in the transaction open there, the server reported a command that writes
+  /// (CommandComplete of INSERT, UPDATE, DELETE, MERGE, COPY, DDL…) through read_message. Not
+  /// set does not mean it did not write: answers read as raw bytes, and a SELECT calling a
+  /// function that writes, are not seen (end_transaction asks the server about those).
+  bool surely_wrote() const { return surely_wrote_; }
 
   /// Where its worker counts the shard's answers (nullptr: not counted).
   void set_counters(ShardCounters* counters) { counters_ = counters; }
@@ -118,6 +127,7 @@ class BackendConnection : public std::enable_shared_from_this<BackendConnection>
   int32_t secret_ = 0;
   bool broken_ = false;
   bool retired_ = false;
+  bool surely_wrote_ = false;
   std::atomic<uint64_t> lease_{0};
   ByteBuffer in_;
   std::map<std::string, std::string> reported_;

@@ -221,6 +221,13 @@ void ControlPlane::schedule_housekeeping() {
       }
       load_ticked_ = now;
       if (jobs_) jobs_->renew_lease(*store_);
+      // The decisions of the two-phase commits that finished on every shard since.
+      std::vector<std::string> forget;
+      {
+        std::lock_guard lock(in_flight_mu_);
+        forget.swap(forgettable_);
+      }
+      if (!forget.empty()) store_->forget_decisions(forget);
       // Moves that stopped half-way: prepared transactions settled by the map first, so the
       // holds' clean-up below sees each range's rows where the map says.
       if (auto ok = admin_->recover_moves(); !ok) spdlog::warn("{}", ok.error().message);
@@ -257,9 +264,15 @@ std::string ControlPlane::begin_distributed() {
   return gid;
 }
 
-void ControlPlane::end_distributed(const std::string& gid) {
+void ControlPlane::propose_commit(const std::string& gid) {
+  std::lock_guard lock(in_flight_mu_);
+  proposed_.push_back(gid);
+}
+
+void ControlPlane::end_distributed(const std::string& gid, bool forget) {
   std::lock_guard lock(in_flight_mu_);
   in_flight_.erase(gid);
+  if (forget) forgettable_.push_back(gid);
 }
 
 bool ControlPlane::in_flight(const std::string& gid) const {
@@ -271,7 +284,29 @@ Result<std::string> ControlPlane::decide_commit(const std::string& gid,
                                                 const routing::BlockCatalog* block) {
   try {
     if (store_ == nullptr) throw std::runtime_error("the metadata store is not open");
-    if (block == nullptr || block->empty()) return store_->decide(gid, "commit", instance_id_);
+    if (block == nullptr || block->empty()) {
+      // Decided already with an earlier one's group, or the group of every decision proposed
+      // since (this one among them).
+      if (auto it = decided_.find(gid); it != decided_.end()) {
+        std::string standing = std::move(it->second);
+        decided_.erase(it);
+        return standing;
+      }
+      std::vector<std::string> group;
+      {
+        std::lock_guard lock(in_flight_mu_);
+        group.swap(proposed_);
+      }
+      if (std::find(group.begin(), group.end(), gid) == group.end()) group.push_back(gid);
+      std::map<std::string, std::string> standing = store_->decide_commits(group, instance_id_);
+      for (auto& [other, decision] : standing) {
+        if (other != gid) decided_[other] = decision;
+      }
+      // (A gid missing from the answer, which the store cannot give, would be decided alone
+      // by its own call.)
+      if (auto it = standing.find(gid); it != standing.end()) return it->second;
+      return store_->decide(gid, "commit", instance_id_);
+    }
     // The catalog side of the block's DDL commits with the decision: computed against the
     // map as it is now, again if another change came first.
     for (int attempt = 1;; ++attempt) {

@@ -169,8 +169,14 @@ class ControlPlane : public routing::ClusterControl {
   const routing::RangeAdmin::ChangeCounts& range_changes() const {
     return routing::RangeAdmin::change_counts();
   }
-  void end_distributed(const std::string& gid);
+  /// With `forget`: every part committed, and the decision record is deleted with others' at
+  /// the next housekeeping (one metadata transaction for many).
+  void end_distributed(const std::string& gid, bool forget = false);
   bool in_flight(const std::string& gid) const;
+  /// Announces that decide_commit(gid) follows (without a block's catalog change): the
+  /// decisions announced by the time the control thread gets to the first of them are
+  /// recorded together, in one metadata commit. Any thread.
+  void propose_commit(const std::string& gid);
   /// Records the decision to commit `gid` in the metadata store; returns the decision that
   /// stands ("abort" when recovery decided first). Control thread.
   /// With `block`, the catalog side of the transaction block's DDL is recorded with the
@@ -293,6 +299,9 @@ class ControlPlane : public routing::ClusterControl {
   bool open_failed_ = false;
   mutable std::mutex in_flight_mu_;
   std::set<std::string> in_flight_;
+  std::vector<std::string> forgettable_;  ///< decisions every part applied (under in_flight_mu_)
+  std::vector<std::string> proposed_;     ///< propose_commit's gids not decided yet (in_flight_mu_)
+  std::map<std::string, std::string> decided_;  ///< decided with another's; control thread
   std::atomic<uint64_t> next_transaction_{1};
   mutable std::mutex error_mu_;
   std::string last_open_error_;

@@ -4,8 +4,8 @@
 // prepared on each of its shards under a gid of pgrange's own, and held in the metadata store
 // under the client's name (end_transaction). Its COMMIT PREPARED 'x', from any session of any
 // pgrange instance, records the decision there first, so that recovery finishes the shards
-// this statement cannot reach, then commits each part. A transaction of one shard was
-// prepared there under the client's own name: it is looked for on every shard.
+// this statement cannot reach, then commits each part (routing::part_gid). A transaction of one
+// shard was prepared there under the client's own name: it is looked for on every shard.
 
 #include <spdlog/spdlog.h>
 
@@ -18,6 +18,7 @@
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
+#include "routing/meta/prepared_recovery.hpp"
 #include "sql/quoting.hpp"
 
 namespace pgrange::proxy {
@@ -55,8 +56,12 @@ awaitable<bool> ClientSession::run_prepared(const Plan& plan, ExtendedMerge* ext
     co_return true;
   }
   const std::string gid = *held ? (*held)->first : name;
-  const std::string statement =
-      (commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ") + sql::quote_literal(gid);
+  const std::string statement = commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ";
+  // Held: each part under its shard's part gid. Else the client's own name, on one shard.
+  auto statement_on = [&](size_t shard) {
+    return statement +
+           sql::quote_literal(*held ? routing::part_gid(gid, pool(shard).shard().name) : gid);
+  };
   int finished = 0;
   std::optional<Error> missing;  // 42704 where the shard holds no part
   std::optional<Error> failure;
@@ -67,7 +72,7 @@ awaitable<bool> ClientSession::run_prepared(const Plan& plan, ExtendedMerge* ext
       continue;
     }
     auto conn = *acquired;
-    auto r = co_await conn->run_simple(statement);
+    auto r = co_await conn->run_simple(statement_on(i));
     pool(i).release(conn, !conn->broken());
     if (r) {
       ++finished;

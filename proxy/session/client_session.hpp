@@ -353,6 +353,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<std::optional<Error>> end_transaction(std::vector<TxnPart>& parts, bool commit,
                                                   const routing::BlockCatalog* block = nullptr,
                                                   const std::string* client_gid = nullptr);
+  /// Ends with COMMIT the parts of a transaction about to commit that wrote nothing (those
+  /// its server did not report a write on are asked), all at once; the error that fails the
+  /// transaction, if one of them fails to commit.
+  awaitable<std::optional<Error>> commit_readers(std::vector<TxnPart>& parts);
   /// The connection on a shard in the current statement's transaction (opened there if new).
   using PartOpener = std::function<awaitable<Result<BackendConnection*>>(int)>;
   /// Writes the index entries of the rows the shards reported (the index notes `sources` took

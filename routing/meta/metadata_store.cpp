@@ -14,6 +14,21 @@
 namespace pgrange::routing {
 namespace {
 
+/// A text[] literal of `items` (each quoted, '"' and '\\' escaped).
+std::string text_array(const std::vector<std::string>& items) {
+  std::string out = "{";
+  for (const std::string& item : items) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char c : item) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
 /// The same connection string with another dbname.
 std::string with_dbname(const std::string& dsn, const std::string& dbname) {
   char* err = nullptr;
@@ -1318,6 +1333,29 @@ std::string MetadataStore::decide(const std::string& gid, const std::string& dec
   return standing;
 }
 
+std::map<std::string, std::string> MetadataStore::decide_commits(
+    const std::vector<std::string>& gids, const std::string& instance_id) {
+  // One statement, so one commit: those it inserts are decided "commit"; another decision
+  // (recovery's "abort") stands for the others.
+  pqxx::nontransaction tx(impl_->conn);
+  std::map<std::string, std::string> standing;
+  for (const auto& row :
+       tx.exec_params("INSERT INTO pgrange_decisions (gid, decision, instance_id) "
+                      "SELECT g, 'commit', $2 FROM unnest($1::text[]) AS g "
+                      "ON CONFLICT (gid) DO NOTHING RETURNING gid",
+                      text_array(gids), instance_id)) {
+    standing.emplace(row[0].as<std::string>(), "commit");
+  }
+  if (standing.size() < gids.size()) {
+    for (const auto& row :
+         tx.exec_params("SELECT gid, decision FROM pgrange_decisions WHERE gid = ANY($1::text[])",
+                        text_array(gids))) {
+      standing.emplace(row[0].as<std::string>(), row[1].as<std::string>());
+    }
+  }
+  return standing;
+}
+
 std::vector<std::pair<std::string, std::string>> MetadataStore::decisions() {
   pqxx::read_transaction tx(impl_->conn);
   std::vector<std::pair<std::string, std::string>> out;
@@ -1331,6 +1369,11 @@ void MetadataStore::forget_decision(const std::string& gid) {
   pqxx::work tx(impl_->conn);
   tx.exec_params0("DELETE FROM pgrange_decisions WHERE gid = $1", gid);
   tx.commit();
+}
+
+void MetadataStore::forget_decisions(const std::vector<std::string>& gids) {
+  pqxx::nontransaction tx(impl_->conn);
+  tx.exec_params0("DELETE FROM pgrange_decisions WHERE gid = ANY($1::text[])", text_array(gids));
 }
 
 std::string MetadataStore::hold_prepared(const std::string& gid, const std::string& client_gid,

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -215,9 +216,14 @@ class MetadataStore {
   /// recorded) when the range map changed since `change` was computed.
   std::string decide(const std::string& gid, const std::string& decision,
                      const std::string& instance_id, const CatalogDelta* change = nullptr);
+  /// decide(gid, "commit", instance_id) for many transactions at once, in one metadata commit:
+  /// gid → the decision that stands.
+  std::map<std::string, std::string> decide_commits(const std::vector<std::string>& gids,
+                                                    const std::string& instance_id);
   /// Every recorded decision: gid → decision.
   std::vector<std::pair<std::string, std::string>> decisions();
   void forget_decision(const std::string& gid);
+  void forget_decisions(const std::vector<std::string>& gids);
 
   /// A transaction the client prepared (PREPARE TRANSACTION `client_gid`) whose parts are all
   /// prepared under `gid`: held for the client's COMMIT PREPARED or ROLLBACK PREPARED (decision

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <pqxx/pqxx>
 
@@ -19,10 +21,30 @@ std::string transaction_gid(const std::string& instance_id, uint64_t n) {
 
 std::optional<std::string> gid_instance(std::string_view gid) {
   if (gid.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
-  std::string_view rest = gid.substr(kPrefix.size());
+  std::string_view rest = transaction_of_part(gid).substr(kPrefix.size());
   size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   return std::string(rest.substr(0, colon));
+}
+
+std::string part_gid(std::string_view gid, std::string_view shard) {
+  bool plain = !shard.empty() && shard.size() <= 63;
+  for (char c : shard) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-');
+  }
+  if (plain) return std::string(gid) + "@" + std::string(shard);
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (char c : shard) {
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(gid) + "@" + hex;
+}
+
+std::string_view transaction_of_part(std::string_view part) {
+  size_t at = part.rfind('@');
+  return at == std::string_view::npos ? part : part.substr(0, at);
 }
 
 RecoveryReport recover_prepared(MetadataStore& store,
@@ -48,7 +70,9 @@ RecoveryReport recover_prepared(MetadataStore& store,
           "SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND "
           "gid LIKE 'pgrange:%' ORDER BY prepared");
       for (const auto& row : rows) {
-        std::string gid = row[0].as<std::string>();
+        // The part gid (…@shard); the transaction's, before pgrange gave each part its own.
+        const std::string part = row[0].as<std::string>();
+        const std::string gid(transaction_of_part(part));
         ++prepared[gid];
         std::optional<std::string> owner = gid_instance(gid);
         if (!owner) continue;
@@ -60,11 +84,11 @@ RecoveryReport recover_prepared(MetadataStore& store,
           std::string decision = store.decide(gid, "abort", self);
           if (decision == "prepared") continue;  // the client's to decide (COMMIT PREPARED)
           if (decision == "commit") {
-            tx.exec0("COMMIT PREPARED " + tx.quote(gid));
+            tx.exec0("COMMIT PREPARED " + tx.quote(part));
             ++report.committed;
             spdlog::info("recovery: committed {} on shard {}", gid, name);
           } else {
-            tx.exec0("ROLLBACK PREPARED " + tx.quote(gid));
+            tx.exec0("ROLLBACK PREPARED " + tx.quote(part));
             ++report.rolled_back;
             spdlog::info("recovery: rolled back {} on shard {}", gid, name);
           }

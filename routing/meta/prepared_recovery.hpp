@@ -16,8 +16,16 @@ namespace pgrange::routing {
 /// The global transaction id of a write pgrange commits on several shards with two-phase
 /// commit: "pgrange:<instance id>:<n>".
 std::string transaction_gid(const std::string& instance_id, uint64_t n);
-/// The instance id in such a gid; nullopt for a gid pgrange did not make.
+/// The instance id in such a gid (or in one of its part gids); nullopt for a gid pgrange did
+/// not make.
 std::optional<std::string> gid_instance(std::string_view gid);
+/// The gid under which the part of transaction `gid` on shard `shard` is prepared there:
+/// "<gid>@<shard>". Gids are global to a PostgreSQL server, and several shards may be databases
+/// of one server: each part needs its own. A shard name of other characters than letters,
+/// digits, '_' and '-', or longer than 63 bytes, is replaced by a hash of it.
+std::string part_gid(std::string_view gid, std::string_view shard);
+/// The transaction gid of a part gid (the gid itself when it has no part suffix).
+std::string_view transaction_of_part(std::string_view part);
 
 struct RecoveryReport {
   int committed = 0;
