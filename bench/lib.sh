@@ -23,7 +23,7 @@
 #   PGRANGE_STARTS, PGRANGE_LOG, PGRANGE_PORT   start_pgrange's count, last log and port
 # The scripts set LOG_DIR, PGRANGE, SKIP_BUILD and (for start_sharded_pgrange and start_pgrange)
 # WORKERS themselves; start_pgrange runs the copy of pgrange the script put in $TMP/pgrange;
-# postgres_conf reads DURABLE (default 0).
+# postgres_conf reads DURABLE (default 0); pgrange_toml reads RANGES_TOML and USER_AUTH (default md5).
 
 BENCH_NAME=$(basename "$0" .sh)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -255,12 +255,15 @@ start_postgres() {  # start_postgres NAME DATA LOG: start a server as postgres; 
 # initdb, with max_prepared_transactions = 0 on direct and SHARD_PREPARED on the shards (and the
 # postgresql.conf line SHARD_LINE on the shards, e.g. "wal_level = logical"); waits for them,
 # creates role and database bench on each and database pgrange_meta on s1. Sets SERVER_PORT.
-# start_pgbouncer NAME POOL_MODE SERVER_PORT: PgBouncer (PGBOUNCER) in front of database bench of
-# the server on SERVER_PORT, clients authenticated with md5 against bench's password, the server
-# reached as bench with trust. Sets PGBOUNCER_PORT and PGBOUNCER_PID (stopped on exit).
+# start_pgbouncer NAME POOL_MODE SERVER_PORT [MAX_CLIENT_CONN [AUTH_TYPE [LINE...]]]: PgBouncer
+# (PGBOUNCER) in front of database bench of the server on SERVER_PORT, clients authenticated with
+# AUTH_TYPE (default md5) against bench's plaintext password, at most MAX_CLIENT_CONN (default 100)
+# of them, the server reached as bench with trust; LINEs go at the end of [pgbouncer]. Sets
+# PGBOUNCER_PORT and PGBOUNCER_PID (stopped on exit).
 PGBOUNCER=${PGBOUNCER:-/usr/sbin/pgbouncer}
 start_pgbouncer() {
-  local name=$1 mode=$2 server=$3 cfg
+  local name=$1 mode=$2 server=$3 max_clients=${4:-100} auth=${5:-md5} cfg
+  shift $(($# < 5 ? $# : 5))
   if [ ! -f "$TMP/userlist.txt" ]; then
     printf '"bench" "bench"\n' >"$TMP/userlist.txt"
     chown postgres:postgres "$TMP/userlist.txt"
@@ -276,15 +279,16 @@ bench = host=127.0.0.1 port=$server dbname=bench
 listen_addr = 127.0.0.1
 listen_port = $PGBOUNCER_PORT
 unix_socket_dir =
-auth_type = md5
+auth_type = $auth
 auth_file = $TMP/userlist.txt
 pool_mode = $mode
 default_pool_size = 20
-max_client_conn = 100
+max_client_conn = $max_clients
 logfile = $TMP/pgbouncer-$name.log
 pidfile =
 ignore_startup_parameters = extra_float_digits
 EOF
+  [ "$#" -eq 0 ] || printf '%s\n' "$@" >>"$cfg"
   "${AS_POSTGRES[@]}" "$PGBOUNCER" "$cfg" >"$LOG_DIR/pgbouncer-$name.stderr" 2>&1 &
   PGBOUNCER_PID=$!
   PROXY_PIDS+=("$PGBOUNCER_PID")
@@ -327,7 +331,7 @@ empty_pgbench_tables() {  # empty_pgbench_tables SERVER...: pgbench's tables and
 
 # pgrange_toml PORT WORKERS LOG_LEVEL META_PORT POOL SHARD:PORT...: a pgrange configuration on
 # stdout: transaction pooling, its metadata in pgrange_meta on META_PORT, one [[shard]] per SHARD
-# (database bench, pool_size POOL), and the user bench with md5.
+# (database bench, pool_size POOL), and the user bench with USER_AUTH (default md5).
 pgrange_toml() {
   local port=$1 workers=$2 level=$3 meta=$4 pool=$5 shard
   shift 5
@@ -361,7 +365,7 @@ EOF
 [[user]]
 name = "bench"
 password = "bench"
-auth = "md5"
+auth = "${USER_AUTH:-md5}"
 admin = true
 EOF
 }

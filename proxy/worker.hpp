@@ -127,6 +127,10 @@ class Worker {
   void count_uses(const std::vector<routing::RangeActivity::Use>& uses,
                   std::vector<routing::Route::KeySample>& samples);
 
+  /// Read buffers of this worker's clients while they wait for their next message (a waiting
+  /// client holds none; ByteBuffer::park).
+  std::vector<std::vector<char>>& spare_buffers() { return spare_buffers_; }
+
   /// Starts a session on an accepted socket (on this worker's thread).
   void start_session(tcp::socket socket);
   /// Asks every session to end after its current transaction (SIGTERM).
@@ -154,6 +158,7 @@ class Worker {
   std::shared_ptr<const routing::ClusterView> view_;
   int64_t view_version_ = -1;
   std::list<std::weak_ptr<ClientSession>> sessions_;
+  std::vector<std::vector<char>> spare_buffers_;
   /// Requests per range since they were last handed to the control plane (every second).
   routing::RangeCounts load_;
   asio::steady_timer load_timer_{io_};

@@ -15,6 +15,10 @@ awaitable<size_t> ClientChannel::read_some(char* p, size_t n, error_code& ec) {
   co_return co_await socket_.async_read_some(asio::buffer(p, n), no_throw(ec));
 }
 
+awaitable<void> ClientChannel::wait_readable(error_code& ec) {
+  co_await socket_.async_wait(tcp::socket::wait_read, no_throw(ec));
+}
+
 size_t ClientChannel::try_write_now(std::string_view bytes) {
   if (!writer_idle_ || !pending_.empty() || tls_ || held_) return 0;
   // Nothing is queued or being written: hand the bytes to the kernel right away. A reply

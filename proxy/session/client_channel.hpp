@@ -17,6 +17,15 @@ class ClientChannel {
 
   /// Reads what is available; 0 with `ec` set at end of stream or on error.
   awaitable<size_t> read_some(char* p, size_t n, error_code& ec);
+  /// Whether wait_readable() can wait without a buffer: a plain socket (TLS may hold bytes it
+  /// already read from the socket).
+  bool can_wait_readable() const { return tls_ == nullptr; }
+  /// Waits until the client sent something; then read_now() reads it without suspending.
+  awaitable<void> wait_readable(error_code& ec);
+  /// Reads what is available without waiting; 0 with `ec` would_block when nothing is.
+  size_t read_now(char* p, size_t n, error_code& ec) {
+    return socket_.read_some(asio::buffer(p, n), ec);
+  }
 
   /// Queues bytes for the client; writing starts at once if nothing is being written.
   void send(std::string bytes);

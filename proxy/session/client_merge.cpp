@@ -148,7 +148,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
           co_return co_await run_insert_select(text, run);  // WITH … INSERT … SELECT too
         }
         if (!co_await run_create_as(text, &run)) {
-          extended_merge_ = std::move(run);
+          extended_merge_ = std::make_unique<ExtendedMerge>(std::move(run));
           give_up(not_supported("CREATE TABLE … AS here is not supported by pgrange yet"));
         }
         co_return true;

@@ -842,7 +842,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ExtendedMerge m = answer_bind(body);
       m.cursor = true;
       m.cursor_query = std::move(query_plan);
-      extended_merge_ = std::move(m);
+      extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
       co_return false;
     }
   }
@@ -871,7 +871,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     // (client_modifying_with.cpp), which says what it refuses.
     ExtendedMerge m = answer_bind(body);
     m.modifying_with = true;
-    extended_merge_ = std::move(m);
+    extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
     co_return false;
   }
   if (type == 'B' && one != nullptr &&
@@ -884,7 +884,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       // CREATE TABLE … AS or INSERT … SELECT: run at its Execute as for a Query.
       ExtendedMerge m = answer_bind(body);
       m.as_query = true;
-      extended_merge_ = std::move(m);
+      extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
       co_return false;
     }
     if (made_key_select) {
@@ -918,7 +918,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
           co_return false;
         }
         m.utility = std::move(p);
-        extended_merge_ = std::move(m);
+        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       if (p.kind == Plan::Kind::kAdmin) {
@@ -946,7 +946,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
           m.merge = p.merge;
         }
         m.route = std::move(p.route);
-        extended_merge_ = std::move(m);
+        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       ok = co_await run_read(p, text);
@@ -970,7 +970,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         ExtendedMerge m = answer_bind(body);
         m.route = p.route;
         m.coordinated = std::move(p);
-        extended_merge_ = std::move(m);
+        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       ok = co_await run_coordinated(text, p);
@@ -981,7 +981,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
         // Extended protocol: answered at its Execute, without a connection.
         ExtendedMerge m = answer_bind(body);
         m.transaction = std::move(p);
-        extended_merge_ = std::move(m);
+        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       break;

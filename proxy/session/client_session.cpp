@@ -23,6 +23,8 @@ namespace pgrange::proxy {
 namespace {
 
 constexpr size_t kReadChunk = 16384;
+/// Read buffers a worker keeps for its clients between their messages.
+constexpr size_t kSpareBuffers = 64;
 /// The backend reader pauses when this much is queued for a slow client, so a huge result
 /// streams through a bounded buffer instead of piling up in memory.
 constexpr size_t kClientBacklog = 256 * 1024;
@@ -1200,8 +1202,23 @@ awaitable<void> ClientSession::message_loop() {
     }
     channel_.release();
     if (!keep_going || closing_) co_return;
-    in_.shrink_if_idle(1 << 16);
     error_code ec;
+    if (in_.empty() && channel_.can_wait_readable()) {
+      // A client that waits holds no read buffer: its worker keeps it until it sends.
+      in_.park(worker_.spare_buffers(), kSpareBuffers, 1 << 16);
+      co_await channel_.wait_readable(ec);
+      if (ec) co_return;
+      in_.unpark(worker_.spare_buffers());
+      size_t n = channel_.read_now(in_.prepare(kReadChunk), kReadChunk, ec);
+      if (!ec) {
+        if (n == 0) co_return;  // end of stream
+        in_.commit(n);
+        continue;
+      }
+      if (ec != asio::error::would_block && ec != asio::error::try_again) co_return;
+      ec = {};
+    }
+    in_.shrink_if_idle(1 << 16);
     size_t n = co_await channel_.read_some(in_.prepare(kReadChunk), kReadChunk, ec);
     if (ec) co_return;
     in_.commit(n);

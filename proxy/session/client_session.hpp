@@ -1081,7 +1081,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::map<std::string, int64_t> sequence_values_;
   std::string last_sequence_;
   std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
-  std::optional<ExtendedMerge> extended_merge_;
+  std::unique_ptr<ExtendedMerge> extended_merge_;  ///< on the heap: large, and rarely set
   std::optional<Coordinated> coord_;
   /// Cursors WITH HOLD over several shards (client_cursor.cpp), by name; they outlive
   /// transactions.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace pgrange::proxy {
@@ -45,6 +46,22 @@ class ByteBuffer {
     commit(n);
   }
   void append(std::string_view s) { append(s.data(), s.size()); }
+
+  /// When the buffer is empty, hands its memory to `spares` (a worker's buffers between reads,
+  /// so that a connection that waits holds none): at most `max_spares` are kept, each of at most
+  /// `keep` bytes.
+  void park(std::vector<std::vector<char>>& spares, size_t max_spares, size_t keep) {
+    if (!empty() || buf_.empty()) return;
+    if (spares.size() < max_spares && buf_.size() <= keep) spares.push_back(std::move(buf_));
+    buf_ = std::vector<char>();
+    head_ = tail_ = 0;
+  }
+  /// Takes a buffer from `spares` back, if it has none.
+  void unpark(std::vector<std::vector<char>>& spares) {
+    if (!buf_.empty() || spares.empty()) return;
+    buf_ = std::move(spares.back());
+    spares.pop_back();
+  }
 
   /// Frees memory held beyond `keep` bytes of capacity when the buffer is empty.
   void shrink_if_idle(size_t keep) {
