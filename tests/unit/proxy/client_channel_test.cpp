@@ -7,8 +7,10 @@
 
 #include <string>
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
+#include <vector>
 
 #include "proxy/asio.hpp"
+#include "proxy/wire/byte_buffer.hpp"
 
 namespace pgrange::proxy {
 namespace {
@@ -96,6 +98,64 @@ TEST_F(ClientChannelTest, WaitingForTheQueueReleasesWhatIsHeld) {
   EXPECT_TRUE(drained);
   EXPECT_EQ(got.size(), big.size());
   EXPECT_EQ(got, big);
+}
+
+TEST_F(ClientChannelTest, AWaitForTheClientNeedsNoBufferAndTheReadThenTakesWhatCame) {
+  bool woke = false;
+  error_code wait_ec;
+  asio::co_spawn(
+      io_,
+      [&]() -> awaitable<void> {
+        co_await channel_->wait_readable(wait_ec);
+        woke = true;
+      },
+      asio::detached);
+  io_.poll();
+  EXPECT_FALSE(woke);  // nothing sent yet
+  char buf[16];
+  error_code ec;
+  EXPECT_EQ(channel_->read_now(buf, sizeof buf, ec), 0U);
+  EXPECT_TRUE(ec == asio::error::would_block || ec == asio::error::try_again) << ec.message();
+  asio::write(peer_, asio::buffer(std::string("hello")));
+  for (int spins = 0; !woke && spins < 100000; ++spins) io_.poll();
+  ASSERT_TRUE(woke);
+  EXPECT_FALSE(wait_ec) << wait_ec.message();
+  ec = {};
+  size_t n = channel_->read_now(buf, sizeof buf, ec);
+  EXPECT_FALSE(ec) << ec.message();
+  EXPECT_EQ(std::string(buf, n), "hello");
+}
+
+TEST(ByteBufferPark, AnEmptyBufferLendsItsMemoryAndTakesOneBackBeforeTheNextRead) {
+  std::vector<std::vector<char>> spares;
+  ByteBuffer in;
+  in.append("query");
+  in.park(spares, 2, 1 << 16);
+  EXPECT_TRUE(spares.empty());  // not empty: kept
+  EXPECT_EQ(in.view(), "query");
+  in.consume(5);
+  in.park(spares, 2, 1 << 16);
+  ASSERT_EQ(spares.size(), 1U);
+  EXPECT_GE(spares.front().size(), 5U);
+  EXPECT_EQ(in.writable(), 0U);  // holds nothing while it waits
+  in.unpark(spares);
+  EXPECT_TRUE(spares.empty());
+  EXPECT_GE(in.writable(), 5U);
+  in.append("next");
+  EXPECT_EQ(in.view(), "next");
+  // No more spares than asked for, none larger than `keep`.
+  ByteBuffer a, b, big;
+  a.append("a");
+  b.append("b");
+  big.append(std::string(100, 'x'));
+  for (ByteBuffer* x : {&a, &b, &big}) x->consume(x->size());
+  big.park(spares, 2, 64);
+  EXPECT_TRUE(spares.empty());
+  EXPECT_EQ(big.writable(), 0U);
+  a.park(spares, 1, 64);
+  b.park(spares, 1, 64);
+  EXPECT_EQ(spares.size(), 1U);
+  EXPECT_EQ(b.writable(), 0U);
 }
 
 }  // namespace
