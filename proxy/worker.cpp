@@ -1,5 +1,6 @@
 #include "proxy/worker.hpp"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -163,6 +164,13 @@ void Worker::start_session(tcp::socket socket) {
       io_, [session]() -> awaitable<void> { co_await session->run(); },
       [this, it](std::exception_ptr e) {
         sessions_.erase(it);
+        if (++ended_since_trim_ >= kTrimAfterSessions) {
+          // Many clients left (a burst of logins that ended, a pool that shrank): what they
+          // held goes back to the system, not only to malloc's free lists. Rare enough that
+          // its pause (a few milliseconds for a large heap) does not count.
+          ended_since_trim_ = 0;
+          malloc_trim(0);
+        }
         if (!e) return;
         // run() turns what its statements throw into a FATAL for the client; this is what its
         // own clean-up threw.

@@ -159,6 +159,9 @@ class Worker {
   int64_t view_version_ = -1;
   std::list<std::weak_ptr<ClientSession>> sessions_;
   std::vector<std::vector<char>> spare_buffers_;
+  /// Sessions ended since memory was last given back to the system (malloc_trim).
+  size_t ended_since_trim_ = 0;
+  static constexpr size_t kTrimAfterSessions = 1000;
   /// Requests per range since they were last handed to the control plane (every second).
   routing::RangeCounts load_;
   asio::steady_timer load_timer_{io_};
