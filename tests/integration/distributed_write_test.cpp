@@ -494,8 +494,9 @@ TEST_F(DistributedWriteTest, ABugInASessionEndsOnlyThatSessionAndLeavesNothingOp
   // (The failed sessions' parts are rolled back after their clients were told: soon.)
   EXPECT_TRUE(eventually(
       [] {
-        return cluster_->sum_direct("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                                    "'app' AND state LIKE 'idle in transaction%'") == 1;
+        return cluster_->sum_direct(
+                   "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                   "'app' AND state LIKE 'idle in transaction%'") == 1;
       },
       std::chrono::seconds(10)));
   // The client whose session was not touched finishes its transaction.
