@@ -87,7 +87,7 @@ echo
 begin_run # build, the pgrange header line, T_START, bench_setup, $TMP/pgrange (see lib.sh)
 
 # ---------------------------------------------------------------- servers and data on direct
-start_four_servers 20 # prepared transactions on the shards: pgrange's moves may use them
+start_four_servers 20 "wal_level = logical" # prepared transactions on the shards: pgrange's moves may use them
 
 SMALL_DDL="CREATE TABLE small (id int8 PRIMARY KEY, grp int4, label text)"
 BIG_DDL="CREATE TABLE big (id int8 PRIMARY KEY, small_id int8, amount int4)"

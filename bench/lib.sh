@@ -253,8 +253,9 @@ start_postgres() {  # start_postgres NAME DATA LOG: start a server as postgres; 
 
 # start_four_servers SHARD_PREPARED [SHARD_LINE]: the servers direct, s1, s2 and s3 from one
 # initdb, with max_prepared_transactions = 0 on direct and SHARD_PREPARED on the shards (and the
-# postgresql.conf line SHARD_LINE on the shards, e.g. "wal_level = logical"); waits for them,
-# creates role and database bench on each and database pgrange_meta on s1. Sets SERVER_PORT.
+# postgresql.conf line SHARD_LINE on the shards, e.g. "wal_level = logical", which also makes
+# bench a REPLICATION role there: range moves need both); waits for them, creates role and
+# database bench on each and database pgrange_meta on s1. Sets SERVER_PORT.
 # start_pgbouncer NAME POOL_MODE SERVER_PORT [MAX_CLIENT_CONN [AUTH_TYPE [LINE...]]]: PgBouncer
 # (PGBOUNCER) in front of database bench of the server on SERVER_PORT, clients authenticated with
 # AUTH_TYPE (default md5) against bench's plaintext password, at most MAX_CLIENT_CONN (default 100)
@@ -316,6 +317,11 @@ start_four_servers() {
     wait_ready "PostgreSQL $s" "${SERVER_PORT[$s]}" "${SERVER_PID[$s]}"
     psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U postgres -d postgres \
       -c "CREATE ROLE bench LOGIN PASSWORD 'bench'" -c "CREATE DATABASE bench OWNER bench" >/dev/null
+    if [ "$s" != direct ] && [[ "$shard_line" == *"wal_level = logical"* ]]; then
+      # Moves read the source's logical replication stream as the shard DSN's role.
+      psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U postgres -d postgres \
+        -c "ALTER ROLE bench REPLICATION" >/dev/null
+    fi
   done
   psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[s1]}" -U postgres -d postgres \
     -c "CREATE DATABASE pgrange_meta OWNER bench" >/dev/null

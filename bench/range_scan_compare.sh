@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
 EOF
 
 # ---------------------------------------------------------------- four PostgreSQL servers
-start_four_servers 20  # prepared transactions: writes to the reference table
+start_four_servers 20 "wal_level = logical"  # prepared transactions: writes to the reference table
 
 # pgbench data: on direct and on s1 (later imported and spread), empty twins on s2 and s3.
 # The two big initialisations run side by side.

@@ -104,7 +104,7 @@ echo
 begin_run # build, the pgrange header line, T_START, bench_setup, $TMP/pgrange (see lib.sh)
 
 # ---------------------------------------------------------------- servers and data on direct
-start_four_servers 20 # prepared transactions on the shards: pgrange's moves may use them
+start_four_servers 20 "wal_level = logical" # prepared transactions on the shards: pgrange's moves may use them
 
 CUSTOMERS_DDL="CREATE TABLE customers (id int8 PRIMARY KEY, region text NOT NULL, name text)"
 ORDERS_DDL="CREATE TABLE orders (id int8 PRIMARY KEY, customer_id int8 NOT NULL, amount numeric(10,2) NOT NULL, status text NOT NULL, created date NOT NULL)"

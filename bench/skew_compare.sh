@@ -50,11 +50,6 @@ begin_run
 echo "settings: ROWS=$ROWS DURATION=$DURATION s LAST=$LAST s CLIENTS=$CLIENTS JOBS=$JOBS" \
   "MODE=$MODE SPLIT_QPS=$SPLIT_QPS WORKERS=$WORKERS; $(durability_line)"
 start_four_servers 100 "wal_level = logical"
-for s in s1 s2 s3; do
-  # Moves read the source's logical replication stream as the shard DSN's role.
-  psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "${SERVER_PORT[$s]}" -U postgres -d postgres \
-    -c "ALTER ROLE bench REPLICATION" >/dev/null
-done
 
 cat >"$TMP/workload.sql" <<EOF
 \\set id random(1, $ROWS)

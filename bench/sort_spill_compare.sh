@@ -107,7 +107,7 @@ mkdir -m 700 "$SPILL_DIR"
 chown "$(id -u):$(id -g)" "$SPILL_DIR"
 
 # ---------------------------------------------------------------- servers and data on direct
-start_four_servers 20 # prepared transactions on the shards: pgrange's moves may use them
+start_four_servers 20 "wal_level = logical" # prepared transactions on the shards: pgrange's moves may use them
 
 BIG_DDL="CREATE TABLE big (id int8 PRIMARY KEY, v int4)"
 BIG_SELECT="SELECT g, (g * 7919 % 1000003)::int4 FROM generate_series(1::int8, $ROWS) g"

@@ -153,7 +153,7 @@ echo
 begin_run # build, the pgrange header line, T_START, bench_setup, $TMP/pgrange (see lib.sh)
 
 # ---------------------------------------------------------------- servers and data on direct
-start_four_servers 20 # prepared transactions on the shards: pgrange's moves may use them
+start_four_servers 20 "wal_level = logical" # prepared transactions on the shards: pgrange's moves may use them
 
 W_DDL="CREATE TABLE w (g int4, id int8, v int4, PRIMARY KEY (g, id))"
 W_SELECT="SELECT (i % $NGROUPS)::int4, i, (i * 7919 % 1000003)::int4 FROM generate_series(1::int8, $ROWS) i"
