@@ -48,7 +48,7 @@ awaitable<bool> ClientSession::start_copy_in(std::string_view sql_text, const Pl
   // The transaction the rows go into: the block's (over several shards from now on), or one
   // pgrange opens and commits.
   if (txn_status_ == 'I' && deferred_begin_.empty() && !coord_) {
-    coord_.emplace();
+    coord_ = std::make_unique<Coordinated>();
     coord_->begin_sql = "BEGIN";
     coord_->implicit = true;
   } else if (!coord_) {

@@ -244,7 +244,7 @@ awaitable<Result<bool>> ClientSession::expand_insert_select(std::string_view sql
         "insert them in parts"));
   }
   // The first part, written first.
-  insert_rows_.emplace(InsertRows{std::move(parts), std::move(first)});
+  insert_rows_ = std::make_unique<InsertRows>(InsertRows{std::move(parts), std::move(first)});
   co_return done(std::nullopt);
 }
 

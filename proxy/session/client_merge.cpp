@@ -52,6 +52,11 @@ ClientSession::ExtendedMerge ClientSession::answer_bind(std::string_view bind_bo
   return m;
 }
 
+ClientSession::ExtendedMerge& ClientSession::bound_merge(std::string_view bind_body) {
+  extended_merge_ = std::make_unique<ExtendedMerge>(answer_bind(bind_body));
+  return *extended_merge_;
+}
+
 std::string_view ClientSession::parameter_types(std::string_view statement) const {
   std::string_view tail = unnamed_tail_;
   if (!statement.empty()) {
@@ -131,16 +136,16 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         co_return true;
       }
       if (m.cursor) {
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         bool ok = true;
         co_await run_cursor_statement(run.statement_text, ok, &run, max_rows);
         co_return ok;
       }
       if (m.as_query) {
         // CREATE TABLE … AS or INSERT … SELECT, run as for a Query (client_create_as.cpp).
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         const std::string text = run.statement_text;
         const Analysis analysis = worker_.analyze(text);
         if (*analysis && (*analysis)->size() == 1 &&
@@ -148,7 +153,7 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
           co_return co_await run_insert_select(text, run);  // WITH … INSERT … SELECT too
         }
         if (!co_await run_create_as(text, &run)) {
-          extended_merge_ = std::make_unique<ExtendedMerge>(std::move(run));
+          extended_merge_ = std::move(owned);
           give_up(not_supported("CREATE TABLE … AS here is not supported by pgrange yet"));
         }
         co_return true;
@@ -156,8 +161,8 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
       if (m.utility) {
         // DDL: PostgreSQL ignores a row limit for it. What follows its Execute goes on as usual
         // (a pipeline), unless it fails.
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         const Plan& plan = *run.utility;
         if (plan.kind == Plan::Kind::kPrepared) co_return co_await run_prepared(plan, &run);
         if (plan.kind == Plan::Kind::kAdmin) co_return co_await run_admin(*plan.admin, &run);
@@ -167,13 +172,13 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
         co_return co_await run_index_ddl(plan, &run);
       }
       if (m.modifying_with) {
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         co_return co_await run_bound_modifying_with(run);
       }
       if (m.write_gather) {
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         co_return co_await run_gathered_write(run, max_rows);
       }
       // A row limit means nothing to a statement that returns no rows (pgjdbc sends its
@@ -190,8 +195,8 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
                      (m.merge && *m.merge && transaction_pooling_ && !backend_));
       if (max_rows != 0 && !rowless && spread) {
         // pgjdbc's fetch size: the rows come a batch per Execute, from cursors on the shards.
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         Plan plan;
         if (run.coordinated) {
           plan = *run.coordinated;
@@ -207,8 +212,8 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
               : (m.coordinated && m.coordinated->gather ? m.coordinated->gather.get() : nullptr);
       if (max_rows != 0 && !rowless && gathered != nullptr) {
         // The same for a SELECT of tables read from several shards: a cursor of one shard.
-        ExtendedMerge run = std::move(m);
-        extended_merge_.reset();
+        auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+        ExtendedMerge& run = *owned;
         auto keep = run.gather ? run.gather : run.coordinated->gather;
         co_return co_await run_gathered_portal(run, *keep, max_rows);
       }
@@ -218,8 +223,8 @@ awaitable<bool> ClientSession::continue_extended_merge(char type, std::string_vi
                             "with a row limit) is not supported"));
         co_return true;
       }
-      ExtendedMerge run = std::move(m);
-      extended_merge_.reset();
+      auto owned = std::move(extended_merge_);  // extended_merge_ is empty from here
+      ExtendedMerge& run = *owned;
       // The Sync that follows is answered here: no backend holds this work.
       skip_until_sync_ = true;
       if (run.coordinated) {

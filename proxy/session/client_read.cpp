@@ -180,7 +180,7 @@ awaitable<exec::ExecResult<std::unique_ptr<exec::Operator>>> ClientSession::read
     return routing::bind_merge_bounds(worker_.merge_plan(sql, t), params ? &*params : nullptr);
   };
   ctx.view = routing_view();
-  ctx.in_block = coord_.has_value();
+  ctx.in_block = (coord_ != nullptr);
   // In a block, the block's parts (opened where it has none yet): the read sees its writes.
   ctx.connection = [this, &held](int shard) -> awaitable<Result<BackendConnection*>> {
     if (coord_) co_return co_await coordinated_part(shard);

@@ -472,7 +472,7 @@ routing::SessionState ClientSession::session_state() const {
   routing::SessionState s;
   s.shards = worker_.pool_count();
   s.in_block = txn_status_ != 'I' || !deferred_begin_.empty();
-  s.coordinated = coord_.has_value();
+  s.coordinated = (coord_ != nullptr);
   s.tied_shard = backend_ ? backend_->shard_index() : -1;
   s.can_coordinate = can_coordinate();
   s.can_adopt_pipeline = can_adopt_pipeline();
@@ -839,10 +839,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     std::optional<Plan> query_plan;
     if (!text.empty() && sql::names_cursor(text) &&
         runs_cursor_through_pgrange(text, body, query_plan)) {
-      ExtendedMerge m = answer_bind(body);
+      ExtendedMerge& m = bound_merge(body);
       m.cursor = true;
       m.cursor_query = std::move(query_plan);
-      extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
       co_return false;
     }
   }
@@ -869,9 +868,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
                   [](const sql::RelationUse& u) { return u.writes && !u.target; })) {
     // A data-modifying WITH over several shards: run in parts at its Execute
     // (client_modifying_with.cpp), which says what it refuses.
-    ExtendedMerge m = answer_bind(body);
+    ExtendedMerge& m = bound_merge(body);
     m.modifying_with = true;
-    extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
     co_return false;
   }
   if (type == 'B' && one != nullptr &&
@@ -882,9 +880,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
          p.kind == Plan::Kind::kCoordinate) &&
         as_query_bind(body, p, made_key_select)) {
       // CREATE TABLE … AS or INSERT … SELECT: run at its Execute as for a Query.
-      ExtendedMerge m = answer_bind(body);
+      ExtendedMerge& m = bound_merge(body);
       m.as_query = true;
-      extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
       co_return false;
     }
     if (made_key_select) {
@@ -912,13 +909,13 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kPrepared:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the DDL runs at its Execute.
-        ExtendedMerge m = answer_bind(body);
+        ExtendedMerge& m = bound_merge(body);
         if (auto e = bind_count_error(m, body)) {
+          extended_merge_.reset();
           ok = refuse(type, *e, out);
           co_return false;
         }
         m.utility = std::move(p);
-        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       if (p.kind == Plan::Kind::kAdmin) {
@@ -937,7 +934,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kRead:
       if (type == 'B') {
         // Extended protocol: the Bind is answered here; its Describe and Execute follow.
-        ExtendedMerge m = answer_bind(body);
+        ExtendedMerge& m = bound_merge(body);
         if (p.gathered_write) {
           m.write_gather = p.gather;
         } else if (p.gather) {
@@ -946,7 +943,6 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
           m.merge = p.merge;
         }
         m.route = std::move(p.route);
-        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       ok = co_await run_read(p, text);
@@ -967,10 +963,9 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       }
       if (type == 'B') {
         // Extended protocol: the Bind is answered here, the statement runs at its Execute.
-        ExtendedMerge m = answer_bind(body);
+        ExtendedMerge& m = bound_merge(body);
         m.route = p.route;
         m.coordinated = std::move(p);
-        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       ok = co_await run_coordinated(text, p);
@@ -979,9 +974,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     case Plan::Kind::kEnd:
       if (type == 'B') {
         // Extended protocol: answered at its Execute, without a connection.
-        ExtendedMerge m = answer_bind(body);
+        ExtendedMerge& m = bound_merge(body);
         m.transaction = std::move(p);
-        extended_merge_ = std::make_unique<ExtendedMerge>(std::move(m));
         co_return false;
       }
       break;

@@ -25,6 +25,8 @@ namespace {
 constexpr size_t kReadChunk = 16384;
 /// Read buffers a worker keeps for its clients between their messages.
 constexpr size_t kSpareBuffers = 64;
+/// A batch's backend bytes over this are not kept while the client waits.
+constexpr size_t kIdleOutCapacity = 4096;
 /// The backend reader pauses when this much is queued for a slow client, so a huge result
 /// streams through a bounded buffer instead of piling up in memory.
 constexpr size_t kClientBacklog = 256 * 1024;
@@ -142,7 +144,8 @@ awaitable<void> ClientSession::run() {
   std::string failure;
   // A login that stops half-way is closed after authentication_timeout, as PostgreSQL does:
   // half-open logins cannot pile up.
-  login_timer_.emplace(worker_.io(), config().authentication_timeout);
+  login_timer_ =
+      std::make_unique<asio::steady_timer>(worker_.io(), config().authentication_timeout);
   login_timer_->async_wait([self](const error_code& ec) {
     if (ec) return;
     spdlog::info("closing a connection: its login took longer than authentication_timeout");
@@ -151,14 +154,14 @@ awaitable<void> ClientSession::run() {
   try {
     bool ok = co_await startup();
     if (ok) ok = co_await login();
-    login_timer_->cancel();
+    login_timer_.reset();  // cancels its wait: the handler runs once, aborted
     if (ok) co_await message_loop();
   } catch (const std::exception& ex) {
     failure = ex.what();
   } catch (...) {
     failure = "an exception of unknown type";
   }
-  login_timer_->cancel();  // its handler holds the session
+  login_timer_.reset();  // its handler holds the session
   if (!failure.empty()) {
     // A bug in pgrange: the session's state cannot be trusted past it. As PostgreSQL ends a
     // backend after an internal error it cannot recover from, the client is told and
@@ -1024,188 +1027,18 @@ void ClientSession::emit_ready_synthetics(std::string& out) {
 }
 
 awaitable<void> ClientSession::message_loop() {
-  std::string out;
+  std::string out;  // what goes to the backend; its capacity is kept from one batch to the next
   for (;;) {
-    out.clear();
-    bool keep_going = true;
-    // The replies to the messages read together go out together, flushed where PostgreSQL
-    // flushes: after a Query, a Sync or a Flush, and before waiting for the client.
-    channel_.hold();
-    char last = 0;
-    for (;;) {
-      if (last == 'Q' || last == 'S' || last == 'H') {
-        channel_.release();
-        channel_.hold();
-      }
-      FrameResult fr = read_typed_frame(in_.view(), config().max_message_size);
-      if (fr.status == FrameStatus::kNeedMore) break;
-      last = fr.status == FrameStatus::kReady ? fr.frame.type : 0;
-      if (fr.status == FrameStatus::kInvalid) {
-        send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
-        keep_going = false;
-        break;
-      }
-      const Frame& f = fr.frame;
-      if (!is_known_frontend_type(f.type)) {
-        send_error(Error::fatal(
-            sqlstate::kProtocolViolation,
-            "invalid frontend message type " + std::to_string(static_cast<uint8_t>(f.type))));
-        keep_going = false;
-        break;
-      }
-      if (f.type == 'X') {
-        keep_going = false;
-        break;
-      }
-      raise_point(f.body);
-      if (f.type != 'H' && f.type != 'd' && f.type != 'c' && f.type != 'f') request_started();
-      shards_at_message_ = worker_.pool_count();
-      std::string_view raw(in_.data(), f.total_size);
-      std::string_view body = f.body;
-      // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
-      // is only filled by this loop, so the views stay valid until consume().
-      // The common case needs no suspension: skip the coroutine frame of handle_message.
-      bool plain = !lost_error_ && !skip_until_sync_ && !txn_lost_;
-      if (copy_in_) {
-        // A COPY pgrange routes row by row takes every message until it ends.
-        bool ok = co_await continue_copy_in(f.type, f.body);
-        in_.consume(f.total_size);
-        if (!ok) {
-          keep_going = false;
-          break;
-        }
-        continue;
-      }
-      if (plain && coord_ && (f.type == 'd' || f.type == 'c' || f.type == 'f')) {
-        in_.consume(f.total_size);  // after a COPY that failed: PostgreSQL drops these too
-        continue;
-      }
-      if (plain && extended_merge_) {
-        bool ok = co_await continue_extended_merge(f.type, f.body, out);
-        in_.consume(f.total_size);
-        if (!ok) {
-          keep_going = false;
-          break;
-        }
-        continue;
-      }
-      rewritten_message_.clear();
-      if (plain && worker_.shared().control != nullptr &&
-          (f.type == 'P' || f.type == 'B' || (f.type == 'C' && !made_params_.empty()))) {
-        // Values pgrange makes (generated keys, sequence values) become parameters.
-        bool ok = true;
-        if (!co_await add_made_params(f.type, body, out, ok)) {
-          in_.consume(f.total_size);
-          if (!ok) {
-            keep_going = false;
-            break;
-          }
-          continue;
-        }
-        if (!rewritten_message_.empty()) {
-          raw = rewritten_message_;
-          body = raw.substr(5);
-        }
-      }
-      if (plain && coord_ && coord_->implicit && f.type == 'S') {
-        co_await answer_sync();
-        in_.consume(f.total_size);
-        continue;
-      }
-      if (plain && f.type == 'D' && body.starts_with('P') && (coord_ || !held_cursors_.empty())) {
-        // A cursor pgrange reads over several shards, described by name (as psycopg does
-        // after its DECLARE).
-        std::string_view name = body.substr(1);
-        if (co_await describe_cursor_portal(name.substr(0, name.find('\0')))) {
-          in_.consume(f.total_size);
-          continue;
-        }
-      }
-      if (plain && coord_ && f.type == 'D' && body.starts_with('S')) {
-        co_await describe_coordinated_statement(body);
-        in_.consume(f.total_size);
-        continue;
-      }
-      if (plain && coord_ && f.type == 'E' && !coord_->portals.empty()) {
-        std::string_view portal;
-        if (BodyReader(body).cstr(portal) && coord_->portals.count(std::string(portal))) {
-          co_await continue_portal(body);  // a portal over several shards, suspended
-          in_.consume(f.total_size);
-          continue;
-        }
-      }
-      if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
-        // A coordinated transaction has no backend: pgrange answers these itself.
-        bool ok = coordinated_message(f.type, body, raw, out);
-        in_.consume(f.total_size);
-        if (!ok) {
-          keep_going = false;
-          break;
-        }
-        continue;
-      }
-      if (plain && worker_.shared().control != nullptr &&
-          (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
-        // Route: which shard, or something pgrange answers or runs itself.
-        bool ok = true;
-        bool forward = co_await route_message(f.type, body, raw, out, ok);
-        if (!forward) {
-          in_.consume(f.total_size);
-          if (!ok) {
-            keep_going = false;
-            break;
-          }
-          continue;
-        }
-        if (!rewritten_message_.empty()) {
-          raw = rewritten_message_;  // the statement with the values pgrange made
-          body = raw.substr(5);
-        }
-      }
-      // A message that needs a backend usually finds an idle one: attach it without suspending.
-      // A Sync needs one only when something before it went to a connection: after what
-      // pgrange answered itself (a SELECT over several shards, a Bind it ran), handle_message
-      // answers it without a round trip.
-      if (plain && !backend_ && !defer_parse_ &&
-          (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' ||
-           (f.type == 'S' && awaiting_backend()) || f.type == 'D')) {
-        try_attach_idle(out);
-      }
-      bool deferred = defer_parse_;
-      defer_parse_ = false;
-      bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, body, raw, out)
-                                                : co_await handle_message(f.type, body, raw, out);
-      in_.consume(f.total_size);
-      if (!ok) {
-        keep_going = false;
-        break;
-      }
-    }
-    if (!out.empty() && backend_) {
-      auto conn = backend_;
-      // Try the write at once (the socket is non-blocking); only a full socket buffer makes
-      // the session wait for the rest.
-      error_code ec;
-      size_t n = conn->try_write(out, ec);
-      if (!ec && n < out.size()) co_await conn->write(std::string_view(out).substr(n), ec);
-      if (ec) {
-        conn->mark_broken();
-        error_code ignored;
-        conn->socket().cancel(ignored);
-      }
-    }
-    if (backend_ || !pending_.empty()) {
-      std::string synth;
-      emit_ready_synthetics(synth);
-      if (!synth.empty()) channel_.send(std::move(synth));
-      if (backend_ && can_release()) request_release();
-    }
-    channel_.release();
-    if (!keep_going || closing_) co_return;
+    // What the client sent is handled in a coroutine frame of its own, freed before the wait:
+    // a client that waits keeps only this loop's small frame.
+    if (!co_await handle_input(out)) co_return;
+    if (out.capacity() > kIdleOutCapacity) std::string().swap(out);
     error_code ec;
     if (in_.empty() && channel_.can_wait_readable()) {
-      // A client that waits holds no read buffer: its worker keeps it until it sends.
+      // A client that waits holds no read buffer (its worker keeps it until it sends), nor
+      // blocks of an empty queue of answers due.
       in_.park(worker_.spare_buffers(), kSpareBuffers, 1 << 16);
+      if (pending_.empty()) pending_.shrink_to_fit();
       co_await channel_.wait_readable(ec);
       if (ec) co_return;
       in_.unpark(worker_.spare_buffers());
@@ -1223,6 +1056,185 @@ awaitable<void> ClientSession::message_loop() {
     if (ec) co_return;
     in_.commit(n);
   }
+}
+
+awaitable<bool> ClientSession::handle_input(std::string& out) {
+  out.clear();
+  bool keep_going = true;
+  // The replies to the messages read together go out together, flushed where PostgreSQL
+  // flushes: after a Query, a Sync or a Flush, and before waiting for the client.
+  channel_.hold();
+  char last = 0;
+  for (;;) {
+    if (last == 'Q' || last == 'S' || last == 'H') {
+      channel_.release();
+      channel_.hold();
+    }
+    FrameResult fr = read_typed_frame(in_.view(), config().max_message_size);
+    if (fr.status == FrameStatus::kNeedMore) break;
+    last = fr.status == FrameStatus::kReady ? fr.frame.type : 0;
+    if (fr.status == FrameStatus::kInvalid) {
+      send_error(Error::fatal(sqlstate::kProtocolViolation, fr.reason));
+      keep_going = false;
+      break;
+    }
+    const Frame& f = fr.frame;
+    if (!is_known_frontend_type(f.type)) {
+      send_error(Error::fatal(
+          sqlstate::kProtocolViolation,
+          "invalid frontend message type " + std::to_string(static_cast<uint8_t>(f.type))));
+      keep_going = false;
+      break;
+    }
+    if (f.type == 'X') {
+      keep_going = false;
+      break;
+    }
+    raise_point(f.body);
+    if (f.type != 'H' && f.type != 'd' && f.type != 'c' && f.type != 'f') request_started();
+    shards_at_message_ = worker_.pool_count();
+    std::string_view raw(in_.data(), f.total_size);
+    std::string_view body = f.body;
+    // Copy the frame: acquiring a backend may suspend, and in_ may grow meanwhile? No: in_
+    // is only filled by this loop, so the views stay valid until consume().
+    // The common case needs no suspension: skip the coroutine frame of handle_message.
+    bool plain = !lost_error_ && !skip_until_sync_ && !txn_lost_;
+    if (copy_in_) {
+      // A COPY pgrange routes row by row takes every message until it ends.
+      bool ok = co_await continue_copy_in(f.type, f.body);
+      in_.consume(f.total_size);
+      if (!ok) {
+        keep_going = false;
+        break;
+      }
+      continue;
+    }
+    if (plain && coord_ && (f.type == 'd' || f.type == 'c' || f.type == 'f')) {
+      in_.consume(f.total_size);  // after a COPY that failed: PostgreSQL drops these too
+      continue;
+    }
+    if (plain && extended_merge_) {
+      bool ok = co_await continue_extended_merge(f.type, f.body, out);
+      in_.consume(f.total_size);
+      if (!ok) {
+        keep_going = false;
+        break;
+      }
+      continue;
+    }
+    rewritten_message_.clear();
+    if (plain && worker_.shared().control != nullptr &&
+        (f.type == 'P' || f.type == 'B' || (f.type == 'C' && !made_params_.empty()))) {
+      // Values pgrange makes (generated keys, sequence values) become parameters.
+      bool ok = true;
+      if (!co_await add_made_params(f.type, body, out, ok)) {
+        in_.consume(f.total_size);
+        if (!ok) {
+          keep_going = false;
+          break;
+        }
+        continue;
+      }
+      if (!rewritten_message_.empty()) {
+        raw = rewritten_message_;
+        body = raw.substr(5);
+      }
+    }
+    if (plain && coord_ && coord_->implicit && f.type == 'S') {
+      co_await answer_sync();
+      in_.consume(f.total_size);
+      continue;
+    }
+    if (plain && f.type == 'D' && body.starts_with('P') && (coord_ || !held_cursors_.empty())) {
+      // A cursor pgrange reads over several shards, described by name (as psycopg does
+      // after its DECLARE).
+      std::string_view name = body.substr(1);
+      if (co_await describe_cursor_portal(name.substr(0, name.find('\0')))) {
+        in_.consume(f.total_size);
+        continue;
+      }
+    }
+    if (plain && coord_ && f.type == 'D' && body.starts_with('S')) {
+      co_await describe_coordinated_statement(body);
+      in_.consume(f.total_size);
+      continue;
+    }
+    if (plain && coord_ && f.type == 'E' && !coord_->portals.empty()) {
+      std::string_view portal;
+      if (BodyReader(body).cstr(portal) && coord_->portals.count(std::string(portal))) {
+        co_await continue_portal(body);  // a portal over several shards, suspended
+        in_.consume(f.total_size);
+        continue;
+      }
+    }
+    if (plain && coord_ && f.type != 'Q' && f.type != 'B' && f.type != 'X') {
+      // A coordinated transaction has no backend: pgrange answers these itself.
+      bool ok = coordinated_message(f.type, body, raw, out);
+      in_.consume(f.total_size);
+      if (!ok) {
+        keep_going = false;
+        break;
+      }
+      continue;
+    }
+    if (plain && worker_.shared().control != nullptr &&
+        (f.type == 'Q' || f.type == 'P' || f.type == 'B')) {
+      // Route: which shard, or something pgrange answers or runs itself.
+      bool ok = true;
+      bool forward = co_await route_message(f.type, body, raw, out, ok);
+      if (!forward) {
+        in_.consume(f.total_size);
+        if (!ok) {
+          keep_going = false;
+          break;
+        }
+        continue;
+      }
+      if (!rewritten_message_.empty()) {
+        raw = rewritten_message_;  // the statement with the values pgrange made
+        body = raw.substr(5);
+      }
+    }
+    // A message that needs a backend usually finds an idle one: attach it without suspending.
+    // A Sync needs one only when something before it went to a connection: after what
+    // pgrange answered itself (a SELECT over several shards, a Bind it ran), handle_message
+    // answers it without a round trip.
+    if (plain && !backend_ && !defer_parse_ &&
+        (f.type == 'Q' || f.type == 'P' || f.type == 'B' || f.type == 'E' ||
+         (f.type == 'S' && awaiting_backend()) || f.type == 'D')) {
+      try_attach_idle(out);
+    }
+    bool deferred = defer_parse_;
+    defer_parse_ = false;
+    bool ok = (plain && backend_) || deferred ? dispatch_message(f.type, body, raw, out)
+                                              : co_await handle_message(f.type, body, raw, out);
+    in_.consume(f.total_size);
+    if (!ok) {
+      keep_going = false;
+      break;
+    }
+  }
+  if (!out.empty() && backend_) {
+    auto conn = backend_;
+    // Try the write at once (the socket is non-blocking); only a full socket buffer makes
+    // the session wait for the rest.
+    error_code ec;
+    size_t n = conn->try_write(out, ec);
+    if (!ec && n < out.size()) co_await conn->write(std::string_view(out).substr(n), ec);
+    if (ec) {
+      conn->mark_broken();
+      error_code ignored;
+      conn->socket().cancel(ignored);
+    }
+  }
+  if (backend_ || !pending_.empty()) {
+    std::string synth;
+    emit_ready_synthetics(synth);
+    if (!synth.empty()) channel_.send(std::move(synth));
+    if (backend_ && can_release()) request_release();
+  }
+  channel_.release();
+  co_return keep_going && !closing_;
 }
 
 awaitable<void> ClientSession::answer_sync() {
@@ -1945,6 +1957,7 @@ awaitable<void> ClientSession::backend_loop(std::shared_ptr<BackendConnection> c
                  transaction_pooling_ && !pinned() && !conn->broken();
     if (conn->broken() && !pending_.empty()) fail_pending(true);
     release_backend(clean);
+    if (pending_.empty()) pending_.shrink_to_fit();  // nothing due: no blocks kept for it
     if (conn->broken()) {
       // Whatever the backend had prepared is gone with it, its temporary relations too.
       pending_.clear();

@@ -1,7 +1,7 @@
 #pragma once
 
+#include <boost/container/deque.hpp>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -824,6 +824,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// A Bind pgrange answers itself (merge or coordinated statement): what it binds, from its
   /// body.
   ExtendedMerge answer_bind(std::string_view bind_body);
+  /// answer_bind's result as the session's extended_merge_. Not a coroutine: a coroutine that
+  /// held an ExtendedMerge of its own (several kilobytes) would carry it in every frame.
+  ExtendedMerge& bound_merge(std::string_view bind_body);
   /// The parameter types (count and OIDs) a statement was parsed with ("" = the unnamed one).
   std::string_view parameter_types(std::string_view statement) const;
   /// Sends what brings a pooled connection to the client's session settings, then `request`.
@@ -887,6 +890,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<bool> read_client_frame(bool startup, std::string& body, char& type);
   awaitable<bool> login();
   awaitable<void> message_loop();
+  /// Handles every whole message in in_ (the backend's part appended to `out` and sent),
+  /// flushes the answers; false when the session ends.
+  awaitable<bool> handle_input(std::string& out);
   awaitable<void> backend_loop(std::shared_ptr<BackendConnection> conn);
 
   /// Handles one client message; appends what goes to the backend to `out`.
@@ -976,7 +982,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// Counted in SharedState::user_sessions (undone when the session ends).
   bool user_counted_ = false;
   /// Closes a login that has not ended after authentication_timeout.
-  std::optional<asio::steady_timer> login_timer_;
+  std::unique_ptr<asio::steady_timer> login_timer_;  ///< until the login ends
   /// The keys of the client's SCRAM login, when it gave one (logins to the shards as its role).
   std::optional<BackendLogin::ScramKeys> scram_keys_;
   /// The GRANTs, REVOKEs and changes of owner of the transaction block (its DDL on every
@@ -996,7 +1002,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// An idle connection taken for the next message whose settings must be synced first.
   std::shared_ptr<BackendConnection> idle_taken_;
   bool reader_running_ = false;
-  std::deque<PendingEntry> pending_;
+  /// Answers due from the backend, in order. Boost's deque allocates nothing until used and
+  /// gives its blocks back when emptied (shrink_to_fit), so a client that waits holds none.
+  boost::container::deque<PendingEntry> pending_;
   /// The next shard a read of reference tables only goes to (they take turns).
   size_t reference_turn_ = reinterpret_cast<uintptr_t>(this) / 64;
   bool unsynced_ = false;
@@ -1073,7 +1081,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     exec::InsertParts parts;
     std::optional<std::string> ready;
   };
-  std::optional<InsertRows> insert_rows_;
+  std::unique_ptr<InsertRows> insert_rows_;  ///< on the heap: large, and rarely set
   /// The statements (by the client's name; "" unnamed) given parameters pgrange fills.
   std::unordered_map<std::string, MadeParams> made_params_;
   /// The values this session's nextval() and setval() gave, by "schema.name" of the
@@ -1082,7 +1090,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   std::string last_sequence_;
   std::string unnamed_tail_;  ///< the unnamed statement's Parse body after its name
   std::unique_ptr<ExtendedMerge> extended_merge_;  ///< on the heap: large, and rarely set
-  std::optional<Coordinated> coord_;
+  std::unique_ptr<Coordinated> coord_;             ///< on the heap: large, and only in some blocks
   /// Cursors WITH HOLD over several shards (client_cursor.cpp), by name; they outlive
   /// transactions.
   std::map<std::string, Coordinated::Cursor> held_cursors_;

@@ -167,7 +167,7 @@ awaitable<void> ClientSession::become_coordinated() {
   }
   add_savepoints(txn_effects_.size());
   deferred_begin_.clear();
-  coord_ = std::move(c);
+  coord_ = std::make_unique<Coordinated>(std::move(c));
   spdlog::debug("session {}: transaction coordinated over several shards", key_pid_);
 }
 
