@@ -971,9 +971,12 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   size_t shards_at_message_ = 0;
   std::chrono::steady_clock::time_point last_request_{};
   RouteKind route_kind_ = RouteKind::kSingleShard;
-  /// With slow statements logged: the running request's text and route.
+  /// With slow statements logged: the running request's text (at most 1,000 bytes) and route,
+  /// kept as they are; the log line is made only for a request that turns out slow.
   std::string slow_text_;
-  std::string slow_route_;
+  std::vector<int> slow_shards_;
+  std::vector<uint64_t> slow_ranges_;
+  bool slow_noted_ = false;  ///< note_route() ran for the running request
   std::string user_;
   std::string database_;
   const config::UserConfig* user_entry_ = nullptr;

@@ -69,8 +69,10 @@ void ClientSession::request_done(char status) {
   stats.count_request(route_kind_, timed, us);
   if (status == 'I') stats.transactions().add();
   route_kind_ = RouteKind::kSingleShard;
+  slow_noted_ = false;
   slow_text_.clear();
-  slow_route_.clear();
+  slow_shards_.clear();
+  slow_ranges_.clear();
 }
 
 void ClientSession::count_backend_message(BackendConnection& conn, char type, std::string_view body,
@@ -88,34 +90,41 @@ void ClientSession::count_backend_message(BackendConnection& conn, char type, st
 void ClientSession::note_route(const routing::StatementPlan& p, std::string_view text) {
   route_kind_ = route_kind_of(p);
   if (config().slow_statement.count() == 0) return;
-  // Kept only while slow statements are logged: the line names the shards and ranges. A text
-  // that mentions a password (ALTER ROLE … PASSWORD '…') is never logged.
-  if (icontains(text, "password")) {
-    slow_text_ = "(statement text withheld: it mentions a password)";
-  } else {
-    slow_text_.assign(text.substr(0, 1000));
-  }
-  std::string shards;
-  for (int i : p.route.shards) {
-    if (i < 0 || static_cast<size_t>(i) >= worker_.pool_count()) continue;
-    shards += (shards.empty() ? "" : ",") + worker_.shard_config(static_cast<size_t>(i)).name;
-  }
-  if (shards.empty() && p.shard >= 0 && static_cast<size_t>(p.shard) < worker_.pool_count()) {
-    shards = worker_.shard_config(static_cast<size_t>(p.shard)).name;
-  }
-  std::string ranges;
-  for (const auto& u : p.route.uses) {
-    ranges += (ranges.empty() ? "" : ",") + std::to_string(u.range_id);
-  }
-  slow_route_ = "shards [" + shards + "] ranges [" + ranges + "]";
+  // Kept only while slow statements are logged, as they are: the work of a log line is done
+  // for a slow request only (log_slow_request). assign() keeps the members' capacity.
+  slow_noted_ = true;
+  slow_text_.assign(text.substr(0, 1000));
+  slow_shards_.assign(p.route.shards.begin(), p.route.shards.end());
+  if (slow_shards_.empty() && p.shard >= 0) slow_shards_.push_back(p.shard);
+  slow_ranges_.clear();
+  for (const auto& u : p.route.uses) slow_ranges_.push_back(u.range_id);
 }
 
 void ClientSession::log_slow_request(uint64_t us) {
   worker_.stats().slow_statements().add();
-  spdlog::warn(
-      "slow statement: {:.3f} ms, user {}, route {}{}{}: {}", static_cast<double>(us) / 1000.0,
-      user_, route_kind_name(route_kind_), slow_route_.empty() ? "" : ", ", slow_route_,
-      slow_text_.empty() ? std::string("(statement not seen: a pipelined request)") : slow_text_);
+  std::string route;
+  if (slow_noted_) {
+    // The line names the shards and ranges.
+    route = ", shards [";
+    bool first = true;
+    for (int i : slow_shards_) {
+      if (i < 0 || static_cast<size_t>(i) >= worker_.pool_count()) continue;
+      route += (first ? "" : ",") + worker_.shard_config(static_cast<size_t>(i)).name;
+      first = false;
+    }
+    route += "] ranges [";
+    for (size_t i = 0; i < slow_ranges_.size(); ++i) {
+      route += (i == 0 ? "" : ",") + std::to_string(slow_ranges_[i]);
+    }
+    route += "]";
+  }
+  // A text that mentions a password (ALTER ROLE … PASSWORD '…') is never logged.
+  std::string text = slow_text_.empty() ? std::string("(statement not seen: a pipelined request)")
+                     : icontains(slow_text_, "password")
+                         ? std::string("(statement text withheld: it mentions a password)")
+                         : slow_text_;
+  spdlog::warn("slow statement: {:.3f} ms, user {}, route {}{}: {}",
+               static_cast<double>(us) / 1000.0, user_, route_kind_name(route_kind_), route, text);
 }
 
 ClientRow ClientSession::describe() const {
