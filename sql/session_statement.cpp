@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "common/text.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -406,7 +408,7 @@ std::string leading_keyword(std::string_view sql) {
   size_t i = 0;
   while (i < sql.size()) {
     char c = sql[i];
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ';') {
+    if (is_space(c) || c == '(' || c == ';') {
       ++i;
     } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
       while (i < sql.size() && sql[i] != '\n') ++i;
@@ -417,9 +419,10 @@ std::string leading_keyword(std::string_view sql) {
       break;
     }
   }
+  // ASCII letters only (a keyword is never anything else), folded without the C library.
   std::string word;
-  while (i < sql.size() && word.size() < 16 && std::isalpha(static_cast<unsigned char>(sql[i]))) {
-    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+  while (i < sql.size() && word.size() < 16 && ((sql[i] | 0x20) >= 'a' && (sql[i] | 0x20) <= 'z')) {
+    word += static_cast<char>(sql[i] | 0x20);
     ++i;
   }
   return word;

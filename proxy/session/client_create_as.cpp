@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <utility>  // before asio/awaitable.hpp (Boost 1.74)
 
+#include "common/text.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/frame_reader.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -22,11 +23,7 @@ namespace {
 
 /// Whether `sql` has the word INTO anywhere (any case): a SELECT without it is no SELECT … INTO.
 bool mentions_into(std::string_view sql) {
-  constexpr std::string_view kInto = "into";
-  auto it = std::search(sql.begin(), sql.end(), kInto.begin(), kInto.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == b;
-  });
-  return it != sql.end();
+  return icontains(sql, "into");
 }
 
 /// The tag of the INSERT among the steps' answers ("INSERT 0 n"), or "" when none ran.

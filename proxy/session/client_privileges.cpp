@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/text.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
 #include "proxy/worker.hpp"
@@ -18,17 +19,14 @@ namespace pgrange::proxy {
 namespace {
 
 bool contains_folded(std::string_view text, std::string_view lower_word) {
-  auto it =
-      std::search(text.begin(), text.end(), lower_word.begin(), lower_word.end(),
-                  [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  return it != text.end();
+  return icontains(text, lower_word);
 }
 
 /// Whether `text` holds `lower_word` at `at`, in any case.
 bool word_at(std::string_view text, size_t at, std::string_view lower_word) {
   if (text.size() - at < lower_word.size()) return false;
   for (size_t i = 0; i < lower_word.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[at + i])) != lower_word[i]) return false;
+    if (ascii_lower(text[at + i]) != lower_word[i]) return false;
   }
   return true;
 }
@@ -37,7 +35,7 @@ bool word_at(std::string_view text, size_t at, std::string_view lower_word) {
 /// or "disable" in any case. One pass: it runs for every statement of a user without admin.
 bool may_name_internals(std::string_view sql) {
   for (size_t i = 0; i < sql.size(); ++i) {
-    char c = static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+    char c = ascii_lower(sql[i]);
     if (c == '@' || (c == 'p' && word_at(sql, i, "pgrange_")) ||
         (c == 'd' && word_at(sql, i, "disable"))) {
       return true;

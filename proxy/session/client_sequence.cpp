@@ -32,12 +32,13 @@ std::optional<std::pair<std::string, std::string>> cluster_sequence(
 
 /// A cheap test before parsing: the text may call nextval, currval, setval or lastval.
 bool mentions_sequence_function(std::string_view sql) {
-  for (size_t p = 0; (p = sql.find_first_of("vV", p)) != std::string_view::npos; ++p) {
-    if (p < 3 || p + 2 >= sql.size()) continue;
-    auto lower = [&](size_t i) { return static_cast<char>(sql[i] | 0x20); };
-    if (lower(p + 1) != 'a' || lower(p + 2) != 'l') continue;
-    std::string before{lower(p - 3), lower(p - 2), lower(p - 1)};
-    if (before == "ext" || before == "urr" || before == "ast" || (before.substr(1) == "et")) {
+  // "val" after "next", "curr", "last" or "set", any case; one pass, no library calls.
+  auto lower = [&](size_t i) { return static_cast<char>(sql[i] | 0x20); };
+  for (size_t p = 3; p + 2 < sql.size(); ++p) {
+    if (lower(p) != 'v' || lower(p + 1) != 'a' || lower(p + 2) != 'l') continue;
+    char a = lower(p - 3), b = lower(p - 2), c = lower(p - 1);
+    if ((a == 'e' && b == 'x' && c == 't') || (a == 'u' && b == 'r' && c == 'r') ||
+        (a == 'a' && b == 's' && c == 't') || (b == 'e' && c == 't')) {
       return true;
     }
   }

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "common/text.hpp"
-
 namespace pgrange {
 namespace {
 
@@ -18,14 +16,6 @@ TEST(UtcTime, TheThreeStyles) {
 TEST(UtcTime, BeforeTheEpochTheFractionStaysPositive) {
   auto t = std::chrono::system_clock::time_point(std::chrono::microseconds(-1));
   EXPECT_EQ(utc_time_text(t, UtcStyle::kPostgres), "1969-12-31 23:59:59.999999+00");
-}
-
-TEST(Text, ContainsIgnoringCase) {
-  EXPECT_TRUE(icontains("ALTER ROLE x PASSWORD 'y'", "password"));
-  EXPECT_TRUE(icontains("pass word Password", "password"));
-  EXPECT_FALSE(icontains("pass word", "password"));
-  EXPECT_FALSE(icontains("", "password"));
-  EXPECT_TRUE(icontains("anything", ""));
 }
 
 }  // namespace

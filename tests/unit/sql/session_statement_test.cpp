@@ -196,5 +196,22 @@ TEST(SessionEffects, SavepointsExecuteAndPositions) {
   EXPECT_EQ(e[0].name, "s");
 }
 
+TEST(LeadingKeyword, FirstWordFoldedPastSpaceCommentsAndParentheses) {
+  EXPECT_EQ(leading_keyword("SELECT 1"), "select");
+  EXPECT_EQ(leading_keyword("  \t\n(SeLeCt 1)"), "select");
+  EXPECT_EQ(leading_keyword("-- a note\nInsert INTO t VALUES (1)"), "insert");
+  EXPECT_EQ(leading_keyword("/* x */ ;UPDATE t SET a = 1"), "update");
+  EXPECT_EQ(leading_keyword("WITH x AS (SELECT 1) SELECT * FROM x"), "with");
+  // Letters only, ASCII only, at most 16 of them.
+  EXPECT_EQ(leading_keyword("begin;"), "begin");
+  EXPECT_EQ(leading_keyword("end_of"), "end");
+  EXPECT_EQ(leading_keyword("1 + 1"), "");
+  EXPECT_EQ(leading_keyword("\xc3\xa9t\xc3\xa9"), "");
+  EXPECT_EQ(leading_keyword("[x"), "");
+  EXPECT_EQ(leading_keyword(std::string(20, 'A')), std::string(16, 'a'));
+  EXPECT_EQ(leading_keyword(""), "");
+  EXPECT_EQ(leading_keyword("/* never closed"), "");
+}
+
 }  // namespace
 }  // namespace pgrange::sql
