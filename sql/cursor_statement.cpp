@@ -31,7 +31,10 @@ std::optional<size_t> query_start(const std::string& text) {
 }  // namespace
 
 bool names_cursor(std::string_view sql) {
-  std::string kw = leading_keyword(sql);
+  return is_cursor_keyword(leading_keyword(sql));
+}
+
+bool is_cursor_keyword(std::string_view kw) {
   return kw == "declare" || kw == "fetch" || kw == "move" || kw == "close";
 }
 

@@ -34,6 +34,8 @@ struct CursorStatement {
 
 /// Whether `sql` starts with DECLARE, FETCH, MOVE or CLOSE (cheap: no parsing).
 bool names_cursor(std::string_view sql);
+/// The same for a statement's leading keyword already read (sql::leading_keyword).
+bool is_cursor_keyword(std::string_view kw);
 
 /// Reads `sql` when it is one DECLARE … CURSOR, FETCH, MOVE or CLOSE statement (nullopt for any
 /// other text, and for one PostgreSQL's grammar refuses: the shard then says why).

@@ -138,4 +138,18 @@ std::optional<std::pair<std::string, std::string>> sequence_name_of(std::string_
   return std::pair{parts[0], parts[1]};
 }
 
+bool mentions_sequence_function(std::string_view sql) {
+  // "val" after "next", "curr", "last" or "set", any case; one pass, no library calls.
+  auto lower = [&](size_t i) { return static_cast<char>(sql[i] | 0x20); };
+  for (size_t p = 3; p + 2 < sql.size(); ++p) {
+    if (lower(p) != 'v' || lower(p + 1) != 'a' || lower(p + 2) != 'l') continue;
+    char a = lower(p - 3), b = lower(p - 2), c = lower(p - 1);
+    if ((a == 'e' && b == 'x' && c == 't') || (a == 'u' && b == 'r' && c == 'r') ||
+        (a == 'a' && b == 's' && c == 't') || (b == 'e' && c == 't')) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace pgrange::sql

@@ -21,6 +21,10 @@ struct SequenceCall {
 /// sequence functions: that call. nullopt for anything else (or text that does not parse).
 std::optional<SequenceCall> sole_sequence_call(std::string_view sql);
 
+/// A cheap test before parsing (no allocation, one pass): whether the text may call nextval,
+/// currval, setval or lastval, in any case.
+bool mentions_sequence_function(std::string_view sql);
+
 /// Every call of a sequence function anywhere in the SELECT, INSERT, UPDATE, DELETE and MERGE
 /// statements of `sql`, in order (DDL naming one, as a DEFAULT, calls nothing).
 std::vector<SequenceCall> sequence_calls(std::string_view sql);

@@ -185,8 +185,8 @@ awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys
   co_return text;
 }
 
-std::optional<Error> ClientSession::copy_leaves_key(std::string_view sql) {
-  if (sql::leading_keyword(sql) != "copy") return std::nullopt;
+std::optional<Error> ClientSession::copy_leaves_key(std::string_view kw, std::string_view sql) {
+  if (kw != "copy") return std::nullopt;
   auto view = routing_view();
   if (view == nullptr || !any_generated(*view)) return std::nullopt;
   auto copy = sql::read_copy_statement(sql);

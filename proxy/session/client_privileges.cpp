@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "common/text.hpp"
 #include "proxy/session/client_session.hpp"
@@ -22,26 +23,12 @@ bool contains_folded(std::string_view text, std::string_view lower_word) {
   return icontains(text, lower_word);
 }
 
-/// Whether `text` holds `lower_word` at `at`, in any case.
-bool word_at(std::string_view text, size_t at, std::string_view lower_word) {
-  if (text.size() - at < lower_word.size()) return false;
-  for (size_t i = 0; i < lower_word.size(); ++i) {
-    if (ascii_lower(text[at + i]) != lower_word[i]) return false;
-  }
-  return true;
-}
-
 /// Whether a statement may name pgrange's objects: an '@' (an index table "t@i"), "pgrange_"
-/// or "disable" in any case. One pass: it runs for every statement of a user without admin.
+/// or "disable" in any case. It runs for every statement of a user without admin: three
+/// memchr-driven searches.
 bool may_name_internals(std::string_view sql) {
-  for (size_t i = 0; i < sql.size(); ++i) {
-    char c = ascii_lower(sql[i]);
-    if (c == '@' || (c == 'p' && word_at(sql, i, "pgrange_")) ||
-        (c == 'd' && word_at(sql, i, "disable"))) {
-      return true;
-    }
-  }
-  return false;
+  return std::memchr(sql.data(), '@', sql.size()) != nullptr || icontains(sql, "pgrange_") ||
+         icontains(sql, "disable");
 }
 
 /// A relation's or sequence's name as SQL: quoted, qualified when a schema is given.

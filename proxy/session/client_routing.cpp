@@ -7,6 +7,7 @@
 #include <array>
 #include <set>
 
+#include "common/text.hpp"
 #include "proxy/backend/fault_point.hpp"
 #include "proxy/control/control_plane.hpp"
 #include "proxy/exec/broadcast.hpp"
@@ -17,15 +18,17 @@
 #include "routing/merge/binary_value.hpp"
 #include "routing/plan/spread_plan.hpp"
 #include "sql/copy_statement.hpp"
+#include "sql/cursor_statement.hpp"
 #include "sql/hash_sharded_key.hpp"
 #include "sql/modifying_with.hpp"
 #include "sql/quoting.hpp"
+#include "sql/sequence_call.hpp"
 
 namespace pgrange::proxy {
 namespace {
 
 /// Words that start a statement pgrange must look at even when it has no tables yet.
-bool needs_analysis(const std::string& kw, bool several_shards) {
+bool needs_analysis(std::string_view kw, bool several_shards) {
   // DDL, and the admin statements (IMPORT TABLE adopts the first table of an empty catalog).
   static constexpr std::array<std::string_view, 12> kDdl = {
       "alter",   "show",   "create", "drop",   "truncate", "vacuum",
@@ -126,7 +129,9 @@ ClientSession::Plan ClientSession::plan_text(char type, std::string_view sql) {
     return p;
   }
   bool several = worker_.pool_count() > 1;
-  std::string kw = sql::leading_keyword(sql);
+  // Compared as a view: its length first, not strcmp against each keyword.
+  const std::string keyword = sql::leading_keyword(sql);
+  const std::string_view kw = keyword;
   if (temp_objects_) {
     // Before what pgrange does with DDL, EXPLAIN or CREATE INDEX of its tables' names.
     auto analysis = worker_.analyze(sql);
@@ -722,11 +727,16 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *e, out);
       co_return false;
     }
-    if (co_await answer_sequence_call(text, out, ok)) co_return false;
-    if (sql::names_cursor(text) && co_await run_cursor_statement(text, ok)) co_return false;
-    const std::string kw = sql::leading_keyword(text);
+    // The cheap tests that leave most statements go first: a coroutine frame is made only for
+    // what they let through.
+    if (sql::mentions_sequence_function(text) && co_await answer_sequence_call(text, out, ok)) {
+      co_return false;
+    }
+    const std::string keyword = sql::leading_keyword(text);
+    const std::string_view kw = keyword;
+    if (sql::is_cursor_keyword(kw) && co_await run_cursor_statement(text, ok)) co_return false;
     if (may_create_as(kw, text) && co_await run_create_as(text)) co_return false;
-    if (auto e = copy_leaves_key(text)) {
+    if (auto e = copy_leaves_key(kw, text)) {
       ok = refuse(type, *e, out);
       co_return false;
     }
@@ -782,7 +792,8 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
     // Keys pgrange makes are written into the INSERT before it is routed; the shards get that
     // text.
     rewritten_message_.clear();
-    auto filled = co_await fill_generated_keys(text);
+    Result<std::optional<std::string>> filled = std::nullopt;
+    if (icontains(text, "insert")) filled = co_await fill_generated_keys(text);
     if (!filled) {
       ok = refuse(type, filled.error(), out);
       co_return false;
@@ -800,7 +811,7 @@ awaitable<bool> ClientSession::route_message(char type, std::string_view body, s
       ok = refuse(type, *e, out);
       co_return false;
     }
-    if (auto e = copy_leaves_key(text)) {
+    if (auto e = copy_leaves_key(sql::leading_keyword(text), text)) {
       ok = refuse(type, *e, out);
       co_return false;
     }

@@ -30,27 +30,12 @@ std::optional<std::pair<std::string, std::string>> cluster_sequence(
   return std::nullopt;
 }
 
-/// A cheap test before parsing: the text may call nextval, currval, setval or lastval.
-bool mentions_sequence_function(std::string_view sql) {
-  // "val" after "next", "curr", "last" or "set", any case; one pass, no library calls.
-  auto lower = [&](size_t i) { return static_cast<char>(sql[i] | 0x20); };
-  for (size_t p = 3; p + 2 < sql.size(); ++p) {
-    if (lower(p) != 'v' || lower(p + 1) != 'a' || lower(p + 2) != 'l') continue;
-    char a = lower(p - 3), b = lower(p - 2), c = lower(p - 1);
-    if ((a == 'e' && b == 'x' && c == 't') || (a == 'u' && b == 'r' && c == 'r') ||
-        (a == 'a' && b == 's' && c == 't') || (b == 'e' && c == 't')) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 Result<std::optional<ClientSession::SequenceAnswer>> ClientSession::sequence_answer(
     std::string_view sql) {
   auto view = routing_view();
-  if (view == nullptr || !mentions_sequence_function(sql)) return std::nullopt;
+  if (view == nullptr || !sql::mentions_sequence_function(sql)) return std::nullopt;
   bool any =
       !last_sequence_.empty() || std::any_of(view->tables().begin(), view->tables().end(),
                                              [](const auto& t) { return !t.generated.empty(); });

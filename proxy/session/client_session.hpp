@@ -225,7 +225,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
   /// A COPY FROM into a table whose key pgrange makes, without that column: refused (0A000),
   /// since the shards' own defaults would make keys pgrange also hands out.
-  std::optional<Error> copy_leaves_key(std::string_view sql);
+  /// `kw`: the statement's leading keyword (sql::leading_keyword).
+  std::optional<Error> copy_leaves_key(std::string_view kw, std::string_view sql);
   /// A sequence function call on a cluster-wide sequence that pgrange answers: the call of a
   /// `SELECT f(…)` of its own, and the sequence ("schema.name"; empty for lastval).
   struct SequenceAnswer {

@@ -84,5 +84,12 @@ TEST(CursorStatement, OtherTextIsNotACursorStatement) {
   EXPECT_FALSE(read_cursor_statement("closed"));
 }
 
+TEST(CursorStatement, CursorKeywords) {
+  for (const char* kw : {"declare", "fetch", "move", "close"}) EXPECT_TRUE(is_cursor_keyword(kw));
+  for (const char* kw : {"select", "", "closed", "FETCH"}) EXPECT_FALSE(is_cursor_keyword(kw));
+  EXPECT_TRUE(names_cursor("  Fetch 10 FROM c"));
+  EXPECT_FALSE(names_cursor("SELECT 1"));
+}
+
 }  // namespace
 }  // namespace pgrange::sql

@@ -37,5 +37,17 @@ TEST(SequenceCall, NamesAsNextvalReadsThem) {
   EXPECT_FALSE(sequence_name_of("\"open"));
 }
 
+TEST(SequenceCall, MentionIsFoundInAnyCaseAndNothingElse) {
+  EXPECT_TRUE(mentions_sequence_function("SELECT nextval('s')"));
+  EXPECT_TRUE(mentions_sequence_function("select CURRVAL('s')"));
+  EXPECT_TRUE(mentions_sequence_function("SELECT SetVal('s', 5)"));
+  EXPECT_TRUE(mentions_sequence_function("SELECT lastval()"));
+  EXPECT_TRUE(mentions_sequence_function("setval"));  // at the very start
+  EXPECT_FALSE(mentions_sequence_function("SELECT abalance FROM pgbench_accounts WHERE aid = 1"));
+  EXPECT_FALSE(mentions_sequence_function("SELECT interval '1 day'"));
+  EXPECT_FALSE(mentions_sequence_function("val"));
+  EXPECT_FALSE(mentions_sequence_function(""));
+}
+
 }  // namespace
 }  // namespace pgrange::sql
