@@ -1,6 +1,7 @@
 #include "sql/session_statement.hpp"
 
 #include <cctype>
+#include <cstring>
 
 #include "common/text.hpp"
 
@@ -334,77 +335,37 @@ void classify(const std::vector<Token>& t, std::string_view q, bool sole, size_t
   }
 }
 
-/// A scan that allocates nothing and answers "could this query have session effects?": the
-/// first word of each statement, and function names and TEMP anywhere. Almost every query of
-/// an application says no here, so the full lexer runs only for the few that might.
+/// A test that answers "could this query have session effects?" without lexing it: the
+/// first word of each statement, and function names and TEMP anywhere. It may say yes for
+/// nothing (a word in a string, a ';' in a comment), never no for a query that has one: the
+/// full lexer runs only for the few queries it lets through. Almost every query of an
+/// application says no here, so it is a handful of memchr-driven searches, not a lexer.
 bool may_have_effects(std::string_view q) {
   static constexpr std::string_view kFirstWords[] = {
       "set",   "reset",  "discard", "prepare",   "deallocate", "listen",   "unlisten", "declare",
       "close", "create", "execute", "savepoint", "release",    "rollback", "abort"};
-  bool at_start = true;
-  size_t i = 0;
-  const size_t n = q.size();
-  char word[16];
-  while (i < n) {
-    char c = q[i];
-    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-      ++i;
-    } else if (c == ';') {
-      at_start = true;
-      ++i;
-    } else if (c == '-' && i + 1 < n && q[i + 1] == '-') {
-      while (i < n && q[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < n && q[i + 1] == '*') {
-      return true;  // rare in application queries: let the full lexer handle nesting
-    } else if (c == '\'' || c == '"' || c == '$') {
-      // Quoted text: the lexer knows the escapes; a quick skip to the closing quote suffices
-      // here because an unclosed or escaped quote only makes us answer "maybe".
-      if (c == '$') {
-        if (i + 1 < n && q[i + 1] >= '0' && q[i + 1] <= '9') {
-          ++i;
-          continue;
-        }
-        return true;
-      }
-      size_t close = q.find(c, i + 1);
-      if (close == std::string_view::npos) return true;
-      if (c == '\'' && i > 0 && (q[i - 1] == 'e' || q[i - 1] == 'E')) return true;
-      at_start = false;
-      i = close + 1;
-    } else if (ident_start(c)) {
-      size_t b = i;
-      while (i < n && ident_char(q[i])) ++i;
-      size_t len = i - b;
-      // Lower-case a short word once; longer ones are never statement keywords we look for.
-      size_t m = len < sizeof word ? len : sizeof word;
-      for (size_t j = 0; j < m; ++j) {
-        char ch = q[b + j];
-        word[j] = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch | 0x20) : ch;
-      }
-      std::string_view w(word, m);
-      if (at_start) {
-        for (std::string_view k : kFirstWords) {
-          if (w == k) return true;
-        }
-        at_start = false;
-      }
-      if (len >= 4 && (w.front() == 'p' || w.front() == 's' || w.front() == 't')) {
-        if (w.substr(0, 11) == "pg_advisory" || w.substr(0, 15) == "pg_try_advisory" ||
-            w == "set_config" || w == "temp" || w == "temporary" || w.substr(0, 7) == "pg_temp") {
-          return true;
-        }
-      }
-    } else {
-      at_start = false;
-      ++i;
+  // Nested comments are the lexer's to read; TEMP covers TEMPORARY and pg_temp.
+  if (q.find("/*") != std::string_view::npos || icontains(q, "temp") ||
+      icontains(q, "set_config") || icontains(q, "advisory")) {
+    return true;
+  }
+  // Each statement's first word: at the start and after every ';' (one inside quotes or a
+  // comment only costs a look).
+  for (size_t start = 0; start <= q.size();) {
+    std::string_view kw = leading_word(q.substr(start));
+    for (std::string_view k : kFirstWords) {
+      if (iequals(kw, k)) return true;
     }
+    const void* semi = std::memchr(q.data() + start, ';', q.size() - start);
+    if (semi == nullptr) break;
+    start = static_cast<size_t>(static_cast<const char*>(semi) - q.data()) + 1;
   }
   return false;
 }
 
 }  // namespace
 
-std::string leading_keyword(std::string_view sql) {
+std::string_view leading_word(std::string_view sql) {
   size_t i = 0;
   while (i < sql.size()) {
     char c = sql[i];
@@ -419,12 +380,15 @@ std::string leading_keyword(std::string_view sql) {
       break;
     }
   }
-  // ASCII letters only (a keyword is never anything else), folded without the C library.
-  std::string word;
-  while (i < sql.size() && word.size() < 16 && ((sql[i] | 0x20) >= 'a' && (sql[i] | 0x20) <= 'z')) {
-    word += static_cast<char>(sql[i] | 0x20);
-    ++i;
-  }
+  // ASCII letters only (a keyword is never anything else), at most 16 of them.
+  size_t b = i;
+  while (i < sql.size() && i - b < 16 && ((sql[i] | 0x20) >= 'a' && (sql[i] | 0x20) <= 'z')) ++i;
+  return sql.substr(b, i - b);
+}
+
+std::string leading_keyword(std::string_view sql) {
+  std::string word(leading_word(sql));
+  for (char& c : word) c = static_cast<char>(c | 0x20);
   return word;
 }
 

@@ -58,6 +58,8 @@ std::vector<SessionEffect> session_effects(std::string_view query);
 /// The first keyword of a query in lower case ("" when it starts with something else), after
 /// blanks, comments, '(' and ';': what kind of statement it is, without parsing it.
 std::string leading_keyword(std::string_view query);
+/// The same word as it is written (not folded), a view into `query`.
+std::string_view leading_word(std::string_view query);
 
 /// Whether a query (its first statement) ends a transaction block by committing it: COMMIT,
 /// END, or PREPARE TRANSACTION.

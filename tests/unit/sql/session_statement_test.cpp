@@ -196,6 +196,21 @@ TEST(SessionEffects, SavepointsExecuteAndPositions) {
   EXPECT_EQ(e[0].name, "s");
 }
 
+TEST(SessionEffects, FoundPastQuotesCommentsAndOtherStatements) {
+  // What the quick test before the lexer must not miss.
+  EXPECT_EQ(kinds("SELECT 'a;b'; SET search_path = x"), std::vector<K>{K::kSet});
+  EXPECT_EQ(kinds("SELECT E'it\\'s; '; SET work_mem = '1MB'"), std::vector<K>{K::kSet});
+  EXPECT_EQ(kinds("/* a /* b */ c */ SET work_mem = '1MB'"), std::vector<K>{K::kSet});
+  EXPECT_EQ(kinds("SELECT 1; -- note\n  reset work_mem"), std::vector<K>{K::kReset});
+  EXPECT_EQ(kinds("SELECT $$;$$;\tLISTEN chan"), std::vector<K>{K::kListen});
+  EXPECT_FALSE(kinds("SELECT pg_advisory_lock(1)").empty());
+  EXPECT_FALSE(kinds("SELECT set_config('a.b', 'c', false)").empty());
+  EXPECT_FALSE(kinds("CREATE TEMPORARY TABLE t (a int)").empty());
+  // A word in a string is no statement.
+  EXPECT_TRUE(kinds("SELECT 'x; SET y = 1'").empty());
+  EXPECT_TRUE(kinds("SELECT temperature FROM readings WHERE id = 1;").empty());
+}
+
 TEST(LeadingKeyword, FirstWordFoldedPastSpaceCommentsAndParentheses) {
   EXPECT_EQ(leading_keyword("SELECT 1"), "select");
   EXPECT_EQ(leading_keyword("  \t\n(SeLeCt 1)"), "select");
