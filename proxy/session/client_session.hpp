@@ -1,6 +1,7 @@
 #pragma once
 
 #include <boost/container/deque.hpp>
+#include <boost/container/options.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -1008,7 +1009,14 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   bool reader_running_ = false;
   /// Answers due from the backend, in order. Boost's deque allocates nothing until used and
   /// gives its blocks back when emptied (shrink_to_fit), so a client that waits holds none.
-  boost::container::deque<PendingEntry> pending_;
+  /// Blocks of 4 entries (under 1 KiB, which glibc's thread cache serves): what a statement
+  /// queues (Bind, Execute, Sync) fits one block, made once when the first is queued, where
+  /// the default (512-byte blocks, two entries) grew block by block through the slow path.
+  using PendingQueue =
+      boost::container::deque<PendingEntry, void,
+                              boost::container::deque_options_t<boost::container::block_size<4u>>>;
+  static_assert(sizeof(PendingEntry) * 4 <= 1024, "a block of pending_ outgrew glibc's tcache");
+  PendingQueue pending_;
   /// The next shard a read of reference tables only goes to (they take turns).
   size_t reference_turn_ = reinterpret_cast<uintptr_t>(this) / 64;
   bool unsynced_ = false;
