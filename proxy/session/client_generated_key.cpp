@@ -8,7 +8,6 @@
 #include <openssl/rand.h>
 #include <strings.h>
 
-#include "common/text.hpp"
 #include "proxy/control/control_plane.hpp"
 #include "proxy/session/client_session.hpp"
 #include "proxy/wire/message_writer.hpp"
@@ -148,8 +147,6 @@ awaitable<Result<std::vector<std::vector<std::string>>>> ClientSession::make_key
 
 awaitable<Result<std::optional<std::string>>> ClientSession::fill_generated_keys(
     std::string_view sql) {
-  // Every simple query passes here: a text without the word INSERT is left at once.
-  if (!icontains(sql, "insert")) co_return std::nullopt;
   auto view = routing_view();
   if (view == nullptr || !any_generated(*view)) co_return std::nullopt;
   auto analysis = worker_.analyze(sql);

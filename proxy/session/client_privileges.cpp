@@ -19,10 +19,6 @@ namespace pgrange::proxy {
 
 namespace {
 
-bool contains_folded(std::string_view text, std::string_view lower_word) {
-  return icontains(text, lower_word);
-}
-
 /// Whether a statement may name pgrange's objects: an '@' (an index table "t@i"), "pgrange_"
 /// or "disable" in any case. It runs for every statement of a user without admin: three
 /// memchr-driven searches.
@@ -89,11 +85,11 @@ std::optional<Error> ClientSession::internal_object_refusal(std::string_view sql
                info.kind != sql::StatementKind::kInsert &&
                info.kind != sql::StatementKind::kUpdate && info.kind != sql::StatementKind::kDelete;
     std::string_view text = sql.substr(info.begin, info.end - info.begin);
-    if (ddl && contains_folded(text, routing::kIndexTriggerName)) {
+    if (ddl && icontains(text, routing::kIndexTriggerName)) {
       return refusal("trigger \"" + std::string(routing::kIndexTriggerName) +
                      "\" (it reports writes to global indexes)");
     }
-    if (info.kind == sql::StatementKind::kAlterTable && contains_folded(text, "disable")) {
+    if (info.kind == sql::StatementKind::kAlterTable && icontains(text, "disable")) {
       // DISABLE TRIGGER ALL or USER would silence the index trigger too.
       const routing::TableDescriptor* t = view->find_table(info.target.schema, info.target.name);
       std::string f = folded(text);

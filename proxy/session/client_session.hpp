@@ -222,7 +222,8 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// reserved by the control plane, random uuids); the session's currval/lastval follow.
   awaitable<Result<std::vector<std::vector<std::string>>>> make_keys(const KeyFill& fill);
   /// The query string `sql` with the values made written into each of its INSERTs that leaves
-  /// keys pgrange makes to their defaults; nullopt when none does.
+  /// keys pgrange makes to their defaults; nullopt when none does. A coroutine: where every
+  /// query passes (route_message) a text without the word INSERT does not call it.
   awaitable<Result<std::optional<std::string>>> fill_generated_keys(std::string_view sql);
   /// A COPY FROM into a table whose key pgrange makes, without that column: refused (0A000),
   /// since the shards' own defaults would make keys pgrange also hands out.
