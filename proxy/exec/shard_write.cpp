@@ -95,6 +95,7 @@ awaitable<ExecResult<bool>> ShardWrite::read_shard(Batch& out) {
         --part_.readies;
         break;
       case 'E':
+        if (!part_.parsed.empty()) conn.prepared().erase(part_.parsed);
         if (failure_) break;
         if (parse_error_fields(body).sqlstate == "55P03") {
           failure_ = ExecFailure::of(

@@ -28,6 +28,9 @@ class ShardWrite final : public Operator {
     BackendConnection* conn = nullptr;
     int readies = 1;
     int opening_tags = 0;
+    /// A named statement the request prepares on the connection: forgotten there if the
+    /// request fails (whether its Parse went through is not known then).
+    std::string parsed;
   };
   /// Sends `statement` to `shard` (opening the transaction there if it is new).
   using Start =

@@ -47,6 +47,7 @@ ClientSession::ExtendedMerge ClientSession::answer_bind(std::string_view bind_bo
     }
   }
   m.statement_text = std::string(tail.substr(0, tail.find('\0')));
+  m.named = !stmt.empty();
   // The unnamed statement runs where pgrange sends it, not where a deferred Parse would go.
   if (stmt.empty()) deferred_parse_.clear();
   return m;

@@ -338,6 +338,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     bool cursor = false;
     std::optional<Plan> cursor_query;
     std::string statement_text;
+    /// The client bound a named statement (prepared once, run many times): a shard of a
+    /// coordinated transaction may keep it prepared too.
+    bool named = false;
   };
   /// One shard's connection in a transaction pgrange runs over several shards.
   struct TxnPart {

@@ -579,14 +579,34 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
         write_query(request, opener);
         ++started.readies;
       }
+      // A statement the client prepared, run as written: prepared once on the connection, as
+      // the pass-through prepares it (same name), so the shard parses and plans it once.
+      const std::string* name = nullptr;
+      if (ext->named && !split_types && statement == ext->statement_text) {
+        name = &worker_.statement_name(statement + '\0' + ext->parameter_types);
+      }
+      if (name == nullptr || !started.conn->prepared().count(*name)) {
+        if (name != nullptr) {
+          // Closing a statement that does not exist is no error: after a failed request the
+          // name may or may not be there.
+          MessageWriter(request).begin('C').byte('S').cstr(*name).end();
+          started.conn->prepared().insert(*name);
+          started.parsed = *name;
+        }
+        MessageWriter(request)
+            .begin('P')
+            .cstr(name != nullptr ? *name : std::string())
+            .cstr(statement)
+            .bytes(split_types ? std::string_view(*split_types)
+                               : std::string_view(ext->parameter_types))
+            .end();
+      }
       MessageWriter(request)
-          .begin('P')
+          .begin('B')
           .cstr("")
-          .cstr(statement)
-          .bytes(split_types ? std::string_view(*split_types)
-                             : std::string_view(ext->parameter_types))
+          .cstr(name != nullptr ? *name : std::string())
+          .bytes(ext->bind_rest)
           .end();
-      MessageWriter(request).begin('B').cstr("").cstr("").bytes(ext->bind_rest).end();
       MessageWriter(request).begin('D').byte('P').cstr("").end();
       MessageWriter(request).begin('E').cstr("").i32(0).end();
       MessageWriter(request).begin('S').end();

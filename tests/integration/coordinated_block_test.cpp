@@ -197,6 +197,98 @@ TEST_F(CoordinatedBlockTest, StatementsParsedInsideABlockMayGoToAnotherShard) {
   EXPECT_EQ(cluster_->prepared_left(), 0);
 }
 
+// A named statement run again and again in blocks over several shards (pgbench -M prepared,
+// JDBC past prepareThreshold) is prepared once on each shard's connection, not parsed at every
+// execution; an execution that fails leaves the statement usable in the next block, and DDL
+// between executions is seen as PostgreSQL sees it.
+TEST_F(CoordinatedBlockTest, NamedStatementsArePreparedOnceOnEachShardOfABlock) {
+  auto p = pq_connect(cluster_->proxy().dsn());
+  auto r = pq_connect(cluster_->shard(0).dsn("ref"));
+  ASSERT_EQ(PQstatus(p.get()), CONNECTION_OK) << PQerrorMessage(p.get());
+  ASSERT_EQ(PQstatus(r.get()), CONNECTION_OK) << PQerrorMessage(r.get());
+  const std::string text = "UPDATE t SET v = v + $2 WHERE id = $1";
+  same_answers(p.get(), r.get(),
+               {
+                   prepare("pu", text),
+                   "BEGIN",
+                   // Two shards before the statement runs: the block is coordinated and its
+                   // first shard is row 150's, reached by a simple query.
+                   "UPDATE t SET v = v + 1 WHERE id = 150",
+                   "UPDATE t SET v = v + 1 WHERE id = 10",
+                   execute("pu", {"150", "1"}),
+                   execute("pu", {"250", "2"}),
+                   execute("pu", {"151", "3"}),
+                   execute("pu", {"11", "4"}),
+                   execute("pu", {"251", "5"}),
+                   "COMMIT",
+                   // An execution failing on a shard aborts the block; the next block runs it.
+                   "BEGIN",
+                   execute("pu", {"160", "1"}),
+                   execute("pu", {"20", "1"}),
+                   execute("pu", {"260", "9223372036854775807"}),
+                   execute("pu", {"161", "1"}),
+                   "COMMIT",
+                   "BEGIN",
+                   execute("pu", {"260", "1"}),
+                   execute("pu", {"30", "1"}),
+                   execute("pu", {"160", "1"}),
+                   "COMMIT",
+               });
+  // Through pgrange a block's statements run on the shards as pgrange's statement of the same
+  // text, prepared on each shard's connection once however often it ran (unnamed, it would not
+  // be in pg_prepared_statements). A text of its own, run nowhere before, in a block whose
+  // connections were all opened for its SELECT over every shard.
+  const std::string checked = text + " AND v IS NOT NULL";
+  EXPECT_EQ(answer_text(p.get(), prepare("pc", checked)),
+            answer_text(r.get(), prepare("pc", checked)));
+  auto ok = [&](const std::string& sql) {
+    SqlResult res = pq_exec(p.get(), sql);
+    EXPECT_TRUE(res.ok()) << sql << ": " << res.message;
+  };
+  ok("BEGIN");
+  ok("SELECT count(*) FROM t");
+  for (const char* id : {"150", "10", "250", "151", "11", "251"}) {
+    EXPECT_EQ(answer_text(p.get(), execute("pc", {id, "0"})),
+              answer_text(r.get(), execute("pc", {id, "0"})));
+  }
+  SqlResult held = pq_exec(
+      p.get(), "SELECT count(*) FROM pg_prepared_statements WHERE statement = '" + checked + "'");
+  EXPECT_EQ(held.at(), "1") << "the statement is not held prepared on the block's first shard "
+                            << held.message;
+  ok("COMMIT");
+  // DEALLOCATE ALL (on whichever connection it runs) leaves pgrange's record of what each
+  // connection holds right: prepared again, the statement runs in the next block.
+  same_answers(p.get(), r.get(),
+               {
+                   "DEALLOCATE ALL",
+                   execute("pc", {"150", "1"}),
+                   prepare("pc", checked),
+                   prepare("pu", text),
+                   "BEGIN",
+                   "SELECT count(*) FROM t",
+                   execute("pc", {"150", "1"}),
+                   execute("pc", {"250", "1"}),
+                   execute("pc", {"10", "1"}),
+                   "COMMIT",
+               });
+  // A column added between executions: PostgreSQL plans the statement again.
+  ASSERT_EQ(cluster_->run_setup({"ALTER TABLE t ADD COLUMN extra int"},
+                                ShardCluster::Target::kPgrangeAndReference),
+            "");
+  same_answers(p.get(), r.get(),
+               {
+                   "BEGIN",
+                   execute("pu", {"153", "1"}),
+                   execute("pu", {"253", "1"}),
+                   execute("pu", {"53", "1"}),
+                   "COMMIT",
+               });
+  ASSERT_EQ(cluster_->run_setup({"ALTER TABLE t DROP COLUMN extra"},
+                                ShardCluster::Target::kPgrangeAndReference),
+            "");
+  EXPECT_EQ(cluster_->prepared_left(), 0);
+}
+
 // A cancel (psycopg2's conn.cancel(), JDBC's Statement.cancel()) reaches every shard the
 // statement runs on: a SELECT merged from three shards, a write over three shards (nothing of
 // it stays), a statement of a block over several shards (the block is then aborted).
