@@ -548,7 +548,7 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
   o.table = info.target.name;
   o.hold_rows = split_rows && info.returning;
   o.row_shards = route.row_shards;
-  o.start = [this, ext, &split_types](int shard, const std::string& statement)
+  o.start = [this, ext, &split_types, &text](int shard, const std::string& statement)
       -> awaitable<exec::ExecResult<exec::ShardWrite::Started>> {
     Coordinated& c = *coord_;
     auto it = c.parts.find(shard);
@@ -579,10 +579,11 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
         write_query(request, opener);
         ++started.readies;
       }
-      // A statement the client prepared, run as written: prepared once on the connection, as
-      // the pass-through prepares it (same name), so the shard parses and plans it once.
+      // A statement the client prepared, run whole (not an INSERT's rows cut apart): prepared
+      // once on the connection under pgrange's name for its text, so the shard parses and
+      // plans it once, as through the pass-through.
       const std::string* name = nullptr;
-      if (ext->named && !split_types && statement == ext->statement_text) {
+      if (ext->named && !split_types && statement == text) {
         name = &worker_.statement_name(statement + '\0' + ext->parameter_types);
       }
       if (name == nullptr || !started.conn->prepared().count(*name)) {

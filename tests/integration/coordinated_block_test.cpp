@@ -238,9 +238,11 @@ TEST_F(CoordinatedBlockTest, NamedStatementsArePreparedOnceOnEachShardOfABlock) 
   // text, prepared on each shard's connection once however often it ran (unnamed, it would not
   // be in pg_prepared_statements). A text of its own, run nowhere before, in a block whose
   // connections were all opened for its SELECT over every shard.
+  // Written with a semicolon, as pgbench writes its statements (the shards get it without).
   const std::string checked = text + " AND v IS NOT NULL";
-  EXPECT_EQ(answer_text(p.get(), prepare("pc", checked)),
-            answer_text(r.get(), prepare("pc", checked)));
+  const std::string checked_sent = checked + ";";
+  EXPECT_EQ(answer_text(p.get(), prepare("pc", checked_sent)),
+            answer_text(r.get(), prepare("pc", checked_sent)));
   auto ok = [&](const std::string& sql) {
     SqlResult res = pq_exec(p.get(), sql);
     EXPECT_TRUE(res.ok()) << sql << ": " << res.message;
@@ -262,7 +264,7 @@ TEST_F(CoordinatedBlockTest, NamedStatementsArePreparedOnceOnEachShardOfABlock) 
                {
                    "DEALLOCATE ALL",
                    execute("pc", {"150", "1"}),
-                   prepare("pc", checked),
+                   prepare("pc", checked_sent),
                    prepare("pu", text),
                    "BEGIN",
                    "SELECT count(*) FROM t",
