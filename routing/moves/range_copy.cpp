@@ -554,6 +554,14 @@ Result<RangeCopy> RangeCopy::start(const std::string& source_dsn, const std::str
               ": moving a range while it is written needs wal_level = logical on every "
               "shard (postgresql.conf, then restart the server)");
     }
+    // The stream carries only WAL the source has flushed. The markers this connection commits
+    // wait for their flush: on a shard with synchronous_commit = off each would otherwise
+    // reach the stream only at the WAL writer's next round (wal_writer_delay, 200 ms by
+    // default), once per catch-up round and again while the range's writes are held.
+    if (auto r = exec(src, "SET synchronous_commit = local", "setting up the source connection");
+        !r) {
+      return tl::unexpected(r.error());
+    }
     // The publication first: the slot decodes with the catalog as of its start.
     auto pub = publication_sql(src, name, s.tables, s.predicates);
     if (!pub) return tl::unexpected(pub.error());
