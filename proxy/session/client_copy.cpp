@@ -124,6 +124,7 @@ awaitable<bool> ClientSession::continue_copy_in(char type, std::string_view body
 }
 
 awaitable<std::optional<Error>> ClientSession::end_implicit_transaction(bool commit) {
+  if (commit) co_await send_pending_lock_timeout();
   std::vector<TxnPart> parts = take_coordinated_parts();
   auto error = co_await end_transaction(parts, commit);
   txn_status_ = 'I';

@@ -398,6 +398,10 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
     /// deadlock across shards. Not for one write over several shards outside a block, which
     /// visits its shards in order and waits as long as PostgreSQL would.
     bool lock_timeout = true;
+    /// The shard of the part adopted from the block (the connection that ran its statements
+    /// before it spread) while that part has not had the lock timeout yet: it goes with the
+    /// part's next request rather than in a round trip of its own (-1: none pending).
+    int lock_timeout_pending = -1;
     /// The savepoints and settings in force, in the order they were made: a part opened later
     /// runs them after its BEGIN, so every part holds the same savepoint stack.
     struct Replayed {
@@ -642,6 +646,13 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.
   awaitable<Result<BackendConnection*>> coordinated_part(int shard);
+  /// The lock timeout on the adopted part `conn` of `shard`, in a round trip of its own, if it
+  /// is still pending there (Coordinated::lock_timeout_pending); before any request that does
+  /// not carry it.
+  awaitable<void> send_pending_lock_timeout(int shard, BackendConnection& conn);
+  /// The same before the transaction ends on its parts (deferred constraints may wait for
+  /// locks at PREPARE TRANSACTION).
+  awaitable<void> send_pending_lock_timeout();
   /// `request` on every part of the block, one after the other in its transaction there
   /// (exec::Broadcast): the first part's messages of the kinds in `relay` ("": all but
   /// ParseComplete, BindComplete, ReadyForQuery and errors), its first tag into `first_tag`;

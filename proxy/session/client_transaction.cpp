@@ -134,9 +134,8 @@ awaitable<void> ClientSession::become_coordinated() {
         spdlog::warn("session {}: {}", key_pid_, r.error().message);
       }
     }
-    if (auto r = co_await conn->run_simple(kSetLockTimeout); !r) {
-      spdlog::warn("session {}: {}", key_pid_, r.error().message);
-    }
+    // Its lock timeout goes with its next request (lock_timeout_pending).
+    c.lock_timeout_pending = conn->shard_index();
     c.first_shard = conn->shard_index();
     cancel_target_->track(conn);  // no longer the attached backend, still the client's
     c.parts[conn->shard_index()] = std::move(conn);
@@ -173,7 +172,10 @@ awaitable<void> ClientSession::become_coordinated() {
 
 awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard) {
   Coordinated& c = *coord_;
-  if (auto it = c.parts.find(shard); it != c.parts.end()) co_return it->second.get();
+  if (auto it = c.parts.find(shard); it != c.parts.end()) {
+    co_await send_pending_lock_timeout(shard, *it->second);
+    co_return it->second.get();
+  }
   auto acquired = co_await acquire_for_client(static_cast<size_t>(shard));
   if (!acquired) co_return tl::unexpected(acquired.error());
   auto conn = *acquired;
@@ -202,6 +204,27 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   co_return conn.get();
 }
 
+awaitable<void> ClientSession::send_pending_lock_timeout(int shard, BackendConnection& conn) {
+  Coordinated& c = *coord_;
+  if (c.lock_timeout_pending != shard) co_return;
+  c.lock_timeout_pending = -1;
+  if (!c.lock_timeout) co_return;
+  if (auto r = co_await conn.run_simple(kSetLockTimeout); !r) {
+    spdlog::warn("session {}: {}", key_pid_, r.error().message);
+  }
+}
+
+awaitable<void> ClientSession::send_pending_lock_timeout() {
+  if (!coord_ || coord_->lock_timeout_pending < 0) co_return;
+  auto it = coord_->parts.find(coord_->lock_timeout_pending);
+  if (it == coord_->parts.end()) {
+    coord_->lock_timeout_pending = -1;
+    co_return;
+  }
+  std::shared_ptr<BackendConnection> conn = it->second;
+  co_await send_pending_lock_timeout(it->first, *conn);
+}
+
 awaitable<exec::ExecResult<std::string>> ClientSession::broadcast_to_parts(std::string request,
                                                                            std::string relay,
                                                                            std::string* first_tag) {
@@ -213,6 +236,7 @@ awaitable<exec::ExecResult<std::string>> ClientSession::broadcast_to_parts(std::
   // The parts stay the block's; each is brought to the session's settings first.
   o.acquire = [this](int shard) -> awaitable<Result<std::shared_ptr<BackendConnection>>> {
     std::shared_ptr<BackendConnection> conn = coord_->parts.at(shard);
+    co_await send_pending_lock_timeout(shard, *conn);
     if (auto e = co_await sync_settings(*conn)) {
       conn->mark_broken();
       co_return tl::unexpected(*e);
@@ -569,13 +593,23 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     exec::ShardWrite::Started started;
     started.conn = it->second.get();
     started.opening_tags = opening ? (c.lock_timeout ? 2 : 1) : 0;  // the BEGIN's, the SET's
+    std::string opener;
+    if (opening) {
+      opener = coordinated_opener();
+    } else if (c.lock_timeout_pending == shard) {
+      // The adopted part's lock timeout, in this request rather than a round trip of its own.
+      c.lock_timeout_pending = -1;
+      if (c.lock_timeout) {
+        opener = kSetLockTimeout;
+        started.opening_tags = 1;
+      }
+    }
     std::string request;
-    std::string opener = coordinated_opener();
     if (ext == nullptr) {
       // One Query: if the BEGIN opening the transaction here failed, the statement does not run.
-      write_query(request, opening ? opener + ";\n" + statement : statement);
+      write_query(request, opener.empty() ? statement : opener + ";\n" + statement);
     } else {
-      if (opening) {
+      if (!opener.empty()) {
         write_query(request, opener);
         ++started.readies;
       }
@@ -845,6 +879,7 @@ std::vector<ClientSession::TxnPart> ClientSession::take_coordinated_parts() {
 
 awaitable<void> ClientSession::finish_coordinated(bool commit, std::string& out,
                                                   const std::string* client_gid) {
+  if (commit) co_await send_pending_lock_timeout();
   routing::BlockCatalog block = std::move(block_catalog_);
   std::vector<sql::StatementInfo> privileges = std::move(block_privileges_);
   std::vector<TxnPart> parts = take_coordinated_parts();

@@ -387,6 +387,48 @@ TEST_F(DistributedWriteTest, ADeadlockAcrossShardsEndsAs40P01) {
   EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(5)));
 }
 
+// The same cycle, each wait on the shard where the transaction began: the part it ran on
+// before it spread over two shards, whose lock timeout goes with its next statement rather
+// than in a round trip of its own. The clients' statement_timeout bounds the test if it did not.
+TEST_F(DistributedWriteTest, ADeadlockOnTheShardsWhereTheBlocksBeganEndsAs40P01) {
+  int64_t before = cluster_->sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 51, 250, 251)");
+  auto c1 = cluster_->client();
+  auto c2 = cluster_->client();
+  for (PGconn* c : {c1.get(), c2.get()}) {
+    ASSERT_TRUE(pq_exec(c, "SET statement_timeout = '20s'").ok());
+    ASSERT_TRUE(pq_exec(c, "BEGIN").ok());
+  }
+  // c1 begins on 50's shard and spreads to 250's; c2 begins on 251's and spreads to 51's.
+  ASSERT_TRUE(pq_exec(c1.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 50").ok());
+  ASSERT_TRUE(pq_exec(c1.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 250").ok());
+  ASSERT_TRUE(pq_exec(c2.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 251").ok());
+  ASSERT_TRUE(pq_exec(c2.get(), "UPDATE acc SET bal = bal + 1 WHERE id = 51").ok());
+  SqlResult r1;
+  std::thread t([&] {
+    // On c1's first shard, behind c2's row 51.
+    r1 = pq_exec(c1.get(), "UPDATE acc SET bal = bal - 1 WHERE id = 51");
+    if (!r1.ok()) pq_exec(c1.get(), "ROLLBACK");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // On c2's first shard, behind c1's row 250.
+  SqlResult r2 = pq_exec(c2.get(), "UPDATE acc SET bal = bal - 1 WHERE id = 250");
+  if (!r2.ok()) pq_exec(c2.get(), "ROLLBACK");
+  t.join();
+  EXPECT_TRUE(r1.sqlstate == "40P01" || r2.sqlstate == "40P01")
+      << "c1: " << r1.sqlstate << " " << r1.message << "; c2: " << r2.sqlstate << " " << r2.message;
+  for (auto [c, r] : {std::pair{c1.get(), &r1}, std::pair{c2.get(), &r2}}) {
+    if (r->ok()) {
+      ASSERT_TRUE(pq_exec(c, "COMMIT").ok());
+    }
+  }
+  // What went on committed its three updates (+1 +1 -1 on the four rows), the other nothing.
+  const int64_t committed = (r1.ok() ? 1 : 0) + (r2.ok() ? 1 : 0);
+  EXPECT_LE(committed, 1);
+  EXPECT_EQ(cluster_->sum_direct("SELECT sum(bal) FROM acc WHERE id IN (50, 51, 250, 251)"),
+            before + committed);
+  EXPECT_TRUE(eventually([] { return cluster_->prepared_left() == 0; }, std::chrono::seconds(5)));
+}
+
 TEST_F(DistributedWriteTest, RecoveryFinishesWhatAKilledPgrangeLeftPrepared) {
   // Killed after PREPARE on every shard, before the decision: rolled back.
   {
