@@ -646,6 +646,9 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
   /// The coordinated transaction's connection on `shard`, opening the transaction there first
   /// if the block has not touched that shard yet.
   awaitable<Result<BackendConnection*>> coordinated_part(int shard);
+  /// Whether the part on `shard` still needs the lock timeout (the adopted part, while
+  /// Coordinated::lock_timeout_pending names it and the block takes one); counts it as sent.
+  bool take_pending_lock_timeout(int shard);
   /// The lock timeout on the adopted part `conn` of `shard`, in a round trip of its own, if it
   /// is still pending there (Coordinated::lock_timeout_pending); before any request that does
   /// not carry it.

@@ -204,11 +204,15 @@ awaitable<Result<BackendConnection*>> ClientSession::coordinated_part(int shard)
   co_return conn.get();
 }
 
-awaitable<void> ClientSession::send_pending_lock_timeout(int shard, BackendConnection& conn) {
+bool ClientSession::take_pending_lock_timeout(int shard) {
   Coordinated& c = *coord_;
-  if (c.lock_timeout_pending != shard) co_return;
+  if (c.lock_timeout_pending != shard) return false;
   c.lock_timeout_pending = -1;
-  if (!c.lock_timeout) co_return;
+  return c.lock_timeout;
+}
+
+awaitable<void> ClientSession::send_pending_lock_timeout(int shard, BackendConnection& conn) {
+  if (!take_pending_lock_timeout(shard)) co_return;
   if (auto r = co_await conn.run_simple(kSetLockTimeout); !r) {
     spdlog::warn("session {}: {}", key_pid_, r.error().message);
   }
@@ -596,13 +600,10 @@ awaitable<bool> ClientSession::run_coordinated(std::string_view sql_text, const 
     std::string opener;
     if (opening) {
       opener = coordinated_opener();
-    } else if (c.lock_timeout_pending == shard) {
+    } else if (take_pending_lock_timeout(shard)) {
       // The adopted part's lock timeout, in this request rather than a round trip of its own.
-      c.lock_timeout_pending = -1;
-      if (c.lock_timeout) {
-        opener = kSetLockTimeout;
-        started.opening_tags = 1;
-      }
+      opener = kSetLockTimeout;
+      started.opening_tags = 1;
     }
     std::string request;
     if (ext == nullptr) {
