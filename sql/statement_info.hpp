@@ -53,10 +53,10 @@ struct TableRef {
   bool operator==(const TableRef&) const = default;
 };
 
-/// A value written in the statement for a column: a constant (with an optional cast), NULL, or a
-/// $n parameter.
+/// A value written in the statement for a column: a constant (with an optional cast), NULL, a
+/// $n parameter, or a sum and difference of those (`$1 + 100`, `500 - 10`).
 struct ValueRef {
-  enum class Kind { kConst, kNull, kParam };
+  enum class Kind { kConst, kNull, kParam, kSum };
   Kind kind = Kind::kConst;
   /// The constant's text as written: numbers as written ("-5" for a negated numeric constant),
   /// strings unquoted and unescaped, booleans "true"/"false". Empty for kNull and kParam.
@@ -75,10 +75,15 @@ struct ValueRef {
   std::string cast_sql;
   /// pgrange cannot write it back (a bit string, a cast to a type with modifiers or arrays).
   bool unwritable = false;
+  /// kSum: the terms added up, in the order written (never a kSum themselves); a term written
+  /// after a minus sign (`$1 - 5`, or inside `- (…)`) is `subtracted`.
+  std::vector<ValueRef> terms;
+  bool subtracted = false;
 
   /// Equal values (where they were written does not matter).
   bool operator==(const ValueRef& o) const {
-    return kind == o.kind && text == o.text && cast_type == o.cast_type && param == o.param;
+    return kind == o.kind && text == o.text && cast_type == o.cast_type && param == o.param &&
+           subtracted == o.subtracted && terms == o.terms;
   }
 };
 

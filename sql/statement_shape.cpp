@@ -18,9 +18,16 @@ bool digit(char c) {
 constexpr char kStringMark = '\x01';
 constexpr char kNumberMark = '\x02';
 
+/// f(v), then f of each term of a sum (whose constants are literals of the text too).
+template <typename Value, typename F>
+void visit_value(Value& v, F& f) {
+  f(v);
+  for (auto& term : v.terms) visit_value(term, f);
+}
+
 template <typename Cond, typename F>
 void for_each_condition_value(Cond& c, F& f) {
-  for (auto& v : c.values) f(v);
+  for (auto& v : c.values) visit_value(v, f);
   for (auto& child : c.children) for_each_condition_value(child, f);
 }
 
@@ -28,14 +35,14 @@ void for_each_condition_value(Cond& c, F& f) {
 template <typename Infos, typename F>
 void for_each_value(Infos& infos, F&& f) {
   for (auto& info : infos) {
-    for (auto& eq : info.equalities) f(eq.second);
+    for (auto& eq : info.equalities) visit_value(eq.second, f);
     if (info.where) for_each_condition_value(*info.where, f);
     for (auto& use : info.relations) {
       if (use.where) for_each_condition_value(*use.where, f);
     }
     for (auto& row : info.insert_rows) {
       for (auto& v : row) {
-        if (v) f(*v);
+        if (v) visit_value(*v, f);
       }
     }
   }

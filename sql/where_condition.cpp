@@ -57,6 +57,37 @@ Condition compare(std::string column, std::string op, ValueRef v) {
   return c;
 }
 
+/// `a + b` or `a - b` (pg_catalog's or unqualified) of values as a kSum, its terms flattened:
+/// `$1 + 100 - 5` has three. Which types the sum has, and whether it can be worked out, is the
+/// reader's business (the router folds integers); anything else in it makes it no value.
+std::optional<ValueRef> sum_of(const PgQuery__AExpr* e) {
+  const char* op = operator_of(e);
+  if (op == nullptr || e->rexpr == nullptr) return std::nullopt;
+  std::string_view o(op);
+  if (o != "+" && o != "-") return std::nullopt;
+  auto left = value_of(e->lexpr);
+  auto right = value_of(e->rexpr);
+  if (!left || !right) return std::nullopt;
+  ValueRef sum;
+  sum.kind = ValueRef::Kind::kSum;
+  sum.unwritable = true;
+  auto add = [&](ValueRef v, bool minus) {
+    if (v.kind != ValueRef::Kind::kSum) {
+      v.subtracted = minus;
+      sum.terms.push_back(std::move(v));
+      return true;
+    }
+    if (!v.cast_type.empty()) return false;  // (a + b)::type: the cast may change the sum
+    for (ValueRef& t : v.terms) {
+      t.subtracted = t.subtracted != minus;
+      sum.terms.push_back(std::move(t));
+    }
+    return true;
+  };
+  if (!add(std::move(*left), false) || !add(std::move(*right), o == "-")) return std::nullopt;
+  return sum;
+}
+
 }  // namespace
 
 /// The canonical name of a type as written in a cast or column definition.
@@ -112,11 +143,10 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
       return v;
     }
     case PG_QUERY__NODE__NODE_A_EXPR: {
-      // Unary minus on a numeric constant (the grammar usually folds it already).
       const PgQuery__AExpr* e = n->a_expr;
-      if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->lexpr != nullptr || e->n_name != 1) {
-        return std::nullopt;
-      }
+      if (e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_OP && e->lexpr != nullptr) return sum_of(e);
+      // Unary minus on a numeric constant (the grammar usually folds it already).
+      if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->n_name != 1) return std::nullopt;
       const char* op = string_of(e->name[0]);
       if (op == nullptr || std::string_view(op) != "-" || e->rexpr == nullptr ||
           e->rexpr->node_case != PG_QUERY__NODE__NODE_A_CONST) {
@@ -142,7 +172,9 @@ std::optional<ValueRef> value_of(const PgQuery__Node* n) {
 }
 
 std::optional<std::string> value_sql(const ValueRef& v) {
-  if (v.unwritable || v.kind == ValueRef::Kind::kParam) return std::nullopt;
+  if (v.unwritable || v.kind == ValueRef::Kind::kParam || v.kind == ValueRef::Kind::kSum) {
+    return std::nullopt;
+  }
   std::string sql = v.kind == ValueRef::Kind::kNull ? std::string("NULL")
                     : v.quoted                      ? quote_literal(v.text)
                                                     : v.text;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
@@ -107,6 +108,13 @@ std::string value_display(const sql::ValueRef& v) {
     case sql::ValueRef::Kind::kParam:
       out = "$" + std::to_string(v.param);
       break;
+    case sql::ValueRef::Kind::kSum:
+      for (const sql::ValueRef& term : v.terms) {
+        if (!out.empty() || term.subtracted) out += term.subtracted ? " - " : " + ";
+        out += value_display(term);
+      }
+      if (!v.cast_type.empty()) out = "(" + out + ")";
+      break;
     case sql::ValueRef::Kind::kConst: {
       bool number = !v.text.empty() && v.text != "-" && v.text != ".";
       for (size_t i = 0; i < v.text.size() && number; ++i) {
@@ -164,6 +172,75 @@ std::string condition_display(const sql::Condition& c) {
   return "<expression>";
 }
 
+bool integer_key(KeyType type) {
+  return type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
+}
+
+/// An integer written in decimal digits, with an optional minus sign, as PostgreSQL reads an
+/// integer constant or parameter; nullopt for anything else (a fraction, an exponent, spaces,
+/// a value beyond int8).
+std::optional<int64_t> decimal_integer(std::string_view text) {
+  bool minus = !text.empty() && text.front() == '-';
+  std::string_view digits = minus ? text.substr(1) : text;
+  if (digits.empty() || digits.size() > 19) return std::nullopt;
+  uint64_t magnitude = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    magnitude = magnitude * 10 + static_cast<uint64_t>(c - '0');
+  }
+  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (magnitude > kMax + (minus ? 1 : 0)) return std::nullopt;
+  if (minus)
+    return magnitude == kMax + 1 ? std::numeric_limits<int64_t>::min()
+                                 : -static_cast<int64_t>(magnitude);
+  return static_cast<int64_t>(magnitude);
+}
+
+/// The value of an integer sum (`$1 + 100`, `500 - 10`) for an integer key, as PostgreSQL
+/// computes it: every term an integer constant or parameter (cast to an integer type at most).
+/// nullopt (with the reason) for anything else, or a result beyond int8. PostgreSQL may compute
+/// in int4 and fail where int8 does not overflow; then the statement fails on any shard.
+std::optional<int64_t> integer_sum(const sql::ValueRef& v, const BindParams* params,
+                                   std::string& why) {
+  int64_t total = 0;
+  for (const sql::ValueRef& term : v.terms) {
+    bool cast_ok = term.cast_type.empty() || term.cast_type == "int2" || term.cast_type == "int4" ||
+                   term.cast_type == "int8";
+    if (!cast_ok) {
+      why = "a term cast to " + term.cast_type + " is not added up";
+      return std::nullopt;
+    }
+    std::optional<int64_t> n;
+    if (term.kind == sql::ValueRef::Kind::kConst) {
+      n = decimal_integer(term.text);
+    } else if (term.kind == sql::ValueRef::Kind::kParam) {
+      if (params == nullptr) {
+        why = "parameter $" + std::to_string(term.param) + " is only known at Bind";
+        return std::nullopt;
+      }
+      if (params->format(term.param) != 0 && params->declared_type(term.param) == 0) {
+        // PostgreSQL gives the parameter the integer type of the other operand and takes
+        // only a value of that type's length: the length says which.
+        auto value = params->bigint(term.param);
+        if (value && *value) n = **value;
+      } else if (auto text = params->text(term.param, KeyType::kInt8)) {
+        n = decimal_integer(*text);
+      }
+    }
+    if (!n) {
+      why = "only sums of integer constants and parameters are added up";
+      return std::nullopt;
+    }
+    bool overflow = term.subtracted ? __builtin_sub_overflow(total, *n, &total)
+                                    : __builtin_add_overflow(total, *n, &total);
+    if (overflow) {
+      why = "the sum is out of range for int8";
+      return std::nullopt;
+    }
+  }
+  return total;
+}
+
 /// A key value's text (inner nullopt = NULL), or nullopt when it is not known: a parameter
 /// without a Bind value. With `why`, says why it is not known.
 std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, KeyType type,
@@ -199,6 +276,19 @@ std::optional<std::optional<std::string>> value_text(const sql::ValueRef& v, Key
       }
       return fail(
           [&] { return "parameter $" + std::to_string(v.param) + " is only known at Bind"; });
+    case sql::ValueRef::Kind::kSum: {
+      if (!cast_keeps_value(type, v.cast_type)) return fail(cast_reason);
+      if (!integer_key(type)) {
+        return fail([&] {
+          return "arithmetic is worked out for integer keys only, not " +
+                 std::string(key_type_name(type));
+        });
+      }
+      std::string reason;
+      auto sum = integer_sum(v, params, reason);
+      if (!sum) return fail([&] { return reason; });
+      return std::optional<std::string>(std::to_string(*sum));
+    }
   }
   return std::nullopt;
 }
@@ -625,17 +715,23 @@ Result<std::string> point_key(const TableDescriptor& table,
   return encode_key_text(table.table_id, table.index_id, columns, views);
 }
 
+int16_t BindParams::format(int n) const {
+  if (formats.empty()) return 0;
+  if (formats.size() == 1) return formats[0];
+  return static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)] : 0;
+}
+
+uint32_t BindParams::declared_type(int n) const {
+  return n >= 1 && static_cast<size_t>(n) <= types.size() ? types[static_cast<size_t>(n - 1)] : 0;
+}
+
 std::optional<std::string> BindParams::text(int n, KeyType type) const {
   if (n < 1 || static_cast<size_t>(n) > values.size()) return std::nullopt;
   const auto& v = values[static_cast<size_t>(n - 1)];
   if (!v) return std::nullopt;
-  int16_t format = formats.empty()                            ? 0
-                   : formats.size() == 1                      ? formats[0]
-                   : static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)]
-                                                              : 0;
+  const int16_t format = this->format(n);
   if (format == 0) return std::string(*v);
-  const uint32_t declared =
-      static_cast<size_t>(n) <= types.size() ? types[static_cast<size_t>(n - 1)] : 0;
+  const uint32_t declared = declared_type(n);
   KeyType as = type;  // the type whose binary form the value has
   if (declared != 0 && declared != key_type_oid(type)) {
     auto given = key_type_from_oid(declared);
@@ -663,10 +759,7 @@ Result<std::optional<int64_t>> BindParams::bigint(int n) const {
   }
   const auto& v = values[static_cast<size_t>(n - 1)];
   if (!v) return std::optional<int64_t>{};
-  int16_t format = formats.empty()                            ? 0
-                   : formats.size() == 1                      ? formats[0]
-                   : static_cast<size_t>(n) <= formats.size() ? formats[static_cast<size_t>(n - 1)]
-                                                              : 0;
+  const int16_t format = this->format(n);
   std::string_view s = *v;
   if (format != 0) {
     if (s.size() != 2 && s.size() != 4 && s.size() != 8) {

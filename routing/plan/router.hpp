@@ -148,6 +148,9 @@ struct BindParams {
   /// or a numeric as its number; a type of another kind (a float8 for an int8 key, a
   /// timestamptz for a timestamp key) as nothing known, never as the key type's bytes.
   std::optional<std::string> text(int n, KeyType type) const;
+  /// Parameter n's format code (0 text, 1 binary) and the type its Parse gave it (0: none).
+  int16_t format(int n) const;
+  uint32_t declared_type(int n) const;
   /// Parameter n (1-based) as an integer (text, or binary int2/int4/int8 by its length), as a
   /// LIMIT or OFFSET reads it: nullopt for NULL; PostgreSQL's error for a value that is not one.
   Result<std::optional<int64_t>> bigint(int n) const;

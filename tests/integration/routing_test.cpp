@@ -190,6 +190,60 @@ TEST_F(RoutingTest, ExtendedProtocolRoutesAtBindWithTextAndBinaryValues) {
   EXPECT_TRUE(pq_exec(c.get(), "SELECT 1").ok());
 }
 
+TEST_F(RoutingTest, KeyBoundsWrittenAsSumsReachOnlyTheirRange) {
+  auto c = cluster_->client();
+  const int o = owner(c.get(), 120);
+  ASSERT_EQ(owner(c.get(), 170), o);
+  // The other shards' t is locked: a statement that reached one would fail at lock_timeout.
+  std::vector<PgConnPtr> lockers;
+  for (int i = 0; i < 3; ++i) {
+    if (i == o) continue;
+    lockers.push_back(cluster_->direct(i));
+    ASSERT_TRUE(pq_exec(lockers.back().get(), "BEGIN").ok());
+    ASSERT_TRUE(pq_exec(lockers.back().get(), "LOCK TABLE t IN ACCESS EXCLUSIVE MODE").ok());
+  }
+  ASSERT_TRUE(pq_exec(c.get(), "SET lock_timeout = '3s'").ok());
+  ASSERT_TRUE(pq_exec(c.get(), "SET statement_timeout = '10s'").ok());
+  SqlResult r = pq_exec(c.get(), "SELECT count(*) FROM t WHERE id BETWEEN 120 AND 120 + 50");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(), "51");
+  r = pq_exec(c.get(), "SELECT name FROM t WHERE id = 200 - 40 + 1");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(), "n161");
+  // Text parameters, and binary ones without types (read as the integers of their length).
+  const char* text[2] = {"120", "50"};
+  r = take_result(PQexecParams(c.get(), "SELECT count(*) FROM t WHERE id BETWEEN $1 AND $1 + $2", 2,
+                               nullptr, text, nullptr, nullptr, 0),
+                  c.get());
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(), "51");
+  auto int8_be = [](int64_t v) {
+    std::string out(8, '\0');
+    for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (56 - 8 * i));
+    return out;
+  };
+  const std::string lo = int8_be(130), width = int8_be(5);
+  const char* binary[2] = {lo.data(), width.data()};
+  int lengths[2] = {8, 8};
+  int formats[2] = {1, 1};
+  r = take_result(PQexecParams(c.get(), "SELECT count(*) FROM t WHERE id BETWEEN $1 AND $1 + $2", 2,
+                               nullptr, binary, lengths, formats, 0),
+                  c.get());
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(), "6");
+  const char* below[1] = {"163"};
+  r = take_result(PQexecParams(c.get(), "UPDATE t SET hits = hits + 1 WHERE id = $1 - 1", 1,
+                               nullptr, below, nullptr, nullptr, 0),
+                  c.get());
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  for (auto& l : lockers) ASSERT_TRUE(pq_exec(l.get(), "ROLLBACK").ok());
+  EXPECT_EQ(where(162), (std::pair<int, std::string>{1, "n162/1"}));
+  // The same bound as a product is not worked out: every shard is asked (they are free now).
+  r = pq_exec(c.get(), "SELECT count(*) FROM t WHERE id BETWEEN 120 AND 60 * 2 + 50");
+  ASSERT_TRUE(r.ok()) << r.sqlstate << " " << r.message;
+  EXPECT_EQ(r.at(), "51");
+}
+
 TEST_F(RoutingTest, ATransactionSpansTheShardsItTouches) {
   auto c = cluster_->client();
   ASSERT_TRUE(pq_exec(c.get(), "BEGIN").ok());

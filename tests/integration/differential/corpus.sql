@@ -256,6 +256,39 @@ SELECT * FROM t_ts WHERE ts > '2024-03-14 00:00:00+00' AND ts < 'infinity'
 SELECT * FROM t_nulls WHERE id > 280
 SELECT * FROM t_nulls WHERE id < 10 AND a > 3
 
+-- group: arithmetic in key values
+SELECT * FROM t_int WHERE id BETWEEN 40 AND 40 + 20
+SELECT * FROM t_int WHERE id >= 100 - 51 AND id < 50 + 1
+SELECT * FROM t_int WHERE id = 24 + 1
+SELECT * FROM t_int WHERE id = 0 - 50
+SELECT * FROM t_int WHERE id = 150 - (30 - 5)
+SELECT * FROM t_int WHERE id IN (1 + 1, 100 - 1, 175 + 0)
+SELECT * FROM t_int WHERE id < -150 + -5
+SELECT * FROM t_int WHERE id > 1000000000000 - 1
+SELECT * FROM t_int WHERE id >= 9223372036854775806 + 1
+SELECT * FROM t_int WHERE id > 9223372036854775807 + 1
+SELECT * FROM t_int WHERE id < 49 + 0.5
+SELECT * FROM t_int WHERE id > 49 + 1e0 AND id < 60
+SELECT * FROM t_int WHERE id <= (25 + 25)::int8 AND id > 20
+SELECT * FROM t_int WHERE id < (25 + 25)::numeric AND id > 20
+SELECT * FROM t_int WHERE id BETWEEN 20 + 5 AND 25 + 25 ORDER BY id LIMIT 5
+SELECT count(*), sum(id) FROM t_int WHERE id BETWEEN -100 + 1 AND 100 - 1
+SELECT * FROM t_nulls WHERE id BETWEEN 20 + 4 AND 24 + 3
+SELECT * FROM t_nulls WHERE id < 2147483647 + 1
+SELECT * FROM t_nulls WHERE id = 2147483000 + 1000
+SELECT * FROM t_nulls WHERE id = 3000000000 - 2999999900
+SELECT * FROM t_comp WHERE a = 2 + 3 AND b = 'x'
+SELECT * FROM t_comp WHERE a BETWEEN 10 - 1 AND 10 + 1
+SELECT * FROM t_types WHERE id = 70 + 6
+SELECT * FROM t_types WHERE id < '80' + 1 AND id > 70
+SELECT * FROM events WHERE id = 100 + 5
+SELECT * FROM events WHERE id BETWEEN 10 AND 10 + 5 ORDER BY id
+UPDATE t_int SET name = name || '+' WHERE id BETWEEN 60 + 1 AND 60 + 3
+DELETE FROM t_int WHERE id = 1000 + 2
+INSERT INTO t_int VALUES (1000 + 3, 1, 'sum key', 1, true), (-1000 - 3, 2, 'sum key', 2, false)
+SELECT * FROM t_int WHERE id IN (1003, -1003)
+DELETE FROM t_int WHERE id = 1000 + 3 OR id = -1000 - 3
+
 -- group: order by limit offset
 SELECT * FROM t_int WHERE id = 5 ORDER BY id
 SELECT * FROM t_int WHERE id = 5 LIMIT 1

@@ -46,6 +46,9 @@ UPDATE a SET n = n * 2 WHERE id = 20
 INSERT INTO a VALUES (101, 'a101', 1)
 INSERT INTO b VALUES (101, 'b101', 1)
 INSERT INTO arch VALUES (1001, 'one', 1, 'x'), (1002, 'one', 2, 'y')
+UPDATE a SET v = 'sum bounds' WHERE id BETWEEN 10 + 3 AND 20 - 5
+DELETE FROM b WHERE id = 50 + 7 RETURNING id
+INSERT INTO a VALUES (100 + 2, 'a102', 1 + 1)
 
 -- group: point writes with the related rows on one shard
 -- The router narrows each table by its own key conditions: both rows are on one shard.
@@ -399,6 +402,9 @@ SELECT id FROM a WHERE id = 5 FOR UPDATE NOWAIT
 -- group: writes to the hash-sharded table
 INSERT INTO h VALUES (2001, 1, 1), (2002, 2, 2), (2003, 3, 3)
 UPDATE h SET val = val + 1 WHERE id = 2002
+UPDATE h SET val = val + 1 WHERE id = 2000 + 3
+INSERT INTO h VALUES (2000 + 4, 4, 4)
+DELETE FROM h WHERE id = 2010 - 6 RETURNING *
 UPDATE h SET val = a.n FROM a WHERE a.id = h.a_id AND h.id BETWEEN 1 AND 15
 DELETE FROM h WHERE id IN (SELECT id FROM b WHERE m = 3)
 UPDATE a SET n = (SELECT val FROM h WHERE h.id = a.id) WHERE id BETWEEN 1 AND 10

@@ -186,6 +186,76 @@ TEST_F(RouterTest, ExplainingShowsTheSpansTheirReasonsAndRanges) {
   EXPECT_EQ(r.shards, (std::vector<int>{0}));
 }
 
+TEST_F(RouterTest, IntegerArithmeticInKeyValuesIsWorkedOut) {
+  for (auto [sql, shards] : std::vector<std::pair<std::string, std::vector<int>>>{
+           {"SELECT * FROM users WHERE id BETWEEN 120 AND 120 + 50", {1}},
+           {"SELECT * FROM users WHERE id < 50 + 40", {0}},
+           {"SELECT * FROM users WHERE id >= 300 - 150 + 100", {2}},
+           {"SELECT * FROM users WHERE id = 100 - (50 - 60)", {1}},
+           {"SELECT * FROM users WHERE id = 99 + 1", {1}},
+           {"SELECT * FROM users WHERE id < (90 + 5)::int8", {0}},
+           {"SELECT * FROM users WHERE id < 90::int4 + 5", {0}},
+           {"UPDATE users SET name = 'y' WHERE id = 250 - 1", {2}},
+           {"INSERT INTO users (id, name) VALUES (200 + 1, 'a')", {2}},
+           {"INSERT INTO users (id, name) VALUES (1 + 1, 'a'), (300 - 200, 'b')", {0, 1}},
+           // What is not an integer sum, or not one pgrange can be sure of, reads every range.
+           {"SELECT * FROM users WHERE id < 90 + 0.5", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < 90 + 1e1", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < (90 + 5)::numeric", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < '90'::text + 5", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < 9223372036854775807 + 1", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < 90 + NULL", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < 90 * 1", {0, 1, 2}},
+           {"SELECT * FROM users WHERE id < $1 + 1", {0, 1, 2}},  // known at Bind
+       }) {
+    Route r = route(sql);
+    EXPECT_FALSE(r.refusal) << sql << ": " << (r.refusal ? r.refusal->message : "");
+    EXPECT_EQ(r.shards, shards) << sql;
+  }
+  // Only integer keys: a text key's '1' + 1 is an error on the shard, not a key.
+  Route text = route("SELECT * FROM pairs WHERE a = 1 AND b = 'x' + 1");
+  EXPECT_EQ(text.shards, (std::vector<int>{1}));
+
+  // Parameters: text; binary of a Parse type; binary without one, read by its length (what
+  // PostgreSQL takes for an integer operand); a float8 is no integer.
+  auto infos = sql::analyze_statements("SELECT * FROM users WHERE id BETWEEN $1 AND $1 + $2");
+  ASSERT_TRUE(infos);
+  auto shards_for = [&](BindParams p) { return route_statements(*view_, *infos, &p).shards; };
+  EXPECT_EQ(shards_for({{}, {std::string_view("120"), std::string_view("50")}, {}}),
+            (std::vector<int>{1}));
+  EXPECT_EQ(shards_for({{}, {std::string_view("120"), std::string_view("90")}, {}}),
+            (std::vector<int>{1, 2}));
+  EXPECT_EQ(shards_for({{}, {std::string_view("120"), std::string_view(" 90")}, {}}),
+            (std::vector<int>{1, 2}));  // the upper bound not read: every range above 120
+  const std::string int4_50("\x00\x00\x00\x32", 4);
+  const std::string int8_50("\x00\x00\x00\x00\x00\x00\x00\x32", 8);
+  const std::string float8_50("\x40\x49\x00\x00\x00\x00\x00\x00", 8);
+  EXPECT_EQ(shards_for({{0, 1}, {std::string_view("120"), std::string_view(int4_50)}, {}}),
+            (std::vector<int>{1}));
+  EXPECT_EQ(shards_for({{0, 1}, {std::string_view("120"), std::string_view(int8_50)}, {0, 20}}),
+            (std::vector<int>{1}));
+  EXPECT_EQ(shards_for({{0, 1}, {std::string_view("120"), std::string_view(float8_50)}, {0, 701}}),
+            (std::vector<int>{1, 2}));
+  EXPECT_EQ(shards_for({{}, {std::string_view("120"), std::nullopt}, {}}),
+            (std::vector<int>{1, 2}));
+
+  // Explained as written, with what it adds up to.
+  infos = sql::analyze_statements("SELECT * FROM users WHERE id <= $1 + 50 - 1");
+  ASSERT_TRUE(infos);
+  BindParams p{{}, {std::string_view("100")}, {}};
+  Route r = explain_statements(*view_, *infos, &p);
+  ASSERT_EQ(r.explanation.size(), 1u);
+  ASSERT_EQ(r.explanation[0].reasons.size(), 1u);
+  EXPECT_EQ(r.explanation[0].reasons[0].text(), "id <= $1 + 50 - 1 → span");
+  EXPECT_EQ(describe_spans(r.explanation[0].spans, 100), "[…/1, …/1/150)");
+  infos = sql::analyze_statements("SELECT * FROM users WHERE id <= 5 + 0.5");
+  ASSERT_TRUE(infos);
+  r = explain_statements(*view_, *infos);
+  ASSERT_FALSE(r.explanation[0].reasons.empty());
+  EXPECT_EQ(r.explanation[0].reasons[0].text(),
+            "id <= 5 + 0.5 → not read: only sums of integer constants and parameters are added up");
+}
+
 TEST(BindParamsTest, ABinaryValueIsReadAsTheTypeItsParseGaveIt) {
   const std::string int2_150("\x00\x96", 2);
   const std::string int4_150("\x00\x00\x00\x96", 4);

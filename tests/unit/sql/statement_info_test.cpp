@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sql/where_condition.hpp"
+
 namespace pgrange::sql {
 namespace {
 
@@ -43,6 +45,15 @@ ValueRef param(int n, std::string cast = {}) {
 ValueRef null_value(std::string cast = {}) {
   ValueRef v;
   v.kind = VK::kNull;
+  v.cast_type = std::move(cast);
+  return v;
+}
+
+ValueRef sum(std::vector<ValueRef> terms, std::vector<bool> subtracted, std::string cast = {}) {
+  ValueRef v;
+  v.kind = VK::kSum;
+  for (size_t i = 0; i < terms.size(); ++i) terms[i].subtracted = subtracted[i];
+  v.terms = std::move(terms);
   v.cast_type = std::move(cast);
   return v;
 }
@@ -314,10 +325,11 @@ TEST(StatementInfo, EqualitiesMixedConjuncts) {
   s =
       one("SELECT * FROM t WHERE (a = 1 AND (b = -2 AND c = $3::int8)) AND e > 4 AND f = NULL "
           "AND g = h AND i = 1 + 2 AND j = lower('X') AND k <> 3 AND l = -2.5");
-  EXPECT_EQ(
-      s.equalities,
-      (std::vector<Eq>{
-          {"a", cnst("1")}, {"b", cnst("-2")}, {"c", param(3, "int8")}, {"l", cnst("-2.5")}}));
+  EXPECT_EQ(s.equalities, (std::vector<Eq>{{"a", cnst("1")},
+                                           {"b", cnst("-2")},
+                                           {"c", param(3, "int8")},
+                                           {"i", sum({cnst("1"), cnst("2")}, {false, false})},
+                                           {"l", cnst("-2.5")}}));
 
   s = one("SELECT * FROM t WHERE a = 1 OR b = 2");
   EXPECT_TRUE(s.equalities.empty());
@@ -351,6 +363,34 @@ TEST(StatementInfo, CastsAndConstants) {
 
   s = one("SELECT * FROM t WHERE a = NULL::int AND b = $1");
   EXPECT_EQ(s.equalities, (std::vector<Eq>{{"b", param(1)}}));
+}
+
+TEST(StatementInfo, SumsAreKeptTermByTerm) {
+  // Flattened, each term with its sign: a - (b - c) is a - b + c.
+  StatementInfo s =
+      one("SELECT * FROM t WHERE a = $1 + 100 - 5 AND b = 10 - ($2::int8 - -3) AND "
+          "c = 1 OPERATOR(pg_catalog.+) 2 AND d = ('7' + $3)::int8 AND e = (1 + 2)::int8 + 3 AND "
+          "f = 2 * 3 AND g = g + 1 AND h = 1 + NULL AND i = -$1 + 1");
+  EXPECT_EQ(
+      s.equalities,
+      (std::vector<Eq>{{"a", sum({param(1), cnst("100"), cnst("5")}, {false, false, true})},
+                       {"b", sum({cnst("10"), param(2, "int8"), cnst("-3")}, {false, true, false})},
+                       {"c", sum({cnst("1"), cnst("2")}, {false, false})},
+                       {"d", sum({cnst("7"), param(3)}, {false, false}, "int8")},
+                       {"h", sum({cnst("1"), null_value()}, {false, false})}}));
+  // Only = and ordering comparisons take them, as any value; pgrange cannot write them back.
+  s = one("SELECT * FROM t WHERE id BETWEEN $1 AND $1 + 10");
+  ASSERT_TRUE(s.where);
+  std::vector<const Condition*> parts;
+  conjuncts(*s.where, parts);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1]->values.front(), sum({param(1), cnst("10")}, {false, false}));
+  EXPECT_FALSE(value_sql(parts[1]->values.front()));
+  // INSERT values too.
+  s = one("INSERT INTO t (id, v) VALUES (1 + 1, $1 - 1)");
+  ASSERT_EQ(s.insert_rows.size(), 1u);
+  EXPECT_EQ(s.insert_rows[0][0], sum({cnst("1"), cnst("1")}, {false, false}));
+  EXPECT_EQ(s.insert_rows[0][1], sum({param(1), cnst("1")}, {false, true}));
 }
 
 TEST(StatementInfo, JoinsAndSubqueries) {
@@ -718,7 +758,7 @@ TEST(StatementInfo, InsertVariants) {
   const auto& r1 = s.insert_rows[1];
   EXPECT_EQ(r1[2], null_value("int4"));
   EXPECT_EQ(r1[3], param(2, "uuid"));
-  EXPECT_FALSE(r1[5]);
+  EXPECT_EQ(r1[5], sum({cnst("1"), cnst("1")}, {false, false}));
   EXPECT_EQ(r1[6], cnst("true"));
 
   s = one("INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO NOTHING RETURNING a");

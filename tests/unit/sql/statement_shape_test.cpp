@@ -53,11 +53,18 @@ TEST(StatementShape, TextsItCannotTakeApartSafelyAreLeftAlone) {
   EXPECT_EQ(sh->literals[0].value, "5");
 }
 
+/// A value with the terms of a sum.
+std::string describe_value(const ValueRef& v) {
+  std::string out = std::to_string(static_cast<int>(v.kind)) + ":" + v.text + ":" + v.cast_type +
+                    ":" + value_sql(v).value_or("-") + ":" + std::to_string(v.param) +
+                    (v.subtracted ? "-" : "+");
+  for (const auto& t : v.terms) out += "{" + describe_value(t) + "}";
+  return out;
+}
+
 std::string describe_condition(const Condition& c) {
   std::string out = std::to_string(static_cast<int>(c.kind)) + ":" + c.column + c.op + "[";
-  for (const auto& v : c.values) {
-    out += v.text + ":" + v.cast_type + ":" + value_sql(v).value_or("-") + ",";
-  }
+  for (const auto& v : c.values) out += describe_value(v) + ",";
   out += "](";
   for (const auto& child : c.children) out += describe_condition(child) + " ";
   return out + ")";
@@ -71,13 +78,10 @@ std::string describe(const Result<std::vector<StatementInfo>>& r) {
     out += std::string(statement_kind_name(s.kind)) + "[" + std::to_string(s.begin) + "," +
            std::to_string(s.end) + ") ";
     for (const auto& t : s.tables) out += t.schema + "." + t.name + " ";
-    for (const auto& [col, v] : s.equalities) {
-      out += col + "=" + std::to_string(static_cast<int>(v.kind)) + ":" + v.text + ":" +
-             v.cast_type + ":" + std::to_string(v.param) + " ";
-    }
+    for (const auto& [col, v] : s.equalities) out += col + "=" + describe_value(v) + " ";
     for (const auto& row : s.insert_rows) {
       out += "(";
-      for (const auto& v : row) out += v ? v->text + "," : "?,";
+      for (const auto& v : row) out += v ? describe_value(*v) + "," : "?,";
       out += ")";
     }
     if (s.where) out += " where " + describe_condition(*s.where);
@@ -140,6 +144,12 @@ TEST(AnalysisCache, ShapeHitsGiveExactlyWhatParsingGives) {
         return "SELECT " + num() + ", " + quoted(str()) + " FROM a x JOIN b y ON y.id = x.id AND " +
                "y.k = " + quoted(str()) + "::text LEFT JOIN c USING (id) WHERE x.id IN (" + num() +
                ", " + num() + ") AND EXISTS (SELECT 1 FROM d WHERE d.v > " + num() + ")";
+      },
+      [&] {
+        // Sums: each of their constants is a literal of the text.
+        return "SELECT * FROM t WHERE id BETWEEN " + num() + " AND " + num() + " + " + num() +
+               " AND id = $1 - (" + num() + " - " + num() + ") AND n < " + num() + " + $2;" +
+               "INSERT INTO t (id) VALUES (" + num() + " + " + num() + ")";
       },
       [&] {
         return "SELECT * FROM t WHERE id BETWEEN " + num() + " AND " + num() + " OR k IN (" +
