@@ -11,6 +11,8 @@
 #   between_1   SELECT * FROM items WHERE id BETWEEN a AND b   200 rows inside one range (1 shard)
 #   between_2   the same, a..b across a boundary between two shards (2 shards)
 #   between_3   the same, a..b across two boundaries, three ranges on three shards (3 shards)
+#   between_sum between_1 with its upper bound written as a sum, BETWEEN :a AND :a + 199 (in
+#               -M prepared $1 + 199): pgrange works the sum out, so still 1 shard
 #   top10_all   SELECT * FROM items ORDER BY id LIMIT 10         (every range: 3 shards)
 #   after_1     SELECT * FROM items WHERE id > x ORDER BY id LIMIT 10, x in the last range (1 shard)
 #   after_2     the same, x in the last-but-one range (2 shards)
@@ -54,7 +56,7 @@ JOBS=${JOBS:-2}
 ROWS=${ROWS:-300000}
 SCALE=${SCALE:-10}
 MODES=${MODES:-simple prepared}
-ALL_WORKLOADS="between_1 between_2 between_3 top10_all after_1 after_2 after_3 join_point join_100 colo_point colo_1000 ref_join pgbench_S"
+ALL_WORKLOADS="between_1 between_2 between_3 between_sum top10_all after_1 after_2 after_3 join_point join_100 colo_point colo_1000 ref_join pgbench_S"
 WORKLOADS=${WORKLOADS:-$ALL_WORKLOADS}
 WORKERS=${WORKERS:-1}
 BOUNCER=${BOUNCER:-1}
@@ -290,6 +292,15 @@ between_workload between_3 3 $((5 * U - 50)) "BETWEEN, 200 rows over 3 ranges" <
 SELECT * FROM items WHERE id BETWEEN :a AND :b;
 EOF
 
+write_script between_sum <<EOF
+\set k random(0, 3)
+\set a :k * $U + random(1, $((U - 200)))
+SELECT * FROM items WHERE id BETWEEN :a AND :a + 199;
+EOF
+describe_workload between_sum 1 "BETWEEN a AND a + 199, one range" \
+  "SELECT * FROM items WHERE id BETWEEN $((2 * U + 1000)) AND $((2 * U + 1000)) + 199" \
+  "SELECT * FROM items WHERE id BETWEEN \$1 AND \$1 + 199" "$((2 * U + 1000))"
+
 write_script top10_all <<EOF
 SELECT * FROM items ORDER BY id LIMIT 10;
 EOF
@@ -478,7 +489,7 @@ paired_ratios() {  # paired_ratios WORKLOAD MODE: per-round TPS ratio pgrange/di
 echo
 echo "== medians over $ROUNDS rounds (pgbench -c $CLIENTS -j $JOBS -T $DURATION; items $ROWS rows in 12 ranges;" \
   "pgrange workers=$WORKERS, transaction pooling)"
-printf '%-10s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' workload statement shards mode \
+printf '%-11s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' workload statement shards mode \
   "direct TPS" "bouncer TPS" "pgrange TPS" ratio "per round" "CPU/10k" "/bouncer"
 for w in "${WORKLOAD_LIST[@]}"; do
   for mode in "${MODE_LIST[@]}"; do
@@ -502,7 +513,7 @@ for w in "${WORKLOAD_LIST[@]}"; do
       if (b != "NA" && b > 0 && a + 0 > 0) printf "%.2f", a / b; else print "-" }')
     d=$(awk -v v="$d" 'BEGIN {if (v == "NA") print v; else printf "%.1f", v}')
     b=$(awk -v v="$b" 'BEGIN {if (v == "NA" || v == "") print "-"; else printf "%.1f", v}')
-    printf '%-10s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' "$w" "${DESC[$w]}" \
+    printf '%-11s %-36s %6s %-9s %11s %11s %11s %7s  %-13s %9s %8s\n' "$w" "${DESC[$w]}" \
       "${SHARDS[$w]}" "$mode" "$d" "$b" "$p" "$ratio" "$pairs" "$cpu" "$vs_bouncer"
   done
 done
