@@ -1,8 +1,12 @@
 #include "sql/index_query.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 
 #include "sql/parse_node.hpp"
+#include "sql/sql_tokens.hpp"
+#include "sql/statement_shape.hpp"
 
 namespace pgrange::sql {
 
@@ -56,42 +60,89 @@ Result<ParseTree> parse_select(std::string_view sql, PgQuery__SelectStmt*& selec
 }  // namespace
 
 Result<ColumnUse> referenced_columns(std::string_view select_sql) {
+  // Remembered by the statement's shape (its text without its literals, which name no
+  // column): an index join asks per lookup, and a parse costs far more than the shape.
+  thread_local std::unordered_map<std::string, ColumnUse> by_shape;
+  constexpr size_t kMaxShapes = 1024;
+  auto shape = statement_shape(select_sql);
+  if (shape) {
+    if (auto it = by_shape.find(shape->key); it != by_shape.end()) return it->second;
+  }
   PgQuery__SelectStmt* select = nullptr;
   auto tree = parse_select(select_sql, select);
   if (!tree) return tl::unexpected(tree.error());
   ColumnUse use;
   collect_columns(&select->base, use);
+  if (shape) {
+    if (by_shape.size() >= kMaxShapes) by_shape.clear();
+    by_shape.emplace(std::move(shape->key), use);
+  }
   return use;
 }
 
 Result<std::string> restrict_select(std::string_view select_sql, std::string_view condition) {
-  PgQuery__SelectStmt* select = nullptr;
-  auto tree = parse_select(select_sql, select);
-  if (!tree) return tl::unexpected(tree.error());
-  // The parser builds the conjunction: true AND (condition), whose `true` the WHERE replaces
-  // (`true` first: the grammar flattens an AND on its left into the list).
-  auto templ = parse_tree("SELECT WHERE true AND (" + std::string(condition) + ")");
-  if (!templ) return tl::unexpected(templ.error());
-  PgQuery__SelectStmt* t = only_select(templ->get());
-  if (t == nullptr || t->where_clause == nullptr ||
-      t->where_clause->node_case != PG_QUERY__NODE__NODE_BOOL_EXPR ||
-      t->where_clause->bool_expr->n_args != 2) {
-    return fail(sqlstate::kInternalError, "cannot read the index join's condition");
+  // Cut in by the scanner's tokens (a parse and a deparse cost about thirty times as much, and
+  // an index join restricts a statement per lookup): the clause after the top-level FROM
+  // list, WHERE or not, ends at the first top-level GROUP BY, HAVING, WINDOW, ORDER BY,
+  // LIMIT, OFFSET, FETCH, FOR (locking) or `;`.
+  const std::string sql(select_sql);
+  auto scanned = scan_tokens(sql);
+  if (!scanned) return tl::unexpected(scanned.error());
+  const std::vector<SqlToken>& t = *scanned;
+  auto not_one_select = [] { return fail(sqlstate::kInternalError, "not a SELECT on one table"); };
+  if (t.empty() || (t[0].kind != PG_QUERY__TOKEN__SELECT && t[0].kind != PG_QUERY__TOKEN__WITH)) {
+    return not_one_select();
   }
-  PgQuery__Node* where = select->where_clause;
-  PgQuery__Node** args = t->where_clause->bool_expr->args;
-  PgQuery__Node* placeholder = args[0];
-  // Each tree keeps owning its nodes: the borrowed ones are put back before they are freed.
-  if (where != nullptr) {
-    args[0] = where;
-    select->where_clause = t->where_clause;
+  int depth = 0;
+  std::optional<size_t> from, where;
+  size_t end = t.size();  // the token that ends the FROM list or the WHERE clause
+  for (size_t i = 0; i < t.size() && end == t.size(); ++i) {
+    const PgQuery__Token k = t[i].kind;
+    if (k == PG_QUERY__TOKEN__ASCII_40) ++depth;
+    if (k == PG_QUERY__TOKEN__ASCII_41) --depth;
+    if (depth != 0) continue;
+    const PgQuery__Token before = i > 0 ? t[i - 1].kind : PG_QUERY__TOKEN__NUL;
+    switch (k) {
+      case PG_QUERY__TOKEN__UNION:
+      case PG_QUERY__TOKEN__INTERSECT:
+      case PG_QUERY__TOKEN__EXCEPT:
+        return not_one_select();
+      case PG_QUERY__TOKEN__FROM:  // not IS [NOT] DISTINCT FROM in the select list
+        if (!from && before != PG_QUERY__TOKEN__DISTINCT) from = i;
+        break;
+      case PG_QUERY__TOKEN__WHERE:
+        if (from && !where) where = i;
+        break;
+      case PG_QUERY__TOKEN__GROUP_P:  // not an aggregate's WITHIN GROUP
+        if (from && before != PG_QUERY__TOKEN__WITHIN) end = i;
+        break;
+      case PG_QUERY__TOKEN__HAVING:
+      case PG_QUERY__TOKEN__WINDOW:
+      case PG_QUERY__TOKEN__ORDER:
+      case PG_QUERY__TOKEN__LIMIT:
+      case PG_QUERY__TOKEN__OFFSET:
+      case PG_QUERY__TOKEN__FETCH:
+      case PG_QUERY__TOKEN__FOR:
+      case PG_QUERY__TOKEN__ASCII_59:
+        if (from) end = i;
+        break;
+      default:
+        break;
+    }
+  }
+  if (!from || end == 0 || (where && *where + 1 >= end)) return not_one_select();
+  // After the clause's last token (a comment after it stays after what is added).
+  const size_t cut = t[end - 1].end;
+  std::string out;
+  out.reserve(sql.size() + condition.size() + 16);
+  if (where) {
+    const size_t expr = t[*where + 1].start;
+    out.append(sql, 0, expr).append("(").append(sql, expr, cut - expr).append(") AND (");
   } else {
-    select->where_clause = args[1];
+    out.append(sql, 0, cut).append(" WHERE (");
   }
-  auto text = deparse_tree(tree->get());
-  args[0] = placeholder;
-  select->where_clause = where;
-  return text;
+  out.append(condition).append(")").append(sql, cut, std::string::npos);
+  return out;
 }
 
 Result<std::string> select_from_relation(std::string_view select_sql, const std::string& schema,

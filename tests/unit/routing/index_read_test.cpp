@@ -68,7 +68,9 @@ TEST_F(IndexReadTest, ReadsTheEntriesKeysThenTheRowsFromTheirShards) {
   auto keyed = read_of_keys(*view_, *read, text, keys);
   ASSERT_TRUE(keyed) << keyed.error().message;
   EXPECT_EQ(keyed->shards, (std::vector<int>{0, 1}));
-  EXPECT_EQ(keyed->sql, "SELECT name, note FROM items WHERE name = 'kiwi' AND id IN ('150', '7')");
+  EXPECT_EQ(
+      keyed->sql,
+      "SELECT name, note FROM items WHERE (name = 'kiwi') AND ((\"id\") IN (('150'), ('7')))");
 
   // A key of one shard: that shard alone.
   keyed = read_of_keys(*view_, *read, text, {{"99"}});
@@ -83,7 +85,7 @@ TEST_F(IndexReadTest, NoEntryStillAsksOneShardForTheAnswerOverNoRow) {
   auto keyed = read_of_keys(*view_, *read, text, {});
   ASSERT_TRUE(keyed) << keyed.error().message;
   EXPECT_EQ(keyed->shards, (std::vector<int>{0}));  // the table's first range's
-  EXPECT_EQ(keyed->sql, "SELECT count(*) FROM items WHERE name = 'kiwi' AND false");
+  EXPECT_EQ(keyed->sql, "SELECT count(*) FROM items WHERE (name = 'kiwi') AND (false)");
 }
 
 TEST_F(IndexReadTest, AnIndexStoringEveryColumnUsedAnswersAlone) {
