@@ -110,7 +110,7 @@ echo
 
 begin_run # build, the pgrange header line, T_START, bench_setup (see lib.sh)
 
-start_four_servers 100
+start_four_servers 100 "wal_level = logical" # range moves (RELOCATE) read the shards' logical stream
 POOL=$((2 * CLIENTS * WORKERS > 8 ? 2 * CLIENTS * WORKERS : 8))
 start_sharded_pgrange "$POOL" warn "$LOG_DIR/pgrange.log"
 export PGPASSWORD=bench
