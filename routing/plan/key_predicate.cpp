@@ -278,6 +278,24 @@ Result<Sql> bound_predicate(const TableDescriptor& table, const std::vector<Pred
   return expr;
 }
 
+/// Whether the keys on the range's side of bound `key` (at or past it: `lower`; before it) all
+/// have a non-NULL first column: the key's first value is not NULL (or is a string's start) and
+/// NULL sorts on the other side of it in the key order.
+bool excludes_null_first(const std::vector<PredicateColumn>& cols, std::string_view key,
+                         bool lower) {
+  if (cols[0].column.nulls_first() != lower) return false;
+  std::vector<KeyColumn> columns;
+  for (const auto& c : cols) columns.push_back(c.column);
+  if (auto full = decode_key_text(key, columns)) return !full->empty() && (*full)[0].has_value();
+  if (auto before = decode_prefix_end(key, columns)) {
+    return !before->empty() && (*before)[0].has_value();
+  }
+  if (auto partial = decode_partial_key_text(key, columns)) {
+    return partial->values.empty() || partial->values[0].has_value();
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string qualified_table_name(const TableDescriptor& table) {
@@ -307,6 +325,12 @@ Result<std::string> key_range_predicate(const TableDescriptor& table, std::strin
     // A hash-sharded key's bucket is computed, never NULL (a NULL column hashes to 0).
     c.nullable = table.key_source != KeySource::kPrimaryKey && !(table.hash_buckets > 0 && i == 0);
     cols.push_back(std::move(c));
+  }
+  // Where one bound leaves NULLs of the first column out, the other need not let them in: its
+  // `OR c IS NULL` would make the shard scan its index twice (a BitmapOr) for nothing.
+  if (cols[0].nullable && start_key > lo && end_key < hi &&
+      (excludes_null_first(cols, start_key, true) || excludes_null_first(cols, end_key, false))) {
+    cols[0].nullable = false;
   }
   Sql lower = kTrue;
   if (start_key > lo) {

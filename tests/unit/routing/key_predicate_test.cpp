@@ -121,11 +121,30 @@ TEST(KeyRangePredicateTest, NullBoundValues) {
   EXPECT_EQ(pred(t, kMinKey, key_of(t, {"3"})), R"("a" < '3'::int4 OR "a" IS NULL)");
 }
 
+TEST(KeyRangePredicateTest, ABoundThatLeavesNullsOutSparesTheOtherItsNullTerm) {
+  auto t = composite_table();
+  // NULL above every value: an end with a value for `a` leaves NULL out of the range.
+  EXPECT_EQ(pred(t, key_of(t, {"1"}), key_of(t, {"3"})), R"("a" >= '1'::int4 AND "a" < '3'::int4)");
+  // A whole prefix (a lookup's span: its end decodes as the next integer here).
+  EXPECT_EQ(pred(t, key_of(t, {"2"}), prefix_end(key_of(t, {"2"}))),
+            R"("a" >= '2'::int4 AND "a" < '3'::int4)");
+  EXPECT_EQ(pred(t, key_of(t, {"1", "x"}), key_of(t, {"3", "y"})),
+            R"("a" >= '1'::int4 AND ("a" > '1'::int4 OR ("a" = '1'::int4 AND )"
+            R"(("b" COLLATE "C" >= 'x'::text OR "b" IS NULL))) AND "a" <= '3'::int4 AND )"
+            R"(("a" < '3'::int4 OR ("a" = '3'::int4 AND "b" COLLATE "C" < 'y'::text)))");
+  // An end whose `a` is NULL lets NULLs in: the start keeps its NULL term.
+  EXPECT_EQ(pred(t, key_of(t, {"1"}), key_of(t, {std::nullopt, "q"})),
+            R"(("a" >= '1'::int4 OR "a" IS NULL) AND ("a" IS NOT NULL OR ("a" IS NULL AND )"
+            R"("b" COLLATE "C" < 'q'::text)))");
+  // NULLS FIRST: the start leaves them out.
+  t.key[0].column.nulls = NullsOrder::kFirst;
+  EXPECT_EQ(pred(t, key_of(t, {"1"}), key_of(t, {"3"})), R"("a" >= '1'::int4 AND "a" < '3'::int4)");
+}
+
 TEST(KeyRangePredicateTest, DescendingColumnsFlipTheComparison) {
   auto t = table_of(KeySource::kConfig, {{"d", {KeyType::kInt8, true}}});
-  // DESC: NULL first by default, larger values first.
-  EXPECT_EQ(pred(t, key_of(t, {"9"}), key_of(t, {"2"})),
-            R"("d" <= '9'::int8 AND ("d" > '2'::int8 OR "d" IS NULL))");
+  // DESC: NULL first by default, larger values first. NULL is before 9: no NULL in [9, 2).
+  EXPECT_EQ(pred(t, key_of(t, {"9"}), key_of(t, {"2"})), R"("d" <= '9'::int8 AND "d" > '2'::int8)");
   EXPECT_EQ(pred(t, kMinKey, key_of(t, {"2"})), R"("d" > '2'::int8 OR "d" IS NULL)");
   EXPECT_EQ(pred(t, key_of(t, {std::nullopt}), key_of(t, {"2"})),
             R"("d" > '2'::int8 OR "d" IS NULL)");
