@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <limits>
 
 #include "routing/keys/key_codec.hpp"
 #include "routing/keys/key_space.hpp"
@@ -65,15 +64,22 @@ bool session_independent(KeyType type, std::string_view text) {
   return sign != std::string::npos;
 }
 
+bool integer_key(KeyType type) {
+  return type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
+}
+
+/// A cast to an integer type (canonical names, as ValueRef::cast_type).
+bool integer_cast(std::string_view cast) {
+  return cast == "int2" || cast == "int4" || cast == "int8";
+}
+
 /// Whether a value written with a cast to `cast` compares with a `type` column as its text
 /// parsed as `type` does. A cast can change the value ('abc  '::char(5) is 'abc', a
 /// timestamptz cast to date loses its time, numeric(2,1) rounds), so only casts to the
 /// column's own type without a type modifier (or between integer types) keep it.
 bool cast_keeps_value(KeyType type, std::string_view cast) {
   if (cast.empty()) return true;
-  auto integer = [](std::string_view n) { return n == "int2" || n == "int4" || n == "int8"; };
-  bool int_column = type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
-  if (int_column && integer(cast)) return true;
+  if (integer_key(type) && integer_cast(cast)) return true;
   if (cast != key_type_name(type)) return false;
   switch (type) {  // types whose casts can carry a modifier that changes the value
     case KeyType::kNumeric:
@@ -172,28 +178,14 @@ std::string condition_display(const sql::Condition& c) {
   return "<expression>";
 }
 
-bool integer_key(KeyType type) {
-  return type == KeyType::kInt2 || type == KeyType::kInt4 || type == KeyType::kInt8;
-}
-
 /// An integer written in decimal digits, with an optional minus sign, as PostgreSQL reads an
 /// integer constant or parameter; nullopt for anything else (a fraction, an exponent, spaces,
 /// a value beyond int8).
 std::optional<int64_t> decimal_integer(std::string_view text) {
-  bool minus = !text.empty() && text.front() == '-';
-  std::string_view digits = minus ? text.substr(1) : text;
-  if (digits.empty() || digits.size() > 19) return std::nullopt;
-  uint64_t magnitude = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    magnitude = magnitude * 10 + static_cast<uint64_t>(c - '0');
-  }
-  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (magnitude > kMax + (minus ? 1 : 0)) return std::nullopt;
-  if (minus)
-    return magnitude == kMax + 1 ? std::numeric_limits<int64_t>::min()
-                                 : -static_cast<int64_t>(magnitude);
-  return static_cast<int64_t>(magnitude);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 /// The value of an integer sum (`$1 + 100`, `500 - 10`) for an integer key, as PostgreSQL
@@ -204,9 +196,7 @@ std::optional<int64_t> integer_sum(const sql::ValueRef& v, const BindParams* par
                                    std::string& why) {
   int64_t total = 0;
   for (const sql::ValueRef& term : v.terms) {
-    bool cast_ok = term.cast_type.empty() || term.cast_type == "int2" || term.cast_type == "int4" ||
-                   term.cast_type == "int8";
-    if (!cast_ok) {
+    if (!term.cast_type.empty() && !integer_cast(term.cast_type)) {
       why = "a term cast to " + term.cast_type + " is not added up";
       return std::nullopt;
     }
@@ -736,12 +726,9 @@ std::optional<std::string> BindParams::text(int n, KeyType type) const {
   if (declared != 0 && declared != key_type_oid(type)) {
     auto given = key_type_from_oid(declared);
     if (!given) return std::nullopt;
-    auto integer = [](KeyType t) {
-      return t == KeyType::kInt2 || t == KeyType::kInt4 || t == KeyType::kInt8;
-    };
     auto textual = [](KeyType t) { return t == KeyType::kText || t == KeyType::kVarchar; };
-    bool number = (integer(*given) || *given == KeyType::kNumeric) &&
-                  (integer(type) || type == KeyType::kNumeric);
+    bool number = (integer_key(*given) || *given == KeyType::kNumeric) &&
+                  (integer_key(type) || type == KeyType::kNumeric);
     if (!number && !(textual(*given) && textual(type))) return std::nullopt;
     as = *given;
   }
